@@ -1,0 +1,89 @@
+/** Market-data uploads: bond prices (operation 1) and equity vol curves (operation 2). */
+import { z } from "zod";
+import { TYPE_NAMES, UPLOAD_DEFAULTS } from "./assumptions";
+import { currencyCode, dateTimeInput, finite, identifier, numberArray, operationOutcome, positive } from "./common";
+import { defineOperation } from "./operation";
+
+/** One bond price (element of `bond_data`). */
+export const bondPriceRecord = z.strictObject({
+  date: dateTimeInput,
+  bond_identifier: identifier,
+  is_currency_per_bond_unit: z.boolean(),
+  currency: currencyCode,
+  traded_price: finite,
+  is_percentage_of_par: z.boolean(),
+});
+export type BondPriceRecordInput = z.input<typeof bondPriceRecord>;
+export type BondPriceRecord = z.output<typeof bondPriceRecord>;
+
+export const uploadBondPriceDataRequest = z.strictObject({
+  trigger_immediate_bootstrap: z.boolean().default(UPLOAD_DEFAULTS.trigger_immediate_bootstrap),
+  use_best_effort: z.boolean().default(UPLOAD_DEFAULTS.use_best_effort),
+  bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
+});
+export type UploadBondPriceDataRequest = z.input<typeof uploadBondPriceDataRequest>;
+
+/**
+ * One equity vol curve (A8): ATM-forward vols (decimal) at maturities in days after `reference_date`,
+ * one vol per maturity, maturities strictly increasing.
+ */
+export const equityVolCurve = z
+  .strictObject({
+    asset_id: identifier,
+    reference_date: dateTimeInput,
+    maturities: numberArray,
+    vols: numberArray,
+    spot_ref: positive.optional(),
+  })
+  .superRefine((curve, ctx) => {
+    if (curve.maturities.length !== curve.vols.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["vols"],
+        message: `has ${curve.vols.length} values but maturities has ${curve.maturities.length}; they must have the same length`,
+      });
+    }
+    curve.maturities.forEach((m, i) => {
+      if (!(m > 0)) ctx.addIssue({ code: "custom", path: ["maturities", i], message: "must be > 0 (days after reference_date)" });
+      else if (i > 0 && !(m > curve.maturities[i - 1]!)) {
+        ctx.addIssue({ code: "custom", path: ["maturities", i], message: "maturities must be strictly increasing" });
+      }
+    });
+    curve.vols.forEach((v, i) => {
+      if (!(v > 0)) ctx.addIssue({ code: "custom", path: ["vols", i], message: "must be > 0 (decimal, 0.2 = 20%)" });
+    });
+  });
+export type EquityVolCurveInput = z.input<typeof equityVolCurve>;
+export type EquityVolCurve = z.output<typeof equityVolCurve>;
+
+export const uploadEquityVolCurvesRequest = z.strictObject({
+  use_best_effort: z.boolean().default(UPLOAD_DEFAULTS.use_best_effort),
+  equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
+});
+export type UploadEquityVolCurvesRequest = z.input<typeof uploadEquityVolCurvesRequest>;
+
+/** 1. POST /api/MarketData/UploadBondPriceData */
+export const uploadBondPriceData = defineOperation({
+  name: "UploadBondPriceData",
+  method: "POST",
+  path: "/api/MarketData/UploadBondPriceData",
+  retry: "write",
+  requestIn: "body",
+  request: uploadBondPriceDataRequest,
+  response: operationOutcome,
+  outcome: true,
+  responseType: TYPE_NAMES.uploadBondPriceResponse,
+});
+
+/** 2. POST /api/MarketData/UploadEquityVolCurves */
+export const uploadEquityVolCurves = defineOperation({
+  name: "UploadEquityVolCurves",
+  method: "POST",
+  path: "/api/MarketData/UploadEquityVolCurves",
+  retry: "write",
+  requestIn: "body",
+  request: uploadEquityVolCurvesRequest,
+  response: operationOutcome,
+  outcome: true,
+  responseType: TYPE_NAMES.uploadEquityVolCurvesResponse,
+});

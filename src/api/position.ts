@@ -1,0 +1,43 @@
+/** Positions: GetTransactionTable (operation 12). */
+import { z } from "zod";
+import { dateTimeInput, nonBlank } from "./common";
+import { defineOperation } from "./operation";
+
+export const transactionTableRequest = z
+  .strictObject({
+    portfolio_name: nonBlank,
+    start_date: dateTimeInput.optional(),
+    end_date: dateTimeInput.optional(),
+    include_zero_quantities: z.boolean().default(false),
+    counterparties: z.array(nonBlank).default([]),
+  })
+  .superRefine((r, ctx) => {
+    if (r.start_date && r.end_date && Date.parse(r.start_date) > Date.parse(r.end_date)) {
+      ctx.addIssue({ code: "custom", path: ["end_date"], message: "must not be before start_date" });
+    }
+  });
+export type TransactionTableRequest = z.input<typeof transactionTableRequest>;
+
+/**
+ * A13: the table's shape is not published. Rows of objects is the expected one; `{columns, rows}`,
+ * `{columns, data}` and column-major objects also arrive. The frames adapters normalise; here any
+ * array or object is accepted, and `null` is an empty table.
+ */
+export const dataTable = z
+  .union([z.array(z.unknown()), z.record(z.string(), z.unknown()), z.null()])
+  .transform((t) => t ?? []);
+export type DataTable = z.output<typeof dataTable>;
+
+export const transactionTableResponse = z.looseObject({ data_table: dataTable });
+export type TransactionTableResponse = z.output<typeof transactionTableResponse>;
+
+/** 12. POST /api/Position/GetTransactionTable */
+export const getTransactionTable = defineOperation({
+  name: "GetTransactionTable",
+  method: "POST",
+  path: "/api/Position/GetTransactionTable",
+  retry: "read",
+  requestIn: "body",
+  request: transactionTableRequest,
+  response: transactionTableResponse,
+});

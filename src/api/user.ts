@@ -1,0 +1,24 @@
+/** The caller's API keys (operation 13). */
+import { z } from "zod";
+import { noInput } from "./common";
+import { defineOperation } from "./operation";
+
+/** An API key entry. `exposed_value` is a secret: errors redact it, frames mask it. */
+export const apiKeyEntry = z.looseObject({
+  name: z.string().nullish(),
+  exposed_value: z.string(),
+  id: z.string(),
+});
+export type ApiKeyEntry = z.output<typeof apiKeyEntry>;
+export const apiKeysResponse = z.array(apiKeyEntry);
+
+/** 13. GET /api/User/me/ApiKeys */
+export const getApiKeys = defineOperation({
+  name: "ApiKeys",
+  method: "GET",
+  path: "/api/User/me/ApiKeys",
+  retry: "read",
+  requestIn: "none",
+  request: noInput,
+  response: apiKeysResponse,
+});

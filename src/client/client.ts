@@ -1,0 +1,222 @@
+/**
+ * `RiskPortalClient`: the 13 operations grouped by resource, each a one-line declaration over the one
+ * request pipeline (`send`).
+ */
+import { inspect } from "node:util";
+import { DEFAULT_TYPE_NAMESPACE } from "../api/assumptions";
+import { uploadBondPriceData, uploadEquityVolCurves } from "../api/market-data";
+import type { OperationDef, RequestInput, ResponseOf } from "../api/operation";
+import { getTransactionTable } from "../api/position";
+import { getRateAsset } from "../api/rate-asset";
+import { getReportInfos, lookBacks, reportInfos } from "../api/report";
+import { riskReportLauncherItemCreate, varReportLauncherItemCreate } from "../api/report-launcher";
+import { getTradableBrief, getTradeEventPositionEffects, getVol } from "../api/tradable";
+import { getApiKeys } from "../api/user";
+import { createAuthProvider, type AuthOptions, type AuthProvider } from "./auth";
+import { ConfigurationError } from "./errors";
+import { send, type CallOptions, type PipelineConfig } from "./pipeline";
+import { Redactor } from "./redact";
+import { resolveRetry, type RetryOptions } from "./retry";
+
+export interface RiskPortalClientOptions {
+  /** The service's base address, e.g. `https://risk.example.com` (every path starts with `/api`). */
+  baseUrl: string;
+  /** `{ token }` (bearer), `{ apiKey }` (`x-api-key`) or `{ clientId, clientSecret, tokenUrl, scope? }` (OAuth2). */
+  auth: AuthOptions;
+  /** The fetch to use. Default: `globalThis.fetch`, else cross-fetch. */
+  fetch?: typeof fetch;
+  /** Time a call may take, retries included. Default 60 000 ms; `Infinity` for none. */
+  timeoutMs?: number;
+  /** Retry settings for reads (writes are never re-sent), or `false` for none. */
+  retry?: Partial<RetryOptions> | false;
+  /** Brand segment of `$type` values (A1). Default `Service`. */
+  typeNamespace?: string;
+  /** Extra headers on every request (never put credentials here: use `auth`). */
+  headers?: Record<string, string>;
+}
+
+/** Default time a call may take, retries included. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+type Call<Op extends OperationDef> = (input: RequestInput<Op>, options?: CallOptions) => Promise<ResponseOf<Op>>;
+type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Promise<ResponseOf<Op>>;
+
+/**
+ * A typed client for the risk service's 13 operations.
+ *
+ * ```ts
+ * const rp = new RiskPortalClient({ baseUrl, auth: { apiKey } });
+ * const curve = await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
+ * ```
+ */
+export class RiskPortalClient {
+  readonly baseUrl: string;
+  readonly typeNamespace: string;
+  readonly #config: PipelineConfig;
+
+  /** Market-data uploads. */
+  readonly marketData: {
+    /** 1. Upload bond prices (`use_best_effort`, `trigger_immediate_bootstrap` default false). Never retried. */
+    uploadBondPrices: Call<typeof uploadBondPriceData>;
+    /** 2. Upload equity vol curves (`use_best_effort` default false). Never retried. */
+    uploadEquityVolCurves: Call<typeof uploadEquityVolCurves>;
+  };
+  /** Tradable queries. */
+  readonly tradable: {
+    /** 3. Vols from a surface at one maturity (days) and many strikes (`strike_type` 0/1/2, see `STRIKE_TYPE`). */
+    getVol: Call<typeof getVol>;
+    /** 5. Position effects of a tradable's next trade event (`$type` of the event may be a bare name like `"BuyEvent"`). */
+    positionEffects: Call<typeof getTradeEventPositionEffects>;
+    /** 6. A short text summary of a tradable; an unknown tradable throws `NotFoundError` with problem details. */
+    brief: Call<typeof getTradableBrief>;
+  };
+  /** Rate assets. */
+  readonly rateAsset: {
+    /** 4. The discount curve of a currency at a market date. */
+    getCurve: Call<typeof getRateAsset>;
+  };
+  /** Report launcher. */
+  readonly reportLauncher: {
+    /** 7. Create a VaR launcher item. Never retried. */
+    createVar: Call<typeof varReportLauncherItemCreate>;
+    /** 8. Create a risk (PnL) launcher item. Never retried. */
+    createRisk: Call<typeof riskReportLauncherItemCreate>;
+  };
+  /** Reports. */
+  readonly report: {
+    /** 9. Report infos filtered by pricing date(s), portfolios and portfolio type. */
+    infos: Call<typeof getReportInfos>;
+    /** 10. The reports of the calling user. */
+    list: CallWithoutInput<typeof reportInfos>;
+    /** 11. The report cut-offs (look-backs) of the user's organisation. */
+    lookBacks: CallWithoutInput<typeof lookBacks>;
+  };
+  /** Positions. */
+  readonly position: {
+    /** 12. The transaction table of a portfolio (`include_zero_quantities` default false, `counterparties` default all). */
+    transactionTable: Call<typeof getTransactionTable>;
+  };
+  /** The calling user. */
+  readonly user: {
+    /** 13. The caller's API keys (the key values are secrets: frames mask them). */
+    apiKeys: CallWithoutInput<typeof getApiKeys>;
+  };
+
+  constructor(options: RiskPortalClientOptions) {
+    if (!options || typeof options !== "object") throw new ConfigurationError("options are required: { baseUrl, auth }", { operation: "configure" });
+    this.baseUrl = normaliseBaseUrl(options.baseUrl);
+    this.typeNamespace = options.typeNamespace ?? DEFAULT_TYPE_NAMESPACE;
+    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(this.typeNamespace)) {
+      throw new ConfigurationError(`typeNamespace must be a .NET namespace such as "Service", got ${JSON.stringify(this.typeNamespace)}`, { operation: "configure" });
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new ConfigurationError(`timeoutMs must be > 0, got ${timeoutMs}`, { operation: "configure" });
+    const redactor = new Redactor();
+    const fetchImpl = options.fetch ?? defaultFetch();
+    const now = () => Date.now();
+    const auth: AuthProvider = createAuthProvider(options.auth, { fetch: fetchImpl, redactor, timeoutMs, now });
+    this.#config = {
+      baseUrl: this.baseUrl,
+      fetch: fetchImpl,
+      auth,
+      redactor,
+      timeoutMs,
+      retry: resolveRetry(options.retry),
+      typeNamespace: this.typeNamespace,
+      headers: { ...options.headers },
+      now,
+    };
+
+    const call = <Op extends OperationDef>(op: Op): Call<Op> => (input, callOptions) => this.request(op, input, callOptions);
+    const callWithoutInput = <Op extends OperationDef>(op: Op): CallWithoutInput<Op> => (callOptions) => this.request(op, {} as RequestInput<Op>, callOptions);
+
+    this.marketData = { uploadBondPrices: call(uploadBondPriceData), uploadEquityVolCurves: call(uploadEquityVolCurves) };
+    this.tradable = { getVol: call(getVol), positionEffects: call(getTradeEventPositionEffects), brief: call(getTradableBrief) };
+    this.rateAsset = { getCurve: call(getRateAsset) };
+    this.reportLauncher = { createVar: call(varReportLauncherItemCreate), createRisk: call(riskReportLauncherItemCreate) };
+    this.report = { infos: call(getReportInfos), list: callWithoutInput(reportInfos), lookBacks: callWithoutInput(lookBacks) };
+    this.position = { transactionTable: call(getTransactionTable) };
+    this.user = { apiKeys: callWithoutInput(getApiKeys) };
+  }
+
+  /** Sends any operation declaration through the pipeline (the resource methods are shorthands for this). */
+  request<Op extends OperationDef>(op: Op, input: RequestInput<Op>, options?: CallOptions): Promise<ResponseOf<Op>> {
+    return send(this.#config, op, input, options);
+  }
+
+  /**
+   * A client configured from environment variables: `RISK_PORTAL_BASE_URL`, and one of
+   * `RISK_PORTAL_TOKEN`, `RISK_PORTAL_API_KEY`, or `RISK_PORTAL_CLIENT_ID` + `RISK_PORTAL_CLIENT_SECRET` +
+   * `RISK_PORTAL_TOKEN_URL` (optional `RISK_PORTAL_SCOPE`). Optional: `RISK_PORTAL_TYPE_NAMESPACE`,
+   * `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
+   */
+  static fromEnv(env: Record<string, string | undefined> = process.env, overrides: Partial<RiskPortalClientOptions> = {}): RiskPortalClient {
+    return new RiskPortalClient({ ...optionsFromEnv(env), ...overrides } as RiskPortalClientOptions);
+  }
+
+  [inspect.custom](): string {
+    return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, typeNamespace: ${JSON.stringify(this.typeNamespace)} }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, typeNamespace: this.typeNamespace };
+  }
+}
+
+/** Options read from the environment (see {@link RiskPortalClient.fromEnv}); throws naming what is missing. */
+export function optionsFromEnv(env: Record<string, string | undefined>): RiskPortalClientOptions {
+  const get = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : undefined;
+  };
+  const baseUrl = get("RISK_PORTAL_BASE_URL");
+  if (!baseUrl) throw new ConfigurationError("RISK_PORTAL_BASE_URL is not set: it gives the service's address, e.g. https://risk.example.com", { operation: "configure" });
+  let auth: AuthOptions;
+  const token = get("RISK_PORTAL_TOKEN");
+  const apiKey = get("RISK_PORTAL_API_KEY");
+  const clientId = get("RISK_PORTAL_CLIENT_ID");
+  if (token) auth = { token };
+  else if (apiKey) auth = { apiKey };
+  else if (clientId) {
+    const clientSecret = get("RISK_PORTAL_CLIENT_SECRET");
+    const tokenUrl = get("RISK_PORTAL_TOKEN_URL");
+    const missing = [!clientSecret && "RISK_PORTAL_CLIENT_SECRET", !tokenUrl && "RISK_PORTAL_TOKEN_URL"].filter(Boolean);
+    if (missing.length) throw new ConfigurationError(`RISK_PORTAL_CLIENT_ID is set but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`, { operation: "configure" });
+    auth = { clientId, clientSecret: clientSecret!, tokenUrl: tokenUrl!, scope: get("RISK_PORTAL_SCOPE") };
+  } else {
+    throw new ConfigurationError(
+      "no credentials in the environment: set RISK_PORTAL_TOKEN, RISK_PORTAL_API_KEY, or RISK_PORTAL_CLIENT_ID + RISK_PORTAL_CLIENT_SECRET + RISK_PORTAL_TOKEN_URL",
+      { operation: "configure" },
+    );
+  }
+  const options: RiskPortalClientOptions = { baseUrl, auth };
+  const ns = get("RISK_PORTAL_TYPE_NAMESPACE");
+  if (ns) options.typeNamespace = ns;
+  const timeout = get("RISK_PORTAL_TIMEOUT_MS");
+  if (timeout) {
+    const ms = Number(timeout);
+    if (!(ms > 0)) throw new ConfigurationError(`RISK_PORTAL_TIMEOUT_MS must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`, { operation: "configure" });
+    options.timeoutMs = ms;
+  }
+  return options;
+}
+
+function normaliseBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== "string" || !baseUrl.trim()) throw new ConfigurationError("baseUrl is required, e.g. https://risk.example.com", { operation: "configure" });
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new ConfigurationError(`baseUrl is not an absolute URL: ${JSON.stringify(new Redactor().text(baseUrl))}`, { operation: "configure" });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigurationError(`baseUrl must be http or https, got ${url.protocol}`, { operation: "configure" });
+  if (url.search || url.hash) throw new ConfigurationError("baseUrl must not carry a query or fragment", { operation: "configure" });
+  return url.toString().replace(/\/+$/, "");
+}
+
+function defaultFetch(): typeof fetch {
+  if (typeof globalThis.fetch === "function") return globalThis.fetch.bind(globalThis);
+  // Only on runtimes without a global fetch; loaded on demand so importing the client stays light.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("cross-fetch") as typeof fetch;
+}

@@ -1,0 +1,147 @@
+/**
+ * One base class and a small family. Every error carries the operation, the HTTP status when there was
+ * one, the request id when the server sent one, and the parsed (redacted) body. `errorFromResponse` is
+ * the one place that picks a class for an HTTP failure.
+ */
+import type { FieldIssue } from "../api/operation";
+import { problemDetails, type ProblemDetails } from "../api/common";
+
+export interface ErrorDetails {
+  /** The spec's operation name (`GetVol`), or `token` for the OAuth2 token endpoint. */
+  operation: string;
+  method?: string;
+  /** URL without credentials. */
+  url?: string;
+  status?: number;
+  requestId?: string;
+  /** The parsed response body (JSON, or text when it was not JSON), secrets masked. */
+  body?: unknown;
+  cause?: unknown;
+}
+
+/** Base of every error this library throws. */
+export class RiskPortalError extends Error {
+  readonly operation: string;
+  readonly method?: string;
+  readonly url?: string;
+  readonly status?: number;
+  readonly requestId?: string;
+  readonly body?: unknown;
+
+  constructor(message: string, details: ErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.operation = details.operation;
+    this.method = details.method;
+    this.url = details.url;
+    this.status = details.status;
+    this.requestId = details.requestId;
+    this.body = details.body;
+  }
+}
+
+/** The client's configuration is incomplete or contradictory (e.g. a missing environment variable). */
+export class ConfigurationError extends RiskPortalError {}
+
+/** A request argument is invalid; nothing was sent. `issues` name each field path and the reason. */
+export class RequestValidationError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly issues: readonly FieldIssue[],
+  ) {
+    super(message, details);
+  }
+}
+
+/** The server's response does not fit the schema; `issues` name each field path. */
+export class ResponseValidationError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly issues: readonly FieldIssue[],
+  ) {
+    super(message, details);
+  }
+}
+
+/** The server answered with a non-success HTTP status. `problem` holds RFC 9457 problem details when sent. */
+export class HttpError extends RiskPortalError {
+  declare readonly status: number;
+  readonly problem?: ProblemDetails;
+  constructor(message: string, details: ErrorDetails & { status: number }, problem?: ProblemDetails) {
+    super(message, details);
+    this.problem = problem;
+  }
+}
+/** 400: the server rejected the request as malformed or invalid. */
+export class BadRequestError extends HttpError {}
+/** 401: missing, invalid or expired credentials. */
+export class AuthenticationError extends HttpError {}
+/** 403: authenticated but not allowed. */
+export class PermissionError extends HttpError {}
+/** 404: e.g. an unknown tradable on `GetTradableBrief`. */
+export class NotFoundError extends HttpError {}
+/** 429: rate limited; `retryAfterMs` is the server's hint, when it gave one. */
+export class RateLimitError extends HttpError {
+  retryAfterMs?: number;
+}
+/** 5xx: the server failed. */
+export class ServerError extends HttpError {}
+
+/** The operation ran but reported failure: `is_success` false, with the server's `error_messages`. */
+export class OperationFailedError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly errorMessages: readonly string[],
+  ) {
+    super(message, details);
+  }
+}
+
+/** The call did not finish within its `timeoutMs` (retries included). */
+export class TimeoutError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly timeoutMs: number,
+  ) {
+    super(message, details);
+  }
+}
+
+/** The caller's AbortSignal aborted the call; `cause` is the signal's reason. */
+export class AbortError extends RiskPortalError {}
+
+/** The request could not reach the server or the connection broke (DNS, refused, reset). `cause` has the original. */
+export class NetworkError extends RiskPortalError {}
+
+const STATUS_CLASSES: Record<number, typeof HttpError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  429: RateLimitError,
+};
+
+/** Picks the error class for an HTTP failure and writes a message that says what the server said. */
+export function errorFromResponse(details: ErrorDetails & { status: number; statusText?: string }): HttpError {
+  const Class = STATUS_CLASSES[details.status] ?? (details.status >= 500 ? ServerError : HttpError);
+  const parsed = problemDetails.safeParse(details.body);
+  const problem = parsed.success && (parsed.data.title || parsed.data.detail) ? parsed.data : undefined;
+  let said = "";
+  if (problem) said = [problem.title, problem.detail].filter(Boolean).join(": ");
+  else if (typeof details.body === "string") said = details.body.slice(0, 300);
+  else if (details.body !== undefined) said = JSON.stringify(details.body).slice(0, 300);
+  const head = `${details.operation} failed: HTTP ${details.status}${details.statusText ? ` ${details.statusText}` : ""}`;
+  const message = `${head}${said ? ` — ${said}` : ""}${details.requestId ? ` (request id ${details.requestId})` : ""}`;
+  return new Class(message, details, problem);
+}
+
+/** `a.b: reason; c[2]: reason` — field issues in one line. */
+export function formatIssues(issues: readonly FieldIssue[], max = 10): string {
+  const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
+  if (issues.length > max) shown.push(`… and ${issues.length - max} more`);
+  return shown.join("; ");
+}

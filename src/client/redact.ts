@@ -1,0 +1,72 @@
+/**
+ * Keeps secrets out of every error, log line and fixture. A redactor knows the secret values in play
+ * (tokens, API keys, client secrets — including tokens fetched later) and scrubs them from text, and it
+ * masks the values of fields whose names say they are secret, whatever their value.
+ */
+
+export const REDACTED = "[REDACTED]";
+
+/** Field names whose values are always masked (headers, token replies, API key entries). */
+const SECRET_KEY = /^(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|client[_-]?secret|password|secret|exposed[_-]?value)$/i;
+/** `Bearer xyz` / `Basic xyz` anywhere in text: the credential part goes. */
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/g;
+/** `https://user:pass@host` → `https://[REDACTED]@host`. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+
+const MAX_DEPTH = 64;
+
+export class Redactor {
+  readonly #secrets = new Set<string>();
+
+  constructor(secrets: Iterable<string | undefined> = []) {
+    for (const s of secrets) this.add(s);
+  }
+
+  /** Registers a secret value; values shorter than 4 characters are ignored (they would mangle text). */
+  add(secret: string | undefined): void {
+    if (secret && secret.length >= 4) this.#secrets.add(secret);
+  }
+
+  /** Scrubs known secrets, credential schemes and URL user-info from a text. */
+  text(input: string): string {
+    let out = input;
+    for (const secret of this.#secrets) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+      // A secret may also appear URL- or base64-encoded (form bodies, Basic credentials).
+      const encoded = encodeURIComponent(secret);
+      if (encoded !== secret && out.includes(encoded)) out = out.split(encoded).join(REDACTED);
+    }
+    return out.replace(AUTH_SCHEME, `$1 ${REDACTED}`).replace(URL_USERINFO, `$1${REDACTED}@`);
+  }
+
+  /** A deep copy of a parsed body with secret fields masked and secrets scrubbed from every string. */
+  value<T>(input: T): T {
+    return this.#value(input, 0) as T;
+  }
+
+  #value(input: unknown, depth: number): unknown {
+    if (typeof input === "string") return this.text(input);
+    if (input === null || typeof input !== "object" || depth > MAX_DEPTH) return input;
+    if (Array.isArray(input)) return input.map((v) => this.#value(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(input)) {
+      out[key] = SECRET_KEY.test(key) && v !== null && v !== undefined ? REDACTED : this.#value(v, depth + 1);
+    }
+    return out;
+  }
+
+  /**
+   * A safe stand-in for an error thrown by fetch or the platform: same name, code and message (scrubbed),
+   * and the same for its own cause, so `error.cause` never carries a secret.
+   */
+  cause(error: unknown, depth = 0): unknown {
+    if (!(error instanceof Error)) return typeof error === "string" ? this.text(error) : error;
+    const copy = new Error(this.text(error.message));
+    copy.name = error.name;
+    const code = (error as { code?: unknown }).code;
+    if (code !== undefined) (copy as Error & { code?: unknown }).code = code;
+    if (error.cause !== undefined && depth < 4) copy.cause = this.cause(error.cause, depth + 1);
+    copy.stack = `${copy.name}: ${copy.message}`;
+    return copy;
+  }
+}

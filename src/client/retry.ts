@@ -1,0 +1,97 @@
+/**
+ * Retry timing: which failures are worth another attempt, how long to wait (exponential, capped,
+ * jittered), and what the server's `Retry-After` says. Pure functions; the pipeline sleeps.
+ */
+import type { RetryClass } from "../api/assumptions";
+
+export interface RetryInfo {
+  operation: string;
+  /** The attempt that just failed (1 = the first try). */
+  attempt: number;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
+  /** The failure: an HTTP status, or the error of a network failure. */
+  status?: number;
+  error?: unknown;
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (0 disables). Default 2. */
+  limit: number;
+  /** Delay before the first retry; doubles each time. Default 300 ms. */
+  baseDelayMs: number;
+  /** Cap of the exponential delay. Default 10 000 ms. */
+  maxDelayMs: number;
+  /** Share of the delay taken off at random (0 = none, 0.25 = up to a quarter shorter). Default 0.25. */
+  jitter: number;
+  /** A `Retry-After` longer than this is not waited for: the error is thrown. Default 60 000 ms. */
+  maxRetryAfterMs: number;
+  /** HTTP statuses worth a retry. Default 408, 429, 500, 502, 503, 504. */
+  statuses: readonly number[];
+  /** Called before each wait, e.g. to print "retrying in 2 s (HTTP 503)". */
+  onRetry?: (info: RetryInfo) => void;
+  /** Source of randomness for the jitter, in [0, 1). Default Math.random. */
+  random?: () => number;
+}
+
+export const DEFAULT_RETRY: Readonly<RetryOptions> = Object.freeze({
+  limit: 2,
+  baseDelayMs: 300,
+  maxDelayMs: 10_000,
+  jitter: 0.25,
+  maxRetryAfterMs: 60_000,
+  statuses: Object.freeze([408, 429, 500, 502, 503, 504]),
+});
+
+/** Merges caller options over the defaults; `false` means no retries. */
+export function resolveRetry(...layers: (Partial<RetryOptions> | false | undefined)[]): RetryOptions {
+  let out: RetryOptions = { ...DEFAULT_RETRY };
+  for (const layer of layers) {
+    if (layer === false) out = { ...out, limit: 0 };
+    else if (layer) out = { ...out, ...layer };
+  }
+  if (!Number.isInteger(out.limit) || out.limit < 0) throw new RangeError(`retry.limit must be a whole number >= 0, got ${out.limit}`);
+  if (!(out.jitter >= 0 && out.jitter <= 1)) throw new RangeError(`retry.jitter must be in [0, 1], got ${out.jitter}`);
+  return out;
+}
+
+/** Exponential backoff for the retry after `attempt` failed attempts: base·2^(attempt−1), capped, jittered down. */
+export function backoffDelayMs(attempt: number, options: RetryOptions): number {
+  const raw = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
+  const random = options.random ?? Math.random;
+  return Math.round(raw * (1 - options.jitter * random()));
+}
+
+/**
+ * `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Undefined when absent or unparseable; never negative.
+ */
+export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** Error codes meaning the connection was never made, so even a write cannot have reached the server. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Whether a network failure proves the request never left (walks the `cause` chain). */
+export function neverReachedServer(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && NOT_SENT_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * A17: may this failure be retried? Reads: network errors and the retry statuses. Writes: only when the
+ * request provably never reached the server (connection refused, DNS failure).
+ */
+export function isRetryable(retryClass: RetryClass, failure: { status?: number; networkError?: unknown }, options: RetryOptions): boolean {
+  if (failure.status !== undefined) return retryClass === "read" && options.statuses.includes(failure.status);
+  return retryClass === "read" || neverReachedServer(failure.networkError);
+}

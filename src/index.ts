@@ -1,0 +1,25 @@
+/**
+ * risk-portal-lab: a typed client for the risk service, its wire model, and (loaded lazily, on first
+ * use) DataFrames, plots, a local vol model and a simulator. Importing this module loads neither danfo
+ * nor plotly.
+ */
+export * from "./client";
+export * as api from "./api";
+export {
+  STRIKE_TYPE,
+  REPORT_STATUSES,
+  REPORT_END_STATUSES,
+  PORTFOLIO_TYPES,
+  TRADE_EVENT_NAMES,
+  DEFAULT_TYPE_NAMESPACE,
+  type StrikeType,
+} from "./api/assumptions";
+export type { BondPriceRecordInput, EquityVolCurveInput, UploadBondPriceDataRequest, UploadEquityVolCurvesRequest } from "./api/market-data";
+export type { VolSurfaceInput, GetVolRequest, GetVolResponse, PositionEffectsRequest, PositionEffectsResponse, TradeEventInput, TradableBriefQuery, TradableBriefResponse } from "./api/tradable";
+export type { RateAssetRequest, RateAssetResponse, CurvePoint, YieldCurveModel } from "./api/rate-asset";
+export type { VarLauncherItemCreateRequest, RiskLauncherItemCreateRequest } from "./api/report-launcher";
+export type { GetReportInfosRequest, GetReportInfosResponse, ReportInfo, ReportListResponse, LookBacksResponse } from "./api/report";
+export type { TransactionTableRequest, TransactionTableResponse, DataTable } from "./api/position";
+export type { ApiKeyEntry } from "./api/user";
+export type { OperationOutcome, ProblemDetails, IdentifierInput } from "./api/common";
+export type { FieldIssue } from "./api/operation";
