@@ -127,6 +127,7 @@ class ClientCredentials implements AuthProvider {
     if (this.#scope) form.set("scope", this.#scope);
     // RFC 6749 §2.3.1: id and secret are form-urlencoded before going into HTTP Basic.
     const basic = Buffer.from(`${encodeURIComponent(this.#clientId)}:${encodeURIComponent(this.#clientSecret)}`).toString("base64");
+    redactor.add(basic); // the encoded credentials are as secret as the secret itself
     const details = { operation: "token", method: "POST", url: redactor.text(this.#tokenUrl) };
     // The shared refresh belongs to no single caller, so it has its own timeout, not a caller's signal.
     const controller = new AbortController();

@@ -8,8 +8,11 @@ export const REDACTED = "[REDACTED]";
 
 /** Field names whose values are always masked (headers, token replies, API key entries). */
 const SECRET_KEY = /^(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|client[_-]?secret|password|secret|exposed[_-]?value)$/i;
-/** `Bearer xyz` / `Basic xyz` anywhere in text: the credential part goes. */
-const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/g;
+/**
+ * `Bearer xyz…` / `Basic xyz…` anywhere in text, for credentials the redactor was not told about: the
+ * credential part goes. 16+ characters, so prose such as "Basic validation failed" is left alone.
+ */
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{16,}=*/g;
 /** `https://user:pass@host` → `https://[REDACTED]@host`. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 

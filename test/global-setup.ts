@@ -1,0 +1,88 @@
+/**
+ * Vitest global setup: makes sure `dist/` is the build of the current `src/` before any test runs, so the
+ * package-level tests (test/package, test/notebook: `require("risk-portal-lab")` resolves to dist/)
+ * never run against a stale build.
+ *
+ * A full `tsc -p tsconfig.build.json` takes several seconds, so it is skipped when nothing changed: a
+ * stamp in node_modules/.cache holds a hash of the build's inputs (src/, the tsconfigs, the TypeScript
+ * version) and a hash of what the build wrote to dist/. When both still match, dist/ is exactly what a
+ * build would produce; any edit of src/ or dist/ (or a deleted dist/) triggers a rebuild. Prints nothing
+ * on success; a failed build fails the run with tsc's diagnostics.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+
+interface Stamp {
+  inputs: string;
+  outputs: string;
+}
+
+/** Relative paths of the files under `dir` (recursively), sorted; none when `dir` does not exist. */
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** One hash over the names and contents of `files` (absolute paths; a missing file counts as such). */
+function hashFiles(root: string, files: string[], extra = ""): string {
+  const hash = createHash("sha256").update(extra);
+  for (const file of files) {
+    hash.update(`\0${path.relative(root, file)}\0`);
+    hash.update(existsSync(file) ? readFileSync(file) : "<missing>");
+  }
+  return hash.digest("hex");
+}
+
+function readStamp(file: string): Stamp | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+export default function setup(project: TestProject): void {
+  const root = project.config.root;
+  const srcDir = path.join(root, "src");
+  const distDir = path.join(root, "dist");
+  const tscPackage = path.join(root, "node_modules", "typescript", "package.json");
+  const stampFile = path.join(root, "node_modules", ".cache", "risk-portal-lab", "dist-stamp.json");
+
+  const tsVersion = (JSON.parse(readFileSync(tscPackage, "utf8")) as { version: string }).version;
+  const inputFiles = [
+    ...listFiles(srcDir).map((f) => path.join(srcDir, f)),
+    path.join(root, "tsconfig.json"),
+    path.join(root, "tsconfig.build.json"),
+  ];
+  const outputsHash = (): string => hashFiles(root, listFiles(distDir).map((f) => path.join(distDir, f)));
+
+  // Hashed before building, so an edit made while tsc runs is seen as a change next time.
+  const inputs = hashFiles(root, inputFiles, `typescript@${tsVersion}`);
+  const stamp = readStamp(stampFile);
+  if (stamp?.inputs === inputs && existsSync(path.join(distDir, "index.js")) && stamp.outputs === outputsHash()) {
+    return;
+  }
+
+  try {
+    execFileSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
+      cwd: root,
+      stdio: "pipe",
+      encoding: "utf8",
+    });
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` failed, so dist/ may be stale:\n${stdout}${stderr}`);
+  }
+
+  mkdirSync(path.dirname(stampFile), { recursive: true });
+  const tmp = `${stampFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ inputs, outputs: outputsHash() } satisfies Stamp));
+  renameSync(tmp, stampFile);
+}
