@@ -100,3 +100,26 @@ export function encodeRequest(op: OperationDef, input: unknown, namespace: strin
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+export type DecodeResult = { ok: true; value: Record<string, unknown> } | { ok: false; issues: FieldIssue[] };
+
+/**
+ * The server side of {@link encodeRequest}: validates what arrived on the wire (a parsed JSON body or
+ * the query parameters) against the same schema. A body's `$type`, when present, must be the one this
+ * namespace expects.
+ */
+export function decodeRequest(op: OperationDef, received: unknown, namespace: string): DecodeResult {
+  if (op.requestIn === "body") {
+    if (!isRecord(received)) return { ok: false, issues: [{ path: "(root)", message: `expected a JSON object, got ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` }] };
+    if ("$type" in received) {
+      const expected = op.requestType ? typeName(namespace, op.requestType) : undefined;
+      const { $type: given, ...rest } = received;
+      if (given !== expected) {
+        return { ok: false, issues: [{ path: "$type", message: expected ? `expected "${expected}", got ${JSON.stringify(given)}` : "this operation takes no $type" }] };
+      }
+      received = rest;
+    }
+  }
+  const parsed = op.request.safeParse(op.requestIn === "none" ? {} : received);
+  return parsed.success ? { ok: true, value: parsed.data as Record<string, unknown> } : { ok: false, issues: toFieldIssues(parsed.error) };
+}

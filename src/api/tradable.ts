@@ -4,6 +4,7 @@ import {
   BRIEF_QUERY_PARAM,
   STRIKE_TYPE_VALUES,
   TRADE_EVENT_GROUP,
+  TRADE_EVENT_NAMES,
   TYPE_NAMES,
   typeName,
   type StrikeType,
@@ -54,7 +55,7 @@ export type VolSurfaceInput = z.input<typeof volSurface>;
 export type VolSurface = z.output<typeof volSurface>;
 
 /** A5: the wire strike conventions. */
-export const strikeType = z.custom<StrikeType>((v) => (STRIKE_TYPE_VALUES as readonly unknown[]).includes(v), {
+export const strikeType = z.literal(STRIKE_TYPE_VALUES as [StrikeType, ...StrikeType[]], {
   error: `expected one of ${STRIKE_TYPE_VALUES.join(", ")} (0 Absolute, 1 PercentForward, 2 PercentSpot)`,
 });
 
@@ -72,12 +73,23 @@ export const getVolResponse = z.looseObject({
 });
 export type GetVolResponse = z.output<typeof getVolResponse>;
 
-const tradeLeg = { unit_price: finite, quantity: finite };
-/** A14: field checks of the known trade-event variants; unknown variants pass through. */
-const KNOWN_EVENT_FIELDS: Record<string, z.ZodObject> = {
-  BuyEvent: z.looseObject(tradeLeg),
-  SellEvent: z.looseObject(tradeLeg),
-};
+const units = z.number().positive({ error: "must be > 0 (units held or traded)" });
+/**
+ * A14: fields of the known trade-event variants. The spec names only `BuyEvent (unit_price, quantity)`;
+ * the others are this project's decision, in the same style: `quantity` is always the units the event
+ * applies to, money amounts are per unit, in the tradable's currency. Unknown variants pass through.
+ */
+export const TRADE_EVENT_FIELDS = {
+  BuyEvent: z.looseObject({ unit_price: finite, quantity: units }),
+  SellEvent: z.looseObject({ unit_price: finite, quantity: units }),
+  CouponEvent: z.looseObject({ amount_per_unit: finite, quantity: units }),
+  RedemptionEvent: z.looseObject({ redemption_price: finite, quantity: units }),
+  DividendEvent: z.looseObject({ amount_per_unit: finite, quantity: units }),
+  ExerciseEvent: z.looseObject({ strike: finite, quantity: units, underlying_id: nonBlank }),
+  ExpiryEvent: z.looseObject({ quantity: units }),
+  StockSplitEvent: z.looseObject({ ratio: z.number().positive(), quantity: units }),
+} satisfies Record<(typeof TRADE_EVENT_NAMES)[number], z.ZodObject>;
+const KNOWN_EVENT_FIELDS: Record<string, z.ZodObject> = TRADE_EVENT_FIELDS;
 
 /**
  * A trade event (`next_trade_event`): an open union on `$type`. The caller may give the full `$type`

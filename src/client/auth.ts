@@ -17,8 +17,11 @@ export type AuthOptions =
 export interface AuthProvider {
   /** A short description without secrets, for `console.log(client)`. */
   readonly description: string;
-  /** Sets the credential headers; returns the credential used, so a 401 can tell whether it is stale. */
-  apply(headers: Headers, signal: AbortSignal): Promise<string>;
+  /**
+   * Sets the credential header (lower-case name) and returns the credential used, so a 401 can tell
+   * whether it is stale. Synchronous when the credential is at hand (static ones, a cached token).
+   */
+  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string>;
   /** After a 401: get a fresh credential if that can help. True when the request should be re-sent once. */
   refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean>;
 }
@@ -52,8 +55,8 @@ function staticHeader(name: string, prefix: string, secret: string, description:
   context.redactor.add(secret);
   return {
     description,
-    async apply(headers) {
-      headers.set(name, prefix + secret);
+    apply(headers) {
+      headers[name] = prefix + secret;
       return secret;
     },
     async refreshAfterUnauthorized() {
@@ -98,10 +101,16 @@ class ClientCredentials implements AuthProvider {
     this.description = `OAuth2 client credentials (client id ${this.#clientId})`;
   }
 
-  async apply(headers: Headers, signal: AbortSignal): Promise<string> {
-    const token = await this.#current(signal);
-    headers.set(HEADERS.authorization, `Bearer ${token}`);
-    return token;
+  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string> {
+    const cached = this.#token;
+    if (cached && this.#context.now() < cached.refreshAtMs) {
+      headers[HEADERS.authorization] = `Bearer ${cached.value}`;
+      return cached.value;
+    }
+    return this.#current(signal).then((token) => {
+      headers[HEADERS.authorization] = `Bearer ${token}`;
+      return token;
+    });
   }
 
   async refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean> {

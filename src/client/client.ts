@@ -123,7 +123,7 @@ export class RiskPortalClient {
       timeoutMs,
       retry: resolveRetry(options.retry),
       typeNamespace: this.typeNamespace,
-      headers: { ...options.headers },
+      headers: Object.fromEntries([["accept", "application/json"], ...Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])]),
       now,
     };
 

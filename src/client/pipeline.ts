@@ -55,16 +55,16 @@ export interface PipelineConfig {
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
   const { redactor } = config;
   const encoded = encodeRequest(op, input, config.typeNamespace);
-  const url = new URL(config.baseUrl + op.path);
-  const details: ErrorDetails = { operation: op.name, method: op.method, url: redactor.text(url.toString()) };
+  let url = config.baseUrl + op.path;
+  // Error details are built only when something fails: redacting the URL on every call costs.
+  const details = (extra?: Partial<ErrorDetails>): ErrorDetails => ({ operation: op.name, method: op.method, url: redactor.text(url), ...extra });
   if (!encoded.ok) {
-    throw new RequestValidationError(redactor.text(`${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`), details, redactor.value(encoded.issues));
+    throw new RequestValidationError(redactor.text(`${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`), details(), redactor.value(encoded.issues));
   }
-  for (const [k, v] of Object.entries(encoded.query ?? {})) url.searchParams.set(k, v);
-  details.url = redactor.text(url.toString());
+  if (encoded.query && Object.keys(encoded.query).length) url += `?${new URLSearchParams(encoded.query).toString()}`;
   const body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
 
-  const retry = resolveRetry(config.retry, options.retry);
+  const retry = options.retry === undefined ? config.retry : resolveRetry(config.retry, options.retry);
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   const startedMs = config.now();
   const deadline = new AbortController();
@@ -75,9 +75,12 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
   const exchange = async (): Promise<Response> => {
     const attemptOnce = async () => {
-      const headers = new Headers({ accept: "application/json", ...config.headers, ...options.headers });
-      if (body !== undefined) headers.set("content-type", REQUEST_CONTENT_TYPE);
-      const used = await config.auth.apply(headers, signal);
+      // A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header.
+      const headers: Record<string, string> = { ...config.headers };
+      if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
+      if (body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
+      const applied = config.auth.apply(headers, signal);
+      const used = typeof applied === "string" ? applied : await applied;
       return { used, response: await config.fetch(url, { method: op.method, headers, body, signal }) };
     };
     const first = await attemptOnce();
@@ -96,19 +99,19 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
         const response = await exchange();
         const text = await response.text();
         const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-        if (response.ok) return decodeResponse(op, text, { ...details, status: response.status, requestId }, options, redactor);
+        if (response.ok) return decodeResponse(op, text, () => details({ status: response.status, requestId }), options, redactor);
         retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
-        failure = errorFromResponse({ ...details, status: response.status, statusText: response.statusText, requestId, body: redactor.value(parseBody(text)) });
+        failure = errorFromResponse({ ...details(), status: response.status, statusText: response.statusText, requestId, body: redactor.value(parseBody(text)) });
         if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
         if (!isRetryable(op.retry, { status: response.status }, retry)) throw failure;
       } catch (error) {
         if (error instanceof RiskPortalError) throw error;
         if (deadline.signal.aborted) {
-          throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${attempt > 1 ? ` (${attempt} attempts)` : ""}`, details, timeoutMs);
+          throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${attempt > 1 ? ` (${attempt} attempts)` : ""}`, details(), timeoutMs);
         }
-        if (options.signal?.aborted) throw new AbortError(`${op.name} was aborted by the caller`, { ...details, cause: redactor.cause(options.signal.reason) });
+        if (options.signal?.aborted) throw new AbortError(`${op.name} was aborted by the caller`, details({ cause: redactor.cause(options.signal.reason) }));
         const reason = redactor.text(describeNetworkError(error));
-        failure = new NetworkError(`${op.name} failed: could not reach ${url.origin}: ${reason}`, { ...details, cause: redactor.cause(error) });
+        failure = new NetworkError(`${op.name} failed: could not reach ${redactor.text(new URL(url).origin)}: ${reason}`, details({ cause: redactor.cause(error) }));
         if (!isRetryable(op.retry, { networkError: error }, retry)) throw failure;
       }
       if (attempt > retry.limit) throw failure;
@@ -118,8 +121,8 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
       if (config.now() - startedMs + delayMs >= timeoutMs) throw failure;
       retry.onRetry?.({ operation: op.name, attempt, delayMs, status: failure.status, error: failure });
       await sleep(delayMs, signal).catch(() => {
-        if (deadline.signal.aborted) throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms (waiting to retry)`, details, timeoutMs);
-        throw new AbortError(`${op.name} was aborted by the caller`, { ...details, cause: redactor.cause(options.signal?.reason) });
+        if (deadline.signal.aborted) throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms (waiting to retry)`, details(), timeoutMs);
+        throw new AbortError(`${op.name} was aborted by the caller`, details({ cause: redactor.cause(options.signal?.reason) }));
       });
     }
   } finally {
@@ -127,25 +130,25 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   }
 }
 
-function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: ErrorDetails, options: CallOptions, redactor: Redactor): ResponseOf<Op> {
+function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: () => ErrorDetails, options: CallOptions, redactor: Redactor): ResponseOf<Op> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`), { ...details, body: redactor.text(text) }, []);
+    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`), { ...details(), body: redactor.text(text) }, []);
   }
   const parsed = op.response.safeParse(json);
   if (!parsed.success) {
     const issues = toFieldIssues(parsed.error);
-    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`), { ...details, body: redactor.value(json) }, issues);
+    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`), { ...details(), body: redactor.value(json) }, issues);
   }
   const data = parsed.data as ResponseOf<Op>;
   const outcome = data as { is_success?: boolean; error_messages?: string[] };
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
     const messages = outcome.error_messages ?? [];
     const said = messages.length ? messages.slice(0, 5).join("; ") + (messages.length > 5 ? ` … and ${messages.length - 5} more` : "") : "no message given";
-    throw new OperationFailedError(redactor.text(`${op.name} reported failure: ${said}`), { ...details, body: redactor.value(json) }, redactor.value(messages));
+    throw new OperationFailedError(redactor.text(`${op.name} reported failure: ${said}`), { ...details(), body: redactor.value(json) }, redactor.value(messages));
   }
   return data;
 }

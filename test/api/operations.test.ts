@@ -251,7 +251,7 @@ describe("the 13 operations over HTTP", () => {
 describe("typeNamespace", () => {
   it("builds every $type from the configured namespace", async () => {
     const acme = new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: "k-123456" }, typeNamespace: "Acme" });
-    await acme.tradable.positionEffects({ next_trade_event: { $type: "CouponEvent", amount: 2.5 }, pricing_date: "2026-11-20", tradable_id: "BOND1" });
+    await acme.tradable.positionEffects({ next_trade_event: { $type: "CouponEvent", amount_per_unit: 2.5, quantity: 1000 }, pricing_date: "2026-11-20", tradable_id: "BOND1" });
     const body = last("/api/Tradable/GetTradeEventPositionEffects").json as Record<string, { $type?: string }>;
     expect(body.$type).toBe("Acme.Web.Core.Tradables.ApiGetTradeEventPositionEffectsRequest, Acme.Web.Core");
     expect(body.next_trade_event!.$type).toBe("Acme.Web.Core.TradeEvents.CouponEvent, Acme.Web.Core");

@@ -1,0 +1,80 @@
+/**
+ * Small helpers shared by the benchmarks: where the built package is, how to require it, summary
+ * statistics and number formatting. No measuring happens here.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = dirname(BENCH_DIR);
+export const DIST_ENTRY = join(REPO_ROOT, "dist", "index.js");
+
+/** A CommonJS `require` rooted at the repository, for the built package and its dependencies. */
+export const repoRequire = createRequire(join(REPO_ROOT, "package.json"));
+
+/**
+ * How to require the built package: by name when `node_modules/risk-portal-lab` exists (an installed
+ * or linked copy), else by the path of `dist/index.js`. Throws when neither is there (run `npm run build`).
+ */
+export function packageSpecifier() {
+  if (existsSync(join(REPO_ROOT, "node_modules", "risk-portal-lab", "package.json"))) {
+    return { specifier: "risk-portal-lab", resolved: repoRequire.resolve("risk-portal-lab"), via: "package name" };
+  }
+  if (!existsSync(DIST_ENTRY)) throw new Error(`${DIST_ENTRY} is missing: run \`npm run build\` first`);
+  return { specifier: DIST_ENTRY, resolved: DIST_ENTRY, via: "dist path" };
+}
+
+/** Loads the built package into this process. */
+export function loadPackage() {
+  return repoRequire(packageSpecifier().specifier);
+}
+
+/** The q-quantile (0..1) of a list of numbers, nearest-rank. */
+export function quantile(values, q) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export const median = (values) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** min / median / p90 / max of a list, and the spread (max−min) relative to the median. */
+export function summarise(values) {
+  const med = median(values);
+  return {
+    n: values.length,
+    min: Math.min(...values),
+    median: med,
+    p90: quantile(values, 0.9),
+    max: Math.max(...values),
+    spreadPct: med ? ((Math.max(...values) - Math.min(...values)) / med) * 100 : NaN,
+  };
+}
+
+/** Rounds for JSON output (keeps results files readable). */
+export const round = (x, digits = 2) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
+
+/** Prints rows of objects as an aligned text table (first column left-aligned, the rest right-aligned). */
+export function formatTable(headers, rows) {
+  const cells = [headers, ...rows.map((r) => r.map((c) => String(c)))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+}
+
+/** A positive integer from the environment, else the default. */
+export function envInt(name, fallback) {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** True when `import.meta.url` is the script node was started with. */
+export const isMain = (metaUrl) => process.argv[1] !== undefined && fileURLToPath(metaUrl) === process.argv[1];

@@ -1,0 +1,113 @@
+/**
+ * Import time of the built package, and what importing it drags in.
+ *
+ * How: N times (BENCH_IMPORT_RUNS, default 15, after 2 discarded warm-ups), spawn a fresh `node -e`
+ * child that requires the package (by name if node_modules/risk-portal-lab exists, else dist/index.js),
+ * and alternately a baseline child that runs the same script but requires nothing. Two figures:
+ *   - wall: spawn-to-exit time of the child, measured by the parent; the headline figure is
+ *     median(import) − median(baseline), i.e. what the import adds to a process's start-up;
+ *   - in-child: `performance.now()` around the `require()` call itself.
+ * The same child lists `require.cache` afterwards: the number of loaded modules, and any path under
+ * danfojs-node, @tensorflow, plotly.js-dist or mathjs (all meant to load lazily, on first use).
+ * Exits non-zero (when run directly) if danfojs-node or plotly.js-dist was loaded.
+ */
+import { spawnSync } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { REPO_ROOT, envInt, formatTable, isMain, packageSpecifier, round, summarise } from "./common.mjs";
+
+/** Module families that must not load on import; `fatal` ones fail the benchmark. */
+const HEAVY = [
+  { name: "danfojs-node", segment: "/node_modules/danfojs-node/", fatal: true },
+  { name: "@tensorflow", segment: "/node_modules/@tensorflow/", fatal: false },
+  { name: "plotly.js-dist", segment: "/node_modules/plotly.js-dist/", fatal: true },
+  { name: "mathjs", segment: "/node_modules/mathjs/", fatal: false },
+];
+
+// Runs in the child (CommonJS `node -e`): require the target (argv[1], may be empty), then report.
+const CHILD = `
+const { performance } = require("node:perf_hooks");
+const target = process.argv[1];
+const t0 = performance.now();
+if (target) require(target);
+const requireMs = performance.now() - t0;
+const paths = Object.keys(require.cache).map((p) => p.split(require("node:path").sep).join("/"));
+const segments = JSON.parse(process.argv[2]);
+const heavy = Object.fromEntries(segments.map(([name, seg]) => [name, paths.filter((p) => p.includes(seg)).length]));
+process.stdout.write(JSON.stringify({ requireMs, modules: paths.length, heavy }));
+`;
+
+function runChild(target) {
+  const segments = JSON.stringify(HEAVY.map((h) => [h.name, h.segment]));
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS; // no inspector / loaders / --cpu-prof inherited from the parent
+  const t0 = performance.now();
+  const out = spawnSync(process.execPath, ["-e", CHILD, target, segments], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
+  const wallMs = performance.now() - t0;
+  if (out.error) throw out.error;
+  if (out.status !== 0) throw new Error(`import child failed (status ${out.status}): ${out.stderr}`);
+  return { wallMs, ...JSON.parse(out.stdout) };
+}
+
+/** Measures the import; returns figures (no printing). */
+export function measureImportTime({ runs = envInt("BENCH_IMPORT_RUNS", 15), warmups = 2 } = {}) {
+  const pkg = packageSpecifier();
+  const base = [];
+  const imp = [];
+  for (let i = 0; i < warmups + runs; i++) {
+    // Alternate which goes first so slow drift (thermal, page cache, neighbours) hits both alike.
+    let b, m;
+    if (i % 2) {
+      m = runChild(pkg.specifier);
+      b = runChild("");
+    } else {
+      b = runChild("");
+      m = runChild(pkg.specifier);
+    }
+    if (i < warmups) continue;
+    base.push(b);
+    imp.push(m);
+  }
+  const last = imp[imp.length - 1];
+  const heavy = HEAVY.map((h) => ({ name: h.name, modules: Math.max(...imp.map((r) => r.heavy[h.name])), fatal: h.fatal }));
+  const wallImport = summarise(imp.map((r) => r.wallMs));
+  const wallBaseline = summarise(base.map((r) => r.wallMs));
+  return {
+    target: pkg.resolved,
+    via: pkg.via,
+    runs,
+    deltaMs: wallImport.median - wallBaseline.median,
+    wallImportMs: wallImport,
+    wallBaselineMs: wallBaseline,
+    inChildRequireMs: summarise(imp.map((r) => r.requireMs)),
+    modulesLoaded: last.modules,
+    modulesBaseline: base[base.length - 1].modules,
+    heavy,
+    ok: heavy.every((h) => !(h.fatal && h.modules > 0)),
+  };
+}
+
+/** Readable report of {@link measureImportTime}'s result. */
+export function formatImportTime(r) {
+  const ms = (s) => [round(s.median, 1), round(s.min, 1), round(s.p90, 1), round(s.max, 1)];
+  const table = formatTable(
+    ["ms (n=" + r.runs + ")", "median", "min", "p90", "max"],
+    [
+      ["child, baseline (no require)", ...ms(r.wallBaselineMs)],
+      ["child, require package", ...ms(r.wallImportMs)],
+      ["require() inside child", ...ms(r.inChildRequireMs)],
+    ],
+  );
+  const heavy = r.heavy.map((h) => `${h.name}: ${h.modules ? `LOADED (${h.modules} modules)` : "not loaded"}`).join(", ");
+  return [
+    `import time of ${r.target} (via ${r.via})`,
+    table,
+    `=> import adds ${round(r.deltaMs, 1)} ms (median wall delta); ${r.modulesLoaded} modules in require.cache (baseline ${r.modulesBaseline})`,
+    `heavy deps after import: ${heavy}${r.ok ? "" : "  <-- FAIL: danfo/plotly must load lazily"}`,
+  ].join("\n");
+}
+
+if (isMain(import.meta.url)) {
+  const result = measureImportTime();
+  console.log(formatImportTime(result));
+  if (!result.ok) process.exitCode = 1;
+}
