@@ -7,7 +7,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", AbortController: "readonly", AbortSignal: "readonly", performance: "readonly", require: "readonly", __dirname: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", AbortController: "readonly", AbortSignal: "readonly", performance: "readonly", require: "readonly", __dirname: "readonly", fetch: "readonly", Response: "readonly", Headers: "readonly", setImmediate: "readonly", structuredClone: "readonly", TextDecoder: "readonly", TextEncoder: "readonly" } },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

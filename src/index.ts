@@ -3,8 +3,23 @@
  * use) DataFrames, plots, a local vol model and a simulator. Importing this module loads neither danfo
  * nor plotly.
  */
+import type { Simulator, SimulatorOptions } from "./sim";
+
 export * from "./client";
 export * as api from "./api";
+export * as vol from "./vol";
+export type { Simulator, SimulatorOptions, SimulatorCredentials, FaultOptions, RateLimitOptions, ReportTiming, Clock, ManualClock } from "./sim";
+
+/**
+ * Starts the embedded simulator of the service on 127.0.0.1 (see `src/sim`). The HTTP server code loads
+ * on first call, so importing the package stays light.
+ */
+export async function startSimulator(options?: SimulatorOptions): Promise<Simulator> {
+  const sim = await import("./sim");
+  return sim.startSimulator(options);
+}
+
+export { manualClock } from "./sim/clock";
 export {
   STRIKE_TYPE,
   REPORT_STATUSES,

@@ -7,7 +7,7 @@
  * stamp in node_modules/.cache holds a hash of the build's inputs (src/, the tsconfigs, the TypeScript
  * version) and a hash of what the build wrote to dist/. When both still match, dist/ is exactly what a
  * build would produce; any edit of src/ or dist/ (or a deleted dist/) triggers a rebuild. Prints nothing
- * on success; a failed build fails the run with tsc's diagnostics.
+ * on success; type errors are printed as a warning (tsc still emits), a build that emits nothing fails.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -77,8 +77,12 @@ export default function setup(project: TestProject): void {
       encoding: "utf8",
     });
   } catch (error) {
+    // tsc still emits on type errors; a half-written file elsewhere in src/ should not block every test.
+    // `npm run build` and `npm run typecheck` (both in .ci/run) are where type errors fail the run.
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` failed, so dist/ may be stale:\n${stdout}${stderr}`);
+    if (!existsSync(path.join(distDir, "index.js"))) throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` produced no dist/:\n${stdout}${stderr}`);
+    process.stderr.write(`test/global-setup: tsc reported errors (dist/ was emitted anyway):\n${stdout}${stderr}\n`);
+    return;
   }
 
   mkdirSync(path.dirname(stampFile), { recursive: true });

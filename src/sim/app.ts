@@ -1,0 +1,237 @@
+/**
+ * The simulator's HTTP layer on fastify: content types, body limit, auth, rate limit, faults, one route
+ * per operation declaration (validated with the client's own schemas), problem details for every error,
+ * and `/openapi.json`. The server answers every request: malformed input gets a 4xx, never a crash.
+ */
+import { Readable } from "node:stream";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { z } from "zod";
+import { HEADERS, LAUNCHER_FIELDS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
+import { OPERATIONS } from "../api";
+import { decodeRequest, isRecord, type OperationDef } from "../api/operation";
+import type { Authenticator } from "./auth";
+import { TOKEN_PATH } from "./auth";
+import type { FaultInjector, RateLimiter } from "./limits";
+import { buildOpenApi } from "./openapi";
+import { problem, validationProblem, type Problem } from "./problem";
+import { SimError, type SimService } from "./service";
+
+export interface AppDeps {
+  service: SimService;
+  auth: Authenticator;
+  rateLimiter?: RateLimiter;
+  faults?: FaultInjector;
+  bodyLimitBytes: number;
+  typeNamespace: string;
+}
+
+/** JSON media types the spec accepts for bodies: application/json, text/json, application/*+json (incl. json-patch+json). */
+const JSON_TYPES = /^(application\/json|text\/json|application\/[^\s;/]+\+json)\s*(;.*)?$/i;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal?: string;
+    truncate?: boolean;
+  }
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const { service, auth, rateLimiter, faults } = deps;
+  let requestCounter = 0;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.bodyLimitBytes,
+    genReqId: () => `sim-${(++requestCounter).toString(36).padStart(6, "0")}`,
+    return503OnClosing: true,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPES, { parseAs: "string" }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+    }
+  });
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
+    // Only the token endpoint takes a form; everywhere else it is an unsupported media type.
+    if (!req.url.startsWith(TOKEN_PATH)) return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  app.addHook("onRequest", async (req, reply) => {
+    void reply.header(HEADERS.requestId, req.id);
+    const isApi = req.url.startsWith("/api/");
+    if (faults && (isApi || (faults.options.includeTokenEndpoint && req.url.startsWith(TOKEN_PATH)))) {
+      const delay = faults.latencyMs();
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      const fault = faults.draw();
+      if (fault.kind === "drop") {
+        req.raw.socket.destroy();
+        return reply.hijack();
+      }
+      if (fault.kind === "error") return sendProblem(reply, problem(fault.status, "injected fault", req.url));
+      if (fault.kind === "truncate") req.truncate = true;
+    }
+    if (!isApi) return;
+    const who = auth.authenticate(req.headers);
+    if ("refused" in who) {
+      void reply.header("www-authenticate", 'Bearer realm="risk-portal-simulator"');
+      return sendProblem(reply, problem(401, who.refused, req.url));
+    }
+    req.principal = who.principal;
+    if (rateLimiter) {
+      const verdict = rateLimiter.take(who.principal);
+      if (!verdict.ok) {
+        void reply.header(HEADERS.retryAfter, String(verdict.retryAfterSeconds));
+        return sendProblem(reply, problem(429, `rate limit exceeded for this credential; retry after ${verdict.retryAfterSeconds} s`, req.url));
+      }
+    }
+  });
+
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (!req.truncate || typeof payload !== "string" || reply.statusCode !== 200) return payload;
+    // A truncated body: announce the full length, send half, cut the connection.
+    const bytes = Buffer.from(payload);
+    reply.hijack();
+    reply.raw.writeHead(200, { "content-type": "application/json", "content-length": bytes.length, [HEADERS.requestId]: req.id });
+    reply.raw.write(bytes.subarray(0, bytes.length >> 1), () => reply.raw.socket?.destroy());
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError, req, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    if (error instanceof SimError) return sendProblem(reply, problem(error.status, error.message, req.url, error.title));
+    if (status >= 500) return sendProblem(reply, problem(500, "the simulator failed to answer this request", req.url));
+    let detail = error.message;
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") detail = `unsupported content type ${JSON.stringify(req.headers["content-type"] ?? "")}; send application/json (also accepted: text/json, application/*+json)`;
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") detail = `request body over the limit of ${deps.bodyLimitBytes} bytes`;
+    return sendProblem(reply, problem(status, detail, req.url));
+  });
+
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no operation ${req.method} ${req.url.split("?")[0]}`, req.url)));
+
+  app.post(TOKEN_PATH, async (req, reply) => {
+    const form = isRecord(req.body) ? (req.body as Record<string, string>) : {};
+    if (form.grant_type !== "client_credentials") return reply.code(400).send({ error: "unsupported_grant_type", error_description: "only grant_type=client_credentials is supported" });
+    let id = form.client_id;
+    let secret = form.client_secret;
+    const basic = /^Basic\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""));
+    if (basic) {
+      const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0) {
+        id = safeDecode(decoded.slice(0, colon));
+        secret = safeDecode(decoded.slice(colon + 1));
+      }
+    }
+    const token = auth.issueToken(id, secret);
+    if (!token) return reply.code(401).header("www-authenticate", 'Basic realm="risk-portal-simulator"').send({ error: "invalid_client", error_description: "client authentication failed" });
+    return reply.header("cache-control", "no-store").send(token);
+  });
+
+  const openapi = buildOpenApi(deps.typeNamespace);
+  app.get("/openapi.json", async () => openapi);
+  app.get("/health", async () => ({ status: "ok" }));
+
+  // Simulator-only helpers for notebooks (not part of the service's interface).
+  app.get("/sim/tradables", async () =>
+    [...service.universe.tradables.values()].map((t) => ({ id: t.id, kind: t.kind, name: t.name, currency: t.currency, next_trade_event: service.universe.nextEvent(t) })),
+  );
+  app.get("/sim/portfolios", async () => service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })));
+  app.get<{ Params: { asset: string } }>("/sim/surfaces/:asset", async (req) => service.surfaceOf(req.params.asset));
+
+  for (const op of OPERATIONS) registerOperation(app, op, deps);
+  return app;
+}
+
+function registerOperation(app: FastifyInstance, op: OperationDef, deps: AppDeps): void {
+  const { service } = deps;
+  app.route({
+    method: op.method,
+    url: op.path,
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      let received: unknown = op.requestIn === "query" ? req.query : req.body;
+      if (op.name === "VarReportLauncherItemCreate" || op.name === "RiskReportLauncherItemCreate") received = nestFlattenedParameters(op, received);
+      const decoded = decodeRequest(op, received, deps.typeNamespace);
+      if (!decoded.ok) return sendProblem(reply, validationProblem(decoded.issues, req.url));
+      const input = decoded.value as never;
+      switch (op.name) {
+        case "UploadBondPriceData":
+          return service.uploadBondPriceData(input);
+        case "UploadEquityVolCurves":
+          return service.uploadEquityVolCurves(input);
+        case "GetVol":
+          return service.getVol(input);
+        case "RateAsset":
+          return service.rateAsset(input);
+        case "GetTradeEventPositionEffects":
+          return service.positionEffects(input);
+        case "GetTradableBrief":
+          return service.brief(String((decoded.value as Record<string, unknown>).tradableId));
+        case "VarReportLauncherItemCreate":
+          return service.launch("var", input);
+        case "RiskReportLauncherItemCreate":
+          return service.launch("risk", input);
+        case "GetReportInfos":
+          return service.reportInfos(input);
+        case "ReportInfos":
+          return service.reportList();
+        case "LookBacks":
+          return service.lookBacks();
+        case "GetTransactionTable":
+          return reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(input))));
+        case "ApiKeys":
+          return service.listApiKeys();
+        default:
+          throw new SimError(501, `operation ${op.name} is not simulated`);
+      }
+    },
+  });
+}
+
+/** `{"data_table":[…]}` in chunks of rows, so a million-row table never sits in memory as one string. */
+function* streamTable(rows: Iterable<unknown>): Generator<string> {
+  yield '{"data_table":[';
+  let chunk: string[] = [];
+  let first = true;
+  for (const row of rows) {
+    chunk.push(JSON.stringify(row));
+    if (chunk.length === 2000) {
+      yield (first ? "" : ",") + chunk.join(",");
+      first = false;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield (first ? "" : ",") + chunk.join(",");
+  yield "]}";
+}
+
+/**
+ * A11: the public reference service documents the launcher's parameter members flattened into the
+ * body; accept that form by nesting them under `parameters` before validation.
+ */
+function nestFlattenedParameters(op: OperationDef, body: unknown): unknown {
+  if (!isRecord(body) || LAUNCHER_FIELDS.parameters in body) return body;
+  const shape = (op.request as unknown as z.ZodObject).shape[LAUNCHER_FIELDS.parameters] as z.ZodObject | undefined;
+  if (!shape) return body;
+  const members = Object.keys(shape.shape);
+  const nested: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) (members.includes(k) ? nested : rest)[k] = v;
+  return Object.keys(nested).length ? { ...rest, [LAUNCHER_FIELDS.parameters]: nested } : body;
+}
+
+function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
+  return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(p);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

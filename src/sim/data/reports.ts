@@ -1,0 +1,142 @@
+/**
+ * Reports: definitions (a VaR and a PnL report per portfolio), infos over past business days, and the
+ * lifecycle of launched reports (A10): `none` (queued) → `running` → one of `succeeded | warning |
+ * failed`, driven by the simulator's clock; nothing leaves an end state.
+ */
+import { REPORT_END_STATUSES, type REPORT_STATUSES } from "../../api/assumptions";
+import { addBusinessDays, businessDays, wireDate } from "../calendar";
+import { hash32 } from "../random";
+import type { Portfolio } from "./portfolios";
+
+type Status = (typeof REPORT_STATUSES)[number];
+
+export interface ReportDefinition {
+  id: string;
+  report_type: "var" | "risk";
+  report_name: string;
+  description: string;
+  portfolio: Portfolio;
+}
+
+/** A launched report, as the store keeps it (and persists with --data-dir). */
+export interface LaunchedReport {
+  id: string;
+  report_type: "var" | "risk";
+  report_name: string;
+  portfolio_name: string;
+  portfolio_type: string;
+  reporting_currency: string;
+  market_data_environment_names: string[];
+  pricing_date: string;
+  /** Clock time of the create, ms. */
+  created_ms: number;
+  parameters: Record<string, unknown>;
+}
+
+export interface ReportInfoOut {
+  id: string;
+  report_definition_id: string;
+  report_name: string;
+  description: string;
+  status: Status;
+  status_message: string;
+  portfolio_name: string;
+  portfolio_type: string;
+  reporting_currency: string;
+  real_time_mkt_data: boolean;
+  mkt_data_date: string;
+  pricing_date: string;
+  time_stamp: string;
+}
+
+export interface ReportTiming {
+  /** Time a new report stays `none` (queued). Default 1,500 ms. */
+  queuedMs: number;
+  /** Time it then stays `running`. Default 4,000 ms. */
+  runningMs: number;
+}
+
+export const DEFAULT_REPORT_TIMING: ReportTiming = { queuedMs: 1_500, runningMs: 4_000 };
+
+/** Market-data environments the launcher knows. */
+export const MARKET_DATA_ENVIRONMENTS = ["EOD", "INTRADAY", "STRESS-2020"] as const;
+
+const WARNINGS = ["3 positions priced with stale market data", "Proxy curve used for 2 instruments", "Missing fixing for 1 floating leg; previous fixing used"];
+const FAILURES = ["Market data environment incomplete: no close for 4 instruments", "Pricing engine timed out after 600 s", "Position snapshot not available for the pricing date"];
+
+export function definitions(portfolios: readonly Portfolio[]): ReportDefinition[] {
+  return portfolios.flatMap((p) => [
+    { id: `def-var-${p.name.toLowerCase()}`, report_type: "var" as const, report_name: `${p.name} VaR 99% 1d`, description: `Historical VaR, 99%, 1-day horizon, 1Y look-back — ${p.description}`, portfolio: p },
+    { id: `def-pnl-${p.name.toLowerCase()}`, report_type: "risk" as const, report_name: `${p.name} Daily PnL`, description: `Daily PnL and risk explain — ${p.description}`, portfolio: p },
+  ]);
+}
+
+/** Deterministic end state of a report: mostly succeeded, some warnings, a few failures. */
+function endState(seed: number, key: string): { status: Status; message: string } {
+  const h = hash32(key, seed);
+  const u = (h % 1000) / 1000;
+  if (u < 0.82) return { status: "succeeded", message: "" };
+  if (u < 0.94) return { status: "warning", message: WARNINGS[h % WARNINGS.length]! };
+  return { status: "failed", message: FAILURES[h % FAILURES.length]! };
+}
+
+/** Infos of the historical (already finished) runs of every definition on each of the last `days` business days up to `asOf`. */
+export function historicalInfos(seed: number, defs: readonly ReportDefinition[], asOf: string, days: number): ReportInfoOut[] {
+  const dates = businessDays(addBusinessDays(asOf, -(days - 1)), asOf);
+  const out: ReportInfoOut[] = [];
+  for (const date of dates) {
+    for (const def of defs) {
+      const { status, message } = endState(seed, `${def.id}/${date}`);
+      const minutes = 6 * 60 + 15 + (hash32(`${def.id}/${date}/t`, seed) % 90);
+      out.push({
+        id: `rep-${hash32(`${def.id}/${date}`, seed).toString(16).padStart(8, "0")}`,
+        report_definition_id: def.id,
+        report_name: def.report_name,
+        description: def.description,
+        status,
+        status_message: message,
+        portfolio_name: def.portfolio.name,
+        portfolio_type: def.portfolio.type,
+        reporting_currency: def.portfolio.reportingCurrency,
+        real_time_mkt_data: false,
+        mkt_data_date: wireDate(addBusinessDays(date, -1)),
+        pricing_date: wireDate(date),
+        time_stamp: new Date(Date.parse(`${date}T00:00:00Z`) + minutes * 60_000).toISOString().replace("Z", "+00:00"),
+      });
+    }
+  }
+  return out;
+}
+
+/** The info of a launched report at clock time `nowMs`. */
+export function launchedInfo(seed: number, report: LaunchedReport, nowMs: number, timing: ReportTiming): ReportInfoOut {
+  const elapsed = nowMs - report.created_ms;
+  let status: Status;
+  let message = "";
+  if (elapsed < timing.queuedMs) {
+    status = "none";
+    message = "Queued";
+  } else if (elapsed < timing.queuedMs + timing.runningMs) {
+    status = "running";
+    message = `Running: ${Math.min(99, Math.floor((100 * (elapsed - timing.queuedMs)) / Math.max(1, timing.runningMs)))}%`;
+  } else {
+    ({ status, message } = endState(seed, report.id));
+  }
+  const defId = `def-${report.report_type === "var" ? "var" : "pnl"}-${report.portfolio_name.toLowerCase()}`;
+  const day = report.pricing_date.slice(0, 10);
+  return {
+    id: report.id,
+    report_definition_id: defId,
+    report_name: report.report_name,
+    description: `Launched from the ${report.report_type === "var" ? "VaR" : "PnL"} launcher`,
+    status,
+    status_message: message,
+    portfolio_name: report.portfolio_name,
+    portfolio_type: report.portfolio_type,
+    reporting_currency: report.reporting_currency,
+    real_time_mkt_data: report.market_data_environment_names.includes("INTRADAY"),
+    mkt_data_date: wireDate(addBusinessDays(day, -1)),
+    pricing_date: wireDate(day),
+    time_stamp: new Date(report.created_ms + (REPORT_END_STATUSES.includes(status as never) ? timing.queuedMs + timing.runningMs : 0)).toISOString().replace("Z", "+00:00"),
+  };
+}

@@ -1,0 +1,63 @@
+/** RFC 9457 problem details, the simulator's only error body (A16). */
+import type { FieldIssue } from "../api/operation";
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  /** ASP.NET-style validation errors: field path → messages. */
+  errors?: Record<string, string[]>;
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** The RFC 9110 section of each status, as ASP.NET fills `type`. */
+const SECTIONS: Record<number, string> = {
+  400: "15.5.1",
+  401: "15.5.2",
+  403: "15.5.4",
+  404: "15.5.5",
+  405: "15.5.6",
+  413: "15.5.14",
+  415: "15.5.16",
+  429: "",
+  500: "15.6.1",
+  503: "15.6.4",
+};
+
+/** A problem for `status`, `detail` and the request path. */
+export function problem(status: number, detail: string, instance: string, title?: string): Problem {
+  const section = SECTIONS[status];
+  return {
+    type: section ? `https://tools.ietf.org/html/rfc9110#section-${section}` : status === 429 ? "https://tools.ietf.org/html/rfc6585#section-4" : "about:blank",
+    title: title ?? TITLES[status] ?? "Error",
+    status,
+    detail,
+    instance,
+  };
+}
+
+/** A 400 naming each bad field path, with `errors` grouped by path. */
+export function validationProblem(issues: readonly FieldIssue[], instance: string): Problem {
+  const errors: Record<string, string[]> = {};
+  for (const { path, message } of issues) (errors[path] ??= []).push(message);
+  const detail = issues
+    .slice(0, 20)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join("; ");
+  return { ...problem(400, detail + (issues.length > 20 ? ` … and ${issues.length - 20} more` : ""), instance, "One or more validation errors occurred."), errors };
+}

@@ -1,0 +1,32 @@
+/**
+ * The local vol-surface model (vol-model.md): `GetVol` reproduced from a `surface`, strike conventions,
+ * static-arbitrage diagnostics, a cross-check against the service, and a builder of valid surfaces.
+ * Pure functions over Float64Array, no I/O (except `crossCheck`, which calls the client it is given).
+ *
+ * ```ts
+ * import { vol, STRIKE_TYPE } from "risk-portal-lab";
+ * const s = vol.fromSurface(surface);
+ * const v = s.vols(90, [80, 100, 120], STRIKE_TYPE.PercentForward);
+ * const report = vol.diagnose(s);
+ * const check = await vol.crossCheck(rp, surface, { maturities: [30, 90, 365], strikes: [80, 100, 120] });
+ * ```
+ */
+export { VolModelError, type VolModelErrorDetails } from "./errors";
+export { fromSurface, VolSurfaceModel, LOG_MONEYNESS_LIMIT, type Benchmark, type VolGrid, type WireSurface } from "./surface";
+export type { SurfaceLike } from "./surface-input";
+export { LOCAL_STRIKE_TYPES, PERCENT_REFERENCE, type ModelStrikeType } from "./strikes";
+export { rawSvi, sliceParams, minTotalVariance, butterflyG, sviW, sviW1, sviW2, type RawSvi, type SliceParams, type SliceLocation } from "./svi";
+export { normCdf, normInv } from "./normal";
+export { diagnose, DEFAULT_K_GRID, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
+export {
+  crossCheck,
+  formatSummary,
+  DEFAULT_CROSS_CHECK_TOLERANCE,
+  DEFAULT_CROSS_CHECK_CONCURRENCY,
+  type CrossCheckRow,
+  type CrossCheckResult,
+  type CrossCheckSummary,
+  type CrossCheckOptions,
+  type FailedMaturity,
+} from "./cross-check";
+export { buildSurface, BUILD_DEFAULTS, type BuildSurfaceOptions, type PerBenchmark } from "./build-surface";

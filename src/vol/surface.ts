@@ -1,0 +1,423 @@
+/**
+ * `fromSurface`: the local model of `GetVol` (vol-model.md), built once from a `surface` and evaluated
+ * many times. Validation happens here, once; the evaluators check only their own arguments and then run
+ * the loops of kernel.ts.
+ */
+import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
+import { VolModelError, fmt } from "./errors";
+import { evaluate, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
+import { normCdf } from "./normal";
+import { checkStrikeType, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
+import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
+import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
+
+/** One benchmark of a validated surface: its inputs, its raw SVI equivalent, and derived values. */
+export interface Benchmark extends SliceParams, RawSvi {
+  /** 0-based index. */
+  readonly index: number;
+  /** Maturity in calendar days after the reference date. */
+  readonly maturity: number;
+  /** Maturity in years (`maturity / DAYS_PER_YEAR`). */
+  readonly T: number;
+  /** `benchmark_fwd_factors[i]`. */
+  readonly fwdFactor: number;
+  /** Forward `F_i = spot_ref · fwdFactor`. */
+  readonly forward: number;
+  /** ATM total variance `theta = v²·T`. */
+  readonly theta: number;
+  /** Minimum total variance over k, `a + b·s·sqrt(1 − rho²)` (≥ 0 on a valid surface). */
+  readonly minTotalVariance: number;
+}
+
+/** Vols on a maturities × strikes grid. */
+export interface VolGrid {
+  /** Maturities in days (rows). */
+  maturities: Float64Array;
+  /** Strikes in the grid's convention (columns). */
+  strikes: Float64Array;
+  strikeType: ModelStrikeType;
+  /** Row-major: `vols[i * strikes.length + j]` is maturity i, strike j (decimal vols). */
+  vols: Float64Array;
+}
+
+/** The wire form of a surface: plain number arrays and an ISO 8601 `reference_date`. */
+export interface WireSurface {
+  benchmark_fwd_factors: number[];
+  smiles: number[];
+  benchmark_maturities: number[];
+  vols: number[];
+  call_wings: number[];
+  put_wings: number[];
+  skews: number[];
+  reference_date: string;
+  spot_ref: number;
+}
+
+function checkMaturity(maturityDays: unknown, field = "maturity"): number {
+  if (typeof maturityDays !== "number" || !Number.isFinite(maturityDays) || !(maturityDays > 0)) {
+    throw new VolModelError(`${field} must be a finite number of days > 0; got ${typeof maturityDays === "number" ? fmt(maturityDays) : JSON.stringify(maturityDays)}`, {
+      field,
+      condition: "T > 0",
+    });
+  }
+  return maturityDays;
+}
+
+/**
+ * Largest |log-moneyness| the model takes as input (`"logMoneyness"` strikes, `totalVariance`). Any strike
+ * a double can hold, at any forward a double can hold, has |k| < 1500; the limit keeps `(k − m)²` and
+ * `rho·k` far from overflow, so no input can turn into ∞ − ∞ = NaN.
+ */
+export const LOG_MONEYNESS_LIMIT = 1e4;
+
+function checkK(x: Float64Array, q: number, field: string): void {
+  const k = x[q]!;
+  if (!(Math.abs(k) <= LOG_MONEYNESS_LIMIT)) {
+    throw new VolModelError(`${field}[${q}] must be a finite log-moneyness with |k| <= ${LOG_MONEYNESS_LIMIT}; got ${fmt(k)}`, { field, condition: "|k| <= 1e4" });
+  }
+}
+
+function strikeError(x: Float64Array, q: number, field = "strikes"): VolModelError {
+  return new VolModelError(`${field}[${q}] must be a finite number > 0; got ${fmt(x[q]!)}`, { field, condition: "strike > 0" });
+}
+
+/**
+ * A validated vol surface (vol-model.md): per-benchmark raw SVI, total-variance interpolation in maturity
+ * at fixed log-forward-moneyness, log-linear forwards, and extrapolation on both ends. Maturities are
+ * calendar days after `referenceDate` (`T = days / DAYS_PER_YEAR`). Build one with {@link fromSurface}.
+ */
+export class VolSurfaceModel {
+  /** Spot reference (`spot_ref`); `F(0)`. */
+  readonly spotRef: number;
+  /** `reference_date`: maturities count calendar days from here. */
+  readonly referenceDate: Date;
+  /** Read-only raw SVI and model parameters per benchmark, in maturity order. */
+  readonly benchmarks: readonly Benchmark[];
+  readonly #sl: SliceArrays;
+  readonly #forward: Float64Array;
+  readonly #lnSpot: number;
+  readonly #lastSlope: number;
+  readonly #wire: WireSurface;
+
+  /** Use {@link fromSurface}. */
+  constructor(surface: SurfaceLike) {
+    const s = readSurface(surface);
+    const n = s.maturities.length;
+    const sl: SliceArrays = {
+      T: new Float64Array(n),
+      lnF: new Float64Array(n),
+      vv: new Float64Array(n),
+      bb: new Float64Array(n),
+      rho: new Float64Array(n),
+      m: new Float64Array(n),
+      s2: new Float64Array(n),
+      R: new Float64Array(n),
+      c0: new Float64Array(n),
+    };
+    const forward = new Float64Array(n);
+    const benchmarks: Benchmark[] = [];
+    for (let i = 0; i < n; i++) {
+      const maturity = s.maturities[i]!;
+      const T = maturity / DAYS_PER_YEAR;
+      const where = { benchmark: i, maturityDays: maturity };
+      const fwdFactor = s.fwdFactors[i]!;
+      const F = s.spotRef * fwdFactor;
+      if (!(fwdFactor > 0) || !(F > 0 && F < Infinity)) {
+        throw new VolModelError(`benchmark ${i} (maturity ${fmt(maturity)} d): forward F = spot_ref·benchmark_fwd_factors[${i}] must be finite and > 0; got factor ${fmt(fwdFactor)}, F = ${fmt(F)}`, {
+          benchmark: i,
+          field: "benchmark_fwd_factors",
+          condition: "F > 0",
+        });
+      }
+      const params: SliceParams = { vol: s.vols[i]!, skew: s.skews[i]!, smile: s.smiles[i]!, putWing: s.putWings[i]!, callWing: s.callWings[i]! };
+      const raw = rawSvi(params, T, where);
+      const vv = params.vol * params.vol;
+      const bb = raw.b / T;
+      const s2 = raw.s * raw.s;
+      const R = Math.sqrt(raw.m * raw.m + s2);
+      sl.T[i] = T;
+      sl.lnF[i] = Math.log(F);
+      sl.vv[i] = vv;
+      sl.bb[i] = bb;
+      sl.rho[i] = raw.rho;
+      sl.m[i] = raw.m;
+      sl.s2[i] = s2;
+      sl.R[i] = R;
+      sl.c0[i] = vv - bb * R;
+      forward[i] = F;
+      benchmarks.push(
+        Object.freeze({ index: i, maturity, T, fwdFactor, forward: F, theta: vv * T, ...params, ...raw, minTotalVariance: minTotalVariance(raw) }),
+      );
+    }
+    this.spotRef = s.spotRef;
+    this.referenceDate = s.referenceDate;
+    this.benchmarks = Object.freeze(benchmarks);
+    this.#sl = sl;
+    this.#forward = forward;
+    this.#lnSpot = Math.log(s.spotRef);
+    this.#lastSlope = n > 1 ? (sl.lnF[n - 1]! - sl.lnF[n - 2]!) / (sl.T[n - 1]! - sl.T[n - 2]!) : (sl.lnF[0]! - this.#lnSpot) / sl.T[0]!;
+    this.#wire = {
+      benchmark_fwd_factors: Array.from(s.fwdFactors),
+      smiles: Array.from(s.smiles),
+      benchmark_maturities: Array.from(s.maturities),
+      vols: Array.from(s.vols),
+      call_wings: Array.from(s.callWings),
+      put_wings: Array.from(s.putWings),
+      skews: Array.from(s.skews),
+      reference_date: s.referenceDateIso,
+      spot_ref: s.spotRef,
+    };
+  }
+
+  /** Benchmark maturities in days (a copy). */
+  get maturities(): Float64Array {
+    return Float64Array.from(this.benchmarks, (b) => b.maturity);
+  }
+
+  /**
+   * Implied vols (decimal) at one maturity (days, > 0) for many strikes, the `GetVol` semantics: strikes
+   * in the `strikeType` convention (0 Absolute, 1 PercentForward, 2 PercentSpot, or locally
+   * `"logMoneyness"`, `"delta"`). `strikes` may be a plain array or a Float64Array (the fast path).
+   * Throws {@link VolModelError} for a maturity that is not a finite number > 0, a strike that is not
+   * finite and > 0 (log-moneyness: not finite; delta: not in (0, 1)), or an unknown strike type. Never
+   * returns NaN.
+   */
+  vols(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    checkStrikeType(strikeType);
+    const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
+    const out = new Float64Array(x.length);
+    this.#evaluate(out, 0, x, strikeType, plan, true);
+    return out;
+  }
+
+  /**
+   * Vols on a grid of many maturities (days, > 0) × many strikes in one convention. Strikes given as
+   * prices or percentages are logged once for the whole grid.
+   */
+  grid(maturitiesDays: ArrayLike<number>, strikes: ArrayLike<number>, strikeType: ModelStrikeType): VolGrid {
+    checkStrikeType(strikeType);
+    const mats = toFloat64(maturitiesDays, "maturities", { allowEmpty: true, finite: false }).slice();
+    for (let i = 0; i < mats.length; i++) checkMaturity(mats[i], `maturities[${i}]`);
+    const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false }).slice();
+    const n = x.length;
+    const vols = new Float64Array(mats.length * n);
+    const shiftable = logShift(strikeType, 0, 0) !== undefined;
+    let lx = x;
+    if (shiftable) {
+      lx = new Float64Array(n);
+      for (let q = 0; q < n; q++) {
+        const K = x[q]!;
+        if (!(K > 0 && K < Infinity)) throw strikeError(x, q);
+        lx[q] = Math.log(K);
+      }
+    }
+    for (let i = 0; i < mats.length; i++) {
+      const plan = this.#plan(mats[i]!);
+      if (shiftable) evaluate(vols, i * n, lx, n, logShift(strikeType, plan.lnF, this.#lnSpot)!, this.#sl, plan, true);
+      else this.#evaluate(vols, i * n, x, strikeType, plan, true);
+    }
+    return { maturities: mats, strikes: x, strikeType, vols };
+  }
+
+  /**
+   * Total implied variance `w(k, T) = σ²·T` at one maturity (days, > 0) for log-forward-moneyness values
+   * `k` (finite, |k| ≤ {@link LOG_MONEYNESS_LIMIT}).
+   */
+  totalVariance(maturityDays: number, k: ArrayLike<number>): Float64Array {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    const x = toFloat64(k, "k", { allowEmpty: true, finite: false });
+    for (let q = 0; q < x.length; q++) checkK(x, q, "k");
+    const out = new Float64Array(x.length);
+    evaluate(out, 0, x, x.length, 0, this.#sl, plan, false);
+    return out;
+  }
+
+  /**
+   * The forward `F(T)` at a maturity in days (> 0): `ln F` is piecewise linear in T through
+   * `(0, ln spot_ref)` and the benchmarks, continued beyond the last with the last segment's slope.
+   * Exactly `spot_ref · benchmark_fwd_factors[i]` at a benchmark maturity.
+   */
+  forward(maturityDays: number): number {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    return plan.exactNode >= 0 ? this.#forward[plan.exactNode]! : Math.exp(plan.lnF);
+  }
+
+  /** Log-forward-moneyness `k = ln(K / F(T))` of strikes in any convention, at one maturity (days). */
+  logMoneyness(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    checkStrikeType(strikeType);
+    const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
+    return this.#logMoneyness(x, strikeType, plan);
+  }
+
+  /** Absolute strikes `K = F(T)·e^k` (prices) of strikes in any convention, at one maturity (days). Absolute strikes come back unchanged. */
+  absoluteStrikes(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    checkStrikeType(strikeType);
+    const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
+    const k = this.#logMoneyness(x, strikeType, plan);
+    if (strikeType === STRIKE_TYPE.Absolute) return Float64Array.from(x);
+    for (let q = 0; q < k.length; q++) k[q] = Math.exp(plan.lnF + k[q]!);
+    return k;
+  }
+
+  /**
+   * Black forward call delta `N(d1)`, `d1 = −k/sqrt(w) + sqrt(w)/2` with the model's own total variance
+   * `w(k, T)` (not premium-adjusted), of strikes in any convention at one maturity (days).
+   */
+  callDelta(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
+    const plan = this.#plan(checkMaturity(maturityDays));
+    checkStrikeType(strikeType);
+    const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
+    const k = this.#logMoneyness(x, strikeType, plan);
+    const w = new Float64Array(k.length);
+    evaluate(w, 0, k, k.length, 0, this.#sl, plan, false);
+    for (let q = 0; q < k.length; q++) {
+      const wq = w[q]!;
+      const sw = Math.sqrt(wq);
+      const kq = k[q]!;
+      k[q] = wq > 0 ? normCdf(-kq / sw + sw / 2) : kq < 0 ? 1 : kq > 0 ? 0 : 0.5;
+    }
+    return k;
+  }
+
+  /** The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`. */
+  toJSON(): WireSurface {
+    const w = this.#wire;
+    return {
+      benchmark_fwd_factors: [...w.benchmark_fwd_factors],
+      smiles: [...w.smiles],
+      benchmark_maturities: [...w.benchmark_maturities],
+      vols: [...w.vols],
+      call_wings: [...w.call_wings],
+      put_wings: [...w.put_wings],
+      skews: [...w.skews],
+      reference_date: w.reference_date,
+      spot_ref: w.spot_ref,
+    };
+  }
+
+  #logMoneyness(x: Float64Array, strikeType: ModelStrikeType, plan: Plan): Float64Array {
+    const n = x.length;
+    const k = new Float64Array(n);
+    const shift = logShift(strikeType, plan.lnF, this.#lnSpot);
+    if (shift !== undefined) {
+      for (let q = 0; q < n; q++) {
+        const K = x[q]!;
+        if (!(K > 0 && K < Infinity)) throw strikeError(x, q);
+        k[q] = Math.log(K) + shift;
+      }
+    } else if (strikeType === "delta") {
+      for (let q = 0; q < n; q++) k[q] = kFromDelta(x[q]!, this.#sl, plan, q);
+    } else {
+      for (let q = 0; q < n; q++) checkK(x, q, "strikes");
+      k.set(x);
+    }
+    return k;
+  }
+
+  #evaluate(out: Float64Array, offset: number, x: Float64Array, strikeType: ModelStrikeType, plan: Plan, asVol: boolean): void {
+    const shift = logShift(strikeType, plan.lnF, this.#lnSpot);
+    if (shift !== undefined && offset === 0 && asVol) {
+      const bad = volsFromStrikes(out, x, x.length, shift, this.#sl, plan);
+      if (bad >= 0) throw strikeError(x, bad);
+      return;
+    }
+    const k = this.#logMoneyness(x, strikeType, plan);
+    evaluate(out, offset, k, k.length, 0, this.#sl, plan, asVol);
+  }
+
+  /**
+   * Everything that depends on the maturity alone (see {@link MaturityPlan}). The forward must be a finite
+   * positive double (|ln F| below ~709): only an absurd maturity with a steep forward curve breaks this,
+   * and beyond it log-moneyness of any representable strike would overflow the smile's arithmetic.
+   */
+  #plan(maturityDays: number): Plan {
+    const plan = this.#planUnchecked(maturityDays);
+    const F = Math.exp(plan.lnF);
+    if (!(F > 0 && F < Infinity)) {
+      throw new VolModelError(`maturity ${fmt(maturityDays)} d is too far out: the forward F(T) = exp(${fmt(plan.lnF)}) is outside double precision`, {
+        field: "maturity",
+        condition: "finite forward",
+      });
+    }
+    return plan;
+  }
+
+  #planUnchecked(maturityDays: number): Plan {
+    const sl = this.#sl;
+    const Ts = sl.T;
+    const n = Ts.length;
+    const T = maturityDays / DAYS_PER_YEAR;
+    const T0 = Ts[0]!;
+    const Tn = Ts[n - 1]!;
+    const plan: Plan = { T, lnF: 0, i: 0, j: 0, A: 1, B: 0, C: 0, twoSlices: false, exactNode: -1 };
+    if (T <= T0) {
+      // w = (T/T_1)·w_1(k): the implied variance of benchmark 1, unscaled.
+      if (T === T0) {
+        plan.exactNode = 0;
+        plan.lnF = sl.lnF[0]!;
+      } else {
+        plan.lnF = this.#lnSpot + (sl.lnF[0]! - this.#lnSpot) * (T / T0);
+      }
+      return plan;
+    }
+    if (T >= Tn) {
+      // w = w_n(k) + theta_n·(T/T_n − 1): flat ATM vol, wing slopes kept.
+      plan.i = plan.j = n - 1;
+      if (T === Tn) {
+        plan.exactNode = n - 1;
+        plan.lnF = sl.lnF[n - 1]!;
+      } else {
+        const r = Tn / T;
+        plan.A = r;
+        plan.C = sl.vv[n - 1]! * (1 - r);
+        plan.lnF = sl.lnF[n - 1]! + this.#lastSlope * (T - Tn);
+      }
+      return plan;
+    }
+    // T_0 < T < T_n: the last i with T_i <= T.
+    let lo = 0;
+    let hi = n - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (Ts[mid]! <= T) lo = mid;
+      else hi = mid;
+    }
+    plan.i = plan.j = lo;
+    if (T === Ts[lo]) {
+      plan.exactNode = lo;
+      plan.lnF = sl.lnF[lo]!;
+      return plan;
+    }
+    const Ti = Ts[lo]!;
+    const Tj = Ts[hi]!;
+    const x = (T - Ti) / (Tj - Ti);
+    plan.j = hi;
+    plan.twoSlices = true;
+    plan.A = ((1 - x) * Ti) / T;
+    plan.B = (x * Tj) / T;
+    plan.lnF = sl.lnF[lo]! + x * (sl.lnF[hi]! - sl.lnF[lo]!);
+    return plan;
+  }
+}
+
+interface Plan extends MaturityPlan {
+  /** The benchmark index when T is exactly a benchmark maturity, else −1. */
+  exactNode: number;
+}
+
+/**
+ * Builds the local model from a `GetVol` surface, validating it once: the wire JSON (`reference_date` an
+ * ISO string or a `Date`; arrays `number[]` or `Float64Array`). Throws {@link VolModelError} naming the
+ * field, the benchmark index and its maturity, and the failed condition of vol-model.md.
+ *
+ * ```ts
+ * const s = vol.fromSurface(surface);
+ * s.vols(90, [80, 100, 120], STRIKE_TYPE.PercentForward); // Float64Array of decimal vols
+ * ```
+ */
+export function fromSurface(surface: SurfaceLike | VolSurfaceModel): VolSurfaceModel {
+  return surface instanceof VolSurfaceModel ? surface : new VolSurfaceModel(surface);
+}

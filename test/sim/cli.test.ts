@@ -1,0 +1,44 @@
+/** `risk-portal-lab sim`: starts, prints one JSON line with the URL and credentials, and they work. */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { raw } from "./helpers";
+
+const cli = path.resolve(__dirname, "../../dist/cli.js");
+
+describe("risk-portal-lab sim --json", () => {
+  it("prints exactly one JSON line whose credentials authenticate, and stops on SIGTERM", async () => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const lines = createInterface({ input: child.stdout });
+    const first = await new Promise<string>((resolve, reject) => {
+      lines.once("line", resolve);
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const { url, credentials } = JSON.parse(first) as { url: string; credentials: Record<string, string> };
+    expect(Object.keys(credentials).sort()).toEqual(["apiKey", "bearerToken", "clientId", "clientSecret", "tokenUrl"]);
+    expect((await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } })).status).toBe(200);
+    expect((await raw(`${url}/api/Report/LookBacks`, { headers: { authorization: `Bearer ${credentials.bearerToken}` } })).status).toBe(200);
+    const extra: string[] = [];
+    lines.on("line", (l) => extra.push(l));
+    const code = await new Promise<number | null>((resolve) => {
+      child.once("exit", resolve);
+      child.kill("SIGTERM");
+    });
+    expect(code).toBe(0);
+    expect(extra).toEqual([]);
+    expect(stderr).toBe("");
+  });
+
+  it("rejects a bad flag with usage and exit code 2", async () => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "x"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--port must be a whole number >= 0, got "x"');
+    expect(stderr).toContain("usage: risk-portal-lab");
+  });
+});
