@@ -95,6 +95,22 @@ describe("tradables", () => {
     expect(vols[1]).toBeGreaterThan(vols[2]!);
   });
 
+  it("serves equity surfaces free of static arbitrage, for every seed tried", async () => {
+    const { diagnose } = await import("../../src/vol");
+    for (const seed of [1, 2, 3]) {
+      const other = seed === 1 ? sim : await startSimulator({ rateLimit: false, seed });
+      try {
+        const tradables = (await (await fetch(`${other.url}/sim/tradables`)).json()) as { id: string; kind: string }[];
+        for (const t of tradables.filter((x) => x.kind === "equity")) {
+          const report = diagnose(await (await fetch(`${other.url}/sim/surfaces/${t.id}`)).json());
+          expect(report.ok, `${t.id} (seed ${seed}): ${JSON.stringify(report).slice(0, 300)}`).toBe(true);
+        }
+      } finally {
+        if (other !== sim) await other.close();
+      }
+    }
+  });
+
   it("briefs every tradable it lists, and an unknown tradable is a 404 with problem details", async () => {
     const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as { id: string; kind: string }[];
     expect(new Set(tradables.map((t) => t.kind))).toEqual(new Set(["bond", "equity", "option"]));

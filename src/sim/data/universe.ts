@@ -148,13 +148,14 @@ export class Universe {
     const vols = SURFACE_BENCHMARK_DAYS.map((d, i) => atmVolsOverride?.(d) ?? eq.atmVols[i]!);
     return {
       benchmark_fwd_factors: SURFACE_BENCHMARK_DAYS.map((d) => round(Math.exp((rate(d / DAYS_PER_YEAR) - eq.dividendYield) * (d / DAYS_PER_YEAR)), 8)),
-      // Skew in the model's units (sqrt(T)·dσ/dk) flattens towards the long end; wings keep -p < 2ψ < c.
-      smiles: Array(n).fill(0.35) as number[],
+      // A fixed skew dσ/dk per asset (the model's psi is sqrt(T)·dσ/dk), a smile that grows with the skew,
+      // and wings with -p < 2ψ < c: every slice passes the butterfly, calendar and Lee checks.
+      smiles: Array(n).fill(round(0.35 + 2 * Math.abs(eq.skew), 4)) as number[],
       benchmark_maturities: [...SURFACE_BENCHMARK_DAYS],
       vols,
       call_wings: Array(n).fill(0.7) as number[],
       put_wings: Array(n).fill(1.1) as number[],
-      skews: SURFACE_BENCHMARK_DAYS.map((d) => round(eq.skew * Math.sqrt(d / DAYS_PER_YEAR) * 1.2 + eq.skew * 0.4, 6)),
+      skews: SURFACE_BENCHMARK_DAYS.map((d) => round(1.5 * eq.skew * Math.sqrt(d / DAYS_PER_YEAR), 6)),
       reference_date: wireDate(this.asOf),
       spot_ref: eq.spot,
     };
