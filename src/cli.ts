@@ -2,6 +2,8 @@
 /**
  * `risk-portal-lab <command>`:
  *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--json]   start the simulator
+ *   run NOTEBOOK… [--param name=value]… [--out DIR] [--cell-timeout S]   execute notebooks headless
+ *   demo [--out DIR] [--cell-timeout S]                                   run every showcase notebook
  */
 import { parseArgs } from "node:util";
 
@@ -15,6 +17,16 @@ commands:
          --rows N        rows per portfolio transaction table (default 5000)
          --no-rate-limit turn the per-credential rate limit off
          --json          print exactly one JSON line {url, credentials} (for scripts)
+  run    execute notebooks headless with tslab's executor (no Jupyter needed); exits 1 when a
+         cell fails, naming the notebook, the cell and the error
+         NOTEBOOK…       one or more .ipynb files
+         -p, --param k=v set a parameter of the cell tagged "parameters" (repeatable; JSON values
+                         such as 3, true or [1,2] keep their type, anything else is a string)
+         --out DIR       where the executed .ipynb, its .html and index.html go (default out/)
+         --cell-timeout S  interrupt a cell after S seconds (default 600)
+  demo   run every notebook in notebooks/ against the embedded simulator and write out/index.html
+         --out DIR       output directory (default out/)
+         --cell-timeout S  as for run
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -24,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   if (command === "sim") return sim(rest);
+  if (command === "run") return run(rest);
+  if (command === "demo") return demo(rest);
   process.stderr.write(`risk-portal-lab: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 2;
 }
@@ -77,6 +91,57 @@ async function sim(args: string[]): Promise<number> {
   });
   await simulator.close();
   return 0;
+}
+
+async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { param: { type: "string", short: "p", multiple: true }, out: { type: "string", default: "out" }, "cell-timeout": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length === 0) throw new UsageError("run needs at least one notebook");
+  const { parseParameterValue } = await import("./notebook/params");
+  const params: Record<string, unknown> = {};
+  for (const p of values.param ?? []) {
+    const eq = p.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--param expects name=value, got ${JSON.stringify(p)}`);
+    params[p.slice(0, eq)] = parseParameterValue(p.slice(eq + 1));
+  }
+  const { runNotebooks } = await import("./notebook/batch");
+  const summary = await runNotebooks(positionals, { params, outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), ...notebookLogs() });
+  return summary.failed ? 1 : 0;
+}
+
+async function demo(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" } }, strict: true });
+  const { runDemo, demoNotebooks } = await import("./notebook/batch");
+  const files = await demoNotebooks();
+  stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless against the embedded simulator (data as of 2026-11-20)\n`);
+  const summary = await runDemo({ outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), ...notebookLogs() });
+  return summary.failed ? 1 : 0;
+}
+
+// The runner captures process.stdout/stderr while a cell runs; the CLI writes through the real ones.
+const stdout = process.stdout.write.bind(process.stdout);
+const stderr = process.stderr.write.bind(process.stderr);
+
+/** Result lines on stdout, failures on stderr, and a cell counter on an interactive stderr. */
+function notebookLogs() {
+  const tty = process.stderr.isTTY;
+  const clear = () => (tty ? stderr("\r\x1b[K") : true);
+  return {
+    log: (line: string) => (clear(), stdout(`${line}\n`)),
+    logError: (line: string) => (clear(), stderr(`${line}\n`)),
+    onCell: tty ? ({ file, index, total }: { file: string; index: number; total: number }) => stderr(`\r\x1b[K  ${file}: cell ${index}/${total}…`) : undefined,
+  };
+}
+
+function cellTimeout(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = Number(text);
+  if (!(Number.isFinite(s) && s > 0)) throw new UsageError(`--cell-timeout must be a number of seconds > 0, got ${JSON.stringify(text)}`);
+  return s * 1000;
 }
 
 function wholeNumber(text: string, flag: string): number {

@@ -8,6 +8,8 @@ import type { Simulator, SimulatorOptions } from "./sim";
 export * from "./client";
 export * as api from "./api";
 export * as vol from "./vol";
+export * as frames from "./frames";
+export * as plot from "./plot";
 export type { Simulator, SimulatorOptions, SimulatorCredentials, FaultOptions, RateLimitOptions, ReportTiming, Clock, ManualClock } from "./sim";
 
 /**
@@ -20,6 +22,8 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
 }
 
 export { manualClock } from "./sim/clock";
+export { connect, closeAllConnections, type Connection, type ConnectOptions } from "./notebook/connect";
+export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
   STRIKE_TYPE,
   REPORT_STATUSES,

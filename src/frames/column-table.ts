@@ -1,0 +1,304 @@
+/**
+ * The column-wise intermediate every adapter builds before (optionally) handing it to danfo: plain
+ * arrays, one per column, in column order. Usable on its own — a plot or the vol code can take a
+ * column without loading danfo.
+ *
+ * Missing values: `NaN` in `number` columns (JSON cannot carry NaN, so a NaN there always means the
+ * value was null or absent on the wire — danfo's convention, and arithmetic propagates it), `null` in
+ * every other kind. A value that does not fit its column's kind is never converted: the column is kept
+ * as received (`mixed`) and a warning says where.
+ */
+import { parseIsoDate } from "./iso-date";
+
+/**
+ * What a column holds:
+ * - `number`: finite numbers, `NaN` = missing
+ * - `string`: text, `null` = missing
+ * - `category`: text from a known set of levels (see `meta.categories`), `null` = missing
+ * - `boolean`: `true`/`false`, `null` = missing
+ * - `date`: `Date` (the instant; the original offset is not kept), `null` = missing
+ * - `mixed`: values as received (e.g. numbers and text), `null` = missing — see `meta.warnings`
+ * - `empty`: every value missing (`null`)
+ */
+export type ColumnKind = "number" | "string" | "category" | "boolean" | "date" | "mixed" | "empty";
+
+/** Facts about a table that do not fit in its columns. */
+export interface TableMeta {
+  /** Where the rows came from: the operation name (`RateAsset`) or the helper that built them. */
+  source: string;
+  /** The level list of each `category` column: known levels in their natural order, then any others seen. */
+  categories: Record<string, string[]>;
+  /** Number of missing values per column. */
+  missing: Record<string, number>;
+  /** Everything that was kept as received instead of converted, and why (one line each). */
+  warnings: string[];
+  /** Transaction tables: the layout the rows arrived in (wire-assumptions A13). */
+  shape?: TableShape;
+  /** Response fields that are not columns (`$type`, `latest_market_date`, …), as received. */
+  fields: Record<string, unknown>;
+}
+
+/** Layouts of a transaction table (A13): rows of objects, `{columns, rows}`, `{columns, data}`, `{col: [...]}`. */
+export type TableShape = "rows" | "columns+rows" | "columns+data" | "column-major" | "empty";
+
+/** Column-wise table: `data[name]` is a plain array of `rowCount` values, `kinds[name]` says what they are. */
+export interface ColumnTable {
+  /** Column names, in order (for transaction tables: the order received). */
+  columns: string[];
+  data: Record<string, unknown[]>;
+  kinds: Record<string, ColumnKind>;
+  rowCount: number;
+  meta: TableMeta;
+}
+
+/** What an adapter expects of a column; `auto` infers it from the values. */
+export type ColumnHint = "auto" | "number" | "string" | "boolean" | "date" | "category";
+
+export interface FinishOptions {
+  /** What the adapter expects (default `auto`: infer). */
+  hint?: ColumnHint;
+  /** `raw` is the caller's scratch array and may be rewritten in place (default false: copy first). */
+  owned?: boolean;
+  /** Known category levels, in order (for `category` columns). */
+  levels?: readonly string[];
+  /** With `auto`, read a text column whose values are all ISO 8601 dates as dates (default true). */
+  detectDates?: boolean;
+}
+
+export interface FinishedColumn {
+  values: unknown[];
+  kind: ColumnKind;
+  missing: number;
+  /** The category levels, for `category` columns. */
+  levels?: string[];
+  warning?: string;
+}
+
+const MAX_PREVIEW = 40;
+
+/** `"abc"`, `12`, `{…}`: a short rendering of a value for warnings and errors. */
+export function preview(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
+  let text: string;
+  try {
+    text = typeof value === "string" ? JSON.stringify(value) : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > MAX_PREVIEW ? `${text.slice(0, MAX_PREVIEW - 1)}…` : text;
+}
+
+/**
+ * Turns the raw values of one column into its final form (see {@link ColumnKind}) in one scan, plus a
+ * conversion pass for dates. `raw` may have holes or `undefined` (a row without the field): both are
+ * missing. When `owned` is true `raw` may be rewritten in place (it is the caller's scratch array);
+ * otherwise a copy is made before anything changes.
+ */
+export function finishColumn(name: string, raw: unknown[], options: FinishOptions = {}): FinishedColumn {
+  const { hint = "auto", owned = false, levels: knownLevels = [], detectDates = true } = options;
+  const n = raw.length;
+  let numbers = 0;
+  let strings = 0;
+  let booleans = 0;
+  let dates = 0;
+  let missing = 0;
+  let others = 0;
+  let firstString = -1;
+  let firstNumber = -1;
+  let firstOther = -1;
+  for (let i = 0; i < n; i++) {
+    const v = raw[i];
+    if (v === null || v === undefined || v !== v) missing++; // v !== v: NaN, missing in a finished number column
+    else {
+      const t = typeof v;
+      if (t === "number") {
+        if (firstNumber < 0) firstNumber = i;
+        numbers++;
+      } else if (t === "string") {
+        if (firstString < 0) firstString = i;
+        strings++;
+      } else if (t === "boolean") booleans++;
+      else if (v instanceof Date) dates++;
+      else {
+        if (firstOther < 0) firstOther = i;
+        others++;
+      }
+    }
+  }
+  const present = n - missing;
+
+  if (present === 0) {
+    return { values: missingAs(raw, null, owned, missing), kind: "empty", missing };
+  }
+  if (numbers === present && hint !== "string" && hint !== "category" && hint !== "date" && hint !== "boolean") {
+    return { values: missingAs(raw, NaN, owned, missing), kind: "number", missing };
+  }
+  if (booleans === present && (hint === "auto" || hint === "boolean")) {
+    return { values: missingAs(raw, null, owned, missing), kind: "boolean", missing };
+  }
+  if (dates === present && (hint === "auto" || hint === "date")) {
+    return { values: missingAs(raw, null, owned, missing), kind: "date", missing };
+  }
+  if (strings === present && hint !== "number" && hint !== "boolean") {
+    if (hint === "category") {
+      const values = missingAs(raw, null, owned, missing) as (string | null)[];
+      return { values, kind: "category", missing, levels: levelsOf(values, knownLevels) };
+    }
+    if (hint === "date" || (hint === "auto" && detectDates && isDateText(raw[firstString] as string))) {
+      const converted = toDates(raw);
+      if (converted.bad < 0) return { values: converted.values, kind: "date", missing };
+      const warning = `column "${name}": value at row ${converted.bad} (${preview(raw[converted.bad])}) is not an ISO 8601 date${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
+      return { values: missingAs(raw, null, owned, missing), kind: "string", missing, warning };
+    }
+    return { values: missingAs(raw, null, owned, missing), kind: "string", missing };
+  }
+
+  // Mixed, or not what the adapter expected: keep every value as received and say so.
+  const values = missingAs(raw, null, owned, missing);
+  return { values, kind: "mixed", missing, warning: mixedWarning(name, hint, { numbers, strings, booleans, dates, others }, { firstString, firstNumber, firstOther }, raw) };
+}
+
+function mixedWarning(
+  name: string,
+  hint: ColumnHint,
+  counts: { numbers: number; strings: number; booleans: number; dates: number; others: number },
+  first: { firstString: number; firstNumber: number; firstOther: number },
+  raw: unknown[],
+): string {
+  const parts: string[] = [];
+  if (counts.numbers) parts.push(`${counts.numbers} number${counts.numbers > 1 ? "s" : ""}`);
+  if (counts.strings) parts.push(`${counts.strings} text value${counts.strings > 1 ? "s" : ""}`);
+  if (counts.booleans) parts.push(`${counts.booleans} boolean${counts.booleans > 1 ? "s" : ""}`);
+  if (counts.dates) parts.push(`${counts.dates} date${counts.dates > 1 ? "s" : ""}`);
+  if (counts.others) parts.push(`${counts.others} object${counts.others > 1 ? "s" : ""}/array${counts.others > 1 ? "s" : ""}`);
+  // Point at the value that breaks the expectation: text in a number column, else the first odd one.
+  let at = first.firstOther;
+  if (hint === "number" || (counts.numbers > counts.strings && first.firstString >= 0)) at = first.firstString >= 0 ? first.firstString : at;
+  else if (at < 0) at = first.firstNumber >= 0 && counts.strings >= counts.numbers ? first.firstNumber : first.firstString;
+  const expected = hint === "auto" ? "" : ` (expected ${hint})`;
+  const where = at >= 0 ? `, e.g. row ${at}: ${preview(raw[at])}` : "";
+  return `column "${name}"${expected} holds ${parts.join(", ")}${where}; kept as received, nothing converted`;
+}
+
+/** True when the text reads as an ISO date (checked on a column's first value before converting it all). */
+function isDateText(text: string): boolean {
+  return !Number.isNaN(parseIsoDate(text));
+}
+
+/** Every string → Date (missing → null); `bad` is the row of the first non-date string, or -1. */
+function toDates(raw: unknown[]): { values: (Date | null)[]; bad: number } {
+  const n = raw.length;
+  const values = new Array<Date | null>(n);
+  for (let i = 0; i < n; i++) {
+    const v = raw[i];
+    if (v === null || v === undefined) {
+      values[i] = null;
+      continue;
+    }
+    const ms = parseIsoDate(v as string);
+    if (ms !== ms) return { values, bad: i }; // NaN
+    values[i] = new Date(ms);
+  }
+  return { values, bad: -1 };
+}
+
+/** The array with every missing value (hole, undefined, null) replaced by `fill`. */
+function missingAs(raw: unknown[], fill: unknown, owned: boolean, missing: number): unknown[] {
+  const n = raw.length;
+  if (missing === 0 && owned) return raw;
+  const out = owned ? raw : new Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = raw[i];
+    out[i] = v === null || v === undefined || v !== v ? fill : v;
+  }
+  return out;
+}
+
+/** Known levels first (in their order), then other values in the order they first appear. */
+export function levelsOf(values: readonly (string | null)[], known: readonly string[]): string[] {
+  const levels = [...known];
+  const seen = new Set(levels);
+  for (const v of values) {
+    if (v !== null && !seen.has(v)) {
+      seen.add(v);
+      levels.push(v);
+    }
+  }
+  return levels;
+}
+
+/** A table with no rows (and the given columns, all `empty`). */
+export function emptyTable(source: string, columns: readonly string[] = [], fields: Record<string, unknown> = {}): ColumnTable {
+  const data: Record<string, unknown[]> = {};
+  const kinds: Record<string, ColumnKind> = {};
+  const missing: Record<string, number> = {};
+  for (const c of columns) {
+    data[c] = [];
+    kinds[c] = "empty";
+    missing[c] = 0;
+  }
+  return { columns: [...columns], data, kinds, rowCount: 0, meta: { source, categories: {}, missing, warnings: [], fields } };
+}
+
+/** A table builder: add finished columns in order, then `build()`. */
+export class TableBuilder {
+  readonly #columns: string[] = [];
+  readonly #data: Record<string, unknown[]> = {};
+  readonly #kinds: Record<string, ColumnKind> = {};
+  readonly #meta: TableMeta;
+
+  constructor(
+    readonly rowCount: number,
+    source: string,
+    fields: Record<string, unknown> = {},
+  ) {
+    this.#meta = { source, categories: {}, missing: {}, warnings: [], fields };
+  }
+
+  /** Adds a column from raw values (see {@link finishColumn}). */
+  add(name: string, raw: unknown[], options: FinishOptions = {}): this {
+    if (raw.length !== this.rowCount) throw new Error(`column "${name}" has ${raw.length} values, the table has ${this.rowCount} rows`);
+    return this.addFinished(name, finishColumn(name, raw, options));
+  }
+
+  /** Adds a column that is already in its final form. */
+  addFinished(name: string, column: FinishedColumn): this {
+    if (name in this.#data) throw new Error(`duplicate column "${name}"`);
+    this.#columns.push(name);
+    this.#data[name] = column.values;
+    this.#kinds[name] = column.kind;
+    this.#meta.missing[name] = column.missing;
+    if (column.levels) this.#meta.categories[name] = column.levels;
+    if (column.warning) this.#meta.warnings.push(column.warning);
+    return this;
+  }
+
+  warn(message: string): this {
+    this.#meta.warnings.push(message);
+    return this;
+  }
+
+  has(name: string): boolean {
+    return name in this.#data;
+  }
+
+  build(): ColumnTable {
+    return { columns: this.#columns, data: this.#data, kinds: this.#kinds, rowCount: this.rowCount, meta: this.#meta };
+  }
+}
+
+/** The values of a column; throws naming the table's columns when there is no such column. */
+export function valuesOf(table: ColumnTable, name: string): unknown[] {
+  const values = table.data[name];
+  if (!values) throw new Error(`no column "${name}"; the table has ${table.columns.map((c) => `"${c}"`).join(", ") || "no columns"}`);
+  return values;
+}
+
+/** The values of a `number` column (`NaN` = missing), e.g. for a plot; throws when the column is not numeric. */
+export function numbersOf(table: ColumnTable, name: string): number[] {
+  const values = valuesOf(table, name);
+  const kind = table.kinds[name];
+  if (kind !== "number" && kind !== "empty") throw new Error(`column "${name}" is ${kind}, not number`);
+  return kind === "empty" ? values.map(() => NaN) : (values as number[]);
+}

@@ -1,0 +1,41 @@
+/** Stacks column tables (the batch helpers' one long frame from many responses). */
+import { levelsOf, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
+
+/** The hint that keeps a column's kind when its parts are stacked (auto when the parts disagree). */
+function hintFor(kinds: ColumnKind[]): ColumnHint {
+  const present = kinds.filter((k) => k !== "empty");
+  if (present.length === 0) return "auto";
+  const first = present[0]!;
+  if (first === "mixed" || !present.every((k) => k === first)) return "auto";
+  return first as Exclude<ColumnKind, "mixed" | "empty">;
+}
+
+/**
+ * The tables one under another: columns are the union in first-seen order, a column a table lacks is
+ * missing in its rows, kinds and category levels carry over, warnings are concatenated.
+ */
+export function concatColumns(tables: readonly ColumnTable[], source: string): ColumnTable {
+  const names: string[] = [];
+  for (const t of tables) for (const c of t.columns) if (!names.includes(c)) names.push(c);
+  const n = tables.reduce((sum, t) => sum + t.rowCount, 0);
+  const builder = new TableBuilder(n, source);
+  for (const t of tables) for (const w of t.meta.warnings) builder.warn(w);
+  for (const name of names) {
+    const raw = new Array<unknown>(n);
+    let at = 0;
+    const kinds: ColumnKind[] = [];
+    let known: string[] = [];
+    for (const t of tables) {
+      const values = t.data[name];
+      if (values) {
+        kinds.push(t.kinds[name]!);
+        for (let i = 0; i < t.rowCount; i++) raw[at + i] = values[i];
+        if (t.meta.categories[name]) known = levelsOf(t.meta.categories[name]!, known);
+      }
+      at += t.rowCount;
+    }
+    const hint = hintFor(kinds);
+    builder.add(name, raw, { hint, owned: true, levels: known, detectDates: false });
+  }
+  return builder.build();
+}

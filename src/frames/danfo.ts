@@ -1,0 +1,180 @@
+/**
+ * The one place danfo is loaded (lazily, on first use: importing the package must not load danfo or
+ * tensorflow) and the one place a {@link ColumnTable} becomes a danfo DataFrame.
+ *
+ * How danfo holds our values (danfojs-node 1.2):
+ * - dtypes are labels: `float32` columns keep JavaScript doubles (Series arithmetic is exact in double
+ *   precision; only frame-wide tensor operations such as `df.add(1)` go through float32 tensors).
+ * - `datetime` columns hold `Date` objects untouched. danfo's own inference would call a column of
+ *   Dates and nulls `float32`, so dtypes are always passed explicitly.
+ * - missing values: `NaN` in `float32` columns (`null + 1` would be `1` in danfo's Series arithmetic;
+ *   `NaN + 1` stays missing), `null` elsewhere; `isNa()`, `dropNa()` and `fillNa()` see both.
+ * - there is no categorical dtype: category columns are `string` columns, and their levels are in
+ *   {@link frameInfo}`(df).categories`.
+ */
+import type { DataFrame } from "danfojs-node";
+import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "./column-table";
+
+type Danfo = typeof import("danfojs-node");
+
+let danfo: Danfo | undefined;
+
+/**
+ * danfojs-node, loaded on first call (about 2 s: it brings tensorflow.js) and cached. Every adapter that
+ * returns a DataFrame calls this; the `…Columns` twins never do.
+ */
+export function loadDanfo(): Danfo {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  danfo ??= require("danfojs-node") as Danfo;
+  return danfo;
+}
+
+/** danfo's dtype for each column kind. */
+export const DTYPE_OF_KIND: Record<ColumnKind, string> = {
+  number: "float32",
+  string: "string",
+  category: "string",
+  boolean: "boolean",
+  date: "datetime",
+  mixed: "string",
+  empty: "float32",
+};
+
+/** What {@link frameInfo} returns: the table's meta, plus the columns renamed for danfo. */
+export interface FrameInfo extends TableMeta {
+  /** Column kinds by (frame) column name. */
+  kinds: Record<string, ColumnKind>;
+  /**
+   * Columns whose names collide with a DataFrame member (`count`, `index`, `values`, …) get a `_`
+   * suffix in the frame (`count_`), because danfo defines every column as a property of the frame and
+   * would hide the member. Maps original name → frame name. The `…Columns` table keeps the original.
+   */
+  renamed: Record<string, string>;
+}
+
+const infos = new WeakMap<object, FrameInfo>();
+
+/**
+ * The facts an adapter attached to a DataFrame it built: source operation, category levels, missing
+ * counts, warnings, response fields that are not columns, renamed columns. `undefined` for frames not
+ * built by an adapter (including frames derived from one with danfo operations).
+ */
+export function frameInfo(df: DataFrame): FrameInfo | undefined {
+  return infos.get(df);
+}
+
+interface DanfoInternals {
+  $data: unknown[];
+  $dataIncolumnFormat: unknown[][];
+  $index: number[];
+  $getColumnData(column: string, returnSeries: false): unknown[];
+  readonly shape: number[];
+}
+
+let reserved: Set<string> | undefined;
+
+/** Names a column must not take: every DataFrame member, and danfo's internal `$` fields. */
+function reservedNames(d: Danfo): Set<string> {
+  if (reserved) return reserved;
+  const names = new Set<string>(["constructor", "__proto__"]);
+  const probe = new d.DataFrame([], { columns: [] });
+  for (let o: object | null = probe; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) names.add(key);
+  }
+  reserved = names;
+  return names;
+}
+
+/**
+ * A danfo DataFrame of the table, column order kept, dtypes set from the column kinds (see the module
+ * comment for dates, missing values and categories). The frame shares the table's column arrays (no
+ * copy); treat the table as read-only afterwards. Loads danfo on first use.
+ */
+export function toDataFrame(table: ColumnTable): DataFrame {
+  const d = loadDanfo();
+  const taken = reservedNames(d);
+  const renamed: Record<string, string> = {};
+  const names: string[] = [];
+  const used = new Set<string>();
+  for (const column of table.columns) {
+    let name = column;
+    while (taken.has(name) || used.has(name)) name += "_";
+    if (name !== column) renamed[column] = name;
+    used.add(name);
+    names.push(name);
+  }
+  const kinds: Record<string, ColumnKind> = {};
+  const dtypes: string[] = [];
+  const columns: unknown[][] = [];
+  table.columns.forEach((column, j) => {
+    const kind = table.kinds[column]!;
+    kinds[names[j]!] = kind;
+    dtypes.push(DTYPE_OF_KIND[kind]);
+    const values = table.data[column]!;
+    // An all-missing column is float32 in the frame, so its missing values are NaN there too.
+    columns.push(kind === "empty" ? values.map(() => NaN) : values);
+  });
+
+  const warnings = [...table.meta.warnings];
+  for (const [from, to] of Object.entries(renamed)) warnings.push(`column "${from}" is "${to}" in the DataFrame: "${from}" is a DataFrame member`);
+  let df: DataFrame;
+  if (names.length === 0 || table.rowCount === 0) {
+    if (table.rowCount > 0) warnings.push(`${table.rowCount} rows without any field: the DataFrame is empty`);
+    df = new d.DataFrame([], { columns: names, dtypes });
+  } else {
+    df = fromColumns(d, names, dtypes, columns, table.rowCount);
+  }
+  infos.set(df, { ...table.meta, warnings, kinds, renamed });
+  return df;
+}
+
+/**
+ * Builds the frame from columns with ONE transposition. danfo's constructor transposes twice for
+ * column input (columns → rows, then rows → columns again for its column cache), which at a million rows
+ * costs about as much as everything else together. So: construct an empty frame with the columns and
+ * dtypes (danfo validates them and defines the column accessors), then set the row array, the column
+ * cache (our arrays) and the index exactly as danfo's constructor would. A self-check compares the
+ * result with what danfo reports; if this danfo version keeps its state differently, the public
+ * constructor is used instead (slower, same frame).
+ */
+function fromColumns(d: Danfo, names: string[], dtypes: string[], columns: unknown[][], n: number): DataFrame {
+  const width = columns.length;
+  const rows = new Array<unknown[]>(n);
+  for (let i = 0; i < n; i++) {
+    const row = new Array<unknown>(width);
+    for (let j = 0; j < width; j++) row[j] = columns[j]![i];
+    rows[i] = row;
+  }
+  const index = new Array<number>(n);
+  for (let i = 0; i < n; i++) index[i] = i;
+
+  const df = new d.DataFrame([], { columns: names, dtypes });
+  const internals = df as unknown as DanfoInternals;
+  if (Array.isArray(internals.$data) && Array.isArray(internals.$dataIncolumnFormat) && Array.isArray(internals.$index)) {
+    internals.$data = rows;
+    internals.$dataIncolumnFormat = columns;
+    internals.$index = index;
+    const shape = internals.shape;
+    if (shape[0] === n && shape[1] === width && internals.$getColumnData(names[0]!, false) === columns[0] && df.dtypes.length === width) return df;
+  }
+  return new d.DataFrame(rows, { columns: names, dtypes });
+}
+
+const KIND_OF_DTYPE: Record<string, ColumnKind> = { float32: "number", int32: "number", string: "string", boolean: "boolean", datetime: "date" };
+
+/**
+ * A column table from a danfo DataFrame (for helpers that take either, such as `pivotCurves`): kinds
+ * from the dtypes (checked against the values), category levels and meta from {@link frameInfo} when
+ * an adapter built the frame.
+ */
+export function fromDataFrame(df: DataFrame): ColumnTable {
+  const known = infos.get(df);
+  const builder = new TableBuilder(df.shape[0]!, known?.source ?? "DataFrame", { ...known?.fields });
+  df.columns.forEach((name, j) => {
+    const values = [...(df.column(name).values as unknown[])];
+    const kind = known?.kinds[name] ?? KIND_OF_DTYPE[df.dtypes[j]!] ?? "mixed";
+    const hint = kind === "mixed" || kind === "empty" ? "auto" : kind;
+    builder.add(name, values, { hint, owned: true, levels: known?.categories[name], detectDates: false });
+  });
+  return builder.build();
+}

@@ -1,0 +1,13 @@
+/** How a failed call of a batch is reported: the error's message (already free of secrets) and its HTTP status. */
+import { RiskPortalError } from "../client/errors";
+
+export function describeFailure(reason: unknown): { error: string; status?: number } {
+  if (reason instanceof RiskPortalError) return reason.status === undefined ? { error: reason.message } : { error: reason.message, status: reason.status };
+  if (reason instanceof Error) return { error: reason.message || reason.name };
+  return { error: String(reason) };
+}
+
+/** A date as a batch names it: an ISO string for a `Date`, else the caller's text as given. */
+export function dateText(date: string | Date): string {
+  return date instanceof Date ? (Number.isNaN(date.getTime()) ? "Invalid Date" : date.toISOString()) : String(date);
+}

@@ -1,0 +1,80 @@
+/**
+ * frames: every response as a danfo DataFrame (danfo is loaded on first use, never by importing the
+ * package), the same as plain column tables (`…Columns`, no danfo), batch helpers over many dates and
+ * currencies, and the other direction — DataFrames, arrays or CSV files to validated upload records.
+ */
+export { loadDanfo, toDataFrame, fromDataFrame, frameInfo, DTYPE_OF_KIND, type FrameInfo } from "./danfo";
+export {
+  numbersOf,
+  valuesOf,
+  emptyTable,
+  type ColumnTable,
+  type ColumnKind,
+  type ColumnHint,
+  type TableMeta,
+  type TableShape,
+} from "./column-table";
+export { parseIsoDate, toDate } from "./iso-date";
+
+// Responses → frames
+export { yieldCurve, yieldCurveColumns, YIELD_CURVE_COLUMNS, type YieldCurveOptions } from "./yield-curve";
+export { discountFactor, forwardRate, curveMeasures, DEFAULT_COMPOUNDING, type Compounding, type CurveMeasures } from "./curve-math";
+export {
+  volResults,
+  volResultsColumns,
+  volResultsWide,
+  volResultsWideColumns,
+  volGrid,
+  volGridColumns,
+  volGridWide,
+  volGridWideColumns,
+  type VolGrid,
+  type GetVolResult,
+} from "./vol";
+export {
+  transactionTable,
+  transactionTableColumns,
+  fetchTransactionTable,
+  fetchTransactionTableColumns,
+  detectTableShape,
+  TableShapeError,
+  type TransactionTableOptions,
+} from "./transaction-table";
+export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
+export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";
+export { positionEffects, positionEffectsColumns } from "./position-effects";
+export { operationOutcome, operationOutcomeColumns } from "./operation-outcome";
+export { pivot, pivotColumns, type PivotOptions } from "./pivot";
+export { concatColumns } from "./concat";
+
+// Batches
+export {
+  yieldCurves,
+  yieldCurvesColumns,
+  pivotCurves,
+  pivotCurvesColumns,
+  type YieldCurvesOptions,
+  type CurveFailure,
+  type BatchColumns,
+  type BatchFrame,
+  type PivotCurvesOptions,
+} from "./yield-curves";
+export { reportInfosByDate, reportInfosByDateColumns, type ReportInfosByDateOptions, type ReportInfosFailure } from "./report-infos-by-date";
+export {
+  findTslabDisplay,
+  notebookRenderer,
+  barRenderer,
+  progressLine,
+  progressBar,
+  type ProgressEvent,
+  type ProgressMode,
+  type ProgressOptions,
+  type ProgressRenderer,
+} from "./progress";
+export { DEFAULT_CONCURRENCY } from "./pool";
+
+// Frames / rows / CSV → upload records
+export { bondPriceRecords, uploadBondPrices, type BondPriceRecordsResult, type UploadBondPricesOptions } from "./bond-prices";
+export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResult, type UploadEquityVolCurvesOptions } from "./equity-vol-curves";
+export { RowValidationError, formatRowError, type RowError, type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
+export { parseCsv, readCsvFile, CsvError, type CsvTable, type CsvOptions } from "./csv";

@@ -1,0 +1,158 @@
+/**
+ * Progress of the batch helpers: one line that updates in place in a tslab notebook, a bar on stderr
+ * in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to the
+ * caller's `onProgress` too.
+ *
+ * Notebook detection: tslab's kernel process has loaded `tslab/dist/jupyter.js`, whose
+ * `lastWriteDisplayData` is set while a cell runs; tslab's public `newDisplay()` then writes a display
+ * entry and overwrites it in place (Jupyter's `update_display_data`). The module is looked up in
+ * `require.cache` rather than required by name, because the kernel's tslab may be a global install: a
+ * second copy from our node_modules would not be connected to the kernel.
+ */
+import path from "node:path";
+
+/** Where a batch is. */
+export interface ProgressEvent {
+  /** What is being fetched (`yield curves`). */
+  label: string;
+  /** Calls finished (succeeded or failed). */
+  done: number;
+  total: number;
+  failed: number;
+  elapsedMs: number;
+  /** The item that just finished (`EUR 2026-11-20`), when there is one. */
+  item?: string;
+  /** True on the last event. */
+  finished: boolean;
+}
+
+/** Shows progress somewhere. */
+export interface ProgressRenderer {
+  update(event: ProgressEvent): void;
+}
+
+/**
+ * `auto` (default): notebook line in tslab, bar on a terminal's stderr, else nothing. `notebook`, `bar`
+ * (stderr), `none`, or your own renderer.
+ */
+export type ProgressMode = "auto" | "notebook" | "bar" | "none" | ProgressRenderer;
+
+export interface ProgressOptions {
+  progress?: ProgressMode;
+  /** Called after every finished call (and once at the start with `done: 0`). */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** The part of tslab's `Display` used here. */
+export interface TextDisplay {
+  text(s: string): void;
+}
+
+type ModuleCache = Record<string, { exports?: unknown } | undefined>;
+const TSLAB_JUPYTER = /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/;
+
+/**
+ * A tslab display that overwrites one entry, when this process is a tslab kernel running a cell;
+ * `undefined` otherwise. `cache` and `load` are injectable for tests.
+ */
+export function findTslabDisplay(cache: ModuleCache = require.cache as ModuleCache, load: (id: string) => unknown = require): TextDisplay | undefined {
+  for (const id of Object.keys(cache)) {
+    if (!TSLAB_JUPYTER.test(id)) continue;
+    const jupyter = cache[id]?.exports as { lastWriteDisplayData?: unknown } | undefined;
+    if (typeof jupyter?.lastWriteDisplayData !== "function") continue;
+    try {
+      const tslab = load(path.join(path.dirname(id), "public.js")) as { newDisplay?: () => TextDisplay };
+      if (typeof tslab.newDisplay === "function") return tslab.newDisplay();
+    } catch {
+      // A tslab we cannot use: fall back to the terminal or nothing.
+    }
+  }
+  return undefined;
+}
+
+/** `yield curves 12/40 (30%) · 1 failed · 3.2 s`. */
+export function progressLine(e: ProgressEvent): string {
+  const pct = e.total > 0 ? Math.floor((e.done / e.total) * 100) : 100;
+  const failed = e.failed > 0 ? ` · ${e.failed} failed` : "";
+  const verb = e.finished ? " done" : "";
+  return `${e.label} ${e.done}/${e.total} (${pct}%)${failed} · ${(e.elapsedMs / 1000).toFixed(1)} s${verb}`;
+}
+
+/** `[██████░░░░░░░░░░░░░░]` of the given width. */
+export function progressBar(done: number, total: number, width = 20): string {
+  const filled = total > 0 ? Math.round((done / total) * width) : width;
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
+}
+
+/** At most one repaint per `intervalMs`; the last event is always shown. */
+function throttled(paint: (e: ProgressEvent) => void, intervalMs: number): ProgressRenderer {
+  let last = -Infinity;
+  return {
+    update(e) {
+      const now = performance.now();
+      if (!e.finished && now - last < intervalMs) return;
+      last = now;
+      paint(e);
+    },
+  };
+}
+
+/** One line in a notebook, overwritten in place. */
+export function notebookRenderer(display: TextDisplay, intervalMs = 100): ProgressRenderer {
+  return throttled((e) => display.text(progressLine(e)), intervalMs);
+}
+
+/** A bar on a terminal stream (stderr), redrawn with `\r`, ended with a newline. */
+export function barRenderer(stream: NodeJS.WriteStream = process.stderr, intervalMs = 50): ProgressRenderer {
+  return throttled((e) => {
+    const line = `${progressBar(e.done, e.total)} ${progressLine(e)}`;
+    const width = stream.columns && stream.columns > 10 ? stream.columns - 1 : line.length;
+    stream.write(`\r${line.slice(0, width).padEnd(Math.min(width, line.length))}\x1b[K${e.finished ? "\n" : ""}`);
+  }, intervalMs);
+}
+
+const NONE: ProgressRenderer = { update() {} };
+
+/** The renderer for a mode (see {@link ProgressMode}). */
+export function resolveRenderer(mode: ProgressMode = "auto"): ProgressRenderer {
+  if (typeof mode === "object") return mode;
+  if (mode === "none") return NONE;
+  if (mode === "bar") return barRenderer();
+  const display = findTslabDisplay();
+  if (mode === "notebook") return display ? notebookRenderer(display) : NONE;
+  if (display) return notebookRenderer(display);
+  return process.stderr.isTTY ? barRenderer() : NONE;
+}
+
+/** Tracks a batch and reports it to the renderer and the caller's callback. */
+export class ProgressTracker {
+  readonly #renderer: ProgressRenderer;
+  readonly #onProgress?: (event: ProgressEvent) => void;
+  readonly #started = performance.now();
+  #done = 0;
+  #failed = 0;
+
+  constructor(
+    readonly label: string,
+    readonly total: number,
+    options: ProgressOptions = {},
+  ) {
+    this.#renderer = resolveRenderer(options.progress);
+    this.#onProgress = options.onProgress;
+    this.#emit(undefined, total === 0);
+  }
+
+  /** One call finished. */
+  step(item: string, ok: boolean): void {
+    this.#done++;
+    if (!ok) this.#failed++;
+    this.#emit(item, this.#done >= this.total);
+  }
+
+  #emit(item: string | undefined, finished: boolean): void {
+    const event: ProgressEvent = { label: this.label, done: this.#done, total: this.total, failed: this.#failed, elapsedMs: performance.now() - this.#started, finished };
+    if (item !== undefined) event.item = item;
+    this.#renderer.update(event);
+    this.#onProgress?.(event);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Report infos across many pricing dates: one `GetReportInfos` call per date with bounded concurrency,
+ * one long frame, the failed dates beside it.
+ */
+import type { CallOptions } from "../client/pipeline";
+import type { RiskPortalClient } from "../client/client";
+import type { PORTFOLIO_TYPES } from "../api/assumptions";
+import { emptyTable, type ColumnTable } from "./column-table";
+import { concatColumns } from "./concat";
+import { toDataFrame } from "./danfo";
+import { dateText, describeFailure } from "./failure";
+import { checkConcurrency, settleBounded } from "./pool";
+import { ProgressTracker, type ProgressOptions } from "./progress";
+import { REPORT_INFO_FIELDS, reportInfosColumns } from "./reports";
+import type { BatchColumns, BatchFrame } from "./yield-curves";
+
+export interface ReportInfosByDateOptions extends ProgressOptions {
+  /** Pricing dates: `Date`s, ISO date-times with an offset, or `YYYY-MM-DD`. */
+  pricingDates: readonly (string | Date)[];
+  /** Portfolios to include; empty or absent means all. */
+  portfolio_names?: readonly string[];
+  portfolio_type?: (typeof PORTFOLIO_TYPES)[number];
+  /** Calls in flight at once. Default 4. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Per-call options (`timeoutMs`, `retry`, `headers`). */
+  call?: Omit<CallOptions, "signal" | "throwOnFailure">;
+}
+
+/** A pricing date whose report infos could not be fetched, and why. */
+export interface ReportInfosFailure {
+  pricing_date: string;
+  error: string;
+  status?: number;
+}
+
+/** Report infos of every pricing date as one long column table (dates in the order given), failures beside it. */
+export async function reportInfosByDateColumns(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchColumns<ReportInfosFailure>> {
+  const { pricingDates } = options;
+  if (!Array.isArray(pricingDates) || pricingDates.length === 0) throw new TypeError("pricingDates must be a non-empty array, e.g. [\"2026-11-19\", \"2026-11-20\"]");
+  const limit = checkConcurrency(options.concurrency);
+  const tracker = new ProgressTracker("report infos", pricingDates.length, options);
+
+  const settled = await settleBounded(
+    pricingDates,
+    limit,
+    async (pricing_date) => {
+      try {
+        const request = {
+          pricing_date,
+          portfolio_names: [...(options.portfolio_names ?? [])],
+          ...(options.portfolio_type ? { portfolio_type: options.portfolio_type } : {}),
+        };
+        const table = reportInfosColumns(await rp.report.infos(request, { ...options.call, signal: options.signal }));
+        tracker.step(dateText(pricing_date), true);
+        return table;
+      } catch (error) {
+        tracker.step(dateText(pricing_date), false);
+        throw error;
+      }
+    },
+    options.signal,
+  );
+
+  const tables: ColumnTable[] = [];
+  const failures: ReportInfosFailure[] = [];
+  settled.forEach((result, i) => {
+    if (result.status === "fulfilled") tables.push(result.value);
+    else failures.push({ pricing_date: dateText(pricingDates[i]!), ...describeFailure(result.reason) });
+  });
+  // With every call failed, the frame still has the report-info columns (and no rows).
+  const table = tables.length > 0 ? concatColumns(tables, "GetReportInfos") : emptyTable("GetReportInfos", REPORT_INFO_FIELDS.map((f) => f.name));
+  return { table, failures };
+}
+
+/**
+ * Report infos of every pricing date as one long danfo DataFrame, failures beside it.
+ *
+ * ```ts
+ * const { frame, failures } = await frames.reportInfosByDate(rp, { pricingDates: ["2026-11-18", "2026-11-19", "2026-11-20"] });
+ * ```
+ */
+export async function reportInfosByDate(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchFrame<ReportInfosFailure>> {
+  const { table, failures } = await reportInfosByDateColumns(rp, options);
+  return { frame: toDataFrame(table), failures };
+}

@@ -1,0 +1,362 @@
+/**
+ * Transaction tables (operation 12) as frames. The wire shape is not published (wire-assumptions A13),
+ * so the layout is inferred: rows of objects (the expected one), `{columns, rows}`, `{columns, data}`,
+ * or column-major `{col: [...]}`. Columns are the union over all rows, in the order first seen; ISO
+ * dates become `Date`, numbers stay numbers, nulls stay missing, anything that does not fit is kept as
+ * received (with a warning). An empty table is an empty frame.
+ *
+ * Built for size: one pass over the rows fills one scratch array per column, then each column is
+ * finished in one scan (plus one conversion pass for date columns).
+ */
+import type { DataFrame } from "danfojs-node";
+import { z } from "zod";
+import { isRecord, defineOperation } from "../api/operation";
+import { getTransactionTable, type TransactionTableRequest } from "../api/position";
+import type { CallOptions } from "../client/pipeline";
+import type { RiskPortalClient } from "../client/client";
+import { emptyTable, finishColumn, preview, TableBuilder, type ColumnTable, type FinishedColumn, type TableShape } from "./column-table";
+import { toDataFrame } from "./danfo";
+import { parseIsoDate } from "./iso-date";
+
+export interface TransactionTableOptions {
+  /**
+   * `parse` (default): a text column whose values are all ISO 8601 dates becomes `Date`s (a date-time
+   * without offset is read as UTC). `keep`: dates stay text (faster on very large tables).
+   */
+  dates?: "parse" | "keep";
+}
+
+/** The transaction table's layout is none of the four known ones (A13). */
+export class TableShapeError extends Error {
+  override name = "TableShapeError";
+}
+
+const SOURCE = "GetTransactionTable";
+/** Names a `{columns: [...]}` entry may carry its column name under (.NET DataTable serialisers differ). */
+const COLUMN_NAME_KEYS = ["name", "ColumnName", "column_name", "columnName", "field", "id"] as const;
+const SHAPES_HELP = "rows of objects [{col: value}], {columns, rows}, {columns, data}, or column-major {col: [values]}";
+
+/** One collected column: raw values still to be finished, or already finished (dates read directly). */
+interface CollectedColumn {
+  name: string;
+  raw?: unknown[];
+  done?: FinishedColumn;
+}
+
+/** What a collector found: the columns in first-seen order, and what it had to say. */
+interface Collected {
+  columns: CollectedColumn[];
+  warnings: string[];
+}
+
+/**
+ * The transaction table as a column table (no danfo). Takes the `GetTransactionTable` response or its
+ * `data_table`; the response's other fields go to `meta.fields`.
+ */
+export function transactionTableColumns(input: unknown, options: TransactionTableOptions = {}): ColumnTable {
+  return buildTransactionTable(input, options, false);
+}
+
+/**
+ * The transaction table as a danfo DataFrame (see {@link transactionTableColumns}).
+ *
+ * ```ts
+ * const df = frames.transactionTable(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
+ * ```
+ */
+export function transactionTable(input: unknown, options: TransactionTableOptions = {}): DataFrame {
+  return toDataFrame(transactionTableColumns(input, options));
+}
+
+/** The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones. */
+export function detectTableShape(dataTable: unknown): TableShape {
+  if (dataTable === null || dataTable === undefined) return "empty";
+  if (Array.isArray(dataTable)) return dataTable.length === 0 ? "empty" : "rows";
+  if (!isRecord(dataTable)) throw new TableShapeError(`data_table is ${typeof dataTable}; expected ${SHAPES_HELP}`);
+  const keys = Object.keys(dataTable);
+  if (keys.length === 0) return "empty";
+  const columns = pick(dataTable, "columns");
+  if (Array.isArray(columns)) {
+    if (Array.isArray(pick(dataTable, "rows"))) return "columns+rows";
+    if (Array.isArray(pick(dataTable, "data"))) return "columns+data";
+  }
+  const notArray = keys.find((k) => !k.startsWith("$") && !Array.isArray(dataTable[k]));
+  if (notArray !== undefined) {
+    throw new TableShapeError(`data_table is an object whose field "${notArray}" is not an array (${preview(dataTable[notArray])}); expected ${SHAPES_HELP}`);
+  }
+  return "column-major";
+}
+
+/** `rows`, `Rows` or `ROWS`: .NET serialisers capitalise. */
+function pick(obj: Record<string, unknown>, key: string): unknown {
+  if (key in obj) return obj[key];
+  const capital = key[0]!.toUpperCase() + key.slice(1);
+  if (capital in obj) return obj[capital];
+  return obj[key.toUpperCase()];
+}
+
+function buildTransactionTable(input: unknown, options: TransactionTableOptions, consume: boolean): ColumnTable {
+  let dataTable: unknown = input;
+  let fields: Record<string, unknown> = {};
+  if (isRecord(input) && "data_table" in input) {
+    const { data_table, ...rest } = input;
+    dataTable = data_table;
+    fields = rest;
+  }
+  const shape = detectTableShape(dataTable);
+  if (shape === "empty") {
+    const empty = emptyTable(SOURCE, [], fields);
+    empty.meta.shape = shape;
+    return empty;
+  }
+
+  const detectDates = options.dates !== "keep";
+  let collected: Collected;
+  let rowCount: number;
+  let rows: unknown[] | undefined;
+  if (shape === "rows") {
+    rows = dataTable as unknown[];
+    rowCount = rows.length;
+    collected = collectObjectRows(rows, [], detectDates);
+  } else if (shape === "column-major") {
+    const record = dataTable as Record<string, unknown>;
+    const names = Object.keys(record).filter((k) => Array.isArray(record[k]));
+    rowCount = Math.max(0, ...names.map((k) => (record[k] as unknown[]).length));
+    const warnings: string[] = [];
+    const columns = names.map((name): CollectedColumn => {
+      const values = record[name] as unknown[];
+      if (values.length === rowCount) return { name, raw: values };
+      warnings.push(`column "${name}" has ${values.length} values, others have ${rowCount}; the rest are missing`);
+      const padded = values.slice();
+      padded.length = rowCount;
+      return { name, raw: padded };
+    });
+    collected = { columns, warnings };
+  } else {
+    const record = dataTable as Record<string, unknown>;
+    const declared = columnNames(pick(record, "columns") as unknown[]);
+    rows = pick(record, shape === "columns+rows" ? "rows" : "data") as unknown[];
+    rowCount = rows.length;
+    collected = rows.length > 0 && rows.every((r) => Array.isArray(r)) ? collectArrayRows(rows as unknown[][], declared) : collectObjectRows(rows, declared, detectDates);
+  }
+  // The rows are no longer needed once their cells are in columns: when the caller hands them over
+  // (the fetch path), release them before anything else is allocated.
+  if (consume && rows) {
+    rows.length = 0;
+    if (isRecord(input) && "data_table" in input) input.data_table = undefined;
+  }
+
+  // Column-major input arrays belong to the caller: finishColumn copies them before changing anything.
+  const owned = shape !== "column-major";
+  const builder = new TableBuilder(rowCount, SOURCE, fields);
+  for (const w of collected.warnings) builder.warn(w);
+  for (const column of collected.columns) {
+    const done = column.done ?? finishColumn(column.name, column.raw!, { owned, detectDates });
+    column.raw = undefined; // let the scratch array go as soon as its column is finished
+    builder.addFinished(column.name, done);
+  }
+  const table = builder.build();
+  table.meta.shape = shape;
+  return table;
+}
+
+/** Column names from `{columns: [...]}`: strings, or objects naming the column (`{name}`, `{ColumnName}`, …). */
+function columnNames(columns: unknown[]): string[] {
+  return columns.map((c, j) => {
+    if (typeof c === "string") return c;
+    if (isRecord(c)) {
+      for (const key of COLUMN_NAME_KEYS) if (typeof c[key] === "string") return c[key] as string;
+    }
+    throw new TableShapeError(`data_table.columns[${j}] is ${preview(c)}; expected a column name or an object with one of ${COLUMN_NAME_KEYS.join(", ")}`);
+  });
+}
+
+/**
+ * Rows of objects, read column by column: for rows from one serialiser (same keys, same order) a
+ * column loop does one monomorphic property load per cell, about twice as fast as walking each row's
+ * keys. A first pass counts each row's keys (cheap: V8 caches an object's key list); a row whose count
+ * differs from the first row's — or that lacks a key it should have — is "irregular" and its keys are
+ * walked afterwards, so fields that only some rows carry still get their column (the union, in the
+ * order first seen). A text column whose first value is an ISO date is converted while it is read.
+ */
+function collectObjectRows(rows: unknown[], declared: string[], detectDates: boolean): Collected {
+  const n = rows.length;
+  const warnings: string[] = [];
+  // Non-object rows (null, numbers, arrays) read as rows without fields.
+  let view = rows as Record<string, unknown>[];
+  let notObjects = 0;
+  let firstNotObject = -1;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i];
+    if (row === null || typeof row !== "object" || Array.isArray(row)) {
+      if (firstNotObject < 0) firstNotObject = i;
+      notObjects++;
+    }
+  }
+  if (notObjects > 0) {
+    warnings.push(`${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`);
+    view = rows.map((r) => (r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>)));
+  }
+
+  const names: string[] = [];
+  const index = new Map<string, number>();
+  const addName = (key: string) => {
+    if (!index.has(key)) {
+      index.set(key, names.length);
+      names.push(key);
+    }
+  };
+  for (const name of declared) addName(name);
+  // The reference row: the first with any field.
+  let first: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    let any = false;
+    for (const _key in view[i]) {
+      any = true;
+      break;
+    }
+    if (any) {
+      first = view[i]!;
+      break;
+    }
+  }
+  let expected = 0;
+  for (const key in first) {
+    addName(key);
+    expected++;
+  }
+
+  const irregular = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    let count = 0;
+    for (const _key in view[i]) count++;
+    if (count !== expected) irregular[i] = 1;
+  }
+
+  const columns: CollectedColumn[] = [];
+  const regularNames = names.length;
+  for (let j = 0; j < regularNames; j++) {
+    const key = names[j]!;
+    const dates = detectDates ? readDateColumn(view, key, irregular) : undefined;
+    columns.push(dates ? { name: key, done: { values: dates.values, kind: dates.present > 0 ? "date" : "empty", missing: n - dates.present } } : { name: key, raw: readColumn(view, key, irregular) });
+  }
+
+  // Irregular rows: walk their keys for fields the first row did not have.
+  const extra = new Map<string, unknown[]>();
+  for (let i = 0; i < n; i++) {
+    if (!irregular[i]) continue;
+    const row = view[i]!;
+    for (const key in row) {
+      if (index.has(key) && index.get(key)! < regularNames) continue;
+      let raw = extra.get(key);
+      if (!raw) {
+        raw = new Array(n);
+        extra.set(key, raw);
+        addName(key);
+      }
+      raw[i] = row[key];
+    }
+  }
+  for (const [name, raw] of extra) columns.push({ name, raw });
+  return { columns, warnings };
+}
+
+/**
+ * One column's raw values. A missing key in a row that has as many keys as the first row means it has
+ * some other key instead: that row is marked irregular so its keys get walked.
+ */
+function readColumn(rows: Record<string, unknown>[], key: string, irregular: Uint8Array): unknown[] {
+  const n = rows.length;
+  const out = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    const v = row[key];
+    if (v === undefined && !irregular[i] && !(key in row)) irregular[i] = 1;
+    out[i] = v;
+  }
+  return out;
+}
+
+/**
+ * One column read straight into Dates, when its first present value is an ISO date string; `undefined`
+ * (nothing kept) as soon as a value is not one — the column is then read as it is and finished
+ * normally, which reports the value that broke the pattern.
+ */
+function readDateColumn(rows: Record<string, unknown>[], key: string, irregular: Uint8Array): { values: (Date | null)[]; present: number } | undefined {
+  const n = rows.length;
+  let start = 0;
+  while (start < n && (rows[start]![key] === null || rows[start]![key] === undefined)) start++;
+  const probe = start < n ? rows[start]![key] : undefined;
+  if (typeof probe !== "string" || Number.isNaN(parseIsoDate(probe))) return undefined;
+  const out = new Array<Date | null>(n);
+  let present = 0;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    const v = row[key];
+    if (typeof v === "string") {
+      const ms = parseIsoDate(v);
+      if (ms !== ms) return undefined; // NaN: not a date
+      out[i] = new Date(ms);
+      present++;
+    } else if (v === null || v === undefined) {
+      if (v === undefined && !irregular[i] && !(key in row)) irregular[i] = 1;
+      out[i] = null;
+    } else {
+      return undefined;
+    }
+  }
+  return { values: out, present };
+}
+
+/** Positional rows (`{columns, rows: [[…], …]}`), read column by column; cells beyond the declared columns are reported. */
+function collectArrayRows(rows: unknown[][], declared: string[]): Collected {
+  const n = rows.length;
+  const width = declared.length;
+  let longer = 0;
+  for (let i = 0; i < n; i++) if (rows[i]!.length > width) longer++;
+  const columns = declared.map((name, j): CollectedColumn => {
+    const raw = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) raw[i] = rows[i]![j];
+    return { name, raw };
+  });
+  const warnings = longer > 0 ? [`${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`] : [];
+  return { columns, warnings };
+}
+
+/** `GetTransactionTable` with a response check that does not copy the table (the pipeline's schema copies arrays). */
+const leanTransactionTable = defineOperation({
+  ...getTransactionTable,
+  response: z.custom<{ data_table: unknown }>((v) => isRecord(v) && "data_table" in v, { error: "expected an object with a data_table field" }),
+});
+
+/**
+ * Fetches a transaction table and returns its column table, holding the payload once: the response is
+ * checked without copying, and each row object is released as soon as its cells are in the columns, so
+ * the parsed rows and the finished columns are never both complete in memory. Same request, retries,
+ * auth and errors as `rp.position.transactionTable`.
+ */
+export async function fetchTransactionTableColumns(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  options: TransactionTableOptions & CallOptions = {},
+): Promise<ColumnTable> {
+  const { dates, ...callOptions } = options;
+  const response = await rp.request(leanTransactionTable, request, callOptions);
+  return buildTransactionTable(response, { dates }, true);
+}
+
+/**
+ * {@link fetchTransactionTableColumns} as a danfo DataFrame: the lean end-to-end path (HTTP → parse →
+ * frame) for large tables.
+ *
+ * ```ts
+ * const df = await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" });
+ * ```
+ */
+export async function fetchTransactionTable(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  options: TransactionTableOptions & CallOptions = {},
+): Promise<DataFrame> {
+  return toDataFrame(await fetchTransactionTableColumns(rp, request, options));
+}

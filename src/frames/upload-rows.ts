@@ -1,0 +1,210 @@
+/**
+ * The upload direction's common part: a source (a danfo DataFrame, an array of objects, CSV text or a
+ * CSV file) → rows keyed by wire field, with row numbers for errors; text cells converted to the type a
+ * field needs (strictly: `"abc"` stays text, and the wire schema then says why it is wrong); zod issues
+ * → `row 7: traded_price: expected number, got "abc"`.
+ */
+import type { z } from "zod";
+import { formatPath } from "../api/operation";
+import { RequestValidationError } from "../client/errors";
+import { preview } from "./column-table";
+import { CsvError, parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
+
+/** Anything with danfo's `columns` and row-major `values` (a danfo DataFrame). */
+export interface DataFrameLike {
+  columns: string[];
+  values: unknown;
+}
+
+/**
+ * Where upload rows come from: a danfo DataFrame, an array of objects, `{ csv: text }` or
+ * `{ csvFile: path }` (with an optional `delimiter`).
+ */
+export type RowSource = DataFrameLike | readonly Record<string, unknown>[] | ({ csv: string } & CsvOptions) | ({ csvFile: string } & CsvOptions);
+
+/** One problem with the input, located by row. */
+export interface RowError {
+  /** 0-based position of the row (array index, DataFrame position, CSV data record); `null` for the whole table. */
+  row: number | null;
+  /** CSV only: the line in the file where the row starts (the header is line 1 in a plain file). */
+  line?: number;
+  /** The wire field (`traded_price`, `bond_identifier.code`), when one field is at fault. */
+  field?: string;
+  message: string;
+}
+
+/** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
+export function formatRowError(e: RowError): string {
+  const where = e.row === null ? (e.line !== undefined ? `line ${e.line}` : "table") : e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
+  return `${where}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
+}
+
+/**
+ * Invalid upload rows: nothing was sent. `rows` lists every problem (all rows are checked, not just
+ * the first bad one); `issues` has the same as field issues (`[7].traded_price`).
+ */
+export class RowValidationError extends RequestValidationError {
+  constructor(
+    operation: string,
+    readonly rows: readonly RowError[],
+  ) {
+    const shown = rows.slice(0, 10).map(formatRowError);
+    if (rows.length > 10) shown.push(`… and ${rows.length - 10} more`);
+    const count = new Set(rows.map((r) => r.row)).size;
+    super(
+      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}`,
+      { operation },
+      rows.map((r) => ({ path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`, message: r.message })),
+    );
+  }
+}
+
+/** Rows read from a source, keyed by normalised column name. */
+export interface SourceRows {
+  rows: Record<string, unknown>[];
+  /** CSV: the line each row starts on, and the header's. */
+  lines?: number[];
+  headerLine?: number;
+  /** Column names as normalised (for the unknown-column check). */
+  columns: string[];
+  /** Problems found while reading (a CSV row with the wrong number of cells). */
+  errors: RowError[];
+  /** Rows that could not be read at all (their errors are in `errors`). */
+  unreadable: Set<number>;
+}
+
+/** `Traded Price` → `traded_price`: header cells and keys are trimmed, lower-cased, spaces and `-` → `_`. */
+export function normaliseName(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s-]+/g, "_");
+}
+
+function isDataFrameLike(source: unknown): source is DataFrameLike {
+  return typeof source === "object" && source !== null && !Array.isArray(source) && Array.isArray((source as DataFrameLike).columns) && Array.isArray((source as DataFrameLike).values);
+}
+
+/** Reads any {@link RowSource} into rows. */
+export function readRows(source: RowSource): SourceRows {
+  if (Array.isArray(source)) {
+    const columns: string[] = [];
+    const rows = source.map((r) => {
+      const out: Record<string, unknown> = {};
+      if (typeof r !== "object" || r === null) return out;
+      for (const [k, v] of Object.entries(r)) {
+        const name = normaliseName(k);
+        if (!columns.includes(name)) columns.push(name);
+        out[name] = v;
+      }
+      return out;
+    });
+    const unreadable = new Set<number>();
+    const errors: RowError[] = [];
+    source.forEach((r, i) => {
+      if (typeof r !== "object" || r === null || Array.isArray(r)) {
+        unreadable.add(i);
+        errors.push({ row: i, message: `expected an object, got ${preview(r)}` });
+      }
+    });
+    return { rows, columns, errors, unreadable };
+  }
+  if (isDataFrameLike(source)) {
+    const columns = source.columns.map(normaliseName);
+    const values = source.values as unknown[][];
+    const rows = values.map((cells) => {
+      const out: Record<string, unknown> = {};
+      columns.forEach((c, j) => (out[c] = Array.isArray(cells) ? cells[j] : undefined));
+      return out;
+    });
+    return { rows, columns, errors: [], unreadable: new Set() };
+  }
+  if (typeof source === "object" && source !== null && ("csv" in source || "csvFile" in source)) {
+    let table: CsvTable;
+    try {
+      table = "csv" in source ? parseCsv(source.csv, source) : readCsvFile(source.csvFile, source);
+    } catch (error) {
+      if (error instanceof CsvError) return { rows: [], columns: [], errors: [{ row: null, line: error.line, message: error.message.replace(/^line \d+: /, "") }], unreadable: new Set() };
+      throw error;
+    }
+    const columns = table.header.map(normaliseName);
+    const errors: RowError[] = [];
+    const unreadable = new Set<number>();
+    const rows = table.records.map((cells, i) => {
+      const out: Record<string, unknown> = {};
+      if (cells.length !== columns.length) {
+        unreadable.add(i);
+        errors.push({ row: i, line: table.lines[i], message: `has ${cells.length} cell${cells.length === 1 ? "" : "s"}, the header has ${columns.length}` });
+      }
+      columns.forEach((c, j) => (out[c] = cells[j]));
+      return out;
+    });
+    return { rows, lines: table.lines, headerLine: table.headerLine, columns, errors, unreadable };
+  }
+  throw new TypeError("expected a danfo DataFrame, an array of objects, { csv: text } or { csvFile: path }");
+}
+
+/** The type a wire field needs, for converting text cells. */
+export type FieldType = "number" | "boolean" | "date" | "string";
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const TRUE = new Set(["true", "yes", "y", "1"]);
+const FALSE = new Set(["false", "no", "n", "0"]);
+
+/** True for an absent cell: undefined, null, NaN (danfo's missing number) or empty text. */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === "number" && Number.isNaN(value)) || (typeof value === "string" && value.trim() === "");
+}
+
+/**
+ * A cell converted to the field's type when it is unambiguously one (`"99.5"` → 99.5, `"TRUE"` →
+ * true, `1` → true for a boolean); a blank cell → `undefined`; anything else unchanged, so the schema
+ * reports it with the value the user wrote.
+ */
+export function convertCell(value: unknown, type: FieldType): unknown {
+  if (isBlank(value)) return undefined;
+  if (type === "number" && typeof value === "string" && NUMBER.test(value.trim())) return Number(value.trim());
+  if (type === "boolean") {
+    if (typeof value === "string") {
+      const v = value.trim().toLowerCase();
+      if (TRUE.has(v)) return true;
+      if (FALSE.has(v)) return false;
+    }
+    if (value === 1) return true;
+    if (value === 0) return false;
+  }
+  return value;
+}
+
+/** One zod issue as a row error: `expected number, got "abc"`, `missing`, or the schema's own message. */
+export function issueToRowError(issue: z.core.$ZodIssue, row: number, line: number | undefined, pathPrefix: readonly PropertyKey[] = []): RowError {
+  const path = [...pathPrefix, ...issue.path];
+  const input = (issue as { input?: unknown }).input;
+  let message: string;
+  if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) message = "missing";
+  else if (issue.code === "invalid_type") message = `expected ${issue.expected}, got ${preview(input)}`;
+  else if (input !== undefined && (typeof input !== "object" || input instanceof Date) && !issue.message.includes(String(input))) message = `${issue.message}, got ${preview(input)}`;
+  else message = issue.message;
+  const out: RowError = { row, message };
+  if (line !== undefined) out.line = line;
+  if (path.length > 0) out.field = formatPath(path);
+  return out;
+}
+
+/** Errors in reading order: whole-table problems first, then by row. */
+export function byRow(errors: RowError[]): RowError[] {
+  return errors
+    .map((e, k) => ({ e, k }))
+    .sort((a, b) => (a.e.row ?? -1) - (b.e.row ?? -1) || a.k - b.k)
+    .map(({ e }) => e);
+}
+
+export interface RecordsFromRowsOptions {
+  /** A column that maps to no wire field: `error` (default, it may be a misspelt field) or `ignore`. */
+  unknownColumns?: "error" | "ignore";
+}
+
+/** Column-name problems, reported once for the table. */
+export function unknownColumnErrors(read: SourceRows, known: Record<string, unknown>, nested: readonly string[], unknown: "error" | "ignore" | undefined): RowError[] {
+  if (unknown === "ignore") return [];
+  const bad = read.columns.filter((c) => !(c in known) && !nested.includes(c));
+  const expected = Object.keys(known).filter((k) => !k.includes(".")).join(", ");
+  return bad.map((c) => ({ row: null, ...(read.headerLine !== undefined ? { line: read.headerLine } : {}), field: c, message: `unknown column; expected ${expected} (pass { unknownColumns: "ignore" } to skip it)` }));
+}

@@ -1,0 +1,132 @@
+/**
+ * Many curves at once: currencies × market dates fetched with bounded concurrency into one long frame,
+ * with the calls that failed listed beside it (not thrown, not dropped), and a pivot to one column per
+ * curve.
+ */
+import type { DataFrame } from "danfojs-node";
+import type { CallOptions } from "../client/pipeline";
+import type { RiskPortalClient } from "../client/client";
+import { emptyTable, type ColumnTable } from "./column-table";
+import { concatColumns } from "./concat";
+import { fromDataFrame, toDataFrame } from "./danfo";
+import { dateText, describeFailure } from "./failure";
+import { pivotColumns } from "./pivot";
+import { checkConcurrency, settleBounded } from "./pool";
+import { ProgressTracker, type ProgressOptions } from "./progress";
+import { YIELD_CURVE_COLUMNS, yieldCurveColumns, type YieldCurveOptions } from "./yield-curve";
+
+export interface YieldCurvesOptions extends YieldCurveOptions, ProgressOptions {
+  currencies: readonly string[];
+  /** Market dates: `Date`s, ISO date-times with an offset, or `YYYY-MM-DD`. */
+  marketDates: readonly (string | Date)[];
+  /** Calls in flight at once. Default 4. */
+  concurrency?: number;
+  /** Stops starting new calls (calls not started are listed as failures). */
+  signal?: AbortSignal;
+  /** Per-call options (`timeoutMs`, `retry`, `headers`). */
+  call?: Omit<CallOptions, "signal" | "throwOnFailure">;
+}
+
+/** A curve that could not be fetched: which one, and why. */
+export interface CurveFailure {
+  currency: string;
+  /** The market date as asked for (a `Date` as its ISO string). */
+  market_date: string;
+  error: string;
+  /** HTTP status, when the server answered. */
+  status?: number;
+}
+
+export interface BatchColumns<F> {
+  table: ColumnTable;
+  failures: F[];
+}
+
+export interface BatchFrame<F> {
+  frame: DataFrame;
+  failures: F[];
+}
+
+/**
+ * Every currency × market date curve as one long column table (currency-major, in the order given),
+ * with the failures beside it.
+ */
+export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
+  const { currencies, marketDates } = options;
+  if (!Array.isArray(currencies) || currencies.length === 0) throw new TypeError("currencies must be a non-empty array, e.g. [\"USD\", \"EUR\"]");
+  if (!Array.isArray(marketDates) || marketDates.length === 0) throw new TypeError("marketDates must be a non-empty array, e.g. [\"2026-11-20\"]");
+  const limit = checkConcurrency(options.concurrency);
+  const jobs = currencies.flatMap((currency) => marketDates.map((market_date) => ({ currency, market_date })));
+  const tracker = new ProgressTracker("yield curves", jobs.length, options);
+  const derived = { derived: options.derived, compounding: options.compounding };
+
+  const settled = await settleBounded(
+    jobs,
+    limit,
+    async ({ currency, market_date }) => {
+      const label = `${currency} ${dateText(market_date)}`;
+      try {
+        const response = await rp.rateAsset.getCurve({ currency, market_date }, { ...options.call, signal: options.signal });
+        const table = yieldCurveColumns(response, derived);
+        tracker.step(label, true);
+        return table;
+      } catch (error) {
+        tracker.step(label, false);
+        throw error;
+      }
+    },
+    options.signal,
+  );
+
+  const tables: ColumnTable[] = [];
+  const failures: CurveFailure[] = [];
+  settled.forEach((result, i) => {
+    const job = jobs[i]!;
+    if (result.status === "fulfilled") tables.push(result.value);
+    else failures.push({ currency: job.currency, market_date: dateText(job.market_date), ...describeFailure(result.reason) });
+  });
+  // With every call failed, the frame still has the curve columns (and no rows).
+  const table = tables.length > 0 ? concatColumns(tables, "RateAsset") : emptyTable("RateAsset", YIELD_CURVE_COLUMNS);
+  return { table, failures };
+}
+
+/**
+ * Every currency × market date curve as one long danfo DataFrame, with the failures beside it.
+ *
+ * ```ts
+ * const { frame, failures } = await frames.yieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
+ * ```
+ */
+export async function yieldCurves(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchFrame<CurveFailure>> {
+  const { table, failures } = await yieldCurvesColumns(rp, options);
+  return { frame: toDataFrame(table), failures };
+}
+
+export interface PivotCurvesOptions {
+  /** The value in the cells: `rate` (default), or `discount_factor` / `forward_rate` (fetch with `derived`). */
+  value?: string;
+}
+
+/**
+ * The long curves wide: one row per maturity (ascending), one column per curve (`"EUR 2026-11-20"`);
+ * a curve without a point at some maturity is missing there (curves have their own pillars).
+ */
+export function pivotCurvesColumns(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): ColumnTable {
+  const table = "table" in curves ? curves.table : "frame" in curves ? fromDataFrame(curves.frame) : isColumnTable(curves) ? curves : fromDataFrame(curves);
+  return pivotColumns(table, { index: "maturity", columns: ["currency", "market_date"], values: options.value ?? "rate" });
+}
+
+/**
+ * {@link pivotCurvesColumns} as a danfo DataFrame.
+ *
+ * ```ts
+ * const wide = frames.pivotCurves(await frames.yieldCurves(rp, { currencies, marketDates }));
+ * ```
+ */
+export function pivotCurves(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): DataFrame {
+  return toDataFrame(pivotCurvesColumns(curves, options));
+}
+
+function isColumnTable(value: unknown): value is ColumnTable {
+  return typeof value === "object" && value !== null && "kinds" in value && "data" in value && "rowCount" in value;
+}

@@ -1,0 +1,176 @@
+/**
+ * Running several notebooks: one line per notebook on the terminal, an index page linking the rendered
+ * notebooks, and a summary. `runDemo` runs every showcase notebook against the embedded simulator.
+ */
+import { existsSync } from "node:fs";
+import { readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { sourceOf, type Notebook } from "./ipynb";
+import { escapeHtml, markdownToHtml } from "./render-html";
+import { NotebookError, runNotebook, titleOf, type RunOptions } from "./runner";
+
+export interface BatchOptions {
+  params?: Record<string, unknown>;
+  outDir: string;
+  /** Result lines: one per notebook, then the summary. Default: nothing. */
+  log?: (line: string) => void;
+  /** Failure details (the cell and the error). Default: `log`. */
+  logError?: (line: string) => void;
+  /** Called before each code cell of each notebook (a progress display). */
+  onCell?: (info: { file: string; index: number; total: number }) => void;
+  /** Environment for the notebooks (merged over process.env). */
+  env?: Record<string, string | undefined>;
+  /** Longest a cell may run, ms (see `RunOptions.cellTimeoutMs`). */
+  cellTimeoutMs?: number;
+  /** Title of the index page. Default `risk-portal-lab notebooks`. */
+  title?: string;
+  /** A line under the title of the index page (what the notebooks ran against). */
+  note?: string;
+}
+
+/** One notebook of a batch. */
+export interface BatchResult {
+  file: string;
+  ok: boolean;
+  durationMs: number;
+  /** The rendered and the executed notebook (also written when a cell failed). */
+  htmlPath?: string;
+  ipynbPath?: string;
+  /** The notebook's first heading. */
+  title?: string;
+  /** Its first paragraph of prose (markdown). */
+  summary?: string;
+  /** Code cells run, and charts (plotly outputs) shown. */
+  cells: number;
+  charts: number;
+  error?: string;
+}
+
+export interface BatchSummary {
+  results: BatchResult[];
+  failed: number;
+  durationMs: number;
+  indexPath: string;
+}
+
+const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+
+/** Runs notebooks one after the other (each in a fresh executor); a failure does not stop the others. */
+export async function runNotebooks(files: readonly string[], options: BatchOptions): Promise<BatchSummary> {
+  const log = options.log ?? (() => undefined);
+  const logError = options.logError ?? log;
+  const started = performance.now();
+  const results: BatchResult[] = [];
+  const outDir = path.resolve(options.outDir);
+  const width = Math.max(0, ...files.map((f) => path.basename(f, ".ipynb").length));
+  for (const file of files) {
+    const t0 = performance.now();
+    const runOptions: RunOptions = { params: options.params, outDir, env: options.env, cellTimeoutMs: options.cellTimeoutMs };
+    if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
+    const name = path.basename(file, ".ipynb").padEnd(width);
+    try {
+      const result = await runNotebook(file, runOptions);
+      const r = describe(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
+      results.push(r);
+      log(`✔ ${name}  ${count(r.cells, "cell")}, ${count(r.charts, "chart")}  ${seconds(r.durationMs)}  → ${relative(result.htmlPath)}`);
+    } catch (error) {
+      const message = (error as Error).message;
+      const partial = error instanceof NotebookError ? error.result : undefined;
+      const r = partial
+        ? describe(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
+        : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
+      results.push(r);
+      logError(`✘ ${message}`);
+    }
+  }
+  const indexPath = path.join(outDir, "index.html");
+  const failed = results.filter((r) => !r.ok).length;
+  const durationMs = performance.now() - started;
+  const params = Object.entries(options.params ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  const note = [options.note, params.length ? `Parameters: ${params.join(", ")}.` : undefined].filter(Boolean).join(" ");
+  await writeFile(indexPath, indexPage(results, outDir, options.title ?? "risk-portal-lab notebooks", note));
+  const passed = results.length - failed;
+  log(`${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`);
+  return { results, failed, durationMs, indexPath };
+}
+
+/** The showcase notebooks of this repository (`notebooks/*.ipynb`, in name order). */
+export async function demoNotebooks(): Promise<string[]> {
+  const dir = path.resolve(__dirname, "..", "..", "notebooks");
+  if (!existsSync(dir)) throw new Error(`no notebooks/ directory at ${dir}: the demo runs from a clone of the repository`);
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".ipynb")).sort();
+  if (files.length === 0) throw new Error(`no notebooks in ${dir}`);
+  return files.map((f) => path.join(dir, f));
+}
+
+/**
+ * The showcase notebooks, run against the embedded simulator whatever the environment says (each
+ * notebook's `connect()` starts one in this process, with the fixed data of 2026-11-20).
+ */
+export async function runDemo(options: Omit<BatchOptions, "params">): Promise<BatchSummary> {
+  const files = await demoNotebooks();
+  return runNotebooks(files, {
+    title: "risk-portal-lab demo",
+    note: "Each notebook ran headless against an embedded simulator of the service, started in its own process (seed 1, data as of 2026-11-20).",
+    ...options,
+    env: { ...options.env, RISK_PORTAL_BASE_URL: "" },
+  });
+}
+
+function describe(file: string, nb: Notebook, ok: boolean, durationMs: number, extra: Partial<BatchResult>): BatchResult {
+  const code = nb.cells.filter((c) => c.cell_type === "code" && c.execution_count != null);
+  const charts = code.flatMap((c) => c.outputs ?? []).filter((o) => (o.output_type === "display_data" || o.output_type === "execute_result") && o.data[PLOTLY_MIME]).length;
+  const result: BatchResult = { file, ok, durationMs, cells: code.length, charts, ...extra };
+  const title = titleOf(nb);
+  if (title) result.title = title;
+  const prose = nb.cells.find((c) => c.cell_type === "markdown");
+  const paragraph = prose
+    ? sourceOf(prose)
+        .split(/\n\s*\n/)
+        .map((p) => p.trim())
+        .find((p) => p && !p.startsWith("#"))
+    : undefined;
+  if (paragraph) result.summary = paragraph;
+  return result;
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function relative(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith("..") ? file : rel;
+}
+
+function indexPage(results: readonly BatchResult[], outDir: string, title: string, note: string): string {
+  const link = (file: string | undefined, text: string) => (file ? `<a href="${escapeHtml(path.relative(outDir, file).split(path.sep).join("/"))}">${text}</a>` : text);
+  const rows = results
+    .map((r) => {
+      const name = path.basename(r.file, ".ipynb");
+      const heading = `${link(r.htmlPath, escapeHtml(r.title ?? name))} <span class="file">${escapeHtml(name)}.ipynb</span>`;
+      const about = r.summary ? markdownToHtml(r.summary) : "";
+      const error = r.error ? `<pre class="error">${escapeHtml(r.error)}</pre>` : "";
+      const stats = `${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynbPath, "executed .ipynb")}`;
+      return `<li class="${r.ok ? "ok" : "failed"}"><h2><span class="mark">${r.ok ? "✔" : "✘"}</span> ${heading}</h2>${about}<p class="stats">${stats}</p>${error}</li>`;
+    })
+    .join("\n");
+  const failed = results.filter((r) => !r.ok).length;
+  const status = failed ? `${failed} of ${results.length} notebooks failed` : `all ${results.length} notebooks ran`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:900px;margin:2rem auto;padding:0 1rem;color:#1f2328}
+ul{list-style:none;padding:0}li{border-bottom:1px solid #eaeef2;padding:.4rem 0 .8rem}h2{font-size:1.15rem;margin:.4rem 0}
+.mark{color:#1a7f37}.failed .mark{color:#cf222e}.file,.stats{color:#6e7781;font-size:13px}.file{font-weight:normal;margin-left:.4rem}
+pre.error{background:#ffebe9;border:1px solid #cf222e;padding:.5rem;border-radius:6px;white-space:pre-wrap;font-size:12px}
+</style></head>
+<body><h1>${escapeHtml(title)}</h1><p>${status}.${note ? ` ${escapeHtml(note)}` : ""}</p>
+<ul>
+${rows}
+</ul></body></html>
+`;
+}

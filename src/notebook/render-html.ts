@@ -1,0 +1,157 @@
+/**
+ * An executed notebook as one standalone HTML page: markdown, code, and outputs in order. Plotly
+ * outputs are drawn from their `application/vnd.plotly.v1+json` data with plotly.js embedded once at
+ * the end of the page (no network), tables and other HTML outputs are kept as they are, images inline.
+ */
+import type { CellFailure } from "./runner";
+import { sourceOf, type Notebook, type Output } from "./ipynb";
+
+const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+
+export interface RenderOptions {
+  title: string;
+  failure?: CellFailure;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** Renders the notebook; plotly.js comes from the plot module, loaded only when a chart is present. */
+export function renderHtml(nb: Notebook, options: RenderOptions): string {
+  let charts = 0;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const plot = () => require("../plot/html") as typeof import("../plot/html");
+  const body: string[] = [];
+  let codeIndex = 0;
+  // A notebook that opens with a `# Title` has its own page heading; otherwise the page gets one.
+  const firstMarkdown = nb.cells.find((c) => c.cell_type === "markdown");
+  const ownTitle = firstMarkdown !== undefined && /^#\s/.test(sourceOf(firstMarkdown).trimStart());
+  const headingOffset = ownTitle ? 0 : 1;
+  for (const cell of nb.cells) {
+    const source = sourceOf(cell);
+    if (cell.cell_type === "markdown") {
+      body.push(`<section class="md">${markdownToHtml(source, headingOffset)}</section>`);
+      continue;
+    }
+    if (cell.cell_type !== "code") continue;
+    codeIndex++;
+    const failed = options.failure?.codeCell === codeIndex;
+    const tags = cell.metadata?.tags?.length ? ` <span class="tags">${cell.metadata.tags.map(escapeHtml).join(", ")}</span>` : "";
+    body.push(`<section class="code${failed ? " failed" : ""}" id="cell-${codeIndex}"><div class="prompt">[${cell.execution_count ?? " "}]${tags}</div><pre class="source">${escapeHtml(source)}</pre>`);
+    for (const output of cell.outputs ?? []) {
+      const html = renderOutput(output, () => {
+        charts++;
+        return plot();
+      });
+      if (html) body.push(`<div class="output">${html}</div>`);
+    }
+    body.push("</section>");
+  }
+  const banner = options.failure
+    ? `<p class="banner">Stopped at <a href="#cell-${options.failure.codeCell}">code cell ${options.failure.codeCell}</a>: ${escapeHtml(options.failure.error.split("\n")[0] ?? "")}</p>`
+    : "";
+  const run = nb.metadata?.risk_portal_lab as { parameters?: Record<string, unknown>; duration_s?: number } | undefined;
+  const params = Object.entries(run?.parameters ?? {}).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
+  const meta = run ? `<p class="meta">Executed headless by risk-portal-lab${params.length ? ` with ${escapeHtml(params.join(", "))}` : " with the default parameters"}${run.duration_s !== undefined ? ` in ${run.duration_s} s` : ""}.</p>` : "";
+  // Under the notebook's own title when it opens with one, else at the top.
+  body.splice(ownTitle && nb.cells[0] === firstMarkdown ? 1 : 0, 0, meta + banner);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(options.title)}</title>
+<style>
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#1f2328}
+pre{background:#f6f8fa;padding:.6rem .8rem;overflow:auto;border-radius:6px;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace}
+section.code{margin:1rem 0;border-left:3px solid #d0d7de;padding-left:.8rem}
+section.code.failed{border-left-color:#cf222e}
+.prompt{color:#6e7781;font:12px ui-monospace,monospace}.tags{color:#8250df}
+.output pre{background:#fff;border:1px solid #eaeef2}.stderr{color:#9a6700}.error{color:#cf222e}
+.meta{color:#6e7781;font-size:13px}.banner{background:#ffebe9;border:1px solid #cf222e;padding:.6rem;border-radius:6px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d0d7de;padding:2px 6px}
+</style></head><body>
+${ownTitle ? "" : `<h1>${escapeHtml(options.title)}</h1>`}
+${body.join("\n")}
+${charts ? plot().plotlyScripts() : ""}
+</body></html>
+`;
+}
+
+function renderOutput(output: Output, plot: () => typeof import("../plot/html")): string {
+  switch (output.output_type) {
+    case "stream":
+      return `<pre class="${output.name}">${escapeHtml(output.text)}</pre>`;
+    case "error":
+      return `<pre class="error">${escapeHtml(output.traceback.join("\n"))}</pre>`;
+    case "display_data":
+    case "execute_result": {
+      const data = output.data;
+      if (data[PLOTLY_MIME]) return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
+      if (typeof data["text/html"] === "string" || Array.isArray(data["text/html"])) return joinText(data["text/html"]);
+      if (data["image/png"]) return `<img alt="figure" src="data:image/png;base64,${joinText(data["image/png"]).trim()}">`;
+      if (data["image/svg+xml"]) return joinText(data["image/svg+xml"]);
+      if (data["text/markdown"]) return markdownToHtml(joinText(data["text/markdown"]));
+      if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(joinText(data["text/plain"]))}</pre>`;
+      return "";
+    }
+  }
+}
+
+function joinText(value: unknown): string {
+  return Array.isArray(value) ? value.join("") : String(value);
+}
+
+/**
+ * A small markdown renderer for notebook prose: headings, paragraphs, lists, fenced code, inline code,
+ * bold, italics, links. `headingOffset` shifts heading levels (`#` becomes `<h2>` with the default 1).
+ */
+export function markdownToHtml(md: string, headingOffset = 1): string {
+  const out: string[] = [];
+  const lines = md.replace(/\r\n/g, "\n").split("\n");
+  let para: string[] = [];
+  let list: { tag: "ul" | "ol"; items: string[] } | undefined;
+  const flush = () => {
+    if (para.length) out.push(`<p>${inline(para.join(" "))}</p>`);
+    para = [];
+    if (list) out.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
+    list = undefined;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith("```")) {
+      flush();
+      const code: string[] = [];
+      while (++i < lines.length && !lines[i]!.startsWith("```")) code.push(lines[i]!);
+      out.push(`<pre>${escapeHtml(code.join("\n"))}</pre>`);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
+    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
+    if (heading) {
+      flush();
+      const level = Math.min(6, heading[1]!.length + headingOffset);
+      out.push(`<h${level}>${inline(heading[2]!)}</h${level}>`);
+    } else if (bullet || numbered) {
+      const tag = bullet ? "ul" : "ol";
+      if (para.length || (list && list.tag !== tag)) flush();
+      list ??= { tag, items: [] };
+      list.items.push((bullet ?? numbered)![1]!);
+    } else if (line.trim() === "") {
+      flush();
+    } else if (list && /^\s{2,}/.test(line)) {
+      list.items[list.items.length - 1] += ` ${line.trim()}`;
+    } else {
+      if (list) flush();
+      para.push(line.trim());
+    }
+  }
+  flush();
+  return out.join("\n");
+}
+
+function inline(text: string): string {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+    .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>")
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+|[^)\s:]+)\)/g, '<a href="$2">$1</a>');
+}

@@ -1,0 +1,104 @@
+/**
+ * Figures as HTML that needs no network: a fragment for notebook outputs (plotly.js included or not),
+ * and a standalone page. The figure's draw script waits for plotly.js when it is not there yet (a
+ * notebook renders outputs in any order), and says in the chart's place what is missing if it never
+ * comes.
+ */
+import { randomUUID } from "node:crypto";
+import type { Figure } from "./figure";
+import { escapeHtml } from "./labels";
+import { plotlySource } from "./plotly-source";
+import { DEFAULT_HEIGHT } from "./theme";
+
+/** The global the draw scripts queue on until plotly.js has loaded. */
+const QUEUE = "__riskPortalLabPlotlyQueue";
+
+/** Shown where JavaScript does not run (an untrusted notebook, GitHub's viewer). */
+const NO_SCRIPT_TEXT = "Interactive plotly chart: it appears in a trusted notebook or in the exported HTML (JavaScript is not running here).";
+
+/** Shown when the script runs but plotly.js was never embedded on this page. */
+const NO_PLOTLY_TEXT =
+  "This chart needs plotly.js, which risk-portal-lab embeds once per kernel session, in the first chart's output. " +
+  'That output is not on this page (cleared, or its cell re-run): show the chart again with plot.show(fig, { plotlyJs: "always" }).';
+
+/**
+ * JSON that is safe inside a `<script>` element: `<`, `>` and `&` escaped (no `</script>` or `<!--`
+ * can end the element), and U+2028/U+2029 escaped for older parsers. `undefined` members are dropped,
+ * `NaN` becomes `null`, as in `JSON.stringify`.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * JavaScript source made safe inside a `<script>` element: `</script` becomes `<\/script` (the same
+ * text in a string, regex or comment, where alone it can occur).
+ */
+export function scriptText(js: string): string {
+  return js.replace(/<\/(script)/gi, "<\\/$1");
+}
+
+/** The plotly.js bundle in a `<script>` element, then a script that draws every chart queued before it. */
+export function plotlyScripts(): string {
+  const { text, version } = plotlySource();
+  const drain = `(function(){var q=window.${QUEUE};window.${QUEUE}=[];if(q)for(var i=0;i<q.length;i++){try{q[i]()}catch(e){console.error(e)}}})();`;
+  return `<script type="text/javascript">/* plotly.js ${version}, embedded by risk-portal-lab (offline) */\n${scriptText(text)}\n</script>\n<script type="text/javascript">${drain}</script>`;
+}
+
+export interface FragmentOptions {
+  /** Include the plotly.js bundle before the chart (about 4.8 MB). */
+  plotly: boolean;
+  /** The chart element's id. Default: a fresh random id. */
+  id?: string;
+}
+
+/** The figure as an HTML fragment: (plotly.js,) a `<div>` and the script that draws into it. */
+export function figureFragment(fig: Figure, options: FragmentOptions): string {
+  const id = options.id ?? `rpl-${randomUUID()}`;
+  const height = typeof fig.layout?.height === "number" ? fig.layout.height : DEFAULT_HEIGHT;
+  const width = typeof fig.layout?.width === "number" ? `${fig.layout.width}px` : "100%";
+  const payload = jsonForScript({ data: fig.data, layout: fig.layout ?? {}, config: fig.config ?? {} });
+  const draw = [
+    "(function(){",
+    `var id=${JSON.stringify(id)};`,
+    `var el=document.getElementById(id)||(document.currentScript&&document.currentScript.previousElementSibling);`,
+    `var fig=${payload};`,
+    "function draw(){el.textContent='';el.removeAttribute('data-rpl-pending');return window.Plotly.newPlot(el,fig.data,fig.layout,fig.config);}",
+    "if(window.Plotly&&window.Plotly.newPlot){draw();}",
+    `else{el.textContent=${jsonForScript(NO_PLOTLY_TEXT)};(window.${QUEUE}=window.${QUEUE}||[]).push(draw);}`,
+    "})();",
+  ].join("");
+  const div = `<div id="${id}" class="risk-portal-lab-figure" data-rpl-pending="1" style="width:${width};height:${height}px;font:13px sans-serif;color:#6b7685">${escapeHtml(NO_SCRIPT_TEXT)}</div>`;
+  return `${options.plotly ? `${plotlyScripts()}\n` : ""}${div}\n<script type="text/javascript">${draw}</script>`;
+}
+
+/** A complete HTML page with plotly.js inline: opens offline, from a file, in any browser. */
+export function figurePage(fig: Figure, title?: string): string {
+  const text = title ?? titleText(fig) ?? "Chart";
+  return [
+    "<!DOCTYPE html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(text)}</title>`,
+    "<style>body{margin:16px;background:#fff}</style>",
+    plotlyScripts(),
+    "</head>",
+    "<body>",
+    figureFragment(fig, { plotly: false }),
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+}
+
+/** The figure's title as plain text (markup removed), if it has one. */
+export function titleText(fig: Figure): string | undefined {
+  const t = fig.layout?.title;
+  const raw = typeof t === "string" ? t : typeof t?.text === "string" ? t.text : undefined;
+  return raw
+    ?.replace(/<br\s*\/?>/gi, " — ")
+    .replace(/<[^>]*>/g, "")
+    .trim();
+}

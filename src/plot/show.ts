@@ -1,0 +1,133 @@
+/**
+ * `show(figOrFrame)`: one call from a notebook cell to a chart or a table.
+ *
+ * In a tslab kernel it sends ONE `display_data` message whose bundle holds, for a figure,
+ * `application/vnd.plotly.v1+json` (frontends with a plotly renderer use it), a self-contained
+ * `text/html` rendering (everything else, and HTML exports: no CDN, no network) and `text/plain`;
+ * for a table, `text/html` and `text/plain`. plotly.js (~4.8 MB) is embedded in the first chart's
+ * HTML of the kernel session only; later charts draw with it. Outside a kernel, `show` writes an HTML
+ * file and prints its path.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { DataFrame } from "danfojs-node";
+import type { ColumnTable } from "../frames/column-table";
+import { isFigure, type Figure } from "./figure";
+import { figureFragment, figurePage, titleText } from "./html";
+import { isColumnTable, isDataFrame } from "./input";
+import { findKernelDisplay, type KernelDisplay, type MimeBundle } from "./kernel";
+import { DEFAULT_TABLE_ROWS, tableHtml, tableText } from "./table-view";
+
+/** The mime type of plotly figures (JupyterLab, VS Code and nteract render it with their plotly extension). */
+export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+
+/** What `show` displays: a figure, a table or DataFrame, or a batch result (`{ table }` / `{ frame }`). */
+export type Showable = Figure | ColumnTable | DataFrame | { table: ColumnTable; failures?: unknown[] } | { frame: DataFrame; failures?: unknown[] };
+
+export interface ShowOptions {
+  /**
+   * In a notebook: `once` (default) embeds plotly.js in the first chart of the kernel session only;
+   * `always` embeds it in this chart too (use it after clearing the output that held it).
+   */
+  plotlyJs?: "once" | "always";
+  /** Table rows shown from the top and from the bottom. Default 5. */
+  rows?: number;
+  /** Outside a kernel: the directory of the HTML file. Default `$RISK_PORTAL_LAB_PLOT_DIR`, else `<tmp>/risk-portal-lab-plots`. */
+  outDir?: string;
+}
+
+/** Whether this process (= this kernel session) has sent plotly.js to the notebook. */
+let plotlyEmbedded = false;
+let fileCounter = 0;
+
+/**
+ * The mime bundle of a figure: the plotly JSON, a self-contained HTML rendering (with plotly.js when
+ * `plotly` is true) and a one-line text.
+ */
+export function mimeBundle(fig: Figure, options: { plotly: boolean }): MimeBundle {
+  return {
+    [PLOTLY_MIME]: { data: fig.data, layout: fig.layout ?? {}, config: fig.config ?? {} },
+    "text/html": figureFragment(fig, { plotly: options.plotly }),
+    "text/plain": figureSummary(fig),
+  };
+}
+
+/** `Figure "USD zero curve · 2026-11-20" (1 trace: scatter)`. */
+export function figureSummary(fig: Figure): string {
+  const counts = new Map<string, number>();
+  for (const t of fig.data) counts.set(t.type ?? "scatter", (counts.get(t.type ?? "scatter") ?? 0) + 1);
+  const kinds = [...counts].map(([k, c]) => (c > 1 ? `${k} ×${c}` : k)).join(", ");
+  const title = titleText(fig);
+  return `Figure${title ? ` "${title}"` : ""} (${fig.data.length} trace${fig.data.length === 1 ? "" : "s"}${kinds ? `: ${kinds}` : ""})`;
+}
+
+/**
+ * Displays a figure or a table. In a tslab notebook: inline, as one display message (see the module
+ * comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone page with
+ * plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
+ *
+ * ```ts
+ * plot.show(plot.yieldCurve(df));
+ * plot.show(frames.transactionTable(response));   // shape, column types, head and tail
+ * ```
+ */
+export function show(value: Showable, options: ShowOptions = {}): string | undefined {
+  return showWith(findKernelDisplay(), value, options);
+}
+
+/** {@link show} with the display given (tests, or a caller that found the kernel itself). */
+export function showWith(display: KernelDisplay | undefined, value: Showable, options: ShowOptions = {}): string | undefined {
+  const rows = options.rows ?? DEFAULT_TABLE_ROWS;
+  if (!(Number.isInteger(rows) && rows > 0)) throw new RangeError(`show: rows must be a whole number > 0; got ${rows}`);
+  if (isFigure(value)) {
+    if (display) {
+      const embed = options.plotlyJs === "always" || !plotlyEmbedded;
+      display.send(mimeBundle(value, { plotly: embed }));
+      if (embed) plotlyEmbedded = true;
+      return undefined;
+    }
+    return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
+  }
+  const table = tableOf(value);
+  if (!table) throw new TypeError("show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result");
+  const failures = (value as { failures?: unknown[] }).failures;
+  const note = Array.isArray(failures) && failures.length > 0 ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)` : "";
+  const html = tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : "");
+  const text = tableText(table, rows) + (note ? `\n${note}` : "");
+  if (display) {
+    display.send({ "text/html": html, "text/plain": text });
+    return undefined;
+  }
+  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${html}</body></html>\n`;
+  return writeHtml(page, "table", options);
+}
+
+/**
+ * Forget that plotly.js was sent to the notebook: the next `show` embeds it again (for when the output
+ * that held it was cleared, so that a saved or exported notebook keeps its charts).
+ */
+export function resetPlotlyEmbed(): void {
+  plotlyEmbedded = false;
+}
+
+function tableOf(value: unknown): ColumnTable | DataFrame | undefined {
+  if (isColumnTable(value) || isDataFrame(value)) return value;
+  if (typeof value !== "object" || value === null) return undefined;
+  const batch = value as { table?: unknown; frame?: unknown };
+  if (isColumnTable(batch.table)) return batch.table;
+  if (isDataFrame(batch.frame)) return batch.frame;
+  return undefined;
+}
+
+/** Writes the page to a fresh file in the output directory, prints and returns its path. */
+function writeHtml(page: string, name: string, options: ShowOptions): string {
+  const dir = path.resolve(options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR ?? path.join(tmpdir(), "risk-portal-lab-plots"));
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "chart";
+  const file = path.join(dir, `${stamp}-${process.pid}-${++fileCounter}-${slug}.html`);
+  writeFileSync(file, page);
+  console.log(`plot: ${file}`);
+  return file;
+}

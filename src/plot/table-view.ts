@@ -1,0 +1,166 @@
+/**
+ * Tables for notebook display: an HTML table (shape, column types, first and last rows) and the same
+ * as plain text. Reads only the rows it shows: a DataFrame's row array is sliced, never copied whole.
+ */
+import type { DataFrame } from "danfojs-node";
+import type { ColumnKind, ColumnTable } from "../frames/column-table";
+import { frameInfo } from "../frames/danfo";
+import { isColumnTable, isDataFrame, plotDate } from "./input";
+import { escapeHtml, formatNumber } from "./labels";
+
+/** Rows shown from the top and from the bottom by default. */
+export const DEFAULT_TABLE_ROWS = 5;
+
+interface Preview {
+  what: "DataFrame" | "ColumnTable";
+  rows: number;
+  columns: string[];
+  types: string[];
+  /** Row numbers and cells of the rows shown; `gap` is where the elided rows are (head/tail split). */
+  shown: { index: unknown; cells: unknown[] }[];
+  gap: number | undefined;
+  source?: string;
+  warnings: string[];
+}
+
+/** The rows to show: all when there are at most `2 × n`, else the first `n` and the last `n`. */
+function pickRows(total: number, n: number): { take: number[]; gap: number | undefined } {
+  if (total <= 2 * n) return { take: [...Array(total).keys()], gap: undefined };
+  return { take: [...[...Array(n).keys()], ...[...Array(n).keys()].map((i) => total - n + i)], gap: n };
+}
+
+function preview(input: ColumnTable | DataFrame, n: number): Preview {
+  if (isColumnTable(input)) {
+    const { take, gap } = pickRows(input.rowCount, n);
+    return {
+      what: "ColumnTable",
+      rows: input.rowCount,
+      columns: input.columns,
+      types: input.columns.map((c) => typeLabel(input.kinds[c])),
+      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => input.data[c]?.[i]) })),
+      gap,
+      source: input.meta?.source,
+      warnings: input.meta?.warnings ?? [],
+    };
+  }
+  const df = input as unknown as { shape: number[]; columns: string[]; dtypes: string[]; values: unknown[]; index: unknown[] };
+  const info = frameInfo(input);
+  const total = df.shape[0] ?? 0;
+  const { take, gap } = pickRows(total, n);
+  const values = df.values;
+  const index = df.index;
+  return {
+    what: "DataFrame",
+    rows: total,
+    columns: df.columns,
+    // The adapter's kind when known (a danfo `string` may be a category), danfo's dtype otherwise.
+    types: df.columns.map((c, j) => {
+      const kind = info?.kinds[c];
+      return kind && kind !== "number" && kind !== "empty" ? typeLabel(kind) : (df.dtypes[j] ?? "?");
+    }),
+    shown: take.map((i) => {
+      const row = values[i];
+      return { index: index?.[i] ?? i, cells: Array.isArray(row) ? row : [row] };
+    }),
+    gap,
+    source: info?.source,
+    warnings: info?.warnings ?? [],
+  };
+}
+
+function typeLabel(kind: ColumnKind | undefined): string {
+  return kind ?? "?";
+}
+
+/** A cell as text: dates as `YYYY-MM-DD` (or with the time), numbers with separators, missing as `NaN`/`null`. */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (v instanceof Date) return plotDate(v.getTime()) ?? "Invalid Date";
+  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : formatNumber(v, 8);
+  if (typeof v === "object") {
+    try {
+      return JSON.stringify(v);
+    } catch {
+      return String(v);
+    }
+  }
+  return String(v);
+}
+
+function isMissing(v: unknown): boolean {
+  return v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
+}
+
+const CSS = [
+  ".rpl-table{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#2a3442}",
+  ".rpl-table .rpl-caption{font:13px/1.5 system-ui,sans-serif;margin:0 0 6px}",
+  ".rpl-table .rpl-caption b{font-weight:600}",
+  ".rpl-table .rpl-muted{color:#6b7685}",
+  ".rpl-table table{border-collapse:collapse}",
+  ".rpl-table th,.rpl-table td{padding:3px 10px;border-bottom:1px solid #e6e9ef;text-align:right;white-space:nowrap;max-width:28em;overflow:hidden;text-overflow:ellipsis}",
+  ".rpl-table thead th{border-bottom:1px solid #9aa3ad;position:sticky;top:0;background:#fff}",
+  ".rpl-table thead tr.rpl-types th{font-weight:normal;color:#6b7685;font-style:italic}",
+  ".rpl-table td.rpl-text{text-align:left}",
+  ".rpl-table td.rpl-na{color:#b0b7c1}",
+  ".rpl-table tr.rpl-gap td{text-align:center;color:#6b7685}",
+  ".rpl-table th.rpl-index,.rpl-table td.rpl-index{color:#6b7685;text-align:right}",
+].join("");
+
+/**
+ * A table as HTML: a caption (`DataFrame · 4,859 rows × 13 columns · from GetTransactionTable`), then
+ * the column names with their types, the first `rows` and last `rows` rows, and the number of warnings
+ * the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
+ */
+export function tableHtml(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
+  const p = preview(input, rows);
+  const shape = `${p.rows.toLocaleString("en-US")} row${p.rows === 1 ? "" : "s"} × ${p.columns.length} column${p.columns.length === 1 ? "" : "s"}`;
+  const from = p.source ? ` <span class="rpl-muted">· from ${escapeHtml(p.source)}</span>` : "";
+  const shownNote = p.gap !== undefined ? ` <span class="rpl-muted">· first ${rows} and last ${rows} rows</span>` : "";
+  const head = `<tr><th class="rpl-index"></th>${p.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr>`;
+  const types = `<tr class="rpl-types"><th class="rpl-index"></th>${p.types.map((t) => `<th>${escapeHtml(t)}</th>`).join("")}</tr>`;
+  const body: string[] = [];
+  p.shown.forEach((r, k) => {
+    if (p.gap !== undefined && k === p.gap) body.push(`<tr class="rpl-gap"><td class="rpl-index">⋮</td>${p.columns.map(() => "<td>⋮</td>").join("")}</tr>`);
+    const cells = p.columns.map((_, j) => {
+      const v = r.cells[j];
+      const cls = isMissing(v) ? "rpl-na" : typeof v === "number" ? "" : "rpl-text";
+      return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(cellText(v))}</td>`;
+    });
+    body.push(`<tr><td class="rpl-index">${escapeHtml(cellText(r.index))}</td>${cells.join("")}</tr>`);
+  });
+  const warnings = p.warnings.length
+    ? `<details class="rpl-muted"><summary>${p.warnings.length} warning${p.warnings.length === 1 ? "" : "s"}</summary><ul>${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul></details>`
+    : "";
+  return [
+    `<div class="rpl-table"><style>${CSS}</style>`,
+    `<p class="rpl-caption"><b>${p.what}</b> · ${shape}${from}${shownNote}</p>`,
+    `<div style="overflow-x:auto"><table><thead>${head}${types}</thead><tbody>${body.join("")}</tbody></table></div>`,
+    warnings,
+    "</div>",
+  ].join("");
+}
+
+/** The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle. */
+export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
+  const p = preview(input, rows);
+  const header = ["", ...p.columns];
+  const types = ["", ...p.types];
+  const lines: string[][] = [];
+  p.shown.forEach((r, k) => {
+    if (p.gap !== undefined && k === p.gap) lines.push(["…", ...p.columns.map(() => "…")]);
+    lines.push([cellText(r.index), ...p.columns.map((_, j) => clip(cellText(r.cells[j])))]);
+  });
+  const widths = header.map((h, j) => Math.max(h.length, types[j]!.length, ...lines.map((l) => l[j]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, j) => c.padStart(widths[j]!)).join("  ").trimEnd();
+  const from = p.source ? ` · from ${p.source}` : "";
+  return [`${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`, fmt(header), fmt(types), ...lines.map(fmt)].join("\n");
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/** True for what `tableHtml` shows: a column table or a danfo DataFrame. */
+export function isTable(value: unknown): value is ColumnTable | DataFrame {
+  return isColumnTable(value) || isDataFrame(value);
+}

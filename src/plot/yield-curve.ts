@@ -1,0 +1,84 @@
+/** `yieldCurve`: one or several zero curves against maturity, the fitted instrument of each point on hover. */
+import { readCurves, valueAxis, type CurveInput } from "./curves";
+import type { Figure, Trace } from "./figure";
+import { finiteOrNull, plotDate, texts, times } from "./input";
+import { axis, baseConfig, baseLayout, paletteColor } from "./theme";
+
+export interface YieldCurveOptions {
+  /** Chart title. Default: `Zero curves · <date>` (or the currency when there is one). */
+  title?: string;
+  /** The column to draw: `rate` (default), `discount_factor` or `forward_rate` (fetch with `{ derived: true }`). */
+  value?: string;
+  /** Also draw each fitted instrument's own rate as an open marker. Default false. */
+  instrumentRates?: boolean;
+}
+
+/**
+ * Zero curves: one line per currency × market date (`maturity` in years on x, `rate` as % on y), each
+ * point's fitted instrument, expiry and instrument rate on hover.
+ *
+ * Takes a yield-curve table or DataFrame — `frames.yieldCurveColumns(response)` /
+ * `frames.yieldCurve(response)`, or the batch `frames.yieldCurvesColumns(rp, …)` /
+ * `frames.yieldCurves(rp, …)` for many currencies and dates — or `RateAsset` response(s) directly.
+ *
+ * ```ts
+ * plot.show(plot.yieldCurve(frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }))));
+ * ```
+ */
+export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): Figure {
+  const value = options.value ?? "rate";
+  const t = readCurves(input, "plot.yieldCurve", value);
+  const { view } = t;
+  const name = view.has("fitted_instrument_name") ? texts(view, "fitted_instrument_name") : [];
+  const expiry = view.has("expiry") ? times(view, "expiry") : [];
+  const instrumentRate = view.has("fitted_instrument_rate") ? view.values("fitted_instrument_rate") : [];
+  const fmt = valueAxis(value);
+  const oneDate = t.marketDates.length === 1;
+  const oneCurrency = t.currencies.length === 1;
+
+  const data: Trace[] = [];
+  t.curves.forEach((curve, k) => {
+    const color = paletteColor(k);
+    // Legend: what differs between the curves.
+    const label = oneDate && !oneCurrency ? curve.currency : oneCurrency && !oneDate ? (plotDate(curve.marketDate) ?? curve.label) : curve.label;
+    data.push({
+      type: "scatter",
+      mode: "lines+markers",
+      name: label,
+      x: curve.rows.map((i) => finiteOrNull(t.maturity[i]!)),
+      y: curve.rows.map((i) => finiteOrNull(t.value[i]!)),
+      line: { color, width: 2.2 },
+      marker: { color, size: 6 },
+      customdata: curve.rows.map((i) => [name[i] ?? "", plotDate(expiry[i] ?? NaN) ?? "", typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${((instrumentRate[i] as number) * 100).toFixed(3)}%` : "n/a"]),
+      hovertemplate:
+        `<b>%{customdata[0]}</b><br>${curve.label}<br>maturity %{x:.2f}y (expiry %{customdata[1]})<br>` +
+        `${fmt.title.split(" (")[0]} %{y:${fmt.hover}}<br>instrument rate %{customdata[2]}<extra></extra>`,
+    });
+    if (options.instrumentRates && instrumentRate.length > 0) {
+      data.push({
+        type: "scatter",
+        mode: "markers",
+        name: `${label} instruments`,
+        x: curve.rows.map((i) => finiteOrNull(t.maturity[i]!)),
+        y: curve.rows.map((i) => (typeof instrumentRate[i] === "number" ? finiteOrNull(instrumentRate[i] as number) : null)),
+        marker: { color, size: 8, symbol: "circle-open", line: { width: 1.5 } },
+        text: curve.rows.map((i) => name[i] ?? ""),
+        hovertemplate: `<b>%{text}</b><br>instrument rate %{y:.3%}<extra></extra>`,
+        showlegend: false,
+      });
+    }
+  });
+
+  const subject = oneCurrency ? `${t.currencies[0] || ""} zero curve${oneDate ? "" : "s"}` : "Zero curves";
+  const when = oneDate ? ` · ${plotDate(t.marketDates[0]!) ?? ""}` : ` · ${t.marketDates.length} market dates`;
+  return {
+    data,
+    layout: baseLayout(options.title ?? `${subject.trim()}${t.curves.length ? when : ""}`, {
+      xaxis: axis("Maturity (years)", { rangemode: "tozero" }),
+      yaxis: axis(fmt.title, { tickformat: fmt.tickformat }),
+      hovermode: "closest",
+      showlegend: t.curves.length > 1,
+    }),
+    config: baseConfig(),
+  };
+}

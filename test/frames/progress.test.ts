@@ -1,0 +1,91 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { barRenderer, findTslabDisplay, notebookRenderer, progressBar, progressLine, ProgressTracker, resolveRenderer, type ProgressEvent } from "../../src/frames/progress";
+
+const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({ label: "yield curves", done: 3, total: 10, failed: 1, elapsedMs: 3200, finished: false, ...over });
+
+describe("progressLine and progressBar", () => {
+  it("say how far, how many failed and how long", () => {
+    expect(progressLine(event())).toBe("yield curves 3/10 (30%) · 1 failed · 3.2 s");
+    expect(progressLine(event({ done: 10, failed: 0, finished: true }))).toBe("yield curves 10/10 (100%) · 3.2 s done");
+  });
+
+  it("draws a bar of the given width", () => {
+    expect(progressBar(5, 10, 10)).toBe("[█████░░░░░]");
+    expect(progressBar(0, 0, 4)).toBe("[████]");
+  });
+});
+
+describe("findTslabDisplay(cache, load)", () => {
+  const jupyterPath = "/opt/lib/node_modules/tslab/dist/jupyter.js";
+
+  it("finds the kernel's tslab in the module cache and opens a display that updates in place", () => {
+    const shown: string[] = [];
+    const cache = { [jupyterPath]: { exports: { lastWriteDisplayData: () => undefined } } };
+    const loaded: string[] = [];
+    const display = findTslabDisplay(cache, (id) => {
+      loaded.push(id);
+      return { newDisplay: () => ({ text: (s: string) => shown.push(s) }) };
+    });
+    expect(loaded).toEqual(["/opt/lib/node_modules/tslab/dist/public.js"]);
+    display!.text("hello");
+    expect(shown).toEqual(["hello"]);
+  });
+
+  it("is undefined outside a running kernel (tslab not loaded, or loaded but no cell running)", () => {
+    expect(findTslabDisplay({}, () => ({}))).toBeUndefined();
+    expect(findTslabDisplay({ [jupyterPath]: { exports: { lastWriteDisplayData: null } } }, () => ({}))).toBeUndefined();
+  });
+
+  it("is undefined in this test process (no kernel here)", () => {
+    expect(findTslabDisplay()).toBeUndefined();
+  });
+});
+
+describe("renderers", () => {
+  it("notebookRenderer rewrites one line, at most every interval, always the last event", () => {
+    const shown: string[] = [];
+    const r = notebookRenderer({ text: (s) => shown.push(s) }, 10_000);
+    r.update(event({ done: 1 }));
+    r.update(event({ done: 2 }));
+    r.update(event({ done: 10, finished: true }));
+    expect(shown).toEqual([progressLine(event({ done: 1 })), progressLine(event({ done: 10, finished: true }))]);
+  });
+
+  it("barRenderer redraws the bar with \\r on the stream and ends with a newline", () => {
+    const stream = new PassThrough() as unknown as NodeJS.WriteStream;
+    let out = "";
+    (stream as unknown as PassThrough).on("data", (c: Buffer) => (out += c.toString()));
+    const r = barRenderer(stream, 0);
+    r.update(event({ done: 5 }));
+    r.update(event({ done: 10, finished: true }));
+    expect(out.startsWith("\r[██████████░░░░░░░░░░] yield curves 5/10 (50%)")).toBe(true);
+    expect(out.endsWith("done\x1b[K\n")).toBe(true);
+  });
+
+  it("auto shows nothing where nobody watches (not a kernel, stderr not a terminal)", () => {
+    const isTTY = process.stderr.isTTY;
+    try {
+      Object.defineProperty(process.stderr, "isTTY", { value: false, configurable: true });
+      const r = resolveRenderer("auto");
+      expect(r.update(event())).toBeUndefined();
+      expect(resolveRenderer("notebook")).toBe(resolveRenderer("none"));
+    } finally {
+      Object.defineProperty(process.stderr, "isTTY", { value: isTTY, configurable: true });
+    }
+  });
+});
+
+describe("ProgressTracker", () => {
+  it("emits a start event, one per step, and marks the last finished", () => {
+    const events: ProgressEvent[] = [];
+    const t = new ProgressTracker("x", 2, { progress: "none", onProgress: (e) => events.push(e) });
+    t.step("a", true);
+    t.step("b", false);
+    expect(events.map((e) => [e.done, e.failed, e.finished, e.item])).toEqual([
+      [0, 0, false, undefined],
+      [1, 0, false, "a"],
+      [2, 1, true, "b"],
+    ]);
+  });
+});
