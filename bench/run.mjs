@@ -5,6 +5,7 @@
  * model, load average before and after, as a hint of noise from other processes) to
  * bench/results/latest.json. Exits non-zero when importing the package loads danfo or plotly.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -56,3 +57,14 @@ writeFileSync(
 );
 console.log(`results written to ${file}`);
 if (!importTime.ok) process.exitCode = 1;
+
+// The other benchmarks run in their own processes (each measures its own peak memory or loads its own
+// server) and write their own results: vol model, DataFrames, simulator.
+for (const bench of ["vol.mjs", "frames.mjs", "sim.mjs"]) {
+  console.log(`\n=== bench/${bench} ===`);
+  const run = spawnSync(process.execPath, ["--expose-gc", join(BENCH_DIR, bench)], { stdio: "inherit" });
+  if (run.status !== 0) {
+    console.error(`bench/${bench} failed (exit ${run.status})`);
+    process.exitCode = 1;
+  }
+}
