@@ -2,6 +2,35 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/**
+ * Lints a notebook's code cells as ONE TypeScript module, in order, as the kernel sees them (a cell uses
+ * what earlier cells declared). Messages name the cell (`[cell yc-moves, line 3]`); their line numbers
+ * count in that module, not in the .ipynb JSON.
+ */
+const ipynb = {
+  meta: { name: "ipynb", version: "1.0.0" },
+  preprocess(text) {
+    const cells = JSON.parse(text).cells.filter((c) => c.cell_type === "code");
+    ipynb.starts = [];
+    let line = 1;
+    const parts = cells.map((cell, i) => {
+      const source = (Array.isArray(cell.source) ? cell.source.join("") : cell.source).replace(/\n*$/, "\n");
+      ipynb.starts.push({ line, id: cell.id ?? `#${i + 1}` });
+      line += source.split("\n").length - 1;
+      return source;
+    });
+    return [{ text: parts.join(""), filename: "cells.ts" }];
+  },
+  postprocess(messages) {
+    const starts = ipynb.starts ?? [];
+    return messages.flat().map((m) => {
+      const cell = [...starts].reverse().find((s) => s.line <= m.line);
+      return cell ? { ...m, message: `[cell ${cell.id}, line ${m.line - cell.line + 1}] ${m.message}` } : m;
+    });
+  },
+  supportsAutofix: false,
+};
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "out/**", "coverage/**"] },
   js.configs.recommended,
@@ -13,4 +42,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // The showcase notebooks and the runner's test notebooks.
+  { files: ["notebooks/**/*.ipynb", "test/notebook/runner-*.ipynb"], plugins: { notebook: { processors: { ipynb } } }, processor: "notebook/ipynb" },
+  // A cell's last expression is its displayed result.
+  { files: ["**/*.ipynb/*.ts"], rules: { "@typescript-eslint/no-unused-expressions": "off" } },
 );

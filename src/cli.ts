@@ -128,6 +128,10 @@ const stderr = process.stderr.write.bind(process.stderr);
 
 /** Result lines on stdout, failures on stderr, and a cell counter on an interactive stderr. */
 function notebookLogs() {
+  // Output piped into a reader that stopped (`| head`): the notebooks still run, quietly.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
   const tty = process.stderr.isTTY;
   const clear = () => (tty ? stderr("\r\x1b[K") : true);
   return {

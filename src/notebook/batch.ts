@@ -3,7 +3,7 @@
  * notebooks, and a summary. `runDemo` runs every showcase notebook against the embedded simulator.
  */
 import { existsSync } from "node:fs";
-import { readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml, markdownToHtml } from "./render-html";
@@ -62,6 +62,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const started = performance.now();
   const results: BatchResult[] = [];
   const outDir = path.resolve(options.outDir);
+  await mkdir(outDir, { recursive: true });
   const width = Math.max(0, ...files.map((f) => path.basename(f, ".ipynb").length));
   for (const file of files) {
     const t0 = performance.now();
@@ -72,7 +73,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
       const result = await runNotebook(file, runOptions);
       const r = describe(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
       results.push(r);
-      log(`✔ ${name}  ${count(r.cells, "cell")}, ${count(r.charts, "chart")}  ${seconds(r.durationMs)}  → ${relative(result.htmlPath)}`);
+      log(`✔ ${name}  ${`${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19)}${seconds(r.durationMs).padStart(6)}  → ${relative(result.htmlPath)}`);
     } catch (error) {
       const message = (error as Error).message;
       const partial = error instanceof NotebookError ? error.result : undefined;

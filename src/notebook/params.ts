@@ -3,8 +3,9 @@
  * a cell right after it (tagged `injected-parameters`) that redeclares the given ones.
  *
  * Declare each parameter on its own line at the top level of that cell, with a simple value:
- * `let currency: string = "USD";`. The injected cell keeps the declared type (`const currency: string =
- * "EUR";`), so a value of the wrong type fails right there, naming the parameter.
+ * `const currency: string = "USD";` (or `let`). The injected cell keeps the declared type
+ * (`const currency: string = "EUR";`), so a value of the wrong type fails right there, in the injected
+ * cell, naming the parameter.
  */
 import { sourceOf, type Cell, type Notebook } from "./ipynb";
 

@@ -99,7 +99,7 @@ interface CellError {
 }
 
 /** Stack frames from here down are tslab's and the runner's, not the notebook's: not worth showing. */
-const INTERNAL_FRAME = /[\\/](tslab[\\/]dist[\\/]executor\.js|notebook[\\/]runner\.[jt]s)|node:internal[\\/]process[\\/]task_queues/;
+const INTERNAL_FRAME = /[\\/](tslab[\\/]dist[\\/]executor\.js|notebook[\\/]runner\.[jt]s)|\(node:(vm|internal[\\/]process[\\/]task_queues):/;
 
 function cellError(value: unknown): CellError {
   if (value instanceof Error) {
@@ -268,7 +268,13 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
   }
 
   // Cells after a failure keep no stale outputs from a previous run.
-  if (failure) for (const cell of nb.cells.slice(failure.index + 1)) if (cell.cell_type === "code") ((cell.outputs = []), (cell.execution_count = null));
+  if (failure) {
+    for (const cell of nb.cells.slice(failure.index + 1)) {
+      if (cell.cell_type !== "code") continue;
+      cell.outputs = [];
+      cell.execution_count = null;
+    }
+  }
   const durationMs = performance.now() - started;
   nb.metadata = {
     ...nb.metadata,
