@@ -11,38 +11,22 @@
  * The notebook imports the package by name (node_modules/risk-portal-lab links to the repo root; dist/
  * is built by test/global-setup.ts).
  */
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
+import { EMBED_MARKER, joined, missingJupyter, PLOTLY_MIME } from "./executed";
 
 const run = promisify(execFile);
 const notebook = path.join(__dirname, "show-check.ipynb");
-const PLOTLY_MIME = "application/vnd.plotly.v1+json";
-/** The comment our HTML puts before the embedded plotly.js bundle. */
-const EMBED_MARKER = "embedded by risk-portal-lab (offline)";
 
 /** Kernel start, the type-check of each cell, the simulator and danfo's first load: ~20 s on an idle machine. */
 const NOTEBOOK_TIMEOUT_MS = 240_000;
 const env = { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1" };
-
-/** Why the notebook cannot run here, or undefined when it can (the same checks as tslab-import.test.ts). */
-function missingJupyter(): string | undefined {
-  const nbconvert = spawnSync("jupyter-nbconvert", ["--version"], { encoding: "utf8", env });
-  if (nbconvert.error || nbconvert.status !== 0) return "jupyter-nbconvert is not installed";
-  const list = spawnSync("jupyter", ["kernelspec", "list", "--json"], { encoding: "utf8", env });
-  if (list.error || list.status !== 0) return `\`jupyter kernelspec list\` failed: ${list.stderr || String(list.error)}`;
-  const specs = (JSON.parse(list.stdout) as { kernelspecs: Record<string, { spec: { argv: string[] } }> }).kernelspecs;
-  const tslab = specs["tslab"];
-  if (!tslab) return "the tslab kernelspec is not registered";
-  const binary = tslab.spec.argv[0] ?? "";
-  if (path.isAbsolute(binary) && !existsSync(binary)) return `the tslab kernelspec starts ${binary}, which does not exist`;
-  return undefined;
-}
 
 interface Output {
   output_type: string;
@@ -56,7 +40,6 @@ interface Cell {
   outputs?: Output[];
 }
 
-const joined = (text: unknown): string => (Array.isArray(text) ? text.join("") : typeof text === "string" ? text : "");
 
 const missing = missingJupyter();
 const chromiumMissing = missingChromium();

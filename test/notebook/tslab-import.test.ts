@@ -9,12 +9,13 @@
  * cell, and imports the package by name through node_modules/risk-portal-lab (the `file:` devDependency
  * that links to the repo root); dist/ is built by test/global-setup.ts.
  */
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { joined, missingJupyter } from "./executed";
 
 const run = promisify(execFile);
 const notebook = path.join(__dirname, "import-check.ipynb");
@@ -24,20 +25,6 @@ const NOTEBOOK_TIMEOUT_MS = 180_000;
 
 // jupyter prints a pydevd "frozen modules" warning on every start without this.
 const env = { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1" };
-
-/** Why the notebook cannot run here, or undefined when it can. */
-function missingPrerequisite(): string | undefined {
-  const nbconvert = spawnSync("jupyter-nbconvert", ["--version"], { encoding: "utf8", env });
-  if (nbconvert.error || nbconvert.status !== 0) return "jupyter-nbconvert is not installed";
-  const list = spawnSync("jupyter", ["kernelspec", "list", "--json"], { encoding: "utf8", env });
-  if (list.error || list.status !== 0) return `\`jupyter kernelspec list\` failed: ${list.stderr || String(list.error)}`;
-  const specs = (JSON.parse(list.stdout) as { kernelspecs: Record<string, { spec: { argv: string[] } }> }).kernelspecs;
-  const tslab = specs["tslab"];
-  if (!tslab) return "the tslab kernelspec is not registered";
-  const binary = tslab.spec.argv[0] ?? "";
-  if (path.isAbsolute(binary) && !existsSync(binary)) return `the tslab kernelspec starts ${binary}, which does not exist`;
-  return undefined;
-}
 
 interface Output {
   output_type: string;
@@ -52,9 +39,8 @@ interface Cell {
   outputs?: Output[];
 }
 
-const joined = (text: string | string[] | undefined): string => (Array.isArray(text) ? text.join("") : (text ?? ""));
 
-const missing = missingPrerequisite();
+const missing = missingJupyter();
 const SETUP_HINT = "run `bash scripts/setup-jupyter.sh` (after `npm ci`)";
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
 if (missing && !inCI) console.warn(`test/notebook: skipping the tslab notebook test: ${missing}; ${SETUP_HINT}.`);
