@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
-import { escapeHtml, markdownToHtml } from "./render-html";
+import { escapeHtml } from "../plot/labels";
+import { markdownToHtml } from "./render-html";
 import { NotebookError, runNotebook, titleOf, type RunOptions } from "./runner";
 
 export interface BatchOptions {

@@ -3,6 +3,7 @@
  * outputs are drawn from their `application/vnd.plotly.v1+json` data with plotly.js embedded once at
  * the end of the page (no network), tables and other HTML outputs are kept as they are, images inline.
  */
+import { escapeHtml } from "../plot/labels";
 import type { CellFailure } from "./runner";
 import { sourceOf, type Notebook, type Output } from "./ipynb";
 
@@ -13,9 +14,6 @@ export interface RenderOptions {
   failure?: CellFailure;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
 
 /** Renders the notebook; plotly.js comes from the plot module, loaded only when a chart is present. */
 export function renderHtml(nb: Notebook, options: RenderOptions): string {

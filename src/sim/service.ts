@@ -15,11 +15,12 @@ import { fromSurface } from "../vol";
 import { VolModelError } from "../vol/errors";
 import { addBusinessDays, previousBusinessDay, utcDateOf, wireDate } from "./calendar";
 import type { Clock } from "./clock";
-import { CurveBook, type BondCurveOverride } from "./data/curves";
+import { CURRENCIES, CurveBook, type BondCurveOverride } from "./data/curves";
 import { portfolios as makePortfolios, TransactionBook, type Portfolio, type TransactionRow } from "./data/portfolios";
 import { DEFAULT_REPORT_TIMING, definitions, historicalInfos, launchedInfo, MARKET_DATA_ENVIRONMENTS, type ReportDefinition, type ReportInfoOut, type ReportTiming } from "./data/reports";
 import { Universe, yieldToMaturity, type Tradable } from "./data/universe";
 import type { Store } from "./store";
+import { round } from "./round";
 
 type Out<S extends z.ZodType> = z.output<S>;
 
@@ -155,7 +156,7 @@ export class SimService {
 
   // 4. RateAsset
   rateAsset(req: Out<typeof rateAssetRequest>) {
-    if (!this.curves.has(req.currency)) throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${["USD", "EUR", "GBP", "JPY", "CHF"].join(", ")}`);
+    if (!this.curves.has(req.currency)) throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${CURRENCIES.join(", ")}`);
     const requested = utcDateOf(req.market_date);
     const days = this.curves.days();
     if (requested < days[0]!) throw new SimError(404, `no curve before ${days[0]} (requested ${requested})`);
@@ -342,9 +343,4 @@ function interpolateFlat(xs: number[], ys: number[], x: number): number {
     }
   }
   return ys.at(-1)!;
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }

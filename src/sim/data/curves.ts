@@ -8,6 +8,7 @@
  */
 import { addDays, addMonths, businessDays, nextBusinessDay, wireDate, yearFraction } from "../calendar";
 import { rng } from "../random";
+import { round } from "../round";
 
 export const CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CHF"] as const;
 export type Currency = (typeof CURRENCIES)[number];
@@ -219,9 +220,4 @@ function factorPath(seed: number, ccy: Currency, days: string[]): FactorPath {
     curvature[i] = c;
   }
   return { days, index: new Map(days.map((d, i) => [d, i])), level, slope, curvature };
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }

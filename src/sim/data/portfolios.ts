@@ -7,6 +7,7 @@ import { PORTFOLIO_TYPES, TRANSACTION_COLUMNS } from "../../api/assumptions";
 import { addBusinessDays, businessDays, wireDate } from "../calendar";
 import { hash32, rngFromInts } from "../random";
 import type { Tradable, Universe } from "./universe";
+import { round } from "../round";
 
 export interface Portfolio {
   name: string;
@@ -144,9 +145,4 @@ export class TransactionBook {
 /** The day after, as a string that sorts after every time on `day`. */
 function nextDay(day: string): string {
   return `${day}\uffff`;
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }

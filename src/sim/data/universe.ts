@@ -6,6 +6,7 @@
 import { DAYS_PER_YEAR } from "../../api/assumptions";
 import { addDays, addMonths, daysBetween, nextBusinessDay, wireDate, yearFraction } from "../calendar";
 import { rng } from "../random";
+import { round } from "../round";
 
 export interface Bond {
   kind: "bond";
@@ -237,9 +238,3 @@ function roundStrike(x: number): number {
   const step = x > 1000 ? 25 : x > 100 ? 5 : 1;
   return Math.round(x / step) * step;
 }
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-
