@@ -13,6 +13,11 @@ export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.Z
   readonly path: string;
   /** A17: reads may be retried; writes are never re-sent once they may have reached the server. */
   readonly retry: RetryClass;
+  /**
+   * The answer depends on the request alone (market data, pure computations), so the client's response
+   * cache may keep it. Reads of state that moves on its own (report statuses, API keys) are not.
+   */
+  readonly cacheable?: boolean;
   /** Where the request goes: a JSON body, the query string, or nowhere. */
   readonly requestIn: "body" | "query" | "none";
   /** Schema of the caller's input; its output is the wire form (without `$type`). */

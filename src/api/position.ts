@@ -37,6 +37,7 @@ export const getTransactionTable = defineOperation({
   method: "POST",
   path: "/api/Position/GetTransactionTable",
   retry: "read",
+  cacheable: true,
   requestIn: "body",
   request: transactionTableRequest,
   response: transactionTableResponse,

@@ -40,6 +40,7 @@ export const getRateAsset = defineOperation({
   method: "POST",
   path: "/api/RateAsset",
   retry: "read",
+  cacheable: true,
   requestIn: "body",
   request: rateAssetRequest,
   response: rateAssetResponse,

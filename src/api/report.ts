@@ -85,6 +85,7 @@ export const lookBacks = defineOperation({
   method: "GET",
   path: "/api/Report/LookBacks",
   retry: "read",
+  cacheable: true,
   requestIn: "none",
   request: noInput,
   response: lookBacksResponse,

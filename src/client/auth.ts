@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { HEADERS, OAUTH } from "../api/assumptions";
 import { AuthenticationError, ConfigurationError, NetworkError, RiskPortalError, TimeoutError, errorFromResponse } from "./errors";
+import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
 
 /** How the client authenticates. Exactly one of the three forms. */
@@ -17,6 +18,8 @@ export type AuthOptions =
 export interface AuthProvider {
   /** A short description without secrets, for `console.log(client)`. */
   readonly description: string;
+  /** Who is calling, for cache keys: a fingerprint of a static credential, the client id of OAuth2. Never a secret. */
+  readonly identity: string;
   /**
    * Sets the credential header (lower-case name) and returns the credential used, so a 401 can tell
    * whether it is stale. Synchronous when the credential is at hand (static ones, a cached token).
@@ -46,6 +49,18 @@ export function createAuthProvider(options: AuthOptions, context: AuthContext): 
   return new ClientCredentials(options, context);
 }
 
+/** For a client that only replays a cassette: no credentials, and a clear error should a request ever need them. */
+export const replayOnlyAuth: AuthProvider = {
+  description: "none (replaying a cassette)",
+  identity: "none",
+  apply() {
+    throw new ConfigurationError("this client has no credentials: it only replays a cassette", { operation: "configure" });
+  },
+  async refreshAfterUnauthorized() {
+    return false;
+  },
+};
+
 function requireText(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim() === "") throw new ConfigurationError(`${field} must be a non-empty string`, { operation: "configure" });
   return value;
@@ -55,6 +70,7 @@ function staticHeader(name: string, prefix: string, secret: string, description:
   context.redactor.add(secret);
   return {
     description,
+    identity: `${description} ${fingerprint(secret)}`,
     apply(headers) {
       headers[name] = prefix + secret;
       return secret;
@@ -76,6 +92,7 @@ const DEFAULT_LIFETIME_MS = 3_600_000;
 
 class ClientCredentials implements AuthProvider {
   readonly description: string;
+  readonly identity: string;
   readonly #clientId: string;
   readonly #clientSecret: string;
   readonly #tokenUrl: string;
@@ -99,6 +116,7 @@ class ClientCredentials implements AuthProvider {
     this.#context = context;
     context.redactor.add(this.#clientSecret);
     this.description = `OAuth2 client credentials (client id ${this.#clientId})`;
+    this.identity = `oauth2 ${this.#tokenUrl} ${this.#clientId}`;
   }
 
   apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string> {

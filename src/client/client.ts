@@ -12,7 +12,9 @@ import { getReportInfos, lookBacks, reportInfos } from "../api/report";
 import { riskReportLauncherItemCreate, varReportLauncherItemCreate } from "../api/report-launcher";
 import { getTradableBrief, getTradeEventPositionEffects, getVol } from "../api/tradable";
 import { getApiKeys } from "../api/user";
-import { createAuthProvider, type AuthOptions, type AuthProvider } from "./auth";
+import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider } from "./auth";
+import { ResponseCache, type CacheOptions } from "./cache";
+import { Cassette, type CassetteOptions } from "./cassette";
 import { ConfigurationError } from "./errors";
 import { send, type CallOptions, type PipelineConfig } from "./pipeline";
 import { Redactor } from "./redact";
@@ -21,8 +23,11 @@ import { resolveRetry, type RetryOptions } from "./retry";
 export interface RiskPortalClientOptions {
   /** The service's base address, e.g. `https://risk.example.com` (every path starts with `/api`). */
   baseUrl: string;
-  /** `{ token }` (bearer), `{ apiKey }` (`x-api-key`) or `{ clientId, clientSecret, tokenUrl, scope? }` (OAuth2). */
-  auth: AuthOptions;
+  /**
+   * `{ token }` (bearer), `{ apiKey }` (`x-api-key`) or `{ clientId, clientSecret, tokenUrl, scope? }`
+   * (OAuth2). Not needed when the client only replays a cassette (`cassette.mode: "replay"`).
+   */
+  auth?: AuthOptions;
   /** The fetch to use. Default: `globalThis.fetch`, else cross-fetch. */
   fetch?: typeof fetch;
   /** Time a call may take, retries included. Default 60 000 ms; `Infinity` for none. */
@@ -33,6 +38,17 @@ export interface RiskPortalClientOptions {
   typeNamespace?: string;
   /** Extra headers on every request (never put credentials here: use `auth`). */
   headers?: Record<string, string>;
+  /**
+   * Record or replay exchanges: `{ path, mode }` with mode `record`, `replay` (no network, no
+   * credentials), `auto` (replay what is recorded, record the rest; the default) or `off`.
+   */
+  cassette?: CassetteOptions | Cassette;
+  /**
+   * A response cache for cacheable reads (curves, vols, briefs, position effects, transaction tables,
+   * look-backs): `true` for memory with the defaults, or `{ ttlMs, maxEntries, dir }`. Default: none.
+   * Bypass it per call with `{ cache: false }`, refresh an entry with `{ cache: "refresh" }`.
+   */
+  cache?: boolean | CacheOptions | ResponseCache;
 }
 
 /** Default time a call may take, retries included. */
@@ -52,6 +68,10 @@ type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Prom
 export class RiskPortalClient {
   readonly baseUrl: string;
   readonly typeNamespace: string;
+  /** The cassette this client records to or replays from, if any (its `stats` count replays and recordings). */
+  readonly cassette?: Cassette;
+  /** The response cache, if any (its `stats` count hits and misses). */
+  readonly cache?: ResponseCache;
   readonly #config: PipelineConfig;
 
   /** Market-data uploads. */
@@ -114,7 +134,13 @@ export class RiskPortalClient {
     const redactor = new Redactor();
     const fetchImpl = options.fetch ?? defaultFetch();
     const now = () => Date.now();
-    const auth: AuthProvider = createAuthProvider(options.auth, { fetch: fetchImpl, redactor, timeoutMs, now });
+    const cassetteOptions = options.cassette;
+    if (cassetteOptions instanceof Cassette) this.cassette = cassetteOptions;
+    else if (cassetteOptions && cassetteOptions.mode !== "off") this.cassette = new Cassette({ ...cassetteOptions, baseUrl: this.baseUrl });
+    if (options.cache instanceof ResponseCache) this.cache = options.cache;
+    else if (options.cache) this.cache = new ResponseCache(options.cache === true ? {} : options.cache, now);
+    const replayOnly = this.cassette?.mode === "replay";
+    const auth: AuthProvider = options.auth === undefined && replayOnly ? replayOnlyAuth : createAuthProvider(options.auth!, { fetch: fetchImpl, redactor, timeoutMs, now });
     this.#config = {
       baseUrl: this.baseUrl,
       fetch: fetchImpl,
@@ -125,6 +151,8 @@ export class RiskPortalClient {
       typeNamespace: this.typeNamespace,
       headers: Object.fromEntries([["accept", "application/json"], ...Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])]),
       now,
+      cassette: this.cassette,
+      cache: this.cache,
     };
 
     const call = <Op extends OperationDef>(op: Op): Call<Op> => (input, callOptions) => this.request(op, input, callOptions);

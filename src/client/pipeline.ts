@@ -1,10 +1,14 @@
 /**
- * The one request pipeline every operation goes through: validate → auth → fetch (deadline, caller's
- * signal) → 401 refresh-and-resend once → map errors → retry reads → validate the response.
+ * The one request pipeline every operation goes through: validate → response cache → cassette or
+ * (auth → fetch with deadline and caller's signal → 401 refresh-and-resend once → record) → map
+ * errors → retry reads → validate the response → attach its provenance.
  */
 import { HEADERS, REQUEST_CONTENT_TYPE } from "../api/assumptions";
 import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
 import type { AuthProvider } from "./auth";
+import type { ResponseCache } from "./cache";
+import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
+import { replayResponse, type Cassette, type Exchange } from "./cassette";
 import {
   AbortError,
   NetworkError,
@@ -18,6 +22,7 @@ import {
   formatIssues,
   type ErrorDetails,
 } from "./errors";
+import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
 import { backoffDelayMs, isRetryable, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
 
@@ -36,6 +41,11 @@ export interface CallOptions {
   throwOnFailure?: boolean;
   /** Extra request headers for this call. */
   headers?: Record<string, string>;
+  /**
+   * The response cache for this call (cacheable reads, when the client has a cache): `true` (default)
+   * uses it, `false` neither reads nor stores, `"refresh"` asks the server and stores the answer.
+   */
+  cache?: boolean | "refresh";
 }
 
 export interface PipelineConfig {
@@ -49,6 +59,10 @@ export interface PipelineConfig {
   typeNamespace: string;
   headers: Record<string, string>;
   now: () => number;
+  /** Record/replay, when the client has a cassette. */
+  cassette?: Cassette;
+  /** The response cache for cacheable reads, when the client has one. */
+  cache?: ResponseCache;
 }
 
 /** Sends one operation and returns its validated response. */
@@ -63,6 +77,31 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   }
   if (encoded.query && Object.keys(encoded.query).length) url += `?${new URLSearchParams(encoded.query).toString()}`;
   const body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
+  const { cassette } = config;
+  // The canonical request: computed once, and only when something needs it (cassette, cache, provenance).
+  let canonical: CanonicalRequest | undefined;
+  const request = () => (canonical ??= canonicalRequest(op.method, op.path, encoded.query, encoded.body));
+  const provenance = (source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance => ({
+    operation: op.name,
+    get request() {
+      return redactor.mask(request());
+    },
+    receivedAt,
+    source,
+    baseUrl: replayed ? cassette!.baseUrl : config.baseUrl,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(replayed ? { cassette: cassette!.path } : {}),
+  });
+
+  const cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
+  const cacheKey = cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(request())}` : "";
+  if (cache && options.cache !== "refresh") {
+    const hit = await cache.get(cacheKey);
+    if (hit) {
+      const data = decodeResponse(op, hit.text, () => details({ status: 200, requestId: hit.requestId }), options, redactor);
+      return attachProvenance(data, provenance("cache", hit.receivedAt, hit.requestId));
+    }
+  }
 
   const retry = options.retry === undefined ? config.retry : resolveRetry(config.retry, options.retry);
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -96,10 +135,21 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
       let failure: RiskPortalError;
       let retryAfterMs: number | undefined;
       try {
-        const response = await exchange();
+        // A cassette answers first; what it cannot answer goes to the server (and is recorded), unless replaying.
+        const replayed = cassette?.take(request());
+        if (!replayed && cassette && !cassette.records) throw cassette.miss(op.name, request(), details());
+        const response = replayed ? replayResponse(replayed) : await exchange();
         const text = await response.text();
+        const receivedAt = replayed?.receivedAt ?? new Date(config.now()).toISOString();
+        if (!replayed && cassette) cassette.record(op.name, request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, redactor);
         const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-        if (response.ok) return decodeResponse(op, text, () => details({ status: response.status, requestId }), options, redactor);
+        if (response.ok) {
+          const data = decodeResponse(op, text, () => details({ status: response.status, requestId }), options, redactor);
+          if (cache && !replayed) await cache.set(cacheKey, { text: redactor.text(text), receivedAt, ...(requestId === undefined ? {} : { requestId }) });
+          // A write may change what reads return.
+          if (op.retry === "write" && config.cache) await config.cache.clear();
+          return attachProvenance(data, provenance(replayed ? "cassette" : "live", receivedAt, requestId, replayed));
+        }
         retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
         failure = errorFromResponse({ ...details(), status: response.status, statusText: response.statusText, requestId, body: redactor.value(parseBody(text)) });
         if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;

@@ -6,6 +6,14 @@
 
 export const REDACTED = "[REDACTED]";
 
+/** What a masked value starts with. */
+export const MASK = "••••";
+
+/** `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole. */
+export function maskSecret(value: string): string {
+  return value.length > 4 ? `${MASK}${value.slice(-4)}` : MASK;
+}
+
 /** Field names whose values are always masked (headers, token replies, API key entries). */
 const SECRET_KEY = /^(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|client[_-]?secret|password|secret|exposed[_-]?value)$/i;
 /**
@@ -47,13 +55,22 @@ export class Redactor {
     return this.#value(input, 0) as T;
   }
 
-  #value(input: unknown, depth: number): unknown {
+  /**
+   * Like {@link value}, but string fields named like a secret keep their last 4 characters (`••••1a2b`,
+   * what `frames.apiKeys` shows): for recordings, so that a replayed response makes the same frames.
+   */
+  mask<T>(input: T): T {
+    return this.#value(input, 0, true) as T;
+  }
+
+  #value(input: unknown, depth: number, keepTail = false): unknown {
     if (typeof input === "string") return this.text(input);
     if (input === null || typeof input !== "object" || depth > MAX_DEPTH) return input;
-    if (Array.isArray(input)) return input.map((v) => this.#value(v, depth + 1));
+    if (Array.isArray(input)) return input.map((v) => this.#value(v, depth + 1, keepTail));
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(input)) {
-      out[key] = SECRET_KEY.test(key) && v !== null && v !== undefined ? REDACTED : this.#value(v, depth + 1);
+      if (!SECRET_KEY.test(key) || v === null || v === undefined) out[key] = this.#value(v, depth + 1, keepTail);
+      else out[key] = keepTail && typeof v === "string" ? maskSecret(v) : REDACTED;
     }
     return out;
   }

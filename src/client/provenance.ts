@@ -1,0 +1,80 @@
+/**
+ * Provenance: where a response came from. The request pipeline attaches one record to every response
+ * object it returns (a non-enumerable property: JSON, spreads and equality checks do not see it), the
+ * frame adapters carry it into `meta.provenance`, and table displays show it in one line.
+ */
+import type { CanonicalRequest } from "./canonical";
+
+/** `live`: from the server just now; `cache`: from the response cache; `cassette`: replayed from a recording. */
+export type ProvenanceSource = "live" | "cache" | "cassette";
+
+export interface Provenance {
+  /** The spec's operation name (`RateAsset`). */
+  readonly operation: string;
+  /** The request in canonical form (keys sorted, date-times as UTC instants), secrets masked. */
+  readonly request: CanonicalRequest;
+  /** When the response arrived from the server (ISO 8601 UTC): for `cache` and `cassette`, the original arrival. */
+  readonly receivedAt: string;
+  readonly source: ProvenanceSource;
+  /** The server's base URL (for `cassette`: the one it was recorded from). */
+  readonly baseUrl: string;
+  /** The server's request id, when it sent one. */
+  readonly requestId?: string;
+  /** For `cassette`: the cassette file. */
+  readonly cassette?: string;
+}
+
+/** A registered symbol, so two copies of the package loaded in one process still agree. */
+const KEY = Symbol.for("risk-portal-lab.provenance");
+
+/** Attaches `provenance` to a response object (not to primitives) and returns the object. */
+export function attachProvenance<T>(value: T, provenance: Provenance): T {
+  if (value !== null && typeof value === "object" && Object.isExtensible(value)) {
+    Object.defineProperty(value, KEY, { value: provenance, enumerable: false, configurable: true, writable: true });
+  }
+  return value;
+}
+
+/** The provenance the pipeline attached to a response object, if any. */
+export function provenanceOf(value: unknown): Provenance | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  return (value as Record<symbol, Provenance | undefined>)[KEY];
+}
+
+/** `2026-11-22T01:40:12.345Z` → `2026-11-22 01:40:12Z`. */
+function shortTime(iso: string): string {
+  return iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
+}
+
+/** The request's body or query in a short form (`{"currency":"USD","market_date":"2026-11-20"}`), `$type` left out. */
+export function requestSummary(request: CanonicalRequest, max = 80): string {
+  const input = request.body ?? request.query;
+  if (input === undefined) return "";
+  const shown = input && typeof input === "object" && !Array.isArray(input) ? Object.fromEntries(Object.entries(input).filter(([k]) => k !== "$type")) : input;
+  const text = JSON.stringify(shown, (_k, v: unknown) => (typeof v === "string" && /T00:00:00Z$/.test(v) ? v.slice(0, 10) : v));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * One line saying where rows came from, e.g.
+ * `RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z`,
+ * or for many responses `RateAsset ×12 · live 10, cache 2 from … · received 01:40:12Z … 01:40:13Z`.
+ */
+export function formatProvenance(list: readonly Provenance[]): string {
+  if (list.length === 0) return "";
+  const first = list[0]!;
+  const operations = [...new Set(list.map((p) => p.operation))];
+  const what = list.length === 1 ? `${first.operation} ${requestSummary(first.request)}`.trim() : `${operations.join(", ")} ×${list.length}`;
+  const counts = new Map<ProvenanceSource, number>();
+  for (const p of list) counts.set(p.source, (counts.get(p.source) ?? 0) + 1);
+  const sources = counts.size === 1 ? first.source : [...counts].map(([s, n]) => `${s} ${n}`).join(", ");
+  const urls = [...new Set(list.map((p) => p.baseUrl))];
+  const cassettes = [...new Set(list.map((p) => p.cassette).filter((c): c is string => !!c))];
+  const from = `${sources} from ${urls.join(", ")}${cassettes.length ? ` (cassette ${cassettes.join(", ")})` : ""}`;
+  const times = list.map((p) => p.receivedAt).sort();
+  const lo = times[0]!;
+  const hi = times[times.length - 1]!;
+  const when = lo === hi ? shortTime(lo) : `${shortTime(lo)} … ${shortTime(hi)}`;
+  const verb = counts.size === 1 && first.source === "cassette" ? "recorded" : "received";
+  return `${what} · ${from} · ${verb} ${when}`;
+}
