@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Cassette, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
 import { frames } from "../../src";
 import { startSimulator, type Simulator } from "../../src/sim";
