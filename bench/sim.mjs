@@ -16,7 +16,7 @@ import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, median, round } from
 const CONCURRENCY = 16;
 const CAP_MS = 20_000;
 
-function startSim(rows) {
+export function startSim(rows) {
   const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--rows", String(rows)], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("simulator did not start within 20 s")), 20_000);
@@ -29,7 +29,7 @@ function startSim(rows) {
   });
 }
 
-async function drive(call, total) {
+export async function drive(call, total) {
   let issued = 0;
   const t0 = performance.now();
   const deadline = t0 + CAP_MS;

@@ -227,10 +227,17 @@ export class Cassette {
   }
 }
 
+/** Body text of replayed exchanges, serialised once (a poll loop or a benchmark replays one many times). */
+const replayText = new WeakMap<RecordedResponse, string>();
+
 /** A recorded response as a fetch `Response`, for the pipeline to read as if it came from the server. */
 export function replayResponse(exchange: Exchange): Response {
   const { response } = exchange;
-  const text = response.text ?? (response.body === undefined ? "" : JSON.stringify(response.body));
+  let text = replayText.get(response);
+  if (text === undefined) {
+    text = response.text ?? (response.body === undefined ? "" : JSON.stringify(response.body));
+    replayText.set(response, text);
+  }
   // Statuses without a body (204, 304) cannot be given one.
   const body = response.status === 204 || response.status === 304 ? null : text;
   return new Response(body, { status: response.status, statusText: response.statusText ?? "", headers: response.headers });

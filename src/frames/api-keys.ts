@@ -1,8 +1,10 @@
 /** The caller's API keys (operation 13) as a frame, key values masked unless asked for. */
 import type { DataFrame } from "danfojs-node";
 import type { ApiKeyEntry } from "../api/user";
+import { maskSecret } from "../client/redact";
 import type { ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
+import { provenanceFrom } from "./provenance";
 import { tableFromRecords } from "./records";
 
 export interface ApiKeysOptions {
@@ -10,16 +12,11 @@ export interface ApiKeysOptions {
   reveal?: boolean;
 }
 
-/** What a masked value starts with. */
-export const MASK = "••••";
+/** `MASK` and `maskSecret` live with the redactor: cassettes keep the same last 4 characters frames show. */
+export { MASK, maskSecret } from "../client/redact";
 
 /** Extra fields whose names say they hold a secret are masked too (a newer server may add some). */
 const SECRET_FIELD = /secret|token|password|exposed|api[_-]?key|credential/i;
-
-/** `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole. */
-export function maskSecret(value: string): string {
-  return value.length > 4 ? `${MASK}${value.slice(-4)}` : MASK;
-}
 
 function masked(value: unknown): unknown {
   return typeof value === "string" ? maskSecret(value) : value;
@@ -45,7 +42,7 @@ export function apiKeysColumns(entries: readonly ApiKeyEntry[], options: ApiKeys
       { name: "name", hint: "string" },
       { name: "exposed_value", hint: "string" },
     ],
-    { source: "ApiKeys" },
+    { source: "ApiKeys", provenance: provenanceFrom(entries) },
   );
 }
 

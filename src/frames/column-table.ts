@@ -8,6 +8,7 @@
  * every other kind. A value that does not fit its column's kind is never converted: the column is kept
  * as received (`mixed`) and a warning says where.
  */
+import type { Provenance } from "../client/provenance";
 import { parseIsoDate } from "./iso-date";
 
 /**
@@ -36,6 +37,12 @@ export interface TableMeta {
   shape?: TableShape;
   /** Response fields that are not columns (`$type`, `latest_market_date`, …), as received. */
   fields: Record<string, unknown>;
+  /**
+   * Where the responses behind the rows came from (operation, canonical request, time received, source,
+   * server), one entry per response, in request order; `[]` when the input carried none (a part of a
+   * response, a local model's grid, hand-made rows).
+   */
+  provenance: Provenance[];
 }
 
 /** Layouts of a transaction table (A13): rows of objects, `{columns, rows}`, `{columns, data}`, `{col: [...]}`. */
@@ -229,7 +236,7 @@ export function levelsOf(values: readonly (string | null)[], known: readonly str
 }
 
 /** A table with no rows (and the given columns, all `empty`). */
-export function emptyTable(source: string, columns: readonly string[] = [], fields: Record<string, unknown> = {}): ColumnTable {
+export function emptyTable(source: string, columns: readonly string[] = [], fields: Record<string, unknown> = {}, provenance: readonly Provenance[] = []): ColumnTable {
   const data: Record<string, unknown[]> = {};
   const kinds: Record<string, ColumnKind> = {};
   const missing: Record<string, number> = {};
@@ -238,7 +245,7 @@ export function emptyTable(source: string, columns: readonly string[] = [], fiel
     kinds[c] = "empty";
     missing[c] = 0;
   }
-  return { columns: [...columns], data, kinds, rowCount: 0, meta: { source, categories: {}, missing, warnings: [], fields } };
+  return { columns: [...columns], data, kinds, rowCount: 0, meta: { source, categories: {}, missing, warnings: [], fields, provenance: [...provenance] } };
 }
 
 /** A table builder: add finished columns in order, then `build()`. */
@@ -252,8 +259,9 @@ export class TableBuilder {
     readonly rowCount: number,
     source: string,
     fields: Record<string, unknown> = {},
+    provenance: readonly Provenance[] = [],
   ) {
-    this.#meta = { source, categories: {}, missing: {}, warnings: [], fields };
+    this.#meta = { source, categories: {}, missing: {}, warnings: [], fields, provenance: [...provenance] };
   }
 
   /** Adds a column from raw values (see {@link finishColumn}). */
@@ -286,6 +294,11 @@ export class TableBuilder {
   build(): ColumnTable {
     return { columns: this.#columns, data: this.#data, kinds: this.#kinds, rowCount: this.rowCount, meta: this.#meta };
   }
+}
+
+/** True for a {@link ColumnTable} (structural check). */
+export function isColumnTable(value: unknown): value is ColumnTable {
+  return typeof value === "object" && value !== null && "kinds" in value && "data" in value && "rowCount" in value;
 }
 
 /** The values of a column; throws naming the table's columns when there is no such column. */

@@ -12,13 +12,13 @@ function hintFor(kinds: ColumnKind[]): ColumnHint {
 
 /**
  * The tables one under another: columns are the union in first-seen order, a column a table lacks is
- * missing in its rows, kinds and category levels carry over, warnings are concatenated.
+ * missing in its rows, kinds and category levels carry over, warnings and provenance are concatenated.
  */
 export function concatColumns(tables: readonly ColumnTable[], source: string): ColumnTable {
   const names: string[] = [];
   for (const t of tables) for (const c of t.columns) if (!names.includes(c)) names.push(c);
   const n = tables.reduce((sum, t) => sum + t.rowCount, 0);
-  const builder = new TableBuilder(n, source);
+  const builder = new TableBuilder(n, source, {}, tables.flatMap((t) => t.meta.provenance ?? []));
   for (const t of tables) for (const w of t.meta.warnings) builder.warn(w);
   for (const name of names) {
     const raw = new Array<unknown>(n);

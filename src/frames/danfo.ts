@@ -56,8 +56,8 @@ const infos = new WeakMap<object, FrameInfo>();
 
 /**
  * The facts an adapter attached to a DataFrame it built: source operation, category levels, missing
- * counts, warnings, response fields that are not columns, renamed columns. `undefined` for frames not
- * built by an adapter (including frames derived from one with danfo operations).
+ * counts, warnings, response fields that are not columns, provenance, renamed columns. `undefined` for
+ * frames not built by an adapter (including frames derived from one with danfo operations).
  */
 export function frameInfo(df: DataFrame): FrameInfo | undefined {
   return infos.get(df);
@@ -169,7 +169,7 @@ const KIND_OF_DTYPE: Record<string, ColumnKind> = { float32: "number", int32: "n
  */
 export function fromDataFrame(df: DataFrame): ColumnTable {
   const known = infos.get(df);
-  const builder = new TableBuilder(df.shape[0]!, known?.source ?? "DataFrame", { ...known?.fields });
+  const builder = new TableBuilder(df.shape[0]!, known?.source ?? "DataFrame", { ...known?.fields }, known?.provenance);
   df.columns.forEach((name, j) => {
     const values = [...(df.column(name).values as unknown[])];
     const kind = known?.kinds[name] ?? KIND_OF_DTYPE[df.dtypes[j]!] ?? "mixed";

@@ -15,6 +15,7 @@ export {
   type TableShape,
 } from "./column-table";
 export { parseIsoDate, toDate } from "./iso-date";
+export { provenance, type Provenance, type ProvenanceSource } from "./provenance";
 
 // Responses → frames
 export { yieldCurve, yieldCurveColumns, YIELD_CURVE_COLUMNS, type YieldCurveOptions } from "./yield-curve";

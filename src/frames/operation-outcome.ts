@@ -4,6 +4,7 @@ import { shortTypeName } from "../api/assumptions";
 import type { OperationOutcome } from "../api/common";
 import { TableBuilder, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
+import { provenanceFrom } from "./provenance";
 import { otherFields } from "./records";
 
 /**
@@ -28,7 +29,7 @@ export function operationOutcomeColumns(outcome: OperationOutcome): ColumnTable 
   const messages = Array.isArray(outcome?.error_messages) ? outcome.error_messages.map(String) : [];
   const fields: Record<string, unknown> = otherFields(outcome, ["error_messages"]);
   if (typeof outcome?.$type === "string") fields.operation_type = shortTypeName(outcome.$type);
-  return new TableBuilder(messages.length, "OperationOutcome", fields)
+  return new TableBuilder(messages.length, "OperationOutcome", fields, provenanceFrom(outcome))
     .add("message_index", messages.map((_, i) => i), { hint: "number", owned: true })
     .add("record_index", messages.map(recordIndex), { hint: "number", owned: true })
     .add("error_message", messages, { hint: "string", owned: true })

@@ -103,7 +103,7 @@ export function pivotColumns(table: ColumnTable, options: PivotOptions): ColumnT
     cells[c]![p] = cellValues[i];
   }
 
-  const builder = new TableBuilder(rowValues.length, table.meta.source, { ...table.meta.fields });
+  const builder = new TableBuilder(rowValues.length, table.meta.source, { ...table.meta.fields }, table.meta.provenance);
   builder.addFinished(
     options.index,
     finishColumn(

@@ -5,6 +5,7 @@ import type { PositionEffectsResponse } from "../api/tradable";
 import type { ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "./iso-date";
+import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";
 
 /**
@@ -30,7 +31,12 @@ export function positionEffectsColumns(response: PositionEffectsResponse): Colum
     { name: "contract_identifier", hint: "string", get: (r) => contractOf(r)?.identifier ?? null },
     ...contractFields.map((k): FieldSpec => ({ name: `contract_${k}`, get: (r) => contractOf(r)?.[k] ?? null })),
   ];
-  return tableFromRecords(effects, specs, { source: "GetTradeEventPositionEffects", fields: otherFields(response, ["position_effects", "pricing_date"]), exclude: ["contract"] });
+  return tableFromRecords(effects, specs, {
+    source: "GetTradeEventPositionEffects",
+    fields: otherFields(response, ["position_effects", "pricing_date"]),
+    exclude: ["contract"],
+    provenance: provenanceFrom(response),
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
  * fields a newer server adds are kept after them (kind inferred), in the order first seen.
  */
 import { isRecord } from "../api/operation";
+import type { Provenance } from "../client/provenance";
 import { preview, TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
 
 /** One known column of an adapter. */
@@ -24,12 +25,14 @@ export interface RecordsOptions {
   fields?: Record<string, unknown>;
   /** Record fields that are neither known columns nor to be kept as extra columns (e.g. a flattened object). */
   exclude?: readonly string[];
+  /** `meta.provenance` of the table (see `provenanceFrom`). Default none. */
+  provenance?: readonly Provenance[];
 }
 
 /** A column table of `records`: the `specs` columns, then every other field seen (unless excluded). */
 export function tableFromRecords(records: readonly unknown[], specs: readonly FieldSpec[], options: RecordsOptions): ColumnTable {
   const n = records.length;
-  const builder = new TableBuilder(n, options.source, options.fields ?? {});
+  const builder = new TableBuilder(n, options.source, options.fields ?? {}, options.provenance);
   const rows: Record<string, unknown>[] = new Array(n);
   let notObjects = 0;
   for (let i = 0; i < n; i++) {

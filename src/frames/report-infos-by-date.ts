@@ -34,7 +34,10 @@ export interface ReportInfosFailure {
   status?: number;
 }
 
-/** Report infos of every pricing date as one long column table (dates in the order given), failures beside it. */
+/**
+ * Report infos of every pricing date as one long column table (dates in the order given), failures
+ * beside it; `meta.provenance` has one entry per date fetched, in the same order.
+ */
 export async function reportInfosByDateColumns(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchColumns<ReportInfosFailure>> {
   const { pricingDates } = options;
   if (!Array.isArray(pricingDates) || pricingDates.length === 0) throw new TypeError("pricingDates must be a non-empty array, e.g. [\"2026-11-19\", \"2026-11-20\"]");

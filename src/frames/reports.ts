@@ -5,6 +5,7 @@ import type { GetReportInfosResponse, LookBacksResponse, ReportInfo, ReportListR
 import { isRecord } from "../api/operation";
 import { TableBuilder, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
+import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";
 
 /** The report-info columns, in the spec's order; dates as `Date`, `status` and `portfolio_type` categories. */
@@ -36,7 +37,11 @@ function recordsOf(response: unknown, field: string): unknown[] {
  * `meta.categories`), then any extra fields. Takes the `GetReportInfos` response or its `report_infos`.
  */
 export function reportInfosColumns(response: GetReportInfosResponse | readonly ReportInfo[]): ColumnTable {
-  return tableFromRecords(recordsOf(response, "report_infos"), REPORT_INFO_FIELDS, { source: "GetReportInfos", fields: otherFields(response, ["report_infos"]) });
+  return tableFromRecords(recordsOf(response, "report_infos"), REPORT_INFO_FIELDS, {
+    source: "GetReportInfos",
+    fields: otherFields(response, ["report_infos"]),
+    provenance: provenanceFrom(response),
+  });
 }
 
 /**
@@ -59,7 +64,7 @@ export function reportListColumns(response: ReportListResponse | ReportListRespo
       { name: "report_type", hint: "category" },
       { name: "report_name", hint: "string" },
     ],
-    { source: "ReportInfos", fields: otherFields(response, ["report_infos"]) },
+    { source: "ReportInfos", fields: otherFields(response, ["report_infos"]), provenance: provenanceFrom(response) },
   );
 }
 
@@ -87,7 +92,7 @@ function months(lookBack: unknown): number {
  */
 export function lookBacksColumns(response: LookBacksResponse | readonly string[]): ColumnTable {
   const values = recordsOf(response, "look_backs");
-  const builder = new TableBuilder(values.length, "LookBacks", otherFields(response, ["look_backs"]));
+  const builder = new TableBuilder(values.length, "LookBacks", otherFields(response, ["look_backs"]), provenanceFrom(response));
   builder.add("look_back", [...values], { hint: "category", levels: LOOK_BACK_PERIODS, owned: true });
   builder.add("months", values.map(months), { hint: "number", owned: true });
   return builder.build();

@@ -17,6 +17,7 @@ import type { RiskPortalClient } from "../client/client";
 import { emptyTable, finishColumn, preview, TableBuilder, type ColumnTable, type FinishedColumn, type TableShape } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "./iso-date";
+import { provenanceFrom } from "./provenance";
 
 export interface TransactionTableOptions {
   /**
@@ -51,7 +52,7 @@ interface Collected {
 
 /**
  * The transaction table as a column table (no danfo). Takes the `GetTransactionTable` response or its
- * `data_table`; the response's other fields go to `meta.fields`.
+ * `data_table`; the response's other fields go to `meta.fields`, its provenance to `meta.provenance`.
  */
 export function transactionTableColumns(input: unknown, options: TransactionTableOptions = {}): ColumnTable {
   return buildTransactionTable(input, options, false);
@@ -98,6 +99,7 @@ function pick(obj: Record<string, unknown>, key: string): unknown {
 function buildTransactionTable(input: unknown, options: TransactionTableOptions, consume: boolean): ColumnTable {
   let dataTable: unknown = input;
   let fields: Record<string, unknown> = {};
+  const provenance = provenanceFrom(input);
   if (isRecord(input) && "data_table" in input) {
     const { data_table, ...rest } = input;
     dataTable = data_table;
@@ -105,7 +107,7 @@ function buildTransactionTable(input: unknown, options: TransactionTableOptions,
   }
   const shape = detectTableShape(dataTable);
   if (shape === "empty") {
-    const empty = emptyTable(SOURCE, [], fields);
+    const empty = emptyTable(SOURCE, [], fields, provenance);
     empty.meta.shape = shape;
     return empty;
   }
@@ -148,7 +150,7 @@ function buildTransactionTable(input: unknown, options: TransactionTableOptions,
 
   // Column-major input arrays belong to the caller: finishColumn copies them before changing anything.
   const owned = shape !== "column-major";
-  const builder = new TableBuilder(rowCount, SOURCE, fields);
+  const builder = new TableBuilder(rowCount, SOURCE, fields, provenance);
   for (const w of collected.warnings) builder.warn(w);
   for (const column of collected.columns) {
     const done = column.done ?? finishColumn(column.name, column.raw!, { owned, detectDates });

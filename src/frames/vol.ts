@@ -7,6 +7,7 @@ import type { DataFrame } from "danfojs-node";
 import { TableBuilder, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { pivotColumns } from "./pivot";
+import { provenanceFrom } from "./provenance";
 
 /**
  * A vol grid from the local model (structural: any object of this shape will do). `vols` is row-major:
@@ -27,7 +28,10 @@ export interface GetVolResult {
 
 const LONG = ["maturity", "strike", "vol", "strike_type"] as const;
 
-/** The long table of one or many `GetVol` results: `maturity, strike, vol, strike_type`, in call then strike order. */
+/**
+ * The long table of one or many `GetVol` results: `maturity, strike, vol, strike_type`, in call then
+ * strike order; `meta.provenance` has the provenance of each response.
+ */
 export function volResultsColumns(results: readonly GetVolResult[]): ColumnTable;
 export function volResultsColumns(response: GetVolResult["response"], request: GetVolResult["request"]): ColumnTable;
 export function volResultsColumns(a: readonly GetVolResult[] | GetVolResult["response"], b?: GetVolResult["request"]): ColumnTable {
@@ -53,7 +57,7 @@ export function volResultsColumns(a: readonly GetVolResult[] | GetVolResult["res
       columns[3]![row] = strikeType;
     }
   }
-  const builder = new TableBuilder(n, "GetVol");
+  const builder = new TableBuilder(n, "GetVol", {}, provenanceFrom(...results.map((r) => r.response)));
   LONG.forEach((name, k) => builder.add(name, columns[k]!, { hint: "number", owned: true }));
   return builder.build();
 }

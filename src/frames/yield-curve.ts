@@ -6,6 +6,7 @@ import { finishColumn, type ColumnTable } from "./column-table";
 import { curveMeasures, DEFAULT_COMPOUNDING, type Compounding } from "./curve-math";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "./iso-date";
+import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords } from "./records";
 
 export interface YieldCurveOptions {
@@ -24,7 +25,8 @@ const SOURCE = "RateAsset";
  * A yield curve as a column table: `currency, market_date, maturity, rate, fitted_instrument_name,
  * expiry, fitted_instrument_rate` (dates as `Date`), any extra point fields, and with `derived`,
  * `discount_factor` and `forward_rate` under `compounding`. Takes the `RateAsset` response or its
- * `yield_curve_model`; `$type` and `latest_market_date` go to `meta.fields`.
+ * `yield_curve_model`; `$type` and `latest_market_date` go to `meta.fields`, the response's provenance
+ * to `meta.provenance` (none when given the `yield_curve_model` alone).
  */
 export function yieldCurveColumns(response: RateAssetResponse | YieldCurveModel, options: YieldCurveOptions = {}): ColumnTable {
   const model = (isRecord(response) && "yield_curve_model" in response ? response.yield_curve_model : response) as YieldCurveModel;
@@ -42,7 +44,7 @@ export function yieldCurveColumns(response: RateAssetResponse | YieldCurveModel,
       { name: "expiry", hint: "date" },
       { name: "fitted_instrument_rate", hint: "number" },
     ],
-    { source: SOURCE, fields },
+    { source: SOURCE, fields, provenance: provenanceFrom(response) },
   );
   if (options.derived) addCurveMeasures(table, options.compounding ?? DEFAULT_COMPOUNDING);
   return table;

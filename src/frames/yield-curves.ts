@@ -6,7 +6,7 @@
 import type { DataFrame } from "danfojs-node";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { emptyTable, type ColumnTable } from "./column-table";
+import { emptyTable, isColumnTable, type ColumnTable } from "./column-table";
 import { concatColumns } from "./concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
 import { dateText, describeFailure } from "./failure";
@@ -49,7 +49,7 @@ export interface BatchFrame<F> {
 
 /**
  * Every currency × market date curve as one long column table (currency-major, in the order given),
- * with the failures beside it.
+ * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order.
  */
 export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
   const { currencies, marketDates } = options;
@@ -125,8 +125,4 @@ export function pivotCurvesColumns(curves: ColumnTable | DataFrame | BatchColumn
  */
 export function pivotCurves(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): DataFrame {
   return toDataFrame(pivotCurvesColumns(curves, options));
-}
-
-function isColumnTable(value: unknown): value is ColumnTable {
-  return typeof value === "object" && value !== null && "kinds" in value && "data" in value && "rowCount" in value;
 }

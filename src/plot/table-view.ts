@@ -1,10 +1,13 @@
 /**
- * Tables for notebook display: an HTML table (shape, column types, first and last rows) and the same
- * as plain text. Reads only the rows it shows: a DataFrame's row array is sliced, never copied whole.
+ * Tables for notebook display: an HTML table (shape, column types, first and last rows, and a footer
+ * line saying where the rows came from) and the same as plain text. Reads only the rows it shows: a
+ * DataFrame's row array is sliced, never copied whole.
  */
 import type { DataFrame } from "danfojs-node";
+import { formatProvenance } from "../client/provenance";
 import type { ColumnKind, ColumnTable } from "../frames/column-table";
 import { frameInfo } from "../frames/danfo";
+import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, plotDate } from "./input";
 import { escapeHtml, formatNumber } from "./labels";
 
@@ -21,6 +24,8 @@ interface Preview {
   gap: number | undefined;
   source?: string;
   warnings: string[];
+  /** The provenance line (`formatProvenance`), empty when the table carries none. */
+  origin: string;
 }
 
 /** The rows to show: all when there are at most `2 × n`, else the first `n` and the last `n`. */
@@ -30,6 +35,7 @@ function pickRows(total: number, n: number): { take: number[]; gap: number | und
 }
 
 function preview(input: ColumnTable | DataFrame, n: number): Preview {
+  const origin = formatProvenance(provenance(input));
   if (isColumnTable(input)) {
     const { take, gap } = pickRows(input.rowCount, n);
     return {
@@ -41,6 +47,7 @@ function preview(input: ColumnTable | DataFrame, n: number): Preview {
       gap,
       source: input.meta?.source,
       warnings: input.meta?.warnings ?? [],
+      origin,
     };
   }
   const df = input as unknown as { shape: number[]; columns: string[]; dtypes: string[]; values: unknown[]; index: unknown[] };
@@ -65,6 +72,7 @@ function preview(input: ColumnTable | DataFrame, n: number): Preview {
     gap,
     source: info?.source,
     warnings: info?.warnings ?? [],
+    origin,
   };
 }
 
@@ -96,6 +104,7 @@ const CSS = [
   ".rpl-table .rpl-caption{font:13px/1.5 system-ui,sans-serif;margin:0 0 6px}",
   ".rpl-table .rpl-caption b{font-weight:600}",
   ".rpl-table .rpl-muted{color:#6b7685}",
+  ".rpl-table .rpl-provenance{font:11px/1.4 system-ui,sans-serif;margin:4px 0 0}",
   ".rpl-table table{border-collapse:collapse}",
   ".rpl-table th,.rpl-table td{padding:3px 10px;border-bottom:1px solid #e6e9ef;text-align:right;white-space:nowrap;max-width:28em;overflow:hidden;text-overflow:ellipsis}",
   ".rpl-table thead th{border-bottom:1px solid #9aa3ad;position:sticky;top:0;background:#fff}",
@@ -108,8 +117,9 @@ const CSS = [
 
 /**
  * A table as HTML: a caption (`DataFrame · 4,859 rows × 13 columns · from GetTransactionTable`), then
- * the column names with their types, the first `rows` and last `rows` rows, and the number of warnings
- * the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
+ * the column names with their types, the first `rows` and last `rows` rows, one line saying where the
+ * rows came from (operation, request, source, server, time received; when the table has provenance),
+ * and the number of warnings the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
  */
 export function tableHtml(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
   const p = preview(input, rows);
@@ -135,12 +145,16 @@ export function tableHtml(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_R
     `<div class="rpl-table"><style>${CSS}</style>`,
     `<p class="rpl-caption"><b>${p.what}</b> · ${shape}${from}${shownNote}</p>`,
     `<div style="overflow-x:auto"><table><thead>${head}${types}</thead><tbody>${body.join("")}</tbody></table></div>`,
+    p.origin ? `<p class="rpl-provenance rpl-muted">${escapeHtml(p.origin)}</p>` : "",
     warnings,
     "</div>",
   ].join("");
 }
 
-/** The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle. */
+/**
+ * The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle;
+ * the last line is `source: …` when the table has provenance.
+ */
 export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
   const p = preview(input, rows);
   const header = ["", ...p.columns];
@@ -153,7 +167,8 @@ export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_R
   const widths = header.map((h, j) => Math.max(h.length, types[j]!.length, ...lines.map((l) => l[j]!.length)));
   const fmt = (cells: string[]) => cells.map((c, j) => c.padStart(widths[j]!)).join("  ").trimEnd();
   const from = p.source ? ` · from ${p.source}` : "";
-  return [`${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`, fmt(header), fmt(types), ...lines.map(fmt)].join("\n");
+  const footer = p.origin ? [`source: ${p.origin}`] : [];
+  return [`${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`, fmt(header), fmt(types), ...lines.map(fmt), ...footer].join("\n");
 }
 
 function clip(text: string): string {

@@ -83,7 +83,7 @@ describe("crossCheckHeatmap", () => {
       },
       kinds: { maturity: "number", strike: "number", service_vol: "number", local_vol: "number", difference: "number" },
       rowCount: check.rows.length,
-      meta: { source: "rows", categories: {}, missing: {}, warnings: [], fields: {} },
+      meta: { source: "rows", categories: {}, missing: {}, warnings: [], fields: {}, provenance: [] },
     });
     expect(crossCheckHeatmap(table, { tolerance: 1e-9 }).data[1]!.x).toEqual(["90"]);
     expect(() => crossCheckHeatmap(check, { tolerance: -1 })).toThrow(/tolerance must be >= 0/);

@@ -73,5 +73,5 @@ describe("curveHistory", () => {
 });
 
 function frames0(): ColumnTable {
-  return { columns: ["maturity", "rate"], data: { maturity: [1], rate: [0.01] }, kinds: { maturity: "number", rate: "number" }, rowCount: 1, meta: { source: "t", categories: {}, missing: {}, warnings: [], fields: {} } };
+  return { columns: ["maturity", "rate"], data: { maturity: [1], rate: [0.01] }, kinds: { maturity: "number", rate: "number" }, rowCount: 1, meta: { source: "t", categories: {}, missing: {}, warnings: [], fields: {}, provenance: [] } };
 }

@@ -1,5 +1,7 @@
 /** Tables in notebooks: shape, column types, head and tail, as HTML and text. */
 import { describe, expect, it } from "vitest";
+import { canonicalRequest } from "../../src/client/canonical";
+import { attachProvenance, formatProvenance, type Provenance } from "../../src/client/provenance";
 import * as frames from "../../src/frames";
 import { tableHtml, tableText } from "../../src/plot";
 import { cellText } from "../../src/plot/table-view";
@@ -14,7 +16,7 @@ function table(n: number): frames.ColumnTable {
     },
     kinds: { market_date: "date", status: "category", rate: "number" },
     rowCount: n,
-    meta: { source: "GetReportInfos", categories: { status: ["succeeded", "failed"] }, missing: { rate: 1 }, warnings: ["one warning"], fields: {} },
+    meta: { source: "GetReportInfos", categories: { status: ["succeeded", "failed"] }, missing: { rate: 1 }, warnings: ["one warning"], fields: {}, provenance: [] },
   };
 }
 
@@ -71,5 +73,68 @@ describe("tableText", () => {
     expect(cellText(new Date("2026-11-20T07:21:00Z"))).toBe("2026-11-20 07:21:00");
     expect(cellText({ a: 1 })).toBe('{"a":1}');
     expect(cellText(null)).toBe("null");
+  });
+});
+
+describe("the provenance footer", () => {
+  const live = (currency: string, second: number, baseUrl = "http://127.0.0.1:4321"): Provenance => ({
+    operation: "RateAsset",
+    request: canonicalRequest("POST", "/api/RateAsset", undefined, { currency, market_date: "2026-11-20" }),
+    receivedAt: `2026-11-22T01:40:1${second}.345Z`,
+    source: "live",
+    baseUrl,
+  });
+  const withProvenance = (list: Provenance[]) => {
+    const t = table(3);
+    t.meta.provenance = list;
+    return t;
+  };
+  const FOOTER = /<p class="rpl-provenance rpl-muted">(.*?)<\/p>/g;
+
+  it("shows one line under the table, in HTML and as the last text line", () => {
+    const t = withProvenance([live("USD", 2)]);
+    const line = 'RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z';
+    expect(formatProvenance(t.meta.provenance)).toBe(line);
+    const html = tableHtml(t);
+    expect([...html.matchAll(FOOTER)].map((m) => m[1])).toEqual([line.replaceAll('"', "&quot;")]);
+    expect(html.indexOf('<p class="rpl-provenance')).toBeGreaterThan(html.indexOf("</table>"));
+    const text = tableText(t).split("\n");
+    expect(text.at(-1)).toBe(`source: ${line}`);
+    expect(text.filter((l) => l.startsWith("source: "))).toHaveLength(1);
+  });
+
+  it("sums up many responses in the one line, for a DataFrame too", () => {
+    const df = frames.toDataFrame(withProvenance([live("USD", 2), live("EUR", 3)]));
+    const line = "RateAsset ×2 · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z … 2026-11-22 01:40:13Z";
+    expect([...tableHtml(df).matchAll(FOOTER)].map((m) => m[1])).toEqual([line]);
+    expect(tableText(df).split("\n").at(-1)).toBe(`source: ${line}`);
+  });
+
+  it("shows the provenance of frames and tables built by adapters", () => {
+    const p = live("EUR", 4);
+    const curve = attachProvenance({ yield_curve_model: { currency: "EUR", market_date: "2026-11-20", data: [{ maturity: 1, rate: 0.02 }] } }, p);
+    expect(tableText(frames.yieldCurve(curve)).split("\n").at(-1)).toBe(`source: ${formatProvenance([p])}`);
+    expect(tableHtml(frames.yieldCurveColumns(curve))).toContain('<p class="rpl-provenance rpl-muted">RateAsset');
+  });
+
+  it("escapes the line in HTML", () => {
+    const html = tableHtml(withProvenance([live("<b>X</b>", 5, "http://h/?a=1&b=2")]));
+    const footer = [...html.matchAll(FOOTER)].map((m) => m[1]!);
+    expect(footer).toHaveLength(1);
+    expect(footer[0]).toContain("&lt;b&gt;X&lt;/b&gt;");
+    expect(footer[0]).toContain("http://h/?a=1&amp;b=2");
+    expect(footer[0]).not.toContain("<b>");
+  });
+
+  it("is absent when the table has no provenance", () => {
+    for (const t of [table(3), frames.toDataFrame(table(3)), frames.lookBacksColumns(["6M"])]) {
+      expect(tableHtml(t)).not.toContain('<p class="rpl-provenance');
+      expect(tableText(t)).not.toMatch(/^source: /m);
+    }
+    // A hand-made table without the field (JavaScript callers, older code) shows no line either.
+    const old = table(2) as { meta: Partial<frames.TableMeta> };
+    delete old.meta.provenance;
+    expect(tableHtml(old as frames.ColumnTable)).not.toContain('<p class="rpl-provenance');
+    expect(tableText(old as frames.ColumnTable).split("\n")).toHaveLength(5);
   });
 });

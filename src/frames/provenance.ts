@@ -1,0 +1,47 @@
+/**
+ * Provenance of tables and frames: the request pipeline attaches a record to every response object it
+ * returns; the adapters copy it into `meta.provenance` (a DataFrame's `frameInfo(df).provenance`), the
+ * batch helpers and `concatColumns` keep one entry per response, and `provenance(x)` reads it back from
+ * whatever a notebook holds.
+ */
+import type { DataFrame } from "danfojs-node";
+import { provenanceOf, type Provenance } from "../client/provenance";
+import { isColumnTable } from "./column-table";
+import { frameInfo } from "./danfo";
+
+export type { Provenance, ProvenanceSource } from "../client/provenance";
+
+/**
+ * The provenance records the given responses carry, in order (responses, or parts of them, without one
+ * are skipped): what an adapter puts in its table's `meta.provenance`.
+ */
+export function provenanceFrom(...responses: readonly unknown[]): Provenance[] {
+  const out: Provenance[] = [];
+  for (const r of responses) {
+    const p = provenanceOf(r);
+    if (p) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Where the rows of `x` came from, one entry per response: `x` may be a column table, a DataFrame an
+ * adapter built, a batch result (`{ table }` / `{ frame }`) or a response object the client returned.
+ * `[]` for anything else (a DataFrame derived with danfo operations, hand-made rows, …).
+ *
+ * ```ts
+ * frames.provenance(df); // [{ operation: "RateAsset", source: "live", baseUrl: "https://…", … }]
+ * ```
+ */
+export function provenance(x: unknown): Provenance[] {
+  if (x === null || typeof x !== "object") return [];
+  const own = provenanceOf(x);
+  if (own) return [own];
+  const info = frameInfo(x as DataFrame);
+  if (info) return [...(info.provenance ?? [])];
+  if (isColumnTable(x)) return [...(x.meta?.provenance ?? [])];
+  const batch = x as { table?: unknown; frame?: unknown };
+  if (isColumnTable(batch.table)) return provenance(batch.table);
+  if (batch.frame !== null && typeof batch.frame === "object") return provenance(batch.frame);
+  return [];
+}
