@@ -69,7 +69,8 @@ export function formatProvenance(list: readonly Provenance[]): string {
   for (const p of list) counts.set(p.source, (counts.get(p.source) ?? 0) + 1);
   const sources = counts.size === 1 ? first.source : [...counts].map(([s, n]) => `${s} ${n}`).join(", ");
   const urls = [...new Set(list.map((p) => p.baseUrl))];
-  const cassettes = [...new Set(list.map((p) => p.cassette).filter((c): c is string => !!c))];
+  // The file name only: the same replay shows the same line on every machine.
+  const cassettes = [...new Set(list.map((p) => p.cassette?.split(/[\\/]/).pop()).filter((c): c is string => !!c))];
   const from = `${sources} from ${urls.join(", ")}${cassettes.length ? ` (cassette ${cassettes.join(", ")})` : ""}`;
   const times = list.map((p) => p.receivedAt).sort();
   const lo = times[0]!;

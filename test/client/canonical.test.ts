@@ -79,7 +79,7 @@ describe("formatProvenance", () => {
   it("says operation, request, source, server and time in one line", () => {
     expect(formatProvenance([one()])).toBe('RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z');
     expect(formatProvenance([one({ source: "cassette", cassette: "/x/01.json" })])).toBe(
-      'RateAsset {"currency":"USD","market_date":"2026-11-20"} · cassette from http://127.0.0.1:4321 (cassette /x/01.json) · recorded 2026-11-22 01:40:12Z',
+      'RateAsset {"currency":"USD","market_date":"2026-11-20"} · cassette from http://127.0.0.1:4321 (cassette 01.json) · recorded 2026-11-22 01:40:12Z',
     );
     expect(formatProvenance([])).toBe("");
   });
