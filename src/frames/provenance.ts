@@ -26,7 +26,8 @@ export function provenanceFrom(...responses: readonly unknown[]): Provenance[] {
 
 /**
  * Where the rows of `x` came from, one entry per response: `x` may be a column table, a DataFrame an
- * adapter built, a batch result (`{ table }` / `{ frame }`) or a response object the client returned.
+ * adapter built, a batch result (`{ table }` / `{ frame }`), a `vol.crossCheck` result or a response
+ * object the client returned.
  * `[]` for anything else (a DataFrame derived with danfo operations, hand-made rows, …).
  *
  * ```ts
@@ -40,8 +41,10 @@ export function provenance(x: unknown): Provenance[] {
   const info = frameInfo(x as DataFrame);
   if (info) return [...(info.provenance ?? [])];
   if (isColumnTable(x)) return [...(x.meta?.provenance ?? [])];
-  const batch = x as { table?: unknown; frame?: unknown };
+  const batch = x as { table?: unknown; frame?: unknown; provenance?: unknown };
   if (isColumnTable(batch.table)) return provenance(batch.table);
   if (batch.frame !== null && typeof batch.frame === "object") return provenance(batch.frame);
+  // Results that gather several responses themselves (`vol.crossCheck`) list them in `provenance`.
+  if (Array.isArray(batch.provenance)) return [...(batch.provenance as Provenance[])];
   return [];
 }

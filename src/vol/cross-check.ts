@@ -1,6 +1,7 @@
 /**
  * `crossCheck`: the service's `GetVol` against the local model, maturity by maturity, strike by strike.
  */
+import { provenanceOf, type Provenance } from "../client/provenance";
 import { STRIKE_TYPE, type StrikeType } from "../api/assumptions";
 import type { RiskPortalClient } from "../client/client";
 import { VolModelError, fmt } from "./errors";
@@ -63,6 +64,8 @@ export interface CrossCheckResult {
   summary: CrossCheckSummary;
   strikeType: StrikeType;
   tolerance: number;
+  /** Where the service's vols came from: one entry per answered `GetVol` call, in maturity order. */
+  provenance: Provenance[];
 }
 
 /** Options of {@link crossCheck}. */
@@ -124,7 +127,7 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
   const { signal, onProgress } = options;
   signal?.throwIfAborted();
 
-  type Outcome = { vols: number[] } | { error: string; cause: unknown };
+  type Outcome = { vols: number[]; provenance?: Provenance } | { error: string; cause: unknown };
   const outcomes: Outcome[] = new Array(maturities.length);
   let next = 0;
   let done = 0;
@@ -136,7 +139,7 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
         const reply = await client.tradable.getVol({ surface: wire, maturity, strikes: strikeList, strike_type: strikeType }, { signal });
         outcomes[index] =
           reply.vols.length === strikeList.length
-            ? { vols: reply.vols }
+            ? { vols: reply.vols, provenance: provenanceOf(reply) }
             : { error: `GetVol returned ${reply.vols.length} vols for ${strikeList.length} strikes`, cause: reply };
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
@@ -181,8 +184,10 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
       rows.push({ maturity, strike: strikeList[j]!, service_vol: service, local_vol: localVols[j]!, difference, flagged: isBeyond });
     }
   });
+  const provenance = outcomes.flatMap((o) => ("provenance" in o && o.provenance ? [o.provenance] : []));
   return {
     rows,
+    provenance,
     summary: {
       maturities: maturities.length,
       answered: maturities.length - failed.length,

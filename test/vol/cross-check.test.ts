@@ -1,7 +1,7 @@
 /** crossCheck against a real loopback HTTP server that answers GetVol. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STRIKE_TYPE } from "../../src/api/assumptions";
-import { BadRequestError, RiskPortalClient } from "../../src";
+import { BadRequestError, RiskPortalClient, frames } from "../../src";
 import { VolModelError, crossCheck, formatSummary, fromSurface } from "../../src/vol";
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from "../helpers/loopback";
 import { SAMPLE } from "./reference-model";
@@ -108,6 +108,13 @@ describe("crossCheck", () => {
       expect(row.local_vol).toBeGreaterThan(0);
     }
     expect(result.rows.filter((r) => r.maturity === 365).every((r) => r.difference === 0)).toBe(true);
+    // Where the service's vols came from: one record per answered maturity, in maturity order.
+    expect(result.provenance.map((p) => [p.operation, p.source, (p.request.body as { maturity: number }).maturity])).toEqual([
+      ["GetVol", "live", 30],
+      ["GetVol", "live", 91],
+      ["GetVol", "live", 365],
+    ]);
+    expect(frames.provenance(result)).toEqual(result.provenance);
     expect(formatSummary(result)).toMatch(/^3\/4 maturities answered, 20 rows; max \|service − local\| = 0\.000003 at maturity 91 d, strike 100; 1 beyond tolerance 1e-8\nmaturity 182 d failed: GetVol failed: HTTP 400/);
   });
 
