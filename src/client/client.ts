@@ -183,11 +183,18 @@ export class RiskPortalClient {
   }
 
   [inspect.custom](): string {
-    return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, typeNamespace: ${JSON.stringify(this.typeNamespace)} }`;
+    const extras = Object.entries(this.toJSON())
+      .slice(3)
+      .map(([k, v]) => `, ${k}: ${JSON.stringify(v)}`)
+      .join("");
+    return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, typeNamespace: ${JSON.stringify(this.typeNamespace)}${extras} }`;
   }
 
   toJSON(): Record<string, unknown> {
-    return { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, typeNamespace: this.typeNamespace };
+    const out: Record<string, unknown> = { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, typeNamespace: this.typeNamespace };
+    if (this.cassette) out.cassette = { path: this.cassette.path, mode: this.cassette.mode, ...this.cassette.stats };
+    if (this.cache) out.cache = { ttlMs: this.cache.ttlMs, ...(this.cache.dir ? { dir: this.cache.dir } : {}), ...this.cache.stats };
+    return out;
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { inspect } from "node:util";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Cassette, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
@@ -191,6 +192,8 @@ describe("record against the simulator, stop it, replay", () => {
     await second.report.lookBacks();
     await second.rateAsset.getCurve({ currency: "CHF", market_date: "2026-11-20" });
     expect(second.cassette!.stats).toEqual({ recorded: 1, replayed: 1 });
+    expect(second.toJSON().cassette).toEqual({ path: cassette, mode: "auto", recorded: 1, replayed: 1 });
+    expect(inspect(second)).toContain(`cassette: {"path":${JSON.stringify(cassette)},"mode":"auto","replayed":1,"recorded":1}`);
     expect(Cassette.read(cassette)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
 
     // "record" starts afresh.
