@@ -144,6 +144,11 @@ export class Cassette {
     return this.#file.baseUrl;
   }
 
+  /** When the first exchange was recorded (ISO 8601 UTC; empty before any). */
+  get recordedAt(): string {
+    return this.#file.recordedAt;
+  }
+
   /** Facts about the recording (`{ source: "simulator", … }`). */
   get meta(): Readonly<Record<string, unknown>> {
     return this.#file.meta;

@@ -1,5 +1,14 @@
 /** How a failed call of a batch is reported: the error's message (already free of secrets) and its HTTP status. */
+import { CassetteMissError } from "../client/cassette";
 import { RiskPortalError } from "../client/errors";
+
+/**
+ * A replay that has no recorded answer is not one failed date among others: the whole notebook is out of
+ * step with its cassette. Batch helpers throw it (the first one) instead of listing it as a failure.
+ */
+export function throwReplayMiss(settled: readonly PromiseSettledResult<unknown>[]): void {
+  for (const result of settled) if (result.status === "rejected" && result.reason instanceof CassetteMissError) throw result.reason;
+}
 
 export function describeFailure(reason: unknown): { error: string; status?: number } {
   if (reason instanceof RiskPortalError) return reason.status === undefined ? { error: reason.message } : { error: reason.message, status: reason.status };

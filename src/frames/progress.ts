@@ -70,12 +70,16 @@ export function findTslabDisplay(cache: ModuleCache = require.cache as ModuleCac
   return undefined;
 }
 
-/** `yield curves 12/40 (30%) · 1 failed · 3.2 s`. */
+/**
+ * `yield curves 12/40 (30%) · 1 failed · 3.2 s` while running, `yield curves 40/40 (100%) · 1 failed ·
+ * done` at the end: the line a notebook keeps has no timing in it, so a replayed notebook shows the
+ * same output as the run that recorded it (`onProgress` still gets `elapsedMs`).
+ */
 export function progressLine(e: ProgressEvent): string {
   const pct = e.total > 0 ? Math.floor((e.done / e.total) * 100) : 100;
   const failed = e.failed > 0 ? ` · ${e.failed} failed` : "";
-  const verb = e.finished ? " done" : "";
-  return `${e.label} ${e.done}/${e.total} (${pct}%)${failed} · ${(e.elapsedMs / 1000).toFixed(1)} s${verb}`;
+  const tail = e.finished ? "done" : `${(e.elapsedMs / 1000).toFixed(1)} s`;
+  return `${e.label} ${e.done}/${e.total} (${pct}%)${failed} · ${tail}`;
 }
 
 /** `[██████░░░░░░░░░░░░░░]` of the given width. */

@@ -8,7 +8,7 @@ import type { PORTFOLIO_TYPES } from "../api/assumptions";
 import { emptyTable, type ColumnTable } from "./column-table";
 import { concatColumns } from "./concat";
 import { toDataFrame } from "./danfo";
-import { dateText, describeFailure } from "./failure";
+import { dateText, describeFailure, throwReplayMiss } from "./failure";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { REPORT_INFO_FIELDS, reportInfosColumns } from "./reports";
@@ -67,6 +67,7 @@ export async function reportInfosByDateColumns(rp: RiskPortalClient, options: Re
 
   const tables: ColumnTable[] = [];
   const failures: ReportInfosFailure[] = [];
+  throwReplayMiss(settled);
   settled.forEach((result, i) => {
     if (result.status === "fulfilled") tables.push(result.value);
     else failures.push({ pricing_date: dateText(pricingDates[i]!), ...describeFailure(result.reason) });

@@ -9,7 +9,7 @@ import type { RiskPortalClient } from "../client/client";
 import { emptyTable, isColumnTable, type ColumnTable } from "./column-table";
 import { concatColumns } from "./concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
-import { dateText, describeFailure } from "./failure";
+import { dateText, describeFailure, throwReplayMiss } from "./failure";
 import { pivotColumns } from "./pivot";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
@@ -80,6 +80,7 @@ export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCur
 
   const tables: ColumnTable[] = [];
   const failures: CurveFailure[] = [];
+  throwReplayMiss(settled);
   settled.forEach((result, i) => {
     const job = jobs[i]!;
     if (result.status === "fulfilled") tables.push(result.value);

@@ -138,6 +138,20 @@ describe("record against the simulator, stop it, replay", () => {
     expect(other.differences.some((d) => d.startsWith("path: recorded"))).toBe(true);
   });
 
+  it("batch helpers throw a replay miss instead of listing it as one failed date", async () => {
+    const sim = await simulator();
+    const cassette = file();
+    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const recorded = await frames.yieldCurvesColumns(recorder, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    expect(recorded.failures).toEqual([]);
+    await sim.close();
+    const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
+    const again = await frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    expect(again.table.data).toEqual(recorded.table.data);
+    await expect(frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(CassetteMissError);
+    await expect(frames.reportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(/closest recorded request \(RateAsset\)/);
+  });
+
   it("matches on the canonical request: key order and date spellings do not matter", async () => {
     const sim = await simulator();
     const cassette = file();
