@@ -3,7 +3,7 @@
  * `risk-portal-lab <command>`:
  *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--json]   start the simulator
  *   run NOTEBOOK… [--param name=value]… [--out DIR] [--cell-timeout S]   execute notebooks headless
- *   demo [--out DIR] [--cell-timeout S]                                   run every showcase notebook
+ *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
  */
 import { parseArgs } from "node:util";
 
@@ -25,6 +25,8 @@ commands:
          --out DIR       where the executed .ipynb, its .html and index.html go (default out/)
          --cell-timeout S  interrupt a cell after S seconds (default 600)
   demo   run every notebook in notebooks/ against the embedded simulator and write out/index.html
+         --replay        replay each notebook's cassette (fixtures/cassettes/) instead: offline,
+                         no server, no credentials
          --out DIR       output directory (default out/)
          --cell-timeout S  as for run
 `;
@@ -114,11 +116,12 @@ async function run(args: string[]): Promise<number> {
 }
 
 async function demo(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" } }, strict: true });
+  const { values } = parseArgs({ args, options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" }, replay: { type: "boolean", default: false } }, strict: true });
   const { runDemo, demoNotebooks } = await import("./notebook/batch");
   const files = await demoNotebooks();
-  stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless against the embedded simulator (data as of 2026-11-20)\n`);
-  const summary = await runDemo({ outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), ...notebookLogs() });
+  const how = values.replay ? "offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)" : "against the embedded simulator (data as of 2026-11-20)";
+  stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless ${how}\n`);
+  const summary = await runDemo({ outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), replay: values.replay, ...notebookLogs() });
   return summary.failed ? 1 : 0;
 }
 

@@ -22,7 +22,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
 }
 
 export { manualClock } from "./sim/clock";
-export { connect, closeAllConnections, type Connection, type ConnectOptions } from "./notebook/connect";
+export { connect, closeAllConnections, type Connection, type ConnectOptions, type SimHelpers, type SimTradable, type SimPortfolio } from "./notebook/connect";
 export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
   STRIKE_TYPE,

@@ -107,14 +107,19 @@ export async function demoNotebooks(): Promise<string[]> {
 
 /**
  * The showcase notebooks, run against the embedded simulator whatever the environment says (each
- * notebook's `connect()` starts one in this process, with the fixed data of 2026-11-20).
+ * notebook's `connect()` starts one in this process, with the fixed data of 2026-11-20); with
+ * `replay: true`, from their cassettes in `fixtures/cassettes/` instead (no server at all).
  */
-export async function runDemo(options: Omit<BatchOptions, "params">): Promise<BatchSummary> {
+export async function runDemo(options: Omit<BatchOptions, "params"> & { replay?: boolean }): Promise<BatchSummary> {
+  const { replay, ...rest } = options;
   const files = await demoNotebooks();
   return runNotebooks(files, {
     title: "risk-portal-lab demo",
-    note: "Each notebook ran headless against an embedded simulator of the service, started in its own process (seed 1, data as of 2026-11-20).",
-    ...options,
+    note: replay
+      ? "Each notebook ran headless, offline, replaying its cassette (fixtures/cassettes/, recorded against the embedded simulator: seed 1, data as of 2026-11-20); no server was contacted."
+      : "Each notebook ran headless against an embedded simulator of the service, started in its own process (seed 1, data as of 2026-11-20).",
+    ...rest,
+    ...(replay ? { params: { replay: true } } : {}),
     env: { ...options.env, RISK_PORTAL_BASE_URL: "" },
   });
 }

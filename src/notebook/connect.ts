@@ -1,19 +1,57 @@
 /**
  * `connect()`: the one call a notebook starts with. The real service when the environment configures
  * one (`RISK_PORTAL_BASE_URL` plus credentials, see `RiskPortalClient.fromEnv`), otherwise an embedded
- * simulator started in this process. Either way the notebook gets a client and one line saying where it
- * is connected.
+ * simulator started in this process, or, when replaying, the notebook's cassette and no server at all.
+ * Either way the notebook gets a client and one line saying where its answers come from.
+ *
+ * ```ts
+ * const conn = await connect({ cassette: "../fixtures/cassettes/01-yield-curves.json", replay: replay });
+ * ```
+ *
+ * The cassette mode: `mode` if given, else `replay: true` → `replay`, else `RISK_PORTAL_CASSETTE_MODE`
+ * (`record`, `replay`, `auto`, `off`), else `off`. `RISK_PORTAL_CASSETTE_DIR` moves every cassette to
+ * that directory (same file name): to record a set elsewhere, or in tests.
  */
+import path from "node:path";
+import { Cassette, CASSETTE_MODES, type CassetteMode } from "../client/cassette";
 import { RiskPortalClient, type RiskPortalClientOptions } from "../client/client";
+import { ConfigurationError } from "../client/errors";
 import type { Simulator, SimulatorOptions } from "../sim";
+import { simHelpers, type SimHelpers } from "./sim-helpers";
+
+export type { SimHelpers, SimPortfolio, SimTradable } from "./sim-helpers";
+
+/** The environment variable with the cassette mode of notebooks that name a cassette. */
+export const CASSETTE_MODE_ENV = "RISK_PORTAL_CASSETTE_MODE";
+/** The environment variable naming a directory that replaces the directory of every cassette. */
+export const CASSETTE_DIR_ENV = "RISK_PORTAL_CASSETTE_DIR";
 
 export interface Connection {
   rp: RiskPortalClient;
-  /** `service` when the environment configured one, else `simulator`. */
-  source: "service" | "simulator";
+  /**
+   * `service` when the environment configured one, `simulator` for the embedded one, `cassette` when
+   * every answer is replayed from a recording (no server).
+   */
+  source: "service" | "simulator" | "cassette";
+  /** The server's base URL; when replaying, the one the cassette was recorded from. */
   baseUrl: string;
+  /** The cassette mode (`off`: no cassette). The counts are in `rp.cassette.stats`. */
+  mode: CassetteMode;
+  /** The cassette file as used (relative paths are relative to the working directory), when `mode` is not `off`. */
+  cassette?: string;
   /** The embedded simulator, when one was started (its URL and credentials). */
   simulator?: Simulator;
+  /**
+   * The simulator-only helpers (`tradables()`, `portfolios()`, `surface(asset)`), through the client's
+   * pipeline (so recorded and replayed): when the source is the simulator, or a cassette recorded from
+   * the simulator. Undefined against a real service.
+   */
+  sim?: SimHelpers;
+  /**
+   * Waits `ms` (a poll loop's pause), except when replaying: the answers are recorded, waiting would
+   * change nothing, so replay runs at full speed.
+   */
+  sleep(ms: number): Promise<void>;
   /** Stops the embedded simulator, if any. */
   close(): Promise<void>;
 }
@@ -29,32 +67,98 @@ export interface ConnectOptions {
   forceSimulator?: boolean;
   /** Where the one-line summary goes. Default `console.log`; pass `() => {}` for silence. */
   log?: (line: string) => void;
+  /**
+   * The notebook's cassette file (relative to the working directory: in a notebook, its own directory),
+   * used when the mode is not `off`.
+   */
+  cassette?: string;
+  /** `true`: answer every request from the cassette: no server, no credentials (same as `mode: "replay"`). */
+  replay?: boolean;
+  /** The cassette mode; wins over `replay` and `RISK_PORTAL_CASSETTE_MODE`. */
+  mode?: CassetteMode;
 }
 
 const open = new Set<Connection>();
 
-/** Connects to the configured service, or starts the embedded simulator. */
+/** The cassette mode for these options: `mode` > `replay: true` > `RISK_PORTAL_CASSETTE_MODE` > `off`. */
+export function resolveCassetteMode(options: Pick<ConnectOptions, "mode" | "replay" | "cassette">, env: Record<string, string | undefined> = process.env): CassetteMode {
+  let mode: CassetteMode;
+  if (options.mode !== undefined) {
+    if (!CASSETTE_MODES.includes(options.mode)) throw new ConfigurationError(`connect: mode must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(options.mode)}`, { operation: "configure" });
+    mode = options.mode;
+  } else if (options.replay === true) {
+    mode = "replay";
+  } else {
+    const fromEnv = env[CASSETTE_MODE_ENV]?.trim().toLowerCase();
+    if (!fromEnv || options.cassette === undefined) return "off";
+    if (!(CASSETTE_MODES as readonly string[]).includes(fromEnv)) {
+      throw new ConfigurationError(`${CASSETTE_MODE_ENV} must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(env[CASSETTE_MODE_ENV])}`, { operation: "configure" });
+    }
+    mode = fromEnv as CassetteMode;
+  }
+  if (mode !== "off" && !options.cassette?.trim()) {
+    throw new ConfigurationError(`connect: cassette mode "${mode}" needs a cassette file, e.g. connect({ cassette: "../fixtures/cassettes/my-notebook.json", replay: true })`, { operation: "configure" });
+  }
+  return mode;
+}
+
+/** The cassette file to use: as given, or moved to `RISK_PORTAL_CASSETTE_DIR` when that is set. */
+export function cassettePath(file: string, env: Record<string, string | undefined> = process.env): string {
+  const dir = env[CASSETTE_DIR_ENV]?.trim();
+  return dir ? path.join(dir, path.basename(file)) : file;
+}
+
+/**
+ * Connects to the configured service or starts the embedded simulator, recording to the cassette when
+ * the mode says so; or, replaying, opens the cassette and contacts nothing.
+ */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => console.log(line));
-  if (!options.forceSimulator && env.RISK_PORTAL_BASE_URL?.trim()) {
-    const rp = RiskPortalClient.fromEnv(env, options.client);
-    log(`Connected to the risk service at ${rp.baseUrl} (${rp.toJSON().auth}).`);
-    const connection: Connection = { rp, source: "service", baseUrl: rp.baseUrl, close: async () => void open.delete(connection) };
+  const mode = resolveCassetteMode(options, env);
+  const file = mode === "off" ? undefined : cassettePath(options.cassette!, env);
+  if (mode === "replay") return replay(file!, options, log);
+
+  const service = !options.forceSimulator && Boolean(env.RISK_PORTAL_BASE_URL?.trim());
+  const simulatorOptions = options.simulator ?? {};
+  let seed = 1;
+  let asOf = "";
+  if (!service) {
+    seed = simulatorOptions.seed ?? 1;
+    asOf = simulatorOptions.asOf ?? (await import("../sim")).DEFAULT_AS_OF;
+  }
+  // Facts about the recording, never secrets: where from, and for the simulator the seed and the data's date.
+  const meta: Record<string, unknown> = service ? { source: "service" } : { source: "simulator", seed, asOf };
+  const cassetteOption = file ? { cassette: { path: file, mode, meta } } : {};
+  const recording = file ? `; ${mode === "record" ? `recording every exchange to ${file}` : `replaying what ${file} holds, recording the rest`}` : "";
+
+  if (service) {
+    const rp = RiskPortalClient.fromEnv(env, { ...options.client, ...cassetteOption });
+    log(`Connected to the risk service at ${rp.baseUrl} (${rp.toJSON().auth})${recording}.`);
+    const connection: Connection = { rp, source: "service", baseUrl: rp.baseUrl, mode, ...(file ? { cassette: file } : {}), sleep: wait, close: async () => void open.delete(connection) };
     open.add(connection);
     return connection;
   }
-  const { startSimulator, DEFAULT_AS_OF } = await import("../sim");
-  const simulator = await startSimulator(options.simulator);
-  const rp = new RiskPortalClient({ baseUrl: simulator.url, auth: { apiKey: simulator.credentials.apiKey }, ...options.client });
-  log(
-    `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${options.simulator?.seed ?? 1}, data as of ${options.simulator?.asOf ?? DEFAULT_AS_OF}).`,
-  );
+  const { startSimulator } = await import("../sim");
+  // A recording uses credentials derived from the seed, so that a test can check the cassette holds none of them.
+  const simulator = await startSimulator(file ? { fixedCredentials: true, ...simulatorOptions } : simulatorOptions);
+  let rp: RiskPortalClient;
+  try {
+    rp = new RiskPortalClient({ baseUrl: simulator.url, auth: { apiKey: simulator.credentials.apiKey }, ...options.client, ...cassetteOption });
+  } catch (error) {
+    await simulator.close();
+    throw error;
+  }
+  log(`No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf})${recording}.`);
   const connection: Connection = {
     rp,
     source: "simulator",
     baseUrl: simulator.url,
+    mode,
+    ...(file ? { cassette: file } : {}),
     simulator,
+    sim: simHelpers(rp),
+    sleep: wait,
     close: async () => {
       open.delete(connection);
       await simulator.close();
@@ -62,6 +166,42 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   };
   open.add(connection);
   return connection;
+}
+
+/** Replay: the client answers from the cassette, with the base URL it was recorded from and no credentials. */
+function replay(file: string, options: ConnectOptions, log: (line: string) => void): Connection {
+  const cassette = new Cassette({ path: file, mode: "replay", baseUrl: "" });
+  const rp = new RiskPortalClient({ ...options.client, baseUrl: cassette.baseUrl, cassette });
+  const recordedAt = cassette.recordedAt;
+  const meta = cassette.meta;
+  const exchanges = `${cassette.size} exchange${cassette.size === 1 ? "" : "s"}`;
+  log(`Replaying ${file}: ${exchanges} recorded${recordedAt ? ` ${recordedAt.slice(0, 10)}` : ""} from ${describeRecordingSource(meta, cassette.baseUrl)}; no server is contacted.`);
+  const connection: Connection = {
+    rp,
+    source: "cassette",
+    baseUrl: cassette.baseUrl,
+    mode: "replay",
+    cassette: file,
+    ...(meta.source === "simulator" ? { sim: simHelpers(rp) } : {}),
+    sleep: async () => undefined,
+    close: async () => void open.delete(connection),
+  };
+  open.add(connection);
+  return connection;
+}
+
+/** `the simulator (seed 1, data as of 2026-11-20)`, `the risk service at https://…`. */
+function describeRecordingSource(meta: Readonly<Record<string, unknown>>, baseUrl: string): string {
+  if (meta.source === "simulator") {
+    const facts = [meta.seed === undefined ? "" : `seed ${String(meta.seed)}`, meta.asOf === undefined ? "" : `data as of ${String(meta.asOf)}`].filter(Boolean);
+    return `the simulator${facts.length ? ` (${facts.join(", ")})` : ""}`;
+  }
+  if (meta.source === "service") return `the risk service at ${baseUrl}`;
+  return baseUrl || "an unnamed server";
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 /** Closes every connection `connect` opened in this process (the headless runner calls it after a notebook). */

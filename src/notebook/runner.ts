@@ -123,6 +123,7 @@ function loadedModules<T>(pattern: RegExp): T[] {
 }
 
 const PLOT_SHOW = /[\\/]plot[\\/]show\.[jt]s$/;
+const PLOT_HTML = /[\\/]plot[\\/]html\.[jt]s$/;
 const CONNECT = /[\\/]notebook[\\/]connect\.[jt]s$/;
 
 /** Runs one notebook. Resolves with the result; rejects with NotebookError when a cell fails. */
@@ -138,8 +139,10 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
   const nb = injectParameters(structuredClone(source), params, file);
   const tslab = loadTslab();
 
-  // A fresh "kernel session" for plot.show: this notebook's first chart embeds plotly.js again.
+  // A fresh "kernel session" for plot.show: this notebook's first chart embeds plotly.js again, and its
+  // charts are numbered from 1 (their element ids are the same on every run of the notebook).
   for (const show of loadedModules<{ resetPlotlyEmbed?: () => void }>(PLOT_SHOW)) show.resetPlotlyEmbed?.();
+  for (const html of loadedModules<{ resetFigureIds?: () => void }>(PLOT_HTML)) html.resetFigureIds?.();
 
   let node: { close(): void } | undefined;
   let browser: { close(): void } | undefined;

@@ -4,7 +4,7 @@
  * notebook renders outputs in any order), and says in the chart's place what is missing if it never
  * comes.
  */
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Figure } from "./figure";
 import { escapeHtml } from "./labels";
 import { plotlySource } from "./plotly-source";
@@ -48,16 +48,34 @@ export function plotlyScripts(): string {
 export interface FragmentOptions {
   /** Include the plotly.js bundle before the chart (about 4.8 MB). */
   plotly: boolean;
-  /** The chart element's id. Default: a fresh random id. */
+  /** The chart element's id. Default: {@link figureId}. */
   id?: string;
+}
+
+/** Figures given an id in this process (= this kernel session) since the last {@link resetFigureIds}. */
+let figureCounter = 0;
+
+/**
+ * A chart element id that is unique in a kernel session and the same on every run of a notebook:
+ * `rpl-<n>-<hash>`, the figure's number in the session and a hash of what it draws. (A random id
+ * would make every run's outputs differ, so a replayed notebook could never match its recording.)
+ */
+export function figureId(payload: string): string {
+  const hash = createHash("sha256").update(payload).digest("hex").slice(0, 12);
+  return `rpl-${++figureCounter}-${hash}`;
+}
+
+/** Starts the figure numbering afresh (the headless runner calls it before each notebook: a new kernel session). */
+export function resetFigureIds(): void {
+  figureCounter = 0;
 }
 
 /** The figure as an HTML fragment: (plotly.js,) a `<div>` and the script that draws into it. */
 export function figureFragment(fig: Figure, options: FragmentOptions): string {
-  const id = options.id ?? `rpl-${randomUUID()}`;
   const height = typeof fig.layout?.height === "number" ? fig.layout.height : DEFAULT_HEIGHT;
   const width = typeof fig.layout?.width === "number" ? `${fig.layout.width}px` : "100%";
   const payload = jsonForScript({ data: fig.data, layout: fig.layout ?? {}, config: fig.config ?? {} });
+  const id = options.id ?? figureId(payload);
   const draw = [
     "(function(){",
     `var id=${JSON.stringify(id)};`,

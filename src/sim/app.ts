@@ -142,6 +142,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   );
   app.get("/sim/portfolios", async () => service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })));
   app.get<{ Params: { asset: string } }>("/sim/surfaces/:asset", async (req) => service.surfaceOf(req.params.asset));
+  // The same with the asset in the query (`/sim/surface?asset=SPX`): the form the client's pipeline sends.
+  app.get<{ Querystring: { asset?: string } }>("/sim/surface", async (req) => {
+    const asset = typeof req.query.asset === "string" ? req.query.asset.trim() : "";
+    if (!asset) throw new SimError(400, "the query parameter asset is required: /sim/surface?asset=SPX");
+    return service.surfaceOf(asset);
+  });
 
   for (const op of OPERATIONS) registerOperation(app, op, deps);
   return app;

@@ -52,9 +52,20 @@ export function runCommand(command: string, args: readonly string[], options: { 
   });
 }
 
-/** `node dist/cli.js …args` from the repository root. */
-export function runCli(args: readonly string[], timeoutMs: number): Promise<Run> {
-  return runCommand(process.execPath, [cli, ...args], { timeoutMs });
+/** `node dist/cli.js …args` from the repository root (in {@link notebookEnv} unless `env` is given). */
+export function runCli(args: readonly string[], timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<Run> {
+  return runCommand(process.execPath, [cli, ...args], { timeoutMs, env });
+}
+
+/**
+ * `jupyter nbconvert --to notebook --execute` of the given notebooks with the tslab kernel, each in
+ * its own kernel, with the notebook's directory as the working directory; the executed copies go to
+ * `outDir` under the same names. Errors are recorded in the outputs instead of stopping at the first
+ * notebook: each notebook is judged on its outputs.
+ */
+export function runJupyter(files: readonly string[], outDir: string, timeoutMs: number): Promise<Run> {
+  const args = ["nbconvert", "--to", "notebook", "--execute", "--allow-errors", "--output-dir", outDir, "--ExecutePreprocessor.timeout=180", "--ExecutePreprocessor.kernel_name=tslab", ...files];
+  return runCommand("jupyter", args, { timeoutMs });
 }
 
 /** Why Jupyter with the tslab kernel cannot run here, or undefined when it can. */

@@ -4,7 +4,12 @@
  * nbconvert --to notebook --execute` with the tslab kernel). Each executed notebook must have no error
  * output and no stderr, every code cell run, plotly.js embedded once (in its first chart), and the
  * outputs that make its point: the charts, the flagged residuals of the stale surface, the finished
- * reports, the unknown tradable reported, the rejected upload rows, ….
+ * reports, the unknown tradable reported, the rejected upload rows, … (test/notebook/expected.ts).
+ *
+ * The demo runs with RISK_PORTAL_CASSETTE_MODE=record (cassettes to a temporary directory), and the
+ * recordings are then replayed headless (`run … --param replay=true`): every cell's outputs must be
+ * identical to the recording run's, except for the lines that say where the data came from (the
+ * connect line, the tables' provenance footers) and a batch's elapsed seconds.
  *
  * Then the documented single-notebook command (`run notebooks/01-yield-curves.ipynb --param
  * currency=EUR`), and the demo's HTML renderings in headless Chromium with the network refused: every
@@ -20,13 +25,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import { Executed, inCI, JUPYTER_HINT, missingJupyter, root, runCli, runCommand, type Run } from "./executed";
+import { Executed, inCI, JUPYTER_HINT, missingJupyter, notebookEnv, runCli, runJupyter, type Run } from "./executed";
+import { checkNotebook, connectCall, connectCell, differingCells, EXPECTED, NOTEBOOK_DIR, NOTEBOOKS, provenanceLines } from "./expected";
 
-const NOTEBOOK_DIR = path.join(root, "notebooks");
-const NOTEBOOKS = readdirSync(NOTEBOOK_DIR)
-  .filter((f) => f.endsWith(".ipynb"))
-  .sort()
-  .map((f) => path.basename(f, ".ipynb"));
 /** Both runs together on a loaded two-core machine; each is about a minute when idle. */
 const RUN_TIMEOUT_MS = 420_000;
 
@@ -39,141 +40,24 @@ const outDir = mkdtempSync(path.join(tmpdir(), "rpl-notebooks-"));
 const demoDir = path.join(outDir, "demo");
 const jupyterDir = path.join(outDir, "jupyter");
 const eurDir = path.join(outDir, "eur");
+const cassetteDir = path.join(outDir, "cassettes");
+const replayDir = path.join(outDir, "replay");
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 let demo: Run;
 let eur: Run;
+let replay: Run;
 let jupyter: Run | undefined;
 
 beforeAll(async () => {
-  const jupyterRun = jupyterMissing
-    ? Promise.resolve(undefined)
-    : runCommand(
-        "jupyter",
-        [
-          "nbconvert",
-          "--to",
-          "notebook",
-          "--execute",
-          // Record errors instead of stopping at the first notebook: each notebook is judged on its outputs.
-          "--allow-errors",
-          "--output-dir",
-          jupyterDir,
-          "--ExecutePreprocessor.timeout=180",
-          "--ExecutePreprocessor.kernel_name=tslab",
-          ...NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)),
-        ],
-        { timeoutMs: RUN_TIMEOUT_MS - 20_000 },
-      );
+  const jupyterRun = jupyterMissing ? Promise.resolve(undefined) : runJupyter(NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)), jupyterDir, RUN_TIMEOUT_MS - 20_000);
   const headless = (async () => {
-    demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000);
+    demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000, { ...notebookEnv(), RISK_PORTAL_CASSETTE_MODE: "record", RISK_PORTAL_CASSETTE_DIR: cassetteDir });
+    replay = await runCli(["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir], 180_000, { ...notebookEnv(), RISK_PORTAL_CASSETTE_DIR: cassetteDir });
     eur = await runCli(["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--out", eurDir], 120_000);
   })();
   [jupyter] = await Promise.all([jupyterRun, headless]);
 }, RUN_TIMEOUT_MS);
-
-/** What each notebook must show, whoever ran it. */
-const EXPECTED: Record<string, (nb: Executed) => void> = {
-  "01-yield-curves": (nb) => {
-    const today = nb.figures("yc-today");
-    expect(today).toHaveLength(1);
-    expect(today[0]!.data.map((t) => t.name).sort()).toEqual(["CHF", "EUR", "GBP", "JPY", "USD"]);
-    expect(nb.stdout("yc-derived")).toMatch(/^USD curve on 2026-11-20: \d+ points, from USD DEPO 1W to USD SWAP 30Y/);
-    expect(nb.html("yc-derived")).toContain("<th>discount_factor</th><th>forward_rate</th>");
-    expect(nb.figures("yc-derived-charts").map((f) => f.layout.title?.text)).toEqual(["USD forward rates between pillars · 2026-11-20", "USD discount factors · 2026-11-20"]);
-    const check = /= (0\.\d{6}); frames says (0\.\d{6})/.exec(nb.stdout("yc-derived-check"));
-    expect(check?.[1]).toBe(check?.[2]);
-    expect(nb.displayText("yc-history")).toMatch(/^yield curves 53\/53 \(100%\)/);
-    expect(nb.stdout("yc-history")).toContain("over 53 dates; 0 failed");
-    expect(nb.figures("yc-history-chart")[0]!.data).toHaveLength(5);
-    expect(nb.figures("yc-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
-    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*'30y'/);
-  },
-  "02-vol-surface-crosscheck": (nb) => {
-    const diag = nb.stdout("vs-diag");
-    expect(diag).toContain("clean surface: no arbitrage found (0 butterfly, 0 calendar, 0 Lee violations)");
-    expect(diag).toMatch(/re-marked surface: ARBITRAGE\n\s+✘ butterfly: benchmark 4 \(maturity 182 d\): butterfly g\(k\) < 0/);
-    expect(nb.figures("vs-g")[0]!.data).toHaveLength(2);
-    // The service and the local model agree exactly: no breach in the heatmap.
-    expect(nb.stdout("vs-crosscheck")).toMatch(/^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 .*; 0 beyond tolerance/);
-    const clean = nb.figures("vs-crosscheck")[0]!;
-    expect(clean.data.find((t) => t.name?.startsWith("beyond"))?.x).toEqual([]);
-    // The stale local copy: residuals flagged, in the stdout and as ✕ marks in the heatmap.
-    const stale = /^(\d+) of 117 residuals beyond 1 vol bp, in maturities ([\d, ]+) d/.exec(nb.stdout("vs-stale"));
-    expect(stale, nb.stdout("vs-stale")).not.toBeNull();
-    const flagged = Number(stale![1]);
-    expect(flagged).toBeGreaterThan(0);
-    expect(stale![2]).toContain("91");
-    const heatmap = nb.figures("vs-stale")[0]!;
-    expect(heatmap.layout.title?.text).toContain("stale 91-day mark");
-    expect(heatmap.data.find((t) => t.name?.startsWith("beyond"))?.x).toHaveLength(flagged);
-    expect(nb.figures("vs-smiles")[0]!.data).toHaveLength(9);
-    expect(nb.figures("vs-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
-    expect(nb.stdout("vs-sim")).toMatch(/^simulator's SPX surface: .*no arbitrage found/);
-  },
-  "03-reports": (nb) => {
-    expect(nb.stdout("rp-catalogue")).toMatch(/^8 reports defined; look-backs: 6M, 1Y/);
-    expect(nb.stdout("rp-launch")).toBe("VaR launcher item: created\nPnL launcher item: created\n");
-    // The progress line was overwritten in place: one output, the final state.
-    const follow = nb.outputs("rp-follow");
-    expect(follow, JSON.stringify(follow)).toHaveLength(1);
-    expect(nb.displayText("rp-follow")).toMatch(/^\d+\.\d s · (VaR|PnL): (succeeded|warning|failed).* · (VaR|PnL): (succeeded|warning|failed).* · done$/);
-    expect(nb.displayText("rp-finished")).toMatch(/^ColumnTable · 2 rows × 13 columns/);
-    expect(nb.stdout("rp-history")).toBe("242 report infos over 30 pricing dates; 0 dates failed\n");
-    expect(nb.figures("rp-history")[0]!.data.every((t) => t.type === "bar")).toBe(true);
-    expect(nb.displayText("rp-by-portfolio")).toMatch(/DataFrame · 4 rows × 6 columns[\s\S]*GLOBAL-MACRO/);
-    expect(nb.stdout("rp-failures").trim().split("\n")).toHaveLength(5);
-  },
-  "04-transactions": (nb) => {
-    expect(nb.displayText("tx-table")).toMatch(/^ColumnTable · [\d,]+ rows × 13 columns · from GetTransactionTable/);
-    expect(nb.figures("tx-chart")[0]!.data.length).toBeGreaterThan(2);
-    expect(nb.stdout("tx-positions")).toMatch(/^cash from trading: USD -?[\d.]+m/);
-    expect(nb.figures("tx-monthly")[0]!.data.every((t) => t.type === "bar")).toBe(true);
-    const events = /^(\d+) next events, (\d+) applied \(\d+ short or flat positions left out\), (\d+) position effects/.exec(nb.stdout("tx-events"));
-    expect(events, nb.stdout("tx-events")).not.toBeNull();
-    expect(Number(events![2])).toBeGreaterThan(3);
-    expect(Number(events![3])).toBeGreaterThanOrEqual(Number(events![2]));
-    expect(nb.figures("tx-effect")[0]!.layout.title?.text).toMatch(/^CouponEvent of .* on the [\d,]+ held$/);
-    const briefs = nb.stdout("tx-briefs").trim().split("\n");
-    expect(briefs).toHaveLength(4);
-    expect(briefs.slice(0, 3).every((b) => b.startsWith("✔ "))).toBe(true);
-    expect(briefs[3]).toBe("✘ NOPE.XXXX: not found (HTTP 404: No tradable with id 'NOPE.XXXX')");
-  },
-  "05-market-data-upload": (nb) => {
-    expect(nb.displayText("up-bonds-raw")).toMatch(/^DataFrame · 11 rows × 9 columns/);
-    const validate = nb.stdout("up-bonds-validate");
-    expect(validate).toMatch(/^9 valid records; 2 problems:\n\s+✘ line 8 \(row 6\): bond_identifier\.code: missing\n\s+✘ line 9 \(row 7\): traded_price: expected number, got "95\.5O"/);
-    expect(validate).toContain("uploadBondPrices: UploadBondPriceData: 2 invalid rows, nothing was sent");
-    const upload = nb.stdout("up-bonds-upload");
-    expect(upload).toMatch(/^all-or-nothing: is_success false; nothing was stored: 3 of 9 record\(s\) invalid/);
-    expect(upload).toContain("best effort: 6 stored, 3 rejected by the service:");
-    const rejected = nb.html("up-bonds-upload");
-    for (const code of ["XS1234567890", "GB00BL68HJ26", "JP1103721L69"]) expect(rejected).toContain(code);
-    const effect = nb.stdout("up-bonds-effect");
-    expect(effect).toMatch(/EUR curve: 18 points before, 19 after; bond points:/);
-    expect(effect).toContain("BOND DE0001102580: 7.24y");
-    expect(effect).toContain("Last uploaded price 101.07 on 2026-11-20 (in the curve)");
-    expect(nb.figures("up-bonds-effect")[0]!.data.map((t) => t.name)).toEqual(expect.arrayContaining(["EUR before upload", "EUR after upload"]));
-    expect(nb.stdout("up-vols-validate")).toMatch(/^13 rows → 4 valid curves \(AAPL, SAP, MSFT, TSLA\); 1 problem:\n\s+✘ line 13 \(row 11\): maturity: expected number, got "3M"/);
-    expect(nb.stdout("up-vols-upload")).toMatch(/^best effort: 2 curves stored, 2 rejected by the service:\n.*24\.5 is not a plausible decimal vol.*\n.*unknown asset "TSLA"/);
-    expect(nb.stdout("up-vols-effect")).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%");
-    expect(nb.displayText("up-vols-effect")).toMatch(/ATM vol before %\s+ATM vol after %/);
-  },
-};
-
-/**
- * The checks every executed showcase notebook passes, then its own. (The tslab kernel does not report
- * execution counts to Jupyter, so only the runner's notebooks say which cells ran.)
- */
-function checkNotebook(nb: Executed, name: string, options: { executionCounts: boolean }): void {
-  expect(nb.problems(), JSON.stringify(nb.problems(), null, 1).slice(0, 4000)).toEqual([]);
-  if (options.executionCounts) expect(nb.unexecuted()).toEqual([]);
-  // Every output of plot.show carries plotly.js once per kernel session: in the notebook's first chart.
-  expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: nb.firstChartCell() });
-  const expected = EXPECTED[name];
-  if (!expected) throw new Error(`no expectations for notebooks/${name}.ipynb: add them to EXPECTED in test/notebook/notebooks.test.ts`);
-  expected(nb);
-}
 
 describe("the showcase notebooks", () => {
   it("are the five of issue 7, each with a parameters cell and one connect() call", () => {
@@ -183,7 +67,12 @@ describe("the showcase notebooks", () => {
       const code = nb.nb.cells.filter((c) => c.cell_type === "code");
       expect(code[0]!.metadata.tags, name).toEqual(["parameters"]);
       const sources = code.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source));
-      expect(sources.filter((s) => /\bawait connect\(\)/.test(s)), name).toHaveLength(1);
+      expect(sources.filter((s) => /\bawait connect\(/.test(s)), name).toHaveLength(1);
+      // Its own cassette, replayed when the `replay` parameter (declared false) says so.
+      expect(sources.filter((s) => s.includes(connectCall(name))), name).toHaveLength(1);
+      expect(sources[0], name).toMatch(/^const replay: boolean = false;$/m);
+      // Everything goes through the client (so it is recorded and replayed): no raw fetch.
+      expect(sources.join("\n"), name).not.toMatch(/\bfetch\(/);
       // Committed clean: no outputs, and nothing that only works on one machine.
       expect(code.every((c) => (c.outputs ?? []).length === 0 && c.execution_count == null), name).toBe(true);
       expect(sources.join("\n"), name).not.toMatch(/\/work\/|\/home\/|\/tmp\/|C:\\/);
@@ -244,6 +133,31 @@ describe("npm run demo (every notebook through the headless runner)", () => {
     },
     180_000,
   );
+});
+
+describe("the demo's recordings, replayed (run … --param replay=true): the same outputs, offline", () => {
+  it("every notebook recorded a cassette and replayed it", () => {
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(readdirSync(cassetteDir).sort()).toEqual(NOTEBOOKS.map((n) => `${n}.json`));
+  });
+
+  for (const name of NOTEBOOKS) {
+    it(`${name}: every cell's outputs are those of the recording run, but for where the data came from`, () => {
+      const recorded = Executed.read(path.join(demoDir, `${name}.ipynb`));
+      const replayed = Executed.read(path.join(replayDir, `${name}.ipynb`));
+      expect(replayed.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { replay: true }, status: "ok" });
+      // The masked lines say what they should: recorded from a simulator, replayed from the cassette.
+      const id = connectCell(recorded);
+      expect(recorded.stdout(id)).toMatch(new RegExp(`^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http://127\\.0\\.0\\.1:\\d+ \\(seed 1, data as of 2026-11-20\\); recording every exchange to .*${name}\\.json\\.\\n$`));
+      expect(replayed.stdout(id)).toMatch(new RegExp(`^Replaying .*${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`));
+      const live = provenanceLines(recorded);
+      expect(live.every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)), live.join("\n")).toBe(true);
+      expect(provenanceLines(replayed).map((l) => l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "))).toEqual(live);
+      // Everything else is identical, cell by cell (plotly figures and their element ids included).
+      expect(differingCells(recorded, replayed)).toEqual([]);
+    });
+  }
 });
 
 describe("risk-portal-lab run notebooks/01-yield-curves.ipynb --param currency=EUR", () => {

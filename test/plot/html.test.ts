@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { toHtml, type Figure } from "../../src/plot";
-import { figureFragment, figurePage, jsonForScript, scriptText, titleText } from "../../src/plot/html";
+import { figureFragment, figurePage, jsonForScript, resetFigureIds, scriptText, titleText } from "../../src/plot/html";
 import { plotlyBundlePath, plotlySource } from "../../src/plot/plotly-source";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-html-"));
@@ -34,6 +34,17 @@ describe("figureFragment", () => {
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain("alert(1)</script>");
     expect(html).not.toContain("plotly.js v");
+  });
+
+  it("gives each chart an id unique in the session and the same on every run: its number and a hash of the figure", () => {
+    const ids = () => [hostile, hostile, { data: [{ type: "bar", x: [1], y: [2] }], layout: {} } as Figure].map((f) => /^<div id="([^"]+)"/.exec(figureFragment(f, { plotly: false }))![1]);
+    resetFigureIds();
+    const first = ids();
+    expect(first[0]).toMatch(/^rpl-1-[0-9a-f]{12}$/);
+    expect(new Set(first).size).toBe(3);
+    expect(first[1]!.slice(-12)).toBe(first[0]!.slice(-12));
+    resetFigureIds();
+    expect(ids()).toEqual(first);
   });
 
   it("says in the chart's place what is missing when JavaScript or plotly.js is not there", () => {

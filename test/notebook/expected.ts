@@ -1,0 +1,200 @@
+/**
+ * What the showcase notebooks must show, whoever ran them (the headless runner or Jupyter) and wherever
+ * their answers came from (the simulator or a cassette); and how two runs of a notebook are compared
+ * (outputs identical except for the lines that say where the data came from).
+ */
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import { Executed, joined, root, type Cell } from "./executed";
+
+export const NOTEBOOK_DIR = path.join(root, "notebooks");
+export const CASSETTE_DIR = path.join(root, "fixtures", "cassettes");
+/** The showcase notebooks' names (`01-yield-curves`, …), in order. */
+export const NOTEBOOKS = readdirSync(NOTEBOOK_DIR)
+  .filter((f) => f.endsWith(".ipynb"))
+  .sort()
+  .map((f) => path.basename(f, ".ipynb"));
+
+/** What each notebook must show, whoever ran it. */
+export const EXPECTED: Record<string, (nb: Executed) => void> = {
+  "01-yield-curves": (nb) => {
+    const today = nb.figures("yc-today");
+    expect(today).toHaveLength(1);
+    expect(today[0]!.data.map((t) => t.name).sort()).toEqual(["CHF", "EUR", "GBP", "JPY", "USD"]);
+    expect(nb.stdout("yc-derived")).toMatch(/^USD curve on 2026-11-20: \d+ points, from USD DEPO 1W to USD SWAP 30Y/);
+    expect(nb.html("yc-derived")).toContain("<th>discount_factor</th><th>forward_rate</th>");
+    expect(nb.figures("yc-derived-charts").map((f) => f.layout.title?.text)).toEqual(["USD forward rates between pillars · 2026-11-20", "USD discount factors · 2026-11-20"]);
+    const check = /= (0\.\d{6}); frames says (0\.\d{6})/.exec(nb.stdout("yc-derived-check"));
+    expect(check?.[1]).toBe(check?.[2]);
+    expect(nb.displayText("yc-history")).toMatch(/^yield curves 53\/53 \(100%\)/);
+    expect(nb.stdout("yc-history")).toContain("over 53 dates; 0 failed");
+    expect(nb.figures("yc-history-chart")[0]!.data).toHaveLength(5);
+    expect(nb.figures("yc-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
+    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*'30y'/);
+  },
+  "02-vol-surface-crosscheck": (nb) => {
+    const diag = nb.stdout("vs-diag");
+    expect(diag).toContain("clean surface: no arbitrage found (0 butterfly, 0 calendar, 0 Lee violations)");
+    expect(diag).toMatch(/re-marked surface: ARBITRAGE\n\s+✘ butterfly: benchmark 4 \(maturity 182 d\): butterfly g\(k\) < 0/);
+    expect(nb.figures("vs-g")[0]!.data).toHaveLength(2);
+    // The service and the local model agree exactly: no breach in the heatmap.
+    expect(nb.stdout("vs-crosscheck")).toMatch(/^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 .*; 0 beyond tolerance/);
+    const clean = nb.figures("vs-crosscheck")[0]!;
+    expect(clean.data.find((t) => t.name?.startsWith("beyond"))?.x).toEqual([]);
+    // The stale local copy: residuals flagged, in the stdout and as ✕ marks in the heatmap.
+    const stale = /^(\d+) of 117 residuals beyond 1 vol bp, in maturities ([\d, ]+) d/.exec(nb.stdout("vs-stale"));
+    expect(stale, nb.stdout("vs-stale")).not.toBeNull();
+    const flagged = Number(stale![1]);
+    expect(flagged).toBeGreaterThan(0);
+    expect(stale![2]).toContain("91");
+    const heatmap = nb.figures("vs-stale")[0]!;
+    expect(heatmap.layout.title?.text).toContain("stale 91-day mark");
+    expect(heatmap.data.find((t) => t.name?.startsWith("beyond"))?.x).toHaveLength(flagged);
+    expect(nb.figures("vs-smiles")[0]!.data).toHaveLength(9);
+    expect(nb.figures("vs-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
+    expect(nb.stdout("vs-sim")).toMatch(/^simulator's SPX surface: .*no arbitrage found/);
+  },
+  "03-reports": (nb) => {
+    expect(nb.stdout("rp-catalogue")).toMatch(/^8 reports defined; look-backs: 6M, 1Y/);
+    expect(nb.stdout("rp-launch")).toBe("VaR launcher item: created\nPnL launcher item: created\n");
+    // The progress line was overwritten in place: one output, the final state.
+    const follow = nb.outputs("rp-follow");
+    expect(follow, JSON.stringify(follow)).toHaveLength(1);
+    expect(nb.displayText("rp-follow")).toMatch(/^poll \d+ · (VaR|PnL): (succeeded|warning|failed).* · (VaR|PnL): (succeeded|warning|failed).* · done$/);
+    expect(nb.displayText("rp-finished")).toMatch(/^ColumnTable · 2 rows × 13 columns/);
+    expect(nb.stdout("rp-history")).toBe("242 report infos over 30 pricing dates; 0 dates failed\n");
+    expect(nb.figures("rp-history")[0]!.data.every((t) => t.type === "bar")).toBe(true);
+    expect(nb.displayText("rp-by-portfolio")).toMatch(/DataFrame · 4 rows × 6 columns[\s\S]*GLOBAL-MACRO/);
+    expect(nb.stdout("rp-failures").trim().split("\n")).toHaveLength(5);
+  },
+  "04-transactions": (nb) => {
+    expect(nb.displayText("tx-table")).toMatch(/^ColumnTable · [\d,]+ rows × 13 columns · from GetTransactionTable/);
+    expect(nb.figures("tx-chart")[0]!.data.length).toBeGreaterThan(2);
+    expect(nb.stdout("tx-positions")).toMatch(/^cash from trading: USD -?[\d.]+m/);
+    expect(nb.figures("tx-monthly")[0]!.data.every((t) => t.type === "bar")).toBe(true);
+    const events = /^(\d+) next events, (\d+) applied \(\d+ short or flat positions left out\), (\d+) position effects/.exec(nb.stdout("tx-events"));
+    expect(events, nb.stdout("tx-events")).not.toBeNull();
+    expect(Number(events![2])).toBeGreaterThan(3);
+    expect(Number(events![3])).toBeGreaterThanOrEqual(Number(events![2]));
+    expect(nb.figures("tx-effect")[0]!.layout.title?.text).toMatch(/^CouponEvent of .* on the [\d,]+ held$/);
+    const briefs = nb.stdout("tx-briefs").trim().split("\n");
+    expect(briefs).toHaveLength(4);
+    expect(briefs.slice(0, 3).every((b) => b.startsWith("✔ "))).toBe(true);
+    expect(briefs[3]).toBe("✘ NOPE.XXXX: not found (HTTP 404: No tradable with id 'NOPE.XXXX')");
+  },
+  "05-market-data-upload": (nb) => {
+    expect(nb.displayText("up-bonds-raw")).toMatch(/^DataFrame · 11 rows × 9 columns/);
+    const validate = nb.stdout("up-bonds-validate");
+    expect(validate).toMatch(/^9 valid records; 2 problems:\n\s+✘ line 8 \(row 6\): bond_identifier\.code: missing\n\s+✘ line 9 \(row 7\): traded_price: expected number, got "95\.5O"/);
+    expect(validate).toContain("uploadBondPrices: UploadBondPriceData: 2 invalid rows, nothing was sent");
+    const upload = nb.stdout("up-bonds-upload");
+    expect(upload).toMatch(/^all-or-nothing: is_success false; nothing was stored: 3 of 9 record\(s\) invalid/);
+    expect(upload).toContain("best effort: 6 stored, 3 rejected by the service:");
+    const rejected = nb.html("up-bonds-upload");
+    for (const code of ["XS1234567890", "GB00BL68HJ26", "JP1103721L69"]) expect(rejected).toContain(code);
+    const effect = nb.stdout("up-bonds-effect");
+    expect(effect).toMatch(/EUR curve: 18 points before, 19 after; bond points:/);
+    expect(effect).toContain("BOND DE0001102580: 7.24y");
+    expect(effect).toContain("Last uploaded price 101.07 on 2026-11-20 (in the curve)");
+    expect(nb.figures("up-bonds-effect")[0]!.data.map((t) => t.name)).toEqual(expect.arrayContaining(["EUR before upload", "EUR after upload"]));
+    expect(nb.stdout("up-vols-validate")).toMatch(/^13 rows → 4 valid curves \(AAPL, SAP, MSFT, TSLA\); 1 problem:\n\s+✘ line 13 \(row 11\): maturity: expected number, got "3M"/);
+    expect(nb.stdout("up-vols-upload")).toMatch(/^best effort: 2 curves stored, 2 rejected by the service:\n.*24\.5 is not a plausible decimal vol.*\n.*unknown asset "TSLA"/);
+    expect(nb.stdout("up-vols-effect")).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%");
+    expect(nb.displayText("up-vols-effect")).toMatch(/ATM vol before %\s+ATM vol after %/);
+  },
+};
+
+/**
+ * The checks every executed showcase notebook passes, then its own. (The tslab kernel does not report
+ * execution counts to Jupyter, so only the runner's notebooks say which cells ran.)
+ */
+export function checkNotebook(nb: Executed, name: string, options: { executionCounts: boolean }): void {
+  expect(nb.problems(), JSON.stringify(nb.problems(), null, 1).slice(0, 4000)).toEqual([]);
+  if (options.executionCounts) expect(nb.unexecuted()).toEqual([]);
+  // Every output of plot.show carries plotly.js once per kernel session: in the notebook's first chart.
+  expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: nb.firstChartCell() });
+  const expected = EXPECTED[name];
+  if (!expected) throw new Error(`no expectations for notebooks/${name}.ipynb: add them to EXPECTED in test/notebook/expected.ts`);
+  expected(nb);
+}
+
+/** A notebook's one `connect()` call, as every showcase notebook writes it (its own cassette, the `replay` parameter). */
+export const connectCall = (name: string) => `const conn = await connect({ cassette: "../fixtures/cassettes/${name}.json", replay: replay });`;
+
+/** The line `connect()` prints when replaying a notebook's committed cassette: no simulator, no server. */
+export const replayLine = (name: string) =>
+  new RegExp(`^Replaying \\.\\./fixtures/cassettes/${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`);
+
+/** The id of the cell that calls `connect()`. */
+export function connectCell(nb: Executed): string {
+  const cell = nb.nb.cells.find((c) => c.cell_type === "code" && /\bawait connect\(/.test(joined(c.source)));
+  if (!cell?.id) throw new Error(`${nb.name}: no cell calls connect()`);
+  return cell.id;
+}
+
+/** The provenance footer of every table a notebook showed (the `source: …` line of its text/plain). */
+export function provenanceLines(nb: Executed): string[] {
+  return nb.nb.cells.flatMap((c) => (c.outputs ?? []).flatMap((o) => joined(o.data?.["text/plain"]).split("\n").filter((l) => l.startsWith("source: "))));
+}
+
+/**
+ * The lines that may differ between a recording run and its replay, because they say where the data
+ * came from: `connect()`'s line, and the provenance footer of each table (text and HTML). Nothing else
+ * (a batch helper's finished progress line carries no timing, figure ids are deterministic).
+ */
+const MASKS: [RegExp, string][] = [
+  [/^(No RISK_PORTAL_BASE_URL set: started the embedded simulator at|Replaying |Connected to the risk service at ).*$/gm, "<connect line>"],
+  [/^source: .* · (live|cache|cassette)\b.*$/gm, "source: <provenance>"],
+  [/<p class="rpl-provenance[^"]*">.*?<\/p>/g, '<p class="rpl-provenance"><provenance></p>'],
+];
+
+export function maskSources(text: string): string {
+  return MASKS.reduce((t, [pattern, replacement]) => t.replace(pattern, replacement), text);
+}
+
+/** Every string in `value` (deeply) through {@link maskSources}. */
+function maskDeep(value: unknown): unknown {
+  if (typeof value === "string") return maskSources(value);
+  if (Array.isArray(value)) return value.map(maskDeep);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v)]));
+  return value;
+}
+
+/**
+ * A code cell's outputs as JSON lines, the lines that say where data came from masked. Execution
+ * counts are left out: a run with injected parameters has one more cell, so its counts are one higher.
+ */
+export function maskedOutputs(cell: Cell): string[] {
+  const outputs = (cell.outputs ?? []).map((o) => {
+    const { execution_count: _count, ...rest } = o as typeof o & { execution_count?: unknown };
+    return maskDeep(rest);
+  });
+  return JSON.stringify(outputs, null, 1).split("\n");
+}
+
+/**
+ * The code cells whose outputs differ between two runs of one notebook (the injected parameters cell
+ * left out), each with the place of its first difference in both runs; `[]` when the outputs are identical.
+ */
+export function differingCells(a: Executed, b: Executed): string[] {
+  const code = (nb: Executed) => nb.nb.cells.filter((c) => c.cell_type === "code" && c.id !== "injected-parameters");
+  const left = code(a);
+  const right = code(b);
+  const ids = (cells: Cell[]) => cells.map((c) => c.id).join(", ");
+  if (ids(left) !== ids(right)) return [`different cells: ${ids(left)} vs ${ids(right)}`];
+  const out: string[] = [];
+  left.forEach((cell, i) => {
+    const x = maskedOutputs(cell);
+    const y = maskedOutputs(right[i]!);
+    const line = x.findIndex((l, j) => l !== y[j]);
+    if (line < 0 && x.length === y.length) return;
+    const j = line >= 0 ? line : Math.min(x.length, y.length);
+    const [p, q] = [x[j] ?? "(end)", y[j] ?? "(end)"];
+    let k = 0;
+    while (k < p.length && p[k] === q[k]) k++;
+    const around = (t: string) => `${k > 80 ? "…" : ""}${t.slice(Math.max(0, k - 80), k + 160)}`;
+    out.push(`${cell.id}, output line ${j + 1}:\n  ${around(p)}\n  ${around(q)}`);
+  });
+  return out;
+}
