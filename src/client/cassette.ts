@@ -224,12 +224,23 @@ export class Cassette {
   }
 
   #write(redactor: Redactor): void {
-    const text = redactor.text(`${JSON.stringify(this.#file, null, 1)}\n`);
+    const text = redactor.text(serialise(this.#file));
     mkdirSync(path.dirname(this.path), { recursive: true });
     const temp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(temp, text);
     renameSync(temp, this.path);
   }
+}
+
+/**
+ * The file's text: the header fields one per line, then one exchange per line, so that a re-recording
+ * shows in a diff exchange by exchange and a large table does not become 100,000 indented lines.
+ */
+function serialise(file: CassetteFile): string {
+  const { exchanges, ...header } = file;
+  const head = Object.entries(header).map(([k, v]) => ` ${JSON.stringify(k)}: ${JSON.stringify(v)},`);
+  const body = exchanges.map((e, i) => `  ${JSON.stringify(e)}${i < exchanges.length - 1 ? "," : ""}`);
+  return ["{", ...head, ' "exchanges": [', ...body, " ]", "}", ""].join("\n");
 }
 
 /** Body text of replayed exchanges, serialised once (a poll loop or a benchmark replays one many times). */

@@ -209,6 +209,9 @@ describe("record against the simulator, stop it, replay", () => {
     expect(second.toJSON().cassette).toEqual({ path: cassette, mode: "auto", recorded: 1, replayed: 1 });
     expect(inspect(second)).toContain(`cassette: {"path":${JSON.stringify(cassette)},"mode":"auto","replayed":1,"recorded":1}`);
     expect(Cassette.read(cassette)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
+    // One exchange per line: a re-recording diffs exchange by exchange.
+    const lines = readFileSync(cassette, "utf8").split("\n");
+    expect(lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
 
     // "record" starts afresh.
     const third = new RiskPortalClient({ baseUrl: sim.url, auth, cassette: { path: cassette, mode: "record" } });
@@ -274,7 +277,7 @@ describe("cassettes hold no secret", () => {
       }
       expect(text).not.toMatch(/authorization|x-api-key/i);
       // The API key entries keep only what the frame shows: the last four characters.
-      expect(text).toContain(`"exposed_value": "••••${apiKey.slice(-4)}"`);
+      expect(text).toContain(`"exposed_value":"••••${apiKey.slice(-4)}"`);
     }
   });
 });
