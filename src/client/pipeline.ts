@@ -81,10 +81,12 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   // The canonical request: computed once, and only when something needs it (cassette, cache, provenance).
   let canonical: CanonicalRequest | undefined;
   const request = () => (canonical ??= canonicalRequest(op.method, op.path, encoded.query, encoded.body));
+  // Provenance names the request lazily: most responses never have theirs looked at.
+  let masked: CanonicalRequest | undefined;
   const provenance = (source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance => ({
     operation: op.name,
     get request() {
-      return redactor.mask(request());
+      return (masked ??= redactor.mask(request()));
     },
     receivedAt,
     source,

@@ -111,6 +111,7 @@ describe("record against the simulator, stop it, replay", () => {
 
     const p = provenanceOf(replayed.responses.curve)!;
     expect(p).toMatchObject({ source: "cassette", operation: "RateAsset", baseUrl: sim.url, cassette, receivedAt: provenanceOf(live.responses.curve)!.receivedAt });
+    expect(p.request).toBe(p.request); // built once, on first look
     expect(p.request).toEqual({ method: "POST", path: "/api/RateAsset", body: expect.objectContaining({ currency: "USD", market_date: "2026-11-20T00:00:00Z" }) });
   });
 
