@@ -296,9 +296,11 @@ export class TableBuilder {
   }
 }
 
-/** True for a {@link ColumnTable} (structural check). */
+/** True for a {@link ColumnTable} (structural check: columns, data, kinds, rowCount). */
 export function isColumnTable(value: unknown): value is ColumnTable {
-  return typeof value === "object" && value !== null && "kinds" in value && "data" in value && "rowCount" in value;
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Partial<ColumnTable>;
+  return Array.isArray(v.columns) && typeof v.data === "object" && v.data !== null && typeof v.kinds === "object" && typeof v.rowCount === "number";
 }
 
 /** The values of a column; throws naming the table's columns when there is no such column. */

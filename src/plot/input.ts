@@ -4,7 +4,7 @@
  * DataFrame is read column by column, only the columns a chart needs, and never loads danfo itself.
  */
 import type { DataFrame } from "danfojs-node";
-import type { ColumnKind, ColumnTable } from "../frames/column-table";
+import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
 import { frameInfo } from "../frames/danfo";
 import { parseIsoDate } from "../frames/iso-date";
 
@@ -27,11 +27,8 @@ export interface Columns {
   levels(name: string): readonly string[] | undefined;
 }
 
-export function isColumnTable(value: unknown): value is ColumnTable {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Partial<ColumnTable>;
-  return Array.isArray(v.columns) && typeof v.data === "object" && v.data !== null && typeof v.kinds === "object" && typeof v.rowCount === "number";
-}
+/** The one structural check of a column table (frames owns it). */
+export { isColumnTable };
 
 /** The part of a danfo DataFrame read here (structural: danfo is never loaded by this module). */
 interface FrameLike {

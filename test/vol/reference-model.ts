@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { DAYS_PER_YEAR } from "../../src/api/assumptions";
 import type { WireSurface } from "../../src/vol";
+import { surface } from "../helpers/samples";
 
 /** Raw SVI of one benchmark, exactly as vol-model.md writes the conversion. */
 export function docRaw(v: number, psi: number, kappa: number, p: number, c: number, T: number) {
@@ -126,18 +127,8 @@ export function validSurface(options: SurfaceArbOptions = {}): fc.Arbitrary<Wire
     });
 }
 
-/** A realistic 4-benchmark equity surface (the client tests' sample). */
-export const SAMPLE: WireSurface = {
-  benchmark_fwd_factors: [1.002, 1.006, 1.013, 1.027],
-  smiles: [0.35, 0.3, 0.25, 0.2],
-  benchmark_maturities: [30, 91, 182, 365],
-  vols: [0.24, 0.225, 0.215, 0.205],
-  call_wings: [0.9, 0.85, 0.8, 0.75],
-  put_wings: [1.2, 1.15, 1.1, 1.05],
-  skews: [-0.12, -0.11, -0.1, -0.09],
-  reference_date: "2026-11-20T00:00:00Z",
-  spot_ref: 5321.5,
-};
+/** A realistic 4-benchmark equity surface: the client tests' sample, its date as a date-time. */
+export const SAMPLE: WireSurface = { ...surface, reference_date: "2026-11-20T00:00:00Z" };
 
 /** One benchmark at `T = 1` year (365 days) with the model's parameters. */
 export function oneYear(p: { vol: number; skew: number; smile: number; putWing: number; callWing: number }, spot = 100, fwdFactor = 1): WireSurface {
