@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `risk-portal-lab <command>`:
- *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--json]   start the simulator
+ *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--brand NAME] [--json]   start the simulator
  *   run NOTEBOOK… [--param name=value]… [--out DIR] [--cell-timeout S]   execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
  */
@@ -15,6 +15,8 @@ commands:
          --data-dir DIR  keep uploads and launched reports across restarts
          --seed N        seed of the generated data (default 1)
          --rows N        rows per portfolio transaction table (default 5000)
+         --brand NAME    the service's brand in $type values, enum values and field names
+                         (default $RISK_PORTAL_BRAND or Service; the public pages use Derivitec)
          --no-rate-limit turn the per-credential rate limit off
          --json          print exactly one JSON line {url, credentials} (for scripts)
   run    execute notebooks headless with tslab's executor (no Jupyter needed); exits 1 when a
@@ -52,6 +54,7 @@ async function sim(args: string[]): Promise<number> {
       "data-dir": { type: "string" },
       seed: { type: "string", default: "1" },
       rows: { type: "string" },
+      brand: { type: "string" },
       "no-rate-limit": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
@@ -60,15 +63,17 @@ async function sim(args: string[]): Promise<number> {
   const port = wholeNumber(values.port!, "--port");
   const seed = wholeNumber(values.seed!, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
+  const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
+  if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand)) throw new UsageError(`--brand expects a .NET namespace such as Service or Derivitec, got ${JSON.stringify(brand)}`);
   const { startSimulator } = await import("./sim");
-  const simulator = await startSimulator({ port, seed, dataDir: values["data-dir"], transactionRows: rows, rateLimit: values["no-rate-limit"] ? false : undefined });
+  const simulator = await startSimulator({ port, seed, dataDir: values["data-dir"], transactionRows: rows, rateLimit: values["no-rate-limit"] ? false : undefined, brand });
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ url: simulator.url, credentials: simulator.credentials })}\n`);
+    process.stdout.write(`${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials })}\n`);
   } else {
     const c = simulator.credentials;
     process.stdout.write(
       [
-        `risk-portal-lab simulator listening on ${simulator.url}${values["data-dir"] ? ` (state in ${values["data-dir"]})` : ""}`,
+        `risk-portal-lab simulator listening on ${simulator.url} (brand ${simulator.brand})${values["data-dir"] ? ` (state in ${values["data-dir"]})` : ""}`,
         "",
         "credentials:",
         `  bearer token   ${c.bearerToken}`,
@@ -79,7 +84,7 @@ async function sim(args: string[]): Promise<number> {
         "",
         "try:",
         `  curl -s -H 'x-api-key: ${c.apiKey}' ${simulator.url}/api/Report/LookBacks`,
-        `  export RISK_PORTAL_BASE_URL=${simulator.url} RISK_PORTAL_API_KEY=${c.apiKey}`,
+        `  export RISK_PORTAL_BASE_URL=${simulator.url} RISK_PORTAL_API_KEY=${c.apiKey} RISK_PORTAL_BRAND=${simulator.brand}`,
         "",
         "Ctrl-C stops it.",
         "",

@@ -5,7 +5,8 @@
  * are kept) and check only what the client relies on.
  */
 import { z } from "zod";
-import { DEFAULT_IDENTIFIER_TYPE, PORTFOLIO_TYPES } from "./assumptions";
+import { IDENTIFIER_TYPES, MARKET_DATA_SELECTORS, PORTFOLIO_TYPES, PUBLISHED_PORTFOLIO_TYPES, TYPE_NAMES, type IdentifierType, type PortfolioType } from "./assumptions";
+import { DEFAULT_BRAND, PUBLISHED_BRAND, brandOf, typeName } from "./brand";
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const HAS_TIME = /T\d{2}:\d{2}/;
@@ -49,17 +50,80 @@ export const finite = z.number();
 /** A string with at least one non-blank character (kept as given, never trimmed silently). */
 export const nonBlank = z.string().refine((s) => s.trim().length > 0, { error: "must not be empty or blank" });
 
-/** Portfolio type of launcher and report requests (closed on the way out). */
-export const portfolioTypeInput = z.enum(PORTFOLIO_TYPES);
+/**
+ * A `$type` tag of a request object: optional for the caller (the neutral or the brand's spelling, after
+ * `toNeutral`), always on the wire, first. Its output is the neutral full name; the encoder spells it in
+ * the brand. A tag of another type is refused (`params.expectedType` lets the encoder name the brand).
+ */
+export function typeTag(shortName: string) {
+  const expected = typeName(DEFAULT_BRAND, shortName);
+  return z
+    .string({ error: `expected the $type ${shortName} as a string` })
+    .optional()
+    .superRefine((given, ctx) => {
+      if (given !== undefined && given.trim() !== expected) {
+        ctx.addIssue({ code: "custom", message: `expected the $type ${shortName}, got ${JSON.stringify(given)}`, params: { expectedType: shortName, given } });
+      }
+    })
+    .transform(() => expected);
+}
+
+/** An open enum: the known values are typed (for autocompletion), any other non-blank string passes. */
+function openEnum<T extends string>(known: readonly T[], what: string) {
+  return z.string({ error: `expected ${what} such as ${known.slice(0, 3).map((k) => JSON.stringify(k)).join(", ")}` }).refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }) as unknown as z.ZodType<T | (string & {}), T | (string & {})>;
+}
+
+/** Portfolio type of launcher, report and position requests: the neutral or published values, or any other string (A9/A11). */
+export const portfolioTypeInput = openEnum<PortfolioType & string>([...PORTFOLIO_TYPES, ...PUBLISHED_PORTFOLIO_TYPES], "a portfolio type");
 
 /** Portfolio type as the server sends it: the known values, or any string a newer server adds. */
-export const portfolioTypeOutput = z.union([z.enum(PORTFOLIO_TYPES), z.string()]);
+export const portfolioTypeOutput = z.string() as unknown as z.ZodType<PortfolioType, PortfolioType>;
 
-/** Asset / bond identifier. `identifier_type` is an open enum (A9), default `Provider`. */
+/** `identifier_type`: an open enum (A9); left out, the service reads the brand's own value. */
+export const identifierType = openEnum<IdentifierType & string>(IDENTIFIER_TYPES, "an identifier type");
+
+/**
+ * Audit fields the newer pages show on records and surfaces (who uploaded what, when). Accepted and
+ * sent as given; the service manages them, the simulator ignores them. The branded names are written
+ * `service_*` (neutral) or `derivitec_*` (the pages' brand); the wire carries the client's brand.
+ */
+const auditText = z.string().nullish();
+export const auditFields = {
+  provider_id: auditText,
+  service_created: auditText,
+  service_modified: auditText,
+  service_modified_by: auditText,
+  uploaded_date_time: auditText,
+  uploaded_by: auditText,
+  rolled: z.boolean().nullish(),
+  // The published brand's spellings, so that a body copied from the pages type-checks; `toNeutral` renames them.
+  [`${brandOf(PUBLISHED_BRAND).fieldPrefix}_created` as "derivitec_created"]: auditText,
+  [`${brandOf(PUBLISHED_BRAND).fieldPrefix}_modified` as "derivitec_modified"]: auditText,
+  [`${brandOf(PUBLISHED_BRAND).fieldPrefix}_modified_by` as "derivitec_modified_by"]: auditText,
+};
+
+/**
+ * The market-data selectors a request may carry (RateAsset, uploads): at most one form, as the pages say
+ * ("Supply either this name or provider_id, not both"; "Do not combine this list with the single-name or
+ * provider-ID alternatives").
+ */
+export function checkOneSelector(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const given = MARKET_DATA_SELECTORS.filter((k) => body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0));
+  if (given.length > 1) {
+    ctx.addIssue({ code: "custom", path: [given[1]!], message: `give one market-data selector, not ${given.join(" and ")} together` });
+  }
+}
+
+/**
+ * Asset / bond identifier (`MarketData.InstrumentIdentifier`). `identifier_type` is an open enum (A9);
+ * left out it is not sent (the service reads the brand's value). The market code is optional ("an
+ * instrument code qualified by an identifier namespace and optional market code").
+ */
 export const identifier = z.strictObject({
+  $type: typeTag(TYPE_NAMES.instrumentIdentifier),
   code: nonBlank,
-  market_identification_code: z.string(),
-  identifier_type: nonBlank.default(DEFAULT_IDENTIFIER_TYPE),
+  market_identification_code: z.string().nullish(),
+  identifier_type: identifierType.optional(),
 });
 export type IdentifierInput = z.input<typeof identifier>;
 export type Identifier = z.output<typeof identifier>;

@@ -1,11 +1,13 @@
 /** Market-data uploads: bond prices (operation 1) and equity vol curves (operation 2). */
 import { z } from "zod";
-import { TYPE_NAMES, UPLOAD_DEFAULTS } from "./assumptions";
-import { currencyCode, dateTimeInput, finite, identifier, numberArray, operationOutcome, positive } from "./common";
+import { TYPE_NAMES } from "./assumptions";
+import { auditFields, checkOneSelector, currencyCode, dateTimeInput, finite, identifier, nonBlank, numberArray, operationOutcome, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
-/** One bond price (element of `bond_data`). */
+/** One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show. */
 export const bondPriceRecord = z.strictObject({
+  $type: typeTag(TYPE_NAMES.bondData),
+  ...auditFields,
   date: dateTimeInput,
   bond_identifier: identifier,
   is_currency_per_bond_unit: z.boolean(),
@@ -16,11 +18,29 @@ export const bondPriceRecord = z.strictObject({
 export type BondPriceRecordInput = z.input<typeof bondPriceRecord>;
 export type BondPriceRecord = z.output<typeof bondPriceRecord>;
 
-export const uploadBondPriceDataRequest = z.strictObject({
-  trigger_immediate_bootstrap: z.boolean().default(UPLOAD_DEFAULTS.trigger_immediate_bootstrap),
-  use_best_effort: z.boolean().default(UPLOAD_DEFAULTS.use_best_effort),
-  bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
-});
+/**
+ * Where uploaded market data goes: a market-data environment by name, or a provider by its opaque id
+ * (one of the two; neither: the caller's own provider). The pages: "a non-Derivitec provider that the
+ * caller may edit".
+ */
+const uploadTarget = {
+  market_data_environment_name: nonBlank.nullish(),
+  provider_id: nonBlank.nullish(),
+};
+
+/**
+ * `trigger_immediate_bootstrap` (the service's default: true, refreshes finish after the response) and
+ * `use_best_effort` (default false) are sent only when the caller sets them.
+ */
+export const uploadBondPriceDataRequest = z
+  .strictObject({
+    $type: typeTag(TYPE_NAMES.uploadBondPriceRequest),
+    ...uploadTarget,
+    trigger_immediate_bootstrap: z.boolean().optional(),
+    use_best_effort: z.boolean().optional(),
+    bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
+  })
+  .superRefine(checkOneSelector);
 export type UploadBondPriceDataRequest = z.input<typeof uploadBondPriceDataRequest>;
 
 /**
@@ -29,6 +49,8 @@ export type UploadBondPriceDataRequest = z.input<typeof uploadBondPriceDataReque
  */
 export const equityVolCurve = z
   .strictObject({
+    $type: typeTag(TYPE_NAMES.equityVolCurve),
+    ...auditFields,
     asset_id: identifier,
     reference_date: dateTimeInput,
     maturities: numberArray,
@@ -56,10 +78,14 @@ export const equityVolCurve = z
 export type EquityVolCurveInput = z.input<typeof equityVolCurve>;
 export type EquityVolCurve = z.output<typeof equityVolCurve>;
 
-export const uploadEquityVolCurvesRequest = z.strictObject({
-  use_best_effort: z.boolean().default(UPLOAD_DEFAULTS.use_best_effort),
-  equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
-});
+export const uploadEquityVolCurvesRequest = z
+  .strictObject({
+    $type: typeTag(TYPE_NAMES.uploadEquityVolCurvesRequest),
+    ...uploadTarget,
+    use_best_effort: z.boolean().optional(),
+    equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
+  })
+  .superRefine(checkOneSelector);
 export type UploadEquityVolCurvesRequest = z.input<typeof uploadEquityVolCurvesRequest>;
 
 /** 1. POST /api/MarketData/UploadBondPriceData */
@@ -70,6 +96,7 @@ export const uploadBondPriceData = defineOperation({
   retry: "write",
   requestIn: "body",
   request: uploadBondPriceDataRequest,
+  requestType: TYPE_NAMES.uploadBondPriceRequest,
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.uploadBondPriceResponse,
@@ -83,6 +110,7 @@ export const uploadEquityVolCurves = defineOperation({
   retry: "write",
   requestIn: "body",
   request: uploadEquityVolCurvesRequest,
+  requestType: TYPE_NAMES.uploadEquityVolCurvesRequest,
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.uploadEquityVolCurvesResponse,

@@ -1,15 +1,21 @@
 /** Positions: GetTransactionTable (operation 12). */
 import { z } from "zod";
-import { dateTimeInput, nonBlank } from "./common";
+import { TYPE_NAMES } from "./assumptions";
+import { dateTimeInput, nonBlank, portfolioTypeInput, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
 export const transactionTableRequest = z
   .strictObject({
+    $type: typeTag(TYPE_NAMES.transactionTableRequest),
     portfolio_name: nonBlank,
+    /** Needed only when the name is ambiguous. */
+    portfolio_type: portfolioTypeInput.nullish(),
     start_date: dateTimeInput.optional(),
     end_date: dateTimeInput.optional(),
-    include_zero_quantities: z.boolean().default(false),
-    counterparties: z.array(nonBlank).default([]),
+    /** The service's default: false. */
+    include_zero_quantities: z.boolean().optional(),
+    /** Left out or empty: every counterparty. */
+    counterparties: z.array(nonBlank).nullish(),
   })
   .superRefine((r, ctx) => {
     if (r.start_date && r.end_date && Date.parse(r.start_date) > Date.parse(r.end_date)) {
@@ -40,5 +46,6 @@ export const getTransactionTable = defineOperation({
   cacheable: true,
   requestIn: "body",
   request: transactionTableRequest,
+  requestType: TYPE_NAMES.transactionTableRequest,
   response: transactionTableResponse,
 });

@@ -1,13 +1,27 @@
 /** The display-currency discount curve (operation 4). */
 import { z } from "zod";
 import { TYPE_NAMES } from "./assumptions";
-import { currencyCode, dateTimeInput, dateTimeOutput, finite } from "./common";
+import { checkOneSelector, currencyCode, dateTimeInput, dateTimeOutput, finite, nonBlank, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
-export const rateAssetRequest = z.strictObject({
-  currency: currencyCode,
-  market_date: dateTimeInput,
-});
+/** `entity_access_type` values the pages list (an open enum: others pass). */
+export const ENTITY_ACCESS_TYPES = ["view", "edit", "owner", "blocked"] as const;
+
+/**
+ * The discount curve of a currency. `market_date` is optional: left out (or null), the service uses the
+ * latest available market date (A22). One provider / environment selector form at most.
+ */
+export const rateAssetRequest = z
+  .strictObject({
+    $type: typeTag(TYPE_NAMES.discountCurveRequest),
+    provider_id: nonBlank.nullish(),
+    entity_access_type: (z.string() as unknown as z.ZodType<(typeof ENTITY_ACCESS_TYPES)[number] | (string & {})>).optional(),
+    market_data_environment_names: z.array(nonBlank).nullish(),
+    market_data_environment_name: nonBlank.nullish(),
+    currency: currencyCode,
+    market_date: dateTimeInput.nullish(),
+  })
+  .superRefine(checkOneSelector);
 export type RateAssetRequest = z.input<typeof rateAssetRequest>;
 
 /** One curve point: `maturity` and `rate` as the service sends them, and the instrument fitted there. */
@@ -43,6 +57,7 @@ export const getRateAsset = defineOperation({
   cacheable: true,
   requestIn: "body",
   request: rateAssetRequest,
+  requestType: TYPE_NAMES.discountCurveRequest,
   response: rateAssetResponse,
   responseType: TYPE_NAMES.discountCurveResponse,
 });

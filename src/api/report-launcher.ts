@@ -1,60 +1,116 @@
-/** Report-launcher creates: VaR (operation 7) and risk / PnL (operation 8). */
+/**
+ * Report-launcher creates: VaR (operation 7) and risk / PnL (operation 8). A create saves a launcher item
+ * (the caller's launch preferences) and nothing more: "Saving does not launch a report or create a
+ * report-run identifier" (A21).
+ *
+ * The pages put the VaR and risk members flat on the body (A11); the spec's nested parameter object
+ * (`parameters: { … }`) is still accepted and flattened. Every member is optional, as on the pages.
+ */
 import { z } from "zod";
-import { DEFAULT_PORTFOLIO_TYPE, LAUNCHER_FIELDS, TYPE_NAMES } from "./assumptions";
-import { currencyCode, dateTimeInput, nonBlank, operationOutcome, portfolioTypeInput } from "./common";
+import { LAUNCHER_FIELDS, TYPE_NAMES } from "./assumptions";
+import { currencyCode, dateTimeInput, nonBlank, operationOutcome, portfolioTypeInput, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
 /** A12: look-back display names such as `6M`, `1Y`, `10Y`. */
 export const lookBackPeriod = z.string().regex(/^\d+[DWMY]$/, { error: 'expected a look-back period such as "6M", "1Y" or "10Y"' });
 
-/** VaR parameters (the nested parameter object, A11 `parameters`). */
-export const varParameters = z
-  .strictObject({
-    horizon: z.number().int().positive({ error: "must be a positive whole number of days" }),
-    historical_look_back_period: lookBackPeriod,
-    confidence_level: z.number().gt(0).lt(1, { error: "must be in (0, 1), e.g. 0.99 for 99%" }),
-    run_date: dateTimeInput,
-    first_observation_date: dateTimeInput.optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (p.first_observation_date && Date.parse(p.first_observation_date) > Date.parse(p.run_date)) {
-      ctx.addIssue({ code: "custom", path: ["first_observation_date"], message: "must not be after run_date" });
-    }
-  });
-export type VarParametersInput = z.input<typeof varParameters>;
+/** Members of a saved item the pages describe for the launchers: its client-supplied id, dates and flags. */
+const savedItemMembers = {
+  /** "client-supplied saved-item Id". */
+  id: nonBlank.nullish(),
+  run_date: dateTimeInput.nullish(),
+  /** "optional portfolio date-times". */
+  portfolio_date_time: dateTimeInput.nullish(),
+  /** "real-time … flags". */
+  real_time_mkt_data: z.boolean().nullish(),
+  /** "run-date flags": run for the day the item is run, whatever `run_date` says. */
+  run_date_is_today: z.boolean().nullish(),
+  /** "optional run linkage": the last report-run id (server-managed, accepted). */
+  report_id: nonBlank.nullish(),
+};
 
-/** Risk (PnL) parameters. */
-export const riskParameters = z.strictObject({
-  report_cutoff: nonBlank,
-  is_druid_report: z.boolean().default(false),
-  run_date: dateTimeInput,
-});
-export type RiskParametersInput = z.input<typeof riskParameters>;
+/** VaR members (flat on the body, or nested under `parameters`). */
+export const varMembers = {
+  ...savedItemMembers,
+  horizon: z.number().int().positive({ error: "must be a positive whole number of days" }).nullish(),
+  historical_look_back_period: lookBackPeriod.nullish(),
+  confidence_level: z.number().gt(0, { error: "must be in (0, 1), e.g. 0.99 for 99%" }).lt(1, { error: "must be in (0, 1), e.g. 0.99 for 99%" }).nullish(),
+  first_observation_date: dateTimeInput.nullish(),
+  last_observation_date: dateTimeInput.nullish(),
+  /** "weighting definition": an object the pages do not detail; passed through. */
+  weighting_var_definition: z.looseObject({}).nullish(),
+};
+
+/** Risk (PnL) members (flat on the body, or nested under `parameters`). */
+export const riskMembers = {
+  ...savedItemMembers,
+  report_cutoff: nonBlank.nullish(),
+  is_druid_report: z.boolean().nullish(),
+  /** "position-filter choices" (the name the risk-run pages use). */
+  position_filter_name: nonBlank.nullish(),
+};
 
 const commonFields = {
   report_name: nonBlank,
-  reporting_currency: currencyCode,
-  market_data_environment_names: z.array(nonBlank),
+  /** Null or left out: the caller's configured reporting currency, or USD. */
+  reporting_currency: currencyCode.nullish(),
+  /** Left out: none ("empty by default"). */
+  market_data_environment_names: z.array(nonBlank).nullish(),
   portfolio_name: nonBlank,
-  [LAUNCHER_FIELDS.portfolioType]: portfolioTypeInput.default(DEFAULT_PORTFOLIO_TYPE),
+  /** Needed only when the portfolio name is ambiguous. */
+  [LAUNCHER_FIELDS.portfolioType]: portfolioTypeInput.nullish(),
 } as {
   report_name: typeof nonBlank;
-  reporting_currency: typeof currencyCode;
-  market_data_environment_names: z.ZodArray<typeof nonBlank>;
+  reporting_currency: z.ZodOptional<z.ZodNullable<typeof currencyCode>>;
+  market_data_environment_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
   portfolio_name: typeof nonBlank;
-} & { [LAUNCHER_FIELDS.portfolioType]: z.ZodDefault<typeof portfolioTypeInput> };
+} & { [LAUNCHER_FIELDS.portfolioType]: z.ZodOptional<z.ZodNullable<typeof portfolioTypeInput>> };
 
-export const varLauncherItemCreateRequest = z.strictObject({
-  ...commonFields,
-  [LAUNCHER_FIELDS.parameters]: varParameters,
-} as typeof commonFields & { [LAUNCHER_FIELDS.parameters]: typeof varParameters });
+/**
+ * A launcher create body: `$type`, the common fields, the members flat, and optionally the spec's nested
+ * `parameters` object. Its output is flat: a member given both ways is refused.
+ */
+function launcherRequest<M extends z.ZodRawShape>(requestType: string, members: M) {
+  return z
+    .strictObject({
+      $type: typeTag(requestType),
+      ...commonFields,
+      ...members,
+      [LAUNCHER_FIELDS.parameters]: z.strictObject(members).optional(),
+    } as { $type: ReturnType<typeof typeTag> } & typeof commonFields & M & { [LAUNCHER_FIELDS.parameters]: z.ZodOptional<z.ZodObject<M, z.core.$strict>> })
+    .transform((body, ctx) => {
+      const { [LAUNCHER_FIELDS.parameters]: nested, ...flat } = body as Record<string, unknown>;
+      if (!nested) return flat;
+      for (const [k, v] of Object.entries(nested as Record<string, unknown>)) {
+        if (v === undefined) continue;
+        if (flat[k] !== undefined) {
+          ctx.issues.push({ code: "custom", path: [LAUNCHER_FIELDS.parameters, k], message: `${k} is given both on the body and in parameters; give it once (the pages put it on the body)`, input: v });
+          continue;
+        }
+        flat[k] = v;
+      }
+      return flat;
+    })
+    .superRefine((body, ctx) => {
+      const first = body.first_observation_date as string | null | undefined;
+      const last = body.last_observation_date as string | null | undefined;
+      const run = body.run_date as string | null | undefined;
+      if (first && run && Date.parse(first) > Date.parse(run)) ctx.addIssue({ code: "custom", path: ["first_observation_date"], message: "must not be after run_date" });
+      if (first && last && Date.parse(first) > Date.parse(last)) ctx.addIssue({ code: "custom", path: ["last_observation_date"], message: "must not be before first_observation_date" });
+    }) as unknown as z.ZodType<LauncherOutput<M>, LauncherInput<M>>;
+}
+
+type Flat<M extends z.ZodRawShape> = z.input<z.ZodObject<M>>;
+type LauncherInput<M extends z.ZodRawShape> = z.input<z.ZodObject<typeof commonFields>> & Flat<M> & { $type?: string; [LAUNCHER_FIELDS.parameters]?: Flat<M> };
+type LauncherOutput<M extends z.ZodRawShape> = z.output<z.ZodObject<typeof commonFields>> & z.output<z.ZodObject<M>> & { $type: string };
+
+export const varLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.varLauncherRequest, varMembers);
 export type VarLauncherItemCreateRequest = z.input<typeof varLauncherItemCreateRequest>;
+export type VarParametersInput = Flat<typeof varMembers>;
 
-export const riskLauncherItemCreateRequest = z.strictObject({
-  ...commonFields,
-  [LAUNCHER_FIELDS.parameters]: riskParameters,
-} as typeof commonFields & { [LAUNCHER_FIELDS.parameters]: typeof riskParameters });
+export const riskLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.riskLauncherRequest, riskMembers);
 export type RiskLauncherItemCreateRequest = z.input<typeof riskLauncherItemCreateRequest>;
+export type RiskParametersInput = Flat<typeof riskMembers>;
 
 /** 7. POST /api/ReportLauncher/VarReportLauncherItemCreate */
 export const varReportLauncherItemCreate = defineOperation({

@@ -1,27 +1,44 @@
 /** Reports: GetReportInfos (9), ReportInfos (10), LookBacks (11). */
 import { z } from "zod";
 import { LAUNCHER_FIELDS, REPORT_STATUSES, TYPE_NAMES } from "./assumptions";
-import { dateTimeInput, dateTimeOutput, nonBlank, noInput, portfolioTypeInput, portfolioTypeOutput } from "./common";
+import { currencyCode, dateTimeInput, dateTimeOutput, nonBlank, noInput, portfolioTypeInput, portfolioTypeOutput, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
 /**
- * Report infos filtered by pricing date(s) and portfolios. At least one of `pricing_date` and
- * `pricing_dates` is needed; `portfolio_names` empty means every portfolio.
+ * Report infos filtered by pricing date(s), report, portfolio(s) and portfolio type. The newer pages use
+ * the singular `report_name`, `portfolio_name` and `pricing_date` (and call the plural `portfolio_names`,
+ * `pricing_dates` obsolete); the older form is still accepted. At least one pricing date is needed; no
+ * portfolio names means every portfolio.
  */
 export const getReportInfosRequest = z
   .strictObject({
-    pricing_date: dateTimeInput.optional(),
-    pricing_dates: z.array(dateTimeInput).optional(),
-    portfolio_names: z.array(nonBlank).default([]),
-    [LAUNCHER_FIELDS.portfolioType]: portfolioTypeInput.optional(),
+    $type: typeTag(TYPE_NAMES.reportInfosRequest),
+    report_name: nonBlank.nullish(),
+    reporting_currency: currencyCode.nullish(),
+    market_data_environment_names: z.array(nonBlank).nullish(),
+    portfolio_name: nonBlank.nullish(),
+    [LAUNCHER_FIELDS.portfolioType]: portfolioTypeInput.nullish(),
+    pricing_date: dateTimeInput.nullish(),
+    /** Obsolete on the newer pages; still understood. */
+    pricing_dates: z.array(dateTimeInput).nullish(),
+    /** Obsolete on the newer pages; still understood. */
+    portfolio_names: z.array(nonBlank).nullish(),
+    /** "RunByUserEmails": only runs started by these users. */
+    run_by_user_emails: z.array(nonBlank).nullish(),
   } as {
-    pricing_date: z.ZodOptional<typeof dateTimeInput>;
-    pricing_dates: z.ZodOptional<z.ZodArray<typeof dateTimeInput>>;
-    portfolio_names: z.ZodDefault<z.ZodArray<typeof nonBlank>>;
-  } & { [LAUNCHER_FIELDS.portfolioType]: z.ZodOptional<typeof portfolioTypeInput> })
+    $type: ReturnType<typeof typeTag>;
+    report_name: z.ZodOptional<z.ZodNullable<typeof nonBlank>>;
+    reporting_currency: z.ZodOptional<z.ZodNullable<typeof currencyCode>>;
+    market_data_environment_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
+    portfolio_name: z.ZodOptional<z.ZodNullable<typeof nonBlank>>;
+    pricing_date: z.ZodOptional<z.ZodNullable<typeof dateTimeInput>>;
+    pricing_dates: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof dateTimeInput>>>;
+    portfolio_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
+    run_by_user_emails: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
+  } & { [LAUNCHER_FIELDS.portfolioType]: z.ZodOptional<z.ZodNullable<typeof portfolioTypeInput>> })
   .superRefine((r, ctx) => {
-    if (r.pricing_date === undefined && (r.pricing_dates === undefined || r.pricing_dates.length === 0)) {
-      ctx.addIssue({ code: "custom", path: ["pricing_date"], message: "give pricing_date or a non-empty pricing_dates" });
+    if (!r.pricing_date && !(r.pricing_dates && r.pricing_dates.length > 0)) {
+      ctx.addIssue({ code: "custom", path: ["pricing_date"], message: "give pricing_date (or the older pricing_dates, non-empty)" });
     }
   });
 export type GetReportInfosRequest = z.input<typeof getReportInfosRequest>;
@@ -49,11 +66,32 @@ export type ReportInfo = z.output<typeof reportInfo>;
 export const getReportInfosResponse = z.looseObject({ report_infos: z.array(reportInfo) });
 export type GetReportInfosResponse = z.output<typeof getReportInfosResponse>;
 
+/** The envelope the newer pages show on ReportInfos and LookBacks: `$type`, `is_success`, `error_messages`. */
+const envelope = {
+  $type: z.string().optional(),
+  is_success: z.boolean().optional(),
+  error_messages: z.array(z.string()).nullish(),
+};
+
 export const reportListEntry = z.looseObject({ report_type: z.string(), report_name: z.string() });
-export const reportListResponse = z.looseObject({ report_infos: z.array(reportListEntry) });
+/** `report_infos` may be null on an unsuccessful answer (then an empty list). */
+export const reportListResponse = z.looseObject({
+  ...envelope,
+  report_infos: z
+    .array(reportListEntry)
+    .nullish()
+    .transform((r) => r ?? []),
+});
 export type ReportListResponse = z.output<typeof reportListResponse>;
 
-export const lookBacksResponse = z.looseObject({ look_backs: z.array(z.string()) });
+/** `look_backs` is nullable on the pages (then an empty list). */
+export const lookBacksResponse = z.looseObject({
+  ...envelope,
+  look_backs: z
+    .array(z.string())
+    .nullish()
+    .transform((l) => l ?? []),
+});
 export type LookBacksResponse = z.output<typeof lookBacksResponse>;
 
 /** 9. POST /api/Report/GetReportInfos */
@@ -77,6 +115,8 @@ export const reportInfos = defineOperation({
   requestIn: "none",
   request: noInput,
   response: reportListResponse,
+  outcome: true,
+  responseType: TYPE_NAMES.reportListResponse,
 });
 
 /** 11. GET /api/Report/LookBacks */
@@ -89,4 +129,6 @@ export const lookBacks = defineOperation({
   requestIn: "none",
   request: noInput,
   response: lookBacksResponse,
+  outcome: true,
+  responseType: TYPE_NAMES.lookBacksResponse,
 });

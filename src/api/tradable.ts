@@ -2,15 +2,18 @@
 import { z } from "zod";
 import {
   BRIEF_QUERY_PARAM,
+  PUBLISHED_TRADE_EVENT_KINDS,
+  STRIKE_TYPE,
   STRIKE_TYPE_VALUES,
   TRADE_EVENT_GROUP,
-  TRADE_EVENT_NAMES,
   TYPE_NAMES,
-  typeName,
   type StrikeType,
+  type StrikeTypeName,
+  type TradeEventName,
 } from "./assumptions";
-import { dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive } from "./common";
-import { defineOperation, isRecord } from "./operation";
+import { DEFAULT_BRAND, parseTypeName, typeName } from "./brand";
+import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive, typeTag } from "./common";
+import { defineOperation } from "./operation";
 
 const SURFACE_ARRAYS = [
   "benchmark_fwd_factors",
@@ -29,6 +32,8 @@ const SURFACE_ARRAYS = [
  */
 export const volSurface = z
   .strictObject({
+    $type: typeTag(TYPE_NAMES.volSurface),
+    ...auditFields,
     benchmark_fwd_factors: numberArray,
     smiles: numberArray,
     benchmark_maturities: numberArray,
@@ -54,16 +59,31 @@ export const volSurface = z
 export type VolSurfaceInput = z.input<typeof volSurface>;
 export type VolSurface = z.output<typeof volSurface>;
 
-/** A5: the wire strike conventions. */
-export const strikeType = z.literal(STRIKE_TYPE_VALUES as [StrikeType, ...StrikeType[]], {
-  error: `expected one of ${STRIKE_TYPE_VALUES.join(", ")} (0 Absolute, 1 PercentForward, 2 PercentSpot)`,
-});
+const STRIKE_TYPE_BY_NAME = new Map(Object.entries(STRIKE_TYPE).map(([name, value]) => [name.toLowerCase(), value]));
+const STRIKE_TYPE_HELP = `expected one of ${STRIKE_TYPE_VALUES.join(", ")} (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names`;
 
+/**
+ * A5: the wire strike conventions, as the integer the older GetVol page sends; a convention's name
+ * (`"Absolute"`, `"percent_forward"`, as sibling pages write it) is accepted and sent as its integer.
+ */
+export const strikeType = z
+  .union([z.number(), z.string()], { error: STRIKE_TYPE_HELP })
+  .transform((value, ctx) => {
+    const wire = typeof value === "number" ? value : STRIKE_TYPE_BY_NAME.get(value.replace(/[\s_-]/g, "").toLowerCase());
+    if (wire === undefined || !(STRIKE_TYPE_VALUES as readonly number[]).includes(wire)) {
+      ctx.issues.push({ code: "custom", message: STRIKE_TYPE_HELP, input: value });
+      return z.NEVER;
+    }
+    return wire as StrikeType;
+  }) as unknown as z.ZodType<StrikeType, StrikeType | StrikeTypeName | (string & {})>;
+
+/** `strike_type` left out is not sent: the service reads Absolute (A5, `DEFAULT_STRIKE_TYPE`). */
 export const getVolRequest = z.strictObject({
+  $type: typeTag(TYPE_NAMES.getVolRequest),
   surface: volSurface,
   maturity: positive,
   strikes: numberArray.pipe(z.array(z.number().positive({ error: "strikes must be > 0" }))),
-  strike_type: strikeType,
+  strike_type: strikeType.optional(),
 });
 export type GetVolRequest = z.input<typeof getVolRequest>;
 
@@ -75,12 +95,13 @@ export type GetVolResponse = z.output<typeof getVolResponse>;
 
 const units = z.number().positive({ error: "must be > 0 (units held or traded)" });
 /**
- * A14: fields of the known trade-event variants. The spec names only `BuyEvent (unit_price, quantity)`;
- * the others are this project's decision, in the same style: `quantity` is always the units the event
- * applies to, money amounts are per unit, in the tradable's currency. Unknown variants pass through.
+ * A14: fields of the known trade-event variants. The spec names `BuyEvent (unit_price, quantity)` and the
+ * newer page sends a `BuyEvent` with `unit_price` alone (quantity left out: one unit); the other fields
+ * are this project's decision, in the same style: `quantity` is the units the event applies to, money
+ * amounts are per unit, in the tradable's currency. Variants without fields here pass as they are.
  */
 export const TRADE_EVENT_FIELDS = {
-  BuyEvent: z.looseObject({ unit_price: finite, quantity: units }),
+  BuyEvent: z.looseObject({ unit_price: finite, quantity: units.optional() }),
   SellEvent: z.looseObject({ unit_price: finite, quantity: units }),
   CouponEvent: z.looseObject({ amount_per_unit: finite, quantity: units }),
   RedemptionEvent: z.looseObject({ redemption_price: finite, quantity: units }),
@@ -88,31 +109,48 @@ export const TRADE_EVENT_FIELDS = {
   ExerciseEvent: z.looseObject({ strike: finite, quantity: units, underlying_id: nonBlank }),
   ExpiryEvent: z.looseObject({ quantity: units }),
   StockSplitEvent: z.looseObject({ ratio: z.number().positive(), quantity: units }),
-} satisfies Record<(typeof TRADE_EVENT_NAMES)[number], z.ZodObject>;
+} satisfies Partial<Record<TradeEventName, z.ZodObject>>;
 const KNOWN_EVENT_FIELDS: Record<string, z.ZodObject> = TRADE_EVENT_FIELDS;
+const PUBLISHED_KINDS = new Set<string>(PUBLISHED_TRADE_EVENT_KINDS);
 
 /**
- * A trade event (`next_trade_event`): an open union on `$type`. The caller may give the full `$type`
- * or just the variant name (`"BuyEvent"`); the client expands a bare name with its namespace.
+ * The neutral `$type` of a trade event the caller names: a full `$type` (kept), a variant name
+ * (`"BuyEvent"`) or a published event kind (`"CouponPayment"` → `CouponPaymentEvent`, the names
+ * `GetNextTradeEvents` answers with). The wire spells it in the client's brand.
+ */
+export function tradeEventType(nameOrType: string, namespace: string = DEFAULT_BRAND): string {
+  const text = nameOrType.trim();
+  if (/[.,]/.test(text)) return text;
+  const name = PUBLISHED_KINDS.has(text) ? `${text}Event` : text;
+  return typeName(namespace, `${TRADE_EVENT_GROUP}.${name}`);
+}
+
+/**
+ * A trade event (`next_trade_event`): an open union on `$type`. The caller may give the full `$type`,
+ * a variant name (`"BuyEvent"`) or a published event kind (`"Buy"`); the known variants' fields are
+ * checked, unknown variants pass as they are.
  */
 export const tradeEvent = z
-  .looseObject({ $type: nonBlank })
-  .superRefine((event, ctx) => {
-    const head = event.$type.split(",")[0]!.trim();
-    const name = head.slice(head.lastIndexOf(".") + 1);
+  .looseObject({ $type: nonBlank as unknown as z.ZodType<string, TradeEventName | (string & {})> })
+  .transform((event, ctx) => {
+    const $type = tradeEventType(event.$type);
+    const parsed = parseTypeName($type);
+    if (parsed && parsed.brand !== DEFAULT_BRAND) {
+      ctx.issues.push({ code: "custom", path: ["$type"], message: `a trade event of brand ${parsed.brand}`, params: { given: event.$type }, input: event.$type });
+      return z.NEVER;
+    }
+    const name = parsed ? parsed.name.slice(parsed.name.lastIndexOf(".") + 1) : $type;
     const check = KNOWN_EVENT_FIELDS[name]?.safeParse(event);
     if (check && !check.success) {
-      for (const issue of check.error.issues) ctx.addIssue({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` });
+      for (const issue of check.error.issues) ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
+      return z.NEVER;
     }
+    return { ...event, $type };
   });
 export type TradeEventInput = z.input<typeof tradeEvent>;
 
-/** Expands a bare variant name (`BuyEvent`) to `{ns}.Web.Core.TradeEvents.BuyEvent, {ns}.Web.Core`. */
-export function tradeEventType(nameOrType: string, namespace: string): string {
-  return /[.,]/.test(nameOrType) ? nameOrType : typeName(namespace, `${TRADE_EVENT_GROUP}.${nameOrType}`);
-}
-
 export const positionEffectsRequest = z.strictObject({
+  $type: typeTag(TYPE_NAMES.positionEffectsRequest),
   next_trade_event: tradeEvent,
   pricing_date: dateTimeInput,
   tradable_id: nonBlank,
@@ -132,7 +170,16 @@ export type PositionEffectsResponse = z.output<typeof positionEffectsResponse>;
 /** A4: one query parameter, the tradable id. */
 export const tradableBriefQuery = z.strictObject({ [BRIEF_QUERY_PARAM]: nonBlank } as { [BRIEF_QUERY_PARAM]: typeof nonBlank });
 export type TradableBriefQuery = z.input<typeof tradableBriefQuery>;
-export const tradableBriefResponse = z.looseObject({ brief: z.string() });
+/**
+ * The brief, in the envelope the newer page shows (`$type`, `is_success`, `error_messages`): "the brief
+ * or an unsuccessful payload with lookup errors". `brief` is null on failure.
+ */
+export const tradableBriefResponse = z.looseObject({
+  $type: z.string().optional(),
+  is_success: z.boolean().optional(),
+  error_messages: z.array(z.string()).nullish(),
+  brief: z.string().nullish(),
+});
 export type TradableBriefResponse = z.output<typeof tradableBriefResponse>;
 
 /** 3. POST /api/Tradable/GetVol (A15: the base request variant, with its `$type`). */
@@ -159,11 +206,6 @@ export const getTradeEventPositionEffects = defineOperation({
   request: positionEffectsRequest,
   requestType: TYPE_NAMES.positionEffectsRequest,
   response: positionEffectsResponse,
-  encode: (body, namespace) => {
-    const event = body.next_trade_event;
-    if (!isRecord(event) || typeof event.$type !== "string") return body;
-    return { ...body, next_trade_event: { ...event, $type: tradeEventType(event.$type, namespace) } };
-  },
 });
 
 /** 6. GET /api/Tradable/GetTradableBrief?tradableId=… (errors come as problem details). */
@@ -176,4 +218,6 @@ export const getTradableBrief = defineOperation({
   requestIn: "query",
   request: tradableBriefQuery,
   response: tradableBriefResponse,
+  outcome: true,
+  responseType: TYPE_NAMES.tradableBriefResponse,
 });

@@ -3,11 +3,15 @@ import { z } from "zod";
 import { noInput } from "./common";
 import { defineOperation } from "./operation";
 
-/** An API key entry. `exposed_value` is a secret: errors redact it, frames mask it. */
+/**
+ * An API key entry (`{brand}ExposedApiKey`; every field nullable on the pages). `exposed_value` is a
+ * secret: errors redact it, frames mask it.
+ */
 export const apiKeyEntry = z.looseObject({
+  $type: z.string().optional(),
   name: z.string().nullish(),
-  exposed_value: z.string(),
-  id: z.string(),
+  exposed_value: z.string().nullish(),
+  id: z.string().nullish(),
 });
 export type ApiKeyEntry = z.output<typeof apiKeyEntry>;
 export const apiKeysResponse = z.array(apiKeyEntry);

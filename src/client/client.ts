@@ -3,7 +3,8 @@
  * request pipeline (`send`).
  */
 import { inspect } from "node:util";
-import { DEFAULT_TYPE_NAMESPACE } from "../api/assumptions";
+import { DEFAULT_BRAND, UNKNOWN_FIELDS, type UnknownFieldsPolicy } from "../api/assumptions";
+import { brandOf } from "../api/brand";
 import { uploadBondPriceData, uploadEquityVolCurves } from "../api/market-data";
 import type { OperationDef, RequestInput, ResponseOf } from "../api/operation";
 import { getTransactionTable } from "../api/position";
@@ -34,8 +35,20 @@ export interface RiskPortalClientOptions {
   timeoutMs?: number;
   /** Retry settings for reads (writes are never re-sent), or `false` for none. */
   retry?: Partial<RetryOptions> | false;
-  /** Brand segment of `$type` values (A1). Default `Service`. */
+  /**
+   * The service's brand (A1): the namespace of `$type` values, the brand's values of `identifier_type`
+   * and `portfolio_type`, and the branded field names. Default `Service`, the spec's neutral spelling;
+   * the service's public pages use `Derivitec`. Requests may be written in either spelling; the wire
+   * carries this brand's. Also from `RISK_PORTAL_BRAND`.
+   */
+  brand?: string;
+  /** The old name of {@link brand} (`$type` namespace); `brand` wins when both are given. */
   typeNamespace?: string;
+  /**
+   * A request field neither the spec nor the service's pages name: `refuse` (default: most likely a
+   * typo; the error names the closest known field) or `send` (for a newer service). Per call too.
+   */
+  unknownFields?: UnknownFieldsPolicy;
   /** Extra headers on every request (never put credentials here: use `auth`). */
   headers?: Record<string, string>;
   /**
@@ -50,6 +63,9 @@ export interface RiskPortalClientOptions {
    */
   cache?: boolean | CacheOptions | ResponseCache;
 }
+
+/** The environment variable naming the service's brand (client, simulator and CLI). */
+export const BRAND_ENV = "RISK_PORTAL_BRAND";
 
 /** Default time a call may take, retries included. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -67,6 +83,9 @@ type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Prom
  */
 export class RiskPortalClient {
   readonly baseUrl: string;
+  /** The brand requests are spelled in (see {@link RiskPortalClientOptions.brand}). */
+  readonly brand: string;
+  /** The same as {@link brand} (its old name). */
   readonly typeNamespace: string;
   /** The cassette this client records to or replays from, if any (its `stats` count replays and recordings). */
   readonly cassette?: Cassette;
@@ -125,10 +144,16 @@ export class RiskPortalClient {
   constructor(options: RiskPortalClientOptions) {
     if (!options || typeof options !== "object") throw new ConfigurationError("options are required: { baseUrl, auth }", { operation: "configure" });
     this.baseUrl = normaliseBaseUrl(options.baseUrl);
-    this.typeNamespace = options.typeNamespace ?? DEFAULT_TYPE_NAMESPACE;
-    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(this.typeNamespace)) {
-      throw new ConfigurationError(`typeNamespace must be a .NET namespace such as "Service", got ${JSON.stringify(this.typeNamespace)}`, { operation: "configure" });
+    this.brand = options.brand ?? options.typeNamespace ?? DEFAULT_BRAND;
+    let brand;
+    try {
+      brand = brandOf(this.brand);
+    } catch {
+      throw new ConfigurationError(`brand must be a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(this.brand)}`, { operation: "configure" });
     }
+    this.typeNamespace = this.brand;
+    const unknownFields = options.unknownFields ?? "refuse";
+    if (!UNKNOWN_FIELDS.includes(unknownFields)) throw new ConfigurationError(`unknownFields must be "refuse" or "send", got ${JSON.stringify(unknownFields)}`, { operation: "configure" });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new ConfigurationError(`timeoutMs must be > 0, got ${timeoutMs}`, { operation: "configure" });
     const redactor = new Redactor();
@@ -148,7 +173,8 @@ export class RiskPortalClient {
       redactor,
       timeoutMs,
       retry: resolveRetry(options.retry),
-      typeNamespace: this.typeNamespace,
+      brand,
+      unknownFields,
       headers: Object.fromEntries([["accept", "application/json"], ...Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])]),
       now,
       cassette: this.cassette,
@@ -175,8 +201,8 @@ export class RiskPortalClient {
   /**
    * A client configured from environment variables: `RISK_PORTAL_BASE_URL`, and one of
    * `RISK_PORTAL_TOKEN`, `RISK_PORTAL_API_KEY`, or `RISK_PORTAL_CLIENT_ID` + `RISK_PORTAL_CLIENT_SECRET` +
-   * `RISK_PORTAL_TOKEN_URL` (optional `RISK_PORTAL_SCOPE`). Optional: `RISK_PORTAL_TYPE_NAMESPACE`,
-   * `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
+   * `RISK_PORTAL_TOKEN_URL` (optional `RISK_PORTAL_SCOPE`). Optional: `RISK_PORTAL_BRAND` (or its old
+   * name `RISK_PORTAL_TYPE_NAMESPACE`), `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
    */
   static fromEnv(env: Record<string, string | undefined> = process.env, overrides: Partial<RiskPortalClientOptions> = {}): RiskPortalClient {
     return new RiskPortalClient({ ...optionsFromEnv(env), ...overrides } as RiskPortalClientOptions);
@@ -187,11 +213,11 @@ export class RiskPortalClient {
       .slice(3)
       .map(([k, v]) => `, ${k}: ${JSON.stringify(v)}`)
       .join("");
-    return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, typeNamespace: ${JSON.stringify(this.typeNamespace)}${extras} }`;
+    return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, brand: ${JSON.stringify(this.brand)}${extras} }`;
   }
 
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, typeNamespace: this.typeNamespace };
+    const out: Record<string, unknown> = { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, brand: this.brand };
     if (this.cassette) out.cassette = { path: this.cassette.path, mode: this.cassette.mode, ...this.cassette.stats };
     if (this.cache) out.cache = { ttlMs: this.cache.ttlMs, ...(this.cache.dir ? { dir: this.cache.dir } : {}), ...this.cache.stats };
     return out;
@@ -225,8 +251,8 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
     );
   }
   const options: RiskPortalClientOptions = { baseUrl, auth };
-  const ns = get("RISK_PORTAL_TYPE_NAMESPACE");
-  if (ns) options.typeNamespace = ns;
+  const brand = get(BRAND_ENV) ?? get("RISK_PORTAL_TYPE_NAMESPACE");
+  if (brand) options.brand = brand;
   const timeout = get("RISK_PORTAL_TIMEOUT_MS");
   if (timeout) {
     const ms = Number(timeout);

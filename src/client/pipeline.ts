@@ -3,7 +3,8 @@
  * (auth → fetch with deadline and caller's signal → 401 refresh-and-resend once → record) → map
  * errors → retry reads → validate the response → attach its provenance.
  */
-import { HEADERS, REQUEST_CONTENT_TYPE } from "../api/assumptions";
+import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
+import type { Brand } from "../api/brand";
 import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
 import type { AuthProvider } from "./auth";
 import type { ResponseCache } from "./cache";
@@ -42,6 +43,11 @@ export interface CallOptions {
   /** Extra request headers for this call. */
   headers?: Record<string, string>;
   /**
+   * A request field neither the spec nor the service's pages name: `refuse` (the client's default: most
+   * likely a typo, the error names the closest known field) or `send` (for a newer service).
+   */
+  unknownFields?: UnknownFieldsPolicy;
+  /**
    * The response cache for this call (cacheable reads, when the client has a cache): `true` (default)
    * uses it, `false` neither reads nor stores, `"refresh"` asks the server and stores the answer.
    */
@@ -56,7 +62,10 @@ export interface PipelineConfig {
   redactor: Redactor;
   timeoutMs: number;
   retry: RetryOptions;
-  typeNamespace: string;
+  /** The brand every request is spelled in (`$type` namespace, branded enum values and field names). */
+  brand: Brand;
+  /** The client's unknown-field policy (a call may override it). */
+  unknownFields: UnknownFieldsPolicy;
   headers: Record<string, string>;
   now: () => number;
   /** Record/replay, when the client has a cassette. */
@@ -68,7 +77,7 @@ export interface PipelineConfig {
 /** Sends one operation and returns its validated response. */
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
   const { redactor } = config;
-  const encoded = encodeRequest(op, input, config.typeNamespace);
+  const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
   let url = config.baseUrl + op.path;
   // Error details are built only when something fails: redacting the URL on every call costs.
   const details = (extra?: Partial<ErrorDetails>): ErrorDetails => ({ operation: op.name, method: op.method, url: redactor.text(url), ...extra });

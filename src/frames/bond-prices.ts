@@ -4,12 +4,11 @@
  * (`bondPriceRecord`), so the rules live in one place.
  */
 import { bondPriceRecord, type BondPriceRecord } from "../api/market-data";
-import { UPLOAD_DEFAULTS } from "../api/assumptions";
 import type { OperationOutcome } from "../api/common";
 import { isRecord } from "../api/operation";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
+import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, withoutTypeTags, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
 
 
 /** A flat column and the wire field it fills (dotted for the identifier). */
@@ -34,7 +33,7 @@ for (const key of ["code", "market_identification_code", "identifier_type"]) BON
 
 
 export interface BondPriceRecordsResult {
-  /** The valid records, in wire form (dates as ISO strings, `identifier_type` defaulted). */
+  /** The valid records, in wire form (dates as ISO strings; an `identifier_type` left blank is left out). */
   records: BondPriceRecord[];
   /** Every problem, by row; empty when all rows are valid. */
   errors: RowError[];
@@ -66,7 +65,7 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
       if (map.path.length === 2) identifier[map.path[1]] = converted;
       else candidate[map.path[0]] = converted;
     }
-    // The schema defaults identifier_type; a blank cell means "use the default".
+    // A blank identifier_type means "the service's default" (the brand's own identifiers).
     if (isBlank(identifier.identifier_type)) delete identifier.identifier_type;
     candidate[ID] = identifier;
     const parsed = bondPriceRecord.safeParse(candidate, { reportInput: true });
@@ -77,7 +76,7 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
       for (const issue of parsed.error.issues) errors.push(issueToRowError(issue, i, line));
     }
   });
-  return { records, errors: byRow(errors), rows };
+  return { records: withoutTypeTags(records), errors: byRow(errors), rows };
 }
 
 export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<CallOptions, "throwOnFailure"> {
@@ -104,8 +103,9 @@ export async function uploadBondPrices(rp: RiskPortalClient, source: RowSource, 
   if (records.length === 0) throw new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]);
   return rp.marketData.uploadBondPrices(
     {
-      use_best_effort: use_best_effort ?? UPLOAD_DEFAULTS.use_best_effort,
-      trigger_immediate_bootstrap: trigger_immediate_bootstrap ?? UPLOAD_DEFAULTS.trigger_immediate_bootstrap,
+      // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
+      ...(use_best_effort === undefined ? {} : { use_best_effort }),
+      ...(trigger_immediate_bootstrap === undefined ? {} : { trigger_immediate_bootstrap }),
       bond_data: records,
     },
     callOptions,

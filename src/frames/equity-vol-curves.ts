@@ -4,14 +4,13 @@
  * schema's (`identifier`, `equityVolCurve`), so the rules live in one place.
  */
 import { z } from "zod";
-import { UPLOAD_DEFAULTS } from "../api/assumptions";
 import { dateTimeInput, identifier, type Identifier, type OperationOutcome } from "../api/common";
 import { equityVolCurve, type EquityVolCurve } from "../api/market-data";
 import { formatPath, isRecord } from "../api/operation";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { preview } from "./column-table";
-import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
+import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, withoutTypeTags, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
 
 const ID = "asset_id";
 /** Accepted columns (normalised names) and what they hold. */
@@ -132,7 +131,7 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     curves.push(curve);
     rows.push([row]);
   }
-  return { curves, errors: byRow(errors), rows };
+  return { curves: withoutTypeTags(curves), errors: byRow(errors), rows };
 }
 
 /**
@@ -203,5 +202,5 @@ export async function uploadEquityVolCurves(rp: RiskPortalClient, source: RowSou
   const { curves, errors } = equityVolCurveRecords(source, { unknownColumns });
   if (errors.length > 0) throw new RowValidationError("UploadEquityVolCurves", errors);
   if (curves.length === 0) throw new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]);
-  return rp.marketData.uploadEquityVolCurves({ use_best_effort: use_best_effort ?? UPLOAD_DEFAULTS.use_best_effort, equity_vol_curves: curves }, callOptions);
+  return rp.marketData.uploadEquityVolCurves({ ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves }, callOptions);
 }

@@ -208,3 +208,15 @@ export function unknownColumnErrors(read: SourceRows, known: Record<string, unkn
   const expected = Object.keys(known).filter((k) => !k.includes(".")).join(", ");
   return bad.map((c) => ({ row: null, ...(read.headerLine !== undefined ? { line: read.headerLine } : {}), field: c, message: `unknown column; expected ${expected} (pass { unknownColumns: "ignore" } to skip it)` }));
 }
+
+/**
+ * A validated record without the `$type` tags the schema adds: the records a helper returns read as the
+ * caller's data; the client tags them again (in its brand) when it sends them.
+ */
+export function withoutTypeTags<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutTypeTags) as T;
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (k !== "$type") out[k] = withoutTypeTags(v);
+  return out as T;
+}

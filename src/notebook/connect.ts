@@ -14,12 +14,12 @@
  */
 import path from "node:path";
 import { Cassette, CASSETTE_MODES, type CassetteMode } from "../client/cassette";
-import { RiskPortalClient, type RiskPortalClientOptions } from "../client/client";
+import { BRAND_ENV, RiskPortalClient, type RiskPortalClientOptions } from "../client/client";
 import { ConfigurationError } from "../client/errors";
 import type { Simulator, SimulatorOptions } from "../sim";
 import { simHelpers, type SimHelpers } from "./sim-helpers";
 
-export type { SimHelpers, SimPortfolio, SimTradable } from "./sim-helpers";
+export type { SimBatchRun, SimHelpers, SimPortfolio, SimTradable } from "./sim-helpers";
 
 /** The environment variable with the cassette mode of notebooks that name a cassette. */
 export const CASSETTE_MODE_ENV = "RISK_PORTAL_CASSETTE_MODE";
@@ -129,6 +129,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   }
   // Facts about the recording, never secrets: where from, and for the simulator the seed and the data's date.
   const meta: Record<string, unknown> = service ? { source: "service" } : { source: "simulator", seed, asOf };
+  // The brand the requests are spelled in, so that a replay spells them the same way (the default is not written).
+  const recordedBrand = options.client?.brand ?? (service ? undefined : options.simulator?.brand) ?? (env[BRAND_ENV]?.trim() || undefined);
+  if (recordedBrand && recordedBrand !== "Service") meta.brand = recordedBrand;
   const cassetteOption = file ? { cassette: { path: file, mode, meta } } : {};
   const recording = file ? `; ${mode === "record" ? `recording every exchange to ${file}` : `replaying what ${file} holds, recording the rest`}` : "";
 
@@ -140,16 +143,19 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     return connection;
   }
   const { startSimulator } = await import("../sim");
+  // One brand for both ends: the client's option, else RISK_PORTAL_BRAND, else the neutral one.
+  const brand = options.client?.brand ?? simulatorOptions.brand ?? (env[BRAND_ENV]?.trim() || undefined);
+  const withBrand = brand ? { ...simulatorOptions, brand } : simulatorOptions;
   // A recording uses credentials derived from the seed, so that a test can check the cassette holds none of them.
-  const simulator = await startSimulator(file ? { fixedCredentials: true, ...simulatorOptions } : simulatorOptions);
+  const simulator = await startSimulator(file ? { fixedCredentials: true, ...withBrand } : withBrand);
   let rp: RiskPortalClient;
   try {
-    rp = new RiskPortalClient({ baseUrl: simulator.url, auth: { apiKey: simulator.credentials.apiKey }, ...options.client, ...cassetteOption });
+    rp = new RiskPortalClient({ baseUrl: simulator.url, auth: { apiKey: simulator.credentials.apiKey }, brand: simulator.brand, ...options.client, ...cassetteOption });
   } catch (error) {
     await simulator.close();
     throw error;
   }
-  log(`No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf})${recording}.`);
+  log(`No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf}${simulator.brand === "Service" ? "" : `, brand ${simulator.brand}`})${recording}.`);
   const connection: Connection = {
     rp,
     source: "simulator",
@@ -171,7 +177,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
 /** Replay: the client answers from the cassette, with the base URL it was recorded from and no credentials. */
 function replay(file: string, options: ConnectOptions, log: (line: string) => void): Connection {
   const cassette = new Cassette({ path: file, mode: "replay", baseUrl: "" });
-  const rp = new RiskPortalClient({ ...options.client, baseUrl: cassette.baseUrl, cassette });
+  const brand = options.client?.brand ?? (typeof cassette.meta.brand === "string" ? cassette.meta.brand : undefined);
+  const rp = new RiskPortalClient({ ...options.client, ...(brand ? { brand } : {}), baseUrl: cassette.baseUrl, cassette });
   const recordedAt = cassette.recordedAt;
   const meta = cassette.meta;
   const exchanges = `${cassette.size} exchange${cassette.size === 1 ? "" : "s"}`;

@@ -1,5 +1,5 @@
 /**
- * The simulator's helper routes (`/sim/tradables`, `/sim/portfolios`, `/sim/surface?asset=…`), declared
+ * The simulator's helper routes (`/sim/tradables`, `/sim/portfolios`, `/sim/surface?asset=…`, `POST /sim/batch`), declared
  * as operations so that notebooks call them through the client's one request pipeline: like every
  * other call they are recorded in a cassette and replayed from it. They are not part of the service's
  * interface: a real service has no such routes.
@@ -78,6 +78,26 @@ export const simSurfaceOf = defineOperation({
   response: simSurface,
 });
 
+const batchRun = z.looseObject({ id: z.string(), item_id: z.string(), report_name: z.string(), portfolio_name: z.string(), pricing_date: z.string() });
+
+/**
+ * `POST /sim/batch`: runs every saved launcher item now, as the service's daily batch would. A launcher
+ * create only saves an item ("Saving does not launch a report or create a report-run identifier"); on
+ * the real service its runs come from the service's own schedule.
+ */
+export const simRunBatch = defineOperation({
+  name: "SimRunBatch",
+  method: "POST",
+  path: "/sim/batch",
+  retry: "write",
+  requestIn: "none",
+  request: z.object({}).strict(),
+  response: z.looseObject({ runs: z.array(batchRun) }),
+});
+
+/** A run the batch started. */
+export type SimBatchRun = z.output<typeof batchRun>;
+
 /** A tradable as `/sim/tradables` lists it. */
 export interface SimTradable {
   id: string;
@@ -105,6 +125,11 @@ export interface SimHelpers {
   portfolios(options?: CallOptions): Promise<SimPortfolio[]>;
   /** The `GetVol` surface the simulator prices an equity with (`SPX`, `AAPL` or `AAPL.XNAS`). */
   surface(asset: string, options?: CallOptions): Promise<WireSurface>;
+  /**
+   * Runs every saved launcher item now (the simulator's daily batch, on request) and returns the new
+   * runs: their report ids, items, names and pricing dates. A real service runs items on its schedule.
+   */
+  runBatch(options?: CallOptions): Promise<SimBatchRun[]>;
 }
 
 /** The helpers, sent through `rp`'s pipeline (so recorded and replayed with its cassette). */
@@ -113,5 +138,6 @@ export function simHelpers(rp: RiskPortalClient): SimHelpers {
     tradables: (options) => rp.request(simTradables, {}, options),
     portfolios: (options) => rp.request(simPortfolios, {}, options),
     surface: (asset, options) => rp.request(simSurfaceOf, { asset }, options),
+    runBatch: async (options) => (await rp.request(simRunBatch, {}, options)).runs,
   };
 }

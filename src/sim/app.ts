@@ -5,9 +5,9 @@
  */
 import { Readable } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { z } from "zod";
-import { HEADERS, LAUNCHER_FIELDS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
+import { HEADERS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
 import { OPERATIONS } from "../api";
+import { brandOf, toBrand, type Brand } from "../api/brand";
 import { decodeRequest, isRecord, type OperationDef } from "../api/operation";
 import type { Authenticator } from "./auth";
 import { TOKEN_PATH } from "./auth";
@@ -22,7 +22,8 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   faults?: FaultInjector;
   bodyLimitBytes: number;
-  typeNamespace: string;
+  /** The service's brand: requests are read in its spelling (or the neutral one), answers written in it. */
+  brand: string;
 }
 
 /** JSON media types the spec accepts for bodies: application/json, text/json, application/*+json (incl. json-patch+json). */
@@ -132,7 +133,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.header("cache-control", "no-store").send(token);
   });
 
-  const openapi = buildOpenApi(deps.typeNamespace);
+  const brand = brandOf(deps.brand);
+  const openapi = buildOpenApi(deps.brand);
   app.get("/openapi.json", async () => openapi);
   app.get("/health", async () => ({ status: "ok" }));
 
@@ -140,7 +142,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get("/sim/tradables", async () =>
     [...service.universe.tradables.values()].map((t) => ({ id: t.id, kind: t.kind, name: t.name, currency: t.currency, next_trade_event: service.universe.nextEvent(t) })),
   );
-  app.get("/sim/portfolios", async () => service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })));
+  app.get("/sim/portfolios", async () => toBrand(service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })), brand));
+  // Runs every saved launcher item now, as the daily batch would (a create only saves an item: A21).
+  app.post("/sim/batch", async () => service.runBatch());
   app.get<{ Params: { asset: string } }>("/sim/surfaces/:asset", async (req) => service.surfaceOf(req.params.asset));
   // The same with the asset in the query (`/sim/surface?asset=SPX`): the form the client's pipeline sends.
   app.get<{ Querystring: { asset?: string } }>("/sim/surface", async (req) => {
@@ -149,53 +153,55 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return service.surfaceOf(asset);
   });
 
-  for (const op of OPERATIONS) registerOperation(app, op, deps);
+  for (const op of OPERATIONS) registerOperation(app, op, deps, brand);
   return app;
 }
 
-function registerOperation(app: FastifyInstance, op: OperationDef, deps: AppDeps): void {
+function registerOperation(app: FastifyInstance, op: OperationDef, deps: AppDeps, brand: Brand): void {
   const { service } = deps;
   app.route({
     method: op.method,
     url: op.path,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
-      let received: unknown = op.requestIn === "query" ? req.query : req.body;
-      if (op.name === "VarReportLauncherItemCreate" || op.name === "RiskReportLauncherItemCreate") received = nestFlattenedParameters(op, received);
-      const decoded = decodeRequest(op, received, deps.typeNamespace);
+      const decoded = decodeRequest(op, op.requestIn === "query" ? req.query : req.body, { brand });
       if (!decoded.ok) return sendProblem(reply, validationProblem(decoded.issues, req.url));
-      const input = decoded.value as never;
-      switch (op.name) {
-        case "UploadBondPriceData":
-          return service.uploadBondPriceData(input);
-        case "UploadEquityVolCurves":
-          return service.uploadEquityVolCurves(input);
-        case "GetVol":
-          return service.getVol(input);
-        case "RateAsset":
-          return service.rateAsset(input);
-        case "GetTradeEventPositionEffects":
-          return service.positionEffects(input);
-        case "GetTradableBrief":
-          return service.brief(String((decoded.value as Record<string, unknown>).tradableId));
-        case "VarReportLauncherItemCreate":
-          return service.launch("var", input);
-        case "RiskReportLauncherItemCreate":
-          return service.launch("risk", input);
-        case "GetReportInfos":
-          return service.reportInfos(input);
-        case "ReportInfos":
-          return service.reportList();
-        case "LookBacks":
-          return service.lookBacks();
-        case "GetTransactionTable":
-          return reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(input))));
-        case "ApiKeys":
-          return service.listApiKeys();
-        default:
-          throw new SimError(501, `operation ${op.name} is not simulated`);
-      }
+      if (op.name === "GetTransactionTable") return reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(decoded.value as never))));
+      // The service answers in the neutral spelling; the wire carries the brand's.
+      return toBrand(await answer(op, decoded.value as never, service), brand);
     },
   });
+}
+
+/** The service's (neutral) answer to a decoded request. */
+async function answer(op: OperationDef, input: never, service: SimService): Promise<unknown> {
+  switch (op.name) {
+    case "UploadBondPriceData":
+      return service.uploadBondPriceData(input);
+    case "UploadEquityVolCurves":
+      return service.uploadEquityVolCurves(input);
+    case "GetVol":
+      return service.getVol(input);
+    case "RateAsset":
+      return service.rateAsset(input);
+    case "GetTradeEventPositionEffects":
+      return service.positionEffects(input);
+    case "GetTradableBrief":
+      return service.brief(String((input as Record<string, unknown>).tradableId));
+    case "VarReportLauncherItemCreate":
+      return service.launch("var", input);
+    case "RiskReportLauncherItemCreate":
+      return service.launch("risk", input);
+    case "GetReportInfos":
+      return service.reportInfos(input);
+    case "ReportInfos":
+      return service.reportList();
+    case "LookBacks":
+      return service.lookBacks();
+    case "ApiKeys":
+      return service.listApiKeys();
+    default:
+      throw new SimError(501, `operation ${op.name} is not simulated`);
+  }
 }
 
 /** `{"data_table":[…]}` in chunks of rows, so a million-row table never sits in memory as one string. */
@@ -213,21 +219,6 @@ function* streamTable(rows: Iterable<unknown>): Generator<string> {
   }
   if (chunk.length) yield (first ? "" : ",") + chunk.join(",");
   yield "]}";
-}
-
-/**
- * A11: the public reference service documents the launcher's parameter members flattened into the
- * body; accept that form by nesting them under `parameters` before validation.
- */
-function nestFlattenedParameters(op: OperationDef, body: unknown): unknown {
-  if (!isRecord(body) || LAUNCHER_FIELDS.parameters in body) return body;
-  const shape = (op.request as unknown as z.ZodObject).shape[LAUNCHER_FIELDS.parameters] as z.ZodObject | undefined;
-  if (!shape) return body;
-  const members = Object.keys(shape.shape);
-  const nested: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) (members.includes(k) ? nested : rest)[k] = v;
-  return Object.keys(nested).length ? { ...rest, [LAUNCHER_FIELDS.parameters]: nested } : body;
 }
 
 function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {

@@ -10,7 +10,8 @@
  * await sim.close();
  * ```
  */
-import { DEFAULT_TYPE_NAMESPACE } from "../api/assumptions";
+import { DEFAULT_BRAND } from "../api/assumptions";
+import { brandOf } from "../api/brand";
 import { buildApp } from "./app";
 import { Authenticator, TOKEN_PATH, type SimulatorCredentials } from "./auth";
 import { systemClock, type Clock } from "./clock";
@@ -52,15 +53,31 @@ export interface SimulatorOptions {
   reportTiming?: ReportTiming;
   /** The clock behind token expiry, rate limits and report progress. Default: wall time. */
   clock?: Clock;
-  /** Brand segment of `$type` values. Default `Service`. */
+  /**
+   * The service's brand: `$type` namespace, branded enum values and field names (see the client's
+   * `brand`). Default `Service` (the spec's neutral spelling); the public pages use `Derivitec`. Requests
+   * in the neutral spelling are understood too.
+   */
+  brand?: string;
+  /** The old name of {@link brand}. */
   typeNamespace?: string;
+  /**
+   * A19: how long after an upload with `trigger_immediate_bootstrap` its prices reach the curves (simulator
+   * clock). Default 1,000 ms: "those refreshes need not finish before this response".
+   */
+  bootstrapLagMs?: number;
   /** Derive the credentials from the seed instead of drawing random ones (for recordings). Default false. */
   fixedCredentials?: boolean;
 }
 
+/** A19: default time between an upload with `trigger_immediate_bootstrap` and its prices in the curves. */
+export const DEFAULT_BOOTSTRAP_LAG_MS = 1_000;
+
 export interface Simulator {
   /** Base URL, e.g. `http://127.0.0.1:43121`. */
   url: string;
+  /** The brand it speaks. */
+  brand: string;
   credentials: SimulatorCredentials;
   /** Stops the server (waits for open requests). */
   close(): Promise<void>;
@@ -70,7 +87,10 @@ export interface Simulator {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? 1;
   const clock = options.clock ?? systemClock;
-  const typeNamespace = options.typeNamespace ?? DEFAULT_TYPE_NAMESPACE;
+  const brand = options.brand ?? options.typeNamespace ?? DEFAULT_BRAND;
+  brandOf(brand); // validates the name
+  const bootstrapLagMs = options.bootstrapLagMs ?? DEFAULT_BOOTSTRAP_LAG_MS;
+  if (!(bootstrapLagMs >= 0)) throw new RangeError(`bootstrapLagMs must be >= 0, got ${bootstrapLagMs}`);
   const asOf = options.asOf ?? DEFAULT_AS_OF;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf))) throw new RangeError(`asOf must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
   const transactionRows = options.transactionRows ?? 5_000;
@@ -79,7 +99,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const store = await Store.open(options.dataDir);
   const auth = new Authenticator(seed, clock, options.tokenTtlSeconds ?? 3600, options.fixedCredentials ?? false);
   const service = new SimService(
-    { seed, asOf, historyDays: 520, transactionRows, reportDays: 60, reportTiming: options.reportTiming ?? DEFAULT_REPORT_TIMING, typeNamespace },
+    { seed, asOf, historyDays: 520, transactionRows, reportDays: 60, reportTiming: options.reportTiming ?? DEFAULT_REPORT_TIMING, bootstrapLagMs, brand },
     store,
     clock,
     [
@@ -94,7 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     rateLimiter: rateLimit ? new RateLimiter(rateLimit, clock) : undefined,
     faults: options.faults ? new FaultInjector(options.faults, seed) : undefined,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
-    typeNamespace,
+    brand,
   });
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
@@ -102,6 +122,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const url = `http://${options.host ?? "127.0.0.1"}:${port}`;
   return {
     url,
+    brand,
     credentials: { ...auth.credentials, tokenUrl: url + TOKEN_PATH },
     close: async () => {
       await app.close();

@@ -8,8 +8,10 @@ import { TOKEN_PATH } from "./auth";
 type JsonSchema = Record<string, unknown>;
 
 function schemaOf(schema: z.ZodType): JsonSchema {
-  // The wire form is the schemas' output (dates as strings, defaults filled in).
-  const out = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema;
+  // The wire form is the schemas' output (dates as strings); where a transform hides it (the launchers
+  // flatten `parameters`), the input form.
+  let out = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema;
+  if (out.type !== "object") out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   delete out.$schema;
   return out;
 }
@@ -60,6 +62,7 @@ export function buildOpenApi(namespace: string): JsonSchema {
 /** Adds the `$type` discriminator (a constant) first among the properties. */
 function withType(schema: JsonSchema, type: string | undefined): JsonSchema {
   if (!type || schema.type !== "object") return schema;
-  const properties = { $type: { type: "string", const: type }, ...(schema.properties as JsonSchema) };
+  const { $type: _declared, ...rest } = schema.properties as JsonSchema;
+  const properties = { $type: { type: "string", const: type }, ...rest };
   return { ...schema, properties };
 }

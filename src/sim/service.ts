@@ -3,7 +3,7 @@
  * schema parsed it and returning the response body. Semantics follow the spec and the wire assumptions
  * (A18 best effort, A19 bootstrap, A10 report lifecycle, A13 transaction rows).
  */
-import { LOOK_BACK_PERIODS, shortTypeName, typeName, TYPE_NAMES } from "../api/assumptions";
+import { apiKeyTypeName, DEFAULT_BRAND, LOOK_BACK_PERIODS, SERVICE_DEFAULTS, shortTypeName, typeName, TYPE_NAMES } from "../api/assumptions";
 import type { z } from "zod";
 import type { uploadBondPriceDataRequest, uploadEquityVolCurvesRequest } from "../api/market-data";
 import type { transactionTableRequest } from "../api/position";
@@ -13,11 +13,24 @@ import type { riskLauncherItemCreateRequest, varLauncherItemCreateRequest } from
 import type { getVolRequest, positionEffectsRequest } from "../api/tradable";
 import { fromSurface } from "../vol";
 import { VolModelError } from "../vol/errors";
-import { addBusinessDays, previousBusinessDay, utcDateOf, wireDate } from "./calendar";
+import { addBusinessDays, isoDate, previousBusinessDay, utcDateOf, wireDate } from "./calendar";
 import type { Clock } from "./clock";
 import { CURRENCIES, CurveBook, type BondCurveOverride } from "./data/curves";
 import { portfolios as makePortfolios, TransactionBook, type Portfolio, type TransactionRow } from "./data/portfolios";
-import { DEFAULT_REPORT_TIMING, definitions, historicalInfos, launchedInfo, MARKET_DATA_ENVIRONMENTS, type ReportDefinition, type ReportInfoOut, type ReportTiming } from "./data/reports";
+import {
+  DEFAULT_REPORT_TIMING,
+  definitions,
+  historicalInfos,
+  launchedInfo,
+  MARKET_DATA_ENVIRONMENTS,
+  runOf,
+  scheduledRuns,
+  type LaunchedReport,
+  type ReportDefinition,
+  type ReportInfoOut,
+  type ReportTiming,
+  type SavedLauncherItem,
+} from "./data/reports";
 import { Universe, yieldToMaturity, type Tradable } from "./data/universe";
 import type { Store } from "./store";
 import { round } from "./round";
@@ -46,7 +59,13 @@ export interface ServiceOptions {
   /** Business days of historical report infos. */
   reportDays: number;
   reportTiming: ReportTiming;
-  typeNamespace: string;
+  /**
+   * A19: time between an upload with `trigger_immediate_bootstrap` and the moment its prices are in the
+   * curves ("those refreshes need not finish before this response"), ms of the simulator's clock.
+   */
+  bootstrapLagMs: number;
+  /** The brand's name (its own provider is read-only for uploads, as on the pages). */
+  brand: string;
 }
 
 export class SimService {
@@ -74,8 +93,29 @@ export class SimService {
     this.#timing = options.reportTiming ?? DEFAULT_REPORT_TIMING;
   }
 
+  /** Every answer is built in the neutral spelling; the HTTP layer spells it in the brand. */
   #type(name: string): string {
-    return typeName(this.options.typeNamespace, name);
+    return typeName(DEFAULT_BRAND, name);
+  }
+
+  #envelope(name: string) {
+    return { $type: this.#type(name), is_success: true, error_messages: [] as string[] };
+  }
+
+  /**
+   * The market-data selectors of a request: a known environment, or a provider other than the brand's own
+   * (read-only for uploads: "a non-Derivitec provider that the caller may edit"). The simulator has one
+   * set of market data: a valid selector changes nothing else. Returns the messages of what is wrong.
+   */
+  #checkSelectors(req: { market_data_environment_name?: string | null; market_data_environment_names?: string[] | null; provider_id?: string | null }, upload: boolean): string[] {
+    const messages: string[] = [];
+    for (const env of [req.market_data_environment_name, ...(req.market_data_environment_names ?? [])]) {
+      if (env && !(MARKET_DATA_ENVIRONMENTS as readonly string[]).includes(env)) messages.push(`Unknown market data environment '${env}'; known: ${MARKET_DATA_ENVIRONMENTS.join(", ")}`);
+    }
+    if (upload && req.provider_id && [this.options.brand, DEFAULT_BRAND].some((b) => b.toLowerCase() === req.provider_id!.trim().toLowerCase())) {
+      messages.push(`provider_id '${req.provider_id}': the ${this.options.brand} provider is read-only; upload to a provider you may edit`);
+    }
+    return messages;
   }
 
   #outcome(name: string, messages: string[], success = messages.length === 0) {
@@ -84,6 +124,10 @@ export class SimService {
 
   // 1. UploadBondPriceData
   async uploadBondPriceData(req: Out<typeof uploadBondPriceDataRequest>) {
+    const refused = this.#checkSelectors(req, true);
+    if (refused.length) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...refused, "nothing was stored"]);
+    const bestEffort = req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort;
+    const bootstrap = req.trigger_immediate_bootstrap ?? SERVICE_DEFAULTS.trigger_immediate_bootstrap;
     const accepted: { index: number; record: (typeof req.bond_data)[number]; yieldRate: number }[] = [];
     const messages: string[] = [];
     req.bond_data.forEach((record, index) => {
@@ -92,19 +136,23 @@ export class SimService {
       else accepted.push({ index, record, yieldRate: why.yieldRate });
     });
     // A18: all-or-nothing unless best effort.
-    if (messages.length && !req.use_best_effort) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...messages, `nothing was stored: ${messages.length} of ${req.bond_data.length} record(s) invalid and use_best_effort is false`]);
+    if (messages.length && !bestEffort) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...messages, `nothing was stored: ${messages.length} of ${req.bond_data.length} record(s) invalid and use_best_effort is false`]);
+    const bootstrappedAt = this.clock.now() + this.options.bootstrapLagMs;
     await this.store.update((s) => {
       for (const { record } of accepted) {
         s.bondPrices.push({
           code: record.bond_identifier.code,
-          market_identification_code: record.bond_identifier.market_identification_code,
-          identifier_type: record.bond_identifier.identifier_type,
+          market_identification_code: record.bond_identifier.market_identification_code ?? "",
+          identifier_type: record.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type,
           date: record.date,
           currency: record.currency,
           traded_price: record.traded_price,
           is_percentage_of_par: record.is_percentage_of_par,
           is_currency_per_bond_unit: record.is_currency_per_bond_unit,
-          bootstrapped: req.trigger_immediate_bootstrap,
+          bootstrapped: bootstrap,
+          ...(bootstrap ? { bootstrapped_at_ms: bootstrappedAt } : {}),
+          ...(req.market_data_environment_name ? { market_data_environment_name: req.market_data_environment_name } : {}),
+          ...(req.provider_id ? { provider_id: req.provider_id } : {}),
         });
       }
     });
@@ -113,7 +161,7 @@ export class SimService {
 
   #checkBondPrice(r: Out<typeof uploadBondPriceDataRequest>["bond_data"][number]): string | { yieldRate: number } {
     const bond = this.universe.bond(r.bond_identifier.code);
-    if (!bond) return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
+    if (!bond) return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
     if (r.currency !== bond.currency) return `currency ${r.currency} does not match the bond's currency ${bond.currency}`;
     if (!r.is_percentage_of_par) return "only prices in percent of par are supported (is_percentage_of_par must be true)";
     if (!(r.traded_price > 0 && r.traded_price < 1000)) return `traded_price ${r.traded_price} is not a plausible percent-of-par price`;
@@ -125,6 +173,8 @@ export class SimService {
 
   // 2. UploadEquityVolCurves
   async uploadEquityVolCurves(req: Out<typeof uploadEquityVolCurvesRequest>) {
+    const refused = this.#checkSelectors(req, true);
+    if (refused.length) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...refused, "nothing was stored"]);
     const messages: string[] = [];
     const accepted: (typeof req.equity_vol_curves)[number][] = [];
     req.equity_vol_curves.forEach((curve, index) => {
@@ -134,10 +184,10 @@ export class SimService {
       else if (high >= 0) messages.push(`equity_vol_curves[${index}].vols[${high}]: ${curve.vols[high]} is not a plausible decimal vol (0.2 = 20%)`);
       else accepted.push(curve);
     });
-    if (messages.length && !req.use_best_effort) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...messages, `nothing was stored: ${messages.length} of ${req.equity_vol_curves.length} curve(s) invalid and use_best_effort is false`]);
+    if (messages.length && !(req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort)) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...messages, `nothing was stored: ${messages.length} of ${req.equity_vol_curves.length} curve(s) invalid and use_best_effort is false`]);
     await this.store.update((s) => {
       for (const c of accepted) {
-        s.volCurves.push({ code: c.asset_id.code, market_identification_code: c.asset_id.market_identification_code, reference_date: c.reference_date, maturities: c.maturities, vols: c.vols, spot_ref: c.spot_ref });
+        s.volCurves.push({ code: c.asset_id.code, market_identification_code: c.asset_id.market_identification_code ?? "", reference_date: c.reference_date, maturities: c.maturities, vols: c.vols, spot_ref: c.spot_ref });
       }
     });
     return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, messages);
@@ -146,8 +196,9 @@ export class SimService {
   // 3. GetVol: the project's own vol model.
   getVol(req: Out<typeof getVolRequest>) {
     try {
-      const vols = fromSurface(req.surface).vols(req.maturity, req.strikes, req.strike_type);
-      return { vols: Array.from(vols), strike_type: req.strike_type };
+      const strikeType = req.strike_type ?? SERVICE_DEFAULTS.strike_type;
+      const vols = fromSurface(req.surface).vols(req.maturity, req.strikes, strikeType);
+      return { vols: Array.from(vols), strike_type: strikeType };
     } catch (error) {
       if (error instanceof VolModelError) throw new SimError(400, error.message, "The vol surface or query is invalid");
       throw error;
@@ -156,8 +207,11 @@ export class SimService {
 
   // 4. RateAsset
   rateAsset(req: Out<typeof rateAssetRequest>) {
+    const refused = this.#checkSelectors(req, false);
+    if (refused.length) throw new SimError(404, refused.join("; "), "Market data not found");
     if (!this.curves.has(req.currency)) throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${CURRENCIES.join(", ")}`);
-    const requested = utcDateOf(req.market_date);
+    // A22: no market date → the latest available one.
+    const requested = req.market_date ? utcDateOf(req.market_date) : this.curves.latestDate;
     const days = this.curves.days();
     if (requested < days[0]!) throw new SimError(404, `no curve before ${days[0]} (requested ${requested})`);
     // The latest curve on or before the requested date (a weekend or a future date gets the last close).
@@ -167,8 +221,10 @@ export class SimService {
 
   #bondOverrides(): BondCurveOverride[] {
     const out: BondCurveOverride[] = [];
+    const now = this.clock.now();
     for (const p of this.store.data.bondPrices) {
-      if (!p.bootstrapped) continue;
+      // A19: a bootstrap finishes after the upload's response.
+      if (!p.bootstrapped || (p.bootstrapped_at_ms !== undefined && now < p.bootstrapped_at_ms)) continue;
       const bond = this.universe.bond(p.code);
       if (!bond) continue;
       const day = previousBusinessDay(utcDateOf(p.date));
@@ -182,7 +238,8 @@ export class SimService {
     const t = this.#tradable(req.tradable_id);
     const e = req.next_trade_event as Record<string, unknown> & { $type: string };
     const name = shortTypeName(e.$type);
-    const q = Number(e.quantity ?? 0);
+    // A14: the published BuyEvent carries `unit_price` alone: one unit.
+    const q = Number(e.quantity ?? (name === "BuyEvent" ? 1 : 0));
     const cash = t.currency;
     const effect = (identifier: string, quantity: number) => ({ quantity: round(quantity, 8), contract: { identifier } });
     let effects: { quantity: number; contract: { identifier: string } }[];
@@ -234,85 +291,118 @@ export class SimService {
     }
     if (t.kind === "bond") {
       const last = this.store.data.bondPrices.filter((p) => p.code === t.id).at(-1);
-      if (last) extra.push(`Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${last.bootstrapped ? " (in the curve)" : ""}.`);
+      const inCurve = last?.bootstrapped && (last.bootstrapped_at_ms === undefined || this.clock.now() >= last.bootstrapped_at_ms);
+      if (last) extra.push(`Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${inCurve ? " (in the curve)" : last.bootstrapped ? " (bootstrap in progress)" : ""}.`);
     }
-    return { brief: this.universe.brief(t, extra) };
+    return { ...this.#envelope(TYPE_NAMES.tradableBriefResponse), brief: this.universe.brief(t, extra) };
   }
 
-  // 7, 8. Launcher creates
+  // 7, 8. Launcher creates: save an item, run nothing (A21).
   async launch(kind: "var" | "risk", req: Out<typeof varLauncherItemCreateRequest> | Out<typeof riskLauncherItemCreateRequest>) {
     const messages: string[] = [];
-    const portfolio = this.portfolios.find((p) => p.name === req.portfolio_name);
-    if (!portfolio) messages.push(`Portfolio '${req.portfolio_name}' not found; known: ${this.portfolios.map((p) => p.name).join(", ")}`);
-    else if (portfolio.type !== req.portfolio_type) messages.push(`Portfolio '${req.portfolio_name}' is of type ${portfolio.type}, not ${req.portfolio_type}`);
-    for (const env of req.market_data_environment_names) {
-      if (!(MARKET_DATA_ENVIRONMENTS as readonly string[]).includes(env)) messages.push(`Unknown market data environment '${env}'; known: ${MARKET_DATA_ENVIRONMENTS.join(", ")}`);
+    const candidates = this.portfolios.filter((p) => p.name === req.portfolio_name);
+    const portfolio = req.portfolio_type ? candidates.find((p) => p.type === req.portfolio_type) : candidates[0];
+    if (!candidates.length) messages.push(`Portfolio '${req.portfolio_name}' not found; known: ${this.portfolios.map((p) => p.name).join(", ")}`);
+    else if (!portfolio) messages.push(`Portfolio '${req.portfolio_name}' is of type ${candidates[0]!.type}, not ${req.portfolio_type}`);
+    const reportType = kind === "var" ? "var" : "risk";
+    const definition = this.definitions.find((d) => d.report_type === reportType && d.report_name === req.report_name);
+    if (!definition) {
+      const known = this.definitions.filter((d) => d.report_type === reportType && (!portfolio || d.portfolio === portfolio)).map((d) => d.report_name);
+      messages.push(`Report '${req.report_name}' is not a ${kind === "var" ? "VaR" : "risk"} report definition you can use; known: ${known.join(", ")}`);
     }
-    const params = req.parameters as Record<string, unknown>;
-    if (kind === "var" && !(LOOK_BACK_PERIODS as readonly string[]).includes(String(params.historical_look_back_period))) {
-      messages.push(`Unknown historical_look_back_period '${String(params.historical_look_back_period)}'; known: ${LOOK_BACK_PERIODS.join(", ")}`);
+    messages.push(...this.#checkSelectors(req, false));
+    const members = Object.fromEntries(Object.entries(req).filter(([k, v]) => v !== undefined && v !== null && !LAUNCHER_COMMON_FIELDS.has(k)));
+    const lookBack = members.historical_look_back_period;
+    if (lookBack !== undefined && !(LOOK_BACK_PERIODS as readonly string[]).includes(String(lookBack))) {
+      messages.push(`Unknown historical_look_back_period '${String(lookBack)}'; known: ${LOOK_BACK_PERIODS.join(", ")}`);
     }
+    if (req.id && this.store.data.launcherItems.some((i) => i.id === req.id)) messages.push(`A saved launcher item with id '${req.id}' exists already`);
     if (messages.length) return this.#outcome(TYPE_NAMES.baseResponse, messages);
     await this.store.update((s) => {
-      const id = `rep-l${String(s.nextReport++).padStart(6, "0")}`;
-      s.reports.push({
-        id,
-        report_type: kind,
+      const item: SavedLauncherItem = {
+        id: req.id ?? `item-${String(s.nextItem++).padStart(6, "0")}`,
+        report_type: reportType,
         report_name: req.report_name,
-        portfolio_name: req.portfolio_name,
-        portfolio_type: req.portfolio_type,
-        reporting_currency: req.reporting_currency,
-        market_data_environment_names: req.market_data_environment_names,
-        pricing_date: wireDate(utcDateOf(String(params.run_date))),
+        report_definition_id: definition!.id,
+        portfolio_name: portfolio!.name,
+        portfolio_type: portfolio!.type,
+        reporting_currency: req.reporting_currency ?? SERVICE_DEFAULTS.reporting_currency,
+        market_data_environment_names: req.market_data_environment_names ?? [],
+        members,
         created_ms: this.clock.now(),
-        parameters: params,
-      });
+      };
+      s.launcherItems.push(item);
     });
     return this.#outcome(TYPE_NAMES.baseResponse, []);
   }
 
-  /** All report infos now: the history plus launched reports at the clock's time. */
-  allReportInfos(): ReportInfoOut[] {
+  /**
+   * Simulator only (`POST /sim/batch`): runs every saved launcher item now, as the daily batch would, and
+   * returns the new runs. A run prices `run_date` (the day of the clock with `run_date_is_today`), else the
+   * data's last day.
+   */
+  async runBatch(): Promise<{ runs: { id: string; item_id: string; report_name: string; portfolio_name: string; pricing_date: string }[] }> {
     const now = this.clock.now();
-    return [...this.#history, ...this.store.data.reports.map((r) => launchedInfo(this.options.seed, r, now, this.#timing))];
+    const started: LaunchedReport[] = [];
+    await this.store.update((s) => {
+      for (const item of s.launcherItems) {
+        const runDate = item.members.run_date;
+        const day = item.members.run_date_is_today ? isoDate(now) : typeof runDate === "string" ? utcDateOf(runDate) : this.options.asOf;
+        const run = runOf(item, `rep-l${String(s.nextReport++).padStart(6, "0")}`, now, day, "batch");
+        s.reports.push(run);
+        started.push(run);
+      }
+    });
+    return { runs: started.map((r) => ({ id: r.id, item_id: r.item_id!, report_name: r.report_name, portfolio_name: r.portfolio_name, pricing_date: r.pricing_date })) };
   }
 
-  // 9. GetReportInfos
+  /** All report infos now: the history, the runs started on request and the daily batch's runs, at the clock's time. */
+  allReportInfos(): ReportInfoOut[] {
+    const now = this.clock.now();
+    const runs = [...this.store.data.reports, ...scheduledRuns(this.options.seed, this.store.data.launcherItems ?? [], now)];
+    return [...this.#history, ...runs.map((r) => launchedInfo(this.options.seed, r, now, this.#timing))];
+  }
+
+  // 9. GetReportInfos: the newer singular selectors and the older plural ones (A11, A16).
   reportInfos(req: Out<typeof getReportInfosRequest>) {
     const dates = new Set([...(req.pricing_date ? [req.pricing_date] : []), ...(req.pricing_dates ?? [])].map(utcDateOf));
-    const names = new Set(req.portfolio_names);
-    const type = (req as Record<string, unknown>).portfolio_type as string | undefined;
+    const names = new Set([...(req.portfolio_name ? [req.portfolio_name] : []), ...(req.portfolio_names ?? [])]);
     const report_infos = this.allReportInfos().filter(
-      (i) => dates.has(i.pricing_date.slice(0, 10)) && (names.size === 0 || names.has(i.portfolio_name)) && (type === undefined || i.portfolio_type === type),
+      (i) =>
+        dates.has(i.pricing_date.slice(0, 10)) &&
+        (names.size === 0 || names.has(i.portfolio_name)) &&
+        (!req.portfolio_type || i.portfolio_type === req.portfolio_type) &&
+        (!req.report_name || i.report_name === req.report_name) &&
+        (!req.reporting_currency || i.reporting_currency === req.reporting_currency),
     );
     return { report_infos };
   }
 
   // 10. ReportInfos
   reportList() {
-    return { report_infos: this.definitions.map((d) => ({ report_type: d.report_type, report_name: d.report_name })) };
+    return { ...this.#envelope(TYPE_NAMES.reportListResponse), report_infos: this.definitions.map((d) => ({ report_type: d.report_type, report_name: d.report_name })) };
   }
 
   // 11. LookBacks
   lookBacks() {
-    return { look_backs: [...LOOK_BACK_PERIODS] };
+    return { ...this.#envelope(TYPE_NAMES.lookBacksResponse), look_backs: [...LOOK_BACK_PERIODS] };
   }
 
   // 12. GetTransactionTable: a lazy row source (the router streams it).
   transactionRows(req: Out<typeof transactionTableRequest>): Iterable<TransactionRow> {
-    const p = this.portfolios.find((x) => x.name === req.portfolio_name);
-    if (!p) throw new SimError(404, `Portfolio '${req.portfolio_name}' not found; known: ${this.portfolios.map((x) => x.name).join(", ")}`, "Portfolio not found");
+    const p = this.portfolios.find((x) => x.name === req.portfolio_name && (!req.portfolio_type || x.type === req.portfolio_type));
+    if (!p) throw new SimError(404, `Portfolio '${req.portfolio_name}'${req.portfolio_type ? ` of type ${req.portfolio_type}` : ""} not found; known: ${this.portfolios.map((x) => `${x.name} (${x.type})`).join(", ")}`, "Portfolio not found");
     return this.transactions.select(p, {
       startDate: req.start_date ? utcDateOf(req.start_date) : undefined,
       endDate: req.end_date ? utcDateOf(req.end_date) : undefined,
-      includeZeroQuantities: req.include_zero_quantities,
-      counterparties: req.counterparties,
+      includeZeroQuantities: req.include_zero_quantities ?? SERVICE_DEFAULTS.include_zero_quantities,
+      counterparties: req.counterparties ?? [],
     });
   }
 
   // 13. ApiKeys
   listApiKeys() {
-    return this.apiKeys;
+    return this.apiKeys.map((k) => ({ $type: apiKeyTypeName(DEFAULT_BRAND), ...k }));
   }
 
   /** The wire `surface` of an equity as the simulator prices it (uploaded ATM vols win), for notebooks. */
@@ -328,6 +418,9 @@ export class SimService {
     );
   }
 }
+
+/** The fields of a launcher create that are not VaR or risk members. */
+const LAUNCHER_COMMON_FIELDS = new Set(["$type", "report_name", "reporting_currency", "market_data_environment_names", "portfolio_name", "portfolio_type"]);
 
 function contractSize(t: Tradable): number {
   return t.kind === "option" ? t.multiplier : t.kind === "bond" ? 0.01 : 1;

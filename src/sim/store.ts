@@ -6,7 +6,7 @@
  */
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
-import type { LaunchedReport } from "./data/reports";
+import type { LaunchedReport, SavedLauncherItem } from "./data/reports";
 
 export interface StoredBondPrice {
   code: string;
@@ -17,8 +17,12 @@ export interface StoredBondPrice {
   traded_price: number;
   is_percentage_of_par: boolean;
   is_currency_per_bond_unit: boolean;
-  /** Whether it was bootstrapped into the curves (A19). */
+  /** Whether it is bootstrapped into the curves (A19). */
   bootstrapped: boolean;
+  /** Clock time the bootstrap finishes (A19: after the response); absent: at once. */
+  bootstrapped_at_ms?: number;
+  market_data_environment_name?: string;
+  provider_id?: string;
 }
 
 export interface StoredVolCurve {
@@ -34,12 +38,17 @@ export interface StateData {
   version: 1;
   bondPrices: StoredBondPrice[];
   volCurves: StoredVolCurve[];
+  /** Saved launcher items (A21). */
+  launcherItems: SavedLauncherItem[];
+  /** Report runs started on request (`POST /sim/batch`); the daily batch's runs are derived from the items. */
   reports: LaunchedReport[];
   /** Counter for report ids. */
   nextReport: number;
+  /** Counter for launcher item ids. */
+  nextItem: number;
 }
 
-const emptyState = (): StateData => ({ version: 1, bondPrices: [], volCurves: [], reports: [], nextReport: 1 });
+const emptyState = (): StateData => ({ version: 1, bondPrices: [], volCurves: [], launcherItems: [], reports: [], nextReport: 1, nextItem: 1 });
 
 export class Store {
   #data: StateData;

@@ -4,7 +4,7 @@
  * index when there is one, and the condition.
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
-import { dateTimeInput } from "../api/common";
+import { auditFields, dateTimeInput } from "../api/common";
 import type { VolSurface, VolSurfaceInput } from "../api/tradable";
 import { VolModelError, fmt } from "./errors";
 
@@ -21,9 +21,11 @@ const ARRAY_FIELDS = {
 
 type ArrayField = keyof typeof ARRAY_FIELDS;
 const SCALAR_FIELDS = ["reference_date", "spot_ref"] as const satisfies readonly (keyof VolSurfaceInput)[];
-/** Every field of the wire `surface`; the compile-time check below fails if the wire schema gains or loses one. */
+/** Fields the pages show on a surface that carry no model input: its `$type` and the audit fields (accepted, ignored). */
+const IGNORED_FIELDS = ["$type", ...Object.keys(auditFields)] as ("$type" | keyof typeof auditFields)[];
+/** Every model field of the wire `surface`; the compile-time check below fails if the wire schema gains or loses one. */
 const ALL_FIELDS: readonly string[] = [...Object.keys(ARRAY_FIELDS), ...SCALAR_FIELDS];
-type Exhaustive = Exclude<keyof VolSurfaceInput, ArrayField | (typeof SCALAR_FIELDS)[number]>;
+type Exhaustive = Exclude<keyof VolSurfaceInput, ArrayField | (typeof SCALAR_FIELDS)[number] | (typeof IGNORED_FIELDS)[number]>;
 const exhaustive: [Exhaustive] extends [never] ? true : never = true;
 void exhaustive;
 
@@ -94,7 +96,7 @@ export function readSurface(surface: SurfaceLike): SurfaceArrays {
   }
   const record = surface as unknown as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!ALL_FIELDS.includes(key)) bad(`surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`, key, "known field");
+    if (!ALL_FIELDS.includes(key) && !(IGNORED_FIELDS as string[]).includes(key) && !/^[a-z]+_(created|modified|modified_by)$/.test(key)) bad(`surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`, key, "known field");
   }
   for (const key of ALL_FIELDS) {
     if (record[key] === undefined) bad(`surface.${key} is missing`, key, "present");

@@ -50,18 +50,18 @@ function last(path: string) {
 }
 
 describe("the 13 operations over HTTP", () => {
-  it("1. UploadBondPriceData posts bond_data with the defaults spelled out", async () => {
+  it("1. UploadBondPriceData posts $type, bond_data with the nested $types the pages show, and no default the caller did not set", async () => {
     const out = await rp.marketData.uploadBondPrices({ bond_data: [bond] });
     const req = last("/api/MarketData/UploadBondPriceData");
     expect(req.method).toBe("POST");
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.json).toEqual({
-      trigger_immediate_bootstrap: false,
-      use_best_effort: false,
+      $type: t("MarketData.ApiUploadBondPriceDataRequest"),
       bond_data: [
         {
+          $type: t("MarketData.BondDataExternal"),
           date: "2026-11-20T00:00:00Z",
-          bond_identifier: { code: "US91282CJL54", market_identification_code: "XNYS", identifier_type: "ISIN" },
+          bond_identifier: { $type: t("MarketData.InstrumentIdentifier"), code: "US91282CJL54", market_identification_code: "XNYS", identifier_type: "ISIN" },
           is_currency_per_bond_unit: false,
           currency: "USD",
           traded_price: 99.8125,
@@ -72,7 +72,7 @@ describe("the 13 operations over HTTP", () => {
     expect(out).toEqual({ $type: t("MarketData.ApiUploadBondPriceDataResponse"), is_success: true, error_messages: [] });
   });
 
-  it("2. UploadEquityVolCurves posts the A8 curve fields, identifier_type defaulting to Provider", async () => {
+  it("2. UploadEquityVolCurves posts the A8 curve fields; an identifier_type left out is not sent", async () => {
     await rp.marketData.uploadEquityVolCurves({
       use_best_effort: true,
       equity_vol_curves: [
@@ -80,10 +80,12 @@ describe("the 13 operations over HTTP", () => {
       ],
     });
     expect(last("/api/MarketData/UploadEquityVolCurves").json).toEqual({
+      $type: t("MarketData.ApiUploadEquityVolCurvesRequest"),
       use_best_effort: true,
       equity_vol_curves: [
         {
-          asset_id: { code: "SPX", market_identification_code: "XCBO", identifier_type: "Provider" },
+          $type: t("MarketData.EquityVolCurve"),
+          asset_id: { $type: t("MarketData.InstrumentIdentifier"), code: "SPX", market_identification_code: "XCBO" },
           reference_date: "2026-11-20T00:00:00.000Z",
           maturities: [30, 91],
           vols: [0.18, 0.19],
@@ -98,12 +100,13 @@ describe("the 13 operations over HTTP", () => {
     expect(Object.keys(req.json as object)).toEqual(["$type", "surface", "maturity", "strikes", "strike_type"]);
     expect(req.json).toEqual({
       $type: t("Tradables.ApiGetVolRequest"),
-      surface: { ...surface, reference_date: "2026-11-20T00:00:00Z" },
+      surface: { $type: t("MarketData.VolatilitySurfaceSvi"), ...surface, reference_date: "2026-11-20T00:00:00Z" },
       maturity: 120,
       strikes: [90, 100, 110],
       strike_type: 1,
     });
     expect(Object.keys((req.json as { surface: object }).surface)).toEqual([
+      "$type",
       "benchmark_fwd_factors",
       "smiles",
       "benchmark_maturities",
@@ -117,9 +120,9 @@ describe("the 13 operations over HTTP", () => {
     expect(out.vols).toEqual([0.2431, 0.2212, 0.2105]);
   });
 
-  it("4. RateAsset posts currency and market_date and returns the yield curve model", async () => {
+  it("4. RateAsset posts its $type, currency and market_date and returns the yield curve model", async () => {
     const out = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-19T00:00:00+01:00" });
-    expect(last("/api/RateAsset").json).toEqual({ currency: "EUR", market_date: "2026-11-19T00:00:00+01:00" });
+    expect(last("/api/RateAsset").json).toEqual({ $type: t("MarketData.ApiGetDiscountCurveMktDataRequest"), currency: "EUR", market_date: "2026-11-19T00:00:00+01:00" });
     expect(out.yield_curve_model.data).toHaveLength(2);
     expect(out.yield_curve_model.data[1]!.fitted_instrument_name).toBe("EUR SWAP 2Y");
   });
@@ -149,7 +152,7 @@ describe("the 13 operations over HTTP", () => {
     expect(out.brief).toContain("Apple");
   });
 
-  it("7. VarReportLauncherItemCreate nests the VaR parameters under `parameters`", async () => {
+  it("7. VarReportLauncherItemCreate takes the spec's nested `parameters` and sends the members flat, as the pages show", async () => {
     await rp.reportLauncher.createVar({
       report_name: "Desk VaR",
       reporting_currency: "USD",
@@ -164,19 +167,16 @@ describe("the 13 operations over HTTP", () => {
       reporting_currency: "USD",
       market_data_environment_names: ["EOD"],
       portfolio_name: "GLOBAL-MACRO",
-      portfolio_type: "provider",
-      parameters: {
-        horizon: 1,
-        historical_look_back_period: "1Y",
-        confidence_level: 0.99,
-        run_date: "2026-11-20T00:00:00Z",
-        first_observation_date: "2025-11-20T00:00:00Z",
-      },
+      horizon: 1,
+      historical_look_back_period: "1Y",
+      confidence_level: 0.99,
+      run_date: "2026-11-20T00:00:00Z",
+      first_observation_date: "2025-11-20T00:00:00Z",
     });
     expect(Object.keys(req.json as object)[0]).toBe("$type");
   });
 
-  it("8. RiskReportLauncherItemCreate nests the risk parameters under `parameters`", async () => {
+  it("8. RiskReportLauncherItemCreate sends the risk members flat, without defaults the caller did not set", async () => {
     await rp.reportLauncher.createRisk({
       report_name: "Daily PnL",
       reporting_currency: "EUR",
@@ -192,7 +192,8 @@ describe("the 13 operations over HTTP", () => {
       market_data_environment_names: ["EOD", "INTRADAY"],
       portfolio_name: "RATES-EU",
       portfolio_type: "external",
-      parameters: { report_cutoff: "1Y", is_druid_report: false, run_date: "2026-11-20T18:00:00+01:00" },
+      report_cutoff: "1Y",
+      run_date: "2026-11-20T18:00:00+01:00",
     });
   });
 
@@ -220,14 +221,13 @@ describe("the 13 operations over HTTP", () => {
     expect(out.look_backs).toEqual(["6M", "1Y", "2Y"]);
   });
 
-  it("12. GetTransactionTable posts the filters with their defaults", async () => {
+  it("12. GetTransactionTable posts its $type and the filters the caller set", async () => {
     const out = await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", start_date: "2026-11-01", end_date: "2026-11-20" });
     expect(last("/api/Position/GetTransactionTable").json).toEqual({
+      $type: t("Positions.ApiGetTransactionTableRequest"),
       portfolio_name: "GLOBAL-MACRO",
       start_date: "2026-11-01T00:00:00Z",
       end_date: "2026-11-20T00:00:00Z",
-      include_zero_quantities: false,
-      counterparties: [],
     });
     expect(Array.isArray(out.data_table)).toBe(true);
   });

@@ -48,7 +48,9 @@ describe("request validation (nothing is sent)", () => {
 
   it("a strike_type outside 0, 1, 2 says which values exist", async () => {
     const issues = await issuesOf(rp.tradable.getVol({ surface, maturity: 90, strikes: [100], strike_type: 3 as never }));
-    expect(issues).toEqual(["strike_type: expected one of 0, 1, 2 (0 Absolute, 1 PercentForward, 2 PercentSpot)"]);
+    expect(issues).toEqual(["strike_type: expected one of 0, 1, 2 (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names"]);
+    const named = await issuesOf(rp.tradable.getVol({ surface, maturity: 90, strikes: [100], strike_type: "Moneyness" as never }));
+    expect(named).toEqual(["strike_type: expected one of 0, 1, 2 (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names"]);
   });
 
   it("non-positive strikes and maturities are rejected", async () => {
@@ -61,9 +63,29 @@ describe("request validation (nothing is sent)", () => {
     expect(await issuesOf(rp.position.transactionTable({ portfolio_name: "   " }))).toEqual(["portfolio_name: must not be empty or blank"]);
   });
 
-  it("a misspelt field is an error, not silently dropped", async () => {
+  it("a misspelt field is an error naming the closest known field, not silently dropped", async () => {
     const issues = await issuesOf(rp.position.transactionTable({ portfolio_name: "P1", include_zero_quantity: true } as never));
-    expect(issues).toEqual(['(root): unknown field(s) "include_zero_quantity"']);
+    expect(issues).toEqual([
+      'include_zero_quantity: unknown field (did you mean "include_zero_quantities"?); neither the spec nor the service\'s pages name it (to send it anyway: unknownFields: "send")',
+    ]);
+    const nested = await issuesOf(rp.marketData.uploadBondPrices({ bond_data: [{ ...bond, bond_identifier: { ...bond.bond_identifier, idenifier_type: "Isin" } as never }] }));
+    expect(nested).toEqual([
+      'bond_data[0].bond_identifier.idenifier_type: unknown field (did you mean "identifier_type"?); neither the spec nor the service\'s pages name it (to send it anyway: unknownFields: "send")',
+    ]);
+    const far = await issuesOf(rp.rateAsset.getCurve({ currency: "USD", colour: "blue" } as never));
+    expect(far).toEqual(["colour: unknown field; neither the spec nor the service's pages name it (to send it anyway: unknownFields: \"send\")"]);
+  });
+
+  it('unknownFields: "send" sends an unknown field as given, per call or per client', async () => {
+    server.on("/api/RateAsset", { body: { yield_curve_model: { currency: "USD", market_date: "2026-11-20T00:00:00Z", data: [] } } });
+    await rp.rateAsset.getCurve({ currency: "USD", curve_flavour: "OIS" } as never, { unknownFields: "send" });
+    expect(server.to("/api/RateAsset").at(-1)!.json).toEqual({ $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core", currency: "USD", curve_flavour: "OIS" });
+    const sending = new RiskPortalClient({ baseUrl: server.url, auth: { token: "tok-validation" }, unknownFields: "send" });
+    await sending.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20", extra: { deep: [1] } } as never);
+    expect(server.to("/api/RateAsset").at(-1)!.json).toMatchObject({ currency: "USD", extra: { deep: [1] } });
+    // A known field with a bad value is still refused.
+    server.requests.length = 0;
+    expect(await issuesOf(sending.rateAsset.getCurve({ currency: "usd", extra: 1 } as never))).toEqual(["currency: expected a 3-letter ISO 4217 currency code such as USD"]);
   });
 
   it("wrong types name the field", async () => {
@@ -91,23 +113,33 @@ describe("request validation (nothing is sent)", () => {
         reporting_currency: "USD",
         market_data_environment_names: ["EOD"],
         portfolio_name: "P1",
-        parameters: { horizon: 10, historical_look_back_period: "1Y", confidence_level: 99, run_date: "2026-11-20", first_observation_date: "2026-12-01" },
+        parameters: { horizon: 10, historical_look_back_period: "1Y", confidence_level: 99, run_date: "2026-11-20" },
       }),
     );
-    expect(issues).toEqual(["parameters.confidence_level: must be in (0, 1), e.g. 0.99 for 99%", "parameters.first_observation_date: must not be after run_date"]);
+    expect(issues).toEqual(["parameters.confidence_level: must be in (0, 1), e.g. 0.99 for 99%"]);
+    const flat = await issuesOf(
+      rp.reportLauncher.createVar({ report_name: "VaR", portfolio_name: "P1", confidence_level: 0.99, run_date: "2026-11-20", first_observation_date: "2026-12-01" }),
+    );
+    expect(flat).toEqual(["first_observation_date: must not be after run_date"]);
+    const twice = await issuesOf(rp.reportLauncher.createVar({ report_name: "VaR", portfolio_name: "P1", horizon: 1, parameters: { horizon: 10 } }));
+    expect(twice).toEqual(["parameters.horizon: horizon is given both on the body and in parameters; give it once (the pages put it on the body)"]);
   });
 
   it("GetReportInfos needs a pricing date", async () => {
-    expect(await issuesOf(rp.report.infos({ portfolio_names: ["P1"] }))).toEqual(["pricing_date: give pricing_date or a non-empty pricing_dates"]);
+    expect(await issuesOf(rp.report.infos({ portfolio_names: ["P1"] }))).toEqual(["pricing_date: give pricing_date (or the older pricing_dates, non-empty)"]);
   });
 
-  it("a BuyEvent without quantity is caught; a wrong $type for the request is caught", async () => {
-    expect(await issuesOf(rp.tradable.positionEffects({ next_trade_event: { $type: "BuyEvent", unit_price: 10 }, pricing_date: "2026-11-20", tradable_id: "X" }))).toEqual([
-      "next_trade_event.quantity: BuyEvent: Invalid input: expected number, received undefined",
+  it("a BuyEvent without unit_price is caught; a wrong $type for the request is caught", async () => {
+    expect(await issuesOf(rp.tradable.positionEffects({ next_trade_event: { $type: "BuyEvent", quantity: 10 }, pricing_date: "2026-11-20", tradable_id: "X" }))).toEqual([
+      "next_trade_event.unit_price: BuyEvent: Invalid input: expected number, received undefined",
     ]);
     const wrongType = { $type: "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core", surface, maturity: 30, strikes: [100], strike_type: 0 };
     expect(await issuesOf(rp.tradable.getVol(wrongType as never))).toEqual([
-      '$type: expected "Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core", got "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core"',
+      '$type: "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core" is spelled for the brand "Other", but this client\'s brand is "Service": set brand: "Other" (or RISK_PORTAL_BRAND=Other), or leave $type out',
+    ]);
+    const otherOperation = { ...wrongType, $type: "Service.Web.Core.Tradables.ApiGetTradeEventPositionEffectsRequest, Service.Web.Core" };
+    expect(await issuesOf(rp.tradable.getVol(otherOperation as never))).toEqual([
+      '$type: expected "Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core", got "Service.Web.Core.Tradables.ApiGetTradeEventPositionEffectsRequest, Service.Web.Core"',
     ]);
   });
 
@@ -143,6 +175,6 @@ describe("date-time fields", () => {
   it("the date goes on the wire through the client too", async () => {
     server.on("/api/RateAsset", { body: { yield_curve_model: { currency: "JPY", market_date: "2026-11-20T00:00:00+09:00", data: [] } } });
     await rp.rateAsset.getCurve({ currency: "JPY", market_date: new Date(Date.UTC(2026, 10, 19, 15)) });
-    expect(server.to("/api/RateAsset")[0]!.json).toEqual({ currency: "JPY", market_date: "2026-11-19T15:00:00.000Z" });
+    expect(server.to("/api/RateAsset")[0]!.json).toEqual({ $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core", currency: "JPY", market_date: "2026-11-19T15:00:00.000Z" });
   });
 });

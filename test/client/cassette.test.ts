@@ -3,6 +3,7 @@
  * with no network and no credentials, and get the same responses and frames. A changed request fails
  * with the closest recorded request and the difference; no cassette holds a secret.
  */
+import { simHelpers } from "../../src/notebook/sim-helpers";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { inspect } from "node:util";
@@ -42,7 +43,7 @@ async function session(rp: RiskPortalClient) {
     equity_vol_curves: [{ asset_id: { code: "SAP", market_identification_code: "XETR" }, reference_date: "2026-11-20", maturities: [30, 91], vols: [0.3, 0.28] }],
   });
   const varItem = await rp.reportLauncher.createVar({
-    report_name: "cassette VaR",
+    report_name: "GLOBAL-MACRO VaR 99% 1d",
     reporting_currency: "USD",
     market_data_environment_names: ["EOD"],
     portfolio_name: "GLOBAL-MACRO",
@@ -50,7 +51,7 @@ async function session(rp: RiskPortalClient) {
     parameters: { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20" },
   });
   const riskItem = await rp.reportLauncher.createRisk({
-    report_name: "cassette PnL",
+    report_name: "GLOBAL-MACRO Daily PnL",
     reporting_currency: "USD",
     market_data_environment_names: ["EOD"],
     portfolio_name: "GLOBAL-MACRO",
@@ -171,17 +172,18 @@ describe("record against the simulator, stop it, replay", () => {
     const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
     const first = await recorder.report.list();
     await recorder.reportLauncher.createVar({
-      report_name: "poll",
+      report_name: "GLOBAL-MACRO VaR 99% 1d",
       reporting_currency: "USD",
       market_data_environment_names: ["EOD"],
       portfolio_name: "GLOBAL-MACRO",
       portfolio_type: "provider",
       parameters: { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20" },
     });
+    const [run] = await simHelpers(recorder).runBatch();
     const second = await recorder.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
     await new Promise((r) => setTimeout(r, 250));
     const third = await recorder.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
-    const status = (r: typeof second) => r.report_infos.find((i) => i.report_name === "poll")?.status;
+    const status = (r: typeof second) => r.report_infos.find((i) => i.id === run!.id)?.status;
     expect(status(second)).not.toBe(status(third)); // the report moved on between the two polls
     await sim.close();
 
@@ -267,7 +269,7 @@ describe("cassettes hold no secret", () => {
     const secrets = [apiKey, bearerToken, clientSecret, ...sent];
     // The simulator's API keys (the caller's and a second one) come back in GetApiKeys: they are secrets too.
     const keys = await new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey } }).user.apiKeys();
-    secrets.push(...keys.map((k) => k.exposed_value));
+    secrets.push(...keys.map((k) => k.exposed_value ?? ""));
     expect(sent.size).toBeGreaterThanOrEqual(4); // api key, bearer, Basic client credentials, an OAuth2 access token
     for (const cassette of cassettes) {
       const text = readFileSync(cassette, "utf8");

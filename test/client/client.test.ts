@@ -19,7 +19,7 @@ describe("fromEnv", () => {
   it("reads an API key", () => {
     expect(optionsFromEnv({ ...base, RISK_PORTAL_API_KEY: "k-1" }).auth).toEqual({ apiKey: "k-1" });
   });
-  it("reads client credentials, scope, namespace and timeout", () => {
+  it("reads client credentials, scope, brand (by its old name too) and timeout", () => {
     expect(
       optionsFromEnv({
         ...base,
@@ -33,9 +33,10 @@ describe("fromEnv", () => {
     ).toEqual({
       baseUrl: "https://risk.example.com",
       auth: { clientId: "id", clientSecret: "secret", tokenUrl: "https://idp.example.com/token", scope: "risk" },
-      typeNamespace: "Acme",
+      brand: "Acme",
       timeoutMs: 15_000,
     });
+    expect(optionsFromEnv({ ...base, RISK_PORTAL_API_KEY: "k-1", RISK_PORTAL_BRAND: "Derivitec", RISK_PORTAL_TYPE_NAMESPACE: "Acme" }).brand).toBe("Derivitec");
   });
   it("names what is missing", () => {
     expect(() => optionsFromEnv({})).toThrow(/RISK_PORTAL_BASE_URL is not set/);

@@ -11,7 +11,7 @@ const GOOD = { csvFile: fixturePath("bond-prices.csv") };
 const BAD = { csvFile: fixturePath("bond-prices-bad.csv") };
 
 describe("bondPriceRecords(source)", () => {
-  it("turns a CSV file into wire records: identifier nested, text converted, identifier_type defaulted", () => {
+  it("turns a CSV file into wire records: identifier nested, text converted, a blank identifier_type left out", () => {
     const { records, errors, rows } = bondPriceRecords(GOOD);
     expect(errors).toEqual([]);
     expect(rows).toEqual([0, 1, 2, 3]);
@@ -24,7 +24,7 @@ describe("bondPriceRecords(source)", () => {
       is_percentage_of_par: true,
     });
     expect(records[1]!.date).toBe("2026-11-20T16:00:00-05:00");
-    expect(records[2]!.bond_identifier.identifier_type).toBe("Provider");
+    expect(records[2]!.bond_identifier).toEqual({ code: "DE0001102580", market_identification_code: "XETR" });
     expect(records[3]!.traded_price).toBe(100.21);
   });
 
@@ -103,9 +103,10 @@ describe("uploadBondPrices(rp, source) over HTTP", () => {
     expect(outcome.is_success).toBe(true);
     const sent = server.to("/api/MarketData/UploadBondPriceData").at(-1)!.json as { bond_data: unknown[]; use_best_effort: boolean; trigger_immediate_bootstrap: boolean };
     expect(sent.use_best_effort).toBe(true);
-    expect(sent.trigger_immediate_bootstrap).toBe(false);
+    expect(sent.trigger_immediate_bootstrap).toBeUndefined(); // not set by the caller: the service's default applies
     expect(sent.bond_data).toHaveLength(4);
-    expect(sent.bond_data[2]).toMatchObject({ bond_identifier: { code: "DE0001102580", identifier_type: "Provider" }, traded_price: 97.43 });
+    expect(sent.bond_data[2]).toMatchObject({ bond_identifier: { code: "DE0001102580" }, traded_price: 97.43 });
+    expect((sent.bond_data[2] as { bond_identifier: Record<string, unknown> }).bond_identifier.$type).toBe("Service.Web.Core.MarketData.InstrumentIdentifier, Service.Web.Core");
   });
 
   it("refuses an empty source", async () => {

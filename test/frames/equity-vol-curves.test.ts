@@ -13,8 +13,8 @@ describe("equityVolCurveRecords(source)", () => {
     const { curves, errors, rows } = equityVolCurveRecords(GOOD);
     expect(errors).toEqual([]);
     expect(curves).toEqual([
-      { asset_id: { code: "AAPL", market_identification_code: "XNAS", identifier_type: "Provider" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 91, 365], vols: [0.2412, 0.2301, 0.2104], spot_ref: 189.5 },
-      { asset_id: { code: "SPX", market_identification_code: "XCBO", identifier_type: "Provider" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 182, 730], vols: [0.162, 0.171, 0.1805], spot_ref: 5321.5 },
+      { asset_id: { code: "AAPL", market_identification_code: "XNAS" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 91, 365], vols: [0.2412, 0.2301, 0.2104], spot_ref: 189.5 },
+      { asset_id: { code: "SPX", market_identification_code: "XCBO" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 182, 730], vols: [0.162, 0.171, 0.1805], spot_ref: 5321.5 },
     ]);
     expect(rows).toEqual([[1, 0, 2], [3, 4, 5]]);
   });
@@ -72,7 +72,7 @@ describe("uploadEquityVolCurves(rp, source) over HTTP", () => {
   it("uploads one curve per asset", async () => {
     await uploadEquityVolCurves(rp, GOOD);
     const sent = server.to("/api/MarketData/UploadEquityVolCurves").at(-1)!.json as { use_best_effort: boolean; equity_vol_curves: { maturities: number[] }[] };
-    expect(sent.use_best_effort).toBe(false);
+    expect(sent.use_best_effort).toBeUndefined(); // not set: the service's default (false) applies
     expect(sent.equity_vol_curves.map((c) => c.maturities)).toEqual([[30, 91, 365], [30, 182, 730]]);
   });
 });

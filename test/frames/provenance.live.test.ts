@@ -130,7 +130,7 @@ describe("frames from the simulator carry live provenance", () => {
     expect(table.rowCount).toBeGreaterThan(0);
     expectOneLive(table, frames.operationOutcome(upload), "UploadBondPriceData", "/api/MarketData/UploadBondPriceData");
     const launched = await rp.reportLauncher.createVar({
-      report_name: "Provenance VaR",
+      report_name: "GLOBAL-MACRO VaR 99% 1d",
       reporting_currency: "USD",
       market_data_environment_names: ["EOD"],
       portfolio_name: "GLOBAL-MACRO",

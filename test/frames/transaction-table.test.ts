@@ -180,7 +180,7 @@ describe("fetchTransactionTable(rp, request) over HTTP", () => {
     const plain = transactionTableColumns(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] }));
     const [lean, normal] = server.to("/api/Position/GetTransactionTable");
     expect(lean!.json).toEqual(normal!.json);
-    expect(lean!.json).toMatchObject({ portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"], include_zero_quantities: false });
+    expect(lean!.json).toEqual({ $type: "Service.Web.Core.Positions.ApiGetTransactionTableRequest, Service.Web.Core", portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] });
     expect(table.columns).toEqual(plain.columns);
     for (const c of table.columns) expect(iso(table.data[c]!)).toEqual(iso(plain.data[c]!));
   });

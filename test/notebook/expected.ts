@@ -57,7 +57,7 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
   },
   "03-reports": (nb) => {
     expect(nb.stdout("rp-catalogue")).toMatch(/^8 reports defined; look-backs: 6M, 1Y/);
-    expect(nb.stdout("rp-launch")).toBe("VaR launcher item: created\nPnL launcher item: created\n");
+    expect(nb.stdout("rp-launch")).toBe("VaR launcher item: saved\nPnL launcher item: saved\n");
     // The progress line was overwritten in place: one output, the final state.
     const follow = nb.outputs("rp-follow");
     expect(follow, JSON.stringify(follow)).toHaveLength(1);

@@ -118,13 +118,13 @@ describe("problem details", () => {
     expect((await raw(sim.url + "/api/Report/GetReportInfos", { method: "POST", headers: key, json: body })).status).toBe(200);
   });
 
-  it("the launcher also takes its parameters flattened into the body (A11)", async () => {
-    const res = await raw(sim.url + "/api/ReportLauncher/VarReportLauncherItemCreate", {
-      method: "POST",
-      headers: key,
-      json: { report_name: "flat", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", portfolio_type: "provider", horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20T00:00:00Z" },
-    });
-    expect([res.status, (res.body as { is_success: boolean }).is_success]).toEqual([200, true]);
+  it("the launcher takes its members flat on the body, as the pages show, and the spec's nested parameters too (A11)", async () => {
+    const common = { report_name: "GLOBAL-MACRO VaR 99% 1d", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", portfolio_type: "provider" };
+    const members = { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20T00:00:00Z" };
+    for (const json of [{ ...common, ...members }, { ...common, parameters: members }]) {
+      const res = await raw(sim.url + "/api/ReportLauncher/VarReportLauncherItemCreate", { method: "POST", headers: key, json });
+      expect([res.status, (res.body as { is_success: boolean }).is_success]).toEqual([200, true]);
+    }
   });
 
   it("unknown paths and wrong methods are 404 problems; request ids are echoed", async () => {

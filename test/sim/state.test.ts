@@ -37,7 +37,7 @@ const unknownBond = { ...bund(99), bond_identifier: { code: "XS0000000000", mark
 
 describe("bond uploads", () => {
   it("with trigger_immediate_bootstrap the bond's yield enters the curve of that date, replacing nearby swaps", async () => {
-    const { rp } = await start();
+    const { rp } = await start({ bootstrapLagMs: 0 });
     const before = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     await rp.marketData.uploadBondPrices({ bond_data: [bund(95.5)], trigger_immediate_bootstrap: true });
     const after = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
@@ -54,10 +54,24 @@ describe("bond uploads", () => {
     expect(otherDay.yield_curve_model.data.some((p) => p.fitted_instrument_name!.startsWith("BOND"))).toBe(false);
   });
 
+  it("the bootstrap finishes after the response (A19: it defaults to true, and need not finish before the answer)", async () => {
+    const clock = manualClock(Date.parse("2026-11-20T08:00:00Z"));
+    const { rp } = await start({ clock, bootstrapLagMs: 2_000 });
+    const hasBond = async () => (await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" })).yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580");
+    await rp.marketData.uploadBondPrices({ bond_data: [bund(95.5)] }); // no trigger given: the service's default, true
+    expect(await hasBond()).toBe(false);
+    expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain("(bootstrap in progress)");
+    clock.advance(1_999);
+    expect(await hasBond()).toBe(false);
+    clock.advance(1);
+    expect(await hasBond()).toBe(true);
+    expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain("(in the curve)");
+  });
+
   it("without the trigger the price is stored (the brief shows it) but the curve is unchanged", async () => {
-    const { rp } = await start();
+    const { rp } = await start({ bootstrapLagMs: 0 });
     const before = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
-    await rp.marketData.uploadBondPrices({ bond_data: [bund(97.25)] });
+    await rp.marketData.uploadBondPrices({ bond_data: [bund(97.25)], trigger_immediate_bootstrap: false });
     expect(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" })).toEqual(before);
     expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain("Last uploaded price 97.25 on 2026-11-20.");
   });
@@ -73,7 +87,7 @@ describe("bond uploads", () => {
   });
 
   it("best effort stores the valid records and names each rejected one by index (A18)", async () => {
-    const { rp } = await start();
+    const { rp } = await start({ bootstrapLagMs: 0 });
     const out = await rp.marketData.uploadBondPrices(
       { bond_data: [unknownBond, bund(96), { ...bund(96), currency: "USD" }, { ...bund(96), is_percentage_of_par: false }], use_best_effort: true, trigger_immediate_bootstrap: true },
       { throwOnFailure: false },
@@ -103,14 +117,23 @@ describe("equity vol curve uploads", () => {
   });
 });
 
-describe("report lifecycle (A10) on a manual clock", () => {
-  it("moves none → running → an end state, and stays there", async () => {
+describe("launcher items and report runs (A21, A10) on a manual clock", () => {
+  const saveVar = (rp: RiskPortalClient, id?: string) =>
+    rp.reportLauncher.createVar({ ...(id ? { id } : {}), report_name: "GLOBAL-MACRO VaR 99% 1d", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20" });
+  const runIds = async (rp: RiskPortalClient) => (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => /^rep-[ls]/.test(r.id));
+
+  it("saving an item launches nothing; POST /sim/batch runs every saved item, and the runs move none → running → an end state", async () => {
     const clock = manualClock(Date.parse("2026-11-20T08:00:00Z"));
-    const { rp } = await start({ clock, reportTiming: { queuedMs: 1_000, runningMs: 5_000 } });
-    const launch = (name: string) =>
-      rp.reportLauncher.createVar({ report_name: name, reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", parameters: { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20" } });
-    for (let i = 0; i < 6; i++) expect((await launch(`VaR ${i}`)).is_success).toBe(true);
-    const statuses = async () => (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] })).report_infos.filter((r) => r.id.startsWith("rep-l")).map((r) => r.status);
+    const { sim, rp } = await start({ clock, reportTiming: { queuedMs: 1_000, runningMs: 5_000 } });
+    for (let i = 0; i < 6; i++) expect((await saveVar(rp)).is_success).toBe(true);
+    clock.advance(60_000);
+    expect(await runIds(rp)).toEqual([]); // "Saving does not launch a report or create a report-run identifier"
+    const batch = await raw(`${sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": sim.credentials.apiKey } });
+    expect(batch.status).toBe(200);
+    const runs = (batch.body as { runs: { id: string; item_id: string; pricing_date: string }[] }).runs;
+    expect(runs.map((r) => r.item_id)).toEqual(["item-000001", "item-000002", "item-000003", "item-000004", "item-000005", "item-000006"]);
+    expect(new Set(runs.map((r) => r.pricing_date))).toEqual(new Set(["2026-11-20T00:00:00+00:00"]));
+    const statuses = async () => (await runIds(rp)).map((r) => r.status);
     expect(await statuses()).toEqual(Array(6).fill("none"));
     clock.advance(1_000);
     expect(await statuses()).toEqual(Array(6).fill("running"));
@@ -119,6 +142,31 @@ describe("report lifecycle (A10) on a manual clock", () => {
     for (const s of ended) expect(["succeeded", "warning", "failed"]).toContain(s);
     clock.advance(3_600_000);
     expect(await statuses()).toEqual(ended);
+  });
+
+  it("the daily batch runs every saved item at 22:00 UTC on business days, from the day it was saved", async () => {
+    const clock = manualClock(Date.parse("2026-11-19T21:59:00Z"));
+    const { rp } = await start({ clock });
+    expect((await saveVar(rp, "desk-var")).is_success).toBe(true);
+    const runsOn = async (day: string) => (await rp.report.infos({ pricing_date: day, portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => r.id.startsWith("rep-s"));
+    expect(await runsOn("2026-11-19")).toEqual([]);
+    clock.advance(60_000); // 22:00
+    expect((await runsOn("2026-11-19")).map((r) => r.description)).toEqual(["Run of saved VaR launcher item desk-var (daily batch, 22:00 UTC)"]);
+    clock.set(Date.parse("2026-11-23T23:00:00Z")); // Friday 20th and Monday 23rd; no weekend runs
+    expect((await runsOn("2026-11-20")).length).toBe(1);
+    expect((await runsOn("2026-11-21")).length).toBe(0);
+    expect((await runsOn("2026-11-23")).length).toBe(1);
+  });
+
+  it("a saved item must name a report definition, a known portfolio and environments; its id is unique", async () => {
+    const { rp } = await start();
+    const fail = (body: Parameters<typeof rp.reportLauncher.createRisk>[0]) => rp.reportLauncher.createRisk(body, { throwOnFailure: false });
+    expect((await fail({ report_name: "No such report", portfolio_name: "RATES-EU" })).error_messages[0]).toMatch(/^Report 'No such report' is not a risk report definition you can use; known: RATES-EU Daily PnL/);
+    expect((await fail({ report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU", market_data_environment_names: ["Example market data"] })).error_messages).toEqual([
+      "Unknown market data environment 'Example market data'; known: EOD, INTRADAY, STRESS-2020",
+    ]);
+    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).is_success).toBe(true);
+    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).error_messages).toEqual(["A saved launcher item with id 'mine' exists already"]);
   });
 });
 
@@ -142,19 +190,21 @@ describe("persistence with a data directory", () => {
   it("keeps accepted uploads and launched reports across a restart, written atomically", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "rpl-sim-"));
     dirs.push(dataDir);
-    const first = await start({ dataDir });
+    const first = await start({ dataDir, bootstrapLagMs: 0 });
     await first.rp.marketData.uploadBondPrices({ bond_data: [bund(95.5)], trigger_immediate_bootstrap: true });
-    await first.rp.reportLauncher.createRisk({ report_name: "Kept PnL", reporting_currency: "EUR", market_data_environment_names: ["EOD"], portfolio_name: "RATES-EU", parameters: { report_cutoff: "1Y", run_date: "2026-11-20" } });
+    await first.rp.reportLauncher.createRisk({ report_name: "RATES-EU Daily PnL", reporting_currency: "EUR", market_data_environment_names: ["EOD"], portfolio_name: "RATES-EU", report_cutoff: "1Y", run_date: "2026-11-20" });
+    expect((await raw(`${first.sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": first.sim.credentials.apiKey } })).status).toBe(200);
     await first.sim.close();
     open.splice(open.indexOf(first.sim), 1);
     expect(readdirSync(dataDir)).toEqual(["state.json"]); // no temporary file left behind
-    expect(JSON.parse(readFileSync(path.join(dataDir, "state.json"), "utf8")).reports).toHaveLength(1);
+    const state = JSON.parse(readFileSync(path.join(dataDir, "state.json"), "utf8"));
+    expect([state.launcherItems.length, state.reports.length]).toEqual([1, 1]);
 
     const second = await start({ dataDir });
     const curve = await second.rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     expect(curve.yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580")).toBe(true);
     const infos = await second.rp.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["RATES-EU"] });
-    expect(infos.report_infos.map((r) => r.report_name)).toContain("Kept PnL");
+    expect(infos.report_infos.filter((r) => r.id.startsWith("rep-l")).map((r) => r.description)).toEqual(["Run of saved PnL launcher item item-000001 (batch run on request)"]);
   });
 
   it("concurrent uploads are all kept", async () => {

@@ -18,7 +18,30 @@ export interface ReportDefinition {
   portfolio: Portfolio;
 }
 
-/** A launched report, as the store keeps it (and persists with --data-dir). */
+/**
+ * A saved launcher item (A21): the caller's launch preferences. Saving runs nothing; the simulator's
+ * batches (the daily schedule, or `POST /sim/batch` now) run every saved item.
+ */
+export interface SavedLauncherItem {
+  id: string;
+  report_type: "var" | "risk";
+  report_name: string;
+  /** The report definition the name resolved to. */
+  report_definition_id: string;
+  portfolio_name: string;
+  portfolio_type: string;
+  reporting_currency: string;
+  market_data_environment_names: string[];
+  /** The VaR or risk members as saved (flat, wire names). */
+  members: Record<string, unknown>;
+  /** Clock time of the save, ms. */
+  created_ms: number;
+}
+
+/** The daily batch runs every saved item at this hour (UTC) of each business day, on the simulator's clock. */
+export const DAILY_BATCH_HOUR_UTC = 22;
+
+/** A report run, as the store keeps it (and persists with --data-dir). */
 export interface LaunchedReport {
   id: string;
   report_type: "var" | "risk";
@@ -28,9 +51,52 @@ export interface LaunchedReport {
   reporting_currency: string;
   market_data_environment_names: string[];
   pricing_date: string;
-  /** Clock time of the create, ms. */
+  /** Clock time the run started, ms. */
   created_ms: number;
   parameters: Record<string, unknown>;
+  /** The saved launcher item it runs (absent in state files written before items existed). */
+  item_id?: string;
+  report_definition_id?: string;
+  /** `batch`: `POST /sim/batch`; `schedule`: the daily batch. */
+  trigger?: "batch" | "schedule";
+}
+
+/** A run of a saved item, started at `startedMs` for pricing day `day`. */
+export function runOf(item: SavedLauncherItem, id: string, startedMs: number, day: string, trigger: "batch" | "schedule"): LaunchedReport {
+  return {
+    id,
+    report_type: item.report_type,
+    report_name: item.report_name,
+    portfolio_name: item.portfolio_name,
+    portfolio_type: item.portfolio_type,
+    reporting_currency: item.reporting_currency,
+    market_data_environment_names: item.market_data_environment_names,
+    pricing_date: wireDate(day),
+    created_ms: startedMs,
+    parameters: item.members,
+    item_id: item.id,
+    report_definition_id: item.report_definition_id,
+    trigger,
+  };
+}
+
+/**
+ * The runs of the daily batch up to `nowMs`: every saved item, on each business day at
+ * {@link DAILY_BATCH_HOUR_UTC}, from the day it was saved (derived, not stored: the same clock gives the same runs).
+ */
+export function scheduledRuns(seed: number, items: readonly SavedLauncherItem[], nowMs: number): LaunchedReport[] {
+  const out: LaunchedReport[] = [];
+  const today = new Date(nowMs).toISOString().slice(0, 10);
+  for (const item of items) {
+    const first = new Date(item.created_ms).toISOString().slice(0, 10);
+    if (first > today) continue;
+    for (const day of businessDays(first, today)) {
+      const at = Date.parse(`${day}T${String(DAILY_BATCH_HOUR_UTC).padStart(2, "0")}:00:00Z`);
+      if (at < item.created_ms || at > nowMs) continue;
+      out.push(runOf(item, `rep-s${hash32(`${item.id}/${day}`, seed).toString(16).padStart(8, "0")}`, at, day, "schedule"));
+    }
+  }
+  return out;
 }
 
 export interface ReportInfoOut {
@@ -122,13 +188,16 @@ export function launchedInfo(seed: number, report: LaunchedReport, nowMs: number
   } else {
     ({ status, message } = endState(seed, report.id));
   }
-  const defId = `def-${report.report_type === "var" ? "var" : "pnl"}-${report.portfolio_name.toLowerCase()}`;
+  const defId = report.report_definition_id ?? `def-${report.report_type === "var" ? "var" : "pnl"}-${report.portfolio_name.toLowerCase()}`;
   const day = report.pricing_date.slice(0, 10);
+  const launcher = report.report_type === "var" ? "VaR" : "PnL";
   return {
     id: report.id,
     report_definition_id: defId,
     report_name: report.report_name,
-    description: `Launched from the ${report.report_type === "var" ? "VaR" : "PnL"} launcher`,
+    description: report.item_id
+      ? `Run of saved ${launcher} launcher item ${report.item_id} (${report.trigger === "schedule" ? `daily batch, ${DAILY_BATCH_HOUR_UTC}:00 UTC` : "batch run on request"})`
+      : `Launched from the ${launcher} launcher`,
     status,
     status_message: message,
     portfolio_name: report.portfolio_name,
