@@ -22,7 +22,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
 }
 
 export { manualClock } from "./sim/clock";
-export { connect, closeAllConnections, type Connection, type ConnectOptions, type SimHelpers, type SimTradable, type SimPortfolio } from "./notebook/connect";
+export { connect, closeAllConnections, type Connection, type ConnectOptions, type SimHelpers, type SimTradable, type SimPortfolio, type SimBatchRun } from "./notebook/connect";
 export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
   STRIKE_TYPE,
@@ -31,7 +31,16 @@ export {
   PORTFOLIO_TYPES,
   TRADE_EVENT_NAMES,
   DEFAULT_TYPE_NAMESPACE,
+  DEFAULT_BRAND,
+  PUBLISHED_BRAND,
+  PUBLISHED_PORTFOLIO_TYPES,
+  IDENTIFIER_TYPES,
+  SERVICE_DEFAULTS,
+  ASSUMPTIONS,
   type StrikeType,
+  type PortfolioType,
+  type IdentifierType,
+  type Assumption,
 } from "./api/assumptions";
 export type { BondPriceRecordInput, EquityVolCurveInput, UploadBondPriceDataRequest, UploadEquityVolCurvesRequest } from "./api/market-data";
 export type { VolSurfaceInput, GetVolRequest, GetVolResponse, PositionEffectsRequest, PositionEffectsResponse, TradeEventInput, TradableBriefQuery, TradableBriefResponse } from "./api/tradable";

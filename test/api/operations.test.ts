@@ -3,7 +3,7 @@
  * query and the request body field for field (including `$type`), then the typed response.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RiskPortalClient } from "../../src";
+import { OperationFailedError, RiskPortalClient } from "../../src";
 import { apiKeysReply, bond, curveReply, outcomeOk, reportInfoReply, surface } from "../helpers/samples";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 
@@ -261,5 +261,33 @@ describe("typeNamespace", () => {
     const full = "Service.Web.Core.TradeEvents.FutureVariantEvent, Service.Web.Core";
     await rp.tradable.positionEffects({ next_trade_event: { $type: full, novel_field: [1, 2] }, pricing_date: "2026-11-20", tradable_id: "X1" });
     expect((last("/api/Tradable/GetTradeEventPositionEffects").json as Record<string, unknown>).next_trade_event).toEqual({ $type: full, novel_field: [1, 2] });
+  });
+});
+
+describe("responses as the pages publish them", () => {
+  it("an unsuccessful brief envelope is an OperationFailedError carrying its lookup errors", async () => {
+    server.on("/api/Tradable/GetTradableBrief", {
+      body: { $type: "Derivitec.Web.Core.Tradables.GetTradableBriefResponse, Derivitec.Web.Core", is_success: false, error_messages: ["Tradable 'X1' could not be resolved"], brief: null },
+    });
+    const error = await rp.tradable.brief({ tradableId: "X1" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperationFailedError);
+    expect((error as OperationFailedError).message).toBe("GetTradableBrief reported failure: Tradable 'X1' could not be resolved");
+    expect((error as OperationFailedError).errorMessages).toEqual(["Tradable 'X1' could not be resolved"]);
+    const outcome = await rp.tradable.brief({ tradableId: "X1" }, { throwOnFailure: false });
+    expect([outcome.is_success, outcome.brief]).toEqual([false, null]);
+  });
+
+  it("LookBacks and ReportInfos carry the envelope; nullable lists read as empty; a failure throws", async () => {
+    server.on("/api/Report/LookBacks", { body: { $type: "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core", is_success: true, error_messages: null, look_backs: null } });
+    expect((await rp.report.lookBacks()).look_backs).toEqual([]);
+    server.on("/api/Report/ReportInfos", { body: { is_success: false, error_messages: ["No report definitions for this organisation"], report_infos: null } });
+    await expect(rp.report.list()).rejects.toThrow(/^ReportInfos reported failure: No report definitions for this organisation$/);
+  });
+
+  it("API-key entries take their $type and null fields", async () => {
+    server.on("/api/User/me/ApiKeys", {
+      body: [{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }],
+    });
+    expect(await rp.user.apiKeys()).toEqual([{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }]);
   });
 });
