@@ -159,3 +159,21 @@ describe("the committed cassettes (fixtures/cassettes)", () => {
     }
   });
 });
+
+describe("the brand", () => {
+  it("RISK_PORTAL_BRAND sets the simulator's and the client's brand; a recording keeps it, and its replay spells requests the same way", async () => {
+    const file = path.join(dir, "brand.json");
+    const env = { RISK_PORTAL_BRAND: "Derivitec" };
+    const { conn, lines } = await open({ env, cassette: file, mode: "record" });
+    expect([conn.rp.brand, conn.simulator!.brand]).toEqual(["Derivitec", "Derivitec"]);
+    expect(lines[0]).toContain("brand Derivitec");
+    const looks = await conn.rp.report.lookBacks();
+    expect(looks.$type).toBe("Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core");
+    const curve = await conn.rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
+    await conn.close();
+    expect(new Cassette({ path: file, mode: "replay", baseUrl: "" }).meta).toMatchObject({ source: "simulator", brand: "Derivitec" });
+    const { conn: replayed } = await open({ cassette: file, replay: true, env: {}, client: { fetch: noNetwork } });
+    expect(replayed.rp.brand).toBe("Derivitec");
+    expect(await replayed.rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" })).toEqual(curve);
+  });
+});

@@ -32,6 +32,21 @@ describe("risk-portal-lab sim --json", () => {
     expect(stderr).toBe("");
   });
 
+  it("--brand (or RISK_PORTAL_BRAND) makes it speak the published brand", async () => {
+    for (const [args, env] of [[["--brand", "Derivitec"], {}], [[], { RISK_PORTAL_BRAND: "Derivitec" }]] as const) {
+      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+      const { url, brand, credentials } = JSON.parse(first) as { url: string; brand: string; credentials: Record<string, string> };
+      expect(brand).toBe("Derivitec");
+      const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } });
+      expect((res.body as { $type: string }).$type).toBe("Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core");
+      await new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      });
+    }
+  });
+
   it("rejects a bad flag with usage and exit code 2", async () => {
     const child = spawn(process.execPath, [cli, "sim", "--port", "x"], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
