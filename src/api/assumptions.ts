@@ -229,8 +229,9 @@ export function apiKeyTypeName(brand: string): string {
 export const DEFAULT_PORTFOLIO_TYPE = "provider" as const;
 
 /**
- * Market-data selectors (RateAsset, uploads): "one authorised provider/environment selector form". The
- * pages say not to combine them; the client refuses a request that does.
+ * RateAsset's market-data selectors: "one authorised provider/environment selector form"; "Do not
+ * combine this list with the single-name or provider-ID alternatives": the client refuses a request that
+ * does. (Uploads take an environment and a provider together: the pages' examples send both.)
  */
 export const MARKET_DATA_SELECTORS = ["provider_id", "market_data_environment_name", "market_data_environment_names"] as const;
 

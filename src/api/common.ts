@@ -103,9 +103,8 @@ export const auditFields = {
 };
 
 /**
- * The market-data selectors a request may carry (RateAsset, uploads): at most one form, as the pages say
- * ("Supply either this name or provider_id, not both"; "Do not combine this list with the single-name or
- * provider-ID alternatives").
+ * RateAsset's market-data selectors: at most one form, as its page says ("Do not combine this list with
+ * the single-name or provider-ID alternatives").
  */
 export function checkOneSelector(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const given = MARKET_DATA_SELECTORS.filter((k) => body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0));

@@ -1,7 +1,7 @@
 /** Market-data uploads: bond prices (operation 1) and equity vol curves (operation 2). */
 import { z } from "zod";
 import { TYPE_NAMES } from "./assumptions";
-import { auditFields, checkOneSelector, currencyCode, dateTimeInput, finite, identifier, nonBlank, numberArray, operationOutcome, positive, typeTag } from "./common";
+import { auditFields, currencyCode, dateTimeInput, finite, identifier, nonBlank, numberArray, operationOutcome, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
 /** One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show. */
@@ -19,9 +19,9 @@ export type BondPriceRecordInput = z.input<typeof bondPriceRecord>;
 export type BondPriceRecord = z.output<typeof bondPriceRecord>;
 
 /**
- * Where uploaded market data goes: a market-data environment by name, or a provider by its opaque id
- * (one of the two; neither: the caller's own provider). The pages: "a non-Derivitec provider that the
- * caller may edit".
+ * Where uploaded market data goes: a market-data environment by name and / or a provider by its opaque
+ * id ("a non-Derivitec provider that the caller may edit"). The newer pages' upload examples send both,
+ * so, unlike RateAsset's selectors, both together are accepted.
  */
 const uploadTarget = {
   market_data_environment_name: nonBlank.nullish(),
@@ -32,15 +32,13 @@ const uploadTarget = {
  * `trigger_immediate_bootstrap` (the service's default: true, refreshes finish after the response) and
  * `use_best_effort` (default false) are sent only when the caller sets them.
  */
-export const uploadBondPriceDataRequest = z
-  .strictObject({
-    $type: typeTag(TYPE_NAMES.uploadBondPriceRequest),
-    ...uploadTarget,
-    trigger_immediate_bootstrap: z.boolean().optional(),
-    use_best_effort: z.boolean().optional(),
-    bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
-  })
-  .superRefine(checkOneSelector);
+export const uploadBondPriceDataRequest = z.strictObject({
+  $type: typeTag(TYPE_NAMES.uploadBondPriceRequest),
+  ...uploadTarget,
+  trigger_immediate_bootstrap: z.boolean().optional(),
+  use_best_effort: z.boolean().optional(),
+  bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
+});
 export type UploadBondPriceDataRequest = z.input<typeof uploadBondPriceDataRequest>;
 
 /**
@@ -78,14 +76,12 @@ export const equityVolCurve = z
 export type EquityVolCurveInput = z.input<typeof equityVolCurve>;
 export type EquityVolCurve = z.output<typeof equityVolCurve>;
 
-export const uploadEquityVolCurvesRequest = z
-  .strictObject({
-    $type: typeTag(TYPE_NAMES.uploadEquityVolCurvesRequest),
-    ...uploadTarget,
-    use_best_effort: z.boolean().optional(),
-    equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
-  })
-  .superRefine(checkOneSelector);
+export const uploadEquityVolCurvesRequest = z.strictObject({
+  $type: typeTag(TYPE_NAMES.uploadEquityVolCurvesRequest),
+  ...uploadTarget,
+  use_best_effort: z.boolean().optional(),
+  equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
+});
 export type UploadEquityVolCurvesRequest = z.input<typeof uploadEquityVolCurvesRequest>;
 
 /** 1. POST /api/MarketData/UploadBondPriceData */

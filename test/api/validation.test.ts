@@ -125,6 +125,12 @@ describe("request validation (nothing is sent)", () => {
     expect(twice).toEqual(["parameters.horizon: horizon is given both on the body and in parameters; give it once (the pages put it on the body)"]);
   });
 
+  it("RateAsset takes one market-data selector form, as its page asks", async () => {
+    expect(await issuesOf(rp.rateAsset.getCurve({ currency: "USD", provider_id: "desk", market_data_environment_names: ["EOD"] }))).toEqual([
+      "market_data_environment_names: give one market-data selector, not provider_id and market_data_environment_names together",
+    ]);
+  });
+
   it("GetReportInfos needs a pricing date", async () => {
     expect(await issuesOf(rp.report.infos({ portfolio_names: ["P1"] }))).toEqual(["pricing_date: give pricing_date (or the older pricing_dates, non-empty)"]);
   });
