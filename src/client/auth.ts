@@ -1,7 +1,8 @@
 /**
- * Auth providers: a static bearer token, an API key (A2: `x-api-key`), or OAuth2 client credentials
- * (A3) with a cached token refreshed shortly before expiry, ONE shared in-flight refresh for concurrent
- * calls, and a refresh on demand after a 401.
+ * Auth providers: a static bearer token, an API key (A2: `x-api-key`), OAuth2 client credentials (A3),
+ * or a `getToken` callback for tokens obtained elsewhere (SSO in a browser: the service's pages name AWS
+ * Cognito as the identity provider). The last two share one cached bearer token refreshed shortly
+ * before expiry, ONE in-flight refresh for concurrent calls, and a refresh on demand after a 401.
  */
 import { z } from "zod";
 import { HEADERS, OAUTH } from "../api/assumptions";
@@ -9,11 +10,28 @@ import { AuthenticationError, ConfigurationError, NetworkError, RiskPortalError,
 import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
 
-/** How the client authenticates. Exactly one of the three forms. */
+/** A token from {@link GetToken}, with its expiry when known (never known: it is used until a 401). */
+export interface TokenInfo {
+  token: string;
+  /** When it expires: a `Date` or epoch milliseconds. */
+  expiresAt?: Date | number;
+  /** Or its lifetime from now, seconds. */
+  expiresInSeconds?: number;
+}
+
+/**
+ * Gets an access token from wherever the caller has one (an SSO session, AWS Cognito's hosted UI, a
+ * company token broker). `reason`: `initial` (first call), `expired` (the last one reached its expiry),
+ * `unauthorized` (the service answered 401 with the last one). Concurrent calls share one invocation.
+ */
+export type GetToken = (context: { reason: "initial" | "expired" | "unauthorized"; signal: AbortSignal }) => string | TokenInfo | Promise<string | TokenInfo>;
+
+/** How the client authenticates. Exactly one of the four forms. */
 export type AuthOptions =
   | { token: string }
   | { apiKey: string }
-  | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string };
+  | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string }
+  | { getToken: GetToken };
 
 export interface AuthProvider {
   /** A short description without secrets, for `console.log(client)`. */
@@ -37,15 +55,19 @@ export interface AuthContext {
 }
 
 export function createAuthProvider(options: AuthOptions, context: AuthContext): AuthProvider {
-  if (!options || typeof options !== "object") throw new ConfigurationError("auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl }", { operation: "configure" });
-  const given = ["token", "apiKey", "clientId"].filter((k) => k in options);
+  if (!options || typeof options !== "object") throw new ConfigurationError("auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl } | { getToken }", { operation: "configure" });
+  const given = ["token", "apiKey", "clientId", "getToken"].filter((k) => k in options);
   if (given.length !== 1) {
-    throw new ConfigurationError(`auth needs exactly one of token, apiKey or clientId/clientSecret/tokenUrl; got ${given.length ? given.join(" and ") : "none"}`, {
+    throw new ConfigurationError(`auth needs exactly one of token, apiKey, clientId/clientSecret/tokenUrl or getToken; got ${given.length ? given.join(" and ") : "none"}`, {
       operation: "configure",
     });
   }
   if ("token" in options) return staticHeader(HEADERS.authorization, "Bearer ", requireText(options.token, "auth.token"), "bearer token", context);
   if ("apiKey" in options) return staticHeader(HEADERS.apiKey, "", requireText(options.apiKey, "auth.apiKey"), "API key", context);
+  if ("getToken" in options) {
+    if (typeof options.getToken !== "function") throw new ConfigurationError(`auth.getToken must be a function, got ${typeof options.getToken}`, { operation: "configure" });
+    return new TokenCallback(options.getToken, context);
+  }
   return new ClientCredentials(options, context);
 }
 
@@ -90,20 +112,115 @@ const tokenReply = z.looseObject({
 /** Lifetime assumed when the token endpoint does not say (`expires_in` is optional in RFC 6749). */
 const DEFAULT_LIFETIME_MS = 3_600_000;
 
-class ClientCredentials implements AuthProvider {
+type RefreshReason = "initial" | "expired" | "unauthorized";
+
+/**
+ * A bearer token kept until shortly before its expiry: one shared in-flight request for concurrent
+ * callers, a new token on demand after a 401. Subclasses say how a token is obtained.
+ */
+abstract class CachedBearer implements AuthProvider {
+  abstract readonly description: string;
+  abstract readonly identity: string;
+  #token?: { value: string; refreshAtMs: number };
+  #inFlight?: Promise<string>;
+  #obtained = false;
+
+  constructor(protected readonly context: AuthContext) {}
+
+  /** A new token and its lifetime (ms; undefined: unknown). Runs once for all concurrent callers. */
+  protected abstract obtain(reason: RefreshReason): Promise<{ value: string; lifetimeMs?: number }>;
+
+  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string> {
+    const cached = this.#token;
+    if (cached && this.context.now() < cached.refreshAtMs) {
+      headers[HEADERS.authorization] = `Bearer ${cached.value}`;
+      return cached.value;
+    }
+    return this.#current(signal, this.#obtained ? "expired" : "initial").then((token) => {
+      headers[HEADERS.authorization] = `Bearer ${token}`;
+      return token;
+    });
+  }
+
+  async refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean> {
+    // Only drop the cache if it still holds the rejected token: concurrent 401s share one refresh.
+    if (this.#token?.value === used) this.#token = undefined;
+    // The same token again cannot fare better: then the 401 stands.
+    return (await this.#current(signal, "unauthorized")) !== used;
+  }
+
+  #current(signal: AbortSignal, reason: RefreshReason): Promise<string> {
+    const cached = this.#token;
+    if (cached && this.context.now() < cached.refreshAtMs) return Promise.resolve(cached.value);
+    this.#inFlight ??= this.obtain(reason)
+      .then(({ value, lifetimeMs }) => {
+        this.context.redactor.add(value);
+        this.#obtained = true;
+        const life = lifetimeMs ?? Infinity;
+        // Refresh a little before expiry: the configured margin, but never more than a tenth of a short lifetime.
+        this.#token = { value, refreshAtMs: this.context.now() + life - Math.min(OAUTH.refreshMarginMs, life / 10) };
+        return value;
+      })
+      .finally(() => {
+        this.#inFlight = undefined;
+      });
+    return raceAbort(this.#inFlight, signal);
+  }
+}
+
+/** `auth: { getToken }`: tokens from the caller's callback. */
+class TokenCallback extends CachedBearer {
+  readonly description = "bearer token from getToken()";
+  // Constant: cache keys must survive a token refresh, and never depend on a secret.
+  readonly identity = "getToken callback";
+
+  constructor(
+    readonly getToken: GetToken,
+    context: AuthContext,
+  ) {
+    super(context);
+  }
+
+  protected async obtain(reason: RefreshReason): Promise<{ value: string; lifetimeMs?: number }> {
+    const { redactor, timeoutMs, now } = this.context;
+    const details = { operation: "token", method: "getToken" };
+    // The shared refresh belongs to no single caller: it has its own deadline, not a caller's signal.
+    const controller = new AbortController();
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(new Error(`getToken() did not answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    let got: unknown;
+    try {
+      got = await raceAbort(Promise.resolve().then(() => this.getToken({ reason, signal: controller.signal })), controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted) throw new TimeoutError(`getToken() did not answer within ${timeoutMs} ms`, details, timeoutMs);
+      // No token, so no call: the caller is unauthenticated (status 401), and the message says nothing was sent.
+      throw new AuthenticationError(redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`), { ...details, status: 401, cause: redactor.cause(error) });
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? (got as Partial<TokenInfo>) : {};
+    if (typeof info.token !== "string" || info.token.trim() === "") {
+      const what = got === null ? "null" : typeof got === "object" ? `an object with ${typeof info.token === "string" ? "an empty token" : `token of type ${typeof info.token}`}` : typeof got === "string" ? "an empty string" : `a ${typeof got}`;
+      throw new ConfigurationError(`auth.getToken must return a non-empty token string or { token, expiresAt?, expiresInSeconds? }; it returned ${what}`, { operation: "configure" });
+    }
+    redactor.add(info.token);
+    const expiresAt = info.expiresAt instanceof Date ? info.expiresAt.getTime() : info.expiresAt;
+    const lifetimeMs = typeof expiresAt === "number" && Number.isFinite(expiresAt) ? expiresAt - now() : typeof info.expiresInSeconds === "number" && info.expiresInSeconds > 0 ? info.expiresInSeconds * 1000 : undefined;
+    return { value: info.token, lifetimeMs };
+  }
+}
+
+class ClientCredentials extends CachedBearer {
   readonly description: string;
   readonly identity: string;
   readonly #clientId: string;
   readonly #clientSecret: string;
   readonly #tokenUrl: string;
   readonly #scope?: string;
-  readonly #context: AuthContext;
-  #token?: { value: string; refreshAtMs: number };
-  #inFlight?: Promise<string>;
   /** Token requests made so far (visible for tests and diagnostics). */
   tokenRequests = 0;
 
   constructor(options: { clientId: string; clientSecret: string; tokenUrl: string; scope?: string }, context: AuthContext) {
+    super(context);
     this.#clientId = requireText(options.clientId, "auth.clientId");
     this.#clientSecret = requireText(options.clientSecret, "auth.clientSecret");
     this.#tokenUrl = requireText(options.tokenUrl, "auth.tokenUrl");
@@ -113,43 +230,18 @@ class ClientCredentials implements AuthProvider {
       throw new ConfigurationError("auth.tokenUrl must be an absolute URL", { operation: "configure" });
     }
     this.#scope = options.scope;
-    this.#context = context;
     context.redactor.add(this.#clientSecret);
     this.description = `OAuth2 client credentials (client id ${this.#clientId})`;
     this.identity = `oauth2 ${this.#tokenUrl} ${this.#clientId}`;
   }
 
-  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string> {
-    const cached = this.#token;
-    if (cached && this.#context.now() < cached.refreshAtMs) {
-      headers[HEADERS.authorization] = `Bearer ${cached.value}`;
-      return cached.value;
-    }
-    return this.#current(signal).then((token) => {
-      headers[HEADERS.authorization] = `Bearer ${token}`;
-      return token;
-    });
+  protected obtain(): Promise<{ value: string; lifetimeMs?: number }> {
+    return this.#fetchToken();
   }
 
-  async refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean> {
-    // Only drop the cache if it still holds the rejected token: concurrent 401s share one refresh.
-    if (this.#token?.value === used) this.#token = undefined;
-    await this.#current(signal);
-    return true;
-  }
-
-  #current(signal: AbortSignal): Promise<string> {
-    const cached = this.#token;
-    if (cached && this.#context.now() < cached.refreshAtMs) return Promise.resolve(cached.value);
-    this.#inFlight ??= this.#fetchToken().finally(() => {
-      this.#inFlight = undefined;
-    });
-    return raceAbort(this.#inFlight, signal);
-  }
-
-  async #fetchToken(): Promise<string> {
+  async #fetchToken(): Promise<{ value: string; lifetimeMs: number }> {
     this.tokenRequests++;
-    const { fetch, redactor, timeoutMs } = this.#context;
+    const { fetch, redactor, timeoutMs } = this.context;
     const form = new URLSearchParams({ grant_type: OAUTH.grantType });
     if (this.#scope) form.set("scope", this.#scope);
     // RFC 6749 §2.3.1: id and secret are form-urlencoded before going into HTTP Basic.
@@ -197,11 +289,7 @@ class ClientCredentials implements AuthProvider {
       }
       const token = parsed.data.access_token;
       redactor.add(token);
-      const lifetimeMs = parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS;
-      // Refresh a little before expiry: the configured margin, but never more than a tenth of a short lifetime.
-      const marginMs = Math.min(OAUTH.refreshMarginMs, lifetimeMs / 10);
-      this.#token = { value: token, refreshAtMs: this.#context.now() + lifetimeMs - marginMs };
-      return token;
+      return { value: token, lifetimeMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS };
     } catch (error) {
       if (error instanceof RiskPortalError) throw error;
       throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, { ...details, cause: redactor.cause(error) });

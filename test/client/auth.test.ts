@@ -180,3 +180,101 @@ describe("OAuth2 client credentials", () => {
     expect(tokens.issued).toBe(1);
   });
 });
+
+describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
+  /** A loopback service that accepts only the bearer tokens in `valid`. */
+  function guard(valid: Set<string>) {
+    server.on(LOOKBACKS, (req) => (valid.has(String(req.headers.authorization).replace(/^Bearer /, "")) ? { body: { look_backs: ["1Y"] } } : { status: 401, body: { title: "Unauthorized", status: 401 } }));
+  }
+  const bearers = () => server.to(LOOKBACKS).map((r) => r.headers.authorization);
+
+  it("sends the callback's token as a bearer, and 20 concurrent cold calls share one getToken call", async () => {
+    guard(new Set(["sso-token-aaaa-1111"]));
+    const reasons: string[] = [];
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: {
+        getToken: async ({ reason }) => {
+          reasons.push(reason);
+          await new Promise((r) => setTimeout(r, 20));
+          return "sso-token-aaaa-1111";
+        },
+      },
+    });
+    await Promise.all(Array.from({ length: 20 }, () => rp.report.lookBacks()));
+    expect(reasons).toEqual(["initial"]);
+    expect(new Set(bearers())).toEqual(new Set(["Bearer sso-token-aaaa-1111"]));
+    expect(String(rp)).not.toContain("sso-token");
+  });
+
+  it("asks again shortly before the stated expiry, with reason expired", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.now();
+    guard(new Set(["tok-one-xxxxxxxx", "tok-two-xxxxxxxx"]));
+    const reasons: string[] = [];
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { getToken: ({ reason }) => (reasons.push(reason), { token: reasons.length === 1 ? "tok-one-xxxxxxxx" : "tok-two-xxxxxxxx", expiresInSeconds: 600 }) },
+    });
+    await rp.report.lookBacks();
+    vi.setSystemTime(t0 + 530_000); // within 60 s of expiry (a tenth of 600 s)
+    await rp.report.lookBacks();
+    vi.setSystemTime(t0 + 545_000);
+    await rp.report.lookBacks();
+    expect(reasons).toEqual(["initial", "expired"]);
+    expect(bearers()).toEqual(["Bearer tok-one-xxxxxxxx", "Bearer tok-one-xxxxxxxx", "Bearer tok-two-xxxxxxxx"]);
+  });
+
+  it("after a 401 asks with reason unauthorized and re-sends once with the new token; the same token again lets the 401 stand", async () => {
+    const valid = new Set(["fresh-token-yyyyyyy"]);
+    guard(valid);
+    const given = ["stale-token-zzzzzzz", "fresh-token-yyyyyyy"];
+    const reasons: string[] = [];
+    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: ({ reason }) => (reasons.push(reason), given.shift() ?? "fresh-token-yyyyyyy") } });
+    expect((await rp.report.lookBacks()).look_backs).toEqual(["1Y"]);
+    expect(reasons).toEqual(["initial", "unauthorized"]);
+    expect(bearers()).toEqual(["Bearer stale-token-zzzzzzz", "Bearer fresh-token-yyyyyyy"]);
+
+    valid.clear(); // the service now refuses it, and the callback has nothing better
+    const error = await rp.report.lookBacks().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(reasons).toEqual(["initial", "unauthorized", "unauthorized"]);
+    expect(bearers().slice(2)).toEqual(["Bearer fresh-token-yyyyyyy"]); // not re-sent with the same token
+  });
+
+  it("a callback that throws is an AuthenticationError saying nothing was sent", async () => {
+    guard(new Set());
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: {
+        getToken: () => {
+          throw new Error("SSO session expired");
+        },
+      },
+    });
+    const error = await rp.report.lookBacks().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toMatch(/^getToken\(\) failed, nothing was sent: SSO session expired/);
+    expect(server.to(LOOKBACKS)).toHaveLength(0);
+  });
+
+  it("never shows a token it was given in an error, its JSON or inspect output", async () => {
+    guard(new Set()); // every token refused
+    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "secret-sso-token-kkkkkkk" } });
+    const error = await rp.report.lookBacks().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const { inspect } = await import("node:util");
+    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 8 }), inspect(rp)]) expect(text).not.toContain("secret-sso-token-kkkkkkk");
+  });
+
+  it("a callback returning no usable token, or a getToken that is not a function, is a ConfigurationError", async () => {
+    for (const bad of [undefined, "", { token: 42 }, null]) {
+      const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => bad as never } });
+      const error = await rp.report.lookBacks().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toMatch(/^auth\.getToken must return a non-empty token string or \{ token, expiresAt\?, expiresInSeconds\? \}; it returned /);
+    }
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: "tok" as never } })).toThrow(/^auth\.getToken must be a function, got string$/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } as never })).toThrow(/exactly one of token, apiKey, clientId\/clientSecret\/tokenUrl or getToken; got apiKey and getToken/);
+  });
+});
