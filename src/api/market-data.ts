@@ -96,6 +96,7 @@ export const uploadBondPriceData = defineOperation({
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.uploadBondPriceResponse,
+  whenOutcomeUnknown: "To check: once bootstrapped, the prices show as BOND points in RateAsset for their currency and date.",
 });
 
 /** 2. POST /api/MarketData/UploadEquityVolCurves */
@@ -110,4 +111,5 @@ export const uploadEquityVolCurves = defineOperation({
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.uploadEquityVolCurvesResponse,
+  whenOutcomeUnknown: "To check: look for the curves in the portal's market data before re-sending.",
 });

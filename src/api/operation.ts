@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { RetryClass, UnknownFieldsPolicy } from "./assumptions";
 import { DEFAULT_BRAND, brandOf, parseTypeName, toBrand, toNeutral, type Brand } from "./brand";
-import { isRecord } from "./guards";
+import { isRecord, jsonShapeIssue } from "./guards";
 
 export { isRecord } from "./guards";
 
@@ -39,6 +39,11 @@ export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.Z
   readonly outcome?: boolean;
   /** The `$type` of the success response, without the brand (for the simulator and docs). */
   readonly responseType?: string;
+  /**
+   * Writes: how a caller can tell whether the server applied a call whose answer was lost, for the
+   * error that says the outcome is unknown.
+   */
+  readonly whenOutcomeUnknown?: string;
 }
 
 export type RequestInput<Op extends OperationDef> = z.input<Op["request"]>;
@@ -118,9 +123,16 @@ function typeMessage(given: string, expectedType: string | undefined, brand: Bra
  */
 export function encodeRequest(op: OperationDef, input: unknown, options: WireOptions = {}): EncodeResult {
   const brand = typeof options.brand === "string" || options.brand === undefined ? brandOf(options.brand) : options.brand;
+  // Before anything recursive: a value nested thousands deep must be an issue, not a stack overflow.
+  const tooDeep = jsonShapeIssue(input, { finite: false });
+  if (tooDeep) return { ok: false, issues: [tooDeep] };
   const read = readRequest(op, input ?? {}, { ...options, brand, side: "client" });
   if (!read.ok) return read;
   if (op.requestIn === "none") return { ok: true };
+  // Fields the schema lets through as they are (unknown trade-event variants, `unknownFields: "send"`)
+  // must not turn NaN or Infinity into a silent null on the wire.
+  const notJson = jsonShapeIssue(read.value);
+  if (notJson) return { ok: false, issues: [notJson] };
   if (op.requestIn === "query") {
     const query: Record<string, string> = {};
     for (const [k, v] of Object.entries(read.value)) if (v !== undefined && v !== null) query[k] = String(v);

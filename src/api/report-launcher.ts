@@ -124,6 +124,7 @@ export const varReportLauncherItemCreate = defineOperation({
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.baseResponse,
+  whenOutcomeUnknown: "To check: look for the item in the portal's report launcher; re-sending creates a second item.",
 });
 
 /** 8. POST /api/ReportLauncher/RiskReportLauncherItemCreate */
@@ -138,4 +139,5 @@ export const riskReportLauncherItemCreate = defineOperation({
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.baseResponse,
+  whenOutcomeUnknown: "To check: look for the item in the portal's report launcher; re-sending creates a second item.",
 });

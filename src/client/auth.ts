@@ -41,10 +41,12 @@ export interface AuthProvider {
   /**
    * Sets the credential header (lower-case name) and returns the credential used, so a 401 can tell
    * whether it is stale. Synchronous when the credential is at hand (static ones, a cached token).
+   * `deadlineAtMs` is the calling request's own deadline (clock of `now`): a shared token request lasts as
+   * long as the latest deadline of the calls waiting for it.
    */
-  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string>;
+  apply(headers: Record<string, string>, signal: AbortSignal, deadlineAtMs?: number): string | Promise<string>;
   /** After a 401: get a fresh credential if that can help. True when the request should be re-sent once. */
-  refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean>;
+  refreshAfterUnauthorized(used: string, signal: AbortSignal, deadlineAtMs?: number): Promise<boolean>;
 }
 
 export interface AuthContext {
@@ -117,42 +119,54 @@ type RefreshReason = "initial" | "expired" | "unauthorized";
 /**
  * A bearer token kept until shortly before its expiry: one shared in-flight request for concurrent
  * callers, a new token on demand after a 401. Subclasses say how a token is obtained.
+ *
+ * The shared request belongs to no single caller: it is aborted at the latest deadline of the calls
+ * waiting for it (each joining call moves it later if its own deadline is later), never at the first
+ * caller's; each caller stops waiting at its own deadline.
  */
 abstract class CachedBearer implements AuthProvider {
   abstract readonly description: string;
   abstract readonly identity: string;
   #token?: { value: string; refreshAtMs: number };
-  #inFlight?: Promise<string>;
+  #inFlight?: { promise: Promise<string>; deadline: SharedDeadline };
   #obtained = false;
 
   constructor(protected readonly context: AuthContext) {}
 
-  /** A new token and its lifetime (ms; undefined: unknown). Runs once for all concurrent callers. */
-  protected abstract obtain(reason: RefreshReason): Promise<{ value: string; lifetimeMs?: number }>;
+  /**
+   * A new token and its lifetime (ms; undefined: unknown). Runs once for all concurrent callers; `signal`
+   * aborts when the last waiting caller's deadline has passed (then throw a TimeoutError).
+   */
+  protected abstract obtain(reason: RefreshReason, signal: AbortSignal): Promise<{ value: string; lifetimeMs?: number }>;
 
-  apply(headers: Record<string, string>, signal: AbortSignal): string | Promise<string> {
+  apply(headers: Record<string, string>, signal: AbortSignal, deadlineAtMs?: number): string | Promise<string> {
     const cached = this.#token;
     if (cached && this.context.now() < cached.refreshAtMs) {
       headers[HEADERS.authorization] = `Bearer ${cached.value}`;
       return cached.value;
     }
-    return this.#current(signal, this.#obtained ? "expired" : "initial").then((token) => {
+    return this.#current(signal, this.#obtained ? "expired" : "initial", deadlineAtMs).then((token) => {
       headers[HEADERS.authorization] = `Bearer ${token}`;
       return token;
     });
   }
 
-  async refreshAfterUnauthorized(used: string, signal: AbortSignal): Promise<boolean> {
+  async refreshAfterUnauthorized(used: string, signal: AbortSignal, deadlineAtMs?: number): Promise<boolean> {
     // Only drop the cache if it still holds the rejected token: concurrent 401s share one refresh.
     if (this.#token?.value === used) this.#token = undefined;
     // The same token again cannot fare better: then the 401 stands.
-    return (await this.#current(signal, "unauthorized")) !== used;
+    return (await this.#current(signal, "unauthorized", deadlineAtMs)) !== used;
   }
 
-  #current(signal: AbortSignal, reason: RefreshReason): Promise<string> {
+  #current(signal: AbortSignal, reason: RefreshReason, deadlineAtMs = this.context.now() + this.context.timeoutMs): Promise<string> {
     const cached = this.#token;
     if (cached && this.context.now() < cached.refreshAtMs) return Promise.resolve(cached.value);
-    this.#inFlight ??= this.obtain(reason)
+    if (this.#inFlight) {
+      this.#inFlight.deadline.extendTo(deadlineAtMs);
+      return raceAbort(this.#inFlight.promise, signal);
+    }
+    const deadline = new SharedDeadline(this.context.now, deadlineAtMs);
+    const promise = this.obtain(reason, deadline.signal)
       .then(({ value, lifetimeMs }) => {
         this.context.redactor.add(value);
         this.#obtained = true;
@@ -162,9 +176,57 @@ abstract class CachedBearer implements AuthProvider {
         return value;
       })
       .finally(() => {
+        deadline.dispose();
         this.#inFlight = undefined;
       });
-    return raceAbort(this.#inFlight, signal);
+    this.#inFlight = { promise, deadline };
+    return raceAbort(promise, signal);
+  }
+}
+
+/** Longest delay `setTimeout` honours; a later deadline is none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** An abort signal at a deadline that can be moved later (never earlier). */
+class SharedDeadline {
+  readonly #controller = new AbortController();
+  #atMs: number;
+  #timer?: ReturnType<typeof setTimeout>;
+  readonly startedMs: number;
+
+  constructor(
+    readonly now: () => number,
+    atMs: number,
+  ) {
+    this.startedMs = now();
+    this.#atMs = atMs;
+    this.#arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** How long the shared request was given, for its error message. */
+  get allowedMs(): number {
+    return this.#atMs - this.startedMs;
+  }
+
+  extendTo(atMs: number): void {
+    if (!(atMs > this.#atMs) || this.#controller.signal.aborted) return;
+    this.#atMs = atMs;
+    this.#arm();
+  }
+
+  dispose(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #arm(): void {
+    this.dispose();
+    const delay = this.#atMs - this.now();
+    if (!Number.isFinite(delay) || delay > MAX_TIMER_MS) return;
+    this.#timer = setTimeout(() => this.#controller.abort(), Math.max(0, delay));
   }
 }
 
@@ -181,21 +243,17 @@ class TokenCallback extends CachedBearer {
     super(context);
   }
 
-  protected async obtain(reason: RefreshReason): Promise<{ value: string; lifetimeMs?: number }> {
-    const { redactor, timeoutMs, now } = this.context;
+  protected async obtain(reason: RefreshReason, signal: AbortSignal): Promise<{ value: string; lifetimeMs?: number }> {
+    const { redactor, now } = this.context;
     const details = { operation: "token", method: "getToken" };
-    // The shared refresh belongs to no single caller: it has its own deadline, not a caller's signal.
-    const controller = new AbortController();
-    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(new Error(`getToken() did not answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const started = now();
     let got: unknown;
     try {
-      got = await raceAbort(Promise.resolve().then(() => this.getToken({ reason, signal: controller.signal })), controller.signal);
+      got = await raceAbort(Promise.resolve().then(() => this.getToken({ reason, signal })), signal);
     } catch (error) {
-      if (controller.signal.aborted) throw new TimeoutError(`getToken() did not answer within ${timeoutMs} ms`, details, timeoutMs);
+      if (signal.aborted) throw new TimeoutError(`getToken() did not answer within ${now() - started} ms`, details, now() - started);
       // No token, so no call: the caller is unauthenticated (status 401), and the message says nothing was sent.
       throw new AuthenticationError(redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`), { ...details, status: 401, cause: redactor.cause(error) });
-    } finally {
-      if (timer) clearTimeout(timer);
     }
     const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? (got as Partial<TokenInfo>) : {};
     if (typeof info.token !== "string" || info.token.trim() === "") {
@@ -235,22 +293,20 @@ class ClientCredentials extends CachedBearer {
     this.identity = `oauth2 ${this.#tokenUrl} ${this.#clientId}`;
   }
 
-  protected obtain(): Promise<{ value: string; lifetimeMs?: number }> {
-    return this.#fetchToken();
+  protected obtain(_reason: RefreshReason, signal: AbortSignal): Promise<{ value: string; lifetimeMs?: number }> {
+    return this.#fetchToken(signal);
   }
 
-  async #fetchToken(): Promise<{ value: string; lifetimeMs: number }> {
+  async #fetchToken(signal: AbortSignal): Promise<{ value: string; lifetimeMs: number }> {
     this.tokenRequests++;
-    const { fetch, redactor, timeoutMs } = this.context;
+    const { fetch, redactor, now } = this.context;
+    const started = now();
     const form = new URLSearchParams({ grant_type: OAUTH.grantType });
     if (this.#scope) form.set("scope", this.#scope);
     // RFC 6749 §2.3.1: id and secret are form-urlencoded before going into HTTP Basic.
     const basic = Buffer.from(`${encodeURIComponent(this.#clientId)}:${encodeURIComponent(this.#clientSecret)}`).toString("base64");
     redactor.add(basic); // the encoded credentials are as secret as the secret itself
     const details = { operation: "token", method: "POST", url: redactor.text(this.#tokenUrl) };
-    // The shared refresh belongs to no single caller, so it has its own timeout, not a caller's signal.
-    const controller = new AbortController();
-    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(), timeoutMs) : undefined;
     try {
       let response: Response;
       try {
@@ -258,10 +314,10 @@ class ClientCredentials extends CachedBearer {
           method: "POST",
           headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
           body: form.toString(),
-          signal: controller.signal,
+          signal,
         });
       } catch (error) {
-        if (controller.signal.aborted) throw new TimeoutError(`token request timed out after ${timeoutMs} ms`, details, timeoutMs);
+        if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
         throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, { ...details, cause: redactor.cause(error) });
       }
       const text = await response.text();
@@ -292,9 +348,8 @@ class ClientCredentials extends CachedBearer {
       return { value: token, lifetimeMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS };
     } catch (error) {
       if (error instanceof RiskPortalError) throw error;
+      if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
       throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, { ...details, cause: redactor.cause(error) });
-    } finally {
-      if (timer) clearTimeout(timer);
     }
   }
 }

@@ -5,9 +5,16 @@
  * declared `cacheable` (answers that depend on the request alone) are cached; report statuses and API
  * keys are not. A successful write through the client (an upload, a launch) empties the cache, since
  * it may change what the reads return.
+ *
+ * Safe to share: concurrent identical reads share one request and one write (single flight); each disk
+ * write goes to a temporary file of its own and is renamed into place, so readers in this or another
+ * process see a whole entry or none; files in the directory that are not entries of ours are left
+ * alone and never answer a request; a directory that cannot be used is refused once, when the cache is
+ * made, rather than failing every call.
  */
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, statSync } from "node:fs";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "./errors";
 
@@ -21,7 +28,7 @@ export interface CacheOptions {
 }
 
 export interface CacheStats {
-  /** Calls answered from the cache. */
+  /** Calls answered from the cache, or by joining an identical call already in flight. */
   hits: number;
   /** Calls the cache could not answer (sent to the server). */
   misses: number;
@@ -45,14 +52,22 @@ interface Stored extends CacheEntry {
 export const DEFAULT_CACHE_TTL_MS = 600_000;
 export const DEFAULT_CACHE_ENTRIES = 256;
 
+/** Our entry files: 32 hex digits and `.json`. Anything else in the directory is not ours. */
+const ENTRY_FILE = /^[0-9a-f]{32}\.json$/;
+/** Per-process prefix of temporary files, so two processes (or two caches) never write the same one. */
+const TEMP_TAG = `${process.pid}.${randomBytes(4).toString("hex")}`;
+let tempCounter = 0;
+
 export class ResponseCache {
   readonly ttlMs: number;
   readonly maxEntries: number;
   readonly dir?: string;
   readonly #memory = new Map<string, Stored>();
+  readonly #inFlight = new Map<string, Promise<CacheEntry>>();
   readonly #now: () => number;
   #hits = 0;
   #misses = 0;
+  #generation = 0;
 
   constructor(options: CacheOptions = {}, now: () => number = Date.now) {
     this.ttlMs = options.ttlMs ?? DEFAULT_CACHE_TTL_MS;
@@ -62,12 +77,21 @@ export class ResponseCache {
     if (options.dir !== undefined) {
       if (typeof options.dir !== "string" || !options.dir.trim()) throw new ConfigurationError("cache.dir must be a directory path", { operation: "configure" });
       this.dir = path.resolve(options.dir);
+      prepareDirectory(this.dir);
     }
     this.#now = now;
   }
 
   get stats(): CacheStats {
     return { hits: this.#hits, misses: this.#misses, entries: this.#memory.size };
+  }
+
+  /**
+   * Bumped by {@link clear}: a read that started before a write must not store its (older) answer after
+   * the write emptied the cache. Pass the value seen at the start of the read to {@link set}.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** The fresh entry for `key` (memory, then disk), counting a hit or a miss. */
@@ -83,23 +107,71 @@ export class ResponseCache {
     return found;
   }
 
-  async set(key: string, entry: CacheEntry): Promise<void> {
+  /**
+   * Single flight: the answer of an identical call already in flight, if there is one (counted as a
+   * hit); `undefined` when this caller should ask the server itself.
+   */
+  joinInFlight(key: string): Promise<CacheEntry> | undefined {
+    const pending = this.#inFlight.get(key);
+    if (pending) {
+      this.#hits++;
+      this.#misses = Math.max(0, this.#misses - 1); // the get() before this counted a miss
+    }
+    return pending;
+  }
+
+  /** Registers the call that will answer `key`, so that identical calls join it until it settles. */
+  lead(key: string, answer: Promise<CacheEntry>): void {
+    this.#inFlight.set(key, answer);
+    const forget = () => {
+      if (this.#inFlight.get(key) === answer) this.#inFlight.delete(key);
+    };
+    answer.then(forget, forget);
+  }
+
+  /**
+   * Stores an entry in memory and, with a directory, on disk (a temporary file of its own, renamed into
+   * place). Skipped when the cache was cleared since `generation` (a write happened meanwhile). A disk
+   * that refuses the write is a {@link ConfigurationError} naming the file.
+   */
+  async set(key: string, entry: CacheEntry, generation = this.#generation): Promise<void> {
+    if (generation !== this.#generation) return;
     const stored: Stored = { key, storedAtMs: this.#now(), ...entry };
     this.#remember(stored);
     if (!this.dir) return;
-    await mkdir(this.dir, { recursive: true });
     const file = this.#file(key);
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(stored));
-    await rename(temp, file);
+    const temp = path.join(this.dir, `.${path.basename(file)}.${TEMP_TAG}.${++tempCounter}.tmp`);
+    try {
+      await writeFile(temp, JSON.stringify(stored));
+      await rename(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException).code;
+      // Something not ours holds the entry's name (a directory): leave it alone; memory still has the entry.
+      if (code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST") return;
+      throw new ConfigurationError(`the response cache could not write ${file}: ${(error as Error).message}`, { operation: "cache", cause: error });
+    }
   }
 
-  /** Forgets every entry, in memory and on disk. */
+  /** Forgets every entry, in memory and on disk (only files that are entries of ours). */
   async clear(): Promise<void> {
+    this.#generation++;
     this.#memory.clear();
     if (!this.dir) return;
-    const names = await readdir(this.dir).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.endsWith(".json")).map((n) => rm(path.join(this.dir!, n), { force: true })));
+    let names: string[];
+    try {
+      names = (await readdir(this.dir, { withFileTypes: true })).filter((d) => d.isFile() && ENTRY_FILE.test(d.name)).map((d) => d.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw new ConfigurationError(`the response cache could not list ${this.dir}: ${(error as Error).message}`, { operation: "cache", cause: error });
+    }
+    await Promise.all(
+      names.map((n) =>
+        rm(path.join(this.dir!, n), { force: true }).catch((error: Error) => {
+          throw new ConfigurationError(`the response cache could not remove ${path.join(this.dir!, n)}: ${error.message}`, { operation: "cache", cause: error });
+        }),
+      ),
+    );
   }
 
   #fresh(stored: Stored | undefined): Stored | undefined {
@@ -114,18 +186,43 @@ export class ResponseCache {
 
   async #readDisk(key: string): Promise<Stored | undefined> {
     if (!this.dir) return undefined;
+    let stored: unknown;
     try {
-      const stored = JSON.parse(await readFile(this.#file(key), "utf8")) as Stored;
-      // A hash collision or a hand-edited file must not answer for another request.
-      return stored.key === key ? this.#fresh(stored) : undefined;
+      stored = JSON.parse(await readFile(this.#file(key), "utf8"));
     } catch {
-      return undefined;
+      return undefined; // absent, not a file, or not JSON: not an entry of ours
     }
+    // A hash collision, a hand-edited or foreign file must not answer for another request.
+    return isStored(stored) && stored.key === key ? this.#fresh(stored) : undefined;
   }
 
   #file(key: string): string {
     return path.join(this.dir!, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
   }
+}
+
+function isStored(value: unknown): value is Stored {
+  const v = value as Partial<Stored> | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.key === "string" &&
+    typeof v.text === "string" &&
+    typeof v.receivedAt === "string" &&
+    typeof v.storedAtMs === "number" &&
+    Number.isFinite(v.storedAtMs) &&
+    (v.requestId === undefined || typeof v.requestId === "string")
+  );
+}
+
+/** Creates the cache directory, or refuses a path that cannot be one: once, when the cache is made. */
+function prepareDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError(`cache.dir ${dir} cannot be used as the response cache's directory: ${(error as Error).message}`, { operation: "configure", cause: error });
+  }
+  if (!statSync(dir).isDirectory()) throw new ConfigurationError(`cache.dir ${dir} is not a directory`, { operation: "configure" });
 }
 
 /** A fingerprint of a credential for cache keys: never the credential itself. */

@@ -17,7 +17,18 @@ export interface ErrorDetails {
   /** The parsed response body (JSON, or text when it was not JSON), secrets masked. */
   body?: unknown;
   cause?: unknown;
+  /** For writes: what is known of the call's effect on the server (see {@link WriteOutcome}). */
+  outcome?: WriteOutcome;
 }
+
+/**
+ * What a failed write did on the server, as far as the client can know:
+ * - `not-applied`: the request provably never reached the server, or the server refused it (4xx);
+ * - `unknown`: it went out, but its answer was lost (connection broken, timeout, 5xx): the server may
+ *   have applied it, and re-sending it may apply it twice;
+ * - `applied`: the server answered success, but something on this machine failed afterwards.
+ */
+export type WriteOutcome = "not-applied" | "unknown" | "applied";
 
 /** Base of every error this library throws. */
 export class RiskPortalError extends Error {
@@ -27,6 +38,8 @@ export class RiskPortalError extends Error {
   readonly status?: number;
   readonly requestId?: string;
   readonly body?: unknown;
+  /** Writes only: whether the server applied it (`unknown` means it may have: check before re-sending). */
+  readonly outcome?: WriteOutcome;
 
   constructor(message: string, details: ErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -37,11 +50,26 @@ export class RiskPortalError extends Error {
     this.status = details.status;
     this.requestId = details.requestId;
     this.body = details.body;
+    if (details.outcome !== undefined) this.outcome = details.outcome;
   }
 }
 
 /** The client's configuration is incomplete or contradictory (e.g. a missing environment variable). */
 export class ConfigurationError extends RiskPortalError {}
+
+/**
+ * A cassette file is unreadable, corrupt or cannot be written: a local fault, never retried against the
+ * server. `file` names the cassette; `exchange` the index of the bad exchange, when one is at fault.
+ */
+export class CassetteError extends ConfigurationError {
+  readonly file: string;
+  readonly exchange?: number;
+  constructor(message: string, details: ErrorDetails, file: string, exchange?: number) {
+    super(message, details);
+    this.file = file;
+    this.exchange = exchange;
+  }
+}
 
 /** A request argument is invalid; nothing was sent. `issues` name each field path and the reason. */
 export class RequestValidationError extends RiskPortalError {
@@ -114,7 +142,10 @@ export class TimeoutError extends RiskPortalError {
 /** The caller's AbortSignal aborted the call; `cause` is the signal's reason. */
 export class AbortError extends RiskPortalError {}
 
-/** The request could not reach the server or the connection broke (DNS, refused, reset). `cause` has the original. */
+/**
+ * A transport failure: the server could not be reached (DNS, refused) or the connection broke (reset,
+ * a body cut off). `cause` has the original. For a write, `outcome` says whether it may have been applied.
+ */
 export class NetworkError extends RiskPortalError {}
 
 const STATUS_CLASSES: Record<number, typeof HttpError> = {
@@ -126,7 +157,7 @@ const STATUS_CLASSES: Record<number, typeof HttpError> = {
 };
 
 /** Picks the error class for an HTTP failure and writes a message that says what the server said. */
-export function errorFromResponse(details: ErrorDetails & { status: number; statusText?: string }): HttpError {
+export function errorFromResponse(details: ErrorDetails & { status: number; statusText?: string; note?: string }): HttpError {
   const Class = STATUS_CLASSES[details.status] ?? (details.status >= 500 ? ServerError : HttpError);
   const parsed = problemDetails.safeParse(details.body);
   const problem = parsed.success && (parsed.data.title || parsed.data.detail) ? parsed.data : undefined;
@@ -135,8 +166,9 @@ export function errorFromResponse(details: ErrorDetails & { status: number; stat
   else if (typeof details.body === "string") said = details.body.slice(0, 300);
   else if (details.body !== undefined) said = JSON.stringify(details.body).slice(0, 300);
   const head = `${details.operation} failed: HTTP ${details.status}${details.statusText ? ` ${details.statusText}` : ""}`;
-  const message = `${head}${said ? ` — ${said}` : ""}${details.requestId ? ` (request id ${details.requestId})` : ""}`;
-  return new Class(message, details, problem);
+  const message = `${head}${said ? ` — ${said}` : ""}${details.requestId ? ` (request id ${details.requestId})` : ""}${details.note ? `. ${details.note}` : ""}`;
+  const { note: _note, ...rest } = details;
+  return new Class(message, rest, problem);
 }
 
 /** `a.b: reason; c[2]: reason` — field issues in one line. */

@@ -6,12 +6,14 @@
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
 import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
-import type { AuthProvider } from "./auth";
-import type { ResponseCache } from "./cache";
+import { raceAbort, type AuthProvider } from "./auth";
+import type { CacheEntry, ResponseCache } from "./cache";
 import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
 import { replayResponse, type Cassette, type Exchange } from "./cassette";
 import {
   AbortError,
+  CassetteError,
+  ConfigurationError,
   NetworkError,
   OperationFailedError,
   RateLimitError,
@@ -25,7 +27,7 @@ import {
 } from "./errors";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
-import { backoffDelayMs, isRetryable, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
+import { backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */
 export interface CallOptions {
@@ -74,15 +76,31 @@ export interface PipelineConfig {
   cache?: ResponseCache;
 }
 
+/** What the server (or a cassette) answered with a success status, before decoding. */
+interface Received {
+  status: number;
+  text: string;
+  receivedAt: string;
+  requestId?: string;
+  /** The cassette exchange, when a cassette answered. */
+  replayed?: Exchange;
+}
+
+/** Longest delay `setTimeout` honours (about 24.8 days); a longer deadline is no deadline. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Sends one operation and returns its validated response. */
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
   const { redactor } = config;
+  const timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
+  const retry = callRetry(config.retry, options.retry, op.name);
   const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
   let url = config.baseUrl + op.path;
+  const write = op.retry === "write";
   // Error details are built only when something fails: redacting the URL on every call costs.
   const details = (extra?: Partial<ErrorDetails>): ErrorDetails => ({ operation: op.name, method: op.method, url: redactor.text(url), ...extra });
   if (!encoded.ok) {
-    throw new RequestValidationError(redactor.text(`${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`), details(), redactor.value(encoded.issues));
+    throw new RequestValidationError(redactor.text(`${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`), details(write ? { outcome: "not-applied" } : {}), redactor.value(encoded.issues));
   }
   if (encoded.query && Object.keys(encoded.query).length) url += `?${new URLSearchParams(encoded.query).toString()}`;
   const body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
@@ -103,24 +121,29 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
     ...(requestId === undefined ? {} : { requestId }),
     ...(replayed ? { cassette: cassette!.path } : {}),
   });
+  const decode = (got: { status: number; text: string; requestId?: string }) => decodeResponse(op, got.text, () => details({ status: got.status, requestId: got.requestId }), options, redactor);
 
   const cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
   const cacheKey = cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(request())}` : "";
   if (cache && options.cache !== "refresh") {
     const hit = await cache.get(cacheKey);
-    if (hit) {
-      const data = decodeResponse(op, hit.text, () => details({ status: 200, requestId: hit.requestId }), options, redactor);
-      return attachProvenance(data, provenance("cache", hit.receivedAt, hit.requestId));
-    }
+    if (hit) return attachProvenance(decode({ status: 200, ...hit }), provenance("cache", hit.receivedAt, hit.requestId));
   }
 
-  const retry = options.retry === undefined ? config.retry : resolveRetry(config.retry, options.retry);
-  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   const startedMs = config.now();
   const deadline = new AbortController();
-  const timer = Number.isFinite(timeoutMs) ? setTimeout(() => deadline.abort(), timeoutMs) : undefined;
+  const timer = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => deadline.abort(), timeoutMs) : undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-  let refreshed = false;
+  /** Whether a request of this call has left for the server (a write's answer may then be lost, not its effect). */
+  let sent = false;
+  const howToCheck = () => (op.whenOutcomeUnknown ? ` ${op.whenOutcomeUnknown}` : "");
+  /** The call's own deadline or the caller's abort, as the error that says so. */
+  const stopped = (waiting: string): RiskPortalError => {
+    const unknown = write && sent ? { outcome: "unknown" as const } : {};
+    const note = write && sent ? `; the request had been sent, so the server may have applied it.${howToCheck()}` : "";
+    if (deadline.signal.aborted) return new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${waiting}${note}`, details(unknown), timeoutMs);
+    return new AbortError(`${op.name} was aborted by the caller${note}`, details({ ...unknown, cause: redactor.cause(options.signal?.reason) }));
+  };
 
   /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
   const exchange = async (): Promise<Response> => {
@@ -129,65 +152,149 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
       const headers: Record<string, string> = { ...config.headers };
       if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
       if (body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
-      const applied = config.auth.apply(headers, signal);
+      const applied = config.auth.apply(headers, signal, startedMs + timeoutMs);
       const used = typeof applied === "string" ? applied : await applied;
+      sent = true;
       return { used, response: await config.fetch(url, { method: op.method, headers, body, signal }) };
     };
     const first = await attemptOnce();
     if (first.response.status !== 401 || refreshed) return first.response;
     refreshed = true;
-    if (!(await config.auth.refreshAfterUnauthorized(first.used, signal))) return first.response;
+    if (!(await config.auth.refreshAfterUnauthorized(first.used, signal, startedMs + timeoutMs))) return first.response;
     await first.response.body?.cancel().catch(() => undefined);
     return (await attemptOnce()).response;
   };
+  let refreshed = false;
 
-  try {
+  /** Attempts until one succeeds, fails for good, or the deadline leaves no room for another. */
+  const attempts = async (): Promise<Received> => {
     for (let attempt = 1; ; attempt++) {
       let failure: RiskPortalError;
+      let retryable: boolean;
       let retryAfterMs: number | undefined;
+      // A cassette answers first; what it cannot answer goes to the server (and is recorded), unless replaying.
+      // Its faults are CassetteErrors naming the file: local, never retried against the server.
+      const replayed = cassette?.take(request());
+      if (!replayed && cassette && !cassette.records) throw cassette.miss(op.name, request(), details());
+      let status: number | undefined;
       try {
-        // A cassette answers first; what it cannot answer goes to the server (and is recorded), unless replaying.
-        const replayed = cassette?.take(request());
-        if (!replayed && cassette && !cassette.records) throw cassette.miss(op.name, request(), details());
         const response = replayed ? replayResponse(replayed) : await exchange();
+        status = response.status;
         const text = await response.text();
         const receivedAt = replayed?.receivedAt ?? new Date(config.now()).toISOString();
-        if (!replayed && cassette) cassette.record(op.name, request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, redactor);
+        if (!replayed && cassette) record(response, text, receivedAt);
         const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-        if (response.ok) {
-          const data = decodeResponse(op, text, () => details({ status: response.status, requestId }), options, redactor);
-          if (cache && !replayed) await cache.set(cacheKey, { text: redactor.text(text), receivedAt, ...(requestId === undefined ? {} : { requestId }) });
-          // A write may change what reads return.
-          if (op.retry === "write" && config.cache) await config.cache.clear();
-          return attachProvenance(data, provenance(replayed ? "cassette" : "live", receivedAt, requestId, replayed));
-        }
+        if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed };
         retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
-        failure = errorFromResponse({ ...details(), status: response.status, statusText: response.statusText, requestId, body: redactor.value(parseBody(text)) });
+        const unknown = write && response.status >= 500;
+        failure = errorFromResponse({
+          ...details(write ? { outcome: unknown ? "unknown" : "not-applied" } : {}),
+          status: response.status,
+          statusText: response.statusText,
+          requestId,
+          body: redactor.value(parseBody(text)),
+          ...(unknown ? { note: `The server failed after receiving the request: it may have applied it.${howToCheck()}` } : {}),
+        });
         if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
-        if (!isRetryable(op.retry, { status: response.status }, retry)) throw failure;
+        retryable = isRetryable(op.retry, { status: response.status }, retry);
       } catch (error) {
         if (error instanceof RiskPortalError) throw error;
-        if (deadline.signal.aborted) {
-          throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${attempt > 1 ? ` (${attempt} attempts)` : ""}`, details(), timeoutMs);
-        }
-        if (options.signal?.aborted) throw new AbortError(`${op.name} was aborted by the caller`, details({ cause: redactor.cause(options.signal.reason) }));
-        const reason = redactor.text(describeNetworkError(error));
-        failure = new NetworkError(`${op.name} failed: could not reach ${redactor.text(new URL(url).origin)}: ${reason}`, details({ cause: redactor.cause(error) }));
-        if (!isRetryable(op.retry, { networkError: error }, retry)) throw failure;
+        if (signal.aborted) throw stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
+        if (replayed) throw new CassetteError(`${op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, details(), cassette!.path);
+        failure = transportFailure(error, status);
+        retryable = isRetryable(op.retry, { networkError: error }, retry);
       }
-      if (attempt > retry.limit) throw failure;
+      if (!retryable || attempt > retry.limit) throw failure;
       if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
       const delayMs = retryAfterMs ?? backoffDelayMs(attempt, retry);
       // Waiting past the deadline only turns a clear error into a timeout.
       if (config.now() - startedMs + delayMs >= timeoutMs) throw failure;
       retry.onRetry?.({ operation: op.name, attempt, delayMs, status: failure.status, error: failure });
       await sleep(delayMs, signal).catch(() => {
-        if (deadline.signal.aborted) throw new TimeoutError(`${op.name} timed out after ${timeoutMs} ms (waiting to retry)`, details(), timeoutMs);
-        throw new AbortError(`${op.name} was aborted by the caller`, details({ cause: redactor.cause(options.signal?.reason) }));
+        throw stopped(" (waiting to retry)");
       });
     }
+  };
+
+  /** Records a live exchange; a cassette that cannot be written is a local fault, and says what the server did. */
+  const record = (response: Response, text: string, receivedAt: string) => {
+    try {
+      cassette!.record(op.name, request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, redactor);
+    } catch (error) {
+      const done = write && response.ok ? ` The server answered HTTP ${response.status}: ${op.name} was applied; do not re-send it.` : "";
+      const why = redactor.text((error as Error)?.message ?? String(error));
+      throw new CassetteError(`${op.name}: could not record to the cassette ${cassette!.path}: ${why}.${done}`, details({ ...(done ? { outcome: "applied" as const } : {}), cause: redactor.cause(error) }), cassette!.path);
+    }
+  };
+
+  /** A transport failure: whether the request left, and whether an answer had started, say what it means. */
+  const transportFailure = (error: unknown, status: number | undefined): NetworkError => {
+    const reason = redactor.text(describeNetworkError(error));
+    const origin = redactor.text(new URL(url).origin);
+    const cause = redactor.cause(error);
+    if (!sent || neverReachedServer(error)) return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
+    if (!write) {
+      const when = status === undefined ? "before an answer arrived" : `while the HTTP ${status} answer was arriving`;
+      return new NetworkError(`${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`, details({ cause, ...(status === undefined ? {} : { status }) }));
+    }
+    const what =
+      status === undefined
+        ? `the request was sent to ${origin} but its answer was lost (${reason}): the server may have applied it.`
+        : `the server answered HTTP ${status} but the connection broke before the answer's body arrived (${reason}): ${status < 300 ? "it has most likely applied it" : "it may have applied it"} (the body would have said).`;
+    return new NetworkError(`${op.name}: outcome unknown — ${what}${howToCheck()} Re-sending it unchecked may apply it twice.`, details({ cause, outcome: "unknown", ...(status === undefined ? {} : { status }) }));
+  };
+
+  /** A success: decoded for this caller, stored in the cache, the cache emptied after a write. */
+  const finish = async (got: Received, generation: number | undefined): Promise<ResponseOf<Op>> => {
+    const data = decode(got);
+    if (cache && !got.replayed) await cache.set(cacheKey, { text: redactor.text(got.text), receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) }, generation);
+    // A write may change what reads return.
+    if (write && config.cache) {
+      await config.cache.clear().catch((error: Error) => {
+        throw new ConfigurationError(`${op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`, details({ outcome: "applied", cause: error }));
+      });
+    }
+    return attachProvenance(data, provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed));
+  };
+
+  try {
+    // Single flight: identical cacheable reads in flight at once share one request (and one cache write).
+    const shareable = cache && !cassette;
+    if (shareable && options.cache !== "refresh") {
+      const pending = cache.joinInFlight(cacheKey);
+      if (pending) {
+        let shared: CacheEntry | undefined;
+        try {
+          shared = await raceAbort(pending, signal);
+        } catch (error) {
+          if (signal.aborted) throw stopped("");
+          // The leading call's own deadline or abort is not this caller's: it asks for itself.
+          if (!(error instanceof TimeoutError || error instanceof AbortError)) throw error;
+        }
+        if (shared) return attachProvenance(decode({ status: 200, ...shared }), provenance("live", shared.receivedAt, shared.requestId));
+      }
+    }
+    const generation = cache?.generation;
+    const answer = attempts();
+    if (shareable) cache.lead(cacheKey, answer.then((got) => (decode(got), { text: got.text, receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) })));
+    return await finish(await answer, generation);
   } finally {
     if (timer) clearTimeout(timer);
+  }
+}
+
+/** The call's deadline: a positive number of milliseconds, or Infinity for none. Checked before anything is sent. */
+function checkTimeout(value: unknown, operation: string): number {
+  if (typeof value === "number" && value > 0) return value;
+  throw new ConfigurationError(`${operation}: timeoutMs must be a number of milliseconds > 0 (Infinity for no deadline), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}; nothing was sent`, { operation });
+}
+
+function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: string): RetryOptions {
+  if (call === undefined) return base;
+  try {
+    return resolveRetry(base, call);
+  } catch (error) {
+    throw new ConfigurationError(`${operation}: ${(error as Error).message}; nothing was sent`, { operation });
   }
 }
 

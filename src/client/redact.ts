@@ -24,8 +24,6 @@ const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{16,}=*/g;
 /** `https://user:pass@host` → `https://[REDACTED]@host`. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 
-const MAX_DEPTH = 64;
-
 export class Redactor {
   readonly #secrets = new Set<string>();
 
@@ -52,7 +50,7 @@ export class Redactor {
 
   /** A deep copy of a parsed body with secret fields masked and secrets scrubbed from every string. */
   value<T>(input: T): T {
-    return this.#value(input, 0) as T;
+    return this.#value(input, false) as T;
   }
 
   /**
@@ -60,19 +58,43 @@ export class Redactor {
    * what `frames.apiKeys` shows): for recordings, so that a replayed response makes the same frames.
    */
   mask<T>(input: T): T {
-    return this.#value(input, 0, true) as T;
+    return this.#value(input, true) as T;
   }
 
-  #value(input: unknown, depth: number, keepTail = false): unknown {
+  /**
+   * The deep copy behind {@link value} and {@link mask}: iterative, so nothing is left unscrubbed however
+   * deep it is nested (a body nested 10,000 deep included); an object met twice is copied once.
+   */
+  #value(input: unknown, keepTail: boolean): unknown {
     if (typeof input === "string") return this.text(input);
-    if (input === null || typeof input !== "object" || depth > MAX_DEPTH) return input;
-    if (Array.isArray(input)) return input.map((v) => this.#value(v, depth + 1, keepTail));
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(input)) {
-      if (!SECRET_KEY.test(key) || v === null || v === undefined) out[key] = this.#value(v, depth + 1, keepTail);
-      else out[key] = keepTail && typeof v === "string" ? maskSecret(v) : REDACTED;
+    if (input === null || typeof input !== "object") return input;
+    const copies = new Map<object, unknown>();
+    const copyOf = (from: object): Record<string, unknown> | unknown[] => {
+      const to = Array.isArray(from) ? new Array<unknown>(from.length) : {};
+      copies.set(from, to);
+      stack.push([from, to]);
+      return to;
+    };
+    const stack: [object, Record<string, unknown> | unknown[]][] = [];
+    const root = copyOf(input);
+    const leaf = (v: unknown): unknown => {
+      if (typeof v === "string") return this.text(v);
+      if (v === null || typeof v !== "object") return v;
+      return copies.get(v) ?? copyOf(v);
+    };
+    while (stack.length) {
+      const [from, to] = stack.pop()!;
+      if (Array.isArray(from)) {
+        for (let i = 0; i < from.length; i++) (to as unknown[])[i] = leaf(from[i]);
+        continue;
+      }
+      const out = to as Record<string, unknown>;
+      for (const [key, v] of Object.entries(from)) {
+        if (!SECRET_KEY.test(key) || v === null || v === undefined) out[key] = leaf(v);
+        else out[key] = keepTail && typeof v === "string" ? maskSecret(v) : REDACTED;
+      }
     }
-    return out;
+    return root;
   }
 
   /**

@@ -25,6 +25,8 @@ export interface Reply {
   destroy?: boolean;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Announce the whole body's length, send the first half, then cut the connection. */
+  truncate?: boolean;
 }
 
 export type Handler = (req: RecordedRequest) => Reply | Promise<Reply>;
@@ -84,10 +86,14 @@ export async function startLoopback(routes: Record<string, Handler | Reply | Rep
     }
     const isText = typeof reply.body === "string";
     const payload = reply.body === undefined ? "" : isText ? (reply.body as string) : JSON.stringify(reply.body);
-    res.writeHead(reply.status ?? 200, {
-      "content-type": isText ? "text/plain" : "application/json",
-      ...reply.headers,
-    });
+    const headers = { "content-type": isText ? "text/plain" : "application/json", ...reply.headers };
+    if (reply.truncate) {
+      const bytes = Buffer.from(payload);
+      res.writeHead(reply.status ?? 200, { ...headers, "content-length": String(bytes.length) });
+      res.write(bytes.subarray(0, bytes.length >> 1), () => req.socket.destroy());
+      return;
+    }
+    res.writeHead(reply.status ?? 200, headers);
     res.end(payload);
   });
   server.on("connection", (s) => {
