@@ -27,7 +27,7 @@ import {
 } from "./errors";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
-import { backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
+import { DEFAULT_RETRY, backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */
 export interface CallOptions {
@@ -134,13 +134,13 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   const deadline = new AbortController();
   const timer = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => deadline.abort(), timeoutMs) : undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-  /** Whether a request of this call has left for the server (a write's answer may then be lost, not its effect). */
-  let sent = false;
+  /** Requests of this call that left for the server (a write's answer may then be lost, not its effect). */
+  let sends = 0;
   const howToCheck = () => (op.whenOutcomeUnknown ? ` ${op.whenOutcomeUnknown}` : "");
   /** The call's own deadline or the caller's abort, as the error that says so. */
   const stopped = (waiting: string): RiskPortalError => {
-    const unknown = write && sent ? { outcome: "unknown" as const } : {};
-    const note = write && sent ? `; the request had been sent, so the server may have applied it.${howToCheck()}` : "";
+    const unknown = write && sends > 0 ? { outcome: "unknown" as const } : {};
+    const note = write && sends > 0 ? `; the request had been sent, so the server may have applied it.${howToCheck()}` : "";
     if (deadline.signal.aborted) return new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${waiting}${note}`, details(unknown), timeoutMs);
     return new AbortError(`${op.name} was aborted by the caller${note}`, details({ ...unknown, cause: redactor.cause(options.signal?.reason) }));
   };
@@ -154,7 +154,7 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
       if (body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
       const applied = config.auth.apply(headers, signal, startedMs + timeoutMs);
       const used = typeof applied === "string" ? applied : await applied;
-      sent = true;
+      sends++;
       return { used, response: await config.fetch(url, { method: op.method, headers, body, signal }) };
     };
     const first = await attemptOnce();
@@ -177,6 +177,7 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
       const replayed = cassette?.take(request());
       if (!replayed && cassette && !cassette.records) throw cassette.miss(op.name, request(), details());
       let status: number | undefined;
+      const sendsBefore = sends;
       try {
         const response = replayed ? replayResponse(replayed) : await exchange();
         status = response.status;
@@ -198,11 +199,17 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
         if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
         retryable = isRetryable(op.retry, { status: response.status }, retry);
       } catch (error) {
-        if (error instanceof RiskPortalError) throw error;
-        if (signal.aborted) throw stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
-        if (replayed) throw new CassetteError(`${op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, details(), cassette!.path);
-        failure = transportFailure(error, status);
-        retryable = isRetryable(op.retry, { networkError: error }, retry);
+        if (error instanceof RiskPortalError) {
+          // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
+          if (!(error.operation === "token" && sends === sendsBefore && transientTokenFailure(error))) throw error;
+          failure = error;
+          retryable = true;
+        } else {
+          if (signal.aborted) throw stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
+          if (replayed) throw new CassetteError(`${op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, details(), cassette!.path);
+          failure = transportFailure(error, status);
+          retryable = isRetryable(op.retry, { networkError: error }, retry);
+        }
       }
       if (!retryable || attempt > retry.limit) throw failure;
       if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
@@ -232,7 +239,7 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
     const reason = redactor.text(describeNetworkError(error));
     const origin = redactor.text(new URL(url).origin);
     const cause = redactor.cause(error);
-    if (!sent || neverReachedServer(error)) return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
+    if (sends === 0 || neverReachedServer(error)) return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
     if (!write) {
       const when = status === undefined ? "before an answer arrived" : `while the HTTP ${status} answer was arriving`;
       return new NetworkError(`${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`, details({ cause, ...(status === undefined ? {} : { status }) }));
@@ -281,6 +288,11 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   } finally {
     if (timer) clearTimeout(timer);
   }
+}
+
+/** The token endpoint could not be reached, or failed with a status worth another try. */
+function transientTokenFailure(error: RiskPortalError): boolean {
+  return error instanceof NetworkError || (error.status !== undefined && DEFAULT_RETRY.statuses.includes(error.status));
 }
 
 /** The call's deadline: a positive number of milliseconds, or Infinity for none. Checked before anything is sent. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient, TimeoutError } from "../../src";
 import { startLoopback, tokenEndpoint, type Loopback } from "../helpers/loopback";
-import { curveReply } from "../helpers/samples";
+import { bond, curveReply } from "../helpers/samples";
 
 const CURVE = "/api/RateAsset";
 let server: Loopback;
@@ -43,5 +43,26 @@ describe("a call joining a shared token request", () => {
     expect((error as TimeoutError).timeoutMs).toBe(50);
     expect(Date.now() - started).toBeLessThan(240);
     await expect(long).resolves.toBeTruthy();
+  });
+});
+
+describe("a token request that fails in transit", () => {
+  it("is tried again for a read and for a write (nothing of the call was sent); a refused credential is not", async () => {
+    const tokens = tokenEndpoint();
+    let calls = 0;
+    server.on("/token2", async (req) => (++calls % 2 ? { status: 503, body: { error: "temporarily_unavailable" } } : tokens.handler(req)));
+    server.on("/api/MarketData/UploadBondPriceData", { body: { $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core", is_success: true, error_messages: [] } });
+    const auth = { clientId: "id", clientSecret: "secret-0123456789", tokenUrl: `${server.url}/token2` };
+    const rp = new RiskPortalClient({ baseUrl: server.url, auth, retry: { baseDelayMs: 1 }, cache: false });
+    await expect(rp.rateAsset.getCurve({ currency: "EUR" })).resolves.toBeTruthy();
+    const writer = new RiskPortalClient({ baseUrl: server.url, auth, retry: { baseDelayMs: 1 } });
+    await expect(writer.marketData.uploadBondPrices({ bond_data: [bond] })).resolves.toMatchObject({ is_success: true });
+    expect(calls).toBe(4);
+    expect(server.to("/api/MarketData/UploadBondPriceData")).toHaveLength(1);
+
+    server.on("/token3", { status: 401, body: { error: "invalid_client" } });
+    const refused = new RiskPortalClient({ baseUrl: server.url, auth: { ...auth, tokenUrl: `${server.url}/token3` }, retry: { baseDelayMs: 1 } });
+    await expect(refused.rateAsset.getCurve({ currency: "EUR" })).rejects.toMatchObject({ name: "AuthenticationError" });
+    expect(server.to("/token3")).toHaveLength(1);
   });
 });
