@@ -1,13 +1,16 @@
 /** How a failed call of a batch is reported: the error's message (already free of secrets) and its HTTP status. */
 import { CassetteMissError } from "../client/cassette";
-import { RiskPortalError } from "../client/errors";
+import { ConfigurationError, RiskPortalError } from "../client/errors";
 
 /**
  * A replay that has no recorded answer is not one failed date among others: the whole notebook is out of
- * step with its cassette. Batch helpers throw it (the first one) instead of listing it as a failure.
+ * step with its cassette. Nor is a local fault (a corrupt cassette, a cache that cannot be written: a
+ * `ConfigurationError`). Batch helpers throw it (the first one) instead of listing it as a failure.
  */
 export function throwReplayMiss(settled: readonly PromiseSettledResult<unknown>[]): void {
-  for (const result of settled) if (result.status === "rejected" && result.reason instanceof CassetteMissError) throw result.reason;
+  for (const result of settled) {
+    if (result.status === "rejected" && (result.reason instanceof CassetteMissError || result.reason instanceof ConfigurationError)) throw result.reason;
+  }
 }
 
 export function describeFailure(reason: unknown): { error: string; status?: number } {

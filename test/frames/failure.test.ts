@@ -24,3 +24,15 @@ describe("dateText(date)", () => {
     expect(dateText(new Date(NaN))).toBe("Invalid Date");
   });
 });
+
+describe("a local fault in a batch", () => {
+  it("is thrown (the first one), not listed as one failed date among others", async () => {
+    const { throwReplayMiss } = await import("../../src/frames/failure");
+    const { ConfigurationError, CassetteError } = await import("../../src");
+    const local = new CassetteError("the cassette x.json holds an exchange that cannot be replayed", { operation: "RateAsset" }, "x.json", 3);
+    expect(() => throwReplayMiss([{ status: "fulfilled", value: 1 }, { status: "rejected", reason: local }])).toThrow(local);
+    expect(local).toBeInstanceOf(ConfigurationError);
+    const remote = new NetworkError("RateAsset failed: could not reach", { operation: "RateAsset" });
+    expect(() => throwReplayMiss([{ status: "rejected", reason: remote }])).not.toThrow();
+  });
+});
