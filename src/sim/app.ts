@@ -3,12 +3,13 @@
  * per operation declaration (validated with the client's own schemas), problem details for every error,
  * and `/openapi.json`. The server answers every request: malformed input gets a 4xx, never a crash.
  */
-import { Readable } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { HEADERS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
 import { OPERATIONS } from "../api";
 import { brandOf, toBrand, type Brand } from "../api/brand";
 import { decodeRequest, isRecord, type OperationDef } from "../api/operation";
+import { jsonShapeIssue } from "../api/guards";
 import type { Authenticator } from "./auth";
 import { TOKEN_PATH } from "./auth";
 import type { FaultInjector, RateLimiter } from "./limits";
@@ -44,17 +45,24 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     bodyLimit: deps.bodyLimitBytes,
     genReqId: () => `sim-${(++requestCounter).toString(36).padStart(6, "0")}`,
     return503OnClosing: true,
+    // Transport-level refusals (headers too large, bad framing) are problem details too, not Node's bare answer.
+    clientErrorHandler: (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket),
   });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: "string" }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === "") return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch (error) {
-      done(Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+      return done(Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
     }
+    // Before anything recursive reads it: a body nested thousands deep is a 400, not a stack overflow.
+    const tooDeep = jsonShapeIssue(parsed, { finite: false });
+    if (tooDeep) return done(new SimError(400, `request body: ${tooDeep.path}: ${tooDeep.message}`, undefined, [tooDeep]), undefined);
+    done(null, parsed);
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
     // Only the token endpoint takes a form; everywhere else it is an unsupported media type.
@@ -104,7 +112,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-    if (error instanceof SimError) return sendProblem(reply, problem(error.status, error.message, req.url, error.title));
+    if (error instanceof SimError) {
+      const p = error.issues?.length ? { ...validationProblem(error.issues, req.url), status: error.status, ...(error.title ? { title: error.title } : {}) } : problem(error.status, error.message, req.url, error.title);
+      return sendProblem(reply, p);
+    }
     if (status >= 500) return sendProblem(reply, problem(500, "the simulator failed to answer this request", req.url));
     let detail = error.message;
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") detail = `unsupported content type ${JSON.stringify(req.headers["content-type"] ?? "")}; send application/json (also accepted: text/json, application/*+json)`;
@@ -224,6 +235,28 @@ function* streamTable(rows: Iterable<unknown>): Generator<string> {
 function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(p);
 }
+
+/**
+ * Node's HTTP parser refused a request before any route saw it: answer with problem details (431 for
+ * headers over the limit, 413 for a body over it, else 400 naming the parser's reason) and close.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const detail =
+    status === 431
+      ? "the request's header fields are larger than the server accepts (16 KiB in all)"
+      : status === 408
+        ? "the request did not arrive in time"
+        : `the request is not valid HTTP/1.1: ${error.message.replace(/^Parse Error: /, "")}${error.code ? ` (${error.code})` : ""}`;
+  const body = JSON.stringify(problem(status, detail, "", CLIENT_ERROR_TITLES[status]));
+  socket.end(`HTTP/1.1 ${status} ${CLIENT_ERROR_TITLES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+const CLIENT_ERROR_TITLES: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large" };
 
 function safeDecode(text: string): string {
   try {

@@ -11,6 +11,7 @@ import type { rateAssetRequest } from "../api/rate-asset";
 import type { getReportInfosRequest } from "../api/report";
 import type { riskLauncherItemCreateRequest, varLauncherItemCreateRequest } from "../api/report-launcher";
 import type { getVolRequest, positionEffectsRequest } from "../api/tradable";
+import type { FieldIssue } from "../api/operation";
 import { fromSurface } from "../vol";
 import { VolModelError } from "../vol/errors";
 import { addBusinessDays, isoDate, previousBusinessDay, utcDateOf, wireDate } from "./calendar";
@@ -37,15 +38,28 @@ import { round } from "./round";
 
 type Out<S extends z.ZodType> = z.output<S>;
 
-/** A failure the router turns into problem details with this status. */
+/** A failure the router turns into problem details with this status (and `errors` by field path, when given). */
 export class SimError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly title?: string,
+    readonly issues?: readonly FieldIssue[],
   ) {
     super(message);
   }
+}
+
+/** The request fields of GetVol's surface: a model error on one of them names `surface.<field>[<benchmark>]`. */
+const SURFACE_FIELDS = new Set(["benchmark_fwd_factors", "smiles", "benchmark_maturities", "vols", "call_wings", "put_wings", "skews", "reference_date", "spot_ref"]);
+
+/** The request field path of a vol model error: `surface.vols[0]`, `strikes[3]`, `maturity`. */
+export function volErrorPath(error: VolModelError): string {
+  const field = error.field ?? "surface";
+  if (SURFACE_FIELDS.has(field)) return `surface.${field}${error.benchmark === undefined ? "" : `[${error.benchmark}]`}`;
+  // Query fields: the message names the element (`strikes[3] must be …`) when there is one.
+  const element = new RegExp(`^${field}\\[(\\d+)\\]`).exec(error.message);
+  return element ? `${field}[${element[1]}]` : field;
 }
 
 export interface ServiceOptions {
@@ -200,7 +214,10 @@ export class SimService {
       const vols = fromSurface(req.surface).vols(req.maturity, req.strikes, strikeType);
       return { vols: Array.from(vols), strike_type: strikeType };
     } catch (error) {
-      if (error instanceof VolModelError) throw new SimError(400, error.message, "The vol surface or query is invalid");
+      if (error instanceof VolModelError) {
+        const path = volErrorPath(error);
+        throw new SimError(400, `${path}: ${error.message}`, "The vol surface or query is invalid", [{ path, message: error.message }]);
+      }
       throw error;
     }
   }
@@ -241,7 +258,14 @@ export class SimService {
     // A14: the published BuyEvent carries `unit_price` alone: one unit.
     const q = Number(e.quantity ?? (name === "BuyEvent" ? 1 : 0));
     const cash = t.currency;
-    const effect = (identifier: string, quantity: number) => ({ quantity: round(quantity, 8), contract: { identifier } });
+    const effect = (identifier: string, quantity: number) => {
+      // A product past double precision (1e308 units at 190) is the request's fault, not a null on the wire.
+      if (!Number.isFinite(quantity)) {
+        const message = `the effect on ${identifier} is ${quantity} (outside double precision): quantity and price are too large together`;
+        throw new SimError(400, `next_trade_event: ${message}`, "The trade event cannot be applied", [{ path: "next_trade_event", message }]);
+      }
+      return { quantity: round(quantity, 8), contract: { identifier } };
+    };
     let effects: { quantity: number; contract: { identifier: string } }[];
     switch (name) {
       case "BuyEvent":
