@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * `risk-portal-lab <command>`:
- *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--brand NAME] [--json]   start the simulator
+ *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--brand NAME] [--faults P] [--latency MS]
+ *       [--token-ttl S] [--json]                                           start the simulator
  *   run NOTEBOOK… [--param name=value]… [--out DIR] [--cell-timeout S]   execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
  */
 import { parseArgs } from "node:util";
+import type { FaultOptions } from "./sim/limits";
 
 const USAGE = `usage: risk-portal-lab <command> [options]
 
@@ -18,6 +20,11 @@ commands:
          --brand NAME    the service's brand in $type values, enum values and field names
                          (default $RISK_PORTAL_BRAND or Service; the public pages use Derivitec)
          --no-rate-limit turn the per-credential rate limit off
+         --faults P      rehearse a bad day: a share P (0..1) of API requests hit by a transient
+                         fault, half answered 500/503, a quarter dropped, a quarter cut off half-way
+                         (seeded by --seed, so a run can be repeated)
+         --latency MS    added latency per API request: MS, or a range MIN-MAX
+         --token-ttl S   lifetime of OAuth2 tokens in seconds (default 3600), to rehearse expiry
          --json          print exactly one JSON line {url, credentials} (for scripts)
   run    execute notebooks headless with tslab's executor (no Jupyter needed); exits 1 when a
          cell fails, naming the notebook, the cell and the error
@@ -56,24 +63,32 @@ async function sim(args: string[]): Promise<number> {
       rows: { type: "string" },
       brand: { type: "string" },
       "no-rate-limit": { type: "boolean", default: false },
+      faults: { type: "string" },
+      latency: { type: "string" },
+      "token-ttl": { type: "string" },
       json: { type: "boolean", default: false },
     },
     strict: true,
   });
+  const faults = faultOptions(values.faults, values.latency);
+  const tokenTtlSeconds = values["token-ttl"] === undefined ? undefined : wholeNumber(values["token-ttl"], "--token-ttl");
+  if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
   const port = wholeNumber(values.port!, "--port");
   const seed = wholeNumber(values.seed!, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
   const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
   if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand)) throw new UsageError(`--brand expects a .NET namespace such as Service or Derivitec, got ${JSON.stringify(brand)}`);
   const { startSimulator } = await import("./sim");
-  const simulator = await startSimulator({ port, seed, dataDir: values["data-dir"], transactionRows: rows, rateLimit: values["no-rate-limit"] ? false : undefined, brand });
+  const simulator = await startSimulator({ port, seed, dataDir: values["data-dir"], transactionRows: rows, rateLimit: values["no-rate-limit"] ? false : undefined, brand, faults, tokenTtlSeconds });
+  const bad = faults ? describeFaults(faults, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials })}\n`);
+    process.stdout.write(`${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials, ...(faults ? { faults } : {}), ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}) })}\n`);
   } else {
     const c = simulator.credentials;
     process.stdout.write(
       [
         `risk-portal-lab simulator listening on ${simulator.url} (brand ${simulator.brand})${values["data-dir"] ? ` (state in ${values["data-dir"]})` : ""}`,
+        ...(bad ? [`a bad day: ${bad}`] : []),
         "",
         "credentials:",
         `  bearer token   ${c.bearerToken}`,
@@ -154,6 +169,32 @@ function cellTimeout(text: string | undefined): number | undefined {
   const s = Number(text);
   if (!(Number.isFinite(s) && s > 0)) throw new UsageError(`--cell-timeout must be a number of seconds > 0, got ${JSON.stringify(text)}`);
   return s * 1000;
+}
+
+/** `--faults P` and `--latency MS|MIN-MAX` as the simulator's fault options (undefined: none). */
+function faultOptions(share: string | undefined, latency: string | undefined): FaultOptions | undefined {
+  if (share === undefined && latency === undefined) return undefined;
+  const out: FaultOptions = {};
+  if (share !== undefined) {
+    const p = Number(share);
+    if (share.trim() === "" || !(p >= 0 && p <= 1)) throw new UsageError(`--faults must be a share between 0 and 1 (0.2 = one request in five), got ${JSON.stringify(share)}`);
+    Object.assign(out, { errorRate: p / 2, dropRate: p / 4, truncateRate: p / 4 });
+  }
+  if (latency !== undefined) {
+    const range = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(latency.trim());
+    if (!range || (range[2] !== undefined && Number(range[2]) < Number(range[1]))) throw new UsageError(`--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`);
+    out.latencyMs = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
+  }
+  return out;
+}
+
+function describeFaults(f: FaultOptions, tokenTtlSeconds: number | undefined): string {
+  const pct = (x = 0) => `${Math.round(x * 1000) / 10}%`;
+  const parts = [];
+  if (f.errorRate !== undefined) parts.push(`${pct(f.errorRate)} of API requests answered 500/503, ${pct(f.dropRate)} dropped, ${pct(f.truncateRate)} cut off`);
+  if (f.latencyMs !== undefined) parts.push(`latency ${Array.isArray(f.latencyMs) ? `${f.latencyMs[0]}-${f.latencyMs[1]}` : f.latencyMs} ms`);
+  if (tokenTtlSeconds) parts.push(`tokens live ${tokenTtlSeconds} s`);
+  return parts.join("; ");
 }
 
 function wholeNumber(text: string, flag: string): number {

@@ -56,4 +56,43 @@ describe("risk-portal-lab sim --json", () => {
     expect(stderr).toContain('--port must be a whole number >= 0, got "x"');
     expect(stderr).toContain("usage: risk-portal-lab");
   });
+
+  it("--faults 1 fails every API request (500/503, dropped or cut off); --token-ttl sets the tokens' lifetime", async () => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "1", "--latency", "1-3", "--token-ttl", "60"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+      const { url, credentials, faults, tokenTtlSeconds } = JSON.parse(first) as { url: string; credentials: Record<string, string>; faults: object; tokenTtlSeconds: number };
+      expect(faults).toEqual({ errorRate: 0.5, dropRate: 0.25, truncateRate: 0.25, latencyMs: [1, 3] });
+      expect(tokenTtlSeconds).toBe(60);
+      let ok = 0;
+      for (let i = 0; i < 20; i++) {
+        const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } }).catch(() => undefined);
+        if (res?.status === 200 && typeof res.body === "object") ok++;
+      }
+      expect(ok).toBe(0);
+      const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64");
+      const token = await raw(credentials.tokenUrl!, { method: "POST", headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      expect((token.body as { expires_in: number }).expires_in).toBe(60);
+    } finally {
+      await new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      });
+    }
+  });
+
+  it.each([
+    [["--faults", "1.5"], "--faults must be a share between 0 and 1"],
+    [["--faults", "x"], "--faults must be a share between 0 and 1"],
+    [["--latency", "5-2"], "--latency must be milliseconds (250) or a range MIN-MAX"],
+    [["--token-ttl", "0"], "--token-ttl must be at least 1 second"],
+    [["--token-ttl", "1.5"], "--token-ttl must be a whole number >= 0"],
+  ])("rejects %j with a usage error naming the flag", async (args, message) => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
 });
