@@ -13,6 +13,12 @@ import { Cassette, CassetteError, ConfigurationError, RiskPortalClient, startSim
 import { bond } from "../helpers/samples";
 
 const run = promisify(execFile);
+/** A recorded exchange as a test mangles it. */
+interface Loose {
+  response?: { status?: unknown; headers?: unknown };
+  request?: unknown;
+  receivedAt?: unknown;
+}
 let sim: Simulator;
 let dir: string;
 beforeAll(async () => {
@@ -30,7 +36,7 @@ const keys = (file: string) => new Set(Cassette.read(file)!.exchanges.map((e) =>
 describe("recording from several writers", () => {
   it("two processes recording one cassette at once keep every exchange", async () => {
     const file = path.join(dir, "two-processes.json");
-    const child = path.join(__dirname, "fixtures", "record-child.cjs");
+    const child = path.join(__dirname, "fixtures", "record-child.mjs");
     const N = 40;
     const results = await Promise.all([0, 1000].map((offset) => run(process.execPath, [child, sim.url, sim.credentials.apiKey, file, String(offset), String(N)])));
     expect(results.map((r) => JSON.parse(r.stdout))).toEqual([
@@ -109,8 +115,8 @@ describe("a corrupt cassette", () => {
     await rp.rateAsset.getCurve({ currency: "USD" });
   });
 
-  const corrupt = (change: (exchange: Record<string, any>) => void) => {
-    const data = JSON.parse(readFileSync(recorded, "utf8")) as { exchanges: Record<string, any>[] };
+  const corrupt = (change: (exchange: Loose) => void) => {
+    const data = JSON.parse(readFileSync(recorded, "utf8")) as { exchanges: Loose[] };
     change(data.exchanges[1]!);
     const file = good();
     writeFileSync(file, JSON.stringify(data));
@@ -118,12 +124,12 @@ describe("a corrupt cassette", () => {
   };
 
   it.each([
-    ["no response", (e: Record<string, any>) => delete e.response, /exchange 1: response must be an object/],
-    ["status 999", (e: Record<string, any>) => (e.response.status = 999), /exchange 1: response.status must be an HTTP status 200-599, got 999/],
-    ["status as text", (e: Record<string, any>) => (e.response.status = "200"), /exchange 1: response.status/],
-    ["request not an object", (e: Record<string, any>) => (e.request = "GET /api/RateAsset"), /exchange 1: request must be an object/],
-    ["a header that is not text", (e: Record<string, any>) => (e.response.headers = { "content-type": 5 }), /exchange 1: response.headers/],
-    ["no receivedAt", (e: Record<string, any>) => delete e.receivedAt, /exchange 1: receivedAt/],
+    ["no response", (e: Loose) => delete e.response, /exchange 1: response must be an object/],
+    ["status 999", (e: Loose) => (e.response!.status = 999), /exchange 1: response.status must be an HTTP status 200-599, got 999/],
+    ["status as text", (e: Loose) => (e.response!.status = "200"), /exchange 1: response.status/],
+    ["request not an object", (e: Loose) => (e.request = "GET /api/RateAsset"), /exchange 1: request must be an object/],
+    ["a header that is not text", (e: Loose) => (e.response!.headers = { "content-type": 5 }), /exchange 1: response.headers/],
+    ["no receivedAt", (e: Loose) => delete e.receivedAt, /exchange 1: receivedAt/],
   ])("%s: CassetteError naming the file and the exchange, nothing sent", async (_what, change, message) => {
     const file = corrupt(change);
     const attempt = () => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: file, mode: "replay" } });
@@ -139,7 +145,7 @@ describe("a corrupt cassette", () => {
   });
 
   it("an exchange the platform cannot turn into a response is a CassetteError on replay, not a retried network error", async () => {
-    const file = corrupt((e) => (e.response.headers = { "content-type": "application/json\r\nx: y" }));
+    const file = corrupt((e) => (e.response!.headers = { "content-type": "application/json\r\nx: y" }));
     let retries = 0;
     const player = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: file, mode: "replay" }, retry: { baseDelayMs: 1, onRetry: () => retries++ } });
     const error = await player.rateAsset.getCurve({ currency: "USD" }).catch((e: unknown) => e);
