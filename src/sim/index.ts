@@ -126,6 +126,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     credentials: { ...auth.credentials, tokenUrl: url + TOKEN_PATH },
     close: async () => {
       await app.close();
+      await store.close();
     },
   };
 }

@@ -33,7 +33,7 @@ import {
   type SavedLauncherItem,
 } from "./data/reports";
 import { Universe, yieldToMaturity, type Tradable } from "./data/universe";
-import type { Store } from "./store";
+import type { Change, Store, StoredBondPrice, StoredVolCurve } from "./store";
 import { round } from "./round";
 
 type Out<S extends z.ZodType> = z.output<S>;
@@ -105,6 +105,57 @@ export class SimService {
     this.definitions = definitions(this.portfolios);
     this.#history = historicalInfos(options.seed, this.definitions, options.asOf, options.reportDays);
     this.#timing = options.reportTiming ?? DEFAULT_REPORT_TIMING;
+    // Indexes beside the state: built once from what the store holds, then kept up to date change by change.
+    this.#index({ kind: "bondPrices", records: store.data.bondPrices as StoredBondPrice[] });
+    this.#index({ kind: "volCurves", curves: store.data.volCurves as StoredVolCurve[] });
+    store.onChange((change) => this.#index(change));
+  }
+
+  /**
+   * Bond prices in the curves, by `currency/day` then bond: the latest bootstrapped price of each wins.
+   * Its curve point (a yield solved from the price) is worked out the first time a curve needs it.
+   */
+  readonly #inCurves = new Map<string, Map<string, { price: StoredBondPrice; point?: BondCurveOverride }>>();
+  /** Bootstrapped prices whose bootstrap has not finished yet (A19), by the time it does. */
+  readonly #pending: { atMs: number; price: StoredBondPrice }[] = [];
+  /** The last uploaded price of each bond and the last uploaded ATM vol curve of each equity. */
+  readonly #lastPrice = new Map<string, StoredBondPrice>();
+  readonly #lastVolCurve = new Map<string, StoredVolCurve>();
+  /** Stored prices indexed, and curve points solved from them: once each, however often the curves are read. */
+  readonly stats = { pricesIndexed: 0, pointsDerived: 0 };
+
+  #index(change: Change): void {
+    if (change.kind === "volCurves") {
+      for (const c of change.curves) this.#lastVolCurve.set(c.code, c);
+      return;
+    }
+    if (change.kind !== "bondPrices") return;
+    const now = this.clock.now();
+    for (const p of change.records) {
+      this.#lastPrice.set(p.code, p);
+      if (!p.bootstrapped) continue;
+      if (p.bootstrapped_at_ms === undefined || p.bootstrapped_at_ms <= now) this.#enterCurve(p);
+      else insertByTime(this.#pending, { atMs: p.bootstrapped_at_ms, price: p });
+    }
+  }
+
+  /** Moves the prices whose bootstrap has finished by now into the curves. */
+  #settle(): void {
+    const now = this.clock.now();
+    let done = 0;
+    while (done < this.#pending.length && this.#pending[done]!.atMs <= now) this.#enterCurve(this.#pending[done++]!.price);
+    if (done) this.#pending.splice(0, done);
+  }
+
+  #enterCurve(p: StoredBondPrice): void {
+    const bond = this.universe.bond(p.code);
+    if (!bond) return;
+    const day = previousBusinessDay(utcDateOf(p.date));
+    const key = `${bond.currency}/${day}`;
+    let bonds = this.#inCurves.get(key);
+    if (!bonds) this.#inCurves.set(key, (bonds = new Map()));
+    bonds.set(bond.id, { price: p });
+    this.stats.pricesIndexed++;
   }
 
   /** Every answer is built in the neutral spelling; the HTTP layer spells it in the brand. */
@@ -142,19 +193,19 @@ export class SimService {
     if (refused.length) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...refused, "nothing was stored"]);
     const bestEffort = req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort;
     const bootstrap = req.trigger_immediate_bootstrap ?? SERVICE_DEFAULTS.trigger_immediate_bootstrap;
-    const accepted: { index: number; record: (typeof req.bond_data)[number]; yieldRate: number }[] = [];
+    const accepted: { index: number; record: (typeof req.bond_data)[number] }[] = [];
     const messages: string[] = [];
     req.bond_data.forEach((record, index) => {
       const why = this.#checkBondPrice(record);
-      if (typeof why === "string") messages.push(`bond_data[${index}]: ${why}`);
-      else accepted.push({ index, record, yieldRate: why.yieldRate });
+      if (why) messages.push(`bond_data[${index}]: ${why}`);
+      else accepted.push({ index, record });
     });
     // A18: all-or-nothing unless best effort.
     if (messages.length && !bestEffort) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...messages, `nothing was stored: ${messages.length} of ${req.bond_data.length} record(s) invalid and use_best_effort is false`]);
     const bootstrappedAt = this.clock.now() + this.options.bootstrapLagMs;
-    await this.store.update((s) => {
-      for (const { record } of accepted) {
-        s.bondPrices.push({
+    await this.store.update(() => ({
+      kind: "bondPrices",
+      records: accepted.map(({ record }) => ({
           code: record.bond_identifier.code,
           market_identification_code: record.bond_identifier.market_identification_code ?? "",
           identifier_type: record.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type,
@@ -167,13 +218,13 @@ export class SimService {
           ...(bootstrap ? { bootstrapped_at_ms: bootstrappedAt } : {}),
           ...(req.market_data_environment_name ? { market_data_environment_name: req.market_data_environment_name } : {}),
           ...(req.provider_id ? { provider_id: req.provider_id } : {}),
-        });
-      }
-    });
+      })),
+    }));
     return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, messages);
   }
 
-  #checkBondPrice(r: Out<typeof uploadBondPriceDataRequest>["bond_data"][number]): string | { yieldRate: number } {
+  /** Why a bond price cannot be stored, or undefined when it can (its yield is worked out when a curve needs it). */
+  #checkBondPrice(r: Out<typeof uploadBondPriceDataRequest>["bond_data"][number]): string | undefined {
     const bond = this.universe.bond(r.bond_identifier.code);
     if (!bond) return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
     if (r.currency !== bond.currency) return `currency ${r.currency} does not match the bond's currency ${bond.currency}`;
@@ -182,7 +233,7 @@ export class SimService {
     const day = utcDateOf(r.date);
     if (day > this.options.asOf) return `date ${day} is after the latest market date ${this.options.asOf}`;
     if (day >= bond.maturity) return `date ${day} is on or after the bond's maturity ${bond.maturity}`;
-    return { yieldRate: yieldToMaturity(bond, day, r.traded_price) };
+    return undefined;
   }
 
   // 2. UploadEquityVolCurves
@@ -199,11 +250,10 @@ export class SimService {
       else accepted.push(curve);
     });
     if (messages.length && !(req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort)) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...messages, `nothing was stored: ${messages.length} of ${req.equity_vol_curves.length} curve(s) invalid and use_best_effort is false`]);
-    await this.store.update((s) => {
-      for (const c of accepted) {
-        s.volCurves.push({ code: c.asset_id.code, market_identification_code: c.asset_id.market_identification_code ?? "", reference_date: c.reference_date, maturities: c.maturities, vols: c.vols, spot_ref: c.spot_ref });
-      }
-    });
+    await this.store.update(() => ({
+      kind: "volCurves",
+      curves: accepted.map((c) => ({ code: c.asset_id.code, market_identification_code: c.asset_id.market_identification_code ?? "", reference_date: c.reference_date, maturities: c.maturities, vols: c.vols, ...(c.spot_ref === undefined ? {} : { spot_ref: c.spot_ref }) })),
+    }));
     return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, messages);
   }
 
@@ -233,21 +283,22 @@ export class SimService {
     if (requested < days[0]!) throw new SimError(404, `no curve before ${days[0]} (requested ${requested})`);
     // The latest curve on or before the requested date (a weekend or a future date gets the last close).
     const day = requested > this.curves.latestDate ? this.curves.latestDate : previousBusinessDay(requested);
-    return { $type: this.#type(TYPE_NAMES.discountCurveResponse), yield_curve_model: this.curves.curve(req.currency, day, this.#bondOverrides()) };
+    return { $type: this.#type(TYPE_NAMES.discountCurveResponse), yield_curve_model: this.curves.curve(req.currency, day, this.#bondOverrides(req.currency, day)) };
   }
 
-  #bondOverrides(): BondCurveOverride[] {
-    const out: BondCurveOverride[] = [];
-    const now = this.clock.now();
-    for (const p of this.store.data.bondPrices) {
-      // A19: a bootstrap finishes after the upload's response.
-      if (!p.bootstrapped || (p.bootstrapped_at_ms !== undefined && now < p.bootstrapped_at_ms)) continue;
-      const bond = this.universe.bond(p.code);
-      if (!bond) continue;
-      const day = previousBusinessDay(utcDateOf(p.date));
-      out.push({ currency: bond.currency, date: day, name: `BOND ${bond.id}`, expiry: bond.maturity, yieldRate: yieldToMaturity(bond, day, p.traded_price) });
-    }
-    return out;
+  /** The bond points in the curve of `currency` on `day` (A19: only bootstraps finished by now). */
+  #bondOverrides(currency: string, day: string): BondCurveOverride[] {
+    this.#settle();
+    const bonds = this.#inCurves.get(`${currency}/${day}`);
+    if (!bonds) return [];
+    return [...bonds.values()].map((entry) => {
+      if (!entry.point) {
+        const bond = this.universe.bond(entry.price.code)!;
+        entry.point = { currency: bond.currency, date: day, name: `BOND ${bond.id}`, expiry: bond.maturity, yieldRate: yieldToMaturity(bond, day, entry.price.traded_price) };
+        this.stats.pointsDerived++;
+      }
+      return entry.point;
+    });
   }
 
   // 5. GetTradeEventPositionEffects
@@ -310,11 +361,11 @@ export class SimService {
     const t = this.#tradable(tradableId);
     const extra: string[] = [];
     if (t.kind === "equity") {
-      const uploaded = this.store.data.volCurves.filter((c) => c.code === t.code).at(-1);
+      const uploaded = this.#lastVolCurve.get(t.code);
       if (uploaded) extra.push(`Uploaded ATM vol curve of ${uploaded.reference_date.slice(0, 10)}: ${uploaded.maturities.map((m, i) => `${m}d ${(uploaded.vols[i]! * 100).toFixed(1)}%`).join(", ")}.`);
     }
     if (t.kind === "bond") {
-      const last = this.store.data.bondPrices.filter((p) => p.code === t.id).at(-1);
+      const last = this.#lastPrice.get(t.id);
       const inCurve = last?.bootstrapped && (last.bootstrapped_at_ms === undefined || this.clock.now() >= last.bootstrapped_at_ms);
       if (last) extra.push(`Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${inCurve ? " (in the curve)" : last.bootstrapped ? " (bootstrap in progress)" : ""}.`);
     }
@@ -344,7 +395,7 @@ export class SimService {
     if (messages.length) return this.#outcome(TYPE_NAMES.baseResponse, messages);
     await this.store.update((s) => {
       const item: SavedLauncherItem = {
-        id: req.id ?? `item-${String(s.nextItem++).padStart(6, "0")}`,
+        id: req.id ?? `item-${String(s.nextItem).padStart(6, "0")}`,
         report_type: reportType,
         report_name: req.report_name,
         report_definition_id: definition!.id,
@@ -355,7 +406,7 @@ export class SimService {
         members,
         created_ms: this.clock.now(),
       };
-      s.launcherItems.push(item);
+      return { kind: "launcherItem", item, nextItem: req.id ? s.nextItem : s.nextItem + 1 };
     });
     return this.#outcome(TYPE_NAMES.baseResponse, []);
   }
@@ -369,13 +420,13 @@ export class SimService {
     const now = this.clock.now();
     const started: LaunchedReport[] = [];
     await this.store.update((s) => {
+      let next = s.nextReport;
       for (const item of s.launcherItems) {
         const runDate = item.members.run_date;
         const day = item.members.run_date_is_today ? isoDate(now) : typeof runDate === "string" ? utcDateOf(runDate) : this.options.asOf;
-        const run = runOf(item, `rep-l${String(s.nextReport++).padStart(6, "0")}`, now, day, "batch");
-        s.reports.push(run);
-        started.push(run);
+        started.push(runOf(item, `rep-l${String(next++).padStart(6, "0")}`, now, day, "batch"));
       }
+      return { kind: "reports", runs: started, nextReport: next };
     });
     return { runs: started.map((r) => ({ id: r.id, item_id: r.item_id!, report_name: r.report_name, portfolio_name: r.portfolio_name, pricing_date: r.pricing_date })) };
   }
@@ -433,7 +484,7 @@ export class SimService {
   surfaceOf(code: string) {
     const eq = this.universe.equity(code.split(".")[0]!);
     if (!eq) throw new SimError(404, `No equity '${code}'; known: ${this.universe.equities.map((e) => e.id).join(", ")}`);
-    const uploaded = this.store.data.volCurves.filter((c) => c.code === eq.code).at(-1);
+    const uploaded = this.#lastVolCurve.get(eq.code);
     const ccy = this.curves.has(eq.currency) ? eq.currency : "USD";
     return this.universe.surface(
       eq,
@@ -460,4 +511,11 @@ function interpolateFlat(xs: number[], ys: number[], x: number): number {
     }
   }
   return ys.at(-1)!;
+}
+
+/** Inserts keeping `queue` ordered by `atMs` (appending is the usual case: one lag, a clock that moves on). */
+function insertByTime<T extends { atMs: number }>(queue: T[], entry: T): void {
+  let i = queue.length;
+  while (i > 0 && queue[i - 1]!.atMs > entry.atMs) i--;
+  queue.splice(i, 0, entry);
 }

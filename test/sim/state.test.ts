@@ -187,7 +187,7 @@ describe("OAuth2 tokens on the simulator's clock", () => {
 });
 
 describe("persistence with a data directory", () => {
-  it("keeps accepted uploads and launched reports across a restart, written atomically", async () => {
+  it("keeps accepted uploads and launched reports across a restart, one journal line per change", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "rpl-sim-"));
     dirs.push(dataDir);
     const first = await start({ dataDir, bootstrapLagMs: 0 });
@@ -196,9 +196,9 @@ describe("persistence with a data directory", () => {
     expect((await raw(`${first.sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": first.sim.credentials.apiKey } })).status).toBe(200);
     await first.sim.close();
     open.splice(open.indexOf(first.sim), 1);
-    expect(readdirSync(dataDir)).toEqual(["state.json"]); // no temporary file left behind
-    const state = JSON.parse(readFileSync(path.join(dataDir, "state.json"), "utf8"));
-    expect([state.launcherItems.length, state.reports.length]).toEqual([1, 1]);
+    expect(readdirSync(dataDir)).toEqual(["journal.0.jsonl"]); // one journal, no temporary file left behind
+    const changes = readFileSync(path.join(dataDir, "journal.0.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { kind: string });
+    expect(changes.map((c) => c.kind)).toEqual(["bondPrices", "launcherItem", "reports"]);
 
     const second = await start({ dataDir });
     const curve = await second.rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
@@ -212,7 +212,8 @@ describe("persistence with a data directory", () => {
     dirs.push(dataDir);
     const { rp } = await start({ dataDir });
     await Promise.all(Array.from({ length: 20 }, (_, i) => rp.marketData.uploadBondPrices({ bond_data: [bund(95 + i / 10)] })));
-    expect(JSON.parse(readFileSync(path.join(dataDir, "state.json"), "utf8")).bondPrices).toHaveLength(20);
+    const lines = readFileSync(path.join(dataDir, "journal.0.jsonl"), "utf8").trim().split("\n");
+    expect(lines.flatMap((l) => (JSON.parse(l) as { records: unknown[] }).records)).toHaveLength(20);
   });
 });
 
