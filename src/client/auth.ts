@@ -192,24 +192,17 @@ class SharedDeadline {
   readonly #controller = new AbortController();
   #atMs: number;
   #timer?: ReturnType<typeof setTimeout>;
-  readonly startedMs: number;
 
   constructor(
     readonly now: () => number,
     atMs: number,
   ) {
-    this.startedMs = now();
     this.#atMs = atMs;
     this.#arm();
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal;
-  }
-
-  /** How long the shared request was given, for its error message. */
-  get allowedMs(): number {
-    return this.#atMs - this.startedMs;
   }
 
   extendTo(atMs: number): void {
