@@ -184,8 +184,8 @@ abstract class CachedBearer implements AuthProvider {
   }
 }
 
-/** Longest delay `setTimeout` honours; a later deadline is none. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Longest delay `setTimeout` honours (about 24.8 days); a later deadline is none. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** An abort signal at a deadline that can be moved later (never earlier). */
 class SharedDeadline {

@@ -6,7 +6,7 @@
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
 import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
-import { raceAbort, type AuthProvider } from "./auth";
+import { MAX_TIMER_MS, raceAbort, type AuthProvider } from "./auth";
 import type { CacheEntry, ResponseCache } from "./cache";
 import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
 import { replayResponse, type Cassette, type Exchange } from "./cassette";
@@ -85,9 +85,6 @@ interface Received {
   /** The cassette exchange, when a cassette answered. */
   replayed?: Exchange;
 }
-
-/** Longest delay `setTimeout` honours (about 24.8 days); a longer deadline is no deadline. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Sends one operation and returns its validated response. */
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
