@@ -30,7 +30,10 @@ export interface ErrorDetails {
  */
 export type WriteOutcome = "not-applied" | "unknown" | "applied";
 
-/** Base of every error this library throws. */
+/**
+ * Base of every error this library throws on purpose — the client's, and the frames', the vol model's,
+ * the plots' and the notebook runner's: `err instanceof RiskPortalError` is the one catch-all.
+ */
 export class RiskPortalError extends Error {
   readonly operation: string;
   readonly method?: string;

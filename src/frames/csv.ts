@@ -7,6 +7,7 @@
  * Why not a dependency: upload files are small, the rules above are the whole job, and the line
  * numbers (which papaparse and csv-parse report differently for multi-line fields) are the point.
  */
+import { RiskPortalError } from "../client/errors";
 import { readFileSync } from "node:fs";
 
 export interface CsvOptions {
@@ -26,13 +27,12 @@ export interface CsvTable {
 }
 
 /** A CSV text that cannot be read (an unterminated quote, no header). */
-export class CsvError extends Error {
-  override name = "CsvError";
+export class CsvError extends RiskPortalError {
   constructor(
     message: string,
     readonly line: number,
   ) {
-    super(`line ${line}: ${message}`);
+    super(`line ${line}: ${message}`, { operation: "readCsv" });
   }
 }
 

@@ -8,6 +8,7 @@
  * Built for size: one pass over the rows fills one scratch array per column, then each column is
  * finished in one scan (plus one conversion pass for date columns).
  */
+import { RiskPortalError } from "../client/errors";
 import type { DataFrame } from "danfojs-node";
 import { z } from "zod";
 import { isRecord, defineOperation } from "../api/operation";
@@ -28,8 +29,10 @@ export interface TransactionTableOptions {
 }
 
 /** The transaction table's layout is none of the four known ones (A13). */
-export class TableShapeError extends Error {
-  override name = "TableShapeError";
+export class TableShapeError extends RiskPortalError {
+  constructor(message: string) {
+    super(message, { operation: "GetTransactionTable" });
+  }
 }
 
 const SOURCE = "GetTransactionTable";

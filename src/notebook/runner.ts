@@ -8,6 +8,7 @@
  * Several notebooks may run one after the other in one process (the demo): each gets a fresh executor,
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
+import { RiskPortalError } from "../client/errors";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "node:util";
@@ -54,13 +55,12 @@ export interface RunResult {
 }
 
 /** The notebook failed: `failure` names the cell and the error; the partial outputs were still written. */
-export class NotebookError extends Error {
+export class NotebookError extends RiskPortalError {
   constructor(
     message: string,
     readonly result: RunResult,
   ) {
-    super(message);
-    this.name = "NotebookError";
+    super(message, { operation: "runNotebook" });
   }
 }
 

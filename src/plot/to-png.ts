@@ -3,6 +3,7 @@
  * with a Chromium already on the machine: nothing is downloaded). The page is blank and offline: every
  * request it would make is refused.
  */
+import { RiskPortalError } from "../client/errors";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { checkFigure, type Figure } from "./figure";
@@ -41,14 +42,13 @@ export interface BrowserOptions {
 }
 
 /** Something toPng needs is not installed: `missing` names it, the message says how to install it. */
-export class PngExportError extends Error {
-  override name = "PngExportError";
+export class PngExportError extends RiskPortalError {
   constructor(
     message: string,
     readonly missing: "chromium" | "playwright-core" | "render",
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, { operation: "toPng", cause: options?.cause });
   }
 }
 

@@ -1,4 +1,5 @@
 /** The one error the local vol model throws. */
+import { RiskPortalError } from "../client/errors";
 
 /** Where a {@link VolModelError} points: the benchmark (0-based), the wire field, and the failed condition. */
 export interface VolModelErrorDetails {
@@ -16,7 +17,7 @@ export interface VolModelErrorDetails {
  * (and its maturity in days) when there is one, the condition, and the offending values. The model
  * throws this instead of returning NaN, and never clamps a bad input silently.
  */
-export class VolModelError extends Error {
+export class VolModelError extends RiskPortalError {
   // `declare`: absent (not `undefined`) when they do not apply, so logs and JSON stay clean.
   /** 0-based benchmark index, when the problem belongs to one benchmark. */
   declare readonly benchmark?: number;
@@ -26,8 +27,7 @@ export class VolModelError extends Error {
   readonly condition: string;
 
   constructor(message: string, details: VolModelErrorDetails) {
-    super(message);
-    this.name = "VolModelError";
+    super(message, { operation: "vol model" });
     if (details.benchmark !== undefined) (this as { benchmark?: number }).benchmark = details.benchmark;
     if (details.field !== undefined) (this as { field?: string }).field = details.field;
     this.condition = details.condition;

@@ -205,3 +205,23 @@ describe("network failures", () => {
     expect(error.cause).toBeInstanceOf(Error);
   });
 });
+
+describe("one error family", () => {
+  it("every error class the package exports (at the root and in its namespaces) extends RiskPortalError", async () => {
+    const root = (await import("../../src")) as Record<string, unknown>;
+    const found: string[] = [];
+    const outside: string[] = [];
+    const visit = (where: string, value: unknown, depth: number) => {
+      if (typeof value === "function" && value.prototype instanceof Error) {
+        found.push(where);
+        if (value !== root.RiskPortalError && !(value.prototype instanceof (root.RiskPortalError as typeof Error))) outside.push(where);
+        return;
+      }
+      if (depth < 1 && value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(`${where}.${k}`, v, depth + 1);
+    };
+    for (const [name, value] of Object.entries(root)) visit(name, value, 0);
+    expect(found.length).toBeGreaterThan(15);
+    expect(found).toEqual(expect.arrayContaining(["CsvError", "TableShapeError", "VolModelError", "PngExportError", "NotebookError", "CassetteError"].map((n) => expect.stringContaining(n))));
+    expect(outside).toEqual([]);
+  });
+});
