@@ -27,6 +27,8 @@ export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.Z
    * cache may keep it. Reads of state that moves on its own (report statuses, API keys) are not.
    */
   readonly cacheable?: boolean;
+  /** The call changes the service's data (uploads, launcher items): the client's response cache is emptied after it. */
+  readonly mutates?: boolean;
   /** Where the request goes: a JSON body, the query string, or nowhere. */
   readonly requestIn: "body" | "query" | "none";
   /** Schema of the caller's input (neutral spelling); its output is the wire form, `$type` first. */

@@ -252,8 +252,8 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
   const finish = async (got: Received, generation: number | undefined): Promise<ResponseOf<Op>> => {
     const data = decode(got);
     if (cache && !got.replayed) await cache.set(cacheKey, { text: redactor.text(got.text), receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) }, generation);
-    // A write may change what reads return.
-    if (write && config.cache) {
+    // A call that changes the service's data may change what reads return.
+    if (op.mutates && config.cache) {
       await config.cache.clear().catch((error: Error) => {
         throw new ConfigurationError(`${op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`, details({ outcome: "applied", cause: error }));
       });

@@ -291,3 +291,12 @@ describe("responses as the pages publish them", () => {
     expect(await rp.user.apiKeys()).toEqual([{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }]);
   });
 });
+
+describe("declared effects", () => {
+  it("the operations that change the service's data say so (mutates: the cache empties after them); none of them is cacheable", async () => {
+    const { OPERATIONS } = await import("../../src/api");
+    expect(OPERATIONS.filter((op) => op.mutates).map((op) => op.name).sort()).toEqual(["RiskReportLauncherItemCreate", "UploadBondPriceData", "UploadEquityVolCurves", "VarReportLauncherItemCreate"]);
+    expect(OPERATIONS.filter((op) => op.mutates && op.cacheable)).toEqual([]);
+    expect(OPERATIONS.filter((op) => op.mutates).every((op) => op.retry === "write" && op.whenOutcomeUnknown)).toBe(true);
+  });
+});
