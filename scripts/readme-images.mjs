@@ -98,7 +98,7 @@ try {
   figures["curve-surface"] = plot.curveSurface(history);
 
   // Vols: the simulator's SPX surface through the local model, and the service cross-check.
-  const surface = await (await fetch(`${sim.url}/sim/surfaces/SPX`)).json();
+  const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
   const model = vol.fromSurface(surface);
   figures["vol-smiles"] = plot.volSmiles(model.grid([30, 61, 91, 182, 365, 730], range(60, 140, 2), STRIKE_TYPE.PercentForward));
   figures["vol-surface"] = plot.volSurface(frames.volGridColumns(model.grid(range(14, 730, 22), range(60, 140, 2.5), STRIKE_TYPE.PercentForward)));

@@ -156,8 +156,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get("/sim/portfolios", async () => toBrand(service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })), brand));
   // Runs every saved launcher item now, as the daily batch would (a create only saves an item: A21).
   app.post("/sim/batch", async () => service.runBatch());
-  app.get<{ Params: { asset: string } }>("/sim/surfaces/:asset", async (req) => service.surfaceOf(req.params.asset));
-  // The same with the asset in the query (`/sim/surface?asset=SPX`): the form the client's pipeline sends.
+  // The surface an equity is priced with (`/sim/surface?asset=SPX`).
   app.get<{ Querystring: { asset?: string } }>("/sim/surface", async (req) => {
     const asset = typeof req.query.asset === "string" ? req.query.asset.trim() : "";
     if (!asset) throw new SimError(400, "the query parameter asset is required: /sim/surface?asset=SPX");

@@ -93,11 +93,12 @@ describe("recording", () => {
     expect(tradables.find((t) => t.id === "AAPL.XNAS")?.next_trade_event.event.$type).toMatch(/Event$/);
     const portfolios = await conn.sim!.portfolios();
     expect(portfolios.map((p) => p.name)).toContain("GLOBAL-MACRO");
-    // The query form of the surface route answers as the path form does.
+    // The helper answers as the raw route does (AAPL.XNAS and AAPL name one equity); the old path form is gone.
     const surface = await conn.sim!.surface("AAPL.XNAS");
-    const byPath = (await (await fetch(`${conn.baseUrl}/sim/surfaces/AAPL`)).json()) as unknown;
-    expect(surface).toEqual(byPath);
+    const raw = (await (await fetch(`${conn.baseUrl}/sim/surface?asset=AAPL`)).json()) as unknown;
+    expect(surface).toEqual(raw);
     expect((await fetch(`${conn.baseUrl}/sim/surface`)).status).toBe(400);
+    expect((await fetch(`${conn.baseUrl}/sim/surfaces/AAPL`)).status).toBe(404);
     await expect(conn.sim!.surface(" ")).rejects.toThrow(RequestValidationError);
     const t0 = performance.now();
     await conn.sleep(60);

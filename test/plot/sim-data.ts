@@ -58,7 +58,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 export async function simData(): Promise<SimData> {
   const sim = await startSimulator({ transactionRows: 2_000 });
   const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
-  const surface = once(async () => (await (await fetch(`${sim.url}/sim/surfaces/SPX`)).json()) as WireSurface);
+  const surface = once(async () => (await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json()) as WireSurface);
   const grid = once(async () => fromSurface(await surface()).grid([30, 91, 182, 365, 730], range(60, 140, 5), STRIKE_TYPE.PercentForward));
   return {
     sim,

@@ -87,7 +87,7 @@ describe("discount curves", () => {
 
 describe("tradables", () => {
   it("GetVol uses the project's vol model: ATM-forward at a benchmark is the benchmark's vol", async () => {
-    const surface = await (await fetch(`${sim.url}/sim/surfaces/SPX`)).json();
+    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
     const { vols, strike_type } = await rp.tradable.getVol({ surface, maturity: surface.benchmark_maturities[3], strikes: [80, 100, 120], strike_type: 1 });
     expect(strike_type).toBe(1);
     expect(vols[1]).toBeCloseTo(surface.vols[3], 12);
@@ -102,7 +102,7 @@ describe("tradables", () => {
       try {
         const tradables = (await (await fetch(`${other.url}/sim/tradables`)).json()) as { id: string; kind: string }[];
         for (const t of tradables.filter((x) => x.kind === "equity")) {
-          const report = diagnose(await (await fetch(`${other.url}/sim/surfaces/${t.id}`)).json());
+          const report = diagnose(await (await fetch(`${other.url}/sim/surface?asset=${t.id}`)).json());
           expect(report.ok, `${t.id} (seed ${seed}): ${JSON.stringify(report).slice(0, 300)}`).toBe(true);
         }
       } finally {
