@@ -17,6 +17,7 @@ export * from "./report-launcher";
 export * from "./report";
 export * from "./position";
 export * from "./user";
+export * from "./resources";
 
 /** The 13 operations, in the spec's order. */
 export const OPERATIONS = [

@@ -51,8 +51,14 @@ export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.Z
 export type RequestInput<Op extends OperationDef> = z.input<Op["request"]>;
 export type ResponseOf<Op extends OperationDef> = z.output<Op["response"]>;
 
-/** Declares an operation (identity at run time; keeps the literal types). */
-export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(def: OperationDef<Req, Res>): OperationDef<Req, Res> {
+/**
+ * Declares an operation (identity at run time). Keeps the literal types of `name` and `requestIn`, so
+ * that the simulator's handler map can require one handler per name and the client can tell a call
+ * that takes no input.
+ */
+export function defineOperation<Req extends z.ZodType, Res extends z.ZodType, const Name extends string, const In extends OperationDef["requestIn"]>(
+  def: OperationDef<Req, Res> & { readonly name: Name; readonly requestIn: In },
+): OperationDef<Req, Res> & { readonly name: Name; readonly requestIn: In } {
   return Object.freeze(def);
 }
 

@@ -1,18 +1,12 @@
 /**
- * `RiskPortalClient`: the 13 operations grouped by resource, each a one-line declaration over the one
- * request pipeline (`send`).
+ * `RiskPortalClient`: the 13 operations grouped by resource as the resources table (src/api/resources.ts)
+ * declares them, each a method over the one request pipeline (`send`).
  */
 import { inspect } from "node:util";
 import { DEFAULT_BRAND, UNKNOWN_FIELDS, type UnknownFieldsPolicy } from "../api/assumptions";
 import { brandOf } from "../api/brand";
-import { uploadBondPriceData, uploadEquityVolCurves } from "../api/market-data";
 import type { OperationDef, RequestInput, ResponseOf } from "../api/operation";
-import { getTransactionTable } from "../api/position";
-import { getRateAsset } from "../api/rate-asset";
-import { getReportInfos, lookBacks, reportInfos } from "../api/report";
-import { riskReportLauncherItemCreate, varReportLauncherItemCreate } from "../api/report-launcher";
-import { getTradableBrief, getTradeEventPositionEffects, getVol } from "../api/tradable";
-import { getApiKeys } from "../api/user";
+import { RESOURCES, type Resources } from "../api/resources";
 import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider } from "./auth";
 import { ResponseCache, type CacheOptions } from "./cache";
 import { Cassette, type CassetteOptions } from "./cassette";
@@ -72,6 +66,10 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 
 type Call<Op extends OperationDef> = (input: RequestInput<Op>, options?: CallOptions) => Promise<ResponseOf<Op>>;
 type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Promise<ResponseOf<Op>>;
+/** A group's methods as the resources table declares them (its doc comments carry over). */
+type ClientGroup<G> = { readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" } ? CallWithoutInput<G[M]> : G[M] extends OperationDef ? Call<G[M]> : never };
+/** Every resource group of the client. */
+export type ClientGroups = { readonly [K in keyof Resources]: ClientGroup<Resources[K]> };
 
 /**
  * A typed client for the risk service's 13 operations.
@@ -93,53 +91,14 @@ export class RiskPortalClient {
   readonly cache?: ResponseCache;
   readonly #config: PipelineConfig;
 
-  /** Market-data uploads. */
-  readonly marketData: {
-    /** 1. Upload bond prices (`use_best_effort`, `trigger_immediate_bootstrap` default false). Never retried. */
-    uploadBondPrices: Call<typeof uploadBondPriceData>;
-    /** 2. Upload equity vol curves (`use_best_effort` default false). Never retried. */
-    uploadEquityVolCurves: Call<typeof uploadEquityVolCurves>;
-  };
-  /** Tradable queries. */
-  readonly tradable: {
-    /** 3. Vols from a surface at one maturity (days) and many strikes (`strike_type` 0/1/2, see `STRIKE_TYPE`). */
-    getVol: Call<typeof getVol>;
-    /** 5. Position effects of a tradable's next trade event (`$type` of the event may be a bare name like `"BuyEvent"`). */
-    positionEffects: Call<typeof getTradeEventPositionEffects>;
-    /** 6. A short text summary of a tradable; an unknown tradable throws `NotFoundError` with problem details. */
-    brief: Call<typeof getTradableBrief>;
-  };
-  /** Rate assets. */
-  readonly rateAsset: {
-    /** 4. The discount curve of a currency at a market date. */
-    getCurve: Call<typeof getRateAsset>;
-  };
-  /** Report launcher. */
-  readonly reportLauncher: {
-    /** 7. Create a VaR launcher item. Never retried. */
-    createVar: Call<typeof varReportLauncherItemCreate>;
-    /** 8. Create a risk (PnL) launcher item. Never retried. */
-    createRisk: Call<typeof riskReportLauncherItemCreate>;
-  };
-  /** Reports. */
-  readonly report: {
-    /** 9. Report infos filtered by pricing date(s), portfolios and portfolio type. */
-    infos: Call<typeof getReportInfos>;
-    /** 10. The reports of the calling user. */
-    list: CallWithoutInput<typeof reportInfos>;
-    /** 11. The report cut-offs (look-backs) of the user's organisation. */
-    lookBacks: CallWithoutInput<typeof lookBacks>;
-  };
-  /** Positions. */
-  readonly position: {
-    /** 12. The transaction table of a portfolio (`include_zero_quantities` default false, `counterparties` default all). */
-    transactionTable: Call<typeof getTransactionTable>;
-  };
-  /** The calling user. */
-  readonly user: {
-    /** 13. The caller's API keys (the key values are secrets: frames mask them). */
-    apiKeys: CallWithoutInput<typeof getApiKeys>;
-  };
+  // The resource groups, derived from the resources table (src/api/resources.ts).
+  declare readonly marketData: ClientGroups["marketData"];
+  declare readonly tradable: ClientGroups["tradable"];
+  declare readonly rateAsset: ClientGroups["rateAsset"];
+  declare readonly reportLauncher: ClientGroups["reportLauncher"];
+  declare readonly report: ClientGroups["report"];
+  declare readonly position: ClientGroups["position"];
+  declare readonly user: ClientGroups["user"];
 
   constructor(options: RiskPortalClientOptions) {
     if (!options || typeof options !== "object") throw new ConfigurationError("options are required: { baseUrl, auth }", { operation: "configure" });
@@ -181,16 +140,14 @@ export class RiskPortalClient {
       cache: this.cache,
     };
 
-    const call = <Op extends OperationDef>(op: Op): Call<Op> => (input, callOptions) => this.request(op, input, callOptions);
-    const callWithoutInput = <Op extends OperationDef>(op: Op): CallWithoutInput<Op> => (callOptions) => this.request(op, {} as RequestInput<Op>, callOptions);
-
-    this.marketData = { uploadBondPrices: call(uploadBondPriceData), uploadEquityVolCurves: call(uploadEquityVolCurves) };
-    this.tradable = { getVol: call(getVol), positionEffects: call(getTradeEventPositionEffects), brief: call(getTradableBrief) };
-    this.rateAsset = { getCurve: call(getRateAsset) };
-    this.reportLauncher = { createVar: call(varReportLauncherItemCreate), createRisk: call(riskReportLauncherItemCreate) };
-    this.report = { infos: call(getReportInfos), list: callWithoutInput(reportInfos), lookBacks: callWithoutInput(lookBacks) };
-    this.position = { transactionTable: call(getTransactionTable) };
-    this.user = { apiKeys: callWithoutInput(getApiKeys) };
+    // One method per entry of the resources table: `(input, options?)`, or `(options?)` for an operation without input.
+    for (const [group, methods] of Object.entries(RESOURCES)) {
+      const built: Record<string, unknown> = {};
+      for (const [method, op] of Object.entries(methods) as [string, OperationDef][]) {
+        built[method] = op.requestIn === "none" ? (callOptions?: CallOptions) => this.request(op, {}, callOptions) : (input: unknown, callOptions?: CallOptions) => this.request(op, input as never, callOptions);
+      }
+      Object.defineProperty(this, group, { value: built, enumerable: true });
+    }
   }
 
   /** Sends any operation declaration through the pipeline (the resource methods are shorthands for this). */

@@ -5,10 +5,11 @@
  */
 import { Readable, type Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { HEADERS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
+import type { z } from "zod";
+import { BRIEF_QUERY_PARAM, HEADERS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
 import { OPERATIONS } from "../api";
 import { brandOf, toBrand, type Brand } from "../api/brand";
-import { decodeRequest, isRecord, type OperationDef } from "../api/operation";
+import { decodeRequest, isRecord } from "../api/operation";
 import { jsonShapeIssue } from "../api/guards";
 import type { Authenticator } from "./auth";
 import { TOKEN_PATH } from "./auth";
@@ -167,51 +168,45 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   return app;
 }
 
-function registerOperation(app: FastifyInstance, op: OperationDef, deps: AppDeps, brand: Brand): void {
+type Operation = (typeof OPERATIONS)[number];
+type OperationName = Operation["name"];
+type InputOf<N extends OperationName> = z.output<Extract<Operation, { name: N }>["request"]>;
+
+/**
+ * The service's (neutral) answer to each operation's decoded request: one handler per declared operation,
+ * typed so that a missing or an extra handler does not compile. A handler that streams (the transaction
+ * table) sends on the reply itself and returns it.
+ */
+const HANDLERS: { readonly [N in OperationName]: (input: InputOf<N>, service: SimService, reply: FastifyReply) => unknown } = {
+  UploadBondPriceData: (input, service) => service.uploadBondPriceData(input),
+  UploadEquityVolCurves: (input, service) => service.uploadEquityVolCurves(input),
+  GetVol: (input, service) => service.getVol(input),
+  RateAsset: (input, service) => service.rateAsset(input),
+  GetTradeEventPositionEffects: (input, service) => service.positionEffects(input),
+  GetTradableBrief: (input, service) => service.brief(input[BRIEF_QUERY_PARAM]),
+  VarReportLauncherItemCreate: (input, service) => service.launch("var", input),
+  RiskReportLauncherItemCreate: (input, service) => service.launch("risk", input),
+  GetReportInfos: (input, service) => service.reportInfos(input),
+  ReportInfos: (_input, service) => service.reportList(),
+  LookBacks: (_input, service) => service.lookBacks(),
+  GetTransactionTable: (input, service, reply) => reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(input)))),
+  ApiKeys: (_input, service) => service.listApiKeys(),
+};
+
+function registerOperation(app: FastifyInstance, op: Operation, deps: AppDeps, brand: Brand): void {
   const { service } = deps;
+  const handler = HANDLERS[op.name] as (input: unknown, service: SimService, reply: FastifyReply) => unknown;
   app.route({
     method: op.method,
     url: op.path,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const decoded = decodeRequest(op, op.requestIn === "query" ? req.query : req.body, { brand });
       if (!decoded.ok) return sendProblem(reply, validationProblem(decoded.issues, req.url));
-      if (op.name === "GetTransactionTable") return reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(decoded.value as never))));
+      const answer = await handler(decoded.value, service, reply);
       // The service answers in the neutral spelling; the wire carries the brand's.
-      return toBrand(await answer(op, decoded.value as never, service), brand);
+      return answer === reply ? reply : toBrand(answer, brand);
     },
   });
-}
-
-/** The service's (neutral) answer to a decoded request. */
-async function answer(op: OperationDef, input: never, service: SimService): Promise<unknown> {
-  switch (op.name) {
-    case "UploadBondPriceData":
-      return service.uploadBondPriceData(input);
-    case "UploadEquityVolCurves":
-      return service.uploadEquityVolCurves(input);
-    case "GetVol":
-      return service.getVol(input);
-    case "RateAsset":
-      return service.rateAsset(input);
-    case "GetTradeEventPositionEffects":
-      return service.positionEffects(input);
-    case "GetTradableBrief":
-      return service.brief(String((input as Record<string, unknown>).tradableId));
-    case "VarReportLauncherItemCreate":
-      return service.launch("var", input);
-    case "RiskReportLauncherItemCreate":
-      return service.launch("risk", input);
-    case "GetReportInfos":
-      return service.reportInfos(input);
-    case "ReportInfos":
-      return service.reportList();
-    case "LookBacks":
-      return service.lookBacks();
-    case "ApiKeys":
-      return service.listApiKeys();
-    default:
-      throw new SimError(501, `operation ${op.name} is not simulated`);
-  }
 }
 
 /** `{"data_table":[…]}` in chunks of rows, so a million-row table never sits in memory as one string. */

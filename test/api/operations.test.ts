@@ -300,3 +300,16 @@ describe("declared effects", () => {
     expect(OPERATIONS.filter((op) => op.mutates).every((op) => op.retry === "write" && op.whenOutcomeUnknown)).toBe(true);
   });
 });
+
+describe("the resources table", () => {
+  it("names every operation exactly once, and the client's methods are exactly its entries", async () => {
+    const { OPERATIONS, RESOURCES } = await import("../../src/api");
+    const listed = Object.values(RESOURCES).flatMap((group) => Object.values(group));
+    expect(listed).toHaveLength(OPERATIONS.length);
+    expect(new Set(listed)).toEqual(new Set(OPERATIONS));
+    const rp = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", auth: { apiKey: "k-table-0123456789" } });
+    for (const [group, methods] of Object.entries(RESOURCES)) {
+      expect(Object.keys((rp as unknown as Record<string, object>)[group]!).sort()).toEqual(Object.keys(methods).sort());
+    }
+  });
+});
