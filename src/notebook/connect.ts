@@ -12,6 +12,7 @@
  * (`record`, `replay`, `auto`, `off`), else `off`. `RISK_PORTAL_CASSETTE_DIR` moves every cassette to
  * that directory (same file name): to record a set elsewhere, or in tests.
  */
+import { notebookSession } from "../session";
 import path from "node:path";
 import { Cassette, CASSETTE_MODES, type CassetteMode } from "../client/cassette";
 import { BRAND_ENV, RiskPortalClient, type RiskPortalClientOptions } from "../client/client";
@@ -215,3 +216,5 @@ function wait(ms: number): Promise<void> {
 export async function closeAllConnections(): Promise<void> {
   await Promise.all([...open].map((c) => c.close()));
 }
+// Simulators a notebook started stop with its session.
+notebookSession().onEnd(closeAllConnections);

@@ -8,6 +8,7 @@
  * Several notebooks may run one after the other in one process (the demo): each gets a fresh executor,
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
+import { notebookSession } from "../session";
 import { RiskPortalError } from "../client/errors";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -112,20 +113,6 @@ function cellError(value: unknown): CellError {
   return { ename: "Error", evalue: text, traceback: [`Error: ${text}`] };
 }
 
-/**
- * Every loaded copy of a module of this package, e.g. `plot/show` (the notebook may have loaded the
- * package from `dist/` while this runner came from elsewhere): found in `require.cache` by path.
- */
-function loadedModules<T>(pattern: RegExp): T[] {
-  return Object.entries(require.cache)
-    .filter(([id, mod]) => pattern.test(id) && mod?.exports)
-    .map(([, mod]) => mod!.exports as T);
-}
-
-const PLOT_SHOW = /[\\/]plot[\\/]show\.[jt]s$/;
-const PLOT_HTML = /[\\/]plot[\\/]html\.[jt]s$/;
-const CONNECT = /[\\/]notebook[\\/]connect\.[jt]s$/;
-
 /** Runs one notebook. Resolves with the result; rejects with NotebookError when a cell fails. */
 export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
@@ -139,10 +126,9 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
   const nb = injectParameters(structuredClone(source), params, file);
   const tslab = loadTslab();
 
-  // A fresh "kernel session" for plot.show: this notebook's first chart embeds plotly.js again, and its
-  // charts are numbered from 1 (their element ids are the same on every run of the notebook).
-  for (const show of loadedModules<{ resetPlotlyEmbed?: () => void }>(PLOT_SHOW)) show.resetPlotlyEmbed?.();
-  for (const html of loadedModules<{ resetFigureIds?: () => void }>(PLOT_HTML)) html.resetFigureIds?.();
+  // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's
+  // first chart embeds plotly.js again, and its charts are numbered from 1.
+  notebookSession().start();
 
   let node: { close(): void } | undefined;
   let browser: { close(): void } | undefined;
@@ -260,8 +246,8 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
     process.stdout.write = realWrite.out;
     process.stderr.write = realWrite.err;
     tslab.jupyter.lastWriteDisplayData = previousDisplay;
-    // Simulators the notebook started (whichever copy of the package it loaded) stop with it.
-    await Promise.allSettled(loadedModules<{ closeAllConnections?: () => Promise<void> }>(CONNECT).map((m) => m.closeAllConnections?.()));
+    // Simulators the notebook started (whichever copy of the package it loaded) stop with its session.
+    await notebookSession().end();
     process.off("unhandledRejection", onRejection);
     process.off("uncaughtException", onException);
     process.chdir(previousCwd);

@@ -4,6 +4,7 @@
  * notebook renders outputs in any order), and says in the chart's place what is missing if it never
  * comes.
  */
+import { notebookSession } from "../session";
 import { createHash } from "node:crypto";
 import type { Figure } from "./figure";
 import { escapeHtml } from "./labels";
@@ -69,6 +70,8 @@ export function figureId(payload: string): string {
 export function resetFigureIds(): void {
   figureCounter = 0;
 }
+// A new notebook session numbers its figures from 1 (their element ids are the same on every run).
+notebookSession().onStart(resetFigureIds);
 
 /** The figure as an HTML fragment: (plotly.js,) a `<div>` and the script that draws into it. */
 export function figureFragment(fig: Figure, options: FragmentOptions): string {

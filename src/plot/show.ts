@@ -8,6 +8,7 @@
  * HTML of the kernel session only; later charts draw with it. Outside a kernel, `show` writes an HTML
  * file and prints its path.
  */
+import { notebookSession } from "../session";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -110,6 +111,8 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
 export function resetPlotlyEmbed(): void {
   plotlyEmbedded = false;
 }
+// A new notebook session embeds plotly.js again with its first chart.
+notebookSession().onStart(resetPlotlyEmbed);
 
 function tableOf(value: unknown): ColumnTable | DataFrame | undefined {
   if (isColumnTable(value) || isDataFrame(value)) return value;
