@@ -1,7 +1,8 @@
 /**
- * The one request pipeline every operation goes through: validate → response cache → cassette or
- * (auth → fetch with deadline and caller's signal → 401 refresh-and-resend once → record) → map
- * errors → retry reads → validate the response → attach its provenance.
+ * The one request pipeline every operation goes through, in named steps (see {@link send}): validate and
+ * encode → response cache → a shared identical call in flight, or attempts with retries (cassette or auth
+ * → fetch with deadline and caller's signal → 401 refresh-and-resend once → record; errors labelled for
+ * what happened) → decode → remember → provenance.
  */
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
@@ -86,205 +87,311 @@ interface Received {
   replayed?: Exchange;
 }
 
-/** Sends one operation and returns its validated response. */
+/**
+ * Sends one operation and returns its validated response, in named steps: prepare (validate, encode) →
+ * the cache → a shared in-flight call, or attempts with retries (each: cassette or auth → fetch → read,
+ * recorded) → decode → remember (cache, emptied after a change) → provenance.
+ */
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
-  const { redactor } = config;
-  const timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
-  const retry = callRetry(config.retry, options.retry, op.name);
-  const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
-  let url = config.baseUrl + op.path;
-  const write = op.retry === "write";
-  // Error details are built only when something fails: redacting the URL on every call costs.
-  const details = (extra?: Partial<ErrorDetails>): ErrorDetails => ({ operation: op.name, method: op.method, url: redactor.text(url), ...extra });
-  if (!encoded.ok) {
-    throw new RequestValidationError(redactor.text(`${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`), details(write ? { outcome: "not-applied" } : {}), redactor.value(encoded.issues));
-  }
-  if (encoded.query && Object.keys(encoded.query).length) url += `?${new URLSearchParams(encoded.query).toString()}`;
-  const body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
-  const { cassette } = config;
-  // The canonical request: computed once, and only when something needs it (cassette, cache, provenance).
-  let canonical: CanonicalRequest | undefined;
-  const request = () => (canonical ??= canonicalRequest(op.method, op.path, encoded.query, encoded.body));
-  // Provenance names the request lazily: most responses never have theirs looked at.
-  let masked: CanonicalRequest | undefined;
-  const provenance = (source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance => ({
-    operation: op.name,
-    get request() {
-      return (masked ??= redactor.mask(request()));
-    },
-    receivedAt,
-    source,
-    baseUrl: replayed ? cassette!.baseUrl : config.baseUrl,
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(replayed ? { cassette: cassette!.path } : {}),
-  });
-  const decode = (got: { status: number; text: string; requestId?: string }) => decodeResponse(op, got.text, () => details({ status: got.status, requestId: got.requestId }), options, redactor);
-
-  const cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
-  const cacheKey = cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(request())}` : "";
-  if (cache && options.cache !== "refresh") {
-    const hit = await cache.get(cacheKey);
-    if (hit) return attachProvenance(decode({ status: 200, ...hit }), provenance("cache", hit.receivedAt, hit.requestId));
-  }
-
-  const startedMs = config.now();
-  const deadline = new AbortController();
-  const timer = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => deadline.abort(), timeoutMs) : undefined;
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-  /** Requests of this call that left for the server (a write's answer may then be lost, not its effect). */
-  let sends = 0;
-  const howToCheck = () => (op.whenOutcomeUnknown ? ` ${op.whenOutcomeUnknown}` : "");
-  /** The call's own deadline or the caller's abort, as the error that says so. */
-  const stopped = (waiting: string): RiskPortalError => {
-    const unknown = write && sends > 0 ? { outcome: "unknown" as const } : {};
-    const note = write && sends > 0 ? `; the request had been sent, so the server may have applied it.${howToCheck()}` : "";
-    if (deadline.signal.aborted) return new TimeoutError(`${op.name} timed out after ${timeoutMs} ms${waiting}${note}`, details(unknown), timeoutMs);
-    return new AbortError(`${op.name} was aborted by the caller${note}`, details({ ...unknown, cause: redactor.cause(options.signal?.reason) }));
-  };
-
-  /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
-  const exchange = async (): Promise<Response> => {
-    const attemptOnce = async () => {
-      // A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header.
-      const headers: Record<string, string> = { ...config.headers };
-      if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
-      if (body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
-      const applied = config.auth.apply(headers, signal, startedMs + timeoutMs);
-      const used = typeof applied === "string" ? applied : await applied;
-      sends++;
-      return { used, response: await config.fetch(url, { method: op.method, headers, body, signal }) };
-    };
-    const first = await attemptOnce();
-    if (first.response.status !== 401 || refreshed) return first.response;
-    refreshed = true;
-    if (!(await config.auth.refreshAfterUnauthorized(first.used, signal, startedMs + timeoutMs))) return first.response;
-    await first.response.body?.cancel().catch(() => undefined);
-    return (await attemptOnce()).response;
-  };
-  let refreshed = false;
-
-  /** Attempts until one succeeds, fails for good, or the deadline leaves no room for another. */
-  const attempts = async (): Promise<Received> => {
-    for (let attempt = 1; ; attempt++) {
-      let failure: RiskPortalError;
-      let retryable: boolean;
-      let retryAfterMs: number | undefined;
-      // A cassette answers first; what it cannot answer goes to the server (and is recorded), unless replaying.
-      // Its faults are CassetteErrors naming the file: local, never retried against the server.
-      const replayed = cassette?.take(request());
-      if (!replayed && cassette && !cassette.records) throw cassette.miss(op.name, request(), details());
-      let status: number | undefined;
-      const sendsBefore = sends;
-      try {
-        const response = replayed ? replayResponse(replayed) : await exchange();
-        status = response.status;
-        const text = await response.text();
-        const receivedAt = replayed?.receivedAt ?? new Date(config.now()).toISOString();
-        if (!replayed && cassette) record(response, text, receivedAt);
-        const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-        if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed };
-        retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
-        const unknown = write && response.status >= 500;
-        failure = errorFromResponse({
-          ...details(write ? { outcome: unknown ? "unknown" : "not-applied" } : {}),
-          status: response.status,
-          statusText: response.statusText,
-          requestId,
-          body: redactor.value(parseBody(text)),
-          ...(unknown ? { note: `The server failed after receiving the request: it may have applied it.${howToCheck()}` } : {}),
-        });
-        if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
-        retryable = isRetryable(op.retry, { status: response.status }, retry);
-      } catch (error) {
-        if (error instanceof RiskPortalError) {
-          // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
-          if (!(error.operation === "token" && sends === sendsBefore && transientTokenFailure(error))) throw error;
-          failure = error;
-          retryable = true;
-        } else {
-          if (signal.aborted) throw stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
-          if (replayed) throw new CassetteError(`${op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, details(), cassette!.path);
-          failure = transportFailure(error, status);
-          retryable = isRetryable(op.retry, { networkError: error }, retry);
-        }
-      }
-      if (!retryable || attempt > retry.limit) throw failure;
-      if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
-      const delayMs = retryAfterMs ?? backoffDelayMs(attempt, retry);
-      // Waiting past the deadline only turns a clear error into a timeout.
-      if (config.now() - startedMs + delayMs >= timeoutMs) throw failure;
-      retry.onRetry?.({ operation: op.name, attempt, delayMs, status: failure.status, error: failure });
-      await sleep(delayMs, signal).catch(() => {
-        throw stopped(" (waiting to retry)");
-      });
-    }
-  };
-
-  /** Records a live exchange; a cassette that cannot be written is a local fault, and says what the server did. */
-  const record = (response: Response, text: string, receivedAt: string) => {
-    try {
-      cassette!.record(op.name, request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, redactor);
-    } catch (error) {
-      const done = write && response.ok ? ` The server answered HTTP ${response.status}: ${op.name} was applied; do not re-send it.` : "";
-      const why = redactor.text((error as Error)?.message ?? String(error));
-      throw new CassetteError(`${op.name}: could not record to the cassette ${cassette!.path}: ${why}.${done}`, details({ ...(done ? { outcome: "applied" as const } : {}), cause: redactor.cause(error) }), cassette!.path);
-    }
-  };
-
-  /** A transport failure: whether the request left, and whether an answer had started, say what it means. */
-  const transportFailure = (error: unknown, status: number | undefined): NetworkError => {
-    const reason = redactor.text(describeNetworkError(error));
-    const origin = redactor.text(new URL(url).origin);
-    const cause = redactor.cause(error);
-    if (sends === 0 || neverReachedServer(error)) return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
-    if (!write) {
-      const when = status === undefined ? "before an answer arrived" : `while the HTTP ${status} answer was arriving`;
-      return new NetworkError(`${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`, details({ cause, ...(status === undefined ? {} : { status }) }));
-    }
-    const what =
-      status === undefined
-        ? `the request was sent to ${origin} but its answer was lost (${reason}): the server may have applied it.`
-        : `the server answered HTTP ${status} but the connection broke before the answer's body arrived (${reason}): ${status < 300 ? "it has most likely applied it" : "it may have applied it"} (the body would have said).`;
-    return new NetworkError(`${op.name}: outcome unknown — ${what}${howToCheck()} Re-sending it unchecked may apply it twice.`, details({ cause, outcome: "unknown", ...(status === undefined ? {} : { status }) }));
-  };
-
-  /** A success: decoded for this caller, stored in the cache, the cache emptied after a write. */
-  const finish = async (got: Received, generation: number | undefined): Promise<ResponseOf<Op>> => {
-    const data = decode(got);
-    if (cache && !got.replayed) await cache.set(cacheKey, { text: redactor.text(got.text), receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) }, generation);
-    // A call that changes the service's data may change what reads return.
-    if (op.mutates && config.cache) {
-      await config.cache.clear().catch((error: Error) => {
-        throw new ConfigurationError(`${op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`, details({ outcome: "applied", cause: error }));
-      });
-    }
-    return attachProvenance(data, provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed));
-  };
-
+  const call = new PreparedCall(config, op, input, options);
+  const hit = await fromCache(call);
+  if (hit) return hit;
+  call.startClock();
   try {
-    // Single flight: identical cacheable reads in flight at once share one request (and one cache write).
-    const shareable = cache && !cassette;
-    if (shareable && options.cache !== "refresh") {
-      const pending = cache.joinInFlight(cacheKey);
-      if (pending) {
-        let shared: CacheEntry | undefined;
-        try {
-          shared = await raceAbort(pending, signal);
-        } catch (error) {
-          if (signal.aborted) throw stopped("");
-          // The leading call's own deadline or abort is not this caller's: it asks for itself.
-          if (!(error instanceof TimeoutError || error instanceof AbortError)) throw error;
-        }
-        if (shared) return attachProvenance(decode({ status: 200, ...shared }), provenance("live", shared.receivedAt, shared.requestId));
-      }
-    }
-    const generation = cache?.generation;
-    const answer = attempts();
-    if (shareable) cache.lead(cacheKey, answer.then((got) => (decode(got), { text: got.text, receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) })));
-    return await finish(await answer, generation);
+    const shared = await joinInFlight(call);
+    if (shared) return shared;
+    const generation = call.cache?.generation;
+    const answer = attempts(call);
+    if (call.shareable) call.cache!.lead(call.cacheKey, answer.then((got) => (call.decode(got), entryOf(got))));
+    const got = await answer;
+    const data = call.decode(got);
+    await remember(call, got, generation);
+    return attachProvenance(data, call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed));
   } finally {
-    if (timer) clearTimeout(timer);
+    call.stopClock();
   }
+}
+
+/**
+ * One call: the operation, its validated and encoded request, its options resolved against the client's,
+ * its deadline and what has happened so far (requests sent, a 401 refresh). Refuses bad input and bad
+ * options before anything is sent.
+ */
+class PreparedCall<Op extends OperationDef = OperationDef> {
+  readonly redactor: Redactor;
+  readonly timeoutMs: number;
+  readonly retry: RetryOptions;
+  /** Uploads and launcher creates: their errors say whether the server may have applied them. */
+  readonly write: boolean;
+  readonly url: string;
+  readonly body?: string;
+  readonly cache?: ResponseCache;
+  readonly cacheKey: string;
+  /** Identical calls in flight share one request (cacheable reads, no cassette). */
+  readonly shareable: boolean;
+  readonly #encoded: { body?: Record<string, unknown>; query?: Record<string, string> };
+  #canonical?: CanonicalRequest;
+  #masked?: CanonicalRequest;
+  readonly deadline = new AbortController();
+  signal: AbortSignal = this.deadline.signal;
+  startedMs = 0;
+  #timer?: ReturnType<typeof setTimeout>;
+  /** Requests of this call that left for the server (a write's answer may then be lost, not its effect). */
+  sends = 0;
+  /** Whether the one refresh-and-resend after a 401 was used. */
+  refreshed = false;
+
+  constructor(
+    readonly config: PipelineConfig,
+    readonly op: Op,
+    input: unknown,
+    readonly options: CallOptions,
+  ) {
+    this.redactor = config.redactor;
+    this.timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
+    this.retry = callRetry(config.retry, options.retry, op.name);
+    this.write = op.retry === "write";
+    const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
+    this.url = config.baseUrl + op.path;
+    if (!encoded.ok) {
+      const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
+      throw new RequestValidationError(this.redactor.text(message), this.details(this.write ? { outcome: "not-applied" } : {}), this.redactor.value(encoded.issues));
+    }
+    this.#encoded = encoded;
+    if (encoded.query && Object.keys(encoded.query).length) this.url += `?${new URLSearchParams(encoded.query).toString()}`;
+    this.body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
+    this.cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
+    this.cacheKey = this.cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(this.request())}` : "";
+    this.shareable = this.cache !== undefined && !config.cassette;
+  }
+
+  /** The canonical request: computed once, and only when something needs it (cassette, cache, provenance). */
+  request(): CanonicalRequest {
+    return (this.#canonical ??= canonicalRequest(this.op.method, this.op.path, this.#encoded.query, this.#encoded.body));
+  }
+
+  /** Error details, built only when something fails (redacting the URL on every call costs). */
+  details(extra?: Partial<ErrorDetails>): ErrorDetails {
+    return { operation: this.op.name, method: this.op.method, url: this.redactor.text(this.url), ...extra };
+  }
+
+  /** The response's provenance; it names the request lazily (most responses never have theirs looked at). */
+  provenance(source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance {
+    const masked = () => (this.#masked ??= this.redactor.mask(this.request()));
+    const cassette = this.config.cassette;
+    return {
+      operation: this.op.name,
+      get request() {
+        return masked();
+      },
+      receivedAt,
+      source,
+      baseUrl: replayed ? cassette!.baseUrl : this.config.baseUrl,
+      ...(requestId === undefined ? {} : { requestId }),
+      ...(replayed ? { cassette: cassette!.path } : {}),
+    };
+  }
+
+  decode(got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
+    return decodeResponse(this.op, got.text, () => this.details({ status: got.status, requestId: got.requestId }), this.options, this.redactor);
+  }
+
+  /** Starts the call's deadline (the whole call, retries included) and joins the caller's signal to it. */
+  startClock(): void {
+    this.startedMs = this.config.now();
+    if (Number.isFinite(this.timeoutMs) && this.timeoutMs <= MAX_TIMER_MS) this.#timer = setTimeout(() => this.deadline.abort(), this.timeoutMs);
+    if (this.options.signal) this.signal = AbortSignal.any([this.options.signal, this.deadline.signal]);
+  }
+
+  stopClock(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  get deadlineAtMs(): number {
+    return this.startedMs + this.timeoutMs;
+  }
+
+  /** How to tell whether a write whose answer was lost was applied (the operation declares it). */
+  howToCheck(): string {
+    return this.op.whenOutcomeUnknown ? ` ${this.op.whenOutcomeUnknown}` : "";
+  }
+
+  /** The call's own deadline or the caller's abort, as the error that says so (and what a write may have done). */
+  stopped(waiting: string): RiskPortalError {
+    const sent = this.write && this.sends > 0;
+    const unknown = sent ? { outcome: "unknown" as const } : {};
+    const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : "";
+    if (this.deadline.signal.aborted) return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
+    return new AbortError(`${this.op.name} was aborted by the caller${note}`, this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }));
+  }
+}
+
+/** A fresh cached answer, decoded for this caller; undefined when the cache has none (or is not used). */
+async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
+  if (!call.cache || call.options.cache === "refresh") return undefined;
+  const hit = await call.cache.get(call.cacheKey);
+  return hit && attachProvenance(call.decode({ status: 200, ...hit }), call.provenance("cache", hit.receivedAt, hit.requestId));
+}
+
+/**
+ * Single flight: the answer of an identical call in flight, decoded for this caller. The leading call's
+ * own timeout or abort is not this caller's: then it asks for itself (undefined).
+ */
+async function joinInFlight<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
+  if (!call.shareable || call.options.cache === "refresh") return undefined;
+  const pending = call.cache!.joinInFlight(call.cacheKey);
+  if (!pending) return undefined;
+  let shared: CacheEntry;
+  try {
+    shared = await raceAbort(pending, call.signal);
+  } catch (error) {
+    if (call.signal.aborted) throw call.stopped("");
+    if (error instanceof TimeoutError || error instanceof AbortError) return undefined;
+    throw error;
+  }
+  return attachProvenance(call.decode({ status: 200, ...shared }), call.provenance("live", shared.receivedAt, shared.requestId));
+}
+
+/** Attempts until one succeeds, one fails for good, or the deadline leaves no room for another. */
+async function attempts(call: PreparedCall): Promise<Received> {
+  const { retry, op } = call;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await attemptOnce(call, attempt);
+    if ("text" in outcome) return outcome;
+    const { failure, retryable, retryAfterMs } = outcome;
+    if (!retryable || attempt > retry.limit) throw failure;
+    if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw failure;
+    const delayMs = retryAfterMs ?? backoffDelayMs(attempt, retry);
+    // Waiting past the deadline only turns a clear error into a timeout.
+    if (call.config.now() - call.startedMs + delayMs >= call.timeoutMs) throw failure;
+    retry.onRetry?.({ operation: op.name, attempt, delayMs, status: failure.status, error: failure });
+    await sleep(delayMs, call.signal).catch(() => {
+      throw call.stopped(" (waiting to retry)");
+    });
+  }
+}
+
+interface AttemptFailure {
+  failure: RiskPortalError;
+  retryable: boolean;
+  retryAfterMs?: number;
+}
+
+/**
+ * One attempt: a cassette answers first; what it cannot answer goes to the server (and is recorded),
+ * unless replaying. Returns the success, or the failure and whether it may be retried; throws what must
+ * end the call at once (local faults — a cassette's are CassetteErrors naming the file — the deadline).
+ */
+async function attemptOnce(call: PreparedCall, attempt: number): Promise<Received | AttemptFailure> {
+  const { cassette } = call.config;
+  const replayed = cassette?.take(call.request());
+  if (!replayed && cassette && !cassette.records) throw cassette.miss(call.op.name, call.request(), call.details());
+  let status: number | undefined;
+  const sendsBefore = call.sends;
+  try {
+    const response = replayed ? replayResponse(replayed) : await exchange(call);
+    status = response.status;
+    const text = await response.text();
+    const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
+    if (!replayed && cassette) record(call, response, text, receivedAt);
+    const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
+    if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed };
+    return httpFailure(call, response, text, requestId);
+  } catch (error) {
+    if (error instanceof RiskPortalError) {
+      // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
+      if (error.operation === "token" && call.sends === sendsBefore && transientTokenFailure(error)) return { failure: error, retryable: true };
+      throw error;
+    }
+    if (call.signal.aborted) throw call.stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
+    if (replayed) throw new CassetteError(`${call.op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, call.details(), cassette!.path);
+    return { failure: transportFailure(call, error, status), retryable: isRetryable(call.op.retry, { networkError: error }, call.retry) };
+  }
+}
+
+/** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
+async function exchange(call: PreparedCall): Promise<Response> {
+  const { config, options } = call;
+  const once = async () => {
+    // A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header.
+    const headers: Record<string, string> = { ...config.headers };
+    if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
+    if (call.body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
+    const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
+    const used = typeof applied === "string" ? applied : await applied;
+    call.sends++;
+    return { used, response: await config.fetch(call.url, { method: call.op.method, headers, body: call.body, signal: call.signal }) };
+  };
+  const first = await once();
+  if (first.response.status !== 401 || call.refreshed) return first.response;
+  call.refreshed = true;
+  if (!(await config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs))) return first.response;
+  await first.response.body?.cancel().catch(() => undefined);
+  return (await once()).response;
+}
+
+/** An HTTP error answer as the error that says what the server said, retryable or not, with its Retry-After. */
+function httpFailure(call: PreparedCall, response: Response, text: string, requestId: string | undefined): AttemptFailure {
+  const retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
+  const unknown = call.write && response.status >= 500;
+  const failure = errorFromResponse({
+    ...call.details(call.write ? { outcome: unknown ? "unknown" : "not-applied" } : {}),
+    status: response.status,
+    statusText: response.statusText,
+    requestId,
+    body: call.redactor.value(parseBody(text)),
+    ...(unknown ? { note: `The server failed after receiving the request: it may have applied it.${call.howToCheck()}` } : {}),
+  });
+  if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
+  return { failure, retryable: isRetryable(call.op.retry, { status: response.status }, call.retry), retryAfterMs };
+}
+
+/** A transport failure: whether the request left, and whether an answer had started, say what it means. */
+function transportFailure(call: PreparedCall, error: unknown, status: number | undefined): NetworkError {
+  const { redactor, op, write } = call;
+  const reason = redactor.text(describeNetworkError(error));
+  const origin = redactor.text(new URL(call.url).origin);
+  const cause = redactor.cause(error);
+  if (call.sends === 0 || neverReachedServer(error)) {
+    return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, call.details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
+  }
+  const answered = status === undefined ? {} : { status };
+  if (!write) {
+    const when = status === undefined ? "before an answer arrived" : `while the HTTP ${status} answer was arriving`;
+    return new NetworkError(`${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`, call.details({ cause, ...answered }));
+  }
+  const what =
+    status === undefined
+      ? `the request was sent to ${origin} but its answer was lost (${reason}): the server may have applied it.`
+      : `the server answered HTTP ${status} but the connection broke before the answer's body arrived (${reason}): ${status < 300 ? "it has most likely applied it" : "it may have applied it"} (the body would have said).`;
+  return new NetworkError(`${op.name}: outcome unknown — ${what}${call.howToCheck()} Re-sending it unchecked may apply it twice.`, call.details({ cause, outcome: "unknown", ...answered }));
+}
+
+/** Records a live exchange; a cassette that cannot be written is a local fault, and says what the server did. */
+function record(call: PreparedCall, response: Response, text: string, receivedAt: string): void {
+  const cassette = call.config.cassette!;
+  try {
+    cassette.record(call.op.name, call.request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, call.redactor);
+  } catch (error) {
+    const done = call.write && response.ok ? ` The server answered HTTP ${response.status}: ${call.op.name} was applied; do not re-send it.` : "";
+    const why = call.redactor.text((error as Error)?.message ?? String(error));
+    throw new CassetteError(`${call.op.name}: could not record to the cassette ${cassette.path}: ${why}.${done}`, call.details({ ...(done ? { outcome: "applied" as const } : {}), cause: call.redactor.cause(error) }), cassette.path);
+  }
+}
+
+/** Keeps a live answer in the cache (unless a change emptied it since `generation`); a change empties it. */
+async function remember(call: PreparedCall, got: Received, generation: number | undefined): Promise<void> {
+  if (call.cache && !got.replayed) await call.cache.set(call.cacheKey, { ...entryOf(got), text: call.redactor.text(got.text) }, generation);
+  // A call that changes the service's data may change what reads return.
+  if (call.op.mutates && call.config.cache) {
+    await call.config.cache.clear().catch((error: Error) => {
+      throw new ConfigurationError(`${call.op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`, call.details({ outcome: "applied", cause: error }));
+    });
+  }
+}
+
+function entryOf(got: Received): CacheEntry {
+  return { text: got.text, receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) };
 }
 
 /** The token endpoint could not be reached, or failed with a status worth another try. */
