@@ -113,23 +113,86 @@ function cellError(value: unknown): CellError {
   return { ename: "Error", evalue: text, traceback: [`Error: ${text}`] };
 }
 
-/** Runs one notebook. Resolves with the result; rejects with NotebookError when a cell fails. */
+/**
+ * Runs one notebook in papermill's shape — prepare (read, inject parameters) → execute the code cells →
+ * write the executed `.ipynb` and its `.html`. Resolves with the result; rejects with NotebookError when a
+ * cell fails (the outputs up to it are still written).
+ */
 export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
+  const run = await prepareRun(file, options);
+  // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's
+  // first chart embeds plotly.js again, and its charts are numbered from 1.
+  notebookSession().start();
+  const failure = await executeCells(run, options);
+  return writeOutputs(run, failure, performance.now() - started);
+}
+
+/** A notebook read and parameterised, and where its outputs go. */
+interface PreparedRun {
+  file: string;
+  absolute: string;
+  outDir: string;
+  base: string;
+  cellTimeoutMs: number;
+  params: Record<string, unknown>;
+  /** The notebook to execute (a copy: cells receive their outputs in place). */
+  nb: Notebook;
+  codeCells: number;
+}
+
+async function prepareRun(file: string, options: RunOptions): Promise<PreparedRun> {
   const absolute = path.resolve(file);
-  const outDir = path.resolve(options.outDir ?? "out");
-  const base = path.basename(absolute, ".ipynb");
   const cellTimeoutMs = options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS;
   if (!(cellTimeoutMs > 0)) throw new RangeError(`cellTimeoutMs must be > 0, got ${cellTimeoutMs}`);
   const source = parseNotebook(await readFile(absolute, "utf8"), file);
   const params = options.params ?? {};
   const nb = injectParameters(structuredClone(source), params, file);
+  return {
+    file,
+    absolute,
+    outDir: path.resolve(options.outDir ?? "out"),
+    base: path.basename(absolute, ".ipynb"),
+    cellTimeoutMs,
+    params,
+    nb,
+    codeCells: nb.cells.filter((c) => c.cell_type === "code").length,
+  };
+}
+
+/** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
+async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
   const tslab = loadTslab();
+  const out = new CellOutputs();
+  const kernel = createKernel(tslab, path.dirname(run.absolute), out);
+  const proc = enterNotebookProcess(run, options, out, tslab);
+  let failure: CellFailure | undefined;
+  try {
+    let codeIndex = 0;
+    for (let i = 0; i < run.nb.cells.length && !failure; i++) {
+      const cell = run.nb.cells[i]!;
+      if (cell.cell_type !== "code") continue;
+      failure = await runCell({ cell, index: i, codeIndex: ++codeIndex }, run, options, kernel, out, proc);
+    }
+  } finally {
+    await proc.leave();
+    kernel.close();
+  }
+  // Cells after a failure keep no stale outputs from a previous run.
+  if (failure) {
+    for (const cell of run.nb.cells.slice(failure.index + 1)) {
+      if (cell.cell_type !== "code") continue;
+      cell.outputs = [];
+      cell.execution_count = null;
+    }
+  }
+  return failure;
+}
 
-  // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's
-  // first chart embeds plotly.js again, and its charts are numbered from 1.
-  notebookSession().start();
+type Kernel = ReturnType<TslabParts["createExecutor"]>;
 
+/** tslab's executor for a notebook in `dir`, its outputs going to `out` (converters made on first use). */
+function createKernel(tslab: TslabParts, dir: string, out: CellOutputs): Kernel {
   let node: { close(): void } | undefined;
   let browser: { close(): void } | undefined;
   const convs = {
@@ -145,137 +208,163 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
       node = browser = undefined;
     },
   };
-  let outputs: Output[] = [];
-  const errors: CellError[] = [];
-  const stream = (name: "stdout" | "stderr", text: string) => {
-    const last = outputs.at(-1);
-    if (last?.output_type === "stream" && last.name === name) last.text += text;
-    else outputs.push({ output_type: "stream", name, text });
-  };
-  let executionCount = 0;
-  const executor = tslab.createExecutor(path.dirname(absolute), convs, {
-    log: (...args) => {
-      const value = args.length === 1 && typeof args[0] !== "string" ? format("%O", args[0]) : format(...args);
-      outputs.push({ output_type: "execute_result", data: { "text/plain": value }, metadata: {}, execution_count: executionCount });
-    },
-    // Type errors (a format string and its values) and exceptions (one Error): kept apart, they become
-    // the cell's error output when it fails, stderr text when it does not.
-    error: (...args) => {
-      if (args.length === 1) errors.push(cellError(args[0]));
-      else errors.push({ ename: "TSError", evalue: format(...args), traceback: [format(...args)] });
-    },
-  });
+  return tslab.createExecutor(dir, convs, { log: (...args) => out.log(...args), error: (...args) => out.error(...args) });
+}
 
+/** One code cell: runs it (with its timeout), stores its outputs, and returns its failure if it failed. */
+async function runCell(at: { cell: Cell; index: number; codeIndex: number }, run: PreparedRun, options: RunOptions, kernel: Kernel, out: CellOutputs, proc: NotebookProcess): Promise<CellFailure | undefined> {
+  const { cell, index, codeIndex } = at;
+  const code = sourceOf(cell);
+  options.onCell?.({ index: codeIndex, total: run.codeCells, source: code, id: cell.id });
+  out.startCell(codeIndex);
+  proc.captureWrites();
+  let ok: boolean;
+  try {
+    ok = code.trim() === "" ? true : await withTimeout(kernel.execute(code), run.cellTimeoutMs, () => kernel.interrupt());
+  } catch (error) {
+    if (!(error instanceof CellTimeout)) throw error;
+    ok = false;
+    out.errors.length = 0;
+    out.errors.push({ ename: "CellTimeout", evalue: error.message, traceback: [`CellTimeout: ${error.message}`] });
+  } finally {
+    proc.releaseWrites();
+  }
+  cell.execution_count = codeIndex;
+  if (ok) {
+    if (out.errors.length) out.stream("stderr", `${out.errors.map((e) => e.traceback.join("\n")).join("\n")}\n`);
+    cell.outputs = stripTransient(out.outputs);
+    return undefined;
+  }
+  const first = out.errors[0] ?? { ename: "Error", evalue: "the cell failed", traceback: ["the cell failed"] };
+  const evalue = first.ename === "TSError" ? out.errors.map((e) => e.evalue).join("\n") : first.evalue;
+  const traceback = first.ename === "TSError" ? out.errors.map((e) => e.evalue) : first.traceback;
+  out.outputs.push({ output_type: "error", ename: first.ename, evalue, traceback });
+  cell.outputs = stripTransient(out.outputs);
+  const failure: CellFailure = { index, codeCell: codeIndex, source: code, ename: first.ename, error: first.ename === "TSError" ? evalue : `${first.ename}: ${evalue}` };
+  if (cell.id) failure.id = cell.id;
+  return failure;
+}
+
+/**
+ * One cell's outputs as the kernel would send them: stdout and stderr merged into streams, results,
+ * display data (an update replaces the output with its display id: progress lines), and the errors
+ * kept apart until the cell ends.
+ */
+class CellOutputs {
+  outputs: Output[] = [];
+  readonly errors: CellError[] = [];
+  #executionCount = 0;
+
+  startCell(executionCount: number): void {
+    this.outputs = [];
+    this.errors.length = 0;
+    this.#executionCount = executionCount;
+  }
+
+  stream(name: "stdout" | "stderr", text: string): void {
+    const last = this.outputs.at(-1);
+    if (last?.output_type === "stream" && last.name === name) last.text += text;
+    else this.outputs.push({ output_type: "stream", name, text });
+  }
+
+  log(...args: unknown[]): void {
+    const value = args.length === 1 && typeof args[0] !== "string" ? format("%O", args[0]) : format(...args);
+    this.outputs.push({ output_type: "execute_result", data: { "text/plain": value }, metadata: {}, execution_count: this.#executionCount });
+  }
+
+  /** Type errors (a format string and its values) and exceptions (one Error): the cell's error output when it fails, stderr text when it does not. */
+  error(...args: unknown[]): void {
+    if (args.length === 1) this.errors.push(cellError(args[0]));
+    else this.errors.push({ ename: "TSError", evalue: format(...args), traceback: [format(...args)] });
+  }
+
+  display(data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean): void {
+    const output: Output = { output_type: "display_data", data: data.data, metadata: data.metadata ?? {} };
+    const id = (data.transient as { display_id?: string } | undefined)?.display_id;
+    if (update && id) {
+      const i = this.outputs.findIndex((o) => o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id);
+      if (i >= 0) {
+        this.outputs[i] = { ...output, transient: data.transient };
+        return;
+      }
+    }
+    this.outputs.push(id ? { ...output, transient: data.transient } : output);
+  }
+}
+
+interface NotebookProcess {
+  /** stdout and stderr go to the cell's outputs (while a cell runs). */
+  captureWrites(): void;
+  releaseWrites(): void;
+  /** Everything back as it was; the notebook session ends (simulators it started stop). */
+  leave(): Promise<void>;
+}
+
+/**
+ * The process as the notebook sees it, as under Jupyter: its own directory as the working directory, its
+ * environment, tslab's display going to the cell, and a stray rejection or exception of notebook code
+ * (a promise nobody awaited, a throwing timer) going to the cell's stderr instead of ending this process.
+ */
+function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOutputs, tslab: TslabParts): NotebookProcess {
   const previousCwd = process.cwd();
   const previousEnv = { ...process.env };
   const realWrite = { out: process.stdout.write, err: process.stderr.write };
   const previousDisplay = tslab.jupyter.lastWriteDisplayData;
+  const text = (chunk: string | Uint8Array) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
   const capture = {
-    out: ((chunk: string | Uint8Array) => (stream("stdout", typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stdout.write,
-    err: ((chunk: string | Uint8Array) => (stream("stderr", typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stderr.write,
+    out: ((chunk: string | Uint8Array) => (out.stream("stdout", text(chunk)), true)) as typeof process.stdout.write,
+    err: ((chunk: string | Uint8Array) => (out.stream("stderr", text(chunk)), true)) as typeof process.stderr.write,
   };
-  // A stray rejection or exception of notebook code (a promise nobody awaited, a throwing timer) would
-  // end this process; it goes to the current cell's stderr instead.
-  const onStray = (kind: string) => (reason: unknown) => stream("stderr", `${kind}: ${cellError(reason).traceback.join("\n")}\n`);
+  const onStray = (kind: string) => (reason: unknown) => out.stream("stderr", `${kind}: ${cellError(reason).traceback.join("\n")}\n`);
   const onRejection = onStray("Unhandled promise rejection");
   const onException = onStray("Uncaught exception");
-
-  let failure: CellFailure | undefined;
-  const codeCells = nb.cells.filter((c) => c.cell_type === "code").length;
-  let codeIndex = 0;
-  try {
-    // A notebook runs with its own directory as the working directory, as under Jupyter.
-    process.chdir(path.dirname(absolute));
-    for (const [key, value] of Object.entries(options.env ?? {})) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    process.on("unhandledRejection", onRejection);
-    process.on("uncaughtException", onException);
-    tslab.jupyter.lastWriteDisplayData = (data, update) => {
-      const output: Output = { output_type: "display_data", data: data.data, metadata: data.metadata ?? {} };
-      const id = (data.transient as { display_id?: string } | undefined)?.display_id;
-      if (update && id) {
-        // update_display_data replaces the output with the same display id (progress lines).
-        const i = outputs.findIndex((o) => o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id);
-        if (i >= 0) {
-          outputs[i] = { ...output, transient: data.transient };
-          return;
-        }
-      }
-      outputs.push(id ? { ...output, transient: data.transient } : output);
-    };
-    for (let i = 0; i < nb.cells.length; i++) {
-      const cell = nb.cells[i]!;
-      if (cell.cell_type !== "code") continue;
-      codeIndex++;
-      const code = sourceOf(cell);
-      options.onCell?.({ index: codeIndex, total: codeCells, source: code, id: cell.id });
-      outputs = [];
-      errors.length = 0;
-      executionCount = codeIndex;
-      process.stdout.write = capture.out;
-      process.stderr.write = capture.err;
-      let ok: boolean;
-      try {
-        ok = code.trim() === "" ? true : await withTimeout(executor.execute(code), cellTimeoutMs, () => executor.interrupt());
-      } catch (error) {
-        if (!(error instanceof CellTimeout)) throw error;
-        ok = false;
-        errors.length = 0;
-        errors.push({ ename: "CellTimeout", evalue: error.message, traceback: [`CellTimeout: ${error.message}`] });
-      } finally {
-        process.stdout.write = realWrite.out;
-        process.stderr.write = realWrite.err;
-      }
-      cell.execution_count = executionCount;
-      if (!ok) {
-        const first = errors[0] ?? { ename: "Error", evalue: "the cell failed", traceback: ["the cell failed"] };
-        const evalue = first.ename === "TSError" ? errors.map((e) => e.evalue).join("\n") : first.evalue;
-        const traceback = first.ename === "TSError" ? errors.map((e) => e.evalue) : first.traceback;
-        outputs.push({ output_type: "error", ename: first.ename, evalue, traceback });
-        cell.outputs = stripTransient(outputs);
-        failure = { index: i, codeCell: codeIndex, source: code, ename: first.ename, error: first.ename === "TSError" ? evalue : `${first.ename}: ${evalue}` };
-        if (cell.id) failure.id = cell.id;
-        break;
-      }
-      if (errors.length) stream("stderr", `${errors.map((e) => e.traceback.join("\n")).join("\n")}\n`);
-      cell.outputs = stripTransient(outputs);
-    }
-  } finally {
+  const releaseWrites = () => {
     process.stdout.write = realWrite.out;
     process.stderr.write = realWrite.err;
-    tslab.jupyter.lastWriteDisplayData = previousDisplay;
-    // Simulators the notebook started (whichever copy of the package it loaded) stop with its session.
-    await notebookSession().end();
-    process.off("unhandledRejection", onRejection);
-    process.off("uncaughtException", onException);
-    process.chdir(previousCwd);
-    for (const key of Object.keys(process.env)) if (!(key in previousEnv)) delete process.env[key];
-    Object.assign(process.env, previousEnv);
-    executor.close();
-  }
+  };
 
-  // Cells after a failure keep no stale outputs from a previous run.
-  if (failure) {
-    for (const cell of nb.cells.slice(failure.index + 1)) {
-      if (cell.cell_type !== "code") continue;
-      cell.outputs = [];
-      cell.execution_count = null;
-    }
+  process.chdir(path.dirname(run.absolute));
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
   }
-  const durationMs = performance.now() - started;
+  process.on("unhandledRejection", onRejection);
+  process.on("uncaughtException", onException);
+  tslab.jupyter.lastWriteDisplayData = (data, update) => out.display(data, update);
+  return {
+    captureWrites() {
+      process.stdout.write = capture.out;
+      process.stderr.write = capture.err;
+    },
+    releaseWrites,
+    async leave() {
+      releaseWrites();
+      tslab.jupyter.lastWriteDisplayData = previousDisplay;
+      // Simulators the notebook started (whichever copy of the package it loaded) stop with its session.
+      await notebookSession().end();
+      process.off("unhandledRejection", onRejection);
+      process.off("uncaughtException", onException);
+      process.chdir(previousCwd);
+      for (const key of Object.keys(process.env)) if (!(key in previousEnv)) delete process.env[key];
+      Object.assign(process.env, previousEnv);
+    },
+  };
+}
+
+/** The executed `.ipynb` (with the run's parameters, status and duration in its metadata) and its `.html`. */
+async function writeOutputs(run: PreparedRun, failure: CellFailure | undefined, durationMs: number): Promise<RunResult> {
+  const { nb } = run;
   nb.metadata = {
     ...nb.metadata,
-    risk_portal_lab: { parameters: params, status: failure ? "failed" : "ok", duration_s: Math.round(durationMs / 100) / 10, ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}) },
+    risk_portal_lab: { parameters: run.params, status: failure ? "failed" : "ok", duration_s: Math.round(durationMs / 100) / 10, ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}) },
   };
-  await mkdir(outDir, { recursive: true });
-  const ipynbPath = path.join(outDir, `${base}.ipynb`);
-  const htmlPath = path.join(outDir, `${base}.html`);
+  await mkdir(run.outDir, { recursive: true });
+  const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
+  const htmlPath = path.join(run.outDir, `${run.base}.html`);
   await writeFile(ipynbPath, JSON.stringify(nb, null, 1) + "\n");
-  await writeFile(htmlPath, renderHtml(nb, { title: titleOf(nb) ?? base, failure }));
+  await writeFile(htmlPath, renderHtml(nb, { title: titleOf(nb) ?? run.base, failure }));
   const result: RunResult = { notebook: nb, ipynbPath, htmlPath, durationMs, failure };
-  if (failure) throw new NotebookError(describeFailure(file, failure, codeCells), result);
+  if (failure) throw new NotebookError(describeFailure(run.file, failure, run.codeCells), result);
   return result;
 }
 
