@@ -39,7 +39,6 @@ declare module "fastify" {
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const { service, auth, rateLimiter, faults } = deps;
   let requestCounter = 0;
   const app = Fastify({
     logger: false,
@@ -49,7 +48,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Transport-level refusals (headers too large, bad framing) are problem details too, not Node's bare answer.
     clientErrorHandler: (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket),
   });
+  const brand = brandOf(deps.brand);
+  registerParsers(app);
+  registerGate(app, deps);
+  registerErrorHandlers(app, deps);
+  registerTokenEndpoint(app, deps.auth);
+  const openapi = buildOpenApi(deps.brand);
+  app.get("/openapi.json", async () => openapi);
+  app.get("/health", async () => ({ status: "ok" }));
+  for (const route of SIM_ROUTES) app.route({ method: route.method, url: route.url, handler: async (req) => route.answer(deps.service, req, brand) });
+  for (const op of OPERATIONS) registerOperation(app, op, deps, brand);
+  return app;
+}
 
+/** JSON bodies (nesting checked before anything recursive reads them) and the token endpoint's form. */
+function registerParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: "string" }, (_req, body, done) => {
     const text = String(body);
@@ -70,7 +83,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (!req.url.startsWith(TOKEN_PATH)) return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
+}
 
+/** Before any route: the request id, injected faults, authentication and the rate limit; truncation on the way out. */
+function registerGate(app: FastifyInstance, deps: AppDeps): void {
+  const { auth, rateLimiter, faults } = deps;
   app.addHook("onRequest", async (req, reply) => {
     void reply.header(HEADERS.requestId, req.id);
     const isApi = req.url.startsWith("/api/");
@@ -92,12 +109,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       return sendProblem(reply, problem(401, who.refused, req.url));
     }
     req.principal = who.principal;
-    if (rateLimiter) {
-      const verdict = rateLimiter.take(who.principal);
-      if (!verdict.ok) {
-        void reply.header(HEADERS.retryAfter, String(verdict.retryAfterSeconds));
-        return sendProblem(reply, problem(429, `rate limit exceeded for this credential; retry after ${verdict.retryAfterSeconds} s`, req.url));
-      }
+    const verdict = rateLimiter?.take(who.principal);
+    if (verdict && !verdict.ok) {
+      void reply.header(HEADERS.retryAfter, String(verdict.retryAfterSeconds));
+      return sendProblem(reply, problem(429, `rate limit exceeded for this credential; retry after ${verdict.retryAfterSeconds} s`, req.url));
     }
   });
 
@@ -110,7 +125,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     reply.raw.write(bytes.subarray(0, bytes.length >> 1), () => reply.raw.socket?.destroy());
     return payload;
   });
+}
 
+/** Every error as problem details: the service's own (with field paths), fastify's 4xx, a 404 for no route. */
+function registerErrorHandlers(app: FastifyInstance, deps: AppDeps): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (error instanceof SimError) {
@@ -123,9 +141,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") detail = `request body over the limit of ${deps.bodyLimitBytes} bytes`;
     return sendProblem(reply, problem(status, detail, req.url));
   });
-
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no operation ${req.method} ${req.url.split("?")[0]}`, req.url)));
+}
 
+/** The OAuth2 token endpoint (client credentials, in the form or as HTTP Basic). */
+function registerTokenEndpoint(app: FastifyInstance, auth: Authenticator): void {
   app.post(TOKEN_PATH, async (req, reply) => {
     const form = isRecord(req.body) ? (req.body as Record<string, string>) : {};
     if (form.grant_type !== "client_credentials") return reply.code(400).send({ error: "unsupported_grant_type", error_description: "only grant_type=client_credentials is supported" });
@@ -144,29 +164,41 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (!token) return reply.code(401).header("www-authenticate", 'Basic realm="risk-portal-simulator"').send({ error: "invalid_client", error_description: "client authentication failed" });
     return reply.header("cache-control", "no-store").send(token);
   });
-
-  const brand = brandOf(deps.brand);
-  const openapi = buildOpenApi(deps.brand);
-  app.get("/openapi.json", async () => openapi);
-  app.get("/health", async () => ({ status: "ok" }));
-
-  // Simulator-only helpers for notebooks (not part of the service's interface).
-  app.get("/sim/tradables", async () =>
-    [...service.universe.tradables.values()].map((t) => ({ id: t.id, kind: t.kind, name: t.name, currency: t.currency, next_trade_event: service.universe.nextEvent(t) })),
-  );
-  app.get("/sim/portfolios", async () => toBrand(service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })), brand));
-  // Runs every saved launcher item now, as the daily batch would (a create only saves an item: A21).
-  app.post("/sim/batch", async () => service.runBatch());
-  // The surface an equity is priced with (`/sim/surface?asset=SPX`).
-  app.get<{ Querystring: { asset?: string } }>("/sim/surface", async (req) => {
-    const asset = typeof req.query.asset === "string" ? req.query.asset.trim() : "";
-    if (!asset) throw new SimError(400, "the query parameter asset is required: /sim/surface?asset=SPX");
-    return service.surfaceOf(asset);
-  });
-
-  for (const op of OPERATIONS) registerOperation(app, op, deps, brand);
-  return app;
 }
+
+/** A simulator-only route for notebooks (not part of the service's interface). */
+interface SimRoute {
+  method: "GET" | "POST";
+  url: string;
+  answer(service: SimService, req: FastifyRequest, brand: Brand): unknown;
+}
+
+/** The simulator's own routes, declared like the operations (the client side: `src/notebook/sim-helpers.ts`). */
+const SIM_ROUTES: readonly SimRoute[] = [
+  {
+    method: "GET",
+    url: "/sim/tradables",
+    answer: (service) => [...service.universe.tradables.values()].map((t) => ({ id: t.id, kind: t.kind, name: t.name, currency: t.currency, next_trade_event: service.universe.nextEvent(t) })),
+  },
+  {
+    method: "GET",
+    url: "/sim/portfolios",
+    answer: (service, _req, brand) => toBrand(service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })), brand),
+  },
+  // Runs every saved launcher item now, as the daily batch would (a create only saves an item: A21).
+  { method: "POST", url: "/sim/batch", answer: (service) => service.runBatch() },
+  {
+    // The surface an equity is priced with (`/sim/surface?asset=SPX`).
+    method: "GET",
+    url: "/sim/surface",
+    answer: (service, req) => {
+      const { asset } = req.query as { asset?: unknown };
+      const name = typeof asset === "string" ? asset.trim() : "";
+      if (!name) throw new SimError(400, "the query parameter asset is required: /sim/surface?asset=SPX");
+      return service.surfaceOf(name);
+    },
+  },
+];
 
 type Operation = (typeof OPERATIONS)[number];
 type OperationName = Operation["name"];
