@@ -19,7 +19,8 @@ const CONCURRENCY = 16;
 export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000), writes = envInt("BENCH_FAULT_WRITES", 300) } = {}) {
   const { startSimulator, RiskPortalClient, DEFAULT_RETRY } = loadPackage();
   const sim = await startSimulator({ rateLimit: false, faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 }, seed: 11 });
-  const client = (retry = {}, cache) => new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry, ...(cache ? { cache } : {}) });
+  const client = (retry = {}, cache) =>
+    new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry, ...(cache ? { cache } : {}) });
   try {
     const readRound = async (limit) => {
       let retries = 0;
@@ -44,7 +45,18 @@ export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000),
     const labels = { succeeded: 0, "not-applied": 0, unknown: 0, other: 0, saysCouldNotReachAfterSending: 0 };
     for (let i = 0; i < writes; i++) {
       try {
-        await rp.marketData.uploadBondPrices({ bond_data: [{ date: "2026-11-20", bond_identifier: { code: "US91282CJL54", identifier_type: "ISIN" }, currency: "USD", traded_price: 99 + (i % 100) / 100, is_percentage_of_par: true, is_currency_per_bond_unit: false }] });
+        await rp.marketData.uploadBondPrices({
+          bond_data: [
+            {
+              date: "2026-11-20",
+              bond_identifier: { code: "US91282CJL54", identifier_type: "ISIN" },
+              currency: "USD",
+              traded_price: 99 + (i % 100) / 100,
+              is_percentage_of_par: true,
+              is_currency_per_bond_unit: false,
+            },
+          ],
+        });
         labels.succeeded++;
       } catch (error) {
         labels[error.outcome ?? "other"] = (labels[error.outcome ?? "other"] ?? 0) + 1;
@@ -56,7 +68,12 @@ export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000),
     try {
       const cached = client({}, { dir });
       const results = await Promise.allSettled(Array.from({ length: 64 }, () => cached.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" })));
-      const cache = { concurrent: 64, failed: results.filter((r) => r.status === "rejected").length, toServer: cached.cache.stats.misses, ...cached.cache.stats };
+      const cache = {
+        concurrent: 64,
+        failed: results.filter((r) => r.status === "rejected").length,
+        toServer: cached.cache.stats.misses,
+        ...cached.cache.stats,
+      };
       return { faults: "10% 500/503, 5% dropped, 5% cut off", readsDefault, readsOld, writes: { count: writes, ...labels }, cache };
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -67,7 +67,7 @@ const OFFSETS = ["+00:00", "+01:00", "-05:00", "+09:00"];
  */
 export function transactionPayloadBuffer(rows) {
   let seed = 20_261_120;
-  const random = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const random = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
   const day0 = Date.UTC(2025, 10, 20);
   let buffer = Buffer.allocUnsafe(Math.max(1024, rows * 360));
   let at = buffer.write('{"data_table":[', 0, "latin1");
@@ -185,7 +185,15 @@ const children = {
     // What a notebook keeps: `const res = await rp.position.transactionTable(…); const df = frames.transactionTable(res)`.
     gc();
     const retained = { heapMB: heapMB(), rows: fetched.value.data_table.length, shape: frame.value.shape };
-    return { danfoLoadMs, baseline, fetch: { ms: fetched.ms, peakMB: afterFetch }, frame: { ms: frame.ms, peakMB: peak }, peakMB: peak, totalMs: fetched.ms + frame.ms, retained };
+    return {
+      danfoLoadMs,
+      baseline,
+      fetch: { ms: fetched.ms, peakMB: afterFetch },
+      frame: { ms: frame.ms, peakMB: peak },
+      peakMB: peak,
+      totalMs: fetched.ms + frame.ms,
+      retained,
+    };
   },
 
   /** The lean end-to-end path. */
@@ -230,7 +238,11 @@ async function runChild(variant, arg) {
 }
 
 async function startServer() {
-  const child = fork(SCRIPT, ["--child=server"], { cwd: REPO_ROOT, env: { ...process.env, FRAMES_BENCH_ROWS: String(ROWS) }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child = fork(SCRIPT, ["--child=server"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, FRAMES_BENCH_ROWS: String(ROWS) },
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   const url = await new Promise((resolve, reject) => {
     child.once("message", (m) => resolve(m.url));
     child.once("exit", (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
@@ -245,7 +257,9 @@ async function startServer() {
 async function main() {
   const machine = { node: process.version, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length, memoryGiB: round(os.totalmem() / 2 ** 30, 1) };
   const loadBefore = os.loadavg().map((x) => round(x, 2));
-  console.log(`frames bench: ${ROWS.toLocaleString("en-US")} rows × 13 columns; node ${machine.node}, ${machine.cpus} CPUs; load average ${loadBefore.join(" ")}`);
+  console.log(
+    `frames bench: ${ROWS.toLocaleString("en-US")} rows × 13 columns; node ${machine.node}, ${machine.cpus} CPUs; load average ${loadBefore.join(" ")}`,
+  );
 
   console.log("in-process (JSON.parse, then the adapter, one run) …");
   const inProcess = await runChild("in-process");
@@ -271,7 +285,9 @@ async function main() {
   const peak = Math.max(inProcess.frame.peakMB, e2eClient.peakMB.max, e2eLean.peakMB.max);
   const ms = (x) => `${round(x, 0)} ms`;
   const mb = (x) => `${round(x, 0)} MB`;
-  console.log(`\npayload ${round(inProcess.payloadMB, 1)} MB of JSON; danfo load ${ms(inProcess.danfoLoadMs)} (before timing); frame ${inProcess.check.shape.join(" × ")}, ${inProcess.check.warnings} warnings`);
+  console.log(
+    `\npayload ${round(inProcess.payloadMB, 1)} MB of JSON; danfo load ${ms(inProcess.danfoLoadMs)} (before timing); frame ${inProcess.check.shape.join(" × ")}, ${inProcess.check.warnings} warnings`,
+  );
   console.log(
     formatTable(
       [`one process, ${ROWS.toLocaleString("en-US")} rows`, "time", "peak RSS"],
@@ -291,7 +307,12 @@ async function main() {
     formatTable(
       ["path", "time", "peak RSS", "held after"],
       [
-        ["rp.position.transactionTable + frames.transactionTable(res)", ms(e2eClient.totalMs), range(e2eClient.peakMB), `${mb(e2eClient.retainedHeapMB)} (res + df)`],
+        [
+          "rp.position.transactionTable + frames.transactionTable(res)",
+          ms(e2eClient.totalMs),
+          range(e2eClient.peakMB),
+          `${mb(e2eClient.retainedHeapMB)} (res + df)`,
+        ],
         ["frames.fetchTransactionTable(rp, …)", ms(e2eLean.totalMs), range(e2eLean.peakMB), `${mb(e2eLean.retainedHeapMB)} (df)`],
       ],
     ),
@@ -300,7 +321,9 @@ async function main() {
     adapterWithin1xParse: ratio <= 1,
     peakUnder4GB: peak < TARGET_PEAK_MB,
   };
-  console.log(`\ntargets: adapter ≤ 1× JSON.parse: ${targets.adapterWithin1xParse ? "yes" : "NO"} (${round(ratio, 2)}×); peak RSS < 4 GB: ${targets.peakUnder4GB ? "yes" : "NO"} (${mb(peak)})`);
+  console.log(
+    `\ntargets: adapter ≤ 1× JSON.parse: ${targets.adapterWithin1xParse ? "yes" : "NO"} (${round(ratio, 2)}×); peak RSS < 4 GB: ${targets.peakUnder4GB ? "yes" : "NO"} (${mb(peak)})`,
+  );
 
   const results = {
     startedAt: new Date().toISOString(),
@@ -318,7 +341,12 @@ async function main() {
       adapterMs: round(adapterMs),
       ratio: round(ratio, 3),
       peakMB: round(peak),
-      e2e: { clientMs: round(e2eClient.totalMs), leanMs: round(e2eLean.totalMs), clientHeldMB: round(e2eClient.retainedHeapMB), leanHeldMB: round(e2eLean.retainedHeapMB) },
+      e2e: {
+        clientMs: round(e2eClient.totalMs),
+        leanMs: round(e2eLean.totalMs),
+        clientHeldMB: round(e2eClient.retainedHeapMB),
+        leanHeldMB: round(e2eLean.retainedHeapMB),
+      },
       targets,
     },
   };

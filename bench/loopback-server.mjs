@@ -15,12 +15,30 @@ import { createServer } from "node:http";
 /** 20 curve points from 1 month to 30 years, with plausible EUR rates and fitted instruments. */
 export function curveReply() {
   const tenors = [
-    ["1M", 1 / 12], ["2M", 2 / 12], ["3M", 0.25], ["6M", 0.5], ["9M", 0.75], ["1Y", 1], ["18M", 1.5], ["2Y", 2], ["3Y", 3], ["4Y", 4],
-    ["5Y", 5], ["6Y", 6], ["7Y", 7], ["8Y", 8], ["9Y", 9], ["10Y", 10], ["12Y", 12], ["15Y", 15], ["20Y", 20], ["30Y", 30],
+    ["1M", 1 / 12],
+    ["2M", 2 / 12],
+    ["3M", 0.25],
+    ["6M", 0.5],
+    ["9M", 0.75],
+    ["1Y", 1],
+    ["18M", 1.5],
+    ["2Y", 2],
+    ["3Y", 3],
+    ["4Y", 4],
+    ["5Y", 5],
+    ["6Y", 6],
+    ["7Y", 7],
+    ["8Y", 8],
+    ["9Y", 9],
+    ["10Y", 10],
+    ["12Y", 12],
+    ["15Y", 15],
+    ["20Y", 20],
+    ["30Y", 30],
   ];
   const marketDate = Date.UTC(2026, 10, 19);
   const data = tenors.map(([label, years]) => {
-    const rate = Number((0.0291 - 0.0045 * Math.min(years, 2) / 2 + 0.0006 * Math.log1p(years)).toFixed(5));
+    const rate = Number((0.0291 - (0.0045 * Math.min(years, 2)) / 2 + 0.0006 * Math.log1p(years)).toFixed(5));
     const expiry = new Date(marketDate + Math.round(years * 365.25) * 86_400_000).toISOString().slice(0, 10);
     return {
       maturity: Number(years.toFixed(4)),

@@ -58,7 +58,12 @@ export async function measureReplay() {
       await recorder.rateAsset.getCurve({ currency: currencies[i % currencies.length], market_date: day });
     }
     const recordMs = performance.now() - t0;
-    const record = { exchanges: recordCount, totalMs: round(recordMs, 0), perExchangeMs: round(recordMs / recordCount, 2), megabytes: round(statSync(cassette).size / 1e6, 2) };
+    const record = {
+      exchanges: recordCount,
+      totalMs: round(recordMs, 0),
+      perExchangeMs: round(recordMs / recordCount, 2),
+      megabytes: round(statSync(cassette).size / 1e6, 2),
+    };
     return { concurrency: 16, requests, rounds, rps: results, record };
   } finally {
     await sim.stop();
@@ -69,10 +74,13 @@ export async function measureReplay() {
 export function formatReplay(r) {
   const lines = [`client calls by source: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds (req/s, median and per round)`];
   const rows = [];
-  for (const [op, bySource] of Object.entries(r.rps)) for (const [source, v] of Object.entries(bySource)) rows.push([op, source, String(v.median), v.rounds.join(" / ")]);
+  for (const [op, bySource] of Object.entries(r.rps))
+    for (const [source, v] of Object.entries(bySource)) rows.push([op, source, String(v.median), v.rounds.join(" / ")]);
   lines.push(formatTable(["operation", "source", "req/s", "per round"], rows));
   const rec = r.record;
-  lines.push(`recording ${rec.exchanges} RateAsset exchanges: ${rec.totalMs} ms (${rec.perExchangeMs} ms each, live call + file rewrite), cassette ${rec.megabytes} MB`);
+  lines.push(
+    `recording ${rec.exchanges} RateAsset exchanges: ${rec.totalMs} ms (${rec.perExchangeMs} ms each, live call + file rewrite), cassette ${rec.megabytes} MB`,
+  );
   return lines.join("\n");
 }
 

@@ -46,11 +46,24 @@ const resultsDir = join(BENCH_DIR, "results");
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, "latest.json");
 const roundDeep = (value) =>
-  typeof value === "number" ? round(value, 2) : Array.isArray(value) ? value.map(roundDeep) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)])) : value;
+  typeof value === "number"
+    ? round(value, 2)
+    : Array.isArray(value)
+      ? value.map(roundDeep)
+      : value && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)]))
+        : value;
 writeFileSync(
   file,
   JSON.stringify(
-    roundDeep({ startedAt: startedAt.toISOString(), durationS: (Date.now() - startedAt.getTime()) / 1000, machine, loadAverage: { before: loadBefore, after: loadAfter }, importTime, throughput }),
+    roundDeep({
+      startedAt: startedAt.toISOString(),
+      durationS: (Date.now() - startedAt.getTime()) / 1000,
+      machine,
+      loadAverage: { before: loadBefore, after: loadAfter },
+      importTime,
+      throughput,
+    }),
     null,
     2,
   ) + "\n",

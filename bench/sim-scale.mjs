@@ -20,7 +20,9 @@ const PER_UPLOAD = 40_000;
 
 function startSim(dist, dataDir) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(dist, "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(dist, "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error("simulator did not start within 120 s")), 120_000);
     child.once("exit", (code) => reject(new Error(`simulator exited early (${code})`)));
@@ -53,7 +55,14 @@ async function latency(sim, calls) {
     await post(sim, "/api/RateAsset", { currency: "EUR", market_date: "2026-11-20" });
     rate.push(performance.now() - t);
     t = performance.now();
-    const out = await post(sim, "/api/ReportLauncher/RiskReportLauncherItemCreate", { report_name: "RATES-EU Daily PnL", reporting_currency: "EUR", market_data_environment_names: ["EOD"], portfolio_name: "RATES-EU", report_cutoff: "1Y", run_date: "2026-11-20" });
+    const out = await post(sim, "/api/ReportLauncher/RiskReportLauncherItemCreate", {
+      report_name: "RATES-EU Daily PnL",
+      reporting_currency: "EUR",
+      market_data_environment_names: ["EOD"],
+      portfolio_name: "RATES-EU",
+      report_cutoff: "1Y",
+      run_date: "2026-11-20",
+    });
     if (!out.is_success) throw new Error(`launch failed: ${out.error_messages}`);
     launch.push(performance.now() - t);
   }
@@ -71,11 +80,22 @@ async function priceRecords(sim) {
   }
   return (i) => {
     const bond = bonds[i % bonds.length];
-    return { date: days[Math.floor(i / bonds.length) % days.length], bond_identifier: { code: bond.id, identifier_type: "ISIN" }, currency: bond.currency, traded_price: 95 + (i % 1000) / 200, is_percentage_of_par: true, is_currency_per_bond_unit: false };
+    return {
+      date: days[Math.floor(i / bonds.length) % days.length],
+      bond_identifier: { code: bond.id, identifier_type: "ISIN" },
+      currency: bond.currency,
+      traded_price: 95 + (i % 1000) / 200,
+      is_percentage_of_par: true,
+      is_currency_per_bond_unit: false,
+    };
   };
 }
 
-export async function measureSimScale({ prices = envInt("BENCH_SCALE_PRICES", 400_000), calls = envInt("BENCH_SCALE_CALLS", 30), dist = process.env.BENCH_SCALE_DIST ? resolve(process.env.BENCH_SCALE_DIST) : join(REPO_ROOT, "dist") } = {}) {
+export async function measureSimScale({
+  prices = envInt("BENCH_SCALE_PRICES", 400_000),
+  calls = envInt("BENCH_SCALE_CALLS", 30),
+  dist = process.env.BENCH_SCALE_DIST ? resolve(process.env.BENCH_SCALE_DIST) : join(REPO_ROOT, "dist"),
+} = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "rpl-bench-scale-"));
   try {
     let sim = await startSim(dist, dataDir);
@@ -87,7 +107,10 @@ export async function measureSimScale({ prices = envInt("BENCH_SCALE_PRICES", 40
     for (let done = 0; done < prices; done += PER_UPLOAD) {
       const n = Math.min(PER_UPLOAD, prices - done);
       const t = performance.now();
-      const out = await post(sim, "/api/MarketData/UploadBondPriceData", { bond_data: Array.from({ length: n }, (_, k) => record(done + k)), trigger_immediate_bootstrap: true });
+      const out = await post(sim, "/api/MarketData/UploadBondPriceData", {
+        bond_data: Array.from({ length: n }, (_, k) => record(done + k)),
+        trigger_immediate_bootstrap: true,
+      });
       if (!out.is_success) throw new Error(`upload failed: ${out.error_messages.slice(0, 3)}`);
       uploadMs.push(performance.now() - t);
     }
@@ -109,8 +132,18 @@ export async function measureSimScale({ prices = envInt("BENCH_SCALE_PRICES", 40
       empty: roundAll(empty),
       loaded: roundAll(loaded),
       restarted: roundAll(restarted),
-      ratio: { rateAsset: round(loaded.rateAssetMs / empty.rateAssetMs, 2), launch: round(loaded.launchMs / empty.launchMs, 2), rateAssetAfterRestart: round(restarted.rateAssetMs / empty.rateAssetMs, 2), launchAfterRestart: round(restarted.launchMs / empty.launchMs, 2) },
-      upload: { perUploadMsMedian: round(median(uploadMs), 0), firstMs: round(uploadMs[0], 0), lastMs: round(uploadMs.at(-1), 0), totalS: round(uploadTotalMs / 1000, 1) },
+      ratio: {
+        rateAsset: round(loaded.rateAssetMs / empty.rateAssetMs, 2),
+        launch: round(loaded.launchMs / empty.launchMs, 2),
+        rateAssetAfterRestart: round(restarted.rateAssetMs / empty.rateAssetMs, 2),
+        launchAfterRestart: round(restarted.launchMs / empty.launchMs, 2),
+      },
+      upload: {
+        perUploadMsMedian: round(median(uploadMs), 0),
+        firstMs: round(uploadMs[0], 0),
+        lastMs: round(uploadMs.at(-1), 0),
+        totalS: round(uploadTotalMs / 1000, 1),
+      },
       rssMB: round(rssMB, 0),
       restart: { startS: round(restartMs / 1000, 2), rssMB: round(restartRssMB, 0) },
       filesMB: files,
@@ -128,8 +161,22 @@ export function formatSimScale(r) {
     formatTable(
       ["", "empty", `${r.prices.toLocaleString("en")} prices`, "ratio", "after restart", "ratio"],
       [
-        ["RateAsset (EUR, 2026-11-20)", `${r.empty.rateAssetMs} ms`, `${r.loaded.rateAssetMs} ms`, `${r.ratio.rateAsset}x`, `${r.restarted.rateAssetMs} ms`, `${r.ratio.rateAssetAfterRestart}x`],
-        ["launch (RiskReportLauncherItemCreate)", `${r.empty.launchMs} ms`, `${r.loaded.launchMs} ms`, `${r.ratio.launch}x`, `${r.restarted.launchMs} ms`, `${r.ratio.launchAfterRestart}x`],
+        [
+          "RateAsset (EUR, 2026-11-20)",
+          `${r.empty.rateAssetMs} ms`,
+          `${r.loaded.rateAssetMs} ms`,
+          `${r.ratio.rateAsset}x`,
+          `${r.restarted.rateAssetMs} ms`,
+          `${r.ratio.rateAssetAfterRestart}x`,
+        ],
+        [
+          "launch (RiskReportLauncherItemCreate)",
+          `${r.empty.launchMs} ms`,
+          `${r.loaded.launchMs} ms`,
+          `${r.ratio.launch}x`,
+          `${r.restarted.launchMs} ms`,
+          `${r.ratio.launchAfterRestart}x`,
+        ],
       ],
     ),
     `uploads of 40,000: first ${r.upload.firstMs} ms, last ${r.upload.lastMs} ms, median ${r.upload.perUploadMsMedian} ms, ${r.upload.totalS} s in all; RSS ${r.rssMB} MB`,

@@ -17,7 +17,9 @@ const CONCURRENCY = 16;
 const CAP_MS = 20_000;
 
 export function startSim(rows) {
-  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--rows", String(rows)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--rows", String(rows)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("simulator did not start within 20 s")), 20_000);
     child.once("exit", (code) => reject(new Error(`simulator exited early (${code})`)));
@@ -73,7 +75,11 @@ export async function measureSim() {
     const table = [];
     for (let r = 0; r < 2; r++) {
       const t0 = performance.now();
-      const res = await fetch(`${sim.url}/api/Position/GetTransactionTable`, { method: "POST", headers, body: JSON.stringify({ portfolio_name: "GLOBAL-MACRO", include_zero_quantities: true }) });
+      const res = await fetch(`${sim.url}/api/Position/GetTransactionTable`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ portfolio_name: "GLOBAL-MACRO", include_zero_quantities: true }),
+      });
       const reader = res.body.getReader();
       let first;
       let bytes = 0;
@@ -90,7 +96,12 @@ export async function measureSim() {
       requests,
       rounds,
       rps: Object.fromEntries(Object.entries(perOp).map(([k, v]) => [k, { median: round(median(v), 0), rounds: v.map((x) => round(x, 0)) }])),
-      transactionTable: { rows, firstByteMs: round(median(table.map((t) => t.firstByteMs)), 1), totalMs: round(median(table.map((t) => t.totalMs)), 0), megabytes: round(table[0].bytes / 1e6, 1) },
+      transactionTable: {
+        rows,
+        firstByteMs: round(median(table.map((t) => t.firstByteMs)), 1),
+        totalMs: round(median(table.map((t) => t.totalMs)), 0),
+        megabytes: round(table[0].bytes / 1e6, 1),
+      },
     };
   } finally {
     await sim.stop();
@@ -99,7 +110,12 @@ export async function measureSim() {
 
 export function formatSim(r) {
   const lines = [`simulator: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds, bare fetch against dist/cli.js sim`];
-  lines.push(formatTable(["operation", "req/s (median)", "per round"], Object.entries(r.rps).map(([k, v]) => [k, String(v.median), v.rounds.join(" / ")])));
+  lines.push(
+    formatTable(
+      ["operation", "req/s (median)", "per round"],
+      Object.entries(r.rps).map(([k, v]) => [k, String(v.median), v.rounds.join(" / ")]),
+    ),
+  );
   const t = r.transactionTable;
   lines.push(`GetTransactionTable, ${t.rows.toLocaleString("en")} rows: first byte ${t.firstByteMs} ms, whole body ${t.totalMs} ms, ${t.megabytes} MB`);
   return lines.join("\n");

@@ -51,7 +51,10 @@ export const PAIRS = [
 ];
 
 export function settingsFromEnv() {
-  const variants = (process.env.BENCH_VARIANTS ?? "a,b,c,d").split(",").map((v) => v.trim()).filter((v) => v in VARIANTS);
+  const variants = (process.env.BENCH_VARIANTS ?? "a,b,c,d")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v in VARIANTS);
   return {
     concurrency: envInt("BENCH_CONCURRENCY", 16),
     warmup: envInt("BENCH_WARMUP", 500),
@@ -151,7 +154,10 @@ async function drive(call, { total, concurrency, capMs }) {
   };
   let stallTimer;
   const stalled = new Promise((_, reject) => {
-    stallTimer = setTimeout(() => reject(new Error(`run stalled: ${issued - completed} requests unanswered ${STALL_GRACE_MS} ms after the cap`)), capMs + STALL_GRACE_MS);
+    stallTimer = setTimeout(
+      () => reject(new Error(`run stalled: ${issued - completed} requests unanswered ${STALL_GRACE_MS} ms after the cap`)),
+      capMs + STALL_GRACE_MS,
+    );
   });
   try {
     await Promise.race([Promise.all(Array.from({ length: concurrency }, worker)), stalled]);
@@ -199,7 +205,10 @@ export async function measureThroughput(settings = settingsFromEnv(), log = () =
         const serverCpuUs = after.cpu.user + after.cpu.system - (before.cpu.user + before.cpu.system);
         run.serverCpuUsPerReq = serverCpuUs / (after.served - before.served);
         runs[v].push(run);
-        log(`  round ${round_}/${rounds}  ${v}. ${VARIANTS[v].padEnd(26)} ${round(run.rps, 0).toString().padStart(6)} req/s` + (run.capped ? `  (capped at ${capMs} ms: ${run.completed} done)` : ""));
+        log(
+          `  round ${round_}/${rounds}  ${v}. ${VARIANTS[v].padEnd(26)} ${round(run.rps, 0).toString().padStart(6)} req/s` +
+            (run.capped ? `  (capped at ${capMs} ms: ${run.completed} done)` : ""),
+        );
       }
     }
     return summariseRuns(settings, runs);

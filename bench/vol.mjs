@@ -91,7 +91,11 @@ export function naiveVols(math, surface, maturityDays, strikes, strikeType, { DA
     const a = math.subtract(theta, math.multiply(math.multiply(b, R), math.subtract(1, math.multiply(rho, beta))));
     return { T, a, b, rho, m, s, theta };
   });
-  const svi = (r, k) => math.add(r.a, math.multiply(r.b, math.add(math.multiply(r.rho, math.subtract(k, r.m)), math.sqrt(math.add(math.pow(math.subtract(k, r.m), 2), math.pow(r.s, 2))))));
+  const svi = (r, k) =>
+    math.add(
+      r.a,
+      math.multiply(r.b, math.add(math.multiply(r.rho, math.subtract(k, r.m)), math.sqrt(math.add(math.pow(math.subtract(k, r.m), 2), math.pow(r.s, 2))))),
+    );
   const T = math.divide(maturityDays, DAYS_PER_YEAR);
   // ln F(T): piecewise linear through (0, ln spot) and (T_i, ln F_i), last segment continued.
   const xs = [0, ...slices.map((r) => r.T)];
@@ -103,12 +107,18 @@ export function naiveVols(math, surface, maturityDays, strikes, strikeType, { DA
       break;
     }
   }
-  const F = math.exp(math.add(ys[seg], math.multiply(math.divide(math.subtract(ys[seg + 1], ys[seg]), math.subtract(xs[seg + 1], xs[seg])), math.subtract(T, xs[seg]))));
+  const F = math.exp(
+    math.add(ys[seg], math.multiply(math.divide(math.subtract(ys[seg + 1], ys[seg]), math.subtract(xs[seg + 1], xs[seg])), math.subtract(T, xs[seg]))),
+  );
   const out = new Float64Array(strikes.length);
   for (let j = 0; j < strikes.length; j++) {
     const x = strikes[j];
     const K =
-      strikeType === STRIKE_TYPE.Absolute ? x : strikeType === STRIKE_TYPE.PercentForward ? math.multiply(math.divide(x, 100), F) : math.multiply(math.divide(x, 100), surface.spot_ref);
+      strikeType === STRIKE_TYPE.Absolute
+        ? x
+        : strikeType === STRIKE_TYPE.PercentForward
+          ? math.multiply(math.divide(x, 100), F)
+          : math.multiply(math.divide(x, 100), surface.spot_ref);
     const k = math.log(math.divide(K, F));
     let w;
     if (math.smallerEq(T, slices[0].T)) {
@@ -192,7 +202,11 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
     absolute: { name: "vols(200 d, 1e6 Absolute)", count: n, run: () => model.vols(maturity, absStrikes, STRIKE_TYPE.Absolute) },
     node: { name: "vols(182 d = benchmark, 1e6) one slice", count: n, run: () => model.vols(182, strikes, STRIKE_TYPE.PercentForward) },
     beyond: { name: "vols(1000 d > last, 1e6) one slice", count: n, run: () => model.vols(1000, strikes, STRIKE_TYPE.PercentForward) },
-    grid: { name: `grid ${gridMaturities.length} x ${gridStrikes.length}`, count: gridMaturities.length * gridStrikes.length, run: () => model.grid(gridMaturities, gridStrikes, STRIKE_TYPE.PercentForward).vols },
+    grid: {
+      name: `grid ${gridMaturities.length} x ${gridStrikes.length}`,
+      count: gridMaturities.length * gridStrikes.length,
+      run: () => model.grid(gridMaturities, gridStrikes, STRIKE_TYPE.PercentForward).vols,
+    },
     delta: { name: "vols(200 d, 1e4 deltas) root solve", count: deltas.length, run: () => model.vols(maturity, deltas, "delta") },
   };
   for (const v of Object.values(variants)) for (let w = 0; w < settings.warmup; w++) sink += v.run()[0];
@@ -237,7 +251,10 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   const checkOk = finite && maxDiffNaive <= CHECK_TOLERANCE && maxDiffHand <= CHECK_TOLERANCE;
 
   const stats = Object.fromEntries(
-    Object.entries(variants).map(([key, v]) => [key, { name: v.name, count: v.count, volsPerS: summarise(samples[key]), volsPerCpuS: summarise(cpuSamples[key]) }]),
+    Object.entries(variants).map(([key, v]) => [
+      key,
+      { name: v.name, count: v.count, volsPerS: summarise(samples[key]), volsPerCpuS: summarise(cpuSamples[key]) },
+    ]),
   );
   const naiveStats = summarise(naiveRates);
   return {
@@ -248,15 +265,37 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
     speedUpOverNaive: stats.model.volsPerS.median / naiveStats.median,
     modelOverHand: stats.model.volsPerS.median / stats.hand.volsPerS.median,
     target: { volsPerS: TARGET_VOLS_PER_S, met: stats.model.volsPerS.median >= TARGET_VOLS_PER_S },
-    check: { ok: checkOk, tolerance: CHECK_TOLERANCE, strikesCompared: subset.length, maxAbsDiffVsNaive: maxDiffNaive, worstStrike: worst >= 0 ? strikes[worst] : null, maxAbsDiffVsHand: maxDiffHand, allFinite: finite },
+    check: {
+      ok: checkOk,
+      tolerance: CHECK_TOLERANCE,
+      strikesCompared: subset.length,
+      maxAbsDiffVsNaive: maxDiffNaive,
+      worstStrike: worst >= 0 ? strikes[worst] : null,
+      maxAbsDiffVsHand: maxDiffHand,
+      allFinite: finite,
+    },
     sink,
   };
 }
 
 export function formatVol(r) {
   const M = (x) => round(x / 1e6, 2);
-  const rows = Object.values(r.variants).map((v) => [v.name, M(v.volsPerS.median), M(v.volsPerS.min), M(v.volsPerS.max), `${round(v.volsPerS.spreadPct, 1)}%`, M(v.volsPerCpuS.median)]);
-  rows.push([`naive: ${r.naive.name} (${r.naive.strikes} strikes)`, M(r.naive.volsPerS.median), M(r.naive.volsPerS.min), M(r.naive.volsPerS.max), `${round(r.naive.volsPerS.spreadPct, 1)}%`, "-"]);
+  const rows = Object.values(r.variants).map((v) => [
+    v.name,
+    M(v.volsPerS.median),
+    M(v.volsPerS.min),
+    M(v.volsPerS.max),
+    `${round(v.volsPerS.spreadPct, 1)}%`,
+    M(v.volsPerCpuS.median),
+  ]);
+  rows.push([
+    `naive: ${r.naive.name} (${r.naive.strikes} strikes)`,
+    M(r.naive.volsPerS.median),
+    M(r.naive.volsPerS.min),
+    M(r.naive.volsPerS.max),
+    `${round(r.naive.volsPerS.spreadPct, 1)}%`,
+    "-",
+  ]);
   return [
     formatTable(["variant", "M vols/s median", "min", "max", "spread", "per CPU-s median"], rows),
     "",
@@ -278,7 +317,20 @@ if (isMain(import.meta.url)) {
   const { sink: _, ...figures } = result;
   mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
   const file = join(BENCH_DIR, "results", "vol.json");
-  writeFileSync(file, JSON.stringify({ startedAt: startedAt.toISOString(), durationS: round((Date.now() - startedAt.getTime()) / 1000, 2), machine, loadAverage: { before: loadBefore, after: loadAfter }, ...figures }, null, 2) + "\n");
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        durationS: round((Date.now() - startedAt.getTime()) / 1000, 2),
+        machine,
+        loadAverage: { before: loadBefore, after: loadAfter },
+        ...figures,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
   console.log(`\nwrote ${file}`);
   if (!result.check.ok) process.exitCode = 1;
 }

@@ -105,7 +105,10 @@ try {
   const proxy = await driftingProxy(sim.url);
   try {
     const drifting = new RiskPortalClient({ baseUrl: proxy.url, auth: { apiKey: sim.credentials.apiKey } });
-    const check = await vol.crossCheck(drifting, surface, { maturities: [7, 30, 61, 91, 182, 273, 365, 547, 730], strikes: [70, 80, 90, 95, 100, 105, 110, 120, 130] });
+    const check = await vol.crossCheck(drifting, surface, {
+      maturities: [7, 30, 61, 91, 182, 273, 365, 547, 730],
+      strikes: [70, 80, 90, 95, 100, 105, 110, 120, 130],
+    });
     const fig = plot.crossCheckHeatmap(check);
     fig.layout.title.text = fig.layout.title.text.replace("GetVol vs local model", "GetVol vs local model (demo: a service drifting from the model)");
     figures["cross-check-heatmap"] = fig;

@@ -27,7 +27,10 @@ const require = createRequire(import.meta.url);
 const { runNotebooks, demoNotebooks } = require(path.join(root, "dist", "notebook", "batch.js"));
 
 const { values, positionals } = parseArgs({
-  options: { dir: { type: "string", default: path.join(root, "fixtures", "cassettes") }, out: { type: "string", default: path.join(root, "out", "cassettes") } },
+  options: {
+    dir: { type: "string", default: path.join(root, "fixtures", "cassettes") },
+    out: { type: "string", default: path.join(root, "out", "cassettes") },
+  },
   allowPositionals: true,
 });
 const files = positionals.length ? positionals.map((f) => path.resolve(f)) : await demoNotebooks();
@@ -35,7 +38,9 @@ const dir = path.resolve(values.dir);
 const staging = mkdtempSync(path.join(tmpdir(), "rpl-cassettes-"));
 const log = (line) => process.stdout.write(`${line}\n`);
 
-log(`Recording ${files.length} cassette${files.length === 1 ? "" : "s"} against the embedded simulator (seed 1, data as of 2026-11-20) → ${path.relative(process.cwd(), dir) || "."}`);
+log(
+  `Recording ${files.length} cassette${files.length === 1 ? "" : "s"} against the embedded simulator (seed 1, data as of 2026-11-20) → ${path.relative(process.cwd(), dir) || "."}`,
+);
 let summary;
 try {
   summary = await runNotebooks(files, {

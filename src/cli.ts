@@ -77,12 +77,24 @@ async function sim(args: string[]): Promise<number> {
   const seed = wholeNumber(values.seed!, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
   const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
-  if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand)) throw new UsageError(`--brand expects a .NET namespace such as Service or Derivitec, got ${JSON.stringify(brand)}`);
+  if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand))
+    throw new UsageError(`--brand expects a .NET namespace such as Service or Derivitec, got ${JSON.stringify(brand)}`);
   const { startSimulator } = await import("./sim");
-  const simulator = await startSimulator({ port, seed, dataDir: values["data-dir"], transactionRows: rows, rateLimit: values["no-rate-limit"] ? false : undefined, brand, faults, tokenTtlSeconds });
+  const simulator = await startSimulator({
+    port,
+    seed,
+    dataDir: values["data-dir"],
+    transactionRows: rows,
+    rateLimit: values["no-rate-limit"] ? false : undefined,
+    brand,
+    faults,
+    tokenTtlSeconds,
+  });
   const bad = faults ? describeFaults(faults, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials, ...(faults ? { faults } : {}), ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials, ...(faults ? { faults } : {}), ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}) })}\n`,
+    );
   } else {
     const c = simulator.credentials;
     process.stdout.write(
@@ -136,10 +148,16 @@ async function run(args: string[]): Promise<number> {
 }
 
 async function demo(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" }, replay: { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" }, replay: { type: "boolean", default: false } },
+    strict: true,
+  });
   const { runDemo, demoNotebooks } = await import("./notebook/batch");
   const files = await demoNotebooks();
-  const how = values.replay ? "offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)" : "against the embedded simulator (data as of 2026-11-20)";
+  const how = values.replay
+    ? "offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)"
+    : "against the embedded simulator (data as of 2026-11-20)";
   stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless ${how}\n`);
   const summary = await runDemo({ outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), replay: values.replay, ...notebookLogs() });
   return summary.failed ? 1 : 0;
@@ -177,12 +195,14 @@ function faultOptions(share: string | undefined, latency: string | undefined): F
   const out: FaultOptions = {};
   if (share !== undefined) {
     const p = Number(share);
-    if (share.trim() === "" || !(p >= 0 && p <= 1)) throw new UsageError(`--faults must be a share between 0 and 1 (0.2 = one request in five), got ${JSON.stringify(share)}`);
+    if (share.trim() === "" || !(p >= 0 && p <= 1))
+      throw new UsageError(`--faults must be a share between 0 and 1 (0.2 = one request in five), got ${JSON.stringify(share)}`);
     Object.assign(out, { errorRate: p / 2, dropRate: p / 4, truncateRate: p / 4 });
   }
   if (latency !== undefined) {
     const range = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(latency.trim());
-    if (!range || (range[2] !== undefined && Number(range[2]) < Number(range[1]))) throw new UsageError(`--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`);
+    if (!range || (range[2] !== undefined && Number(range[2]) < Number(range[1])))
+      throw new UsageError(`--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`);
     out.latencyMs = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
   }
   return out;

@@ -22,7 +22,16 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
 }
 
 export { manualClock } from "./sim/clock";
-export { connect, closeAllConnections, type Connection, type ConnectOptions, type SimHelpers, type SimTradable, type SimPortfolio, type SimBatchRun } from "./notebook/connect";
+export {
+  connect,
+  closeAllConnections,
+  type Connection,
+  type ConnectOptions,
+  type SimHelpers,
+  type SimTradable,
+  type SimPortfolio,
+  type SimBatchRun,
+} from "./notebook/connect";
 export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
   STRIKE_TYPE,
@@ -43,7 +52,16 @@ export {
   type Assumption,
 } from "./api/assumptions";
 export type { BondPriceRecordInput, EquityVolCurveInput, UploadBondPriceDataRequest, UploadEquityVolCurvesRequest } from "./api/market-data";
-export type { VolSurfaceInput, GetVolRequest, GetVolResponse, PositionEffectsRequest, PositionEffectsResponse, TradeEventInput, TradableBriefQuery, TradableBriefResponse } from "./api/tradable";
+export type {
+  VolSurfaceInput,
+  GetVolRequest,
+  GetVolResponse,
+  PositionEffectsRequest,
+  PositionEffectsResponse,
+  TradeEventInput,
+  TradableBriefQuery,
+  TradableBriefResponse,
+} from "./api/tradable";
 export type { RateAssetRequest, RateAssetResponse, CurvePoint, YieldCurveModel } from "./api/rate-asset";
 export type { VarLauncherItemCreateRequest, RiskLauncherItemCreateRequest } from "./api/report-launcher";
 export type { GetReportInfosRequest, GetReportInfosResponse, ReportInfo, ReportListResponse, LookBacksResponse } from "./api/report";

@@ -56,12 +56,12 @@ export default function setup(project: TestProject): void {
   const stampFile = path.join(root, "node_modules", ".cache", "risk-portal-lab", "dist-stamp.json");
 
   const tsVersion = (JSON.parse(readFileSync(tscPackage, "utf8")) as { version: string }).version;
-  const inputFiles = [
-    ...listFiles(srcDir).map((f) => path.join(srcDir, f)),
-    path.join(root, "tsconfig.json"),
-    path.join(root, "tsconfig.build.json"),
-  ];
-  const outputsHash = (): string => hashFiles(root, listFiles(distDir).map((f) => path.join(distDir, f)));
+  const inputFiles = [...listFiles(srcDir).map((f) => path.join(srcDir, f)), path.join(root, "tsconfig.json"), path.join(root, "tsconfig.build.json")];
+  const outputsHash = (): string =>
+    hashFiles(
+      root,
+      listFiles(distDir).map((f) => path.join(distDir, f)),
+    );
 
   // Hashed before building, so an edit made while tsc runs is seen as a change next time.
   const inputs = hashFiles(root, inputFiles, `typescript@${tsVersion}`);
@@ -80,7 +80,8 @@ export default function setup(project: TestProject): void {
     // tsc still emits on type errors; a half-written file elsewhere in src/ should not block every test.
     // `npm run build` and `npm run typecheck` (both in .ci/run) are where type errors fail the run.
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    if (!existsSync(path.join(distDir, "index.js"))) throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` produced no dist/:\n${stdout}${stderr}`);
+    if (!existsSync(path.join(distDir, "index.js")))
+      throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` produced no dist/:\n${stdout}${stderr}`);
     process.stderr.write(`test/global-setup: tsc reported errors (dist/ was emitted anyway):\n${stdout}${stderr}\n`);
     return;
   }

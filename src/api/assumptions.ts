@@ -153,12 +153,7 @@ export const SUCCESS_STATUS = 200;
 
 /** A16: the content type the client sends; the spec accepts these four for bodies. */
 export const REQUEST_CONTENT_TYPE = "application/json";
-export const ACCEPTED_CONTENT_TYPES = [
-  "application/json-patch+json",
-  "application/json",
-  "text/json",
-  "application/*+json",
-] as const;
+export const ACCEPTED_CONTENT_TYPES = ["application/json-patch+json", "application/json", "text/json", "application/*+json"] as const;
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /**
@@ -186,7 +181,10 @@ export const SERVICE_DEFAULTS = {
   identifier_type: DEFAULT_IDENTIFIER_TYPE,
 } as const;
 /** @deprecated the client no longer sends defaults; see {@link SERVICE_DEFAULTS}. */
-export const UPLOAD_DEFAULTS = { use_best_effort: SERVICE_DEFAULTS.use_best_effort, trigger_immediate_bootstrap: SERVICE_DEFAULTS.trigger_immediate_bootstrap } as const;
+export const UPLOAD_DEFAULTS = {
+  use_best_effort: SERVICE_DEFAULTS.use_best_effort,
+  trigger_immediate_bootstrap: SERVICE_DEFAULTS.trigger_immediate_bootstrap,
+} as const;
 
 /**
  * A20: a request field neither the spec nor the pages name is most likely a typo: the client refuses it,
@@ -237,26 +235,153 @@ export const MARKET_DATA_SELECTORS = ["provider_id", "market_data_environment_na
 
 /** Every decision, with what the public pages say of it. README.md shows this table (a test keeps them equal). */
 export const ASSUMPTIONS: readonly Assumption[] = [
-  { id: "A1", topic: "brand of `$type`, enum values, field names", decision: "one `brand` setting, default `Service` (the spec's neutral spelling); a caller may write either spelling, the wire carries the brand's", pages: "changed", note: "the pages spell the brand `Derivitec` in `$type` values, in `identifier_type`/`portfolio_type` values and in audit field names (`derivitec_created`): the setting now covers all three, not only `$type`" },
-  { id: "A2", topic: "API-key header", decision: "`x-api-key: <key>`; OAuth2 tokens as `Authorization: Bearer`", pages: "confirmed", note: "every page lists the `oauth2` and `apikey` schemes; 'Authenticated calls … using `x-api-key`'" },
-  { id: "A3", topic: "token endpoint, grant", decision: "OAuth2 client credentials at a configured token URL; `auth: { getToken }` for tokens obtained elsewhere", pages: "silent", note: "the pages name AWS Cognito ('OAuth2 access-token requested from AWS Cognito') with an implicit flow for browsers; Cognito's `/oauth2/token` speaks client credentials" },
-  { id: "A4", topic: "GetTradableBrief query", decision: "`tradableId` (required, non-blank); unknown tradable: 404 problem details", pages: "confirmed", note: "`tradableId` in the query; 404 ProblemDetails; the newer page adds the envelope and 'an unsuccessful payload with lookup errors' (an `OperationFailedError`)" },
-  { id: "A5", topic: "`strike_type` values", decision: "integers 0 Absolute, 1 PercentForward, 2 PercentSpot; the names are accepted and sent as their integer; omitted → Absolute (the client sends nothing)", pages: "silent", note: "the older GetVol example sends `0`; sibling pages name Absolute, PercentForward, PercentSpot (and send `\"absolute\"`); the newer GetVol example has no `strike_type`" },
-  { id: "A6", topic: "GetVol maturity unit", decision: "calendar days after `reference_date`; T = days/365", pages: "silent", note: "'its unit is not specified here'; sibling vol-grid pages use day offsets" },
-  { id: "A7", topic: "vol-surface units", decision: "vols decimal; skews, smiles, wings as in vol-model.md", pages: "silent", note: "'SVI-compatible volatility surface' (`VolatilitySurfaceSvi`); the surface may carry `$type` and audit fields, accepted and ignored" },
-  { id: "A8", topic: "equity vol curve fields", decision: "`asset_id`, `reference_date`, `maturities` (days), `vols` (decimal), `spot_ref` optional", pages: "confirmed", note: "'positive day maturities, and an equal number of positive volatility values expressed as decimals'; records may carry `$type` and audit fields" },
-  { id: "A9", topic: "`identifier_type` values", decision: "open enum; the brand's value (`Provider`) when left out; `Isin`, `Figi`, `Sedol`, `Cusip`, `Ticker` typed", pages: "changed", note: "the older example sends `Derivitec` (the brand); the newer examples leave the field out and add `$type: MarketData.InstrumentIdentifier`" },
-  { id: "A10", topic: "report statuses", decision: "`none` → `running` → `succeeded` | `warning` | `failed`", pages: "confirmed", note: "'The possible status values are None, Succeeded, Failed, Running, and Warning'" },
-  { id: "A11", topic: "launcher portfolio type and parameters", decision: "`portfolio_type` (optional); the VaR and risk members flat on the body (the nested `parameters` form is still accepted and flattened)", pages: "changed", note: "the pages show the members flat and never a `parameters` object; `reporting_currency` null means the caller's currency or USD; `market_data_environment_names` and `portfolio_type` optional" },
-  { id: "A12", topic: "look-back display names", decision: "`6M`, `1Y` … `10Y`", pages: "confirmed", note: "'one of the supported six-month or one-through-ten-year choices'" },
-  { id: "A13", topic: "transaction-table rows", decision: "rows of objects keyed by column; other shapes accepted", pages: "silent", note: "'a tabular portfolio view'; the shape is not shown" },
-  { id: "A14", topic: "trade-event variants", decision: "open union on `$type`; `<Kind>Event` for the published kinds, `BuyEvent` with `unit_price` alone (quantity 1 when left out)", pages: "changed", note: "the newer example sends `BuyEvent` with `unit_price` only; `GetNextTradeEvents` lists Buy, CouponPayment, DividendExDate, DivPassThrough, Exercise, Expire, EarlyExercise, Fixing, Maturity, NotionalExchange, Payment, Reset, Termination, Settlement, Fixings" },
+  {
+    id: "A1",
+    topic: "brand of `$type`, enum values, field names",
+    decision: "one `brand` setting, default `Service` (the spec's neutral spelling); a caller may write either spelling, the wire carries the brand's",
+    pages: "changed",
+    note: "the pages spell the brand `Derivitec` in `$type` values, in `identifier_type`/`portfolio_type` values and in audit field names (`derivitec_created`): the setting now covers all three, not only `$type`",
+  },
+  {
+    id: "A2",
+    topic: "API-key header",
+    decision: "`x-api-key: <key>`; OAuth2 tokens as `Authorization: Bearer`",
+    pages: "confirmed",
+    note: "every page lists the `oauth2` and `apikey` schemes; 'Authenticated calls … using `x-api-key`'",
+  },
+  {
+    id: "A3",
+    topic: "token endpoint, grant",
+    decision: "OAuth2 client credentials at a configured token URL; `auth: { getToken }` for tokens obtained elsewhere",
+    pages: "silent",
+    note: "the pages name AWS Cognito ('OAuth2 access-token requested from AWS Cognito') with an implicit flow for browsers; Cognito's `/oauth2/token` speaks client credentials",
+  },
+  {
+    id: "A4",
+    topic: "GetTradableBrief query",
+    decision: "`tradableId` (required, non-blank); unknown tradable: 404 problem details",
+    pages: "confirmed",
+    note: "`tradableId` in the query; 404 ProblemDetails; the newer page adds the envelope and 'an unsuccessful payload with lookup errors' (an `OperationFailedError`)",
+  },
+  {
+    id: "A5",
+    topic: "`strike_type` values",
+    decision:
+      "integers 0 Absolute, 1 PercentForward, 2 PercentSpot; the names are accepted and sent as their integer; omitted → Absolute (the client sends nothing)",
+    pages: "silent",
+    note: 'the older GetVol example sends `0`; sibling pages name Absolute, PercentForward, PercentSpot (and send `"absolute"`); the newer GetVol example has no `strike_type`',
+  },
+  {
+    id: "A6",
+    topic: "GetVol maturity unit",
+    decision: "calendar days after `reference_date`; T = days/365",
+    pages: "silent",
+    note: "'its unit is not specified here'; sibling vol-grid pages use day offsets",
+  },
+  {
+    id: "A7",
+    topic: "vol-surface units",
+    decision: "vols decimal; skews, smiles, wings as in vol-model.md",
+    pages: "silent",
+    note: "'SVI-compatible volatility surface' (`VolatilitySurfaceSvi`); the surface may carry `$type` and audit fields, accepted and ignored",
+  },
+  {
+    id: "A8",
+    topic: "equity vol curve fields",
+    decision: "`asset_id`, `reference_date`, `maturities` (days), `vols` (decimal), `spot_ref` optional",
+    pages: "confirmed",
+    note: "'positive day maturities, and an equal number of positive volatility values expressed as decimals'; records may carry `$type` and audit fields",
+  },
+  {
+    id: "A9",
+    topic: "`identifier_type` values",
+    decision: "open enum; the brand's value (`Provider`) when left out; `Isin`, `Figi`, `Sedol`, `Cusip`, `Ticker` typed",
+    pages: "changed",
+    note: "the older example sends `Derivitec` (the brand); the newer examples leave the field out and add `$type: MarketData.InstrumentIdentifier`",
+  },
+  {
+    id: "A10",
+    topic: "report statuses",
+    decision: "`none` → `running` → `succeeded` | `warning` | `failed`",
+    pages: "confirmed",
+    note: "'The possible status values are None, Succeeded, Failed, Running, and Warning'",
+  },
+  {
+    id: "A11",
+    topic: "launcher portfolio type and parameters",
+    decision: "`portfolio_type` (optional); the VaR and risk members flat on the body (the nested `parameters` form is still accepted and flattened)",
+    pages: "changed",
+    note: "the pages show the members flat and never a `parameters` object; `reporting_currency` null means the caller's currency or USD; `market_data_environment_names` and `portfolio_type` optional",
+  },
+  {
+    id: "A12",
+    topic: "look-back display names",
+    decision: "`6M`, `1Y` … `10Y`",
+    pages: "confirmed",
+    note: "'one of the supported six-month or one-through-ten-year choices'",
+  },
+  {
+    id: "A13",
+    topic: "transaction-table rows",
+    decision: "rows of objects keyed by column; other shapes accepted",
+    pages: "silent",
+    note: "'a tabular portfolio view'; the shape is not shown",
+  },
+  {
+    id: "A14",
+    topic: "trade-event variants",
+    decision: "open union on `$type`; `<Kind>Event` for the published kinds, `BuyEvent` with `unit_price` alone (quantity 1 when left out)",
+    pages: "changed",
+    note: "the newer example sends `BuyEvent` with `unit_price` only; `GetNextTradeEvents` lists Buy, CouponPayment, DividendExDate, DivPassThrough, Exercise, Expire, EarlyExercise, Fixing, Maturity, NotionalExchange, Payment, Reset, Termination, Settlement, Fixings",
+  },
   { id: "A15", topic: "GetVol request variants", decision: "the base variant with its `$type`", pages: "silent", note: "only `ApiGetVolRequest` is shown" },
-  { id: "A16", topic: "statuses and envelopes", decision: "200 for every success; operation failures as `is_success: false`; 400 problem details with field paths; 401/403/413/415/429", pages: "changed", note: "GetTradableBrief, LookBacks, ReportInfos and API-key entries carry `$type`/`is_success`/`error_messages` (and nullable fields): `is_success: false` there is an `OperationFailedError`" },
-  { id: "A17", topic: "retry safety", decision: "reads may be retried; uploads and launcher creates never re-sent", pages: "confirmed", note: "the reads are described as 'read-only' and 'synchronous'" },
-  { id: "A18", topic: "`use_best_effort`", decision: "false: all or nothing; true: valid records stored, one message per rejected record", pages: "confirmed", note: "'defaults to false and, when true, permits valid rows to be accepted despite rejected rows'" },
-  { id: "A19", topic: "`trigger_immediate_bootstrap`", decision: "defaults to true; the refresh finishes after the response (the simulator models the lag)", pages: "changed", note: "'defaults to true … those refreshes need not finish before this response'" },
-  { id: "A20", topic: "unknown request fields", decision: "refused with the closest known field named; `unknownFields: \"send\"` sends them", pages: "silent", note: "fields the pages document (`provider_id`, `market_data_environment_name`, nested `$type`s, audit fields, the VaR members) are known" },
-  { id: "A21", topic: "launcher create", decision: "saves an item and nothing more; runs come from the service's schedule", pages: "changed", note: "'Saving does not launch a report or create a report-run identifier'" },
-  { id: "A22", topic: "RateAsset request", decision: "`market_date` optional (latest market date); provider / environment selectors, one form at a time", pages: "changed", note: "'MarketDate is optional; omitting it uses the latest available market-data date'; `$type`, `provider_id`, `entity_access_type`, `market_data_environment_name(s)`" },
+  {
+    id: "A16",
+    topic: "statuses and envelopes",
+    decision: "200 for every success; operation failures as `is_success: false`; 400 problem details with field paths; 401/403/413/415/429",
+    pages: "changed",
+    note: "GetTradableBrief, LookBacks, ReportInfos and API-key entries carry `$type`/`is_success`/`error_messages` (and nullable fields): `is_success: false` there is an `OperationFailedError`",
+  },
+  {
+    id: "A17",
+    topic: "retry safety",
+    decision: "reads may be retried; uploads and launcher creates never re-sent",
+    pages: "confirmed",
+    note: "the reads are described as 'read-only' and 'synchronous'",
+  },
+  {
+    id: "A18",
+    topic: "`use_best_effort`",
+    decision: "false: all or nothing; true: valid records stored, one message per rejected record",
+    pages: "confirmed",
+    note: "'defaults to false and, when true, permits valid rows to be accepted despite rejected rows'",
+  },
+  {
+    id: "A19",
+    topic: "`trigger_immediate_bootstrap`",
+    decision: "defaults to true; the refresh finishes after the response (the simulator models the lag)",
+    pages: "changed",
+    note: "'defaults to true … those refreshes need not finish before this response'",
+  },
+  {
+    id: "A20",
+    topic: "unknown request fields",
+    decision: 'refused with the closest known field named; `unknownFields: "send"` sends them',
+    pages: "silent",
+    note: "fields the pages document (`provider_id`, `market_data_environment_name`, nested `$type`s, audit fields, the VaR members) are known",
+  },
+  {
+    id: "A21",
+    topic: "launcher create",
+    decision: "saves an item and nothing more; runs come from the service's schedule",
+    pages: "changed",
+    note: "'Saving does not launch a report or create a report-run identifier'",
+  },
+  {
+    id: "A22",
+    topic: "RateAsset request",
+    decision: "`market_date` optional (latest market date); provider / environment selectors, one form at a time",
+    pages: "changed",
+    note: "'MarketDate is optional; omitting it uses the latest available market-data date'; `$type`, `provider_id`, `entity_access_type`, `market_data_environment_name(s)`",
+  },
 ];

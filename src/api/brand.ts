@@ -40,7 +40,8 @@ const brands = new Map<string, Brand>();
 export function brandOf(name: string = DEFAULT_BRAND): Brand {
   let brand = brands.get(name);
   if (brand) return brand;
-  if (typeof name !== "string" || !BRAND_NAME.test(name)) throw new TypeError(`a brand is a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(name)}`);
+  if (typeof name !== "string" || !BRAND_NAME.test(name))
+    throw new TypeError(`a brand is a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(name)}`);
   const neutral = name === DEFAULT_BRAND;
   const fieldPrefix = name.toLowerCase().replace(/\./g, "_");
   brand = Object.freeze({

@@ -5,7 +5,15 @@
  * are kept) and check only what the client relies on.
  */
 import { z } from "zod";
-import { IDENTIFIER_TYPES, MARKET_DATA_SELECTORS, PORTFOLIO_TYPES, PUBLISHED_PORTFOLIO_TYPES, TYPE_NAMES, type IdentifierType, type PortfolioType } from "./assumptions";
+import {
+  IDENTIFIER_TYPES,
+  MARKET_DATA_SELECTORS,
+  PORTFOLIO_TYPES,
+  PUBLISHED_PORTFOLIO_TYPES,
+  TYPE_NAMES,
+  type IdentifierType,
+  type PortfolioType,
+} from "./assumptions";
 import { DEFAULT_BRAND, PUBLISHED_BRAND, brandOf, typeName } from "./brand";
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -70,7 +78,14 @@ export function typeTag(shortName: string) {
 
 /** An open enum: the known values are typed (for autocompletion), any other non-blank string passes. */
 function openEnum<T extends string>(known: readonly T[], what: string) {
-  return z.string({ error: `expected ${what} such as ${known.slice(0, 3).map((k) => JSON.stringify(k)).join(", ")}` }).refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }) as unknown as z.ZodType<T | (string & {}), T | (string & {})>;
+  return z
+    .string({
+      error: `expected ${what} such as ${known
+        .slice(0, 3)
+        .map((k) => JSON.stringify(k))
+        .join(", ")}`,
+    })
+    .refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }) as unknown as z.ZodType<T | (string & {}), T | (string & {})>;
 }
 
 /** Portfolio type of launcher, report and position requests: the neutral or published values, or any other string (A9/A11). */
@@ -107,7 +122,9 @@ export const auditFields = {
  * the single-name or provider-ID alternatives").
  */
 export function checkOneSelector(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const given = MARKET_DATA_SELECTORS.filter((k) => body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0));
+  const given = MARKET_DATA_SELECTORS.filter(
+    (k) => body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0),
+  );
   if (given.length > 1) {
     ctx.addIssue({ code: "custom", path: [given[1]!], message: `give one market-data selector, not ${given.join(" and ")} together` });
   }
@@ -131,7 +148,10 @@ export type Identifier = z.output<typeof identifier>;
 export const operationOutcome = z.looseObject({
   $type: z.string().optional(),
   is_success: z.boolean(),
-  error_messages: z.array(z.string()).nullish().transform((m) => m ?? []),
+  error_messages: z
+    .array(z.string())
+    .nullish()
+    .transform((m) => m ?? []),
 });
 export type OperationOutcome = z.output<typeof operationOutcome>;
 

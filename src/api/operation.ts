@@ -78,9 +78,7 @@ export interface WireOptions {
   side?: "client" | "server";
 }
 
-export type EncodeResult =
-  | { ok: true; body?: Record<string, unknown>; query?: Record<string, string> }
-  | { ok: false; issues: FieldIssue[] };
+export type EncodeResult = { ok: true; body?: Record<string, unknown>; query?: Record<string, string> } | { ok: false; issues: FieldIssue[] };
 
 /** `["surface", "vols", 3]` → `surface.vols[3]`; the empty path is `(root)`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -97,19 +95,30 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * place when `schema` is given ("did you mean `market_date`?"); a `$type` of another brand says which
  * brand to set.
  */
-export function toFieldIssues(error: z.ZodError, schema?: z.ZodType, brand: Brand = brandOf(DEFAULT_BRAND), side: WireOptions["side"] = "client"): FieldIssue[] {
+export function toFieldIssues(
+  error: z.ZodError,
+  schema?: z.ZodType,
+  brand: Brand = brandOf(DEFAULT_BRAND),
+  side: WireOptions["side"] = "client",
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
       const known = schema ? knownKeysAt(schema, issue.path) : [];
       for (const key of issue.keys) {
         const guess = closest(key, known);
-        out.push({ path: formatPath([...issue.path, key]), message: `unknown field${guess ? ` (did you mean "${guess}"?)` : ""}; neither the spec nor the service's pages name it${side === "client" ? ' (to send it anyway: unknownFields: "send")' : ""}` });
+        out.push({
+          path: formatPath([...issue.path, key]),
+          message: `unknown field${guess ? ` (did you mean "${guess}"?)` : ""}; neither the spec nor the service's pages name it${side === "client" ? ' (to send it anyway: unknownFields: "send")' : ""}`,
+        });
       }
       continue;
     }
     const params = (issue as { params?: { expectedType?: string; given?: unknown } }).params;
-    out.push({ path: formatPath(issue.path), message: params && typeof params.given === "string" ? typeMessage(params.given, params.expectedType, brand, side) : issue.message });
+    out.push({
+      path: formatPath(issue.path),
+      message: params && typeof params.given === "string" ? typeMessage(params.given, params.expectedType, brand, side) : issue.message,
+    });
   }
   return out;
 }
@@ -157,7 +166,12 @@ export type DecodeResult = { ok: true; value: Record<string, unknown> } | { ok: 
  */
 export function decodeRequest(op: OperationDef, received: unknown, options: WireOptions = {}): DecodeResult {
   if (op.requestIn === "body" && !isRecord(received)) {
-    return { ok: false, issues: [{ path: "(root)", message: `expected a JSON object, got ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` }] };
+    return {
+      ok: false,
+      issues: [
+        { path: "(root)", message: `expected a JSON object, got ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` },
+      ],
+    };
   }
   return readRequest(op, op.requestIn === "none" ? {} : received, { ...options, side: "server" });
 }

@@ -84,7 +84,12 @@ function launcherRequest<M extends z.ZodRawShape>(requestType: string, members: 
       for (const [k, v] of Object.entries(nested as Record<string, unknown>)) {
         if (v === undefined) continue;
         if (flat[k] !== undefined) {
-          ctx.issues.push({ code: "custom", path: [LAUNCHER_FIELDS.parameters, k], message: `${k} is given both on the body and in parameters; give it once (the pages put it on the body)`, input: v });
+          ctx.issues.push({
+            code: "custom",
+            path: [LAUNCHER_FIELDS.parameters, k],
+            message: `${k} is given both on the body and in parameters; give it once (the pages put it on the body)`,
+            input: v,
+          });
           continue;
         }
         flat[k] = v;
@@ -95,8 +100,10 @@ function launcherRequest<M extends z.ZodRawShape>(requestType: string, members: 
       const first = body.first_observation_date as string | null | undefined;
       const last = body.last_observation_date as string | null | undefined;
       const run = body.run_date as string | null | undefined;
-      if (first && run && Date.parse(first) > Date.parse(run)) ctx.addIssue({ code: "custom", path: ["first_observation_date"], message: "must not be after run_date" });
-      if (first && last && Date.parse(first) > Date.parse(last)) ctx.addIssue({ code: "custom", path: ["last_observation_date"], message: "must not be before first_observation_date" });
+      if (first && run && Date.parse(first) > Date.parse(run))
+        ctx.addIssue({ code: "custom", path: ["first_observation_date"], message: "must not be after run_date" });
+      if (first && last && Date.parse(first) > Date.parse(last))
+        ctx.addIssue({ code: "custom", path: ["last_observation_date"], message: "must not be before first_observation_date" });
     }) as unknown as z.ZodType<LauncherOutput<M>, LauncherInput<M>>;
 }
 

@@ -15,15 +15,7 @@ import { DEFAULT_BRAND, parseTypeName, typeName } from "./brand";
 import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
-const SURFACE_ARRAYS = [
-  "benchmark_fwd_factors",
-  "smiles",
-  "benchmark_maturities",
-  "vols",
-  "call_wings",
-  "put_wings",
-  "skews",
-] as const;
+const SURFACE_ARRAYS = ["benchmark_fwd_factors", "smiles", "benchmark_maturities", "vols", "call_wings", "put_wings", "skews"] as const;
 
 /**
  * The vol surface of `GetVol` (field order as in the spec). Units (A6, A7): maturities in calendar days
@@ -66,16 +58,14 @@ const STRIKE_TYPE_HELP = `expected one of ${STRIKE_TYPE_VALUES.join(", ")} (0 Ab
  * A5: the wire strike conventions, as the integer the older GetVol page sends; a convention's name
  * (`"Absolute"`, `"percent_forward"`, as sibling pages write it) is accepted and sent as its integer.
  */
-export const strikeType = z
-  .union([z.number(), z.string()], { error: STRIKE_TYPE_HELP })
-  .transform((value, ctx) => {
-    const wire = typeof value === "number" ? value : STRIKE_TYPE_BY_NAME.get(value.replace(/[\s_-]/g, "").toLowerCase());
-    if (wire === undefined || !(STRIKE_TYPE_VALUES as readonly number[]).includes(wire)) {
-      ctx.issues.push({ code: "custom", message: STRIKE_TYPE_HELP, input: value });
-      return z.NEVER;
-    }
-    return wire as StrikeType;
-  }) as unknown as z.ZodType<StrikeType, StrikeType | StrikeTypeName | (string & {})>;
+export const strikeType = z.union([z.number(), z.string()], { error: STRIKE_TYPE_HELP }).transform((value, ctx) => {
+  const wire = typeof value === "number" ? value : STRIKE_TYPE_BY_NAME.get(value.replace(/[\s_-]/g, "").toLowerCase());
+  if (wire === undefined || !(STRIKE_TYPE_VALUES as readonly number[]).includes(wire)) {
+    ctx.issues.push({ code: "custom", message: STRIKE_TYPE_HELP, input: value });
+    return z.NEVER;
+  }
+  return wire as StrikeType;
+}) as unknown as z.ZodType<StrikeType, StrikeType | StrikeTypeName | (string & {})>;
 
 /** `strike_type` left out is not sent: the service reads Absolute (A5, `DEFAULT_STRIKE_TYPE`). */
 export const getVolRequest = z.strictObject({
@@ -130,23 +120,21 @@ export function tradeEventType(nameOrType: string, namespace: string = DEFAULT_B
  * a variant name (`"BuyEvent"`) or a published event kind (`"Buy"`); the known variants' fields are
  * checked, unknown variants pass as they are.
  */
-export const tradeEvent = z
-  .looseObject({ $type: nonBlank as unknown as z.ZodType<string, TradeEventName | (string & {})> })
-  .transform((event, ctx) => {
-    const $type = tradeEventType(event.$type);
-    const parsed = parseTypeName($type);
-    if (parsed && parsed.brand !== DEFAULT_BRAND) {
-      ctx.issues.push({ code: "custom", path: ["$type"], message: `a trade event of brand ${parsed.brand}`, params: { given: event.$type }, input: event.$type });
-      return z.NEVER;
-    }
-    const name = parsed ? parsed.name.slice(parsed.name.lastIndexOf(".") + 1) : $type;
-    const check = KNOWN_EVENT_FIELDS[name]?.safeParse(event);
-    if (check && !check.success) {
-      for (const issue of check.error.issues) ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
-      return z.NEVER;
-    }
-    return { ...event, $type };
-  });
+export const tradeEvent = z.looseObject({ $type: nonBlank as unknown as z.ZodType<string, TradeEventName | (string & {})> }).transform((event, ctx) => {
+  const $type = tradeEventType(event.$type);
+  const parsed = parseTypeName($type);
+  if (parsed && parsed.brand !== DEFAULT_BRAND) {
+    ctx.issues.push({ code: "custom", path: ["$type"], message: `a trade event of brand ${parsed.brand}`, params: { given: event.$type }, input: event.$type });
+    return z.NEVER;
+  }
+  const name = parsed ? parsed.name.slice(parsed.name.lastIndexOf(".") + 1) : $type;
+  const check = KNOWN_EVENT_FIELDS[name]?.safeParse(event);
+  if (check && !check.success) {
+    for (const issue of check.error.issues) ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
+    return z.NEVER;
+  }
+  return { ...event, $type };
+});
 export type TradeEventInput = z.input<typeof tradeEvent>;
 
 export const positionEffectsRequest = z.strictObject({

@@ -28,10 +28,7 @@ export type GetToken = (context: { reason: "initial" | "expired" | "unauthorized
 
 /** How the client authenticates. Exactly one of the four forms. */
 export type AuthOptions =
-  | { token: string }
-  | { apiKey: string }
-  | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string }
-  | { getToken: GetToken };
+  { token: string } | { apiKey: string } | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string } | { getToken: GetToken };
 
 export interface AuthProvider {
   /** A short description without secrets, for `console.log(client)`. */
@@ -57,17 +54,22 @@ export interface AuthContext {
 }
 
 export function createAuthProvider(options: AuthOptions, context: AuthContext): AuthProvider {
-  if (!options || typeof options !== "object") throw new ConfigurationError("auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl } | { getToken }", { operation: "configure" });
+  if (!options || typeof options !== "object")
+    throw new ConfigurationError("auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl } | { getToken }", { operation: "configure" });
   const given = ["token", "apiKey", "clientId", "getToken"].filter((k) => k in options);
   if (given.length !== 1) {
-    throw new ConfigurationError(`auth needs exactly one of token, apiKey, clientId/clientSecret/tokenUrl or getToken; got ${given.length ? given.join(" and ") : "none"}`, {
-      operation: "configure",
-    });
+    throw new ConfigurationError(
+      `auth needs exactly one of token, apiKey, clientId/clientSecret/tokenUrl or getToken; got ${given.length ? given.join(" and ") : "none"}`,
+      {
+        operation: "configure",
+      },
+    );
   }
   if ("token" in options) return staticHeader(HEADERS.authorization, "Bearer ", requireText(options.token, "auth.token"), "bearer token", context);
   if ("apiKey" in options) return staticHeader(HEADERS.apiKey, "", requireText(options.apiKey, "auth.apiKey"), "API key", context);
   if ("getToken" in options) {
-    if (typeof options.getToken !== "function") throw new ConfigurationError(`auth.getToken must be a function, got ${typeof options.getToken}`, { operation: "configure" });
+    if (typeof options.getToken !== "function")
+      throw new ConfigurationError(`auth.getToken must be a function, got ${typeof options.getToken}`, { operation: "configure" });
     return new TokenCallback(options.getToken, context);
   }
   return new ClientCredentials(options, context);
@@ -242,20 +244,41 @@ class TokenCallback extends CachedBearer {
     const started = now();
     let got: unknown;
     try {
-      got = await raceAbort(Promise.resolve().then(() => this.getToken({ reason, signal })), signal);
+      got = await raceAbort(
+        Promise.resolve().then(() => this.getToken({ reason, signal })),
+        signal,
+      );
     } catch (error) {
       if (signal.aborted) throw new TimeoutError(`getToken() did not answer within ${now() - started} ms`, details, now() - started);
       // No token, so no call: the caller is unauthenticated (status 401), and the message says nothing was sent.
-      throw new AuthenticationError(redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`), { ...details, status: 401, cause: redactor.cause(error) });
+      throw new AuthenticationError(redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`), {
+        ...details,
+        status: 401,
+        cause: redactor.cause(error),
+      });
     }
     const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? (got as Partial<TokenInfo>) : {};
     if (typeof info.token !== "string" || info.token.trim() === "") {
-      const what = got === null ? "null" : typeof got === "object" ? `an object with ${typeof info.token === "string" ? "an empty token" : `token of type ${typeof info.token}`}` : typeof got === "string" ? "an empty string" : `a ${typeof got}`;
-      throw new ConfigurationError(`auth.getToken must return a non-empty token string or { token, expiresAt?, expiresInSeconds? }; it returned ${what}`, { operation: "configure" });
+      const what =
+        got === null
+          ? "null"
+          : typeof got === "object"
+            ? `an object with ${typeof info.token === "string" ? "an empty token" : `token of type ${typeof info.token}`}`
+            : typeof got === "string"
+              ? "an empty string"
+              : `a ${typeof got}`;
+      throw new ConfigurationError(`auth.getToken must return a non-empty token string or { token, expiresAt?, expiresInSeconds? }; it returned ${what}`, {
+        operation: "configure",
+      });
     }
     redactor.add(info.token);
     const expiresAt = info.expiresAt instanceof Date ? info.expiresAt.getTime() : info.expiresAt;
-    const lifetimeMs = typeof expiresAt === "number" && Number.isFinite(expiresAt) ? expiresAt - now() : typeof info.expiresInSeconds === "number" && info.expiresInSeconds > 0 ? info.expiresInSeconds * 1000 : undefined;
+    const lifetimeMs =
+      typeof expiresAt === "number" && Number.isFinite(expiresAt)
+        ? expiresAt - now()
+        : typeof info.expiresInSeconds === "number" && info.expiresInSeconds > 0
+          ? info.expiresInSeconds * 1000
+          : undefined;
     return { value: info.token, lifetimeMs };
   }
 }
@@ -311,7 +334,10 @@ class ClientCredentials extends CachedBearer {
         });
       } catch (error) {
         if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
-        throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, { ...details, cause: redactor.cause(error) });
+        throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
+          ...details,
+          cause: redactor.cause(error),
+        });
       }
       const text = await response.text();
       let body: unknown = text;
@@ -330,11 +356,14 @@ class ClientCredentials extends CachedBearer {
       }
       const parsed = tokenReply.safeParse(body);
       if (!parsed.success) {
-        throw new AuthenticationError(`token endpoint sent an unusable reply: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, {
-          ...details,
-          status: response.status,
-          body: redactor.value(body),
-        });
+        throw new AuthenticationError(
+          `token endpoint sent an unusable reply: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+          {
+            ...details,
+            status: response.status,
+            body: redactor.value(body),
+          },
+        );
       }
       const token = parsed.data.access_token;
       redactor.add(token);
@@ -342,7 +371,10 @@ class ClientCredentials extends CachedBearer {
     } catch (error) {
       if (error instanceof RiskPortalError) throw error;
       if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
-      throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, { ...details, cause: redactor.cause(error) });
+      throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
+        ...details,
+        cause: redactor.cause(error),
+      });
     }
   }
 }

@@ -73,9 +73,11 @@ export class ResponseCache {
     this.ttlMs = options.ttlMs ?? DEFAULT_CACHE_TTL_MS;
     this.maxEntries = options.maxEntries ?? DEFAULT_CACHE_ENTRIES;
     if (!(this.ttlMs > 0)) throw new ConfigurationError(`cache.ttlMs must be > 0, got ${options.ttlMs}`, { operation: "configure" });
-    if (!(Number.isInteger(this.maxEntries) && this.maxEntries > 0)) throw new ConfigurationError(`cache.maxEntries must be a positive integer, got ${options.maxEntries}`, { operation: "configure" });
+    if (!(Number.isInteger(this.maxEntries) && this.maxEntries > 0))
+      throw new ConfigurationError(`cache.maxEntries must be a positive integer, got ${options.maxEntries}`, { operation: "configure" });
     if (options.dir !== undefined) {
-      if (typeof options.dir !== "string" || !options.dir.trim()) throw new ConfigurationError("cache.dir must be a directory path", { operation: "configure" });
+      if (typeof options.dir !== "string" || !options.dir.trim())
+        throw new ConfigurationError("cache.dir must be a directory path", { operation: "configure" });
       this.dir = path.resolve(options.dir);
       prepareDirectory(this.dir);
     }
@@ -168,7 +170,10 @@ export class ResponseCache {
     await Promise.all(
       names.map((n) =>
         rm(path.join(this.dir!, n), { force: true }).catch((error: Error) => {
-          throw new ConfigurationError(`the response cache could not remove ${path.join(this.dir!, n)}: ${error.message}`, { operation: "cache", cause: error });
+          throw new ConfigurationError(`the response cache could not remove ${path.join(this.dir!, n)}: ${error.message}`, {
+            operation: "cache",
+            cause: error,
+          });
         }),
       ),
     );
@@ -220,7 +225,10 @@ function prepareDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new ConfigurationError(`cache.dir ${dir} cannot be used as the response cache's directory: ${(error as Error).message}`, { operation: "configure", cause: error });
+    throw new ConfigurationError(`cache.dir ${dir} cannot be used as the response cache's directory: ${(error as Error).message}`, {
+      operation: "configure",
+      cause: error,
+    });
   }
   if (!statSync(dir).isDirectory()) throw new ConfigurationError(`cache.dir ${dir} is not a directory`, { operation: "configure" });
 }

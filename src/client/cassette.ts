@@ -119,8 +119,10 @@ export class Cassette {
    */
   constructor(options: CassetteOptions & { baseUrl: string }) {
     const mode = options.mode ?? "auto";
-    if (mode === "off" || !CASSETTE_MODES.includes(mode)) throw new ConfigurationError(`cassette.mode must be one of record, replay, auto; got ${JSON.stringify(mode)}`, { operation: "configure" });
-    if (typeof options.path !== "string" || !options.path.trim()) throw new ConfigurationError("cassette.path is required: the cassette file", { operation: "configure" });
+    if (mode === "off" || !CASSETTE_MODES.includes(mode))
+      throw new ConfigurationError(`cassette.mode must be one of record, replay, auto; got ${JSON.stringify(mode)}`, { operation: "configure" });
+    if (typeof options.path !== "string" || !options.path.trim())
+      throw new ConfigurationError("cassette.path is required: the cassette file", { operation: "configure" });
     this.path = path.resolve(options.path);
     this.mode = mode;
     const existing = mode === "record" ? undefined : Cassette.read(this.path, mode === "replay");
@@ -137,7 +139,8 @@ export class Cassette {
       text = readFileSync(file, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT" && !required) return undefined;
-      const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist (record it first: mode \"record\" or \"auto\")" : (error as Error).message;
+      const why =
+        (error as NodeJS.ErrnoException).code === "ENOENT" ? 'it does not exist (record it first: mode "record" or "auto")' : (error as Error).message;
       throw new CassetteError(`cannot ${required ? "replay" : "read"} the cassette ${file}: ${why}`, { operation: "configure" }, file);
     }
     return parseCassette(text, file);
@@ -193,14 +196,23 @@ export class Cassette {
     const differences = closest ? describeDifferences(closest.request, request) : [];
     const where = `the cassette ${this.path} (${this.size} exchange${this.size === 1 ? "" : "s"})`;
     const lines = closest
-      ? [`${operation}: no recorded exchange in ${where} matches this request. The closest recorded request (${closest.operation}) differs in:`, ...differences.map((l) => `  ${l}`)]
+      ? [
+          `${operation}: no recorded exchange in ${where} matches this request. The closest recorded request (${closest.operation}) differs in:`,
+          ...differences.map((l) => `  ${l}`),
+        ]
       : [`${operation}: ${where} has no exchanges to replay.`];
     lines.push('Record it again (mode "record" or "auto") if the request changed on purpose.');
     return new CassetteMissError(lines.join("\n"), details, this.path, closest?.request, differences);
   }
 
   /** Records one exchange (scrubbed of secrets) and rewrites the file. Returns the exchange as stored. */
-  record(operation: string, request: CanonicalRequest, response: { status: number; statusText: string; headers: Headers; text: string }, receivedAt: string, redactor: Redactor): Exchange {
+  record(
+    operation: string,
+    request: CanonicalRequest,
+    response: { status: number; statusText: string; headers: Headers; text: string },
+    receivedAt: string,
+    redactor: Redactor,
+  ): Exchange {
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = response.headers.get(name);
@@ -265,7 +277,8 @@ export class Cassette {
   #locked<T>(work: () => T): T {
     const lock = `${this.path}.lock`;
     const started = Date.now();
-    const refused = (error: unknown) => new CassetteError(`the cassette ${this.path} cannot be written (its lock ${lock}): ${(error as Error).message}`, { operation: "record" }, this.path);
+    const refused = (error: unknown) =>
+      new CassetteError(`the cassette ${this.path} cannot be written (its lock ${lock}): ${(error as Error).message}`, { operation: "record" }, this.path);
     try {
       mkdirSync(path.dirname(lock), { recursive: true });
     } catch (error) {
@@ -284,7 +297,11 @@ export class Cassette {
           continue;
         }
         if (Date.now() - started > LOCK_WAIT_MS) {
-          throw new CassetteError(`the cassette ${this.path} has been locked by another writer for over ${LOCK_WAIT_MS / 1000} s (${lock}); remove the lock file if no recording is running`, { operation: "record" }, this.path);
+          throw new CassetteError(
+            `the cassette ${this.path} has been locked by another writer for over ${LOCK_WAIT_MS / 1000} s (${lock}); remove the lock file if no recording is running`,
+            { operation: "record" },
+            this.path,
+          );
         }
         pause(Math.min(50, 1 + attempt));
       }
@@ -344,12 +361,24 @@ function parseCassette(text: string, file: string): CassetteFile {
   } catch (error) {
     throw new CassetteError(`the cassette ${file} is not JSON: ${(error as Error).message}`, { operation: "configure" }, file);
   }
-  if (!parsed || typeof parsed !== "object" || parsed.format !== FORMAT || parsed.version !== 1 || !Array.isArray(parsed.exchanges) || typeof parsed.baseUrl !== "string") {
-    throw new CassetteError(`${file} is not a risk-portal-lab cassette (version 1): expected { format: "${FORMAT}", version: 1, baseUrl, exchanges: [...] }`, { operation: "configure" }, file);
+  if (
+    !parsed ||
+    typeof parsed !== "object" ||
+    parsed.format !== FORMAT ||
+    parsed.version !== 1 ||
+    !Array.isArray(parsed.exchanges) ||
+    typeof parsed.baseUrl !== "string"
+  ) {
+    throw new CassetteError(
+      `${file} is not a risk-portal-lab cassette (version 1): expected { format: "${FORMAT}", version: 1, baseUrl, exchanges: [...] }`,
+      { operation: "configure" },
+      file,
+    );
   }
   parsed.exchanges.forEach((exchange, index) => {
     const wrong = exchangeProblem(exchange);
-    if (wrong) throw new CassetteError(`the cassette ${file} is corrupt: exchange ${index}: ${wrong}; record it again`, { operation: "configure" }, file, index);
+    if (wrong)
+      throw new CassetteError(`the cassette ${file} is corrupt: exchange ${index}: ${wrong}; record it again`, { operation: "configure" }, file, index);
   });
   return { meta: {}, recordedAt: "", ...parsed } as CassetteFile;
 }
@@ -363,8 +392,10 @@ function exchangeProblem(e: unknown): string | undefined {
   if (typeof request.method !== "string" || typeof request.path !== "string") return "request.method and request.path must be strings";
   if (request.query !== undefined && (typeof request.query !== "object" || request.query === null)) return "request.query must be an object";
   if (!response || typeof response !== "object") return "response must be an object";
-  if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599) return `response.status must be an HTTP status 200-599, got ${JSON.stringify(response.status)}`;
-  if (!response.headers || typeof response.headers !== "object" || Object.values(response.headers).some((v) => typeof v !== "string")) return "response.headers must map names to strings";
+  if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599)
+    return `response.status must be an HTTP status 200-599, got ${JSON.stringify(response.status)}`;
+  if (!response.headers || typeof response.headers !== "object" || Object.values(response.headers).some((v) => typeof v !== "string"))
+    return "response.headers must map names to strings";
   if (response.statusText !== undefined && typeof response.statusText !== "string") return "response.statusText must be a string";
   if (response.text !== undefined && typeof response.text !== "string") return "response.text must be a string";
   if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt))) return "receivedAt must be an ISO 8601 date-time";

@@ -67,7 +67,9 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 type Call<Op extends OperationDef> = (input: RequestInput<Op>, options?: CallOptions) => Promise<ResponseOf<Op>>;
 type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Promise<ResponseOf<Op>>;
 /** A group's methods as the resources table declares them (its doc comments carry over). */
-type ClientGroup<G> = { readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" } ? CallWithoutInput<G[M]> : G[M] extends OperationDef ? Call<G[M]> : never };
+type ClientGroup<G> = {
+  readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" } ? CallWithoutInput<G[M]> : G[M] extends OperationDef ? Call<G[M]> : never;
+};
 /** Every resource group of the client. */
 export type ClientGroups = { readonly [K in keyof Resources]: ClientGroup<Resources[K]> };
 
@@ -108,11 +110,14 @@ export class RiskPortalClient {
     try {
       brand = brandOf(this.brand);
     } catch {
-      throw new ConfigurationError(`brand must be a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(this.brand)}`, { operation: "configure" });
+      throw new ConfigurationError(`brand must be a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(this.brand)}`, {
+        operation: "configure",
+      });
     }
     this.typeNamespace = this.brand;
     const unknownFields = options.unknownFields ?? "refuse";
-    if (!UNKNOWN_FIELDS.includes(unknownFields)) throw new ConfigurationError(`unknownFields must be "refuse" or "send", got ${JSON.stringify(unknownFields)}`, { operation: "configure" });
+    if (!UNKNOWN_FIELDS.includes(unknownFields))
+      throw new ConfigurationError(`unknownFields must be "refuse" or "send", got ${JSON.stringify(unknownFields)}`, { operation: "configure" });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new ConfigurationError(`timeoutMs must be > 0, got ${timeoutMs}`, { operation: "configure" });
     const redactor = new Redactor();
@@ -124,7 +129,8 @@ export class RiskPortalClient {
     if (options.cache instanceof ResponseCache) this.cache = options.cache;
     else if (options.cache) this.cache = new ResponseCache(options.cache === true ? {} : options.cache, now);
     const replayOnly = this.cassette?.mode === "replay";
-    const auth: AuthProvider = options.auth === undefined && replayOnly ? replayOnlyAuth : createAuthProvider(options.auth!, { fetch: fetchImpl, redactor, timeoutMs, now });
+    const auth: AuthProvider =
+      options.auth === undefined && replayOnly ? replayOnlyAuth : createAuthProvider(options.auth!, { fetch: fetchImpl, redactor, timeoutMs, now });
     this.#config = {
       baseUrl: this.baseUrl,
       fetch: fetchImpl,
@@ -144,7 +150,10 @@ export class RiskPortalClient {
     for (const [group, methods] of Object.entries(RESOURCES)) {
       const built: Record<string, unknown> = {};
       for (const [method, op] of Object.entries(methods) as [string, OperationDef][]) {
-        built[method] = op.requestIn === "none" ? (callOptions?: CallOptions) => this.request(op, {}, callOptions) : (input: unknown, callOptions?: CallOptions) => this.request(op, input as never, callOptions);
+        built[method] =
+          op.requestIn === "none"
+            ? (callOptions?: CallOptions) => this.request(op, {}, callOptions)
+            : (input: unknown, callOptions?: CallOptions) => this.request(op, input as never, callOptions);
       }
       Object.defineProperty(this, group, { value: built, enumerable: true });
     }
@@ -188,7 +197,8 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
     return v ? v : undefined;
   };
   const baseUrl = get("RISK_PORTAL_BASE_URL");
-  if (!baseUrl) throw new ConfigurationError("RISK_PORTAL_BASE_URL is not set: it gives the service's address, e.g. https://risk.example.com", { operation: "configure" });
+  if (!baseUrl)
+    throw new ConfigurationError("RISK_PORTAL_BASE_URL is not set: it gives the service's address, e.g. https://risk.example.com", { operation: "configure" });
   let auth: AuthOptions;
   const token = get("RISK_PORTAL_TOKEN");
   const apiKey = get("RISK_PORTAL_API_KEY");
@@ -199,7 +209,10 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
     const clientSecret = get("RISK_PORTAL_CLIENT_SECRET");
     const tokenUrl = get("RISK_PORTAL_TOKEN_URL");
     const missing = [!clientSecret && "RISK_PORTAL_CLIENT_SECRET", !tokenUrl && "RISK_PORTAL_TOKEN_URL"].filter(Boolean);
-    if (missing.length) throw new ConfigurationError(`RISK_PORTAL_CLIENT_ID is set but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`, { operation: "configure" });
+    if (missing.length)
+      throw new ConfigurationError(`RISK_PORTAL_CLIENT_ID is set but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`, {
+        operation: "configure",
+      });
     auth = { clientId, clientSecret: clientSecret!, tokenUrl: tokenUrl!, scope: get("RISK_PORTAL_SCOPE") };
   } else {
     throw new ConfigurationError(
@@ -213,21 +226,26 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
   const timeout = get("RISK_PORTAL_TIMEOUT_MS");
   if (timeout) {
     const ms = Number(timeout);
-    if (!(ms > 0)) throw new ConfigurationError(`RISK_PORTAL_TIMEOUT_MS must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`, { operation: "configure" });
+    if (!(ms > 0))
+      throw new ConfigurationError(`RISK_PORTAL_TIMEOUT_MS must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`, {
+        operation: "configure",
+      });
     options.timeoutMs = ms;
   }
   return options;
 }
 
 function normaliseBaseUrl(baseUrl: unknown): string {
-  if (typeof baseUrl !== "string" || !baseUrl.trim()) throw new ConfigurationError("baseUrl is required, e.g. https://risk.example.com", { operation: "configure" });
+  if (typeof baseUrl !== "string" || !baseUrl.trim())
+    throw new ConfigurationError("baseUrl is required, e.g. https://risk.example.com", { operation: "configure" });
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
     throw new ConfigurationError(`baseUrl is not an absolute URL: ${JSON.stringify(new Redactor().text(baseUrl))}`, { operation: "configure" });
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigurationError(`baseUrl must be http or https, got ${url.protocol}`, { operation: "configure" });
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigurationError(`baseUrl must be http or https, got ${url.protocol}`, { operation: "configure" });
   if (url.search || url.hash) throw new ConfigurationError("baseUrl must not carry a query or fragment", { operation: "configure" });
   return url.toString().replace(/\/+$/, "");
 }

@@ -102,7 +102,11 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
     if (shared) return shared;
     const generation = call.cache?.generation;
     const answer = attempts(call);
-    if (call.shareable) call.cache!.lead(call.cacheKey, answer.then((got) => (call.decode(got), entryOf(got))));
+    if (call.shareable)
+      call.cache!.lead(
+        call.cacheKey,
+        answer.then((got) => (call.decode(got), entryOf(got))),
+      );
     const got = await answer;
     const data = call.decode(got);
     await remember(call, got, generation);
@@ -155,7 +159,11 @@ class PreparedCall<Op extends OperationDef = OperationDef> {
     this.url = config.baseUrl + op.path;
     if (!encoded.ok) {
       const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
-      throw new RequestValidationError(this.redactor.text(message), this.details(this.write ? { outcome: "not-applied" } : {}), this.redactor.value(encoded.issues));
+      throw new RequestValidationError(
+        this.redactor.text(message),
+        this.details(this.write ? { outcome: "not-applied" } : {}),
+        this.redactor.value(encoded.issues),
+      );
     }
     this.#encoded = encoded;
     if (encoded.query && Object.keys(encoded.query).length) this.url += `?${new URLSearchParams(encoded.query).toString()}`;
@@ -221,8 +229,12 @@ class PreparedCall<Op extends OperationDef = OperationDef> {
     const sent = this.write && this.sends > 0;
     const unknown = sent ? { outcome: "unknown" as const } : {};
     const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : "";
-    if (this.deadline.signal.aborted) return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
-    return new AbortError(`${this.op.name} was aborted by the caller${note}`, this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }));
+    if (this.deadline.signal.aborted)
+      return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
+    return new AbortError(
+      `${this.op.name} was aborted by the caller${note}`,
+      this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }),
+    );
   }
 }
 
@@ -304,7 +316,12 @@ async function attemptOnce(call: PreparedCall, attempt: number): Promise<Receive
       throw error;
     }
     if (call.signal.aborted) throw call.stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
-    if (replayed) throw new CassetteError(`${call.op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`, call.details(), cassette!.path);
+    if (replayed)
+      throw new CassetteError(
+        `${call.op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`,
+        call.details(),
+        cassette!.path,
+      );
     return { failure: transportFailure(call, error, status), retryable: isRetryable(call.op.retry, { networkError: error }, call.retry) };
   }
 }
@@ -353,7 +370,10 @@ function transportFailure(call: PreparedCall, error: unknown, status: number | u
   const origin = redactor.text(new URL(call.url).origin);
   const cause = redactor.cause(error);
   if (call.sends === 0 || neverReachedServer(error)) {
-    return new NetworkError(`${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`, call.details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }));
+    return new NetworkError(
+      `${op.name} failed: could not reach ${origin}: ${reason}${write ? "; nothing was sent" : ""}`,
+      call.details({ cause, ...(write ? { outcome: "not-applied" as const } : {}) }),
+    );
   }
   const answered = status === undefined ? {} : { status };
   if (!write) {
@@ -364,18 +384,31 @@ function transportFailure(call: PreparedCall, error: unknown, status: number | u
     status === undefined
       ? `the request was sent to ${origin} but its answer was lost (${reason}): the server may have applied it.`
       : `the server answered HTTP ${status} but the connection broke before the answer's body arrived (${reason}): ${status < 300 ? "it has most likely applied it" : "it may have applied it"} (the body would have said).`;
-  return new NetworkError(`${op.name}: outcome unknown — ${what}${call.howToCheck()} Re-sending it unchecked may apply it twice.`, call.details({ cause, outcome: "unknown", ...answered }));
+  return new NetworkError(
+    `${op.name}: outcome unknown — ${what}${call.howToCheck()} Re-sending it unchecked may apply it twice.`,
+    call.details({ cause, outcome: "unknown", ...answered }),
+  );
 }
 
 /** Records a live exchange; a cassette that cannot be written is a local fault, and says what the server did. */
 function record(call: PreparedCall, response: Response, text: string, receivedAt: string): void {
   const cassette = call.config.cassette!;
   try {
-    cassette.record(call.op.name, call.request(), { status: response.status, statusText: response.statusText, headers: response.headers, text }, receivedAt, call.redactor);
+    cassette.record(
+      call.op.name,
+      call.request(),
+      { status: response.status, statusText: response.statusText, headers: response.headers, text },
+      receivedAt,
+      call.redactor,
+    );
   } catch (error) {
     const done = call.write && response.ok ? ` The server answered HTTP ${response.status}: ${call.op.name} was applied; do not re-send it.` : "";
     const why = call.redactor.text((error as Error)?.message ?? String(error));
-    throw new CassetteError(`${call.op.name}: could not record to the cassette ${cassette.path}: ${why}.${done}`, call.details({ ...(done ? { outcome: "applied" as const } : {}), cause: call.redactor.cause(error) }), cassette.path);
+    throw new CassetteError(
+      `${call.op.name}: could not record to the cassette ${cassette.path}: ${why}.${done}`,
+      call.details({ ...(done ? { outcome: "applied" as const } : {}), cause: call.redactor.cause(error) }),
+      cassette.path,
+    );
   }
 }
 
@@ -385,7 +418,10 @@ async function remember(call: PreparedCall, got: Received, generation: number | 
   // A call that changes the service's data may change what reads return.
   if (call.op.mutates && call.config.cache) {
     await call.config.cache.clear().catch((error: Error) => {
-      throw new ConfigurationError(`${call.op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`, call.details({ outcome: "applied", cause: error }));
+      throw new ConfigurationError(
+        `${call.op.name} was applied (HTTP ${got.status}), but ${error.message}: reads may return answers from before it. Do not re-send it; clear or remove the cache directory.`,
+        call.details({ outcome: "applied", cause: error }),
+      );
     });
   }
 }
@@ -402,7 +438,10 @@ function transientTokenFailure(error: RiskPortalError): boolean {
 /** The call's deadline: a positive number of milliseconds, or Infinity for none. Checked before anything is sent. */
 function checkTimeout(value: unknown, operation: string): number {
   if (typeof value === "number" && value > 0) return value;
-  throw new ConfigurationError(`${operation}: timeoutMs must be a number of milliseconds > 0 (Infinity for no deadline), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}; nothing was sent`, { operation });
+  throw new ConfigurationError(
+    `${operation}: timeoutMs must be a number of milliseconds > 0 (Infinity for no deadline), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}; nothing was sent`,
+    { operation },
+  );
 }
 
 function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: string): RetryOptions {
@@ -420,19 +459,31 @@ function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: 
     json = JSON.parse(text);
   } catch {
     const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`), { ...details(), body: redactor.text(text) }, []);
+    throw new ResponseValidationError(
+      redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`),
+      { ...details(), body: redactor.text(text) },
+      [],
+    );
   }
   const parsed = op.response.safeParse(json);
   if (!parsed.success) {
     const issues = toFieldIssues(parsed.error);
-    throw new ResponseValidationError(redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`), { ...details(), body: redactor.value(json) }, issues);
+    throw new ResponseValidationError(
+      redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`),
+      { ...details(), body: redactor.value(json) },
+      issues,
+    );
   }
   const data = parsed.data as ResponseOf<Op>;
   const outcome = data as { is_success?: boolean; error_messages?: string[] };
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
     const messages = outcome.error_messages ?? [];
     const said = messages.length ? messages.slice(0, 5).join("; ") + (messages.length > 5 ? ` … and ${messages.length - 5} more` : "") : "no message given";
-    throw new OperationFailedError(redactor.text(`${op.name} reported failure: ${said}`), { ...details(), body: redactor.value(json) }, redactor.value(messages));
+    throw new OperationFailedError(
+      redactor.text(`${op.name} reported failure: ${said}`),
+      { ...details(), body: redactor.value(json) },
+      redactor.value(messages),
+    );
   }
   return data;
 }

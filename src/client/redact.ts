@@ -15,7 +15,8 @@ export function maskSecret(value: string): string {
 }
 
 /** Field names whose values are always masked (headers, token replies, API key entries). */
-const SECRET_KEY = /^(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|client[_-]?secret|password|secret|exposed[_-]?value)$/i;
+const SECRET_KEY =
+  /^(authorization|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|client[_-]?secret|password|secret|exposed[_-]?value)$/i;
 /**
  * `Bearer xyz…` / `Basic xyz…` anywhere in text, for credentials the redactor was not told about: the
  * credential part goes. 16+ characters, so prose such as "Basic validation failed" is left alone.

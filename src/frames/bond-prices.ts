@@ -8,8 +8,20 @@ import type { OperationOutcome } from "../api/common";
 import { isRecord } from "../api/operation";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, withoutTypeTags, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
-
+import {
+  byRow,
+  convertCell,
+  isBlank,
+  issueToRowError,
+  readRows,
+  RowValidationError,
+  unknownColumnErrors,
+  withoutTypeTags,
+  type FieldType,
+  type RecordsFromRowsOptions,
+  type RowError,
+  type RowSource,
+} from "./upload-rows";
 
 /** A flat column and the wire field it fills (dotted for the identifier). */
 interface ColumnMap {
@@ -30,7 +42,6 @@ const BOND_COLUMNS: Record<string, ColumnMap> = {
   is_percentage_of_par: { path: ["is_percentage_of_par"], type: "boolean" },
 };
 for (const key of ["code", "market_identification_code", "identifier_type"]) BOND_COLUMNS[`${ID}.${key}`] = BOND_COLUMNS[key]!;
-
 
 export interface BondPriceRecordsResult {
   /** The valid records, in wire form (dates as ISO strings; an `identifier_type` left blank is left out). */

@@ -116,7 +116,8 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
   let firstOther = -1;
   for (let i = 0; i < n; i++) {
     const v = raw[i];
-    if (v === null || v === undefined || v !== v) missing++; // v !== v: NaN, missing in a finished number column
+    if (v === null || v === undefined || v !== v)
+      missing++; // v !== v: NaN, missing in a finished number column
     else {
       const t = typeof v;
       if (t === "number") {
@@ -163,7 +164,12 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
 
   // Mixed, or not what the adapter expected: keep every value as received and say so.
   const values = missingAs(raw, null, owned, missing);
-  return { values, kind: "mixed", missing, warning: mixedWarning(name, hint, { numbers, strings, booleans, dates, others }, { firstString, firstNumber, firstOther }, raw) };
+  return {
+    values,
+    kind: "mixed",
+    missing,
+    warning: mixedWarning(name, hint, { numbers, strings, booleans, dates, others }, { firstString, firstNumber, firstOther }, raw),
+  };
 }
 
 function mixedWarning(
@@ -236,7 +242,12 @@ export function levelsOf(values: readonly (string | null)[], known: readonly str
 }
 
 /** A table with no rows (and the given columns, all `empty`). */
-export function emptyTable(source: string, columns: readonly string[] = [], fields: Record<string, unknown> = {}, provenance: readonly Provenance[] = []): ColumnTable {
+export function emptyTable(
+  source: string,
+  columns: readonly string[] = [],
+  fields: Record<string, unknown> = {},
+  provenance: readonly Provenance[] = [],
+): ColumnTable {
   const data: Record<string, unknown[]> = {};
   const kinds: Record<string, ColumnKind> = {};
   const missing: Record<string, number> = {};

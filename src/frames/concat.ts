@@ -18,7 +18,12 @@ export function concatColumns(tables: readonly ColumnTable[], source: string): C
   const names: string[] = [];
   for (const t of tables) for (const c of t.columns) if (!names.includes(c)) names.push(c);
   const n = tables.reduce((sum, t) => sum + t.rowCount, 0);
-  const builder = new TableBuilder(n, source, {}, tables.flatMap((t) => t.meta.provenance ?? []));
+  const builder = new TableBuilder(
+    n,
+    source,
+    {},
+    tables.flatMap((t) => t.meta.provenance ?? []),
+  );
   for (const t of tables) for (const w of t.meta.warnings) builder.warn(w);
   for (const name of names) {
     const raw = new Array<unknown>(n);

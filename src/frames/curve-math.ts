@@ -83,7 +83,9 @@ export function curveMeasures(maturities: readonly number[], rates: readonly num
       continue;
     }
     if (t === prevT) {
-      problems.push(t === 0 ? `maturity 0 at point ${i}: no forward over an empty period` : `maturity ${t} repeats at point ${i}: no forward over an empty period`);
+      problems.push(
+        t === 0 ? `maturity 0 at point ${i}: no forward over an empty period` : `maturity ${t} repeats at point ${i}: no forward over an empty period`,
+      );
     } else {
       forwardRates[i] = forwardRate(prevT, prevDf, t, discountFactors[i]!, compounding);
     }

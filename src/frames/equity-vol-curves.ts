@@ -10,7 +10,20 @@ import { formatPath, isRecord } from "../api/operation";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { preview } from "./column-table";
-import { byRow, convertCell, isBlank, issueToRowError, readRows, RowValidationError, unknownColumnErrors, withoutTypeTags, type FieldType, type RecordsFromRowsOptions, type RowError, type RowSource } from "./upload-rows";
+import {
+  byRow,
+  convertCell,
+  isBlank,
+  issueToRowError,
+  readRows,
+  RowValidationError,
+  unknownColumnErrors,
+  withoutTypeTags,
+  type FieldType,
+  type RecordsFromRowsOptions,
+  type RowError,
+  type RowSource,
+} from "./upload-rows";
 
 const ID = "asset_id";
 /** Accepted columns (normalised names) and what they hold. */

@@ -4,16 +4,7 @@
  * currencies, and the other direction — DataFrames, arrays or CSV files to validated upload records.
  */
 export { loadDanfo, toDataFrame, fromDataFrame, frameInfo, DTYPE_OF_KIND, type FrameInfo } from "./danfo";
-export {
-  numbersOf,
-  valuesOf,
-  emptyTable,
-  type ColumnTable,
-  type ColumnKind,
-  type ColumnHint,
-  type TableMeta,
-  type TableShape,
-} from "./column-table";
+export { numbersOf, valuesOf, emptyTable, type ColumnTable, type ColumnKind, type ColumnHint, type TableMeta, type TableShape } from "./column-table";
 export { parseIsoDate, toDate } from "./iso-date";
 export { provenance, type Provenance, type ProvenanceSource } from "./provenance";
 

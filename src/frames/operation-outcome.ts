@@ -30,7 +30,11 @@ export function operationOutcomeColumns(outcome: OperationOutcome): ColumnTable 
   const fields: Record<string, unknown> = otherFields(outcome, ["error_messages"]);
   if (typeof outcome?.$type === "string") fields.operation_type = shortTypeName(outcome.$type);
   return new TableBuilder(messages.length, "OperationOutcome", fields, provenanceFrom(outcome))
-    .add("message_index", messages.map((_, i) => i), { hint: "number", owned: true })
+    .add(
+      "message_index",
+      messages.map((_, i) => i),
+      { hint: "number", owned: true },
+    )
     .add("record_index", messages.map(recordIndex), { hint: "number", owned: true })
     .add("error_message", messages, { hint: "string", owned: true })
     .build();

@@ -154,7 +154,14 @@ export class ProgressTracker {
   }
 
   #emit(item: string | undefined, finished: boolean): void {
-    const event: ProgressEvent = { label: this.label, done: this.#done, total: this.total, failed: this.#failed, elapsedMs: performance.now() - this.#started, finished };
+    const event: ProgressEvent = {
+      label: this.label,
+      done: this.#done,
+      total: this.total,
+      failed: this.#failed,
+      elapsedMs: performance.now() - this.#started,
+      finished,
+    };
     if (item !== undefined) event.item = item;
     this.#renderer.update(event);
     this.#onProgress?.(event);

@@ -40,7 +40,8 @@ export interface ReportInfosFailure {
  */
 export async function reportInfosByDateColumns(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchColumns<ReportInfosFailure>> {
   const { pricingDates } = options;
-  if (!Array.isArray(pricingDates) || pricingDates.length === 0) throw new TypeError("pricingDates must be a non-empty array, e.g. [\"2026-11-19\", \"2026-11-20\"]");
+  if (!Array.isArray(pricingDates) || pricingDates.length === 0)
+    throw new TypeError('pricingDates must be a non-empty array, e.g. ["2026-11-19", "2026-11-20"]');
   const limit = checkConcurrency(options.concurrency);
   const tracker = new ProgressTracker("report infos", pricingDates.length, options);
 
@@ -73,7 +74,13 @@ export async function reportInfosByDateColumns(rp: RiskPortalClient, options: Re
     else failures.push({ pricing_date: dateText(pricingDates[i]!), ...describeFailure(result.reason) });
   });
   // With every call failed, the frame still has the report-info columns (and no rows).
-  const table = tables.length > 0 ? concatColumns(tables, "GetReportInfos") : emptyTable("GetReportInfos", REPORT_INFO_FIELDS.map((f) => f.name));
+  const table =
+    tables.length > 0
+      ? concatColumns(tables, "GetReportInfos")
+      : emptyTable(
+          "GetReportInfos",
+          REPORT_INFO_FIELDS.map((f) => f.name),
+        );
   return { table, failures };
 }
 

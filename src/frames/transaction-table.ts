@@ -142,7 +142,8 @@ function buildTransactionTable(input: unknown, options: TransactionTableOptions,
     const declared = columnNames(pick(record, "columns") as unknown[]);
     rows = pick(record, shape === "columns+rows" ? "rows" : "data") as unknown[];
     rowCount = rows.length;
-    collected = rows.length > 0 && rows.every((r) => Array.isArray(r)) ? collectArrayRows(rows as unknown[][], declared) : collectObjectRows(rows, declared, detectDates);
+    collected =
+      rows.length > 0 && rows.every((r) => Array.isArray(r)) ? collectArrayRows(rows as unknown[][], declared) : collectObjectRows(rows, declared, detectDates);
   }
   // The rows are no longer needed once their cells are in columns: when the caller hands them over
   // (the fetch path), release them before anything else is allocated.
@@ -199,7 +200,9 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
     }
   }
   if (notObjects > 0) {
-    warnings.push(`${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`);
+    warnings.push(
+      `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`,
+    );
     view = rows.map((r) => (r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>)));
   }
 
@@ -243,7 +246,11 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
   for (let j = 0; j < regularNames; j++) {
     const key = names[j]!;
     const dates = detectDates ? readDateColumn(view, key, irregular) : undefined;
-    columns.push(dates ? { name: key, done: { values: dates.values, kind: dates.present > 0 ? "date" : "empty", missing: n - dates.present } } : { name: key, raw: readColumn(view, key, irregular) });
+    columns.push(
+      dates
+        ? { name: key, done: { values: dates.values, kind: dates.present > 0 ? "date" : "empty", missing: n - dates.present } }
+        : { name: key, raw: readColumn(view, key, irregular) },
+    );
   }
 
   // Irregular rows: walk their keys for fields the first row did not have.
@@ -324,7 +331,8 @@ function collectArrayRows(rows: unknown[][], declared: string[]): Collected {
     for (let i = 0; i < n; i++) raw[i] = rows[i]![j];
     return { name, raw };
   });
-  const warnings = longer > 0 ? [`${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`] : [];
+  const warnings =
+    longer > 0 ? [`${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`] : [];
   return { columns, warnings };
 }
 

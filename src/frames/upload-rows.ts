@@ -75,11 +75,20 @@ export interface SourceRows {
 
 /** `Traded Price` → `traded_price`: header cells and keys are trimmed, lower-cased, spaces and `-` → `_`. */
 export function normaliseName(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
 }
 
 function isDataFrameLike(source: unknown): source is DataFrameLike {
-  return typeof source === "object" && source !== null && !Array.isArray(source) && Array.isArray((source as DataFrameLike).columns) && Array.isArray((source as DataFrameLike).values);
+  return (
+    typeof source === "object" &&
+    source !== null &&
+    !Array.isArray(source) &&
+    Array.isArray((source as DataFrameLike).columns) &&
+    Array.isArray((source as DataFrameLike).values)
+  );
 }
 
 /** Reads any {@link RowSource} into rows. */
@@ -121,7 +130,8 @@ export function readRows(source: RowSource): SourceRows {
     try {
       table = "csv" in source ? parseCsv(source.csv, source) : readCsvFile(source.csvFile, source);
     } catch (error) {
-      if (error instanceof CsvError) return { rows: [], columns: [], errors: [{ row: null, line: error.line, message: error.message.replace(/^line \d+: /, "") }], unreadable: new Set() };
+      if (error instanceof CsvError)
+        return { rows: [], columns: [], errors: [{ row: null, line: error.line, message: error.message.replace(/^line \d+: /, "") }], unreadable: new Set() };
       throw error;
     }
     const columns = table.header.map(normaliseName);
@@ -180,7 +190,8 @@ export function issueToRowError(issue: z.core.$ZodIssue, row: number, line: numb
   let message: string;
   if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) message = "missing";
   else if (issue.code === "invalid_type") message = `expected ${issue.expected}, got ${preview(input)}`;
-  else if (input !== undefined && (typeof input !== "object" || input instanceof Date) && !issue.message.includes(String(input))) message = `${issue.message}, got ${preview(input)}`;
+  else if (input !== undefined && (typeof input !== "object" || input instanceof Date) && !issue.message.includes(String(input)))
+    message = `${issue.message}, got ${preview(input)}`;
   else message = issue.message;
   const out: RowError = { row, message };
   if (line !== undefined) out.line = line;
@@ -202,11 +213,23 @@ export interface RecordsFromRowsOptions {
 }
 
 /** Column-name problems, reported once for the table. */
-export function unknownColumnErrors(read: SourceRows, known: Record<string, unknown>, nested: readonly string[], unknown: "error" | "ignore" | undefined): RowError[] {
+export function unknownColumnErrors(
+  read: SourceRows,
+  known: Record<string, unknown>,
+  nested: readonly string[],
+  unknown: "error" | "ignore" | undefined,
+): RowError[] {
   if (unknown === "ignore") return [];
   const bad = read.columns.filter((c) => !(c in known) && !nested.includes(c));
-  const expected = Object.keys(known).filter((k) => !k.includes(".")).join(", ");
-  return bad.map((c) => ({ row: null, ...(read.headerLine !== undefined ? { line: read.headerLine } : {}), field: c, message: `unknown column; expected ${expected} (pass { unknownColumns: "ignore" } to skip it)` }));
+  const expected = Object.keys(known)
+    .filter((k) => !k.includes("."))
+    .join(", ");
+  return bad.map((c) => ({
+    row: null,
+    ...(read.headerLine !== undefined ? { line: read.headerLine } : {}),
+    field: c,
+    message: `unknown column; expected ${expected} (pass { unknownColumns: "ignore" } to skip it)`,
+  }));
 }
 
 /**

@@ -93,7 +93,9 @@ export function volResultsWide(a: readonly GetVolResult[] | GetVolResult["respon
 function checkGrid(grid: VolGrid): void {
   const expected = grid.maturities.length * grid.strikes.length;
   if (grid.vols.length !== expected) {
-    throw new RangeError(`vol grid has ${grid.vols.length} vols for ${grid.maturities.length} maturities × ${grid.strikes.length} strikes (expected ${expected}, row-major)`);
+    throw new RangeError(
+      `vol grid has ${grid.vols.length} vols for ${grid.maturities.length} maturities × ${grid.strikes.length} strikes (expected ${expected}, row-major)`,
+    );
   }
 }
 

@@ -53,8 +53,8 @@ export interface BatchFrame<F> {
  */
 export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
   const { currencies, marketDates } = options;
-  if (!Array.isArray(currencies) || currencies.length === 0) throw new TypeError("currencies must be a non-empty array, e.g. [\"USD\", \"EUR\"]");
-  if (!Array.isArray(marketDates) || marketDates.length === 0) throw new TypeError("marketDates must be a non-empty array, e.g. [\"2026-11-20\"]");
+  if (!Array.isArray(currencies) || currencies.length === 0) throw new TypeError('currencies must be a non-empty array, e.g. ["USD", "EUR"]');
+  if (!Array.isArray(marketDates) || marketDates.length === 0) throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
   const limit = checkConcurrency(options.concurrency);
   const jobs = currencies.flatMap((currency) => marketDates.map((market_date) => ({ currency, market_date })));
   const tracker = new ProgressTracker("yield curves", jobs.length, options);
@@ -112,7 +112,10 @@ export interface PivotCurvesOptions {
  * The long curves wide: one row per maturity (ascending), one column per curve (`"EUR 2026-11-20"`);
  * a curve without a point at some maturity is missing there (curves have their own pillars).
  */
-export function pivotCurvesColumns(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): ColumnTable {
+export function pivotCurvesColumns(
+  curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>,
+  options: PivotCurvesOptions = {},
+): ColumnTable {
   const table = "table" in curves ? curves.table : "frame" in curves ? fromDataFrame(curves.frame) : isColumnTable(curves) ? curves : fromDataFrame(curves);
   return pivotColumns(table, { index: "maturity", columns: ["currency", "market_date"], values: options.value ?? "rate" });
 }

@@ -74,7 +74,9 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
       const result = await runNotebook(file, runOptions);
       const r = describe(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
       results.push(r);
-      log(`✔ ${name}  ${`${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19)}${seconds(r.durationMs).padStart(6)}  → ${relative(result.htmlPath)}`);
+      log(
+        `✔ ${name}  ${`${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19)}${seconds(r.durationMs).padStart(6)}  → ${relative(result.htmlPath)}`,
+      );
     } catch (error) {
       const message = (error as Error).message;
       const partial = error instanceof NotebookError ? error.result : undefined;
@@ -126,7 +128,9 @@ export async function runDemo(options: Omit<BatchOptions, "params"> & { replay?:
 
 function describe(file: string, nb: Notebook, ok: boolean, durationMs: number, extra: Partial<BatchResult>): BatchResult {
   const code = nb.cells.filter((c) => c.cell_type === "code" && c.execution_count != null);
-  const charts = code.flatMap((c) => c.outputs ?? []).filter((o) => (o.output_type === "display_data" || o.output_type === "execute_result") && o.data[PLOTLY_MIME]).length;
+  const charts = code
+    .flatMap((c) => c.outputs ?? [])
+    .filter((o) => (o.output_type === "display_data" || o.output_type === "execute_result") && o.data[PLOTLY_MIME]).length;
   const result: BatchResult = { file, ok, durationMs, cells: code.length, charts, ...extra };
   const title = titleOf(nb);
   if (title) result.title = title;
@@ -155,7 +159,8 @@ function relative(file: string): string {
 }
 
 function indexPage(results: readonly BatchResult[], outDir: string, title: string, note: string): string {
-  const link = (file: string | undefined, text: string) => (file ? `<a href="${escapeHtml(path.relative(outDir, file).split(path.sep).join("/"))}">${text}</a>` : text);
+  const link = (file: string | undefined, text: string) =>
+    file ? `<a href="${escapeHtml(path.relative(outDir, file).split(path.sep).join("/"))}">${text}</a>` : text;
   const rows = results
     .map((r) => {
       const name = path.basename(r.file, ".ipynb");

@@ -82,10 +82,16 @@ export interface ConnectOptions {
 const open = new Set<Connection>();
 
 /** The cassette mode for these options: `mode` > `replay: true` > `RISK_PORTAL_CASSETTE_MODE` > `off`. */
-export function resolveCassetteMode(options: Pick<ConnectOptions, "mode" | "replay" | "cassette">, env: Record<string, string | undefined> = process.env): CassetteMode {
+export function resolveCassetteMode(
+  options: Pick<ConnectOptions, "mode" | "replay" | "cassette">,
+  env: Record<string, string | undefined> = process.env,
+): CassetteMode {
   let mode: CassetteMode;
   if (options.mode !== undefined) {
-    if (!CASSETTE_MODES.includes(options.mode)) throw new ConfigurationError(`connect: mode must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(options.mode)}`, { operation: "configure" });
+    if (!CASSETTE_MODES.includes(options.mode))
+      throw new ConfigurationError(`connect: mode must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(options.mode)}`, {
+        operation: "configure",
+      });
     mode = options.mode;
   } else if (options.replay === true) {
     mode = "replay";
@@ -93,12 +99,17 @@ export function resolveCassetteMode(options: Pick<ConnectOptions, "mode" | "repl
     const fromEnv = env[CASSETTE_MODE_ENV]?.trim().toLowerCase();
     if (!fromEnv || options.cassette === undefined) return "off";
     if (!(CASSETTE_MODES as readonly string[]).includes(fromEnv)) {
-      throw new ConfigurationError(`${CASSETTE_MODE_ENV} must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(env[CASSETTE_MODE_ENV])}`, { operation: "configure" });
+      throw new ConfigurationError(`${CASSETTE_MODE_ENV} must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(env[CASSETTE_MODE_ENV])}`, {
+        operation: "configure",
+      });
     }
     mode = fromEnv as CassetteMode;
   }
   if (mode !== "off" && !options.cassette?.trim()) {
-    throw new ConfigurationError(`connect: cassette mode "${mode}" needs a cassette file, e.g. connect({ cassette: "../fixtures/cassettes/my-notebook.json", replay: true })`, { operation: "configure" });
+    throw new ConfigurationError(
+      `connect: cassette mode "${mode}" needs a cassette file, e.g. connect({ cassette: "../fixtures/cassettes/my-notebook.json", replay: true })`,
+      { operation: "configure" },
+    );
   }
   return mode;
 }
@@ -139,7 +150,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   if (service) {
     const rp = RiskPortalClient.fromEnv(env, { ...options.client, ...cassetteOption });
     log(`Connected to the risk service at ${rp.baseUrl} (${rp.toJSON().auth})${recording}.`);
-    const connection: Connection = { rp, source: "service", baseUrl: rp.baseUrl, mode, ...(file ? { cassette: file } : {}), sleep: wait, close: async () => void open.delete(connection) };
+    const connection: Connection = {
+      rp,
+      source: "service",
+      baseUrl: rp.baseUrl,
+      mode,
+      ...(file ? { cassette: file } : {}),
+      sleep: wait,
+      close: async () => void open.delete(connection),
+    };
     open.add(connection);
     return connection;
   }
@@ -151,12 +170,20 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   const simulator = await startSimulator(file ? { fixedCredentials: true, ...withBrand } : withBrand);
   let rp: RiskPortalClient;
   try {
-    rp = new RiskPortalClient({ baseUrl: simulator.url, auth: { apiKey: simulator.credentials.apiKey }, brand: simulator.brand, ...options.client, ...cassetteOption });
+    rp = new RiskPortalClient({
+      baseUrl: simulator.url,
+      auth: { apiKey: simulator.credentials.apiKey },
+      brand: simulator.brand,
+      ...options.client,
+      ...cassetteOption,
+    });
   } catch (error) {
     await simulator.close();
     throw error;
   }
-  log(`No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf}${simulator.brand === "Service" ? "" : `, brand ${simulator.brand}`})${recording}.`);
+  log(
+    `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf}${simulator.brand === "Service" ? "" : `, brand ${simulator.brand}`})${recording}.`,
+  );
   const connection: Connection = {
     rp,
     source: "simulator",
@@ -183,7 +210,9 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
   const recordedAt = cassette.recordedAt;
   const meta = cassette.meta;
   const exchanges = `${cassette.size} exchange${cassette.size === 1 ? "" : "s"}`;
-  log(`Replaying ${file}: ${exchanges} recorded${recordedAt ? ` ${recordedAt.slice(0, 10)}` : ""} from ${describeRecordingSource(meta, cassette.baseUrl)}; no server is contacted.`);
+  log(
+    `Replaying ${file}: ${exchanges} recorded${recordedAt ? ` ${recordedAt.slice(0, 10)}` : ""} from ${describeRecordingSource(meta, cassette.baseUrl)}; no server is contacted.`,
+  );
   const connection: Connection = {
     rp,
     source: "cassette",
@@ -201,7 +230,9 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
 /** `the simulator (seed 1, data as of 2026-11-20)`, `the risk service at https://…`. */
 function describeRecordingSource(meta: Readonly<Record<string, unknown>>, baseUrl: string): string {
   if (meta.source === "simulator") {
-    const facts = [meta.seed === undefined ? "" : `seed ${String(meta.seed)}`, meta.asOf === undefined ? "" : `data as of ${String(meta.asOf)}`].filter(Boolean);
+    const facts = [meta.seed === undefined ? "" : `seed ${String(meta.seed)}`, meta.asOf === undefined ? "" : `data as of ${String(meta.asOf)}`].filter(
+      Boolean,
+    );
     return `the simulator${facts.length ? ` (${facts.join(", ")})` : ""}`;
   }
   if (meta.source === "service") return `the risk service at ${baseUrl}`;

@@ -63,7 +63,8 @@ export function injectParameters(original: Notebook, params: Record<string, unkn
   if (index < 0) throw new Error(`${file} has no cell tagged "${PARAMETERS_TAG}", so it takes no parameters (got ${names.join(", ")})`);
   const declared = parameterDeclarations(nb.cells[index]!);
   const unknown = names.filter((n) => !declared.some((d) => d.name === n));
-  if (unknown.length) throw new Error(`${file}: unknown parameter ${unknown.join(", ")}; its parameters cell declares ${declared.map((d) => d.name).join(", ") || "nothing"}`);
+  if (unknown.length)
+    throw new Error(`${file}: unknown parameter ${unknown.join(", ")}; its parameters cell declares ${declared.map((d) => d.name).join(", ") || "nothing"}`);
   const lines = names.map((n) => {
     const type = declared.find((d) => d.name === n)?.type;
     return `const ${n}${type ? `: ${type}` : ""} = ${JSON.stringify(params[n])};`;

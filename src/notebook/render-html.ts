@@ -14,7 +14,6 @@ export interface RenderOptions {
   failure?: CellFailure;
 }
 
-
 /** Renders the notebook; plotly.js comes from the plot module, loaded only when a chart is present. */
 export function renderHtml(nb: Notebook, options: RenderOptions): string {
   let charts = 0;
@@ -36,7 +35,9 @@ export function renderHtml(nb: Notebook, options: RenderOptions): string {
     codeIndex++;
     const failed = options.failure?.codeCell === codeIndex;
     const tags = cell.metadata?.tags?.length ? ` <span class="tags">${cell.metadata.tags.map(escapeHtml).join(", ")}</span>` : "";
-    body.push(`<section class="code${failed ? " failed" : ""}" id="cell-${codeIndex}"><div class="prompt">[${cell.execution_count ?? " "}]${tags}</div><pre class="source">${escapeHtml(source)}</pre>`);
+    body.push(
+      `<section class="code${failed ? " failed" : ""}" id="cell-${codeIndex}"><div class="prompt">[${cell.execution_count ?? " "}]${tags}</div><pre class="source">${escapeHtml(source)}</pre>`,
+    );
     for (const output of cell.outputs ?? []) {
       const html = renderOutput(output, () => {
         charts++;
@@ -51,7 +52,9 @@ export function renderHtml(nb: Notebook, options: RenderOptions): string {
     : "";
   const run = nb.metadata?.risk_portal_lab as { parameters?: Record<string, unknown>; duration_s?: number } | undefined;
   const params = Object.entries(run?.parameters ?? {}).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
-  const meta = run ? `<p class="meta">Executed headless by risk-portal-lab${params.length ? ` with ${escapeHtml(params.join(", "))}` : " with the default parameters"}${run.duration_s !== undefined ? ` in ${run.duration_s} s` : ""}.</p>` : "";
+  const meta = run
+    ? `<p class="meta">Executed headless by risk-portal-lab${params.length ? ` with ${escapeHtml(params.join(", "))}` : " with the default parameters"}${run.duration_s !== undefined ? ` in ${run.duration_s} s` : ""}.</p>`
+    : "";
   // Under the notebook's own title when it opens with one, else at the top.
   body.splice(ownTitle && nb.cells[0] === firstMarkdown ? 1 : 0, 0, meta + banner);
   return `<!doctype html>

@@ -70,12 +70,19 @@ export const DEFAULT_CELL_TIMEOUT_MS = 10 * 60_000;
 
 interface TslabParts {
   createConverter: (o: { isJS: boolean; isBrowser: boolean }) => { close(): void };
-  createExecutor: (root: string, convs: unknown, console: { log: (...a: unknown[]) => void; error: (...a: unknown[]) => void }) => {
+  createExecutor: (
+    root: string,
+    convs: unknown,
+    console: { log: (...a: unknown[]) => void; error: (...a: unknown[]) => void },
+  ) => {
     execute(src: string): Promise<boolean>;
     interrupt(): void;
     close(): void;
   };
-  jupyter: { lastWriteDisplayData: ((data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean) => void) | null };
+  jupyter: {
+    lastWriteDisplayData:
+      ((data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean) => void) | null;
+  };
 }
 
 function loadTslab(): TslabParts {
@@ -212,7 +219,14 @@ function createKernel(tslab: TslabParts, dir: string, out: CellOutputs): Kernel 
 }
 
 /** One code cell: runs it (with its timeout), stores its outputs, and returns its failure if it failed. */
-async function runCell(at: { cell: Cell; index: number; codeIndex: number }, run: PreparedRun, options: RunOptions, kernel: Kernel, out: CellOutputs, proc: NotebookProcess): Promise<CellFailure | undefined> {
+async function runCell(
+  at: { cell: Cell; index: number; codeIndex: number },
+  run: PreparedRun,
+  options: RunOptions,
+  kernel: Kernel,
+  out: CellOutputs,
+  proc: NotebookProcess,
+): Promise<CellFailure | undefined> {
   const { cell, index, codeIndex } = at;
   const code = sourceOf(cell);
   options.onCell?.({ index: codeIndex, total: run.codeCells, source: code, id: cell.id });
@@ -240,7 +254,13 @@ async function runCell(at: { cell: Cell; index: number; codeIndex: number }, run
   const traceback = first.ename === "TSError" ? out.errors.map((e) => e.evalue) : first.traceback;
   out.outputs.push({ output_type: "error", ename: first.ename, evalue, traceback });
   cell.outputs = stripTransient(out.outputs);
-  const failure: CellFailure = { index, codeCell: codeIndex, source: code, ename: first.ename, error: first.ename === "TSError" ? evalue : `${first.ename}: ${evalue}` };
+  const failure: CellFailure = {
+    index,
+    codeCell: codeIndex,
+    source: code,
+    ename: first.ename,
+    error: first.ename === "TSError" ? evalue : `${first.ename}: ${evalue}`,
+  };
   if (cell.id) failure.id = cell.id;
   return failure;
 }
@@ -356,7 +376,12 @@ async function writeOutputs(run: PreparedRun, failure: CellFailure | undefined, 
   const { nb } = run;
   nb.metadata = {
     ...nb.metadata,
-    risk_portal_lab: { parameters: run.params, status: failure ? "failed" : "ok", duration_s: Math.round(durationMs / 100) / 10, ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}) },
+    risk_portal_lab: {
+      parameters: run.params,
+      status: failure ? "failed" : "ok",
+      duration_s: Math.round(durationMs / 100) / 10,
+      ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}),
+    },
   };
   await mkdir(run.outDir, { recursive: true });
   const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);

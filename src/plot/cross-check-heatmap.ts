@@ -37,7 +37,10 @@ function readRows(input: CrossCheckInput): { rows: Row[]; tolerance?: number; st
     const check = input as CrossCheckResult;
     return { rows: check.rows.map(fromRow), tolerance: check.tolerance, strikeType: check.strikeType };
   }
-  if (!isTableInput(input)) throw new TypeError("plot.crossCheckHeatmap expects vol.crossCheck's result, its rows, or a table of them (maturity, strike, service_vol, local_vol, difference)");
+  if (!isTableInput(input))
+    throw new TypeError(
+      "plot.crossCheckHeatmap expects vol.crossCheck's result, its rows, or a table of them (maturity, strike, service_vol, local_vol, difference)",
+    );
   const view = columnsOf(input, "plot.crossCheckHeatmap");
   const maturity = numbers(view, "maturity");
   const strike = numbers(view, "strike");
@@ -46,13 +49,27 @@ function readRows(input: CrossCheckInput): { rows: Row[]; tolerance?: number; st
   const difference = view.has("difference") ? numbers(view, "difference") : service.map((s, i) => s - local[i]!);
   const error = view.has("error") ? texts(view, "error") : [];
   return {
-    rows: maturity.map((m, i) => ({ maturity: m, strike: strike[i]!, service: service[i]!, local: local[i]!, difference: difference[i]!, error: error[i] ?? null })),
+    rows: maturity.map((m, i) => ({
+      maturity: m,
+      strike: strike[i]!,
+      service: service[i]!,
+      local: local[i]!,
+      difference: difference[i]!,
+      error: error[i] ?? null,
+    })),
   };
 }
 
 function fromRow(r: CrossCheckRow): Row {
   const num = (v: number | null | undefined) => (typeof v === "number" ? v : NaN);
-  return { maturity: r.maturity, strike: r.strike, service: num(r.service_vol), local: num(r.local_vol), difference: num(r.difference), error: r.error ?? null };
+  return {
+    maturity: r.maturity,
+    strike: r.strike,
+    service: num(r.service_vol),
+    local: num(r.local_vol),
+    difference: num(r.difference),
+    error: r.error ?? null,
+  };
 }
 
 const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(4)}%` : "none");

@@ -36,7 +36,9 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
   let maxMaturity = 0;
   for (const m of t.maturity) if (m > maxMaturity) maxMaturity = m;
   const tenors = options.tenors ? [...options.tenors] : DEFAULT_TENORS.filter((x) => x <= maxMaturity + 1e-9);
-  for (const x of tenors) if (!(typeof x === "number" && x > 0 && Number.isFinite(x))) throw new RangeError(`plot.curveHistory: tenors are years > 0, e.g. [2, 10, 30]; got ${String(x)}`);
+  for (const x of tenors)
+    if (!(typeof x === "number" && x > 0 && Number.isFinite(x)))
+      throw new RangeError(`plot.curveHistory: tenors are years > 0, e.g. [2, 10, 30]; got ${String(x)}`);
 
   const data: Trace[] = [];
   const colors = rampColors(tenors.length);

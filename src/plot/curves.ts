@@ -38,7 +38,14 @@ function isResponse(v: unknown): v is RateAssetResponse {
 export function readCurves(input: CurveInput, caller: string, value = "rate"): CurveTable {
   let view: Columns;
   if (isResponse(input)) view = columnsOf(yieldCurveColumns(input), caller);
-  else if (Array.isArray(input) && input.every(isResponse)) view = columnsOf(concatColumns(input.map((r) => yieldCurveColumns(r)), "RateAsset"), caller);
+  else if (Array.isArray(input) && input.every(isResponse))
+    view = columnsOf(
+      concatColumns(
+        input.map((r) => yieldCurveColumns(r)),
+        "RateAsset",
+      ),
+      caller,
+    );
   else if (isTableInput(input)) view = columnsOf(input, caller);
   else throw new TypeError(`${caller} expects a yield-curve table or DataFrame (frames.yieldCurve / yieldCurves), or RateAsset response(s)`);
 

@@ -68,7 +68,9 @@ export function columnsOf(input: TableInput, caller: string): Columns {
   }
   if (isColumnTable(input)) return tableColumns(input, caller);
   if (isDataFrame(input)) return frameColumns(input, caller);
-  throw new TypeError(`${caller} expects a frames column table, a danfo DataFrame or a { table } / { frame } batch result; got ${input === null ? "null" : typeof input}`);
+  throw new TypeError(
+    `${caller} expects a frames column table, a danfo DataFrame or a { table } / { frame } batch result; got ${input === null ? "null" : typeof input}`,
+  );
 }
 
 function tableColumns(table: ColumnTable, caller: string): Columns {
@@ -146,7 +148,9 @@ export function toTime(v: unknown): number {
 
 /** The column as text (`null` for missing). */
 export function texts(view: Columns, name: string): (string | null)[] {
-  return view.values(name).map((v) => (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v)) ? null : v instanceof Date ? plotDate(v.getTime()) : String(v)));
+  return view
+    .values(name)
+    .map((v) => (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v)) ? null : v instanceof Date ? plotDate(v.getTime()) : String(v)));
 }
 
 /**

@@ -102,7 +102,16 @@ export function positionEffects(input: TableInput | PositionEffectsResponse, opt
       font: { size: 12, color: INK.text },
     });
   });
-  if (n === 0) annotations.push({ text: "This event changes no position", x: 0.5, y: 0.5, xref: "paper", yref: "paper", showarrow: false, font: { size: 14, color: INK.muted } });
+  if (n === 0)
+    annotations.push({
+      text: "This event changes no position",
+      x: 0.5,
+      y: 0.5,
+      xref: "paper",
+      yref: "paper",
+      showarrow: false,
+      font: { size: 14, color: INK.muted },
+    });
 
   const when = pricing !== undefined ? ` · ${plotDate(pricing)}` : "";
   return {

@@ -64,10 +64,12 @@ export function reportStatus(input: TableInput | GetReportInfosResponse | readon
   }));
 
   // Reports run on business days: hide weekends (unless some report is dated on one) so bars sit side by side.
-  const weekendFree = dates.length > 1 && dates.every((d) => {
-    const day = new Date(d).getUTCDay();
-    return day !== 0 && day !== 6;
-  });
+  const weekendFree =
+    dates.length > 1 &&
+    dates.every((d) => {
+      const day = new Date(d).getUTCDay();
+      return day !== 0 && day !== 6;
+    });
   const total = view.rowCount - undated;
   const note = undated ? ` (${undated} without ${by} or status)` : "";
   return {

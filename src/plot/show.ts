@@ -91,7 +91,10 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
     return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
   }
   const table = tableOf(value);
-  if (!table) throw new TypeError("show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result");
+  if (!table)
+    throw new TypeError(
+      "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result",
+    );
   const failures = (value as { failures?: unknown[] }).failures;
   const note = Array.isArray(failures) && failures.length > 0 ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)` : "";
   const html = tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : "");
@@ -128,7 +131,12 @@ function writeHtml(page: string, name: string, options: ShowOptions): string {
   const dir = path.resolve(options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR ?? path.join(tmpdir(), "risk-portal-lab-plots"));
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "chart";
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 48) || "chart";
   const file = path.join(dir, `${stamp}-${process.pid}-${++fileCounter}-${slug}.html`);
   writeFileSync(file, page);
   console.log(`plot: ${file}`);

@@ -165,10 +165,20 @@ export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_R
     lines.push([cellText(r.index), ...p.columns.map((_, j) => clip(cellText(r.cells[j])))]);
   });
   const widths = header.map((h, j) => Math.max(h.length, types[j]!.length, ...lines.map((l) => l[j]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, j) => c.padStart(widths[j]!)).join("  ").trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, j) => c.padStart(widths[j]!))
+      .join("  ")
+      .trimEnd();
   const from = p.source ? ` · from ${p.source}` : "";
   const footer = p.origin ? [`source: ${p.origin}`] : [];
-  return [`${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`, fmt(header), fmt(types), ...lines.map(fmt), ...footer].join("\n");
+  return [
+    `${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`,
+    fmt(header),
+    fmt(types),
+    ...lines.map(fmt),
+    ...footer,
+  ].join("\n");
 }
 
 function clip(text: string): string {

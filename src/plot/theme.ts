@@ -46,7 +46,13 @@ export function rampColors(n: number): string[] {
 function mix(a: string, b: string, t: number): string {
   const pa = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
   const pb = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
-  return `#${pa.map((v, i) => Math.round(v + (pb[i]! - v) * t).toString(16).padStart(2, "0")).join("")}`;
+  return `#${pa
+    .map((v, i) =>
+      Math.round(v + (pb[i]! - v) * t)
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
 }
 
 /** The categorical colour of series `i`. */
@@ -72,7 +78,15 @@ export function axis(title: string, extra: Axis = {}): Axis {
 
 /** A 3D scene axis with the theme's colours. */
 export function sceneAxis(title: string, extra: Axis = {}): Axis {
-  return { title: { text: title }, gridcolor: INK.grid, zerolinecolor: INK.zero, linecolor: INK.line, backgroundcolor: "#fafbfc", showbackground: true, ...extra };
+  return {
+    title: { text: title },
+    gridcolor: INK.grid,
+    zerolinecolor: INK.zero,
+    linecolor: INK.line,
+    backgroundcolor: "#fafbfc",
+    showbackground: true,
+    ...extra,
+  };
 }
 
 /** The base layout: title, font, colours, margins, a horizontal legend under the plot, 500 px high. */

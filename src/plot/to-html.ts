@@ -15,7 +15,7 @@ import { figurePage } from "./html";
  */
 export function toHtml(fig: Figure, file: string, options: { title?: string } = {}): string {
   checkFigure(fig, "toHtml");
-  if (typeof file !== "string" || file === "") throw new TypeError("toHtml needs a file path, e.g. \"out/chart.html\"");
+  if (typeof file !== "string" || file === "") throw new TypeError('toHtml needs a file path, e.g. "out/chart.html"');
   const target = path.resolve(file);
   mkdirSync(path.dirname(target), { recursive: true });
   writeFileSync(target, figurePage(fig, options.title));

@@ -11,7 +11,13 @@ import { plotlySource } from "./plotly-source";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from "./theme";
 
 /** Where a Chromium is looked for, after `options.chromiumPath` and `$RISK_PORTAL_LAB_CHROMIUM`. */
-export const CHROMIUM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium"] as const;
+export const CHROMIUM_CANDIDATES = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+  "/snap/bin/chromium",
+] as const;
 
 /** Chromium flags: headless, no sandbox (containers, root), no GPU, and nothing that reaches out. */
 export const CHROMIUM_ARGS = [
@@ -73,7 +79,11 @@ function loadPlaywright(): Playwright {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require("playwright-core") as Playwright;
   } catch (error) {
-    throw new PngExportError("toPng needs the npm package playwright-core (it drives Chromium): `npm install playwright-core`. No browser is downloaded; a system Chromium is used.", "playwright-core", { cause: error });
+    throw new PngExportError(
+      "toPng needs the npm package playwright-core (it drives Chromium): `npm install playwright-core`. No browser is downloaded; a system Chromium is used.",
+      "playwright-core",
+      { cause: error },
+    );
   }
 }
 
@@ -110,7 +120,11 @@ export async function pngRenderer(options: BrowserOptions = {}): Promise<PngRend
   try {
     browser = await chromium.launch({ executablePath: found.path, headless: true, args: [...CHROMIUM_ARGS], timeout });
   } catch (error) {
-    throw new PngExportError(`toPng could not start Chromium at ${found.path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, "chromium", { cause: error });
+    throw new PngExportError(
+      `toPng could not start Chromium at ${found.path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      "chromium",
+      { cause: error },
+    );
   }
   let page: Page;
   try {
@@ -119,11 +133,15 @@ export async function pngRenderer(options: BrowserOptions = {}): Promise<PngRend
     await context.route("**/*", (route) => route.abort("blockedbyclient"));
     page = await context.newPage();
     page.setDefaultTimeout(timeout);
-    await page.setContent('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0;background:#fff"><div id="figure"></div></body></html>');
+    await page.setContent(
+      '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0;background:#fff"><div id="figure"></div></body></html>',
+    );
     await page.addScriptTag({ content: plotlySource().text });
   } catch (error) {
     await browser.close().catch(() => undefined);
-    throw new PngExportError(`toPng could not load plotly.js in Chromium: ${error instanceof Error ? error.message : String(error)}`, "render", { cause: error });
+    throw new PngExportError(`toPng could not load plotly.js in Chromium: ${error instanceof Error ? error.message : String(error)}`, "render", {
+      cause: error,
+    });
   }
 
   const render = async (fig: Figure, png: PngOptions = {}): Promise<Buffer> => {
@@ -131,7 +149,11 @@ export async function pngRenderer(options: BrowserOptions = {}): Promise<PngRend
     const width = png.width ?? (typeof fig.layout?.width === "number" ? fig.layout.width : DEFAULT_WIDTH);
     const height = png.height ?? (typeof fig.layout?.height === "number" ? fig.layout.height : DEFAULT_HEIGHT);
     const scale = png.scale ?? 1;
-    for (const [name, v] of [["width", width], ["height", height], ["scale", scale]] as const) {
+    for (const [name, v] of [
+      ["width", width],
+      ["height", height],
+      ["scale", scale],
+    ] as const) {
       if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) throw new RangeError(`toPng: ${name} must be a number > 0; got ${String(v)}`);
     }
     // JSON round trip: what the browser gets is exactly what a notebook or an HTML file would get.

@@ -130,23 +130,42 @@ export function transactions(input: TableInput | TransactionTableResponse, optio
   }
   const from = plotDate(first);
   const to = plotDate(last);
-  const panelTitle = (text: string, x: number): Annotation => ({ text: `<b>${text}</b>`, x, xref: "paper", xanchor: "left", y: 1.02, yref: "paper", yanchor: "bottom", showarrow: false, font: { size: 13, color: INK.text } });
+  const panelTitle = (text: string, x: number): Annotation => ({
+    text: `<b>${text}</b>`,
+    x,
+    xref: "paper",
+    xanchor: "left",
+    y: 1.02,
+    yref: "paper",
+    yanchor: "bottom",
+    showarrow: false,
+    font: { size: 13, color: INK.text },
+  });
   return {
     data,
-    layout: baseLayout(options.title ?? `Transactions · ${n.toLocaleString("en-US")} trades, ${counterparties.length} counterparties${from ? ` · ${from} to ${to}` : ""}`, {
-      height: 560,
-      margin: { l: 72, r: 24, t: 84, b: 150 },
-      barmode: "group",
-      bargap: 0.2,
-      xaxis: axis("Gross notional (trade currency)", { domain: [0, 0.42], tickformat: "~s", rangemode: "tozero" }),
-      yaxis: axis("", { showgrid: false, ticks: "", title: undefined }),
-      xaxis2: axis("Trade date", { domain: [0.56, 1], type: "date", anchor: "y2" }),
-      yaxis2: axis("Cumulative quantity (units)", { tickformat: "~s", anchor: "x2" }),
-      annotations: [panelTitle("Gross notional by counterparty", 0), panelTitle(`Cumulative quantity${options.instruments ? "" : `, top ${chosen.length}${chosenClass ? ` ${chosenClass.toLowerCase()}` : ""} instruments`}`, 0.56)],
-      legend: { title: { text: "Currency " }, orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 12 } },
-      legend2: { orientation: "v", x: 0.56, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 11 } },
-      hovermode: "closest",
-    }),
+    layout: baseLayout(
+      options.title ?? `Transactions · ${n.toLocaleString("en-US")} trades, ${counterparties.length} counterparties${from ? ` · ${from} to ${to}` : ""}`,
+      {
+        height: 560,
+        margin: { l: 72, r: 24, t: 84, b: 150 },
+        barmode: "group",
+        bargap: 0.2,
+        xaxis: axis("Gross notional (trade currency)", { domain: [0, 0.42], tickformat: "~s", rangemode: "tozero" }),
+        yaxis: axis("", { showgrid: false, ticks: "", title: undefined }),
+        xaxis2: axis("Trade date", { domain: [0.56, 1], type: "date", anchor: "y2" }),
+        yaxis2: axis("Cumulative quantity (units)", { tickformat: "~s", anchor: "x2" }),
+        annotations: [
+          panelTitle("Gross notional by counterparty", 0),
+          panelTitle(
+            `Cumulative quantity${options.instruments ? "" : `, top ${chosen.length}${chosenClass ? ` ${chosenClass.toLowerCase()}` : ""} instruments`}`,
+            0.56,
+          ),
+        ],
+        legend: { title: { text: "Currency " }, orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 12 } },
+        legend2: { orientation: "v", x: 0.56, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 11 } },
+        hovermode: "closest",
+      },
+    ),
     config: baseConfig(),
   };
 }

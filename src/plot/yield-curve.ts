@@ -49,7 +49,11 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       y: curve.rows.map((i) => finiteOrNull(t.value[i]!)),
       line: { color, width: 2.2 },
       marker: { color, size: 6 },
-      customdata: curve.rows.map((i) => [name[i] ?? "", plotDate(expiry[i] ?? NaN) ?? "", typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${((instrumentRate[i] as number) * 100).toFixed(3)}%` : "n/a"]),
+      customdata: curve.rows.map((i) => [
+        name[i] ?? "",
+        plotDate(expiry[i] ?? NaN) ?? "",
+        typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${((instrumentRate[i] as number) * 100).toFixed(3)}%` : "n/a",
+      ]),
       hovertemplate:
         `<b>%{customdata[0]}</b><br>${curve.label}<br>maturity %{x:.2f}y (expiry %{customdata[1]})<br>` +
         `${fmt.title.split(" (")[0]} %{y:${fmt.hover}}<br>instrument rate %{customdata[2]}<extra></extra>`,

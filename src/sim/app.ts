@@ -80,7 +80,8 @@ function registerParsers(app: FastifyInstance): void {
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
     // Only the token endpoint takes a form; everywhere else it is an unsupported media type.
-    if (!req.url.startsWith(TOKEN_PATH)) return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
+    if (!req.url.startsWith(TOKEN_PATH))
+      return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 }
@@ -132,12 +133,15 @@ function registerErrorHandlers(app: FastifyInstance, deps: AppDeps): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (error instanceof SimError) {
-      const p = error.issues?.length ? { ...validationProblem(error.issues, req.url), status: error.status, ...(error.title ? { title: error.title } : {}) } : problem(error.status, error.message, req.url, error.title);
+      const p = error.issues?.length
+        ? { ...validationProblem(error.issues, req.url), status: error.status, ...(error.title ? { title: error.title } : {}) }
+        : problem(error.status, error.message, req.url, error.title);
       return sendProblem(reply, p);
     }
     if (status >= 500) return sendProblem(reply, problem(500, "the simulator failed to answer this request", req.url));
     let detail = error.message;
-    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") detail = `unsupported content type ${JSON.stringify(req.headers["content-type"] ?? "")}; send application/json (also accepted: text/json, application/*+json)`;
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
+      detail = `unsupported content type ${JSON.stringify(req.headers["content-type"] ?? "")}; send application/json (also accepted: text/json, application/*+json)`;
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") detail = `request body over the limit of ${deps.bodyLimitBytes} bytes`;
     return sendProblem(reply, problem(status, detail, req.url));
   });
@@ -148,7 +152,8 @@ function registerErrorHandlers(app: FastifyInstance, deps: AppDeps): void {
 function registerTokenEndpoint(app: FastifyInstance, auth: Authenticator): void {
   app.post(TOKEN_PATH, async (req, reply) => {
     const form = isRecord(req.body) ? (req.body as Record<string, string>) : {};
-    if (form.grant_type !== "client_credentials") return reply.code(400).send({ error: "unsupported_grant_type", error_description: "only grant_type=client_credentials is supported" });
+    if (form.grant_type !== "client_credentials")
+      return reply.code(400).send({ error: "unsupported_grant_type", error_description: "only grant_type=client_credentials is supported" });
     let id = form.client_id;
     let secret = form.client_secret;
     const basic = /^Basic\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""));
@@ -161,7 +166,11 @@ function registerTokenEndpoint(app: FastifyInstance, auth: Authenticator): void 
       }
     }
     const token = auth.issueToken(id, secret);
-    if (!token) return reply.code(401).header("www-authenticate", 'Basic realm="risk-portal-simulator"').send({ error: "invalid_client", error_description: "client authentication failed" });
+    if (!token)
+      return reply
+        .code(401)
+        .header("www-authenticate", 'Basic realm="risk-portal-simulator"')
+        .send({ error: "invalid_client", error_description: "client authentication failed" });
     return reply.header("cache-control", "no-store").send(token);
   });
 }
@@ -178,12 +187,23 @@ const SIM_ROUTES: readonly SimRoute[] = [
   {
     method: "GET",
     url: "/sim/tradables",
-    answer: (service) => [...service.universe.tradables.values()].map((t) => ({ id: t.id, kind: t.kind, name: t.name, currency: t.currency, next_trade_event: service.universe.nextEvent(t) })),
+    answer: (service) =>
+      [...service.universe.tradables.values()].map((t) => ({
+        id: t.id,
+        kind: t.kind,
+        name: t.name,
+        currency: t.currency,
+        next_trade_event: service.universe.nextEvent(t),
+      })),
   },
   {
     method: "GET",
     url: "/sim/portfolios",
-    answer: (service, _req, brand) => toBrand(service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })), brand),
+    answer: (service, _req, brand) =>
+      toBrand(
+        service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })),
+        brand,
+      ),
   },
   // Runs every saved launcher item now, as the daily batch would (a create only saves an item: A21).
   { method: "POST", url: "/sim/batch", answer: (service) => service.runBatch() },
@@ -271,7 +291,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const status =
+    error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
   const detail =
     status === 431
       ? "the request's header fields are larger than the server accepts (16 KiB in all)"
@@ -279,10 +300,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
         ? "the request did not arrive in time"
         : `the request is not valid HTTP/1.1: ${error.message.replace(/^Parse Error: /, "")}${error.code ? ` (${error.code})` : ""}`;
   const body = JSON.stringify(problem(status, detail, "", CLIENT_ERROR_TITLES[status]));
-  socket.end(`HTTP/1.1 ${status} ${CLIENT_ERROR_TITLES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${CLIENT_ERROR_TITLES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
-const CLIENT_ERROR_TITLES: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large" };
+const CLIENT_ERROR_TITLES: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  431: "Request Header Fields Too Large",
+};
 
 function safeDecode(text: string): string {
   try {

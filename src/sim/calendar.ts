@@ -59,7 +59,7 @@ export function previousBusinessDay(isoDay: string): string {
 export function addBusinessDays(isoDay: string, n: number): string {
   let ms = dayMs(isoDay);
   const step = n >= 0 ? DAY_MS : -DAY_MS;
-  for (let left = Math.abs(n); left > 0; ) {
+  for (let left = Math.abs(n); left > 0;) {
     ms += step;
     if (isBusinessDay(ms)) left--;
   }

@@ -25,7 +25,10 @@ export function buildOpenApi(namespace: string): JsonSchema {
       summary: `${op.name} (${op.retry === "read" ? "read: safe to retry" : "write: never re-sent"})`,
       security: [{ bearer: [] }, { apiKey: [] }, { oauth2apikey: [] }],
       responses: {
-        200: { description: "Success", content: { "application/json": { schema: withType(schemaOf(op.response), op.responseType && typeName(namespace, op.responseType)) } } },
+        200: {
+          description: "Success",
+          content: { "application/json": { schema: withType(schemaOf(op.response), op.responseType && typeName(namespace, op.responseType)) } },
+        },
         400: problem,
         401: problem,
         ...(op.name === "GetTradableBrief" ? { 404: problem } : {}),
@@ -41,7 +44,12 @@ export function buildOpenApi(namespace: string): JsonSchema {
     }
     if (op.requestIn === "query") {
       const shape = schemaOf(op.request) as { properties?: Record<string, JsonSchema>; required?: string[] };
-      operation.parameters = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({ name, in: "query", required: shape.required?.includes(name) ?? false, schema }));
+      operation.parameters = Object.entries(shape.properties ?? {}).map(([name, schema]) => ({
+        name,
+        in: "query",
+        required: shape.required?.includes(name) ?? false,
+        schema,
+      }));
     }
     paths[op.path] = { [op.method.toLowerCase()]: operation };
   }

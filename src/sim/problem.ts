@@ -59,5 +59,8 @@ export function validationProblem(issues: readonly FieldIssue[], instance: strin
     .slice(0, 20)
     .map((i) => `${i.path}: ${i.message}`)
     .join("; ");
-  return { ...problem(400, detail + (issues.length > 20 ? ` … and ${issues.length - 20} more` : ""), instance, "One or more validation errors occurred."), errors };
+  return {
+    ...problem(400, detail + (issues.length > 20 ? ` … and ${issues.length - 20} more` : ""), instance, "One or more validation errors occurred."),
+    errors,
+  };
 }

@@ -51,7 +51,17 @@ export class SimError extends Error {
 }
 
 /** The request fields of GetVol's surface: a model error on one of them names `surface.<field>[<benchmark>]`. */
-const SURFACE_FIELDS = new Set(["benchmark_fwd_factors", "smiles", "benchmark_maturities", "vols", "call_wings", "put_wings", "skews", "reference_date", "spot_ref"]);
+const SURFACE_FIELDS = new Set([
+  "benchmark_fwd_factors",
+  "smiles",
+  "benchmark_maturities",
+  "vols",
+  "call_wings",
+  "put_wings",
+  "skews",
+  "reference_date",
+  "spot_ref",
+]);
 
 /** The request field path of a vol model error: `surface.vols[0]`, `strikes[3]`, `maturity`. */
 export function volErrorPath(error: VolModelError): string {
@@ -172,10 +182,14 @@ export class SimService {
    * (read-only for uploads: "a non-Derivitec provider that the caller may edit"). The simulator has one
    * set of market data: a valid selector changes nothing else. Returns the messages of what is wrong.
    */
-  #checkSelectors(req: { market_data_environment_name?: string | null; market_data_environment_names?: string[] | null; provider_id?: string | null }, upload: boolean): string[] {
+  #checkSelectors(
+    req: { market_data_environment_name?: string | null; market_data_environment_names?: string[] | null; provider_id?: string | null },
+    upload: boolean,
+  ): string[] {
     const messages: string[] = [];
     for (const env of [req.market_data_environment_name, ...(req.market_data_environment_names ?? [])]) {
-      if (env && !(MARKET_DATA_ENVIRONMENTS as readonly string[]).includes(env)) messages.push(`Unknown market data environment '${env}'; known: ${MARKET_DATA_ENVIRONMENTS.join(", ")}`);
+      if (env && !(MARKET_DATA_ENVIRONMENTS as readonly string[]).includes(env))
+        messages.push(`Unknown market data environment '${env}'; known: ${MARKET_DATA_ENVIRONMENTS.join(", ")}`);
     }
     if (upload && req.provider_id && [this.options.brand, DEFAULT_BRAND].some((b) => b.toLowerCase() === req.provider_id!.trim().toLowerCase())) {
       messages.push(`provider_id '${req.provider_id}': the ${this.options.brand} provider is read-only; upload to a provider you may edit`);
@@ -201,23 +215,27 @@ export class SimService {
       else accepted.push({ index, record });
     });
     // A18: all-or-nothing unless best effort.
-    if (messages.length && !bestEffort) return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [...messages, `nothing was stored: ${messages.length} of ${req.bond_data.length} record(s) invalid and use_best_effort is false`]);
+    if (messages.length && !bestEffort)
+      return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, [
+        ...messages,
+        `nothing was stored: ${messages.length} of ${req.bond_data.length} record(s) invalid and use_best_effort is false`,
+      ]);
     const bootstrappedAt = this.clock.now() + this.options.bootstrapLagMs;
     await this.store.update(() => ({
       kind: "bondPrices",
       records: accepted.map(({ record }) => ({
-          code: record.bond_identifier.code,
-          market_identification_code: record.bond_identifier.market_identification_code ?? "",
-          identifier_type: record.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type,
-          date: record.date,
-          currency: record.currency,
-          traded_price: record.traded_price,
-          is_percentage_of_par: record.is_percentage_of_par,
-          is_currency_per_bond_unit: record.is_currency_per_bond_unit,
-          bootstrapped: bootstrap,
-          ...(bootstrap ? { bootstrapped_at_ms: bootstrappedAt } : {}),
-          ...(req.market_data_environment_name ? { market_data_environment_name: req.market_data_environment_name } : {}),
-          ...(req.provider_id ? { provider_id: req.provider_id } : {}),
+        code: record.bond_identifier.code,
+        market_identification_code: record.bond_identifier.market_identification_code ?? "",
+        identifier_type: record.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type,
+        date: record.date,
+        currency: record.currency,
+        traded_price: record.traded_price,
+        is_percentage_of_par: record.is_percentage_of_par,
+        is_currency_per_bond_unit: record.is_currency_per_bond_unit,
+        bootstrapped: bootstrap,
+        ...(bootstrap ? { bootstrapped_at_ms: bootstrappedAt } : {}),
+        ...(req.market_data_environment_name ? { market_data_environment_name: req.market_data_environment_name } : {}),
+        ...(req.provider_id ? { provider_id: req.provider_id } : {}),
       })),
     }));
     return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, messages);
@@ -226,7 +244,8 @@ export class SimService {
   /** Why a bond price cannot be stored, or undefined when it can (its yield is worked out when a curve needs it). */
   #checkBondPrice(r: Out<typeof uploadBondPriceDataRequest>["bond_data"][number]): string | undefined {
     const bond = this.universe.bond(r.bond_identifier.code);
-    if (!bond) return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
+    if (!bond)
+      return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
     if (r.currency !== bond.currency) return `currency ${r.currency} does not match the bond's currency ${bond.currency}`;
     if (!r.is_percentage_of_par) return "only prices in percent of par are supported (is_percentage_of_par must be true)";
     if (!(r.traded_price > 0 && r.traded_price < 1000)) return `traded_price ${r.traded_price} is not a plausible percent-of-par price`;
@@ -245,14 +264,28 @@ export class SimService {
     req.equity_vol_curves.forEach((curve, index) => {
       const eq = this.universe.equity(curve.asset_id.code, curve.asset_id.market_identification_code || undefined);
       const high = curve.vols.findIndex((v) => v > 5);
-      if (!eq) messages.push(`equity_vol_curves[${index}]: unknown asset ${JSON.stringify(curve.asset_id.code)}; known: ${this.universe.equities.map((e) => e.code).join(", ")}`);
+      if (!eq)
+        messages.push(
+          `equity_vol_curves[${index}]: unknown asset ${JSON.stringify(curve.asset_id.code)}; known: ${this.universe.equities.map((e) => e.code).join(", ")}`,
+        );
       else if (high >= 0) messages.push(`equity_vol_curves[${index}].vols[${high}]: ${curve.vols[high]} is not a plausible decimal vol (0.2 = 20%)`);
       else accepted.push(curve);
     });
-    if (messages.length && !(req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort)) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...messages, `nothing was stored: ${messages.length} of ${req.equity_vol_curves.length} curve(s) invalid and use_best_effort is false`]);
+    if (messages.length && !(req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort))
+      return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [
+        ...messages,
+        `nothing was stored: ${messages.length} of ${req.equity_vol_curves.length} curve(s) invalid and use_best_effort is false`,
+      ]);
     await this.store.update(() => ({
       kind: "volCurves",
-      curves: accepted.map((c) => ({ code: c.asset_id.code, market_identification_code: c.asset_id.market_identification_code ?? "", reference_date: c.reference_date, maturities: c.maturities, vols: c.vols, ...(c.spot_ref === undefined ? {} : { spot_ref: c.spot_ref }) })),
+      curves: accepted.map((c) => ({
+        code: c.asset_id.code,
+        market_identification_code: c.asset_id.market_identification_code ?? "",
+        reference_date: c.reference_date,
+        maturities: c.maturities,
+        vols: c.vols,
+        ...(c.spot_ref === undefined ? {} : { spot_ref: c.spot_ref }),
+      })),
     }));
     return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, messages);
   }
@@ -283,7 +316,10 @@ export class SimService {
     if (requested < days[0]!) throw new SimError(404, `no curve before ${days[0]} (requested ${requested})`);
     // The latest curve on or before the requested date (a weekend or a future date gets the last close).
     const day = requested > this.curves.latestDate ? this.curves.latestDate : previousBusinessDay(requested);
-    return { $type: this.#type(TYPE_NAMES.discountCurveResponse), yield_curve_model: this.curves.curve(req.currency, day, this.#bondOverrides(req.currency, day)) };
+    return {
+      $type: this.#type(TYPE_NAMES.discountCurveResponse),
+      yield_curve_model: this.curves.curve(req.currency, day, this.#bondOverrides(req.currency, day)),
+    };
   }
 
   /** The bond points in the curve of `currency` on `day` (A19: only bootstraps finished by now). */
@@ -294,7 +330,13 @@ export class SimService {
     return [...bonds.values()].map((entry) => {
       if (!entry.point) {
         const bond = this.universe.bond(entry.price.code)!;
-        entry.point = { currency: bond.currency, date: day, name: `BOND ${bond.id}`, expiry: bond.maturity, yieldRate: yieldToMaturity(bond, day, entry.price.traded_price) };
+        entry.point = {
+          currency: bond.currency,
+          date: day,
+          name: `BOND ${bond.id}`,
+          expiry: bond.maturity,
+          yieldRate: yieldToMaturity(bond, day, entry.price.traded_price),
+        };
         this.stats.pointsDerived++;
       }
       return entry.point;
@@ -362,12 +404,18 @@ export class SimService {
     const extra: string[] = [];
     if (t.kind === "equity") {
       const uploaded = this.#lastVolCurve.get(t.code);
-      if (uploaded) extra.push(`Uploaded ATM vol curve of ${uploaded.reference_date.slice(0, 10)}: ${uploaded.maturities.map((m, i) => `${m}d ${(uploaded.vols[i]! * 100).toFixed(1)}%`).join(", ")}.`);
+      if (uploaded)
+        extra.push(
+          `Uploaded ATM vol curve of ${uploaded.reference_date.slice(0, 10)}: ${uploaded.maturities.map((m, i) => `${m}d ${(uploaded.vols[i]! * 100).toFixed(1)}%`).join(", ")}.`,
+        );
     }
     if (t.kind === "bond") {
       const last = this.#lastPrice.get(t.id);
       const inCurve = last?.bootstrapped && (last.bootstrapped_at_ms === undefined || this.clock.now() >= last.bootstrapped_at_ms);
-      if (last) extra.push(`Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${inCurve ? " (in the curve)" : last.bootstrapped ? " (bootstrap in progress)" : ""}.`);
+      if (last)
+        extra.push(
+          `Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${inCurve ? " (in the curve)" : last.bootstrapped ? " (bootstrap in progress)" : ""}.`,
+        );
     }
     return { ...this.#envelope(TYPE_NAMES.tradableBriefResponse), brief: this.universe.brief(t, extra) };
   }
@@ -428,7 +476,9 @@ export class SimService {
       }
       return { kind: "reports", runs: started, nextReport: next };
     });
-    return { runs: started.map((r) => ({ id: r.id, item_id: r.item_id!, report_name: r.report_name, portfolio_name: r.portfolio_name, pricing_date: r.pricing_date })) };
+    return {
+      runs: started.map((r) => ({ id: r.id, item_id: r.item_id!, report_name: r.report_name, portfolio_name: r.portfolio_name, pricing_date: r.pricing_date })),
+    };
   }
 
   /** All report infos now: the history, the runs started on request and the daily batch's runs, at the clock's time. */
@@ -455,7 +505,10 @@ export class SimService {
 
   // 10. ReportInfos
   reportList() {
-    return { ...this.#envelope(TYPE_NAMES.reportListResponse), report_infos: this.definitions.map((d) => ({ report_type: d.report_type, report_name: d.report_name })) };
+    return {
+      ...this.#envelope(TYPE_NAMES.reportListResponse),
+      report_infos: this.definitions.map((d) => ({ report_type: d.report_type, report_name: d.report_name })),
+    };
   }
 
   // 11. LookBacks
@@ -466,7 +519,12 @@ export class SimService {
   // 12. GetTransactionTable: a lazy row source (the router streams it).
   transactionRows(req: Out<typeof transactionTableRequest>): Iterable<TransactionRow> {
     const p = this.portfolios.find((x) => x.name === req.portfolio_name && (!req.portfolio_type || x.type === req.portfolio_type));
-    if (!p) throw new SimError(404, `Portfolio '${req.portfolio_name}'${req.portfolio_type ? ` of type ${req.portfolio_type}` : ""} not found; known: ${this.portfolios.map((x) => `${x.name} (${x.type})`).join(", ")}`, "Portfolio not found");
+    if (!p)
+      throw new SimError(
+        404,
+        `Portfolio '${req.portfolio_name}'${req.portfolio_type ? ` of type ${req.portfolio_type}` : ""} not found; known: ${this.portfolios.map((x) => `${x.name} (${x.type})`).join(", ")}`,
+        "Portfolio not found",
+      );
     return this.transactions.select(p, {
       startDate: req.start_date ? utcDateOf(req.start_date) : undefined,
       endDate: req.end_date ? utcDateOf(req.end_date) : undefined,

@@ -259,7 +259,8 @@ export class Store {
       };
       await lines(data.bondPrices, mark.bondPrices, (records) => ({ kind: "bondPrices", records }));
       await lines(data.volCurves, mark.volCurves, (curves) => ({ kind: "volCurves", curves }));
-      for (let i = 0; i < mark.launcherItems; i++) await out.write(`${JSON.stringify({ kind: "launcherItem", item: data.launcherItems[i]!, nextItem: 0 } satisfies Change)}\n`);
+      for (let i = 0; i < mark.launcherItems; i++)
+        await out.write(`${JSON.stringify({ kind: "launcherItem", item: data.launcherItems[i]!, nextItem: 0 } satisfies Change)}\n`);
       await lines(data.reports, mark.reports, (runs) => ({ kind: "reports", runs, nextReport: 0 }));
       await out.write(`${JSON.stringify({ counters: { nextItem: mark.nextItem, nextReport: mark.nextReport } })}\n`);
       await out.sync();

@@ -47,7 +47,11 @@ function broadcast(value: PerBenchmark, n: number, field: string): number[] {
     return new Array<number>(n).fill(value);
   }
   const a = toFloat64(value, field, { perBenchmark: true });
-  if (a.length !== n) throw new VolModelError(`${field} has ${a.length} values but maturities has ${n}; give one per benchmark or a single number`, { field, condition: "same length" });
+  if (a.length !== n)
+    throw new VolModelError(`${field} has ${a.length} values but maturities has ${n}; give one per benchmark or a single number`, {
+      field,
+      condition: "same length",
+    });
   return Array.from(a);
 }
 
@@ -62,7 +66,8 @@ function broadcast(value: PerBenchmark, n: number, field: string): number[] {
  * ```
  */
 export function buildSurface(options: BuildSurfaceOptions): WireSurface {
-  if (!options || typeof options !== "object") throw new VolModelError("options are required: { spot, referenceDate, maturities, atmVols }", { field: "options", condition: "present" });
+  if (!options || typeof options !== "object")
+    throw new VolModelError("options are required: { spot, referenceDate, maturities, atmVols }", { field: "options", condition: "present" });
   const maturities = Array.from(toFloat64(options.maturities, "maturities", { perBenchmark: true }));
   const n = maturities.length;
   if (options.forwardRate !== undefined && options.fwdFactors !== undefined) {
@@ -70,13 +75,17 @@ export function buildSurface(options: BuildSurfaceOptions): WireSurface {
   }
   const rate = options.forwardRate ?? BUILD_DEFAULTS.forwardRate;
   if (!Number.isFinite(rate)) throw new VolModelError(`forwardRate must be a finite number; got ${rate}`, { field: "forwardRate", condition: "finite" });
-  const fwdFactors = options.fwdFactors !== undefined ? broadcast(options.fwdFactors, n, "fwdFactors") : maturities.map((d) => Math.exp((rate * d) / DAYS_PER_YEAR));
+  const fwdFactors =
+    options.fwdFactors !== undefined ? broadcast(options.fwdFactors, n, "fwdFactors") : maturities.map((d) => Math.exp((rate * d) / DAYS_PER_YEAR));
   const date = dateTimeInput.safeParse(options.referenceDate);
   if (!date.success) {
-    throw new VolModelError(`referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${JSON.stringify(options.referenceDate)}`, {
-      field: "referenceDate",
-      condition: "date-time",
-    });
+    throw new VolModelError(
+      `referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${JSON.stringify(options.referenceDate)}`,
+      {
+        field: "referenceDate",
+        condition: "date-time",
+      },
+    );
   }
   const surface: WireSurface = {
     benchmark_fwd_factors: fwdFactors,

@@ -114,11 +114,13 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
   if (!options || typeof options !== "object") throw optionError("options are required: { maturities, strikes }", "options", "present");
   const strikeType = options.strikeType ?? STRIKE_TYPE.PercentForward;
   checkStrikeType(strikeType);
-  if (typeof strikeType !== "number") throw optionError(`strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`, "strikeType", "wire strike type");
+  if (typeof strikeType !== "number")
+    throw optionError(`strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`, "strikeType", "wire strike type");
   const tolerance = options.tolerance ?? DEFAULT_CROSS_CHECK_TOLERANCE;
   if (!(tolerance >= 0)) throw optionError(`tolerance must be a number >= 0; got ${tolerance}`, "tolerance", "tolerance >= 0");
   const concurrency = options.concurrency ?? DEFAULT_CROSS_CHECK_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw optionError(`concurrency must be an integer >= 1; got ${concurrency}`, "concurrency", "concurrency >= 1");
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw optionError(`concurrency must be an integer >= 1; got ${concurrency}`, "concurrency", "concurrency >= 1");
   const maturities = Array.from(toFloat64(options.maturities, "maturities", { allowEmpty: true }));
   const strikes = toFloat64(options.strikes, "strikes").slice();
   // Local vols first: a bad maturity or strike is the caller's mistake and fails before any call.

@@ -114,16 +114,21 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   for (const b of bms) {
     const g = k.map((kq) => butterflyG(b, kq));
     butterfly.push(
-      ...runs(k, (q) => g[q]!, tolerance, (kw, value, from, to) => ({
-        check: "butterfly",
-        benchmarks: [b.index],
-        maturities: [b.maturity],
-        k: kw,
-        kRange: [from, to],
-        value,
-        amount: -value,
-        message: `benchmark ${b.index} (maturity ${fmt(b.maturity)} d): butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${fmt(value)}`,
-      })),
+      ...runs(
+        k,
+        (q) => g[q]!,
+        tolerance,
+        (kw, value, from, to) => ({
+          check: "butterfly",
+          benchmarks: [b.index],
+          maturities: [b.maturity],
+          k: kw,
+          kRange: [from, to],
+          value,
+          amount: -value,
+          message: `benchmark ${b.index} (maturity ${fmt(b.maturity)} d): butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${fmt(value)}`,
+        }),
+      ),
     );
     for (const [wing, slope] of [
       ["put", b.b * (1 - b.rho)],
@@ -150,16 +155,21 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
     const hi = w[i + 1]!;
     const [a, b] = [bms[i]!, bms[i + 1]!];
     calendar.push(
-      ...runs(k, (q) => hi[q]! - lo[q]!, tolerance, (kw, value, from, to) => ({
-        check: "calendar",
-        benchmarks: [i, i + 1],
-        maturities: [a.maturity, b.maturity],
-        k: kw,
-        kRange: [from, to],
-        value,
-        amount: -value,
-        message: `benchmarks ${i} and ${i + 1} (${fmt(a.maturity)} d, ${fmt(b.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
-      })),
+      ...runs(
+        k,
+        (q) => hi[q]! - lo[q]!,
+        tolerance,
+        (kw, value, from, to) => ({
+          check: "calendar",
+          benchmarks: [i, i + 1],
+          maturities: [a.maturity, b.maturity],
+          k: kw,
+          kRange: [from, to],
+          value,
+          amount: -value,
+          message: `benchmarks ${i} and ${i + 1} (${fmt(a.maturity)} d, ${fmt(b.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
+        }),
+      ),
     );
   }
   return { ok: butterfly.length + calendar.length + lee.length === 0, butterfly, calendar, lee, k };

@@ -65,7 +65,12 @@ export function toFloat64(value: unknown, what: string, options: { perBenchmark?
     for (let i = 0; i < value.length; i++) {
       const x: unknown = value[i];
       if (typeof x !== "number") {
-        bad(`${what}[${i}] must be a number; got ${typeof x === "string" ? JSON.stringify(x) : typeof x}`, what, "number", options.perBenchmark ? i : undefined);
+        bad(
+          `${what}[${i}] must be a number; got ${typeof x === "string" ? JSON.stringify(x) : typeof x}`,
+          what,
+          "number",
+          options.perBenchmark ? i : undefined,
+        );
       }
       out[i] = x;
     }
@@ -78,7 +83,12 @@ export function toFloat64(value: unknown, what: string, options: { perBenchmark?
   if (options.finite !== false) {
     for (let i = 0; i < out.length; i++) {
       if (!Number.isFinite(out[i]!)) {
-        bad(`${options.perBenchmark ? `benchmark ${i}: ` : ""}${what}[${i}] must be a finite number; got ${out[i]}`, what, "finite", options.perBenchmark ? i : undefined);
+        bad(
+          `${options.perBenchmark ? `benchmark ${i}: ` : ""}${what}[${i}] must be a finite number; got ${out[i]}`,
+          what,
+          "finite",
+          options.perBenchmark ? i : undefined,
+        );
       }
     }
   }
@@ -92,11 +102,16 @@ export function toFloat64(value: unknown, what: string, options: { perBenchmark?
  */
 export function readSurface(surface: SurfaceLike): SurfaceArrays {
   if (surface === null || typeof surface !== "object" || Array.isArray(surface)) {
-    bad(`surface must be an object with fields ${ALL_FIELDS.join(", ")}; got ${surface === null ? "null" : Array.isArray(surface) ? "an array" : typeof surface}`, undefined, "object");
+    bad(
+      `surface must be an object with fields ${ALL_FIELDS.join(", ")}; got ${surface === null ? "null" : Array.isArray(surface) ? "an array" : typeof surface}`,
+      undefined,
+      "object",
+    );
   }
   const record = surface as unknown as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!ALL_FIELDS.includes(key) && !(IGNORED_FIELDS as string[]).includes(key) && !/^[a-z]+_(created|modified|modified_by)$/.test(key)) bad(`surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`, key, "known field");
+    if (!ALL_FIELDS.includes(key) && !(IGNORED_FIELDS as string[]).includes(key) && !/^[a-z]+_(created|modified|modified_by)$/.test(key))
+      bad(`surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`, key, "known field");
   }
   for (const key of ALL_FIELDS) {
     if (record[key] === undefined) bad(`surface.${key} is missing`, key, "present");
@@ -128,7 +143,8 @@ export function readSurface(surface: SurfaceLike): SurfaceArrays {
     const d = mats[i]!;
     if (!(d > 0)) bad(`benchmark ${i}: benchmark_maturities[${i}] must be > 0 days; got ${fmt(d)}`, "benchmark_maturities", "T > 0", i);
     if (i > 0 && !(d > mats[i - 1]!)) {
-      const what = d === mats[i - 1] ? `repeats the maturity of benchmark ${i - 1} (${fmt(d)} d)` : `${fmt(d)} d comes after ${fmt(mats[i - 1]!)} d (benchmark ${i - 1})`;
+      const what =
+        d === mats[i - 1] ? `repeats the maturity of benchmark ${i - 1} (${fmt(d)} d)` : `${fmt(d)} d comes after ${fmt(mats[i - 1]!)} d (benchmark ${i - 1})`;
       bad(`benchmark ${i}: benchmark_maturities must be strictly increasing; benchmark ${i} ${what}`, "benchmark_maturities", "strictly increasing", i);
     }
     // Distinct in days but equal in years would make the interpolation divide by zero.

@@ -55,10 +55,13 @@ export interface WireSurface {
 
 function checkMaturity(maturityDays: unknown, field = "maturity"): number {
   if (typeof maturityDays !== "number" || !Number.isFinite(maturityDays) || !(maturityDays > 0)) {
-    throw new VolModelError(`${field} must be a finite number of days > 0; got ${typeof maturityDays === "number" ? fmt(maturityDays) : JSON.stringify(maturityDays)}`, {
-      field,
-      condition: "T > 0",
-    });
+    throw new VolModelError(
+      `${field} must be a finite number of days > 0; got ${typeof maturityDays === "number" ? fmt(maturityDays) : JSON.stringify(maturityDays)}`,
+      {
+        field,
+        condition: "T > 0",
+      },
+    );
   }
   return maturityDays;
 }
@@ -73,7 +76,10 @@ export const LOG_MONEYNESS_LIMIT = 1e4;
 function checkK(x: Float64Array, q: number, field: string): void {
   const k = x[q]!;
   if (!(Math.abs(k) <= LOG_MONEYNESS_LIMIT)) {
-    throw new VolModelError(`${field}[${q}] must be a finite log-moneyness with |k| <= ${LOG_MONEYNESS_LIMIT}; got ${fmt(k)}`, { field, condition: "|k| <= 1e4" });
+    throw new VolModelError(`${field}[${q}] must be a finite log-moneyness with |k| <= ${LOG_MONEYNESS_LIMIT}; got ${fmt(k)}`, {
+      field,
+      condition: "|k| <= 1e4",
+    });
   }
 }
 
@@ -123,11 +129,14 @@ export class VolSurfaceModel {
       const fwdFactor = s.fwdFactors[i]!;
       const F = s.spotRef * fwdFactor;
       if (!(fwdFactor > 0) || !(F > 0 && F < Infinity)) {
-        throw new VolModelError(`benchmark ${i} (maturity ${fmt(maturity)} d): forward F = spot_ref·benchmark_fwd_factors[${i}] must be finite and > 0; got factor ${fmt(fwdFactor)}, F = ${fmt(F)}`, {
-          benchmark: i,
-          field: "benchmark_fwd_factors",
-          condition: "F > 0",
-        });
+        throw new VolModelError(
+          `benchmark ${i} (maturity ${fmt(maturity)} d): forward F = spot_ref·benchmark_fwd_factors[${i}] must be finite and > 0; got factor ${fmt(fwdFactor)}, F = ${fmt(F)}`,
+          {
+            benchmark: i,
+            field: "benchmark_fwd_factors",
+            condition: "F > 0",
+          },
+        );
       }
       const params: SliceParams = { vol: s.vols[i]!, skew: s.skews[i]!, smile: s.smiles[i]!, putWing: s.putWings[i]!, callWing: s.callWings[i]! };
       const raw = rawSvi(params, T, where);

@@ -36,9 +36,7 @@ export interface SliceLocation {
 
 function fail(where: SliceLocation, field: string, condition: string, detail: string): never {
   const head =
-    where.benchmark === undefined
-      ? ""
-      : `benchmark ${where.benchmark}${where.maturityDays === undefined ? "" : ` (maturity ${fmt(where.maturityDays)} d)`}: `;
+    where.benchmark === undefined ? "" : `benchmark ${where.benchmark}${where.maturityDays === undefined ? "" : ` (maturity ${fmt(where.maturityDays)} d)`}: `;
   throw new VolModelError(`${head}${detail}`, { benchmark: where.benchmark, field, condition });
 }
 

@@ -10,7 +10,11 @@ import { ASSUMPTIONS } from "../../src/api/assumptions";
 /** The README rows of the decisions (paste these into README.md between the assumptions markers). */
 function rows(): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|");
-  return ["| # | decision | the public pages |", "|---|---|---|", ...ASSUMPTIONS.map((a) => `| ${a.id} ${cell(a.topic)} | ${cell(a.decision)} | **${a.pages}**: ${cell(a.note)} |`)].join("\n");
+  return [
+    "| # | decision | the public pages |",
+    "|---|---|---|",
+    ...ASSUMPTIONS.map((a) => `| ${a.id} ${cell(a.topic)} | ${cell(a.decision)} | **${a.pages}**: ${cell(a.note)} |`),
+  ].join("\n");
 }
 
 describe("ASSUMPTIONS", () => {

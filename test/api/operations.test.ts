@@ -76,7 +76,12 @@ describe("the 13 operations over HTTP", () => {
     await rp.marketData.uploadEquityVolCurves({
       use_best_effort: true,
       equity_vol_curves: [
-        { asset_id: { code: "SPX", market_identification_code: "XCBO" }, reference_date: new Date("2026-11-20T00:00:00Z"), maturities: [30, 91], vols: [0.18, 0.19] },
+        {
+          asset_id: { code: "SPX", market_identification_code: "XCBO" },
+          reference_date: new Date("2026-11-20T00:00:00Z"),
+          maturities: [30, 91],
+          vols: [0.18, 0.19],
+        },
       ],
     });
     expect(last("/api/MarketData/UploadEquityVolCurves").json).toEqual({
@@ -122,7 +127,11 @@ describe("the 13 operations over HTTP", () => {
 
   it("4. RateAsset posts its $type, currency and market_date and returns the yield curve model", async () => {
     const out = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-19T00:00:00+01:00" });
-    expect(last("/api/RateAsset").json).toEqual({ $type: t("MarketData.ApiGetDiscountCurveMktDataRequest"), currency: "EUR", market_date: "2026-11-19T00:00:00+01:00" });
+    expect(last("/api/RateAsset").json).toEqual({
+      $type: t("MarketData.ApiGetDiscountCurveMktDataRequest"),
+      currency: "EUR",
+      market_date: "2026-11-19T00:00:00+01:00",
+    });
     expect(out.yield_curve_model.data).toHaveLength(2);
     expect(out.yield_curve_model.data[1]!.fitted_instrument_name).toBe("EUR SWAP 2Y");
   });
@@ -198,7 +207,11 @@ describe("the 13 operations over HTTP", () => {
   });
 
   it("9. GetReportInfos posts dates, portfolios and the portfolio type with its $type", async () => {
-    const out = await rp.report.infos({ pricing_dates: ["2026-11-19", new Date("2026-11-20T00:00:00Z")], portfolio_names: ["GLOBAL-MACRO"], portfolio_type: "provider" });
+    const out = await rp.report.infos({
+      pricing_dates: ["2026-11-19", new Date("2026-11-20T00:00:00Z")],
+      portfolio_names: ["GLOBAL-MACRO"],
+      portfolio_type: "provider",
+    });
     expect(last("/api/Report/GetReportInfos").json).toEqual({
       $type: t("Reports.ApiGetReportInfosRequest"),
       pricing_dates: ["2026-11-19T00:00:00Z", "2026-11-20T00:00:00.000Z"],
@@ -251,7 +264,11 @@ describe("the 13 operations over HTTP", () => {
 describe("typeNamespace", () => {
   it("builds every $type from the configured namespace", async () => {
     const acme = new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: "k-123456" }, typeNamespace: "Acme" });
-    await acme.tradable.positionEffects({ next_trade_event: { $type: "CouponEvent", amount_per_unit: 2.5, quantity: 1000 }, pricing_date: "2026-11-20", tradable_id: "BOND1" });
+    await acme.tradable.positionEffects({
+      next_trade_event: { $type: "CouponEvent", amount_per_unit: 2.5, quantity: 1000 },
+      pricing_date: "2026-11-20",
+      tradable_id: "BOND1",
+    });
     const body = last("/api/Tradable/GetTradeEventPositionEffects").json as Record<string, { $type?: string }>;
     expect(body.$type).toBe("Acme.Web.Core.Tradables.ApiGetTradeEventPositionEffectsRequest, Acme.Web.Core");
     expect(body.next_trade_event!.$type).toBe("Acme.Web.Core.TradeEvents.CouponEvent, Acme.Web.Core");
@@ -267,7 +284,12 @@ describe("typeNamespace", () => {
 describe("responses as the pages publish them", () => {
   it("an unsuccessful brief envelope is an OperationFailedError carrying its lookup errors", async () => {
     server.on("/api/Tradable/GetTradableBrief", {
-      body: { $type: "Derivitec.Web.Core.Tradables.GetTradableBriefResponse, Derivitec.Web.Core", is_success: false, error_messages: ["Tradable 'X1' could not be resolved"], brief: null },
+      body: {
+        $type: "Derivitec.Web.Core.Tradables.GetTradableBriefResponse, Derivitec.Web.Core",
+        is_success: false,
+        error_messages: ["Tradable 'X1' could not be resolved"],
+        brief: null,
+      },
     });
     const error = await rp.tradable.brief({ tradableId: "X1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OperationFailedError);
@@ -278,7 +300,9 @@ describe("responses as the pages publish them", () => {
   });
 
   it("LookBacks and ReportInfos carry the envelope; nullable lists read as empty; a failure throws", async () => {
-    server.on("/api/Report/LookBacks", { body: { $type: "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core", is_success: true, error_messages: null, look_backs: null } });
+    server.on("/api/Report/LookBacks", {
+      body: { $type: "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core", is_success: true, error_messages: null, look_backs: null },
+    });
     expect((await rp.report.lookBacks()).look_backs).toEqual([]);
     server.on("/api/Report/ReportInfos", { body: { is_success: false, error_messages: ["No report definitions for this organisation"], report_infos: null } });
     await expect(rp.report.list()).rejects.toThrow(/^ReportInfos reported failure: No report definitions for this organisation$/);
@@ -288,14 +312,20 @@ describe("responses as the pages publish them", () => {
     server.on("/api/User/me/ApiKeys", {
       body: [{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }],
     });
-    expect(await rp.user.apiKeys()).toEqual([{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }]);
+    expect(await rp.user.apiKeys()).toEqual([
+      { $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null },
+    ]);
   });
 });
 
 describe("declared effects", () => {
   it("the operations that change the service's data say so (mutates: the cache empties after them); none of them is cacheable", async () => {
     const { OPERATIONS } = await import("../../src/api");
-    expect(OPERATIONS.filter((op) => op.mutates).map((op) => op.name).sort()).toEqual(["RiskReportLauncherItemCreate", "UploadBondPriceData", "UploadEquityVolCurves", "VarReportLauncherItemCreate"]);
+    expect(
+      OPERATIONS.filter((op) => op.mutates)
+        .map((op) => op.name)
+        .sort(),
+    ).toEqual(["RiskReportLauncherItemCreate", "UploadBondPriceData", "UploadEquityVolCurves", "VarReportLauncherItemCreate"]);
     expect(OPERATIONS.filter((op) => op.mutates && op.cacheable)).toEqual([]);
     expect(OPERATIONS.filter((op) => op.mutates).every((op) => op.retry === "write" && op.whenOutcomeUnknown)).toBe(true);
   });

@@ -34,7 +34,9 @@ async function issuesOf(call: Promise<unknown>): Promise<string[]> {
 
 describe("request validation (nothing is sent)", () => {
   it("surface arrays of different lengths name each short array", async () => {
-    const issues = await issuesOf(rp.tradable.getVol({ surface: { ...surface, skews: [-0.1, -0.1], vols: [0.2] }, maturity: 90, strikes: [100], strike_type: 1 }));
+    const issues = await issuesOf(
+      rp.tradable.getVol({ surface: { ...surface, skews: [-0.1, -0.1], vols: [0.2] }, maturity: 90, strikes: [100], strike_type: 1 }),
+    );
     expect(issues).toEqual([
       "surface.vols: has 1 values but benchmark_maturities has 4; every surface array needs one value per benchmark",
       "surface.skews: has 2 values but benchmark_maturities has 4; every surface array needs one value per benchmark",
@@ -68,29 +70,40 @@ describe("request validation (nothing is sent)", () => {
     expect(issues).toEqual([
       'include_zero_quantity: unknown field (did you mean "include_zero_quantities"?); neither the spec nor the service\'s pages name it (to send it anyway: unknownFields: "send")',
     ]);
-    const nested = await issuesOf(rp.marketData.uploadBondPrices({ bond_data: [{ ...bond, bond_identifier: { ...bond.bond_identifier, idenifier_type: "Isin" } as never }] }));
+    const nested = await issuesOf(
+      rp.marketData.uploadBondPrices({ bond_data: [{ ...bond, bond_identifier: { ...bond.bond_identifier, idenifier_type: "Isin" } as never }] }),
+    );
     expect(nested).toEqual([
       'bond_data[0].bond_identifier.idenifier_type: unknown field (did you mean "identifier_type"?); neither the spec nor the service\'s pages name it (to send it anyway: unknownFields: "send")',
     ]);
     const far = await issuesOf(rp.rateAsset.getCurve({ currency: "USD", colour: "blue" } as never));
-    expect(far).toEqual(["colour: unknown field; neither the spec nor the service's pages name it (to send it anyway: unknownFields: \"send\")"]);
+    expect(far).toEqual(['colour: unknown field; neither the spec nor the service\'s pages name it (to send it anyway: unknownFields: "send")']);
   });
 
   it('unknownFields: "send" sends an unknown field as given, per call or per client', async () => {
     server.on("/api/RateAsset", { body: { yield_curve_model: { currency: "USD", market_date: "2026-11-20T00:00:00Z", data: [] } } });
     await rp.rateAsset.getCurve({ currency: "USD", curve_flavour: "OIS" } as never, { unknownFields: "send" });
-    expect(server.to("/api/RateAsset").at(-1)!.json).toEqual({ $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core", currency: "USD", curve_flavour: "OIS" });
+    expect(server.to("/api/RateAsset").at(-1)!.json).toEqual({
+      $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core",
+      currency: "USD",
+      curve_flavour: "OIS",
+    });
     const sending = new RiskPortalClient({ baseUrl: server.url, auth: { token: "tok-validation" }, unknownFields: "send" });
     await sending.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20", extra: { deep: [1] } } as never);
     expect(server.to("/api/RateAsset").at(-1)!.json).toMatchObject({ currency: "USD", extra: { deep: [1] } });
     // A known field with a bad value is still refused.
     server.requests.length = 0;
-    expect(await issuesOf(sending.rateAsset.getCurve({ currency: "usd", extra: 1 } as never))).toEqual(["currency: expected a 3-letter ISO 4217 currency code such as USD"]);
+    expect(await issuesOf(sending.rateAsset.getCurve({ currency: "usd", extra: 1 } as never))).toEqual([
+      "currency: expected a 3-letter ISO 4217 currency code such as USD",
+    ]);
   });
 
   it("wrong types name the field", async () => {
     const issues = await issuesOf(rp.marketData.uploadBondPrices({ bond_data: [{ ...bond, traded_price: "99.5" as never, currency: "usd" }] }));
-    expect(issues).toEqual(["bond_data[0].currency: expected a 3-letter ISO 4217 currency code such as USD", "bond_data[0].traded_price: Invalid input: expected number, received string"]);
+    expect(issues).toEqual([
+      "bond_data[0].currency: expected a 3-letter ISO 4217 currency code such as USD",
+      "bond_data[0].traded_price: Invalid input: expected number, received string",
+    ]);
   });
 
   it("an empty upload is rejected", async () => {
@@ -100,10 +113,15 @@ describe("request validation (nothing is sent)", () => {
   it("an equity vol curve with unsorted maturities and a negative vol names both", async () => {
     const issues = await issuesOf(
       rp.marketData.uploadEquityVolCurves({
-        equity_vol_curves: [{ asset_id: { code: "SX5E", market_identification_code: "XEUR" }, reference_date: "2026-11-20", maturities: [30, 30, 90], vols: [0.2, -0.1, 0.2] }],
+        equity_vol_curves: [
+          { asset_id: { code: "SX5E", market_identification_code: "XEUR" }, reference_date: "2026-11-20", maturities: [30, 30, 90], vols: [0.2, -0.1, 0.2] },
+        ],
       }),
     );
-    expect(issues).toEqual(["equity_vol_curves[0].maturities[1]: maturities must be strictly increasing", "equity_vol_curves[0].vols[1]: must be > 0 (decimal, 0.2 = 20%)"]);
+    expect(issues).toEqual([
+      "equity_vol_curves[0].maturities[1]: maturities must be strictly increasing",
+      "equity_vol_curves[0].vols[1]: must be > 0 (decimal, 0.2 = 20%)",
+    ]);
   });
 
   it("a confidence level given in percent is caught with a hint", async () => {
@@ -118,7 +136,13 @@ describe("request validation (nothing is sent)", () => {
     );
     expect(issues).toEqual(["parameters.confidence_level: must be in (0, 1), e.g. 0.99 for 99%"]);
     const flat = await issuesOf(
-      rp.reportLauncher.createVar({ report_name: "VaR", portfolio_name: "P1", confidence_level: 0.99, run_date: "2026-11-20", first_observation_date: "2026-12-01" }),
+      rp.reportLauncher.createVar({
+        report_name: "VaR",
+        portfolio_name: "P1",
+        confidence_level: 0.99,
+        run_date: "2026-11-20",
+        first_observation_date: "2026-12-01",
+      }),
     );
     expect(flat).toEqual(["first_observation_date: must not be after run_date"]);
     const twice = await issuesOf(rp.reportLauncher.createVar({ report_name: "VaR", portfolio_name: "P1", horizon: 1, parameters: { horizon: 10 } }));
@@ -136,9 +160,9 @@ describe("request validation (nothing is sent)", () => {
   });
 
   it("a BuyEvent without unit_price is caught; a wrong $type for the request is caught", async () => {
-    expect(await issuesOf(rp.tradable.positionEffects({ next_trade_event: { $type: "BuyEvent", quantity: 10 }, pricing_date: "2026-11-20", tradable_id: "X" }))).toEqual([
-      "next_trade_event.unit_price: BuyEvent: Invalid input: expected number, received undefined",
-    ]);
+    expect(
+      await issuesOf(rp.tradable.positionEffects({ next_trade_event: { $type: "BuyEvent", quantity: 10 }, pricing_date: "2026-11-20", tradable_id: "X" })),
+    ).toEqual(["next_trade_event.unit_price: BuyEvent: Invalid input: expected number, received undefined"]);
     const wrongType = { $type: "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core", surface, maturity: 30, strikes: [100], strike_type: 0 };
     expect(await issuesOf(rp.tradable.getVol(wrongType as never))).toEqual([
       '$type: "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core" is spelled for the brand "Other", but this client\'s brand is "Service": set brand: "Other" (or RISK_PORTAL_BRAND=Other), or leave $type out',
@@ -181,6 +205,10 @@ describe("date-time fields", () => {
   it("the date goes on the wire through the client too", async () => {
     server.on("/api/RateAsset", { body: { yield_curve_model: { currency: "JPY", market_date: "2026-11-20T00:00:00+09:00", data: [] } } });
     await rp.rateAsset.getCurve({ currency: "JPY", market_date: new Date(Date.UTC(2026, 10, 19, 15)) });
-    expect(server.to("/api/RateAsset")[0]!.json).toEqual({ $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core", currency: "JPY", market_date: "2026-11-19T15:00:00.000Z" });
+    expect(server.to("/api/RateAsset")[0]!.json).toEqual({
+      $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core",
+      currency: "JPY",
+      market_date: "2026-11-19T15:00:00.000Z",
+    });
   });
 });

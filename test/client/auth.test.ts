@@ -67,7 +67,10 @@ describe("OAuth2 client credentials", () => {
   });
 
   it("sends the scope when one is configured", async () => {
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN, scope: "risk.read risk.write" } });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN, scope: "risk.read risk.write" },
+    });
     await rp.report.lookBacks();
     expect(new URLSearchParams(server.to(TOKEN)[0]!.text).get("scope")).toBe("risk.read risk.write");
   });
@@ -135,7 +138,9 @@ describe("OAuth2 client credentials", () => {
 
   it("a second 401 after the refresh is an AuthenticationError, not a loop", async () => {
     server.on(LOOKBACKS, { status: 401, body: { title: "Unauthorized", detail: "audience mismatch" } });
-    const error = await oauthClient().report.lookBacks().catch((e) => e);
+    const error = await oauthClient()
+      .report.lookBacks()
+      .catch((e) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.message).toContain("audience mismatch");
     expect(server.to(LOOKBACKS)).toHaveLength(2);
@@ -184,7 +189,11 @@ describe("OAuth2 client credentials", () => {
 describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
   /** A loopback service that accepts only the bearer tokens in `valid`. */
   function guard(valid: Set<string>) {
-    server.on(LOOKBACKS, (req) => (valid.has(String(req.headers.authorization).replace(/^Bearer /, "")) ? { body: { look_backs: ["1Y"] } } : { status: 401, body: { title: "Unauthorized", status: 401 } }));
+    server.on(LOOKBACKS, (req) =>
+      valid.has(String(req.headers.authorization).replace(/^Bearer /, ""))
+        ? { body: { look_backs: ["1Y"] } }
+        : { status: 401, body: { title: "Unauthorized", status: 401 } },
+    );
   }
   const bearers = () => server.to(LOOKBACKS).map((r) => r.headers.authorization);
 
@@ -214,7 +223,9 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
     const reasons: string[] = [];
     const rp = new RiskPortalClient({
       baseUrl: server.url,
-      auth: { getToken: ({ reason }) => (reasons.push(reason), { token: reasons.length === 1 ? "tok-one-xxxxxxxx" : "tok-two-xxxxxxxx", expiresInSeconds: 600 }) },
+      auth: {
+        getToken: ({ reason }) => (reasons.push(reason), { token: reasons.length === 1 ? "tok-one-xxxxxxxx" : "tok-two-xxxxxxxx", expiresInSeconds: 600 }),
+      },
     });
     await rp.report.lookBacks();
     vi.setSystemTime(t0 + 530_000); // within 60 s of expiry (a tenth of 600 s)
@@ -230,7 +241,10 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
     guard(valid);
     const given = ["stale-token-zzzzzzz", "fresh-token-yyyyyyy"];
     const reasons: string[] = [];
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: ({ reason }) => (reasons.push(reason), given.shift() ?? "fresh-token-yyyyyyy") } });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { getToken: ({ reason }) => (reasons.push(reason), given.shift() ?? "fresh-token-yyyyyyy") },
+    });
     expect((await rp.report.lookBacks()).look_backs).toEqual(["1Y"]);
     expect(reasons).toEqual(["initial", "unauthorized"]);
     expect(bearers()).toEqual(["Bearer stale-token-zzzzzzz", "Bearer fresh-token-yyyyyyy"]);
@@ -264,7 +278,8 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
     const error = await rp.report.lookBacks().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     const { inspect } = await import("node:util");
-    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 8 }), inspect(rp)]) expect(text).not.toContain("secret-sso-token-kkkkkkk");
+    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 8 }), inspect(rp)])
+      expect(text).not.toContain("secret-sso-token-kkkkkkk");
   });
 
   it("a callback returning no usable token, or a getToken that is not a function, is a ConfigurationError", async () => {
@@ -272,9 +287,13 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
       const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => bad as never } });
       const error = await rp.report.lookBacks().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect((error as Error).message).toMatch(/^auth\.getToken must return a non-empty token string or \{ token, expiresAt\?, expiresInSeconds\? \}; it returned /);
+      expect((error as Error).message).toMatch(
+        /^auth\.getToken must return a non-empty token string or \{ token, expiresAt\?, expiresInSeconds\? \}; it returned /,
+      );
     }
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: "tok" as never } })).toThrow(/^auth\.getToken must be a function, got string$/);
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } as never })).toThrow(/exactly one of token, apiKey, clientId\/clientSecret\/tokenUrl or getToken; got apiKey and getToken/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } as never })).toThrow(
+      /exactly one of token, apiKey, clientId\/clientSecret\/tokenUrl or getToken; got apiKey and getToken/,
+    );
   });
 });

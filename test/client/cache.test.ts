@@ -38,7 +38,8 @@ afterAll(async () => {
 });
 
 const apiKey = "k-cache-test-0123456789";
-const client = (cache: RiskPortalClient["cache"] | boolean | object = true, key = apiKey) => new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: key }, cache: cache as never });
+const client = (cache: RiskPortalClient["cache"] | boolean | object = true, key = apiKey) =>
+  new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: key }, cache: cache as never });
 const usd = { currency: "USD", market_date: "2026-11-20" };
 const served_ = (r: object) => (r as { served?: number }).served;
 const tempDir = () => {
@@ -67,7 +68,7 @@ describe("response cache", () => {
     expect(rp.cache!.stats).toEqual({ hits: 1, misses: 2, entries: 2 });
   });
 
-  it("is bypassed per call with cache: false, and refreshed with cache: \"refresh\"", async () => {
+  it('is bypassed per call with cache: false, and refreshed with cache: "refresh"', async () => {
     const rp = client();
     await rp.rateAsset.getCurve(usd);
     expect(served_(await rp.rateAsset.getCurve(usd, { cache: false }))).toBe(2);
@@ -186,7 +187,9 @@ describe("two caches on one directory", () => {
     const dir = tempDir();
     const a = client({ dir });
     const b = client({ dir });
-    const calls = Array.from({ length: 64 }, (_, i) => (i % 2 ? a : b).rateAsset.getCurve({ currency: ["USD", "EUR", "GBP", "JPY"][i % 4]!, market_date: "2026-11-20" }, { cache: "refresh" }));
+    const calls = Array.from({ length: 64 }, (_, i) =>
+      (i % 2 ? a : b).rateAsset.getCurve({ currency: ["USD", "EUR", "GBP", "JPY"][i % 4]!, market_date: "2026-11-20" }, { cache: "refresh" }),
+    );
     const results = await Promise.allSettled(calls);
     expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
     expect(entryFiles(dir)).toHaveLength(4);

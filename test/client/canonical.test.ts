@@ -6,7 +6,14 @@ import { canonicalString } from "../../src/client/canonical";
 
 describe("canonical form", () => {
   it("spells every date and date-time as one UTC instant", () => {
-    for (const s of ["2026-11-20", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00.000Z", "2026-11-20T01:00:00+01:00", "2026-11-19T19:00:00-0500", "2026-11-20 00:00:00z"]) {
+    for (const s of [
+      "2026-11-20",
+      "2026-11-20T00:00:00Z",
+      "2026-11-20T00:00:00.000Z",
+      "2026-11-20T01:00:00+01:00",
+      "2026-11-19T19:00:00-0500",
+      "2026-11-20 00:00:00z",
+    ]) {
       expect(canonicalString(s), s).toBe("2026-11-20T00:00:00Z");
     }
     expect(canonicalString("2026-11-20T10:30:00.250+00:00")).toBe("2026-11-20T10:30:00.250Z");
@@ -56,11 +63,12 @@ describe("describeDifferences", () => {
       'query.a: recorded (absent), now "1"',
       "body.maturity: recorded 91, now (absent)",
       "body.strikes: 3 values recorded, 2 now",
-      "body.surface: recorded {\"spot_ref\":100}, now (absent)",
+      'body.surface: recorded {"spot_ref":100}, now (absent)',
     ]);
   });
   it("stops after max lines and says how many more", () => {
-    const many = (k: number) => canonicalRequest("POST", "/p", undefined, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}`, i + k])));
+    const many = (k: number) =>
+      canonicalRequest("POST", "/p", undefined, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}`, i + k])));
     const lines = describeDifferences(many(0), many(1), 3);
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe("… and 9 more");
@@ -77,7 +85,9 @@ describe("formatProvenance", () => {
     ...over,
   });
   it("says operation, request, source, server and time in one line", () => {
-    expect(formatProvenance([one()])).toBe('RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z');
+    expect(formatProvenance([one()])).toBe(
+      'RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z',
+    );
     expect(formatProvenance([one({ source: "cassette", cassette: "/x/01.json" })])).toBe(
       'RateAsset {"currency":"USD","market_date":"2026-11-20"} · cassette from http://127.0.0.1:4321 (cassette 01.json) · recorded 2026-11-22 01:40:12Z',
     );

@@ -38,7 +38,9 @@ describe("recording from several writers", () => {
     const file = path.join(dir, "two-processes.json");
     const child = path.join(__dirname, "fixtures", "record-child.mjs");
     const N = 40;
-    const results = await Promise.all([0, 1000].map((offset) => run(process.execPath, [child, sim.url, sim.credentials.apiKey, file, String(offset), String(N)])));
+    const results = await Promise.all(
+      [0, 1000].map((offset) => run(process.execPath, [child, sim.url, sim.credentials.apiKey, file, String(offset), String(N)])),
+    );
     expect(results.map((r) => JSON.parse(r.stdout))).toEqual([
       { replayed: 0, recorded: N },
       { replayed: 0, recorded: N },
@@ -147,7 +149,11 @@ describe("a corrupt cassette", () => {
   it("an exchange the platform cannot turn into a response is a CassetteError on replay, not a retried network error", async () => {
     const file = corrupt((e) => (e.response!.headers = { "content-type": "application/json\r\nx: y" }));
     let retries = 0;
-    const player = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: file, mode: "replay" }, retry: { baseDelayMs: 1, onRetry: () => retries++ } });
+    const player = new RiskPortalClient({
+      baseUrl: "http://127.0.0.1:9",
+      cassette: { path: file, mode: "replay" },
+      retry: { baseDelayMs: 1, onRetry: () => retries++ },
+    });
     const error = await player.rateAsset.getCurve({ currency: "USD" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CassetteError);
     expect(String((error as Error).message)).toMatch(/holds an exchange that cannot be replayed/);

@@ -29,7 +29,12 @@ async function simulator(): Promise<Simulator> {
   return sim;
 }
 
-const bund = { ...bond, bond_identifier: { code: "DE0001102580", market_identification_code: "XETR", identifier_type: "ISIN" }, currency: "EUR", traded_price: 96.5 };
+const bund = {
+  ...bond,
+  bond_identifier: { code: "DE0001102580", market_identification_code: "XETR", identifier_type: "ISIN" },
+  currency: "EUR",
+  traded_price: 96.5,
+};
 
 /** Every operation once (uploads and launches included), and the frames a notebook would make. */
 async function session(rp: RiskPortalClient) {
@@ -37,10 +42,16 @@ async function session(rp: RiskPortalClient) {
   const volRequest = { surface, maturity: 91, strikes: [80, 100, 120], strike_type: 1 as const };
   const vols = await rp.tradable.getVol(volRequest);
   const brief = await rp.tradable.brief({ tradableId: "AAPL.XNAS" });
-  const effects = await rp.tradable.positionEffects({ tradable_id: "AAPL.XNAS", pricing_date: "2026-11-20", next_trade_event: { $type: "BuyEvent", unit_price: 190, quantity: 10 } });
+  const effects = await rp.tradable.positionEffects({
+    tradable_id: "AAPL.XNAS",
+    pricing_date: "2026-11-20",
+    next_trade_event: { $type: "BuyEvent", unit_price: 190, quantity: 10 },
+  });
   const bonds = await rp.marketData.uploadBondPrices({ bond_data: [bund], trigger_immediate_bootstrap: true });
   const equityVols = await rp.marketData.uploadEquityVolCurves({
-    equity_vol_curves: [{ asset_id: { code: "SAP", market_identification_code: "XETR" }, reference_date: "2026-11-20", maturities: [30, 91], vols: [0.3, 0.28] }],
+    equity_vol_curves: [
+      { asset_id: { code: "SAP", market_identification_code: "XETR" }, reference_date: "2026-11-20", maturities: [30, 91], vols: [0.3, 0.28] },
+    ],
   });
   const varItem = await rp.reportLauncher.createVar({
     report_name: "GLOBAL-MACRO VaR 99% 1d",
@@ -86,7 +97,11 @@ describe("record against the simulator, stop it, replay", () => {
   it("every operation replays to identical responses and frames, with no server and no credentials", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record", meta: { source: "simulator" } } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record", meta: { source: "simulator" } },
+    });
     const live = await session(recorder);
     expect(recorder.cassette!.stats).toEqual({ recorded: 13, replayed: 0 });
     expect(provenanceOf(live.responses.curve)).toMatchObject({ source: "live", operation: "RateAsset", baseUrl: sim.url });
@@ -111,9 +126,19 @@ describe("record against the simulator, stop it, replay", () => {
     expect(replayed.responses.table).toEqual(live.responses.table);
 
     const p = provenanceOf(replayed.responses.curve)!;
-    expect(p).toMatchObject({ source: "cassette", operation: "RateAsset", baseUrl: sim.url, cassette, receivedAt: provenanceOf(live.responses.curve)!.receivedAt });
+    expect(p).toMatchObject({
+      source: "cassette",
+      operation: "RateAsset",
+      baseUrl: sim.url,
+      cassette,
+      receivedAt: provenanceOf(live.responses.curve)!.receivedAt,
+    });
     expect(p.request).toBe(p.request); // built once, on first look
-    expect(p.request).toEqual({ method: "POST", path: "/api/RateAsset", body: expect.objectContaining({ currency: "USD", market_date: "2026-11-20T00:00:00Z" }) });
+    expect(p.request).toEqual({
+      method: "POST",
+      path: "/api/RateAsset",
+      body: expect.objectContaining({ currency: "USD", market_date: "2026-11-20T00:00:00Z" }),
+    });
   });
 
   it("a request that was not recorded fails in replay, naming the closest recorded request and the difference", async () => {
@@ -150,8 +175,12 @@ describe("record against the simulator, stop it, replay", () => {
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
     const again = await frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
     expect(again.table.data).toEqual(recorded.table.data);
-    await expect(frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(CassetteMissError);
-    await expect(frames.reportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(/closest recorded request \(RateAsset\)/);
+    await expect(frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(
+      CassetteMissError,
+    );
+    await expect(frames.reportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(
+      /closest recorded request \(RateAsset\)/,
+    );
   });
 
   it("matches on the canonical request: key order and date spellings do not matter", async () => {
@@ -214,7 +243,11 @@ describe("record against the simulator, stop it, replay", () => {
     expect(Cassette.read(cassette)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
     // One exchange per line: a re-recording diffs exchange by exchange.
     const lines = readFileSync(cassette, "utf8").split("\n");
-    expect(lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
+    expect(lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation)).toEqual([
+      "LookBacks",
+      "LookBacks",
+      "RateAsset",
+    ]);
 
     // "record" starts afresh.
     const third = new RiskPortalClient({ baseUrl: sim.url, auth, cassette: { path: cassette, mode: "record" } });

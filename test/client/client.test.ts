@@ -41,8 +41,12 @@ describe("fromEnv", () => {
   it("names what is missing", () => {
     expect(() => optionsFromEnv({})).toThrow(/RISK_PORTAL_BASE_URL is not set/);
     expect(() => optionsFromEnv(base)).toThrow(/no credentials in the environment: set RISK_PORTAL_TOKEN, RISK_PORTAL_API_KEY, or RISK_PORTAL_CLIENT_ID/);
-    expect(() => optionsFromEnv({ ...base, RISK_PORTAL_CLIENT_ID: "id" })).toThrow("RISK_PORTAL_CLIENT_ID is set but RISK_PORTAL_CLIENT_SECRET and RISK_PORTAL_TOKEN_URL are not");
-    expect(() => optionsFromEnv({ ...base, RISK_PORTAL_TOKEN: "t", RISK_PORTAL_TIMEOUT_MS: "soon" })).toThrow(/RISK_PORTAL_TIMEOUT_MS must be a positive number/);
+    expect(() => optionsFromEnv({ ...base, RISK_PORTAL_CLIENT_ID: "id" })).toThrow(
+      "RISK_PORTAL_CLIENT_ID is set but RISK_PORTAL_CLIENT_SECRET and RISK_PORTAL_TOKEN_URL are not",
+    );
+    expect(() => optionsFromEnv({ ...base, RISK_PORTAL_TOKEN: "t", RISK_PORTAL_TIMEOUT_MS: "soon" })).toThrow(
+      /RISK_PORTAL_TIMEOUT_MS must be a positive number/,
+    );
   });
   it("builds a working client, overrides winning over the environment", async () => {
     const rp = RiskPortalClient.fromEnv({ RISK_PORTAL_BASE_URL: "http://127.0.0.1:1", RISK_PORTAL_TOKEN: "t-env" }, { baseUrl: server.url });

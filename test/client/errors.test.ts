@@ -79,7 +79,11 @@ describe("HTTP failures map to one class per status family", () => {
 });
 
 describe("operation outcomes", () => {
-  const failed = { $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core", is_success: false, error_messages: ["bond_data[0]: unknown bond", "bond_data[2]: price <= 0"] };
+  const failed = {
+    $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core",
+    is_success: false,
+    error_messages: ["bond_data[0]: unknown bond", "bond_data[2]: price <= 0"],
+  };
 
   it("is_success false throws OperationFailedError with the server's messages", async () => {
     server.on(UPLOAD, { body: failed });
@@ -107,7 +111,17 @@ describe("responses that do not fit the schema", () => {
     server.on("/api/Tradable/GetVol", { body: { vols: [0.2, "0.21", null], strike_type: 0 } });
     const error = await rp.tradable
       .getVol({
-        surface: { benchmark_fwd_factors: [1], smiles: [0.2], benchmark_maturities: [30], vols: [0.2], call_wings: [1], put_wings: [1], skews: [0], reference_date: "2026-11-20", spot_ref: 100 },
+        surface: {
+          benchmark_fwd_factors: [1],
+          smiles: [0.2],
+          benchmark_maturities: [30],
+          vols: [0.2],
+          call_wings: [1],
+          put_wings: [1],
+          skews: [0],
+          reference_date: "2026-11-20",
+          spot_ref: 100,
+        },
         maturity: 30,
         strikes: [90, 100, 110],
         strike_type: 0,
@@ -221,7 +235,11 @@ describe("one error family", () => {
     };
     for (const [name, value] of Object.entries(root)) visit(name, value, 0);
     expect(found.length).toBeGreaterThan(15);
-    expect(found).toEqual(expect.arrayContaining(["CsvError", "TableShapeError", "VolModelError", "PngExportError", "NotebookError", "CassetteError"].map((n) => expect.stringContaining(n))));
+    expect(found).toEqual(
+      expect.arrayContaining(
+        ["CsvError", "TableShapeError", "VolModelError", "PngExportError", "NotebookError", "CassetteError"].map((n) => expect.stringContaining(n)),
+      ),
+    );
     expect(outside).toEqual([]);
   });
 });

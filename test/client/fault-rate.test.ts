@@ -16,7 +16,11 @@ afterAll(() => sim?.close());
 
 async function lostReads(limit: number): Promise<{ lost: number; retries: number }> {
   let retries = 0;
-  const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry: { limit, baseDelayMs: 1, maxDelayMs: 2, onRetry: () => retries++ } });
+  const rp = new RiskPortalClient({
+    baseUrl: sim.url,
+    auth: { apiKey: sim.credentials.apiKey },
+    retry: { limit, baseDelayMs: 1, maxDelayMs: 2, onRetry: () => retries++ },
+  });
   let lost = 0;
   for (let i = 0; i < READS; i++) {
     await rp.tradable.brief({ tradableId: "AAPL.XNAS" }).catch(() => lost++);

@@ -6,7 +6,18 @@
  */
 import { createServer } from "node:net";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ConfigurationError, NetworkError, RequestValidationError, RiskPortalClient, ServerError, TimeoutError, BadRequestError, parseRetryAfterMs, Redactor, REDACTED } from "../../src";
+import {
+  ConfigurationError,
+  NetworkError,
+  RequestValidationError,
+  RiskPortalClient,
+  ServerError,
+  TimeoutError,
+  BadRequestError,
+  parseRetryAfterMs,
+  Redactor,
+  REDACTED,
+} from "../../src";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { bond, curveReply, outcomeOk } from "../helpers/samples";
 
@@ -79,7 +90,7 @@ describe("a write whose answer was lost", () => {
     expect(server.to(UPLOAD)).toHaveLength(2);
   });
 
-  it("a refused connection is \"could not reach\", outcome not applied", async () => {
+  it('a refused connection is "could not reach", outcome not applied', async () => {
     const port = await freePort();
     const rp = new RiskPortalClient({ baseUrl: `http://127.0.0.1:${port}`, auth: { apiKey: "k-faults-0123456789" }, retry: { limit: 1, baseDelayMs: 1 } });
     const error = await failure(upload(rp));
@@ -90,7 +101,7 @@ describe("a write whose answer was lost", () => {
 });
 
 describe("a read whose connection broke", () => {
-  it("says the answer was cut off (not \"could not reach\") and is retried", async () => {
+  it('says the answer was cut off (not "could not reach") and is retried', async () => {
     server.on(CURVE, [{ body: curveReply, truncate: true }, { body: curveReply }]);
     const retried: string[] = [];
     const rp = client({ retry: { baseDelayMs: 1, onRetry: (i) => retried.push((i.error as Error).message) } });
@@ -168,7 +179,11 @@ describe("what goes on the wire is what the caller gave", () => {
   it("a finite 1e308 goes out as 1e308", async () => {
     server.on(EFFECTS, { body: { $type: "x", position_effects: [] } });
     await client()
-      .tradable.positionEffects({ tradable_id: "AAPL", pricing_date: "2026-11-20", next_trade_event: { $type: "BuyEvent", unit_price: 1e308, quantity: 1e308 } } as never)
+      .tradable.positionEffects({
+        tradable_id: "AAPL",
+        pricing_date: "2026-11-20",
+        next_trade_event: { $type: "BuyEvent", unit_price: 1e308, quantity: 1e308 },
+      } as never)
       .catch(() => undefined);
     expect(server.to(EFFECTS)[0]!.text).toMatch(/"quantity":1e\+308/);
   });

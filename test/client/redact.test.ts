@@ -29,7 +29,10 @@ afterEach(() => server.close());
 
 describe("errors never contain a secret", () => {
   it("a server echoing the Authorization header in a 500 body", async () => {
-    server.on("/api/Report/LookBacks", (req) => ({ status: 500, body: { title: "boom", detail: `header was ${req.headers.authorization}`, authorization: req.headers.authorization } }));
+    server.on("/api/Report/LookBacks", (req) => ({
+      status: 500,
+      body: { title: "boom", detail: `header was ${req.headers.authorization}`, authorization: req.headers.authorization },
+    }));
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: TOKEN }, retry: false });
     const error = await rp.report.lookBacks().catch((e) => e);
     expect(error.message).toContain(REDACTED);
@@ -44,7 +47,10 @@ describe("errors never contain a secret", () => {
   });
 
   it("a token endpoint echoing the client secret, and a token in flight when the API fails", async () => {
-    server.on("/token", (req) => ({ status: 400, body: { error: "invalid_request", error_description: `bad form ${req.text} auth ${req.headers.authorization}` } }));
+    server.on("/token", (req) => ({
+      status: 400,
+      body: { error: "invalid_request", error_description: `bad form ${req.text} auth ${req.headers.authorization}` },
+    }));
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: "quant", clientSecret: CLIENT_SECRET, tokenUrl: `${server.url}/token` } });
     expectNoSecret(everything(await rp.report.lookBacks().catch((e) => e)));
 

@@ -143,7 +143,9 @@ describe("Retry-After", () => {
 
   it("does not wait for a Retry-After beyond maxRetryAfterMs: the RateLimitError carries the hint", async () => {
     server.on(LOOKBACKS, [{ status: 429, headers: { "retry-after": "3600" }, body: { title: "Too Many Requests" } }, ok]);
-    const error = await client({ maxRetryAfterMs: 60_000 }).report.lookBacks().catch((e) => e);
+    const error = await client({ maxRetryAfterMs: 60_000 })
+      .report.lookBacks()
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfterMs).toBe(3_600_000);
     expect(server.to(LOOKBACKS)).toHaveLength(1);
@@ -178,7 +180,11 @@ describe("writes are never re-sent", () => {
     const deadUrl = closed.url;
     await closed.close();
     const attempts: RetryInfo[] = [];
-    const rp = new RiskPortalClient({ baseUrl: deadUrl, auth: { token: "tok-retry-0001" }, retry: { limit: 2, baseDelayMs: 1, jitter: 0, onRetry: (i) => attempts.push(i) } });
+    const rp = new RiskPortalClient({
+      baseUrl: deadUrl,
+      auth: { token: "tok-retry-0001" },
+      retry: { limit: 2, baseDelayMs: 1, jitter: 0, onRetry: (i) => attempts.push(i) },
+    });
     const error = await rp.marketData.uploadBondPrices({ bond_data: [bond] }).catch((e) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.message).toMatch(/ECONNREFUSED/);

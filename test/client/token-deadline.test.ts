@@ -28,7 +28,11 @@ describe("a call joining a shared token request", () => {
   it("with a longer deadline than the client's waits for the token (client credentials)", async () => {
     const tokens = tokenEndpoint();
     server.on("/token", async (req) => ({ ...(await tokens.handler(req)), delayMs: 250 }));
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: "id", clientSecret: "secret-0123456789", tokenUrl: `${server.url}/token` }, timeoutMs: 100 });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: "id", clientSecret: "secret-0123456789", tokenUrl: `${server.url}/token` },
+      timeoutMs: 100,
+    });
     await expect(rp.rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: 2_000 })).resolves.toBeTruthy();
     expect(tokens.issued).toBe(1);
   });
@@ -51,7 +55,9 @@ describe("a token request that fails in transit", () => {
     const tokens = tokenEndpoint();
     let calls = 0;
     server.on("/token2", async (req) => (++calls % 2 ? { status: 503, body: { error: "temporarily_unavailable" } } : tokens.handler(req)));
-    server.on("/api/MarketData/UploadBondPriceData", { body: { $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core", is_success: true, error_messages: [] } });
+    server.on("/api/MarketData/UploadBondPriceData", {
+      body: { $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core", is_success: true, error_messages: [] },
+    });
     const auth = { clientId: "id", clientSecret: "secret-0123456789", tokenUrl: `${server.url}/token2` };
     const rp = new RiskPortalClient({ baseUrl: server.url, auth, retry: { baseDelayMs: 1 }, cache: false });
     await expect(rp.rateAsset.getCurve({ currency: "EUR" })).resolves.toBeTruthy();

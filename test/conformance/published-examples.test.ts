@@ -72,8 +72,14 @@ function records(answer: unknown): Record<string, unknown>[] {
 function expectPublishedFields(answer: unknown, fixture: Fixture, brand: BrandName, who: string): void {
   for (const [i, record] of records(answer).entries()) {
     const where = `${who}${Array.isArray(answer) ? `[${i}]` : ""}`;
-    expect.soft(fixture.responseFields.filter((field) => !(field in record)), `${where}: published fields missing (keys: ${Object.keys(record).join(", ")})`).toEqual([]);
-    if (fixture.responseFields.includes("$type")) expect.soft(String(record.$type), `${where}: $type in the brand ${brand}`).toMatch(new RegExp(`^${brand}\\.`));
+    expect
+      .soft(
+        fixture.responseFields.filter((field) => !(field in record)),
+        `${where}: published fields missing (keys: ${Object.keys(record).join(", ")})`,
+      )
+      .toEqual([]);
+    if (fixture.responseFields.includes("$type"))
+      expect.soft(String(record.$type), `${where}: $type in the brand ${brand}`).toMatch(new RegExp(`^${brand}\\.`));
     if ("is_success" in record) expect.soft(record.is_success, `${where}: is_success (error_messages: ${JSON.stringify(record.error_messages)})`).toBe(true);
   }
 }

@@ -43,8 +43,23 @@ describe("bondPriceRecords(source)", () => {
 
   it("reads the same rows from an array of objects, with row numbers as array indices", () => {
     const { records, errors } = bondPriceRecords([
-      { date: new Date("2026-11-20T00:00:00Z"), bond_identifier: { code: "US91282CJL54", market_identification_code: "XNYS" }, is_currency_per_bond_unit: false, currency: "USD", traded_price: 99.8, is_percentage_of_par: true },
-      { date: "2026-11-20", code: "X", market_identification_code: "XNYS", is_currency_per_bond_unit: "false", currency: "USD", traded_price: "abc", is_percentage_of_par: true },
+      {
+        date: new Date("2026-11-20T00:00:00Z"),
+        bond_identifier: { code: "US91282CJL54", market_identification_code: "XNYS" },
+        is_currency_per_bond_unit: false,
+        currency: "USD",
+        traded_price: 99.8,
+        is_percentage_of_par: true,
+      },
+      {
+        date: "2026-11-20",
+        code: "X",
+        market_identification_code: "XNYS",
+        is_currency_per_bond_unit: "false",
+        currency: "USD",
+        traded_price: "abc",
+        is_percentage_of_par: true,
+      },
     ]);
     expect(records).toHaveLength(1);
     expect(records[0]!.date).toBe("2026-11-20T00:00:00.000Z");
@@ -71,9 +86,23 @@ describe("bondPriceRecords(source)", () => {
   });
 
   it("reports an unknown column once (it may be a misspelt field) unless told to ignore it", () => {
-    const rows = [{ date: "2026-11-20", code: "A", market_identification_code: "X", is_currency_per_bond_unit: false, currency: "USD", tradedprice: 1, is_percentage_of_par: true }];
+    const rows = [
+      {
+        date: "2026-11-20",
+        code: "A",
+        market_identification_code: "X",
+        is_currency_per_bond_unit: false,
+        currency: "USD",
+        tradedprice: 1,
+        is_percentage_of_par: true,
+      },
+    ];
     const { errors } = bondPriceRecords(rows);
-    expect(errors[0]).toMatchObject({ row: null, field: "tradedprice", message: expect.stringMatching(/^unknown column; expected date, code, .*traded_price/) });
+    expect(errors[0]).toMatchObject({
+      row: null,
+      field: "tradedprice",
+      message: expect.stringMatching(/^unknown column; expected date, code, .*traded_price/),
+    });
     expect(errors[1]).toMatchObject({ row: 0, field: "traded_price", message: "missing" });
     expect(bondPriceRecords(rows, { unknownColumns: "ignore" }).errors.map((e) => e.field)).toEqual(["traded_price"]);
   });
@@ -84,7 +113,9 @@ describe("uploadBondPrices(rp, source) over HTTP", () => {
   let rp: RiskPortalClient;
   beforeAll(async () => {
     server = await startLoopback({
-      "/api/MarketData/UploadBondPriceData": { body: { $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core", is_success: true, error_messages: [] } },
+      "/api/MarketData/UploadBondPriceData": {
+        body: { $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core", is_success: true, error_messages: [] },
+      },
     });
     rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" } });
   });
@@ -101,12 +132,18 @@ describe("uploadBondPrices(rp, source) over HTTP", () => {
   it("uploads the validated records with the flags given", async () => {
     const outcome = await uploadBondPrices(rp, { csv: readFileSync(GOOD.csvFile, "utf8") }, { use_best_effort: true });
     expect(outcome.is_success).toBe(true);
-    const sent = server.to("/api/MarketData/UploadBondPriceData").at(-1)!.json as { bond_data: unknown[]; use_best_effort: boolean; trigger_immediate_bootstrap: boolean };
+    const sent = server.to("/api/MarketData/UploadBondPriceData").at(-1)!.json as {
+      bond_data: unknown[];
+      use_best_effort: boolean;
+      trigger_immediate_bootstrap: boolean;
+    };
     expect(sent.use_best_effort).toBe(true);
     expect(sent.trigger_immediate_bootstrap).toBeUndefined(); // not set by the caller: the service's default applies
     expect(sent.bond_data).toHaveLength(4);
     expect(sent.bond_data[2]).toMatchObject({ bond_identifier: { code: "DE0001102580" }, traded_price: 97.43 });
-    expect((sent.bond_data[2] as { bond_identifier: Record<string, unknown> }).bond_identifier.$type).toBe("Service.Web.Core.MarketData.InstrumentIdentifier, Service.Web.Core");
+    expect((sent.bond_data[2] as { bond_identifier: Record<string, unknown> }).bond_identifier.$type).toBe(
+      "Service.Web.Core.MarketData.InstrumentIdentifier, Service.Web.Core",
+    );
   });
 
   it("refuses an empty source", async () => {

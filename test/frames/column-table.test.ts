@@ -66,10 +66,7 @@ describe("finishColumn(name, raw, options)", () => {
 
 describe("TableBuilder, valuesOf and numbersOf", () => {
   it("builds columns in order with their kinds, missing counts and warnings", () => {
-    const t = new TableBuilder(2, "test", { $type: "X" })
-      .add("a", [1, null])
-      .add("b", ["x", 2])
-      .build();
+    const t = new TableBuilder(2, "test", { $type: "X" }).add("a", [1, null]).add("b", ["x", 2]).build();
     expect(t.columns).toEqual(["a", "b"]);
     expect(t.kinds).toEqual({ a: "number", b: "mixed" });
     expect(t.meta).toMatchObject({ source: "test", missing: { a: 1, b: 0 }, fields: { $type: "X" } });

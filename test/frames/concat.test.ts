@@ -13,8 +13,15 @@ describe("concatColumns(tables, source)", () => {
   });
 
   it("keeps kinds (dates, categories with merged levels) and warnings", () => {
-    const a = new TableBuilder(1, "x").add("s", ["failed"], { hint: "category", levels: ["none", "failed"] }).add("d", [new Date(0)]).warn("w1").build();
-    const b = new TableBuilder(1, "x").add("s", ["odd"], { hint: "category", levels: ["none", "failed"] }).add("d", [null]).build();
+    const a = new TableBuilder(1, "x")
+      .add("s", ["failed"], { hint: "category", levels: ["none", "failed"] })
+      .add("d", [new Date(0)])
+      .warn("w1")
+      .build();
+    const b = new TableBuilder(1, "x")
+      .add("s", ["odd"], { hint: "category", levels: ["none", "failed"] })
+      .add("d", [null])
+      .build();
     const t = concatColumns([a, b], "both");
     expect(t.kinds).toEqual({ s: "category", d: "date" });
     expect(t.meta.categories.s).toEqual(["none", "failed", "odd"]);

@@ -5,24 +5,43 @@ import { fixturePath } from "./helpers/fixtures";
 describe("parseCsv(text)", () => {
   it("reads a header and records, with the line each record starts on", () => {
     const t = parseCsv("a,b\n1,2\n3,4\n");
-    expect(t).toMatchObject({ header: ["a", "b"], records: [["1", "2"], ["3", "4"]], lines: [2, 3], headerLine: 1, delimiter: "," });
+    expect(t).toMatchObject({
+      header: ["a", "b"],
+      records: [
+        ["1", "2"],
+        ["3", "4"],
+      ],
+      lines: [2, 3],
+      headerLine: 1,
+      delimiter: ",",
+    });
   });
 
   it("handles CRLF, a BOM and a missing final newline", () => {
     const t = parseCsv("\uFEFFa,b\r\n1,2\r\n3,4");
     expect(t.header).toEqual(["a", "b"]);
-    expect(t.records).toEqual([["1", "2"], ["3", "4"]]);
+    expect(t.records).toEqual([
+      ["1", "2"],
+      ["3", "4"],
+    ]);
   });
 
   it("reads quoted fields: delimiters, doubled quotes and line breaks inside them, and counts lines right", () => {
     const t = parseCsv('name,note\n"Bund, 2034","he said ""buy"""\n"two\r\nlines",x\nlast,y\n');
-    expect(t.records).toEqual([["Bund, 2034", 'he said "buy"'], ["two\r\nlines", "x"], ["last", "y"]]);
+    expect(t.records).toEqual([
+      ["Bund, 2034", 'he said "buy"'],
+      ["two\r\nlines", "x"],
+      ["last", "y"],
+    ]);
     expect(t.lines).toEqual([2, 3, 5]);
   });
 
   it("skips blank lines but keeps a record of empty cells", () => {
     const t = parseCsv("a,b\n\n1,2\n,\n\r\n");
-    expect(t.records).toEqual([["1", "2"], ["", ""]]);
+    expect(t.records).toEqual([
+      ["1", "2"],
+      ["", ""],
+    ]);
     expect(t.lines).toEqual([3, 4]);
   });
 

@@ -63,7 +63,9 @@ describe("toDataFrame(table)", () => {
     expect(df.index).toEqual(reference.index);
     expect(df.column("price").values).toEqual(reference.column("price").values);
     expect(df.iloc({ rows: [2] }).values).toEqual(reference.iloc({ rows: [2] }).values);
-    expect(df.sortValues("price", { ascending: false }).column("price").values).toEqual(reference.sortValues("price", { ascending: false }).column("price").values);
+    expect(df.sortValues("price", { ascending: false }).column("price").values).toEqual(
+      reference.sortValues("price", { ascending: false }).column("price").values,
+    );
     expect(df.head(2).shape).toEqual([2, 6]);
   });
 

@@ -13,10 +13,25 @@ describe("equityVolCurveRecords(source)", () => {
     const { curves, errors, rows } = equityVolCurveRecords(GOOD);
     expect(errors).toEqual([]);
     expect(curves).toEqual([
-      { asset_id: { code: "AAPL", market_identification_code: "XNAS" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 91, 365], vols: [0.2412, 0.2301, 0.2104], spot_ref: 189.5 },
-      { asset_id: { code: "SPX", market_identification_code: "XCBO" }, reference_date: "2026-11-20T00:00:00Z", maturities: [30, 182, 730], vols: [0.162, 0.171, 0.1805], spot_ref: 5321.5 },
+      {
+        asset_id: { code: "AAPL", market_identification_code: "XNAS" },
+        reference_date: "2026-11-20T00:00:00Z",
+        maturities: [30, 91, 365],
+        vols: [0.2412, 0.2301, 0.2104],
+        spot_ref: 189.5,
+      },
+      {
+        asset_id: { code: "SPX", market_identification_code: "XCBO" },
+        reference_date: "2026-11-20T00:00:00Z",
+        maturities: [30, 182, 730],
+        vols: [0.162, 0.171, 0.1805],
+        spot_ref: 5321.5,
+      },
     ]);
-    expect(rows).toEqual([[1, 0, 2], [3, 4, 5]]);
+    expect(rows).toEqual([
+      [1, 0, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it("reports every bad row: repeated maturity, the schema's own checks, conflicting spot_ref, bad cells", () => {
@@ -40,7 +55,9 @@ describe("equityVolCurveRecords(source)", () => {
   });
 
   it("takes a row that is already a whole curve", () => {
-    const { curves, errors } = equityVolCurveRecords([{ code: "AAPL", market_identification_code: "XNAS", reference_date: "2026-11-20", maturities: [30, 90], vols: [0.25, 0.24] }]);
+    const { curves, errors } = equityVolCurveRecords([
+      { code: "AAPL", market_identification_code: "XNAS", reference_date: "2026-11-20", maturities: [30, 90], vols: [0.25, 0.24] },
+    ]);
     expect(errors).toEqual([]);
     expect(curves[0]!.maturities).toEqual([30, 90]);
     const bad = equityVolCurveRecords([{ code: "AAPL", market_identification_code: "XNAS", reference_date: "2026-11-20", maturities: [30, 90], vols: [0.25] }]);
@@ -49,7 +66,10 @@ describe("equityVolCurveRecords(source)", () => {
 
   it("reports an unknown column", () => {
     const { errors } = equityVolCurveRecords({ csv: "code,market_identification_code,reference_date,maturity,volatility\nA,X,2026-11-20,30,0.2\n" });
-    expect(errors.map(formatRowError)).toEqual([expect.stringMatching(/^line 1: volatility: unknown column; expected code, market_identification_code, /), "line 2 (row 0): vol: missing"]);
+    expect(errors.map(formatRowError)).toEqual([
+      expect.stringMatching(/^line 1: volatility: unknown column; expected code, market_identification_code, /),
+      "line 2 (row 0): vol: missing",
+    ]);
   });
 });
 
@@ -58,7 +78,9 @@ describe("uploadEquityVolCurves(rp, source) over HTTP", () => {
   let rp: RiskPortalClient;
   beforeAll(async () => {
     server = await startLoopback({
-      "/api/MarketData/UploadEquityVolCurves": { body: { $type: "Service.Web.Core.MarketData.ApiUploadEquityVolCurvesResponse, Service.Web.Core", is_success: true, error_messages: [] } },
+      "/api/MarketData/UploadEquityVolCurves": {
+        body: { $type: "Service.Web.Core.MarketData.ApiUploadEquityVolCurvesResponse, Service.Web.Core", is_success: true, error_messages: [] },
+      },
     });
     rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" } });
   });
@@ -73,6 +95,9 @@ describe("uploadEquityVolCurves(rp, source) over HTTP", () => {
     await uploadEquityVolCurves(rp, GOOD);
     const sent = server.to("/api/MarketData/UploadEquityVolCurves").at(-1)!.json as { use_best_effort: boolean; equity_vol_curves: { maturities: number[] }[] };
     expect(sent.use_best_effort).toBeUndefined(); // not set: the service's default (false) applies
-    expect(sent.equity_vol_curves.map((c) => c.maturities)).toEqual([[30, 91, 365], [30, 182, 730]]);
+    expect(sent.equity_vol_curves.map((c) => c.maturities)).toEqual([
+      [30, 91, 365],
+      [30, 182, 730],
+    ]);
   });
 });

@@ -4,11 +4,16 @@ import { dateText, describeFailure } from "../../src/frames/failure";
 
 describe("describeFailure(reason)", () => {
   it("keeps a client error's message and HTTP status", () => {
-    expect(describeFailure(new NotFoundError("RateAsset failed: HTTP 404", { operation: "RateAsset", status: 404 }))).toEqual({ error: "RateAsset failed: HTTP 404", status: 404 });
+    expect(describeFailure(new NotFoundError("RateAsset failed: HTTP 404", { operation: "RateAsset", status: 404 }))).toEqual({
+      error: "RateAsset failed: HTTP 404",
+      status: 404,
+    });
   });
 
   it("has no status when the server never answered", () => {
-    expect(describeFailure(new NetworkError("RateAsset failed: could not reach", { operation: "RateAsset" }))).toEqual({ error: "RateAsset failed: could not reach" });
+    expect(describeFailure(new NetworkError("RateAsset failed: could not reach", { operation: "RateAsset" }))).toEqual({
+      error: "RateAsset failed: could not reach",
+    });
   });
 
   it("takes any error or value", () => {
@@ -30,7 +35,12 @@ describe("a local fault in a batch", () => {
     const { throwReplayMiss } = await import("../../src/frames/failure");
     const { ConfigurationError, CassetteError } = await import("../../src");
     const local = new CassetteError("the cassette x.json holds an exchange that cannot be replayed", { operation: "RateAsset" }, "x.json", 3);
-    expect(() => throwReplayMiss([{ status: "fulfilled", value: 1 }, { status: "rejected", reason: local }])).toThrow(local);
+    expect(() =>
+      throwReplayMiss([
+        { status: "fulfilled", value: 1 },
+        { status: "rejected", reason: local },
+      ]),
+    ).toThrow(local);
     expect(local).toBeInstanceOf(ConfigurationError);
     const remote = new NetworkError("RateAsset failed: could not reach", { operation: "RateAsset" });
     expect(() => throwReplayMiss([{ status: "rejected", reason: remote }])).not.toThrow();

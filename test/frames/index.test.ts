@@ -28,12 +28,44 @@ process.stdout.write(JSON.stringify(steps));
 
 describe("frames' public surface", () => {
   it("exports every adapter, its column-table twin, the batch helpers and the upload direction", () => {
-    const adapters = ["yieldCurve", "volResults", "volResultsWide", "volGrid", "volGridWide", "transactionTable", "reportInfos", "reportList", "lookBacks", "apiKeys", "positionEffects", "operationOutcome", "pivot", "pivotCurves"];
+    const adapters = [
+      "yieldCurve",
+      "volResults",
+      "volResultsWide",
+      "volGrid",
+      "volGridWide",
+      "transactionTable",
+      "reportInfos",
+      "reportList",
+      "lookBacks",
+      "apiKeys",
+      "positionEffects",
+      "operationOutcome",
+      "pivot",
+      "pivotCurves",
+    ];
     for (const name of adapters) {
       expect(typeof (frames as Record<string, unknown>)[name], name).toBe("function");
       expect(typeof (frames as Record<string, unknown>)[`${name}Columns`], `${name}Columns`).toBe("function");
     }
-    for (const name of ["yieldCurves", "yieldCurvesColumns", "reportInfosByDate", "reportInfosByDateColumns", "fetchTransactionTable", "fetchTransactionTableColumns", "bondPriceRecords", "uploadBondPrices", "equityVolCurveRecords", "uploadEquityVolCurves", "parseCsv", "readCsvFile", "toDataFrame", "fromDataFrame", "frameInfo", "loadDanfo"]) {
+    for (const name of [
+      "yieldCurves",
+      "yieldCurvesColumns",
+      "reportInfosByDate",
+      "reportInfosByDateColumns",
+      "fetchTransactionTable",
+      "fetchTransactionTableColumns",
+      "bondPriceRecords",
+      "uploadBondPrices",
+      "equityVolCurveRecords",
+      "uploadEquityVolCurves",
+      "parseCsv",
+      "readCsvFile",
+      "toDataFrame",
+      "fromDataFrame",
+      "frameInfo",
+      "loadDanfo",
+    ]) {
       expect(typeof (frames as Record<string, unknown>)[name], name).toBe("function");
     }
   });

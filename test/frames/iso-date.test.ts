@@ -36,7 +36,22 @@ describe("parseIsoDate(text)", () => {
   });
 
   it("is NaN for anything that is not an ISO date, including what Date.parse would guess at", () => {
-    for (const s of ["", "1", "March 7", "2026/11/20", "20-11-2026", "2026-13-01", "2026-02-30", "2025-02-29", "2026-11-20T25:00:00Z", "2026-11-20T10:00:00+2", "2026-11-20T10:00:00Q", "2026-11-20 extra", "T0001", "abc"]) {
+    for (const s of [
+      "",
+      "1",
+      "March 7",
+      "2026/11/20",
+      "20-11-2026",
+      "2026-13-01",
+      "2026-02-30",
+      "2025-02-29",
+      "2026-11-20T25:00:00Z",
+      "2026-11-20T10:00:00+2",
+      "2026-11-20T10:00:00Q",
+      "2026-11-20 extra",
+      "T0001",
+      "abc",
+    ]) {
       expect(parseIsoDate(s), s).toBeNaN();
     }
   });

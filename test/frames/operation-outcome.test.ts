@@ -22,7 +22,10 @@ describe("operationOutcomeColumns(outcome)", () => {
   });
 
   it("reads record numbers written in several ways", () => {
-    const t = operationOutcomeColumns({ is_success: false, error_messages: ["record 7: bad", "index 2 rejected", "#12 failed", "equity_vol_curves[0].vols[3]: must be > 0"] });
+    const t = operationOutcomeColumns({
+      is_success: false,
+      error_messages: ["record 7: bad", "index 2 rejected", "#12 failed", "equity_vol_curves[0].vols[3]: must be > 0"],
+    });
     expect(t.data.record_index).toEqual([7, 2, 12, 0]);
   });
 });

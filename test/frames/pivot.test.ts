@@ -6,7 +6,13 @@ const long = () =>
   new TableBuilder(5, "t")
     .add("maturity", [2, 1, 1, 2, 1])
     .add("currency", ["EUR", "EUR", "USD", "USD", "EUR"])
-    .add("date", [new Date("2026-11-20T00:00:00Z"), new Date("2026-11-20T00:00:00Z"), new Date("2026-11-20T00:00:00Z"), new Date("2026-11-20T00:00:00Z"), new Date("2026-11-21T00:00:00Z")])
+    .add("date", [
+      new Date("2026-11-20T00:00:00Z"),
+      new Date("2026-11-20T00:00:00Z"),
+      new Date("2026-11-20T00:00:00Z"),
+      new Date("2026-11-20T00:00:00Z"),
+      new Date("2026-11-21T00:00:00Z"),
+    ])
     .add("rate", [0.025, 0.02, 0.04, 0.042, 0.021])
     .build();
 

@@ -20,11 +20,16 @@ describe("settleBounded(items, limit, fn, signal)", () => {
   it("settles items not started once the signal aborts, with its reason", async () => {
     const controller = new AbortController();
     const started: number[] = [];
-    const results = await settleBounded([1, 2, 3], 1, async (n) => {
-      started.push(n);
-      controller.abort(new Error("enough"));
-      return n;
-    }, controller.signal);
+    const results = await settleBounded(
+      [1, 2, 3],
+      1,
+      async (n) => {
+        started.push(n);
+        controller.abort(new Error("enough"));
+        return n;
+      },
+      controller.signal,
+    );
     expect(started).toEqual([1]);
     expect(results[0]).toEqual({ status: "fulfilled", value: 1 });
     expect(results.slice(1).map((r) => r.status)).toEqual(["rejected", "rejected"]);

@@ -1,8 +1,25 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { barRenderer, findTslabDisplay, notebookRenderer, progressBar, progressLine, ProgressTracker, resolveRenderer, type ProgressEvent } from "../../src/frames/progress";
+import {
+  barRenderer,
+  findTslabDisplay,
+  notebookRenderer,
+  progressBar,
+  progressLine,
+  ProgressTracker,
+  resolveRenderer,
+  type ProgressEvent,
+} from "../../src/frames/progress";
 
-const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({ label: "yield curves", done: 3, total: 10, failed: 1, elapsedMs: 3200, finished: false, ...over });
+const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({
+  label: "yield curves",
+  done: 3,
+  total: 10,
+  failed: 1,
+  elapsedMs: 3200,
+  finished: false,
+  ...over,
+});
 
 describe("progressLine and progressBar", () => {
   it("say how far, how many failed and how long", () => {

@@ -79,10 +79,18 @@ describe("frames from the simulator carry live provenance", () => {
   });
 
   it("positionEffects", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as { id: string; next_trade_event: { event: Record<string, unknown> & { $type: string } } }[];
+    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+      id: string;
+      next_trade_event: { event: Record<string, unknown> & { $type: string } };
+    }[];
     const t = tradables.find((x) => x.id === "SX5E.XEUR")!;
     const response = await rp.tradable.positionEffects({ tradable_id: t.id, pricing_date: AS_OF, next_trade_event: t.next_trade_event.event });
-    expectOneLive(frames.positionEffectsColumns(response), frames.positionEffects(response), "GetTradeEventPositionEffects", "/api/Tradable/GetTradeEventPositionEffects");
+    expectOneLive(
+      frames.positionEffectsColumns(response),
+      frames.positionEffects(response),
+      "GetTradeEventPositionEffects",
+      "/api/Tradable/GetTradeEventPositionEffects",
+    );
   });
 
   it("transactionTable and fetchTransactionTable", async () => {
@@ -136,7 +144,12 @@ describe("frames from the simulator carry live provenance", () => {
       portfolio_name: "GLOBAL-MACRO",
       parameters: { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: AS_OF },
     });
-    expectOneLive(frames.operationOutcomeColumns(launched), frames.operationOutcome(launched), "VarReportLauncherItemCreate", "/api/ReportLauncher/VarReportLauncherItemCreate");
+    expectOneLive(
+      frames.operationOutcomeColumns(launched),
+      frames.operationOutcome(launched),
+      "VarReportLauncherItemCreate",
+      "/api/ReportLauncher/VarReportLauncherItemCreate",
+    );
   });
 });
 
@@ -154,7 +167,11 @@ describe("batches from the simulator: one live record per response, in request o
     const { table } = await frames.reportInfosByDateColumns(rp, { pricingDates: ["2026-11-18", "2026-11-19", AS_OF], progress: "none" });
     expect(table.meta.provenance).toHaveLength(3);
     table.meta.provenance.forEach((p) => expectLive(p, "GetReportInfos", "/api/Report/GetReportInfos"));
-    expect(table.meta.provenance.map((p) => String((p.request.body as { pricing_date: string }).pricing_date).slice(0, 10))).toEqual(["2026-11-18", "2026-11-19", AS_OF]);
+    expect(table.meta.provenance.map((p) => String((p.request.body as { pricing_date: string }).pricing_date).slice(0, 10))).toEqual([
+      "2026-11-18",
+      "2026-11-19",
+      AS_OF,
+    ]);
   });
 });
 
@@ -162,7 +179,11 @@ describe("the display footer", () => {
   it("names the operation, the request, live, the simulator and the time, in HTML and text", async () => {
     const df = frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "USD", market_date: AS_OF }));
     const line = tableText(df).split("\n").at(-1)!;
-    expect(line).toMatch(new RegExp(`^source: RateAsset \\{.*"currency":"USD".*\\} · live from ${sim.url.replace(/[.]/g, "\\.")} · received \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^source: RateAsset \\{.*"currency":"USD".*\\} · live from ${sim.url.replace(/[.]/g, "\\.")} · received \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$`,
+      ),
+    );
     expect(tableHtml(df)).toContain(`<p class="rpl-provenance rpl-muted">RateAsset {&quot;currency&quot;:&quot;USD&quot;`);
   });
 });

@@ -73,14 +73,24 @@ interface Case {
 
 /** Every adapter that takes a response, given a stamped one. */
 const cases: Case[] = [
-  { name: "yieldCurve", expected: [curveP], columns: () => frames.yieldCurveColumns(stamped(curveReply, curveP)), frame: () => frames.yieldCurve(stamped(curveReply, curveP)) },
+  {
+    name: "yieldCurve",
+    expected: [curveP],
+    columns: () => frames.yieldCurveColumns(stamped(curveReply, curveP)),
+    frame: () => frames.yieldCurve(stamped(curveReply, curveP)),
+  },
   {
     name: "yieldCurve (derived)",
     expected: [curveP],
     columns: () => frames.yieldCurveColumns(stamped(curveReply, curveP), { derived: true }),
     frame: () => frames.yieldCurve(stamped(curveReply, curveP), { derived: true }),
   },
-  { name: "volResults (response, request)", expected: [volP], columns: () => frames.volResultsColumns(stamped(volReply, volP), volRequest), frame: () => frames.volResults(stamped(volReply, volP), volRequest) },
+  {
+    name: "volResults (response, request)",
+    expected: [volP],
+    columns: () => frames.volResultsColumns(stamped(volReply, volP), volRequest),
+    frame: () => frames.volResults(stamped(volReply, volP), volRequest),
+  },
   {
     name: "volResultsWide (response, request)",
     expected: [volP],
@@ -105,9 +115,24 @@ const cases: Case[] = [
     columns: () => frames.reportInfosColumns(stamped(reportInfoReply, reportInfosP)),
     frame: () => frames.reportInfos(stamped(reportInfoReply, reportInfosP)),
   },
-  { name: "reportList", expected: [listP], columns: () => frames.reportListColumns(stamped(listReply, listP)), frame: () => frames.reportList(stamped(listReply, listP)) },
-  { name: "lookBacks", expected: [lookBacksP], columns: () => frames.lookBacksColumns(stamped(lookBacksReply, lookBacksP)), frame: () => frames.lookBacks(stamped(lookBacksReply, lookBacksP)) },
-  { name: "apiKeys (an array response)", expected: [keysP], columns: () => frames.apiKeysColumns(stamped(apiKeysReply, keysP)), frame: () => frames.apiKeys(stamped(apiKeysReply, keysP)) },
+  {
+    name: "reportList",
+    expected: [listP],
+    columns: () => frames.reportListColumns(stamped(listReply, listP)),
+    frame: () => frames.reportList(stamped(listReply, listP)),
+  },
+  {
+    name: "lookBacks",
+    expected: [lookBacksP],
+    columns: () => frames.lookBacksColumns(stamped(lookBacksReply, lookBacksP)),
+    frame: () => frames.lookBacks(stamped(lookBacksReply, lookBacksP)),
+  },
+  {
+    name: "apiKeys (an array response)",
+    expected: [keysP],
+    columns: () => frames.apiKeysColumns(stamped(apiKeysReply, keysP)),
+    frame: () => frames.apiKeys(stamped(apiKeysReply, keysP)),
+  },
   {
     name: "apiKeys (revealed)",
     expected: [keysP],
@@ -215,7 +240,8 @@ describe("frames.provenance(x)", () => {
   });
 
   it("is [] for anything else", () => {
-    for (const x of [undefined, null, 42, "RateAsset", {}, [], structuredClone(curveReply), { table: 1 }, { frame: null }]) expect(frames.provenance(x)).toEqual([]);
+    for (const x of [undefined, null, 42, "RateAsset", {}, [], structuredClone(curveReply), { table: 1 }, { frame: null }])
+      expect(frames.provenance(x)).toEqual([]);
   });
 
   it("returns a copy: changing it does not change the table", () => {

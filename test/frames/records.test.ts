@@ -3,7 +3,14 @@ import { otherFields, tableFromRecords } from "../../src/frames/records";
 
 describe("tableFromRecords(records, specs, options)", () => {
   it("puts the known fields first with their hints, then extras in the order first seen", () => {
-    const t = tableFromRecords([{ z: 1, id: "a" }, { id: "b", y: "q", z: 2 }], [{ name: "id", hint: "string" }], { source: "s" });
+    const t = tableFromRecords(
+      [
+        { z: 1, id: "a" },
+        { id: "b", y: "q", z: 2 },
+      ],
+      [{ name: "id", hint: "string" }],
+      { source: "s" },
+    );
     expect(t.columns).toEqual(["id", "z", "y"]);
     expect(t.data).toEqual({ id: ["a", "b"], z: [1, 2], y: [null, "q"] });
   });

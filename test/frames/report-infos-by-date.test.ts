@@ -13,13 +13,27 @@ beforeAll(async () => {
   server = await startLoopback({
     "/api/Report/GetReportInfos": (req) => {
       const { pricing_date } = req.json as { pricing_date: string };
-      if (pricing_date.startsWith(FAILING_DATE)) return { status: 503, body: { title: "Service Unavailable", status: 503, detail: "report store is being rebuilt" } };
+      if (pricing_date.startsWith(FAILING_DATE))
+        return { status: 503, body: { title: "Service Unavailable", status: 503, detail: "report store is being rebuilt" } };
       const day = pricing_date.slice(0, 10);
       return {
         body: {
           report_infos: [
-            { id: `var-${day}`, report_name: "Desk VaR", status: "succeeded", portfolio_type: "provider", pricing_date: `${day}T00:00:00+00:00`, time_stamp: `${day}T06:00:00+00:00` },
-            { id: `pnl-${day}`, report_name: "Daily PnL", status: day.endsWith("20") ? "running" : "succeeded", portfolio_type: "external", pricing_date: `${day}T00:00:00+00:00` },
+            {
+              id: `var-${day}`,
+              report_name: "Desk VaR",
+              status: "succeeded",
+              portfolio_type: "provider",
+              pricing_date: `${day}T00:00:00+00:00`,
+              time_stamp: `${day}T06:00:00+00:00`,
+            },
+            {
+              id: `pnl-${day}`,
+              report_name: "Daily PnL",
+              status: day.endsWith("20") ? "running" : "succeeded",
+              portfolio_type: "external",
+              pricing_date: `${day}T00:00:00+00:00`,
+            },
           ],
         },
       };
@@ -31,7 +45,11 @@ afterAll(() => server.close());
 
 describe("reportInfosByDateColumns(rp, { pricingDates })", () => {
   it("stacks the report infos of every date and lists the failed date with its status beside them", async () => {
-    const { table, failures } = await reportInfosByDateColumns(rp, { pricingDates: ["2026-11-18", FAILING_DATE, "2026-11-20"], portfolio_names: ["GLOBAL-MACRO"], progress: "none" });
+    const { table, failures } = await reportInfosByDateColumns(rp, {
+      pricingDates: ["2026-11-18", FAILING_DATE, "2026-11-20"],
+      portfolio_names: ["GLOBAL-MACRO"],
+      progress: "none",
+    });
     expect(table.data.id).toEqual(["var-2026-11-18", "pnl-2026-11-18", "var-2026-11-20", "pnl-2026-11-20"]);
     expect(table.kinds.pricing_date).toBe("date");
     expect(table.meta.categories.status).toEqual([...REPORT_STATUSES]);
@@ -46,7 +64,12 @@ describe("reportInfosByDateColumns(rp, { pricingDates })", () => {
 
   it("counts the failure in the progress events", async () => {
     const failed: number[] = [];
-    await reportInfosByDateColumns(rp, { pricingDates: [FAILING_DATE, "2026-11-20"], concurrency: 1, progress: "none", onProgress: (e) => failed.push(e.failed) });
+    await reportInfosByDateColumns(rp, {
+      pricingDates: [FAILING_DATE, "2026-11-20"],
+      concurrency: 1,
+      progress: "none",
+      onProgress: (e) => failed.push(e.failed),
+    });
     expect(failed).toEqual([0, 1, 1]);
   });
 

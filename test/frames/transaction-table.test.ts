@@ -45,7 +45,15 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
       expect(t.meta.shape).toBe(shape);
       expect(t.columns).toEqual(COLUMNS);
       expect(t.rowCount).toBe(6);
-      expect(t.kinds).toMatchObject({ trade_id: "string", trade_date: "date", settlement_date: "date", quantity: "number", price: "number", notional: "number", strategy: "string" });
+      expect(t.kinds).toMatchObject({
+        trade_id: "string",
+        trade_date: "date",
+        settlement_date: "date",
+        quantity: "number",
+        price: "number",
+        notional: "number",
+        strategy: "string",
+      });
       expect(t.data.quantity).toEqual([5000000, -2000000, 1500, 1000000, 300000000, -750000]);
       expect(t.data.price).toEqual([99.8125, 97.43, 189.5, NaN, 98.12, 101.05]);
       expect(t.data.counterparty).toEqual(["JPM", "DB", null, "BARC", "MS", "UBS"]);
@@ -180,7 +188,11 @@ describe("fetchTransactionTable(rp, request) over HTTP", () => {
     const plain = transactionTableColumns(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] }));
     const [lean, normal] = server.to("/api/Position/GetTransactionTable");
     expect(lean!.json).toEqual(normal!.json);
-    expect(lean!.json).toEqual({ $type: "Service.Web.Core.Positions.ApiGetTransactionTableRequest, Service.Web.Core", portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] });
+    expect(lean!.json).toEqual({
+      $type: "Service.Web.Core.Positions.ApiGetTransactionTableRequest, Service.Web.Core",
+      portfolio_name: "GLOBAL-MACRO",
+      counterparties: ["JPM"],
+    });
     expect(table.columns).toEqual(plain.columns);
     for (const c of table.columns) expect(iso(table.data[c]!)).toEqual(iso(plain.data[c]!));
   });

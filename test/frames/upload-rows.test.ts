@@ -17,8 +17,17 @@ describe("readRows(source)", () => {
   });
 
   it("reads anything with danfo's columns and row-major values", () => {
-    const r = readRows({ columns: ["code", "vol"], values: [["A", 0.2], ["B", NaN]] });
-    expect(r.rows).toEqual([{ code: "A", vol: 0.2 }, { code: "B", vol: NaN }]);
+    const r = readRows({
+      columns: ["code", "vol"],
+      values: [
+        ["A", 0.2],
+        ["B", NaN],
+      ],
+    });
+    expect(r.rows).toEqual([
+      { code: "A", vol: 0.2 },
+      { code: "B", vol: NaN },
+    ]);
   });
 
   it("reads CSV text with line numbers and flags a row with the wrong number of cells", () => {

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { volGrid, volGridColumns, volGridWide, volGridWideColumns, volResults, volResultsColumns, volResultsWide, volResultsWideColumns, type GetVolResult } from "../../src/frames/vol";
+import {
+  volGrid,
+  volGridColumns,
+  volGridWide,
+  volGridWideColumns,
+  volResults,
+  volResultsColumns,
+  volResultsWide,
+  volResultsWideColumns,
+  type GetVolResult,
+} from "../../src/frames/vol";
 import { fixture } from "./helpers/fixtures";
 
 const calls = () => fixture<{ calls: GetVolResult[] }>("get-vol.json").calls;

@@ -10,7 +10,15 @@ describe("yieldCurveColumns(response)", () => {
     const t = yieldCurveColumns(curve());
     expect(t.columns).toEqual([...YIELD_CURVE_COLUMNS, "source"]);
     expect(t.rowCount).toBe(9);
-    expect(t.kinds).toMatchObject({ currency: "string", market_date: "date", maturity: "number", rate: "number", fitted_instrument_name: "string", expiry: "date", fitted_instrument_rate: "number" });
+    expect(t.kinds).toMatchObject({
+      currency: "string",
+      market_date: "date",
+      maturity: "number",
+      rate: "number",
+      fitted_instrument_name: "string",
+      expiry: "date",
+      fitted_instrument_rate: "number",
+    });
   });
 
   it("repeats the model's currency and market date (offset applied) on every point", () => {

@@ -27,7 +27,13 @@ function curveReply(req: RecordedRequest) {
         latest_market_date: "2026-11-20T00:00:00+00:00",
         currency,
         market_date,
-        data: PILLARS[currency]!.map((t, i) => ({ maturity: t, rate: 0.02 + 0.002 * i + bump, fitted_instrument_name: `${currency} ${t}Y`, expiry: "2030-01-01T00:00:00+00:00", fitted_instrument_rate: 0.02 })),
+        data: PILLARS[currency]!.map((t, i) => ({
+          maturity: t,
+          rate: 0.02 + 0.002 * i + bump,
+          fitted_instrument_name: `${currency} ${t}Y`,
+          expiry: "2030-01-01T00:00:00+00:00",
+          fitted_instrument_rate: 0.02,
+        })),
       },
     },
   };
@@ -49,10 +55,27 @@ afterAll(() => server.close());
 
 describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
   it("fetches every currency × date, returns one long table and lists the failed date beside it", async () => {
-    const { table, failures } = await yieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"], progress: "none" });
+    const { table, failures } = await yieldCurvesColumns(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"],
+      progress: "none",
+    });
     expect(table.rowCount).toBe(12);
     expect(table.data.currency).toEqual([...Array(6).fill("USD"), ...Array(6).fill("EUR")]);
-    expect((table.data.market_date as Date[]).map((d) => d.toISOString().slice(0, 10))).toEqual(["2026-11-19", "2026-11-19", "2026-11-19", "2026-11-20", "2026-11-20", "2026-11-20", "2026-11-19", "2026-11-19", "2026-11-19", "2026-11-20", "2026-11-20", "2026-11-20"]);
+    expect((table.data.market_date as Date[]).map((d) => d.toISOString().slice(0, 10))).toEqual([
+      "2026-11-19",
+      "2026-11-19",
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-20",
+      "2026-11-20",
+      "2026-11-19",
+      "2026-11-19",
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-20",
+      "2026-11-20",
+    ]);
     expect(failures).toEqual([
       { currency: "USD", market_date: FAILING_DATE, error: expect.stringMatching(/HTTP 400 .*No curve: no USD curve for 2026-11-21/), status: 400 },
       { currency: "EUR", market_date: FAILING_DATE, error: expect.stringMatching(/no EUR curve/), status: 400 },
@@ -61,7 +84,12 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
 
   it("keeps at most `concurrency` calls in flight", async () => {
     maxInFlight = 0;
-    await yieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"], concurrency: 2, progress: "none" });
+    await yieldCurvesColumns(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"],
+      concurrency: 2,
+      progress: "none",
+    });
     expect(maxInFlight).toBe(2);
     maxInFlight = 0;
     await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-18", "2026-11-19"], concurrency: 1, progress: "none" });
@@ -70,7 +98,13 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
 
   it("reports progress after every call, failures counted, the last event marked finished", async () => {
     const events: ProgressEvent[] = [];
-    await yieldCurvesColumns(rp, { currencies: ["EUR"], marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"], concurrency: 1, progress: "none", onProgress: (e) => events.push({ ...e }) });
+    await yieldCurvesColumns(rp, {
+      currencies: ["EUR"],
+      marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"],
+      concurrency: 1,
+      progress: "none",
+      onProgress: (e) => events.push({ ...e }),
+    });
     expect(events.map((e) => [e.done, e.failed, e.finished])).toEqual([
       [0, 0, false],
       [1, 0, false],
@@ -88,7 +122,13 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
   });
 
   it("adds the derived columns per curve with the compounding given", async () => {
-    const { table } = await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], derived: true, compounding: "annual", progress: "none" });
+    const { table } = await yieldCurvesColumns(rp, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-19"],
+      derived: true,
+      compounding: "annual",
+      progress: "none",
+    });
     expect(table.columns.slice(-2)).toEqual(["discount_factor", "forward_rate"]);
     expect(table.data.discount_factor![0]).toBeCloseTo(1.02 ** -0.25, 14);
   });
@@ -97,7 +137,12 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
     const before = server.to("/api/RateAsset").length;
     const controller = new AbortController();
     controller.abort(new Error("stopped by the user"));
-    const { table, failures } = await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-18", "2026-11-19"], signal: controller.signal, progress: "none" });
+    const { table, failures } = await yieldCurvesColumns(rp, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-18", "2026-11-19"],
+      signal: controller.signal,
+      progress: "none",
+    });
     expect(table.rowCount).toBe(0);
     expect(table.columns).toEqual(["currency", "market_date", "maturity", "rate", "fitted_instrument_name", "expiry", "fitted_instrument_rate"]);
     expect(failures.map((f) => f.error)).toEqual(["stopped by the user", "stopped by the user"]);
@@ -112,13 +157,17 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
   it("refuses empty lists and a bad concurrency before sending anything", async () => {
     await expect(yieldCurvesColumns(rp, { currencies: [], marketDates: ["2026-11-19"] })).rejects.toThrow(/currencies must be a non-empty array/);
     await expect(yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [] })).rejects.toThrow(/marketDates must be a non-empty array/);
-    await expect(yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 })).rejects.toThrow(/concurrency must be a whole number from 1 to 64/);
+    await expect(yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 })).rejects.toThrow(
+      /concurrency must be a whole number from 1 to 64/,
+    );
   });
 
   it("reports an invalid request (a bad currency code) as that curve's failure", async () => {
     const { failures, table } = await yieldCurvesColumns(rp, { currencies: ["usd", "USD"], marketDates: ["2026-11-19"], progress: "none" });
     expect(table.rowCount).toBe(3);
-    expect(failures).toEqual([{ currency: "usd", market_date: "2026-11-19", error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/) }]);
+    expect(failures).toEqual([
+      { currency: "usd", market_date: "2026-11-19", error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/) },
+    ]);
   });
 });
 

@@ -47,14 +47,18 @@ describe("the cassette mode", () => {
   });
 
   it("refuses an unknown mode, naming where it came from, and a mode without a cassette", () => {
-    expect(() => resolveCassetteMode({ cassette: "x.json" }, { RISK_PORTAL_CASSETTE_MODE: "replya" })).toThrow(/^RISK_PORTAL_CASSETTE_MODE must be one of record, replay, auto, off; got "replya"$/);
+    expect(() => resolveCassetteMode({ cassette: "x.json" }, { RISK_PORTAL_CASSETTE_MODE: "replya" })).toThrow(
+      /^RISK_PORTAL_CASSETTE_MODE must be one of record, replay, auto, off; got "replya"$/,
+    );
     expect(() => resolveCassetteMode({ cassette: "x.json", mode: "on" as never }, {})).toThrow(ConfigurationError);
     expect(() => resolveCassetteMode({ replay: true }, {})).toThrow(/cassette mode "replay" needs a cassette file/);
   });
 
   it("RISK_PORTAL_CASSETTE_DIR moves every cassette to that directory, same file name", () => {
     expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", {})).toBe("../fixtures/cassettes/01-yield-curves.json");
-    expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", { RISK_PORTAL_CASSETTE_DIR: "/tmp/set" })).toBe(path.join("/tmp/set", "01-yield-curves.json"));
+    expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", { RISK_PORTAL_CASSETTE_DIR: "/tmp/set" })).toBe(
+      path.join("/tmp/set", "01-yield-curves.json"),
+    );
   });
 });
 
@@ -63,7 +67,9 @@ describe("replaying a committed cassette", () => {
     const file = path.join(CASSETTE_DIR, "02-vol-surface-crosscheck.json");
     const recorded = Cassette.read(file)!;
     const { conn, lines } = await open({ cassette: file, replay: true, env: {}, client: { fetch: noNetwork } });
-    expect(lines).toEqual([`Replaying ${file}: ${recorded.exchanges.length} exchanges recorded ${recorded.recordedAt.slice(0, 10)} from the simulator (seed 1, data as of 2026-11-20); no server is contacted.`]);
+    expect(lines).toEqual([
+      `Replaying ${file}: ${recorded.exchanges.length} exchanges recorded ${recorded.recordedAt.slice(0, 10)} from the simulator (seed 1, data as of 2026-11-20); no server is contacted.`,
+    ]);
     expect(conn).toMatchObject({ source: "cassette", mode: "replay", baseUrl: recorded.baseUrl, cassette: file });
     expect(conn.simulator).toBeUndefined();
     expect(conn.rp.baseUrl).toBe(recorded.baseUrl);
@@ -79,7 +85,9 @@ describe("replaying a committed cassette", () => {
   });
 
   it("a cassette that does not exist is a clear error", async () => {
-    await expect(connect({ cassette: path.join(dir, "none.json"), replay: true, env: {}, log: () => {} })).rejects.toThrow(/cannot replay the cassette .*none\.json: it does not exist \(record it first/);
+    await expect(connect({ cassette: path.join(dir, "none.json"), replay: true, env: {}, log: () => {} })).rejects.toThrow(
+      /cannot replay the cassette .*none\.json: it does not exist \(record it first/,
+    );
   });
 });
 
@@ -88,7 +96,9 @@ describe("recording", () => {
     const file = path.join(dir, "sim.json");
     const { conn, lines } = await open({ cassette: file, env: { RISK_PORTAL_CASSETTE_MODE: "record" }, simulator: { transactionRows: 20 } });
     expect(conn).toMatchObject({ source: "simulator", mode: "record", cassette: file });
-    expect(lines).toEqual([`No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${conn.baseUrl} (seed 1, data as of 2026-11-20); recording every exchange to ${file}.`]);
+    expect(lines).toEqual([
+      `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${conn.baseUrl} (seed 1, data as of 2026-11-20); recording every exchange to ${file}.`,
+    ]);
     const tradables = await conn.sim!.tradables();
     expect(tradables.find((t) => t.id === "AAPL.XNAS")?.next_trade_event.event.$type).toMatch(/Event$/);
     const portfolios = await conn.sim!.portfolios();
@@ -132,7 +142,11 @@ describe("recording", () => {
     expect(saved).not.toContain(sim.credentials.apiKey);
 
     const { conn: again, lines: replayed } = await open({ cassette: file, replay: true, env: { RISK_PORTAL_API_KEY: "unused" }, client: { fetch: noNetwork } });
-    expect(replayed[0]).toMatch(new RegExp(`^Replaying .*service\\.json: 1 exchange recorded \\d{4}-\\d{2}-\\d{2} from the risk service at ${sim.url.replace(/\./g, "\\.")}; no server is contacted\\.$`));
+    expect(replayed[0]).toMatch(
+      new RegExp(
+        `^Replaying .*service\\.json: 1 exchange recorded \\d{4}-\\d{2}-\\d{2} from the risk service at ${sim.url.replace(/\./g, "\\.")}; no server is contacted\\.$`,
+      ),
+    );
     expect(again.sim).toBeUndefined();
     expect(await again.rp.report.lookBacks()).toEqual(looks);
   });
@@ -140,7 +154,11 @@ describe("recording", () => {
 
 describe("the committed cassettes (fixtures/cassettes)", () => {
   it("one per showcase notebook, recorded from the simulator with seed 1 and the data of 2026-11-20", () => {
-    expect(readdirSync(CASSETTE_DIR).filter((f) => f.endsWith(".json")).sort()).toEqual(NOTEBOOKS.map((n) => `${n}.json`));
+    expect(
+      readdirSync(CASSETTE_DIR)
+        .filter((f) => f.endsWith(".json"))
+        .sort(),
+    ).toEqual(NOTEBOOKS.map((n) => `${n}.json`));
     for (const name of NOTEBOOKS) {
       const cassette = Cassette.read(path.join(CASSETTE_DIR, `${name}.json`))!;
       expect(cassette.meta, name).toEqual({ source: "simulator", seed: 1, asOf: "2026-11-20" });

@@ -42,7 +42,11 @@ export function runCommand(command: string, args: readonly string[], options: { 
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${command} ${args.join(" ")} did not finish in ${options.timeoutMs / 1000} s\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`));
+      reject(
+        new Error(
+          `${command} ${args.join(" ")} did not finish in ${options.timeoutMs / 1000} s\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`,
+        ),
+      );
     }, options.timeoutMs);
     child.on("error", (e) => (clearTimeout(timer), reject(e)));
     child.on("close", (code) => {
@@ -64,7 +68,18 @@ export function runCli(args: readonly string[], timeoutMs: number, env?: NodeJS.
  * notebook: each notebook is judged on its outputs.
  */
 export function runJupyter(files: readonly string[], outDir: string, timeoutMs: number): Promise<Run> {
-  const args = ["nbconvert", "--to", "notebook", "--execute", "--allow-errors", "--output-dir", outDir, "--ExecutePreprocessor.timeout=180", "--ExecutePreprocessor.kernel_name=tslab", ...files];
+  const args = [
+    "nbconvert",
+    "--to",
+    "notebook",
+    "--execute",
+    "--allow-errors",
+    "--output-dir",
+    outDir,
+    "--ExecutePreprocessor.timeout=180",
+    "--ExecutePreprocessor.kernel_name=tslab",
+    ...files,
+  ];
   return runCommand("jupyter", args, { timeoutMs });
 }
 
@@ -173,7 +188,9 @@ export class Executed {
   /** Error outputs and stderr text anywhere in the notebook (what "ran cleanly" rules out). */
   problems(): { cell?: string; output: Output }[] {
     return this.nb.cells.flatMap((c) =>
-      (c.outputs ?? []).filter((o) => o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr")).map((output) => ({ cell: c.id, output })),
+      (c.outputs ?? [])
+        .filter((o) => o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr"))
+        .map((output) => ({ cell: c.id, output })),
     );
   }
 

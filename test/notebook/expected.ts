@@ -24,7 +24,10 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(today[0]!.data.map((t) => t.name).sort()).toEqual(["CHF", "EUR", "GBP", "JPY", "USD"]);
     expect(nb.stdout("yc-derived")).toMatch(/^USD curve on 2026-11-20: \d+ points, from USD DEPO 1W to USD SWAP 30Y/);
     expect(nb.html("yc-derived")).toContain("<th>discount_factor</th><th>forward_rate</th>");
-    expect(nb.figures("yc-derived-charts").map((f) => f.layout.title?.text)).toEqual(["USD forward rates between pillars · 2026-11-20", "USD discount factors · 2026-11-20"]);
+    expect(nb.figures("yc-derived-charts").map((f) => f.layout.title?.text)).toEqual([
+      "USD forward rates between pillars · 2026-11-20",
+      "USD discount factors · 2026-11-20",
+    ]);
     const check = /= (0\.\d{6}); frames says (0\.\d{6})/.exec(nb.stdout("yc-derived-check"));
     expect(check?.[1]).toBe(check?.[2]);
     expect(nb.displayText("yc-history")).toMatch(/^yield curves 53\/53 \(100%\)/);
@@ -86,7 +89,9 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
   "05-market-data-upload": (nb) => {
     expect(nb.displayText("up-bonds-raw")).toMatch(/^DataFrame · 11 rows × 9 columns/);
     const validate = nb.stdout("up-bonds-validate");
-    expect(validate).toMatch(/^9 valid records; 2 problems:\n\s+✘ line 8 \(row 6\): bond_identifier\.code: missing\n\s+✘ line 9 \(row 7\): traded_price: expected number, got "95\.5O"/);
+    expect(validate).toMatch(
+      /^9 valid records; 2 problems:\n\s+✘ line 8 \(row 6\): bond_identifier\.code: missing\n\s+✘ line 9 \(row 7\): traded_price: expected number, got "95\.5O"/,
+    );
     expect(validate).toContain("uploadBondPrices: UploadBondPriceData: 2 invalid rows, nothing was sent");
     const upload = nb.stdout("up-bonds-upload");
     expect(upload).toMatch(/^all-or-nothing: is_success false; nothing was stored: 3 of 9 record\(s\) invalid/);
@@ -98,8 +103,12 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(effect).toContain("BOND DE0001102580: 7.24y");
     expect(effect).toContain("Last uploaded price 101.07 on 2026-11-20 (in the curve)");
     expect(nb.figures("up-bonds-effect")[0]!.data.map((t) => t.name)).toEqual(expect.arrayContaining(["EUR before upload", "EUR after upload"]));
-    expect(nb.stdout("up-vols-validate")).toMatch(/^13 rows → 4 valid curves \(AAPL, SAP, MSFT, TSLA\); 1 problem:\n\s+✘ line 13 \(row 11\): maturity: expected number, got "3M"/);
-    expect(nb.stdout("up-vols-upload")).toMatch(/^best effort: 2 curves stored, 2 rejected by the service:\n.*24\.5 is not a plausible decimal vol.*\n.*unknown asset "TSLA"/);
+    expect(nb.stdout("up-vols-validate")).toMatch(
+      /^13 rows → 4 valid curves \(AAPL, SAP, MSFT, TSLA\); 1 problem:\n\s+✘ line 13 \(row 11\): maturity: expected number, got "3M"/,
+    );
+    expect(nb.stdout("up-vols-upload")).toMatch(
+      /^best effort: 2 curves stored, 2 rejected by the service:\n.*24\.5 is not a plausible decimal vol.*\n.*unknown asset "TSLA"/,
+    );
     expect(nb.stdout("up-vols-effect")).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%");
     expect(nb.displayText("up-vols-effect")).toMatch(/ATM vol before %\s+ATM vol after %/);
   },
@@ -124,7 +133,9 @@ export const connectCall = (name: string) => `const conn = await connect({ casse
 
 /** The line `connect()` prints when replaying a notebook's committed cassette: no simulator, no server. */
 export const replayLine = (name: string) =>
-  new RegExp(`^Replaying \\.\\./fixtures/cassettes/${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`);
+  new RegExp(
+    `^Replaying \\.\\./fixtures/cassettes/${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`,
+  );
 
 /** The id of the cell that calls `connect()`. */
 export function connectCell(nb: Executed): string {
@@ -135,7 +146,13 @@ export function connectCell(nb: Executed): string {
 
 /** The provenance footer of every table a notebook showed (the `source: …` line of its text/plain). */
 export function provenanceLines(nb: Executed): string[] {
-  return nb.nb.cells.flatMap((c) => (c.outputs ?? []).flatMap((o) => joined(o.data?.["text/plain"]).split("\n").filter((l) => l.startsWith("source: "))));
+  return nb.nb.cells.flatMap((c) =>
+    (c.outputs ?? []).flatMap((o) =>
+      joined(o.data?.["text/plain"])
+        .split("\n")
+        .filter((l) => l.startsWith("source: ")),
+    ),
+  );
 }
 
 /**

@@ -50,10 +50,23 @@ let replay: Run;
 let jupyter: Run | undefined;
 
 beforeAll(async () => {
-  const jupyterRun = jupyterMissing ? Promise.resolve(undefined) : runJupyter(NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)), jupyterDir, RUN_TIMEOUT_MS - 20_000);
+  const jupyterRun = jupyterMissing
+    ? Promise.resolve(undefined)
+    : runJupyter(
+        NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)),
+        jupyterDir,
+        RUN_TIMEOUT_MS - 20_000,
+      );
   const headless = (async () => {
-    demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000, { ...notebookEnv(), RISK_PORTAL_CASSETTE_MODE: "record", RISK_PORTAL_CASSETTE_DIR: cassetteDir });
-    replay = await runCli(["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir], 180_000, { ...notebookEnv(), RISK_PORTAL_CASSETTE_DIR: cassetteDir });
+    demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000, {
+      ...notebookEnv(),
+      RISK_PORTAL_CASSETTE_MODE: "record",
+      RISK_PORTAL_CASSETTE_DIR: cassetteDir,
+    });
+    replay = await runCli(["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir], 180_000, {
+      ...notebookEnv(),
+      RISK_PORTAL_CASSETTE_DIR: cassetteDir,
+    });
     eur = await runCli(["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--out", eurDir], 120_000);
   })();
   [jupyter] = await Promise.all([jupyterRun, headless]);
@@ -67,14 +80,23 @@ describe("the showcase notebooks", () => {
       const code = nb.nb.cells.filter((c) => c.cell_type === "code");
       expect(code[0]!.metadata.tags, name).toEqual(["parameters"]);
       const sources = code.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source));
-      expect(sources.filter((s) => /\bawait connect\(/.test(s)), name).toHaveLength(1);
+      expect(
+        sources.filter((s) => /\bawait connect\(/.test(s)),
+        name,
+      ).toHaveLength(1);
       // Its own cassette, replayed when the `replay` parameter (declared false) says so.
-      expect(sources.filter((s) => s.includes(connectCall(name))), name).toHaveLength(1);
+      expect(
+        sources.filter((s) => s.includes(connectCall(name))),
+        name,
+      ).toHaveLength(1);
       expect(sources[0], name).toMatch(/^const replay: boolean = false;$/m);
       // Everything goes through the client (so it is recorded and replayed): no raw fetch.
       expect(sources.join("\n"), name).not.toMatch(/\bfetch\(/);
       // Committed clean: no outputs, and nothing that only works on one machine.
-      expect(code.every((c) => (c.outputs ?? []).length === 0 && c.execution_count == null), name).toBe(true);
+      expect(
+        code.every((c) => (c.outputs ?? []).length === 0 && c.execution_count == null),
+        name,
+      ).toBe(true);
       expect(sources.join("\n"), name).not.toMatch(/\/work\/|\/home\/|\/tmp\/|C:\\/);
     }
   });
@@ -85,7 +107,8 @@ describe("npm run demo (every notebook through the headless runner)", () => {
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^risk-portal-lab demo: 5 notebooks, run headless against the embedded simulator/);
-    for (const [i, name] of NOTEBOOKS.entries()) expect(lines[i + 1]).toMatch(new RegExp(`^✔ ${name}\\s+\\d+ cells, \\d+ charts?\\s+\\d+\\.\\d s\\s+→ .*${name}\\.html$`));
+    for (const [i, name] of NOTEBOOKS.entries())
+      expect(lines[i + 1]).toMatch(new RegExp(`^✔ ${name}\\s+\\d+ cells, \\d+ charts?\\s+\\d+\\.\\d s\\s+→ .*${name}\\.html$`));
     expect(lines.at(-1)).toMatch(/^5 notebooks passed in \d+\.\d s → open .*index\.html$/);
     expect(demo.stderr).toBe("");
   });
@@ -121,8 +144,14 @@ describe("npm run demo (every notebook through the headless runner)", () => {
           const page = await b.context.newPage();
           await page.goto(pathToFileURL(path.join(demoDir, `${name}.html`)).href);
           const charts = await drawnCharts(page, expected);
-          expect(charts.map((c) => c.svg), name).toEqual(new Array(expected).fill(true));
-          expect(charts.every((c) => c.traces > 0), name).toBe(true);
+          expect(
+            charts.map((c) => c.svg),
+            name,
+          ).toEqual(new Array(expected).fill(true));
+          expect(
+            charts.every((c) => c.traces > 0),
+            name,
+          ).toBe(true);
           await page.close();
         }
         expect(b.external).toEqual([]);
@@ -149,11 +178,24 @@ describe("the demo's recordings, replayed (run … --param replay=true): the sam
       expect(replayed.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { replay: true }, status: "ok" });
       // The masked lines say what they should: recorded from a simulator, replayed from the cassette.
       const id = connectCell(recorded);
-      expect(recorded.stdout(id)).toMatch(new RegExp(`^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http://127\\.0\\.0\\.1:\\d+ \\(seed 1, data as of 2026-11-20\\); recording every exchange to .*${name}\\.json\\.\\n$`));
-      expect(replayed.stdout(id)).toMatch(new RegExp(`^Replaying .*${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`));
+      expect(recorded.stdout(id)).toMatch(
+        new RegExp(
+          `^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http://127\\.0\\.0\\.1:\\d+ \\(seed 1, data as of 2026-11-20\\); recording every exchange to .*${name}\\.json\\.\\n$`,
+        ),
+      );
+      expect(replayed.stdout(id)).toMatch(
+        new RegExp(
+          `^Replaying .*${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`,
+        ),
+      );
       const live = provenanceLines(recorded);
-      expect(live.every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)), live.join("\n")).toBe(true);
-      expect(provenanceLines(replayed).map((l) => l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "))).toEqual(live);
+      expect(
+        live.every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)),
+        live.join("\n"),
+      ).toBe(true);
+      expect(provenanceLines(replayed).map((l) => l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "))).toEqual(
+        live,
+      );
       // Everything else is identical, cell by cell (plotly figures and their element ids included).
       expect(differingCells(recorded, replayed)).toEqual([]);
     });
@@ -172,7 +214,7 @@ describe("risk-portal-lab run notebooks/01-yield-curves.ipynb --param currency=E
     expect(nb.stdout("yc-derived")).toMatch(/^EUR curve on 2026-11-20: 18 points, from EUR DEPO 1W to EUR SWAP 30Y/);
     expect(nb.figures("yc-history-chart")[0]!.layout.title?.text).toBe("EUR zero rates at chosen tenors");
     expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { currency: "EUR" }, status: "ok" });
-    expect(readFileSync(path.join(eurDir, "01-yield-curves.html"), "utf8")).toContain('Executed headless by risk-portal-lab with currency = &quot;EUR&quot;');
+    expect(readFileSync(path.join(eurDir, "01-yield-curves.html"), "utf8")).toContain("Executed headless by risk-portal-lab with currency = &quot;EUR&quot;");
   });
 });
 

@@ -76,7 +76,9 @@ describe("risk-portal-lab demo --replay: every notebook from its committed casse
   it("exits 0 and says where the answers come from", () => {
     expect(headless.code, headless.stderr).toBe(0);
     const lines = headless.stdout.trim().split("\n");
-    expect(lines[0]).toBe("risk-portal-lab demo: 5 notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)");
+    expect(lines[0]).toBe(
+      "risk-portal-lab demo: 5 notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)",
+    );
     expect(lines.at(-1)).toMatch(/^5 notebooks passed in \d+\.\d s → open .*index\.html$/);
     expect(headless.stderr).toBe("");
     expect(readFileSync(path.join(headlessDir, "index.html"), "utf8")).toContain("replaying its cassette (fixtures/cassettes/");
@@ -98,7 +100,9 @@ describe("a replay whose request changed", () => {
     const error = changed.stderr;
     // The first cell that asks is a batch (frames.yieldCurvesColumns): a replay miss is not one failed date among others, it throws.
     expect(error).toMatch(/^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /);
-    expect(error).toMatch(/CassetteMissError: RateAsset: no recorded exchange in the cassette \S*fixtures\/cassettes\/01-yield-curves\.json \(\d+ exchanges\) matches this request\. The closest recorded request \(RateAsset\) differs in:/);
+    expect(error).toMatch(
+      /CassetteMissError: RateAsset: no recorded exchange in the cassette \S*fixtures\/cassettes\/01-yield-curves\.json \(\d+ exchanges\) matches this request\. The closest recorded request \(RateAsset\) differs in:/,
+    );
     expect(error).toMatch(/ body\.currency: recorded "(USD|EUR|GBP|JPY|CHF)", now "SEK"/);
     expect(error).toContain('Record it again (mode "record" or "auto") if the request changed on purpose.');
     const nb = Executed.read(path.join(changedDir, "01-yield-curves.ipynb"));

@@ -31,7 +31,13 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 function notebook(cells: Notebook["cells"]): Notebook {
   return { nbformat: 4, nbformat_minor: 5, metadata: {}, cells };
 }
-const params = { cell_type: "code" as const, id: "p", metadata: { tags: ["parameters"] }, source: 'let currency: string = "USD";\nconst days = 3;\nlet tenors: number[] = [1, 2];\nlet f: (x: number) => number = (x) => x;\nif (days) {\n  const inner = 1;\n}\n' };
+const params = {
+  cell_type: "code" as const,
+  id: "p",
+  metadata: { tags: ["parameters"] },
+  source:
+    'let currency: string = "USD";\nconst days = 3;\nlet tenors: number[] = [1, 2];\nlet f: (x: number) => number = (x) => x;\nif (days) {\n  const inner = 1;\n}\n',
+};
 const body = { cell_type: "code" as const, id: "b", metadata: {}, source: "console.log(currency);" };
 
 describe("parameters", () => {
@@ -65,8 +71,12 @@ describe("parameters", () => {
   });
 
   it("injectParameters refuses an unknown parameter, or parameters for a notebook without a parameters cell", () => {
-    expect(() => injectParameters(notebook([params, body]), { inner: 1 }, "x.ipynb")).toThrow("x.ipynb: unknown parameter inner; its parameters cell declares currency, days, tenors, f");
-    expect(() => injectParameters(notebook([body]), { currency: "EUR" }, "y.ipynb")).toThrow('y.ipynb has no cell tagged "parameters", so it takes no parameters (got currency)');
+    expect(() => injectParameters(notebook([params, body]), { inner: 1 }, "x.ipynb")).toThrow(
+      "x.ipynb: unknown parameter inner; its parameters cell declares currency, days, tenors, f",
+    );
+    expect(() => injectParameters(notebook([body]), { currency: "EUR" }, "y.ipynb")).toThrow(
+      'y.ipynb has no cell tagged "parameters", so it takes no parameters (got currency)',
+    );
     const untouched = notebook([body]);
     expect(injectParameters(untouched, {}, "y.ipynb")).toBe(untouched);
   });
@@ -91,7 +101,9 @@ describe("risk-portal-lab run", () => {
 
   it("exits 0 when every cell runs, with one result line and a summary on stdout", () => {
     expect(passed.code, passed.stderr).toBe(0);
-    expect(passed.stdout).toMatch(/^✔ runner-throw {2}3 cells, 0 charts\s+\d+\.\d s {2}→ .*runner-throw\.html\n1 notebook passed in \d+\.\d s → open .*index\.html\n$/);
+    expect(passed.stdout).toMatch(
+      /^✔ runner-throw {2}3 cells, 0 charts\s+\d+\.\d s {2}→ .*runner-throw\.html\n1 notebook passed in \d+\.\d s → open .*index\.html\n$/,
+    );
     expect(passed.stderr).toBe("");
     const nb = Executed.read(path.join(passDir, "runner-throw.ipynb"));
     expect(nb.stdout("throw-check")).toBe("fail is false\n");
@@ -122,18 +134,27 @@ describe("risk-portal-lab run", () => {
 
   it("stops at a cell that does not type-check: exit 1, the cell and the error named, later cells not run", () => {
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(`✘ test/notebook/runner-smoke.ipynb: code cell 7 of 8 (id "smoke-bad") failed: const _bad: number = "x";\n    1:7 - Type 'string' is not assignable to type 'number'.\n`);
+    expect(failed.stderr).toBe(
+      `✘ test/notebook/runner-smoke.ipynb: code cell 7 of 8 (id "smoke-bad") failed: const _bad: number = "x";\n    1:7 - Type 'string' is not assignable to type 'number'.\n`,
+    );
     expect(failed.stdout).toMatch(/^1 failed, 0 passed in \d+\.\d s/);
     const nb = Executed.read(path.join(smokeDir, "runner-smoke.ipynb"));
     expect(nb.outputs("smoke-bad")).toEqual([
-      { output_type: "error", ename: "TSError", evalue: "1:7 - Type 'string' is not assignable to type 'number'.", traceback: ["1:7 - Type 'string' is not assignable to type 'number'."] },
+      {
+        output_type: "error",
+        ename: "TSError",
+        evalue: "1:7 - Type 'string' is not assignable to type 'number'.",
+        traceback: ["1:7 - Type 'string' is not assignable to type 'number'."],
+      },
     ]);
     expect(nb.cell("smoke-never")).toMatchObject({ outputs: [], execution_count: null });
   });
 
   it("stops at a cell that throws: exit 1, the cell and the exception named, the notebook's own stack kept", () => {
     expect(thrown.code).toBe(1);
-    expect(thrown.stderr).toBe(`✘ test/notebook/runner-throw.ipynb: code cell 3 of 4 (id "throw-check") failed: function check(value: boolean): void {\n    RangeError: kaboom (fail = true)\n`);
+    expect(thrown.stderr).toBe(
+      `✘ test/notebook/runner-throw.ipynb: code cell 3 of 4 (id "throw-check") failed: function check(value: boolean): void {\n    RangeError: kaboom (fail = true)\n`,
+    );
     const nb = Executed.read(path.join(throwDir, "runner-throw.ipynb"));
     const [out, error] = nb.outputs("throw-check");
     expect(out).toEqual({ output_type: "stream", name: "stdout", text: "fail is true\n" });
@@ -145,7 +166,9 @@ describe("risk-portal-lab run", () => {
 
   it("writes an HTML rendering that marks the failed cell", () => {
     const html = readFileSync(path.join(smokeDir, "runner-smoke.html"), "utf8");
-    expect(html).toContain('<p class="banner">Stopped at <a href="#cell-7">code cell 7</a>: 1:7 - Type &#39;string&#39; is not assignable to type &#39;number&#39;.</p>');
+    expect(html).toContain(
+      '<p class="banner">Stopped at <a href="#cell-7">code cell 7</a>: 1:7 - Type &#39;string&#39; is not assignable to type &#39;number&#39;.</p>',
+    );
     expect(html).toContain('<section class="code failed" id="cell-7">');
     expect(html).toContain("<h1>Runner smoke test</h1>");
     expect(html).toContain("Executed headless by risk-portal-lab with currency = &quot;EUR&quot;, days = 5");

@@ -40,7 +40,6 @@ interface Cell {
   outputs?: Output[];
 }
 
-
 const missing = missingJupyter();
 const chromiumMissing = missingChromium();
 const JUPYTER_HINT = "run `bash scripts/setup-jupyter.sh` (after `npm ci`)";
@@ -66,7 +65,17 @@ describe("show-check.ipynb under the tslab kernel", () => {
     try {
       await run(
         "jupyter",
-        ["nbconvert", "--to", "notebook", "--execute", "--output-dir", outDir, "--ExecutePreprocessor.timeout=150", "--ExecutePreprocessor.kernel_name=tslab", notebook],
+        [
+          "nbconvert",
+          "--to",
+          "notebook",
+          "--execute",
+          "--output-dir",
+          outDir,
+          "--ExecutePreprocessor.timeout=150",
+          "--ExecutePreprocessor.kernel_name=tslab",
+          notebook,
+        ],
         { encoding: "utf8", env, timeout: NOTEBOOK_TIMEOUT_MS - 30_000, maxBuffer: 64 * 1024 * 1024 },
       );
     } catch (error) {
@@ -93,7 +102,10 @@ describe("show-check.ipynb under the tslab kernel", () => {
       ["show-check-4", 2],
     ] as const) {
       const outputs = outputsOf(id);
-      expect(outputs.map((o) => o.output_type), id).toEqual(["display_data"]);
+      expect(
+        outputs.map((o) => o.output_type),
+        id,
+      ).toEqual(["display_data"]);
       const data = outputs[0]!.data!;
       expect(Object.keys(data).sort(), id).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
       const fig = data[PLOTLY_MIME] as { data: unknown[]; layout: { title: { text: string } } };
@@ -132,7 +144,12 @@ describe("show-check.ipynb under the tslab kernel", () => {
     `survives export to HTML: both charts draw in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
       if (chromiumMissing) throw new Error(`The HTML-export check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
-      await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, executed], { encoding: "utf8", env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+      await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, executed], {
+        encoding: "utf8",
+        env,
+        timeout: 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
       const b = await openOfflineBrowser();
       try {
         const page = await b.context.newPage();

@@ -39,7 +39,6 @@ interface Cell {
   outputs?: Output[];
 }
 
-
 const missing = missingJupyter();
 const SETUP_HINT = "run `bash scripts/setup-jupyter.sh` (after `npm ci`)";
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
@@ -61,7 +60,17 @@ describe("import-check.ipynb under the tslab kernel", () => {
         try {
           await run(
             "jupyter",
-            ["nbconvert", "--to", "notebook", "--execute", "--output-dir", outDir, "--ExecutePreprocessor.timeout=120", "--ExecutePreprocessor.kernel_name=tslab", notebook],
+            [
+              "nbconvert",
+              "--to",
+              "notebook",
+              "--execute",
+              "--output-dir",
+              outDir,
+              "--ExecutePreprocessor.timeout=120",
+              "--ExecutePreprocessor.kernel_name=tslab",
+              notebook,
+            ],
             { encoding: "utf8", env, timeout: NOTEBOOK_TIMEOUT_MS - 10_000, maxBuffer: 16 * 1024 * 1024 },
           );
         } catch (error) {

@@ -40,7 +40,7 @@ interface ChildReport {
   heavy: Record<string, boolean>;
 }
 
-describe("require(\"risk-portal-lab\") from a plain node process", () => {
+describe('require("risk-portal-lab") from a plain node process', () => {
   it("resolves by name through node_modules/risk-portal-lab, a link to the repo root", () => {
     const link = path.join(root, "node_modules", "risk-portal-lab");
     expect(existsSync(link), `${link} is missing: run \`npm ci\` (the devDependency "risk-portal-lab": "file:" creates it)`).toBe(true);

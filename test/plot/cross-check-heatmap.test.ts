@@ -45,7 +45,13 @@ describe("crossCheckHeatmap", () => {
   });
 
   it("marks the cells beyond tolerance and names the largest difference", async () => {
-    const fig = crossCheckHeatmap(edited(await d.check(), [[91, 120, 3e-8], [365, 80, -2e-8], [182, 100, 5e-9]]));
+    const fig = crossCheckHeatmap(
+      edited(await d.check(), [
+        [91, 120, 3e-8],
+        [365, 80, -2e-8],
+        [182, 100, 5e-9],
+      ]),
+    );
     const breaches = fig.data[1]!;
     expect(breaches.x).toEqual(["120", "80"]);
     expect(breaches.y).toEqual(["91d", "365d"]);

@@ -42,7 +42,10 @@ describe("curveHistory", () => {
   it("reads each value off that date's curve, interpolating linearly in maturity", async () => {
     const table = await d.usdHistory();
     const lastDate = Math.max(...(table.data.market_date as Date[]).map((x) => x.getTime()));
-    const rows = table.data.market_date!.map((x, i) => [(x as Date).getTime(), i] as const).filter(([t]) => t === lastDate).map(([, i]) => i);
+    const rows = table.data
+      .market_date!.map((x, i) => [(x as Date).getTime(), i] as const)
+      .filter(([t]) => t === lastDate)
+      .map(([, i]) => i);
     const pillar = table.data.maturity![rows[5]!] as number;
     const fig = curveHistory(table, { tenors: [pillar, 7] });
     const last = (trace: number) => (fig.data[trace]!.y as number[]).at(-1)!;
@@ -73,5 +76,11 @@ describe("curveHistory", () => {
 });
 
 function frames0(): ColumnTable {
-  return { columns: ["maturity", "rate"], data: { maturity: [1], rate: [0.01] }, kinds: { maturity: "number", rate: "number" }, rowCount: 1, meta: { source: "t", categories: {}, missing: {}, warnings: [], fields: {}, provenance: [] } };
+  return {
+    columns: ["maturity", "rate"],
+    data: { maturity: [1], rate: [0.01] },
+    kinds: { maturity: "number", rate: "number" },
+    rowCount: 1,
+    meta: { source: "t", categories: {}, missing: {}, warnings: [], fields: {}, provenance: [] },
+  };
 }

@@ -26,7 +26,10 @@ describe("curveSurface", () => {
     expect(z.every((row) => row.length === x.length)).toBe(true);
     // The latest row is that curve, read at its own pillars.
     const lastDate = y.at(-1)!;
-    const rows = table.data.market_date!.map((v, i) => [(v as Date).toISOString().slice(0, 10), i] as const).filter(([t]) => t === lastDate).map(([, i]) => i);
+    const rows = table.data
+      .market_date!.map((v, i) => [(v as Date).toISOString().slice(0, 10), i] as const)
+      .filter(([t]) => t === lastDate)
+      .map(([, i]) => i);
     expect(x).toEqual(rows.map((i) => table.data.maturity![i]));
     expect(z.at(-1)).toEqual(rows.map((i) => table.data.rate![i]));
   });

@@ -37,7 +37,10 @@ describe("figureFragment", () => {
   });
 
   it("gives each chart an id unique in the session and the same on every run: its number and a hash of the figure", () => {
-    const ids = () => [hostile, hostile, { data: [{ type: "bar", x: [1], y: [2] }], layout: {} } as Figure].map((f) => /^<div id="([^"]+)"/.exec(figureFragment(f, { plotly: false }))![1]);
+    const ids = () =>
+      [hostile, hostile, { data: [{ type: "bar", x: [1], y: [2] }], layout: {} } as Figure].map(
+        (f) => /^<div id="([^"]+)"/.exec(figureFragment(f, { plotly: false }))![1],
+      );
     resetFigureIds();
     const first = ids();
     expect(first[0]).toMatch(/^rpl-1-[0-9a-f]{12}$/);

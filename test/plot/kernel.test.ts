@@ -37,7 +37,10 @@ describe("findKernelDisplay with the real tslab", () => {
     expect(display?.mode).toBe("bundle");
     display!.send({ "application/vnd.plotly.v1+json": { data: [], layout: {} }, "text/html": "<div></div>", "text/plain": "Figure" });
     expect(calls).toHaveLength(2);
-    expect(calls[1]).toEqual([{ data: { "application/vnd.plotly.v1+json": { data: [], layout: {} }, "text/html": "<div></div>", "text/plain": "Figure" }, metadata: {}, transient: {} }, false]);
+    expect(calls[1]).toEqual([
+      { data: { "application/vnd.plotly.v1+json": { data: [], layout: {} }, "text/html": "<div></div>", "text/plain": "Figure" }, metadata: {}, transient: {} },
+      false,
+    ]);
   });
 
   it("reads the display function at each send, so a display made in one cell writes to the running one", () => {

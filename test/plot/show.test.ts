@@ -59,7 +59,12 @@ describe("show in a notebook kernel", () => {
   });
 
   it("shows a table as HTML (shape, column types, head and tail) and text, in one bundle", () => {
-    const table = frames.volGridColumns({ maturities: [30, 91, 182, 365], strikes: [80, 90, 100], strikeType: 1, vols: Array.from({ length: 12 }, (_, i) => 0.2 + i / 1000) });
+    const table = frames.volGridColumns({
+      maturities: [30, 91, 182, 365],
+      strikes: [80, 90, 100],
+      strikeType: 1,
+      vols: Array.from({ length: 12 }, (_, i) => 0.2 + i / 1000),
+    });
     const display = recorder();
     showWith(display, table, { rows: 3 });
     expect(display.sent).toHaveLength(1);

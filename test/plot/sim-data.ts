@@ -27,7 +27,8 @@ export function businessDaysBack(end: string, count: number): string[] {
   return out;
 }
 
-export const range = (from: number, to: number, step: number): number[] => Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(6));
+export const range = (from: number, to: number, step: number): number[] =>
+  Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(6));
 
 export interface SimData {
   sim: Simulator;
@@ -72,7 +73,10 @@ export async function simData(): Promise<SimData> {
     reports: once(async () => (await frames.reportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 10), progress: "none" })).table),
     trades: once(() => frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" })),
     effects: once(async () => {
-      const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as { id: string; next_trade_event: { event: Record<string, unknown> & { $type: string } } }[];
+      const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+        id: string;
+        next_trade_event: { event: Record<string, unknown> & { $type: string } };
+      }[];
       const sx5e = tradables.find((t) => t.id === "SX5E.XEUR")!;
       return rp.tradable.positionEffects({ tradable_id: sx5e.id, pricing_date: AS_OF, next_trade_event: sx5e.next_trade_event.event });
     }),

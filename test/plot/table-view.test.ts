@@ -16,16 +16,23 @@ function table(n: number): frames.ColumnTable {
     },
     kinds: { market_date: "date", status: "category", rate: "number" },
     rowCount: n,
-    meta: { source: "GetReportInfos", categories: { status: ["succeeded", "failed"] }, missing: { rate: 1 }, warnings: ["one warning"], fields: {}, provenance: [] },
+    meta: {
+      source: "GetReportInfos",
+      categories: { status: ["succeeded", "failed"] },
+      missing: { rate: 1 },
+      warnings: ["one warning"],
+      fields: {},
+      provenance: [],
+    },
   };
 }
 
 describe("tableHtml", () => {
   it("captions the shape and source, and heads the columns with their types", () => {
     const html = tableHtml(table(12));
-    expect(html).toContain("<b>ColumnTable</b> · 12 rows × 3 columns <span class=\"rpl-muted\">· from GetReportInfos</span>");
-    expect(html).toContain("<tr><th class=\"rpl-index\"></th><th>market_date</th><th>status</th><th>rate</th></tr>");
-    expect(html).toContain("<tr class=\"rpl-types\"><th class=\"rpl-index\"></th><th>date</th><th>category</th><th>number</th></tr>");
+    expect(html).toContain('<b>ColumnTable</b> · 12 rows × 3 columns <span class="rpl-muted">· from GetReportInfos</span>');
+    expect(html).toContain('<tr><th class="rpl-index"></th><th>market_date</th><th>status</th><th>rate</th></tr>');
+    expect(html).toContain('<tr class="rpl-types"><th class="rpl-index"></th><th>date</th><th>category</th><th>number</th></tr>');
     expect(html).toContain("<summary>1 warning</summary>");
   });
 
@@ -43,8 +50,8 @@ describe("tableHtml", () => {
     const t = table(3);
     t.data.status![2] = "<b>x</b>";
     const html = tableHtml(t);
-    expect(html).toContain("<td class=\"rpl-text\">2026-11-01</td>");
-    expect(html).toContain("<td class=\"rpl-na\">NaN</td>");
+    expect(html).toContain('<td class="rpl-text">2026-11-01</td>');
+    expect(html).toContain('<td class="rpl-na">NaN</td>');
     expect(html).toContain("&lt;b&gt;x&lt;/b&gt;");
   });
 
@@ -53,7 +60,7 @@ describe("tableHtml", () => {
     const html = tableHtml(df);
     expect(html).toContain("<b>DataFrame</b> · 30 rows × 3 columns");
     expect(html).toContain("<th>date</th><th>category</th><th>float32</th>");
-    expect(html).toContain("<td class=\"rpl-index\">29</td>");
+    expect(html).toContain('<td class="rpl-index">29</td>');
   });
 });
 

@@ -12,7 +12,8 @@ afterAll(() => d.close());
 
 function grossBy(table: frames.ColumnTable, currency: string, counterparty: string): number {
   let s = 0;
-  for (let i = 0; i < table.rowCount; i++) if (table.data.currency![i] === currency && table.data.counterparty![i] === counterparty) s += Math.abs(table.data.notional![i] as number);
+  for (let i = 0; i < table.rowCount; i++)
+    if (table.data.currency![i] === currency && table.data.counterparty![i] === counterparty) s += Math.abs(table.data.notional![i] as number);
   return s;
 }
 
@@ -66,6 +67,8 @@ describe("transactions", () => {
   it("titles the chart with the trade count, counterparties and date span", async () => {
     const table = await d.trades();
     const count = table.rowCount.toLocaleString("en-US");
-    expect(transactions(table).layout.title?.text).toMatch(new RegExp(`^Transactions · ${count} trades, 10 counterparties · \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}$`));
+    expect(transactions(table).layout.title?.text).toMatch(
+      new RegExp(`^Transactions · ${count} trades, 10 counterparties · \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}$`),
+    );
   });
 });

@@ -17,7 +17,10 @@ describe("yieldCurve", () => {
     expect(fig.data.map((t) => t.name)).toEqual(["USD", "EUR", "GBP"]);
     for (const trace of fig.data) {
       expect(trace.type).toBe("scatter");
-      const rows = table.data.currency!.map((c, i) => [c, i] as const).filter(([c]) => c === trace.name).map(([, i]) => i);
+      const rows = table.data
+        .currency!.map((c, i) => [c, i] as const)
+        .filter(([c]) => c === trace.name)
+        .map(([, i]) => i);
       expect(trace.x).toEqual(rows.map((i) => table.data.maturity![i]));
       expect(trace.y).toEqual(rows.map((i) => table.data.rate![i]));
       const x = trace.x as number[];

@@ -33,8 +33,14 @@ describe("risk-portal-lab sim --json", () => {
   });
 
   it("--brand (or RISK_PORTAL_BRAND) makes it speak the published brand", async () => {
-    for (const [args, env] of [[["--brand", "Derivitec"], {}], [[], { RISK_PORTAL_BRAND: "Derivitec" }]] as const) {
-      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    for (const [args, env] of [
+      [["--brand", "Derivitec"], {}],
+      [[], { RISK_PORTAL_BRAND: "Derivitec" }],
+    ] as const) {
+      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...env },
+      });
       const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
       const { url, brand, credentials } = JSON.parse(first) as { url: string; brand: string; credentials: Record<string, string> };
       expect(brand).toBe("Derivitec");
@@ -58,10 +64,17 @@ describe("risk-portal-lab sim --json", () => {
   });
 
   it("--faults 1 fails every API request (500/503, dropped or cut off); --token-ttl sets the tokens' lifetime", async () => {
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "1", "--latency", "1-3", "--token-ttl", "60"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "1", "--latency", "1-3", "--token-ttl", "60"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
-      const { url, credentials, faults, tokenTtlSeconds } = JSON.parse(first) as { url: string; credentials: Record<string, string>; faults: object; tokenTtlSeconds: number };
+      const { url, credentials, faults, tokenTtlSeconds } = JSON.parse(first) as {
+        url: string;
+        credentials: Record<string, string>;
+        faults: object;
+        tokenTtlSeconds: number;
+      };
       expect(faults).toEqual({ errorRate: 0.5, dropRate: 0.25, truncateRate: 0.25, latencyMs: [1, 3] });
       expect(tokenTtlSeconds).toBe(60);
       let ok = 0;
@@ -71,7 +84,11 @@ describe("risk-portal-lab sim --json", () => {
       }
       expect(ok).toBe(0);
       const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64");
-      const token = await raw(credentials.tokenUrl!, { method: "POST", headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      const token = await raw(credentials.tokenUrl!, {
+        method: "POST",
+        headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
       expect((token.body as { expires_in: number }).expires_in).toBe(60);
     } finally {
       await new Promise((resolve) => {

@@ -36,7 +36,10 @@ function rawSocket(text: string): Promise<string> {
     socket.on("error", () => resolve(out));
   });
 }
-const problemOf = (response: string) => ({ head: response.split("\r\n\r\n")[0]!, body: JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4)) as Record<string, unknown> });
+const problemOf = (response: string) => ({
+  head: response.split("\r\n\r\n")[0]!,
+  body: JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>,
+});
 
 describe("bodies nested deep", () => {
   it.each([100, 10_000, 100_000])("a $type nested %i deep is a 400 naming where the limit was passed", async (depth) => {
@@ -64,7 +67,11 @@ describe("transport-level refusals are problem details", () => {
   it.each([
     ["an invalid Content-Length", "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", /Content-Length/],
     ["a garbage request line", "HELLO\r\n\r\n", /method/i],
-    ["both Content-Length and chunked", "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", /not valid HTTP/],
+    [
+      "both Content-Length and chunked",
+      "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
+      /not valid HTTP/,
+    ],
   ])("%s: 400 naming the parser's reason", async (_what, text, reason) => {
     const { head, body } = problemOf(await rawSocket(text));
     expect(head).toMatch(/^HTTP\/1.1 400 /);
@@ -93,7 +100,11 @@ describe("GetVol model errors name the request field", () => {
 });
 
 describe("position effects beyond double precision", () => {
-  const event = (quantity: number, unit_price = 190) => ({ tradable_id: "AAPL.XNAS", pricing_date: "2026-11-20", next_trade_event: { $type: "BuyEvent", unit_price, quantity } });
+  const event = (quantity: number, unit_price = 190) => ({
+    tradable_id: "AAPL.XNAS",
+    pricing_date: "2026-11-20",
+    next_trade_event: { $type: "BuyEvent", unit_price, quantity },
+  });
   it("a finite 1e308 quantity is answered as 1e308, never null", async () => {
     const res = await raw(`${sim.url}${EFFECTS}`, { method: "POST", headers, body: JSON.stringify(event(1e308, 1e-300)) });
     expect(res.status).toBe(200);

@@ -22,18 +22,28 @@ afterAll(() => sim.close());
 const rateBody = JSON.stringify({ currency: "USD", market_date: "2026-11-20" });
 
 describe("content types", () => {
-  it.each(["application/json-patch+json", "application/json", "text/json", "application/*+json", "application/json; charset=utf-8", "application/vnd.risk+json"])("accepts %s", async (type) => {
+  it.each([
+    "application/json-patch+json",
+    "application/json",
+    "text/json",
+    "application/*+json",
+    "application/json; charset=utf-8",
+    "application/vnd.risk+json",
+  ])("accepts %s", async (type) => {
     const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": type }, body: rateBody });
     expect(res.status).toBe(200);
     expect((res.body as { yield_curve_model: { currency: string } }).yield_curve_model.currency).toBe("USD");
   });
 
-  it.each(["text/plain", "application/xml", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"])("answers %s with 415 problem details", async (type) => {
-    const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": type }, body: rateBody });
-    expect(res.status).toBe(415);
-    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 415, title: "Unsupported Media Type" });
-  });
+  it.each(["text/plain", "application/xml", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"])(
+    "answers %s with 415 problem details",
+    async (type) => {
+      const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": type }, body: rateBody });
+      expect(res.status).toBe(415);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 415, title: "Unsupported Media Type" });
+    },
+  );
 
   it("answers a body over the limit with 413", async () => {
     const big = JSON.stringify({ currency: "USD", market_date: "2026-11-20", pad: "x".repeat(70 * 1024) });
@@ -45,7 +55,13 @@ describe("content types", () => {
 
 describe("credentials", () => {
   it("missing, wrong and malformed credentials are 401 with a WWW-Authenticate challenge", async () => {
-    const attempts: Record<string, string>[] = [{}, { "x-api-key": "nope" }, { authorization: "Bearer nope" }, { authorization: "Basic abc" }, { authorization: `Bearer ${sim.credentials.bearerToken}x` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { "x-api-key": "nope" },
+      { authorization: "Bearer nope" },
+      { authorization: "Basic abc" },
+      { authorization: `Bearer ${sim.credentials.bearerToken}x` },
+    ];
     for (const headers of attempts) {
       const res = await raw(sim.url + LOOKBACKS, { headers });
       expect(res.status).toBe(401);
@@ -61,16 +77,28 @@ describe("credentials", () => {
   it("the token endpoint issues expiring bearer tokens for HTTP Basic and for form credentials, and refuses others", async () => {
     const { clientId, clientSecret, tokenUrl } = sim.credentials;
     const form = { "content-type": "application/x-www-form-urlencoded" };
-    const basic = await raw(tokenUrl, { method: "POST", headers: { ...form, authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` }, body: "grant_type=client_credentials" });
+    const basic = await raw(tokenUrl, {
+      method: "POST",
+      headers: { ...form, authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` },
+      body: "grant_type=client_credentials",
+    });
     expect(basic.status).toBe(200);
     expect(basic.body).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
     const token = (basic.body as { access_token: string }).access_token;
     expect((await raw(sim.url + LOOKBACKS, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
-    const inForm = await raw(tokenUrl, { method: "POST", headers: form, body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }).toString() });
+    const inForm = await raw(tokenUrl, {
+      method: "POST",
+      headers: form,
+      body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }).toString(),
+    });
     expect(inForm.status).toBe(200);
 
-    const wrong = await raw(tokenUrl, { method: "POST", headers: form, body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: "guess" }).toString() });
+    const wrong = await raw(tokenUrl, {
+      method: "POST",
+      headers: form,
+      body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: "guess" }).toString(),
+    });
     expect([wrong.status, wrong.body]).toEqual([401, { error: "invalid_client", error_description: "client authentication failed" }]);
     const grant = await raw(tokenUrl, { method: "POST", headers: form, body: "grant_type=password" });
     expect(grant.status).toBe(400);
@@ -83,7 +111,17 @@ describe("problem details", () => {
       method: "POST",
       headers: key,
       json: {
-        surface: { benchmark_fwd_factors: [1, 1], smiles: [0.3], benchmark_maturities: [30, 60], vols: [0.2, "x"], call_wings: [1, 1], put_wings: [1, 1], skews: [0, 0], reference_date: "2026-11-20", spot_ref: -1 },
+        surface: {
+          benchmark_fwd_factors: [1, 1],
+          smiles: [0.3],
+          benchmark_maturities: [30, 60],
+          vols: [0.2, "x"],
+          call_wings: [1, 1],
+          put_wings: [1, 1],
+          skews: [0, 0],
+          reference_date: "2026-11-20",
+          spot_ref: -1,
+        },
         maturity: 30,
         strikes: [],
         strike_type: 7,
@@ -100,7 +138,17 @@ describe("problem details", () => {
       method: "POST",
       headers: key,
       json: {
-        surface: { benchmark_fwd_factors: [1], smiles: [0.3], benchmark_maturities: [30], vols: [0.2], call_wings: [0.5], put_wings: [1], skews: [0.4], reference_date: "2026-11-20", spot_ref: 100 },
+        surface: {
+          benchmark_fwd_factors: [1],
+          smiles: [0.3],
+          benchmark_maturities: [30],
+          vols: [0.2],
+          call_wings: [0.5],
+          put_wings: [1],
+          skews: [0.4],
+          reference_date: "2026-11-20",
+          spot_ref: 100,
+        },
         maturity: 30,
         strikes: [100],
         strike_type: 1,
@@ -112,16 +160,29 @@ describe("problem details", () => {
 
   it("a wrong $type is a 400; a missing one is fine", async () => {
     const body = { pricing_date: "2026-11-20", portfolio_names: [] };
-    const wrong = await raw(sim.url + "/api/Report/GetReportInfos", { method: "POST", headers: key, json: { $type: "Acme.Web.Core.Reports.ApiGetReportInfosRequest, Acme.Web.Core", ...body } });
+    const wrong = await raw(sim.url + "/api/Report/GetReportInfos", {
+      method: "POST",
+      headers: key,
+      json: { $type: "Acme.Web.Core.Reports.ApiGetReportInfosRequest, Acme.Web.Core", ...body },
+    });
     expect(wrong.status).toBe(400);
     expect((wrong.body as { errors: Record<string, unknown> }).errors).toHaveProperty("$type");
     expect((await raw(sim.url + "/api/Report/GetReportInfos", { method: "POST", headers: key, json: body })).status).toBe(200);
   });
 
   it("the launcher takes its members flat on the body, as the pages show, and the spec's nested parameters too (A11)", async () => {
-    const common = { report_name: "GLOBAL-MACRO VaR 99% 1d", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", portfolio_type: "provider" };
+    const common = {
+      report_name: "GLOBAL-MACRO VaR 99% 1d",
+      reporting_currency: "USD",
+      market_data_environment_names: ["EOD"],
+      portfolio_name: "GLOBAL-MACRO",
+      portfolio_type: "provider",
+    };
     const members = { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20T00:00:00Z" };
-    for (const json of [{ ...common, ...members }, { ...common, parameters: members }]) {
+    for (const json of [
+      { ...common, ...members },
+      { ...common, parameters: members },
+    ]) {
       const res = await raw(sim.url + "/api/ReportLauncher/VarReportLauncherItemCreate", { method: "POST", headers: key, json });
       expect([res.status, (res.body as { is_success: boolean }).is_success]).toEqual([200, true]);
     }
@@ -166,7 +227,13 @@ describe("rate limiting", () => {
 describe("/openapi.json", () => {
   it("describes all 13 operations from the client's schemas, with $type constants", async () => {
     const res = await raw(sim.url + "/openapi.json");
-    const doc = res.body as { openapi: string; paths: Record<string, Record<string, { operationId: string; requestBody?: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> } }>> };
+    const doc = res.body as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { operationId: string; requestBody?: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> } }>
+      >;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toHaveLength(13);
     for (const op of OPERATIONS) expect(doc.paths[op.path]![op.method.toLowerCase()]!.operationId).toBe(op.name);
@@ -184,8 +251,27 @@ describe("robustness", () => {
     fc.jsonValue().map((v) => JSON.stringify(v)), // valid JSON of any shape
     fc.integer({ min: 1, max: 5_000 }).map((n) => "[".repeat(n) + "]".repeat(n)), // deep nesting
     fc.integer({ min: 1, max: 5_000 }).map((n) => `{"a":`.repeat(n) + "1" + "}".repeat(n)),
-    fc.constantFrom('{"currency":"USD","market_date":"2026-11-20","x":1e999}', '{"maturity":1e400}', '{"strikes":[1e308,1e308]}', "\u0000\u0001", '{"currency":"\uD800"}', '{"__proto__":{"polluted":1}}', "null", "[]", '"str"', "123"),
-    fc.record({ currency: fc.string(), market_date: fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())) }).map((v) => JSON.stringify(v)),
+    fc.constantFrom(
+      '{"currency":"USD","market_date":"2026-11-20","x":1e999}',
+      '{"maturity":1e400}',
+      '{"strikes":[1e308,1e308]}',
+      "\u0000\u0001",
+      '{"currency":"\uD800"}',
+      '{"__proto__":{"polluted":1}}',
+      "null",
+      "[]",
+      '"str"',
+      "123",
+    ),
+    fc
+      .record({
+        currency: fc.string(),
+        market_date: fc.oneof(
+          fc.string(),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        ),
+      })
+      .map((v) => JSON.stringify(v)),
   );
 
   it("answers hundreds of malformed bodies with 4xx and keeps serving", async () => {

@@ -75,7 +75,8 @@ describe("discount curves", () => {
     const twin = await startSimulator({ rateLimit: false, seed: 1 });
     const other = await startSimulator({ rateLimit: false, seed: 2 });
     try {
-      const get = (s: Simulator) => new RiskPortalClient({ baseUrl: s.url, auth: { apiKey: s.credentials.apiKey } }).rateAsset.getCurve({ currency: "USD", market_date: "2026-06-01" });
+      const get = (s: Simulator) =>
+        new RiskPortalClient({ baseUrl: s.url, auth: { apiKey: s.credentials.apiKey } }).rateAsset.getCurve({ currency: "USD", market_date: "2026-06-01" });
       const [a, b, c] = await Promise.all([rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-06-01" }), get(twin), get(other)]);
       expect(b).toEqual(a);
       expect(c.yield_curve_model.data[5]!.rate).not.toBe(a.yield_curve_model.data[5]!.rate);
@@ -117,12 +118,20 @@ describe("tradables", () => {
     for (const t of tradables) expect((await rp.tradable.brief({ tradableId: t.id })).brief).toContain(t.id);
     const error = await rp.tradable.brief({ tradableId: "NOPE.XX" }).catch((e) => e);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error.problem).toMatchObject({ status: 404, title: "Tradable not found", detail: "No tradable with id 'NOPE.XX'", instance: "/api/Tradable/GetTradableBrief?tradableId=NOPE.XX" });
+    expect(error.problem).toMatchObject({
+      status: 404,
+      title: "Tradable not found",
+      detail: "No tradable with id 'NOPE.XX'",
+      instance: "/api/Tradable/GetTradableBrief?tradableId=NOPE.XX",
+    });
   });
 
   it("position effects make sense: a buy adds quantity and pays cash, a coupon adds cash, a redemption removes the bond", async () => {
     const effects = async (tradable_id: string, next_trade_event: Record<string, unknown> & { $type: string }) =>
-      (await rp.tradable.positionEffects({ tradable_id, next_trade_event, pricing_date: "2026-11-20" })).position_effects.map((e) => [e.contract.identifier, e.quantity]);
+      (await rp.tradable.positionEffects({ tradable_id, next_trade_event, pricing_date: "2026-11-20" })).position_effects.map((e) => [
+        e.contract.identifier,
+        e.quantity,
+      ]);
     expect(await effects("AAPL.XNAS", { $type: "BuyEvent", unit_price: 200, quantity: 50 })).toEqual([
       ["AAPL.XNAS", 50],
       ["USD", -10_000],
@@ -136,7 +145,10 @@ describe("tradables", () => {
   });
 
   it("every tradable's own next event yields effects through the client", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as { id: string; next_trade_event: { date: string; event: Record<string, unknown> & { $type: string } } }[];
+    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+      id: string;
+      next_trade_event: { date: string; event: Record<string, unknown> & { $type: string } };
+    }[];
     for (const t of tradables) {
       const out = await rp.tradable.positionEffects({ tradable_id: t.id, next_trade_event: t.next_trade_event.event, pricing_date: t.next_trade_event.date });
       expect(out.position_effects.length).toBeGreaterThan(0);
@@ -153,18 +165,32 @@ describe("transaction tables", () => {
     expect(Object.keys(rows[0]!)).toEqual([...TRANSACTION_COLUMNS_FOR_TESTS]);
     const dates = rows.map((r) => String(r.trade_date));
     expect([...dates].sort()).toEqual(dates);
-    for (const r of rows.slice(0, 200)) expect(r.notional).toBeCloseTo(Number(r.quantity) * Number(r.price) * (r.asset_class === "Bond" ? 0.01 : r.asset_class === "Option" ? 100 : 1), 2);
+    for (const r of rows.slice(0, 200))
+      expect(r.notional).toBeCloseTo(Number(r.quantity) * Number(r.price) * (r.asset_class === "Bond" ? 0.01 : r.asset_class === "Option" ? 100 : 1), 2);
   });
 
   it("respects start_date, end_date, include_zero_quantities and counterparties", async () => {
-    const all = (await rp.position.transactionTable({ portfolio_name: "EQ-LONG-SHORT", include_zero_quantities: true })).data_table as Record<string, unknown>[];
+    const all = (await rp.position.transactionTable({ portfolio_name: "EQ-LONG-SHORT", include_zero_quantities: true })).data_table as Record<
+      string,
+      unknown
+    >[];
     const zeros = all.filter((r) => r.quantity === 0).length;
     expect(zeros).toBeGreaterThan(0);
     const nonZero = (await rp.position.transactionTable({ portfolio_name: "EQ-LONG-SHORT" })).data_table as Record<string, unknown>[];
     expect(nonZero.length).toBe(all.length - zeros);
 
-    const window = (await rp.position.transactionTable({ portfolio_name: "EQ-LONG-SHORT", start_date: "2026-10-01", end_date: "2026-10-31", counterparties: ["GS", "JPM"], include_zero_quantities: true })).data_table as Record<string, unknown>[];
-    const expected = all.filter((r) => String(r.trade_date) >= "2026-10-01" && String(r.trade_date) < "2026-11-01" && ["GS", "JPM"].includes(String(r.counterparty)));
+    const window = (
+      await rp.position.transactionTable({
+        portfolio_name: "EQ-LONG-SHORT",
+        start_date: "2026-10-01",
+        end_date: "2026-10-31",
+        counterparties: ["GS", "JPM"],
+        include_zero_quantities: true,
+      })
+    ).data_table as Record<string, unknown>[];
+    const expected = all.filter(
+      (r) => String(r.trade_date) >= "2026-10-01" && String(r.trade_date) < "2026-11-01" && ["GS", "JPM"].includes(String(r.counterparty)),
+    );
     expect(window).toEqual(expected);
     expect(window.length).toBeGreaterThan(10);
   });
@@ -206,7 +232,13 @@ describe("reports and users", () => {
 
   it("a launch for an unknown portfolio fails as an operation, naming why", async () => {
     const error = await rp.reportLauncher
-      .createRisk({ report_name: "x", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "NOPE", parameters: { report_cutoff: "1Y", run_date: "2026-11-20" } })
+      .createRisk({
+        report_name: "x",
+        reporting_currency: "USD",
+        market_data_environment_names: ["EOD"],
+        portfolio_name: "NOPE",
+        parameters: { report_cutoff: "1Y", run_date: "2026-11-20" },
+      })
       .catch((e) => e);
     expect(error).toBeInstanceOf(OperationFailedError);
     expect(error.errorMessages[0]).toMatch(/Portfolio 'NOPE' not found/);

@@ -57,7 +57,10 @@ describe("bond uploads", () => {
   it("the bootstrap finishes after the response (A19: it defaults to true, and need not finish before the answer)", async () => {
     const clock = manualClock(Date.parse("2026-11-20T08:00:00Z"));
     const { rp } = await start({ clock, bootstrapLagMs: 2_000 });
-    const hasBond = async () => (await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" })).yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580");
+    const hasBond = async () =>
+      (await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" })).yield_curve_model.data.some(
+        (p) => p.fitted_instrument_name === "BOND DE0001102580",
+      );
     await rp.marketData.uploadBondPrices({ bond_data: [bund(95.5)] }); // no trigger given: the service's default, true
     expect(await hasBond()).toBe(false);
     expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain("(bootstrap in progress)");
@@ -89,7 +92,11 @@ describe("bond uploads", () => {
   it("best effort stores the valid records and names each rejected one by index (A18)", async () => {
     const { rp } = await start({ bootstrapLagMs: 0 });
     const out = await rp.marketData.uploadBondPrices(
-      { bond_data: [unknownBond, bund(96), { ...bund(96), currency: "USD" }, { ...bund(96), is_percentage_of_par: false }], use_best_effort: true, trigger_immediate_bootstrap: true },
+      {
+        bond_data: [unknownBond, bund(96), { ...bund(96), currency: "USD" }, { ...bund(96), is_percentage_of_par: false }],
+        use_best_effort: true,
+        trigger_immediate_bootstrap: true,
+      },
       { throwOnFailure: false },
     );
     expect(out.is_success).toBe(false);
@@ -102,7 +109,12 @@ describe("bond uploads", () => {
 describe("equity vol curve uploads", () => {
   it("become visible in the brief and in the simulator's surface of the asset", async () => {
     const { sim, rp } = await start();
-    const curve = { asset_id: { code: "SAP", market_identification_code: "XETR" }, reference_date: "2026-11-20", maturities: [30, 91, 365], vols: [0.31, 0.29, 0.27] };
+    const curve = {
+      asset_id: { code: "SAP", market_identification_code: "XETR" },
+      reference_date: "2026-11-20",
+      maturities: [30, 91, 365],
+      vols: [0.31, 0.29, 0.27],
+    };
     const out = await rp.marketData.uploadEquityVolCurves({ equity_vol_curves: [curve] });
     expect(out.is_success).toBe(true);
     expect((await rp.tradable.brief({ tradableId: "SAP.XETR" })).brief).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 31.0%, 91d 29.0%, 365d 27.0%.");
@@ -112,15 +124,29 @@ describe("equity vol curve uploads", () => {
 
   it("an unknown asset is rejected with its index", async () => {
     const { rp } = await start();
-    const out = await rp.marketData.uploadEquityVolCurves({ equity_vol_curves: [{ asset_id: { code: "ZZZ", market_identification_code: "XNAS" }, reference_date: "2026-11-20", maturities: [30], vols: [0.2] }] }, { throwOnFailure: false });
+    const out = await rp.marketData.uploadEquityVolCurves(
+      { equity_vol_curves: [{ asset_id: { code: "ZZZ", market_identification_code: "XNAS" }, reference_date: "2026-11-20", maturities: [30], vols: [0.2] }] },
+      { throwOnFailure: false },
+    );
     expect(out.error_messages[0]).toMatch(/^equity_vol_curves\[0\]: unknown asset "ZZZ"/);
   });
 });
 
 describe("launcher items and report runs (A21, A10) on a manual clock", () => {
   const saveVar = (rp: RiskPortalClient, id?: string) =>
-    rp.reportLauncher.createVar({ ...(id ? { id } : {}), report_name: "GLOBAL-MACRO VaR 99% 1d", reporting_currency: "USD", market_data_environment_names: ["EOD"], portfolio_name: "GLOBAL-MACRO", horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20" });
-  const runIds = async (rp: RiskPortalClient) => (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => /^rep-[ls]/.test(r.id));
+    rp.reportLauncher.createVar({
+      ...(id ? { id } : {}),
+      report_name: "GLOBAL-MACRO VaR 99% 1d",
+      reporting_currency: "USD",
+      market_data_environment_names: ["EOD"],
+      portfolio_name: "GLOBAL-MACRO",
+      horizon: 1,
+      historical_look_back_period: "1Y",
+      confidence_level: 0.99,
+      run_date: "2026-11-20",
+    });
+  const runIds = async (rp: RiskPortalClient) =>
+    (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => /^rep-[ls]/.test(r.id));
 
   it("saving an item launches nothing; POST /sim/batch runs every saved item, and the runs move none → running → an end state", async () => {
     const clock = manualClock(Date.parse("2026-11-20T08:00:00Z"));
@@ -148,7 +174,8 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
     const clock = manualClock(Date.parse("2026-11-19T21:59:00Z"));
     const { rp } = await start({ clock });
     expect((await saveVar(rp, "desk-var")).is_success).toBe(true);
-    const runsOn = async (day: string) => (await rp.report.infos({ pricing_date: day, portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => r.id.startsWith("rep-s"));
+    const runsOn = async (day: string) =>
+      (await rp.report.infos({ pricing_date: day, portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => r.id.startsWith("rep-s"));
     expect(await runsOn("2026-11-19")).toEqual([]);
     clock.advance(60_000); // 22:00
     expect((await runsOn("2026-11-19")).map((r) => r.description)).toEqual(["Run of saved VaR launcher item desk-var (daily batch, 22:00 UTC)"]);
@@ -161,12 +188,16 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
   it("a saved item must name a report definition, a known portfolio and environments; its id is unique", async () => {
     const { rp } = await start();
     const fail = (body: Parameters<typeof rp.reportLauncher.createRisk>[0]) => rp.reportLauncher.createRisk(body, { throwOnFailure: false });
-    expect((await fail({ report_name: "No such report", portfolio_name: "RATES-EU" })).error_messages[0]).toMatch(/^Report 'No such report' is not a risk report definition you can use; known: RATES-EU Daily PnL/);
-    expect((await fail({ report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU", market_data_environment_names: ["Example market data"] })).error_messages).toEqual([
-      "Unknown market data environment 'Example market data'; known: EOD, INTRADAY, STRESS-2020",
-    ]);
+    expect((await fail({ report_name: "No such report", portfolio_name: "RATES-EU" })).error_messages[0]).toMatch(
+      /^Report 'No such report' is not a risk report definition you can use; known: RATES-EU Daily PnL/,
+    );
+    expect(
+      (await fail({ report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU", market_data_environment_names: ["Example market data"] })).error_messages,
+    ).toEqual(["Unknown market data environment 'Example market data'; known: EOD, INTRADAY, STRESS-2020"]);
     expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).is_success).toBe(true);
-    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).error_messages).toEqual(["A saved launcher item with id 'mine' exists already"]);
+    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).error_messages).toEqual([
+      "A saved launcher item with id 'mine' exists already",
+    ]);
   });
 });
 
@@ -176,7 +207,9 @@ describe("OAuth2 tokens on the simulator's clock", () => {
     const { sim } = await start({ clock, tokenTtlSeconds: 600 });
     const { clientId, clientSecret, tokenUrl } = sim.credentials;
     const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }).toString();
-    const token = ((await raw(tokenUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form })).body as { access_token: string }).access_token;
+    const token = (
+      (await raw(tokenUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form })).body as { access_token: string }
+    ).access_token;
     const use = () => raw(`${sim.url}/api/Report/LookBacks`, { headers: { authorization: `Bearer ${token}` } });
     expect((await use()).status).toBe(200);
     clock.advance(600_000);
@@ -192,19 +225,31 @@ describe("persistence with a data directory", () => {
     dirs.push(dataDir);
     const first = await start({ dataDir, bootstrapLagMs: 0 });
     await first.rp.marketData.uploadBondPrices({ bond_data: [bund(95.5)], trigger_immediate_bootstrap: true });
-    await first.rp.reportLauncher.createRisk({ report_name: "RATES-EU Daily PnL", reporting_currency: "EUR", market_data_environment_names: ["EOD"], portfolio_name: "RATES-EU", report_cutoff: "1Y", run_date: "2026-11-20" });
+    await first.rp.reportLauncher.createRisk({
+      report_name: "RATES-EU Daily PnL",
+      reporting_currency: "EUR",
+      market_data_environment_names: ["EOD"],
+      portfolio_name: "RATES-EU",
+      report_cutoff: "1Y",
+      run_date: "2026-11-20",
+    });
     expect((await raw(`${first.sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": first.sim.credentials.apiKey } })).status).toBe(200);
     await first.sim.close();
     open.splice(open.indexOf(first.sim), 1);
     expect(readdirSync(dataDir)).toEqual(["journal.0.jsonl"]); // one journal, no temporary file left behind
-    const changes = readFileSync(path.join(dataDir, "journal.0.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { kind: string });
+    const changes = readFileSync(path.join(dataDir, "journal.0.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string });
     expect(changes.map((c) => c.kind)).toEqual(["bondPrices", "launcherItem", "reports"]);
 
     const second = await start({ dataDir });
     const curve = await second.rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     expect(curve.yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580")).toBe(true);
     const infos = await second.rp.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["RATES-EU"] });
-    expect(infos.report_infos.filter((r) => r.id.startsWith("rep-l")).map((r) => r.description)).toEqual(["Run of saved PnL launcher item item-000001 (batch run on request)"]);
+    expect(infos.report_infos.filter((r) => r.id.startsWith("rep-l")).map((r) => r.description)).toEqual([
+      "Run of saved PnL launcher item item-000001 (batch run on request)",
+    ]);
   });
 
   it("concurrent uploads are all kept", async () => {
@@ -242,7 +287,11 @@ describe("fault injection", () => {
   it("writes are not retried through injected failures, reads are", async () => {
     const { sim } = await start({ faults: { errorRate: 1 } });
     let retries = 0;
-    const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry: { limit: 3, baseDelayMs: 1, onRetry: () => retries++ } });
+    const rp = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      retry: { limit: 3, baseDelayMs: 1, onRetry: () => retries++ },
+    });
     await expect(rp.marketData.uploadBondPrices({ bond_data: [bund(96)] })).rejects.toBeInstanceOf(ServerError);
     expect(retries).toBe(0);
     await expect(rp.report.lookBacks()).rejects.toBeInstanceOf(ServerError);

@@ -43,7 +43,10 @@ const price = (i: number, date = "2026-11-20"): StoredBondPrice => ({
   is_currency_per_bond_unit: false,
   bootstrapped: true,
 });
-const journalLines = (dir: string, generation = 0) => readFileSync(path.join(dir, `journal.${generation}.jsonl`), "utf8").split("\n").filter(Boolean);
+const journalLines = (dir: string, generation = 0) =>
+  readFileSync(path.join(dir, `journal.${generation}.jsonl`), "utf8")
+    .split("\n")
+    .filter(Boolean);
 
 describe("the journal", () => {
   it("one fsynced line per change; the state is never rewritten per write", async () => {
@@ -86,7 +89,10 @@ describe("the journal", () => {
 
   it("reads the earlier state.json once and makes it the first snapshot", async () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, "state.json"), JSON.stringify({ version: 1, bondPrices: [price(7)], volCurves: [], launcherItems: [], reports: [], nextReport: 4, nextItem: 9 }));
+    writeFileSync(
+      path.join(dir, "state.json"),
+      JSON.stringify({ version: 1, bondPrices: [price(7)], volCurves: [], launcherItems: [], reports: [], nextReport: 4, nextItem: 9 }),
+    );
     const store = await Store.open(dir);
     expect(store.data).toMatchObject({ bondPrices: [price(7)], nextReport: 4, nextItem: 9 });
     expect(readdirSync(dir).sort()).toEqual(["journal.1.jsonl", "snapshot.jsonl"]);
@@ -136,7 +142,16 @@ describe("curves from an index", () => {
   const service = async (dir?: string) => {
     const store = await Store.open(dir);
     const sim = new SimService(
-      { seed: 1, asOf: "2026-11-20", historyDays: 520, transactionRows: 10, reportDays: 5, reportTiming: DEFAULT_REPORT_TIMING, bootstrapLagMs: 0, brand: "Service" },
+      {
+        seed: 1,
+        asOf: "2026-11-20",
+        historyDays: 520,
+        transactionRows: 10,
+        reportDays: 5,
+        reportTiming: DEFAULT_REPORT_TIMING,
+        bootstrapLagMs: 0,
+        brand: "Service",
+      },
       store,
       systemClock,
       [],
@@ -145,7 +160,14 @@ describe("curves from an index", () => {
   };
   const upload = (prices: number[], date: string) =>
     uploadBondPriceDataRequest.parse({
-      bond_data: prices.map((p) => ({ date, bond_identifier: { code: "DE0001102580", identifier_type: "ISIN" }, currency: "EUR", traded_price: p, is_percentage_of_par: true, is_currency_per_bond_unit: false })),
+      bond_data: prices.map((p) => ({
+        date,
+        bond_identifier: { code: "DE0001102580", identifier_type: "ISIN" },
+        currency: "EUR",
+        traded_price: p,
+        is_percentage_of_par: true,
+        is_currency_per_bond_unit: false,
+      })),
       trigger_immediate_bootstrap: true,
     });
 
@@ -177,7 +199,9 @@ describe("curves from an index", () => {
 describe("kill -9", () => {
   const startChild = async (dir: string) => {
     const cli = path.resolve(__dirname, "../../dist/cli.js");
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dir], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dir], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(child);
     const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
     const { url, credentials } = JSON.parse(line) as { url: string; credentials: { apiKey: string } };
@@ -188,7 +212,14 @@ describe("kill -9", () => {
     const dir = tempDir();
     const { child, rp } = await startChild(dir);
     const days = Array.from({ length: 24 }, (_, d) => addBusinessDays("2026-11-20", -d));
-    const bund = (date: string, p: number) => ({ date, bond_identifier: { code: "DE0001102580", identifier_type: "ISIN" }, currency: "EUR", traded_price: p, is_percentage_of_par: true, is_currency_per_bond_unit: false });
+    const bund = (date: string, p: number) => ({
+      date,
+      bond_identifier: { code: "DE0001102580", identifier_type: "ISIN" },
+      currency: "EUR",
+      traded_price: p,
+      is_percentage_of_par: true,
+      is_currency_per_bond_unit: false,
+    });
     // Twelve uploads one after another, twelve at once: all acknowledged, then kill -9 at once.
     for (const day of days.slice(0, 12)) await rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true });
     await Promise.all(days.slice(12).map((day) => rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true })));
@@ -201,7 +232,10 @@ describe("kill -9", () => {
     await new Promise((r) => setTimeout(r, 1_100));
     for (const day of days) {
       const curve = await restarted.rp.rateAsset.getCurve({ currency: "EUR", market_date: day });
-      expect(curve.yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580"), day).toBe(true);
+      expect(
+        curve.yield_curve_model.data.some((p) => p.fitted_instrument_name === "BOND DE0001102580"),
+        day,
+      ).toBe(true);
     }
   }, 30_000);
 });

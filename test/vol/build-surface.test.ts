@@ -30,7 +30,17 @@ describe("buildSurface", () => {
   });
 
   it("builds surfaces the model reproduces at the nodes: ATM vol and forward", () => {
-    const s = buildSurface({ spot: 4000, referenceDate: "2026-11-20", maturities: new Float64Array([7, 30, 365]), atmVols: [0.3, 0.25, 0.2], forwardRate: 0.02, skew: -0.2, smile: 0.6, putWing: 1.4, callWing: 0.5 });
+    const s = buildSurface({
+      spot: 4000,
+      referenceDate: "2026-11-20",
+      maturities: new Float64Array([7, 30, 365]),
+      atmVols: [0.3, 0.25, 0.2],
+      forwardRate: 0.02,
+      skew: -0.2,
+      smile: 0.6,
+      putWing: 1.4,
+      callWing: 0.5,
+    });
     const m = fromSurface(s);
     s.benchmark_maturities.forEach((d, i) => {
       expect(m.vols(d, [100], STRIKE_TYPE.PercentForward)[0]).toBe(s.vols[i]);

@@ -78,14 +78,23 @@ describe("crossCheck", () => {
   it("sends the surface in wire form with the strikes and strike type it was given", async () => {
     server.on(PATH, getVolHandler().handler);
     const before = server.to(PATH).length;
-    await crossCheck(rp, { ...SAMPLE, reference_date: new Date("2026-11-20T00:00:00Z"), vols: new Float64Array(SAMPLE.vols) }, {
-      maturities: [91],
-      strikes: new Float64Array([5000, 5400]),
-      strikeType: STRIKE_TYPE.Absolute,
-    });
+    await crossCheck(
+      rp,
+      { ...SAMPLE, reference_date: new Date("2026-11-20T00:00:00Z"), vols: new Float64Array(SAMPLE.vols) },
+      {
+        maturities: [91],
+        strikes: new Float64Array([5000, 5400]),
+        strikeType: STRIKE_TYPE.Absolute,
+      },
+    );
     const sent = server.to(PATH).slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.json).toMatchObject({ maturity: 91, strikes: [5000, 5400], strike_type: 0, surface: { ...SAMPLE, reference_date: "2026-11-20T00:00:00.000Z" } });
+    expect(sent[0]!.json).toMatchObject({
+      maturity: 91,
+      strikes: [5000, 5400],
+      strike_type: 0,
+      surface: { ...SAMPLE, reference_date: "2026-11-20T00:00:00.000Z" },
+    });
   });
 
   it("flags the rows beyond tolerance and keeps the other maturities, and a 400 only costs its own maturity", async () => {
@@ -115,7 +124,9 @@ describe("crossCheck", () => {
       ["GetVol", "live", 365],
     ]);
     expect(frames.provenance(result)).toEqual(result.provenance);
-    expect(formatSummary(result)).toMatch(/^3\/4 maturities answered, 20 rows; max \|service − local\| = 0\.000003 at maturity 91 d, strike 100; 1 beyond tolerance 1e-8\nmaturity 182 d failed: GetVol failed: HTTP 400/);
+    expect(formatSummary(result)).toMatch(
+      /^3\/4 maturities answered, 20 rows; max \|service − local\| = 0\.000003 at maturity 91 d, strike 100; 1 beyond tolerance 1e-8\nmaturity 182 d failed: GetVol failed: HTTP 400/,
+    );
   });
 
   it("honours a looser tolerance", async () => {
@@ -129,7 +140,12 @@ describe("crossCheck", () => {
     const h = getVolHandler({ delayMs: 30 });
     server.on(PATH, h.handler);
     const progress: [number, number][] = [];
-    const result = await crossCheck(rp, SAMPLE, { maturities: [10, 20, 30, 40, 50, 60, 70], strikes: [100], concurrency: 3, onProgress: (done, total) => progress.push([done, total]) });
+    const result = await crossCheck(rp, SAMPLE, {
+      maturities: [10, 20, 30, 40, 50, 60, 70],
+      strikes: [100],
+      concurrency: 3,
+      onProgress: (done, total) => progress.push([done, total]),
+    });
     expect(h.maxInFlight).toBe(3);
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7].map((d) => [d, 7]));
     expect(result.rows.map((r) => r.maturity)).toEqual([10, 20, 30, 40, 50, 60, 70]);
@@ -168,12 +184,16 @@ describe("crossCheck", () => {
 
   it("refuses a bad surface or bad options locally, before any call", async () => {
     const before = server.to(PATH).length;
-    await expect(crossCheck(rp, { ...SAMPLE, skews: [0.9, 0, 0, 0] }, { maturities: [30], strikes: [100] })).rejects.toThrow(/benchmark 0 \(maturity 30 d\): skew must satisfy/);
+    await expect(crossCheck(rp, { ...SAMPLE, skews: [0.9, 0, 0, 0] }, { maturities: [30], strikes: [100] })).rejects.toThrow(
+      /benchmark 0 \(maturity 30 d\): skew must satisfy/,
+    );
     await expect(crossCheck(rp, SAMPLE, { maturities: [30, 0], strikes: [100] })).rejects.toThrow(VolModelError);
     await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100, -1] })).rejects.toThrow("strikes[1] must be a finite number > 0; got -1");
     await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], concurrency: 0 })).rejects.toThrow(/concurrency must be an integer >= 1/);
     await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], tolerance: -1 })).rejects.toThrow(/tolerance must be a number >= 0/);
-    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [0.5], strikeType: "delta" as never })).rejects.toThrow(/strikeType must be a wire strike type/);
+    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [0.5], strikeType: "delta" as never })).rejects.toThrow(
+      /strikeType must be a wire strike type/,
+    );
     expect(server.to(PATH).length).toBe(before);
   });
 

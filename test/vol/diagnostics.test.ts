@@ -100,7 +100,14 @@ describe("diagnose", () => {
   });
 
   it("keeps rounding noise out with a tolerance", () => {
-    const flat = fromSurface({ ...SAMPLE, vols: [0.2, 0.2, 0.2, 0.2], skews: [0, 0, 0, 0], smiles: [1, 1, 1, 1], put_wings: [1, 1, 1, 1], call_wings: [1, 1, 1, 1] });
+    const flat = fromSurface({
+      ...SAMPLE,
+      vols: [0.2, 0.2, 0.2, 0.2],
+      skews: [0, 0, 0, 0],
+      smiles: [1, 1, 1, 1],
+      put_wings: [1, 1, 1, 1],
+      call_wings: [1, 1, 1, 1],
+    });
     expect(diagnose(flat).calendar).toEqual([]);
   });
 });

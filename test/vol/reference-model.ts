@@ -21,7 +21,8 @@ export function docRaw(v: number, psi: number, kappa: number, p: number, c: numb
   return { a, b, rho, m, s, theta };
 }
 
-const sviAt = (r: { a: number; b: number; rho: number; m: number; s: number }, k: number) => r.a + r.b * (r.rho * (k - r.m) + Math.sqrt((k - r.m) ** 2 + r.s ** 2));
+const sviAt = (r: { a: number; b: number; rho: number; m: number; s: number }, k: number) =>
+  r.a + r.b * (r.rho * (k - r.m) + Math.sqrt((k - r.m) ** 2 + r.s ** 2));
 
 /** The doc's model of a whole surface: `forward(days)`, `w(days, k)`, `vol(days, K)` (absolute strike). */
 export function docModel(s: WireSurface) {

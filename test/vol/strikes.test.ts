@@ -7,7 +7,8 @@ import { SAMPLE, oneYear } from "./reference-model";
 
 describe("checkStrikeType", () => {
   it("accepts the three wire values and the two local conventions", () => {
-    for (const t of [STRIKE_TYPE.Absolute, STRIKE_TYPE.PercentForward, STRIKE_TYPE.PercentSpot, ...LOCAL_STRIKE_TYPES]) expect(() => checkStrikeType(t)).not.toThrow();
+    for (const t of [STRIKE_TYPE.Absolute, STRIKE_TYPE.PercentForward, STRIKE_TYPE.PercentSpot, ...LOCAL_STRIKE_TYPES])
+      expect(() => checkStrikeType(t)).not.toThrow();
   });
   it("refuses anything else with a VolModelError on strike_type", () => {
     for (const t of [3, -1, "1", null, undefined, "Absolute"]) expect(() => checkStrikeType(t)).toThrow(VolModelError);

@@ -69,7 +69,9 @@ describe("fromSurface refuses", () => {
     const e = rejection(with_({ skews: [-0.12, -0.11, 0.5, -0.09] }));
     expect(e).toMatchObject({ field: "skews", benchmark: 2, condition: "-p < 2·psi < c" });
     expect(e.message).toBe("benchmark 2 (maturity 182 d): skew must satisfy -p < 2·psi < c; got 2·psi = 1, p = 1.1, c = 0.8");
-    expect(rejection(with_({ skews: [-0.6, -0.11, -0.1, -0.09] })).message).toMatch(/benchmark 0 \(maturity 30 d\): skew must satisfy -p < 2·psi < c; got 2·psi = -1\.2, p = 1\.2/);
+    expect(rejection(with_({ skews: [-0.6, -0.11, -0.1, -0.09] })).message).toMatch(
+      /benchmark 0 \(maturity 30 d\): skew must satisfy -p < 2·psi < c; got 2·psi = -1\.2, p = 1\.2/,
+    );
     // The bounds themselves are outside too (strict inequalities).
     expect(rejection(with_({ skews: [-0.6 + 0, -0.11, -0.1, 0.375] })).benchmark).toBe(0);
     expect(rejection(with_({ skews: [-0.12, -0.11, -0.1, 0.375] })).benchmark).toBe(3);
@@ -82,8 +84,14 @@ describe("fromSurface refuses", () => {
 
   it("vols and forward factors <= 0", () => {
     expect(rejection(with_({ vols: [0.24, 0, 0.215, 0.205] }))).toMatchObject({ benchmark: 1, field: "vols", condition: "v > 0" });
-    expect(rejection(with_({ benchmark_fwd_factors: [1.002, 1.006, 0, 1.027] }))).toMatchObject({ benchmark: 2, field: "benchmark_fwd_factors", condition: "F > 0" });
-    expect(rejection(with_({ benchmark_fwd_factors: [1.002, 1.006, 1e308, 1.027] })).message).toMatch(/forward F = spot_ref·benchmark_fwd_factors\[2\] must be finite and > 0/);
+    expect(rejection(with_({ benchmark_fwd_factors: [1.002, 1.006, 0, 1.027] }))).toMatchObject({
+      benchmark: 2,
+      field: "benchmark_fwd_factors",
+      condition: "F > 0",
+    });
+    expect(rejection(with_({ benchmark_fwd_factors: [1.002, 1.006, 1e308, 1.027] })).message).toMatch(
+      /forward F = spot_ref·benchmark_fwd_factors\[2\] must be finite and > 0/,
+    );
   });
 
   it("empty arrays, non-arrays, non-numbers, unknown and missing fields", () => {

@@ -48,12 +48,17 @@ describe("fromSurface on random valid surfaces", () => {
 
   it("agrees with vol-model.md transcribed literally, to 1e-12 relative", () => {
     fc.assert(
-      fc.property(validSurface(), fc.double({ min: 0.5, max: 3000, noNaN: true }), fc.array(fc.double({ min: -1.5, max: 1.5, noNaN: true }), { minLength: 1, maxLength: 10 }), (surface, d, ks) => {
-        const s = fromSurface(surface);
-        const doc = docModel(surface);
-        const w = s.totalVariance(d, ks);
-        ks.forEach((k, j) => expect(Math.abs(w[j]! - doc.w(d, k))).toBeLessThanOrEqual(1e-12 * doc.w(d, k) + 1e-300));
-      }),
+      fc.property(
+        validSurface(),
+        fc.double({ min: 0.5, max: 3000, noNaN: true }),
+        fc.array(fc.double({ min: -1.5, max: 1.5, noNaN: true }), { minLength: 1, maxLength: 10 }),
+        (surface, d, ks) => {
+          const s = fromSurface(surface);
+          const doc = docModel(surface);
+          const w = s.totalVariance(d, ks);
+          ks.forEach((k, j) => expect(Math.abs(w[j]! - doc.w(d, k))).toBeLessThanOrEqual(1e-12 * doc.w(d, k) + 1e-300));
+        },
+      ),
       RUNS,
     );
   });
@@ -72,7 +77,10 @@ describe("fromSurface on random valid surfaces", () => {
           for (const near of [d * (1 - 1e-9), d * (1 + 1e-9)]) {
             const v = s.totalVariance(near, ks);
             ks.forEach((_, j) => {
-              const slope = Math.max(Math.abs(w[i]![j]! - w[i - 1]![j]!) / (knots[i]! - knots[i - 1]!), Math.abs(w[i + 1]![j]! - w[i]![j]!) / (knots[i + 1]! - knots[i]!));
+              const slope = Math.max(
+                Math.abs(w[i]![j]! - w[i - 1]![j]!) / (knots[i]! - knots[i - 1]!),
+                Math.abs(w[i + 1]![j]! - w[i]![j]!) / (knots[i + 1]! - knots[i]!),
+              );
               expect(Math.abs(v[j]! - w[i]![j]!)).toBeLessThanOrEqual(slope * Math.abs(near - d) * (1 + 1e-4) + 1e-14 * w[i]![j]!);
             });
           }
@@ -83,7 +91,9 @@ describe("fromSurface on random valid surfaces", () => {
           const i = b + 1;
           const slope = Math.max(Math.abs(lnF[i]! - lnF[i - 1]!) / (knots[i]! - knots[i - 1]!), Math.abs(lnF[i + 1]! - lnF[i]!) / (knots[i + 1]! - knots[i]!));
           for (const near of [d * (1 - 1e-9), d * (1 + 1e-9)]) {
-            expect(Math.abs(Math.log(s.forward(near)) - lnF[i]!)).toBeLessThanOrEqual(slope * Math.abs(near - d) * (1 + 1e-4) + 1e-15 * (1 + Math.abs(lnF[i]!)));
+            expect(Math.abs(Math.log(s.forward(near)) - lnF[i]!)).toBeLessThanOrEqual(
+              slope * Math.abs(near - d) * (1 + 1e-4) + 1e-15 * (1 + Math.abs(lnF[i]!)),
+            );
           }
         });
       }),

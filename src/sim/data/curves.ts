@@ -27,7 +27,7 @@ interface CurrencyProfile {
 const PROFILES: Record<Currency, CurrencyProfile> = {
   USD: { level: 0.041, slope: 0.004, curvature: -0.006, dailyVol: 0.0006, index: "SOFR" },
   EUR: { level: 0.026, slope: -0.004, curvature: -0.004, dailyVol: 0.0005, index: "ESTR" },
-  GBP: { level: 0.040, slope: 0.002, curvature: -0.005, dailyVol: 0.0006, index: "SONIA" },
+  GBP: { level: 0.04, slope: 0.002, curvature: -0.005, dailyVol: 0.0006, index: "SONIA" },
   JPY: { level: 0.016, slope: -0.011, curvature: -0.002, dailyVol: 0.0003, index: "TONA" },
   CHF: { level: 0.009, slope: -0.006, curvature: -0.002, dailyVol: 0.0003, index: "SARON" },
 };
@@ -62,7 +62,8 @@ function instruments(ccy: Currency): Instrument[] {
       list.push({ name: `${ccy} FRA ${s}X${e}`, kind: "fra", startMonths: s!, endMonths: e! });
     }
   }
-  for (const years of [2, 3, 4, 5, 7, 10, 12, 15, 20, 25, 30]) list.push({ name: `${ccy} SWAP ${years}Y`, kind: "swap", startMonths: 0, endMonths: years * 12 });
+  for (const years of [2, 3, 4, 5, 7, 10, 12, 15, 20, 25, 30])
+    list.push({ name: `${ccy} SWAP ${years}Y`, kind: "swap", startMonths: 0, endMonths: years * 12 });
   return list;
 }
 
@@ -160,7 +161,13 @@ export class CurveBook {
       for (let i = points.length - 1; i >= 0; i--) {
         if (points[i]!.fitted_instrument_name.includes(" SWAP ") && Math.abs(points[i]!.maturity - t) < 0.5) points.splice(i, 1);
       }
-      points.push({ maturity: round(t, 6), rate: round(Math.log(1 + bond.yieldRate), 8), fitted_instrument_name: bond.name, expiry: wireDate(bond.expiry), fitted_instrument_rate: round(bond.yieldRate, 8) });
+      points.push({
+        maturity: round(t, 6),
+        rate: round(Math.log(1 + bond.yieldRate), 8),
+        fitted_instrument_name: bond.name,
+        expiry: wireDate(bond.expiry),
+        fitted_instrument_rate: round(bond.yieldRate, 8),
+      });
     }
     points.sort((a, b) => a.maturity - b.maturity);
     return { latest_market_date: wireDate(this.latestDate), currency, market_date: wireDate(day), data: points };
@@ -185,7 +192,13 @@ export class CurveBook {
         // Simple rate over [t0, t1] (deposits start today).
         quote = (df(t0) / df(t1) - 1) / (t1 - t0);
       }
-      points.push({ maturity: round(t1, 6), rate: round(this.zero(currency, day, t1), 8), fitted_instrument_name: inst.name, expiry: wireDate(expiry), fitted_instrument_rate: round(quote, 8) });
+      points.push({
+        maturity: round(t1, 6),
+        rate: round(this.zero(currency, day, t1), 8),
+        fitted_instrument_name: inst.name,
+        expiry: wireDate(expiry),
+        fitted_instrument_rate: round(quote, 8),
+      });
     }
     return points;
   }

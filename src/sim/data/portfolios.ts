@@ -27,10 +27,38 @@ const ZERO_QUANTITY_SHARE = 0.03;
 export function portfolios(universe: Universe): Portfolio[] {
   const ids = (pred: (t: Tradable) => boolean) => [...universe.tradables.values()].filter(pred).map((t) => t.id);
   return [
-    { name: "GLOBAL-MACRO", type: "provider", description: "Global macro: rates, equity indices and index options", reportingCurrency: "USD", books: ["MACRO-RATES", "MACRO-EQ"], tradables: ids((t) => t.kind !== "equity" || t.id.startsWith("SPX") || t.id.startsWith("SX5E")) },
-    { name: "RATES-EU", type: "provider", description: "European government bonds", reportingCurrency: "EUR", books: ["EGB-CORE", "EGB-SEMI"], tradables: ids((t) => t.kind === "bond" && t.currency === "EUR") },
-    { name: "EQ-LONG-SHORT", type: "external", description: "Global equity long/short", reportingCurrency: "USD", books: ["EQ-US", "EQ-EU", "EQ-ASIA"], tradables: ids((t) => t.kind === "equity" || t.kind === "option") },
-    { name: "TREASURY-ALM", type: "not_set", description: "Balance-sheet hedges", reportingCurrency: "GBP", books: ["ALM"], tradables: ids((t) => t.kind === "bond") },
+    {
+      name: "GLOBAL-MACRO",
+      type: "provider",
+      description: "Global macro: rates, equity indices and index options",
+      reportingCurrency: "USD",
+      books: ["MACRO-RATES", "MACRO-EQ"],
+      tradables: ids((t) => t.kind !== "equity" || t.id.startsWith("SPX") || t.id.startsWith("SX5E")),
+    },
+    {
+      name: "RATES-EU",
+      type: "provider",
+      description: "European government bonds",
+      reportingCurrency: "EUR",
+      books: ["EGB-CORE", "EGB-SEMI"],
+      tradables: ids((t) => t.kind === "bond" && t.currency === "EUR"),
+    },
+    {
+      name: "EQ-LONG-SHORT",
+      type: "external",
+      description: "Global equity long/short",
+      reportingCurrency: "USD",
+      books: ["EQ-US", "EQ-EU", "EQ-ASIA"],
+      tradables: ids((t) => t.kind === "equity" || t.kind === "option"),
+    },
+    {
+      name: "TREASURY-ALM",
+      type: "not_set",
+      description: "Balance-sheet hedges",
+      reportingCurrency: "GBP",
+      books: ["ALM"],
+      tradables: ids((t) => t.kind === "bond"),
+    },
   ];
 }
 

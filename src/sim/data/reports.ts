@@ -128,12 +128,28 @@ export const DEFAULT_REPORT_TIMING: ReportTiming = { queuedMs: 1_500, runningMs:
 export const MARKET_DATA_ENVIRONMENTS = ["EOD", "INTRADAY", "STRESS-2020"] as const;
 
 const WARNINGS = ["3 positions priced with stale market data", "Proxy curve used for 2 instruments", "Missing fixing for 1 floating leg; previous fixing used"];
-const FAILURES = ["Market data environment incomplete: no close for 4 instruments", "Pricing engine timed out after 600 s", "Position snapshot not available for the pricing date"];
+const FAILURES = [
+  "Market data environment incomplete: no close for 4 instruments",
+  "Pricing engine timed out after 600 s",
+  "Position snapshot not available for the pricing date",
+];
 
 export function definitions(portfolios: readonly Portfolio[]): ReportDefinition[] {
   return portfolios.flatMap((p) => [
-    { id: `def-var-${p.name.toLowerCase()}`, report_type: "var" as const, report_name: `${p.name} VaR 99% 1d`, description: `Historical VaR, 99%, 1-day horizon, 1Y look-back — ${p.description}`, portfolio: p },
-    { id: `def-pnl-${p.name.toLowerCase()}`, report_type: "risk" as const, report_name: `${p.name} Daily PnL`, description: `Daily PnL and risk explain — ${p.description}`, portfolio: p },
+    {
+      id: `def-var-${p.name.toLowerCase()}`,
+      report_type: "var" as const,
+      report_name: `${p.name} VaR 99% 1d`,
+      description: `Historical VaR, 99%, 1-day horizon, 1Y look-back — ${p.description}`,
+      portfolio: p,
+    },
+    {
+      id: `def-pnl-${p.name.toLowerCase()}`,
+      report_type: "risk" as const,
+      report_name: `${p.name} Daily PnL`,
+      description: `Daily PnL and risk explain — ${p.description}`,
+      portfolio: p,
+    },
   ]);
 }
 
@@ -206,6 +222,8 @@ export function launchedInfo(seed: number, report: LaunchedReport, nowMs: number
     real_time_mkt_data: report.market_data_environment_names.includes("INTRADAY"),
     mkt_data_date: wireDate(addBusinessDays(day, -1)),
     pricing_date: wireDate(day),
-    time_stamp: new Date(report.created_ms + (REPORT_END_STATUSES.includes(status as never) ? timing.queuedMs + timing.runningMs : 0)).toISOString().replace("Z", "+00:00"),
+    time_stamp: new Date(report.created_ms + (REPORT_END_STATUSES.includes(status as never) ? timing.queuedMs + timing.runningMs : 0))
+      .toISOString()
+      .replace("Z", "+00:00"),
   };
 }

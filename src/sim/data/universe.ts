@@ -55,18 +55,117 @@ export type Tradable = Bond | Equity | Option;
 export const SURFACE_BENCHMARK_DAYS = [7, 30, 61, 91, 182, 273, 365, 547, 730];
 
 const BOND_SPECS: Omit<Bond, "kind">[] = [
-  { id: "US91282CJL54", name: "US Treasury 4.125% 15-Nov-2032", currency: "USD", mic: "XNYS", coupon: 0.04125, frequency: 2, maturity: "2032-11-15", issuer: "United States Treasury" },
-  { id: "US912810TM09", name: "US Treasury 4.25% 15-Feb-2054", currency: "USD", mic: "XNYS", coupon: 0.0425, frequency: 2, maturity: "2054-02-15", issuer: "United States Treasury" },
-  { id: "US91282CKZ38", name: "US Treasury 3.75% 30-Jun-2027", currency: "USD", mic: "XNYS", coupon: 0.0375, frequency: 2, maturity: "2027-06-30", issuer: "United States Treasury" },
-  { id: "DE0001102580", name: "Bund 2.20% 15-Feb-2034", currency: "EUR", mic: "XETR", coupon: 0.022, frequency: 1, maturity: "2034-02-15", issuer: "Bundesrepublik Deutschland" },
-  { id: "DE0001104875", name: "Schatz 2.50% 19-Mar-2027", currency: "EUR", mic: "XETR", coupon: 0.025, frequency: 1, maturity: "2027-03-19", issuer: "Bundesrepublik Deutschland" },
-  { id: "FR0013508470", name: "OAT 0.50% 25-May-2029", currency: "EUR", mic: "XPAR", coupon: 0.005, frequency: 1, maturity: "2029-05-25", issuer: "République française" },
-  { id: "GB00BMBL1G81", name: "Gilt 4.25% 07-Dec-2027", currency: "GBP", mic: "XLON", coupon: 0.0425, frequency: 2, maturity: "2027-12-07", issuer: "UK Debt Management Office" },
-  { id: "GB00BL68HJ26", name: "Gilt 3.75% 22-Oct-2053", currency: "GBP", mic: "XLON", coupon: 0.0375, frequency: 2, maturity: "2053-10-22", issuer: "UK Debt Management Office" },
-  { id: "JP1103721L69", name: "JGB 0.80% 20-Dec-2033", currency: "JPY", mic: "XTKS", coupon: 0.008, frequency: 2, maturity: "2033-12-20", issuer: "Japan Ministry of Finance" },
-  { id: "CH0224397171", name: "Swiss Conf 1.25% 27-Jun-2037", currency: "CHF", mic: "XSWX", coupon: 0.0125, frequency: 1, maturity: "2037-06-27", issuer: "Swiss Confederation" },
+  {
+    id: "US91282CJL54",
+    name: "US Treasury 4.125% 15-Nov-2032",
+    currency: "USD",
+    mic: "XNYS",
+    coupon: 0.04125,
+    frequency: 2,
+    maturity: "2032-11-15",
+    issuer: "United States Treasury",
+  },
+  {
+    id: "US912810TM09",
+    name: "US Treasury 4.25% 15-Feb-2054",
+    currency: "USD",
+    mic: "XNYS",
+    coupon: 0.0425,
+    frequency: 2,
+    maturity: "2054-02-15",
+    issuer: "United States Treasury",
+  },
+  {
+    id: "US91282CKZ38",
+    name: "US Treasury 3.75% 30-Jun-2027",
+    currency: "USD",
+    mic: "XNYS",
+    coupon: 0.0375,
+    frequency: 2,
+    maturity: "2027-06-30",
+    issuer: "United States Treasury",
+  },
+  {
+    id: "DE0001102580",
+    name: "Bund 2.20% 15-Feb-2034",
+    currency: "EUR",
+    mic: "XETR",
+    coupon: 0.022,
+    frequency: 1,
+    maturity: "2034-02-15",
+    issuer: "Bundesrepublik Deutschland",
+  },
+  {
+    id: "DE0001104875",
+    name: "Schatz 2.50% 19-Mar-2027",
+    currency: "EUR",
+    mic: "XETR",
+    coupon: 0.025,
+    frequency: 1,
+    maturity: "2027-03-19",
+    issuer: "Bundesrepublik Deutschland",
+  },
+  {
+    id: "FR0013508470",
+    name: "OAT 0.50% 25-May-2029",
+    currency: "EUR",
+    mic: "XPAR",
+    coupon: 0.005,
+    frequency: 1,
+    maturity: "2029-05-25",
+    issuer: "République française",
+  },
+  {
+    id: "GB00BMBL1G81",
+    name: "Gilt 4.25% 07-Dec-2027",
+    currency: "GBP",
+    mic: "XLON",
+    coupon: 0.0425,
+    frequency: 2,
+    maturity: "2027-12-07",
+    issuer: "UK Debt Management Office",
+  },
+  {
+    id: "GB00BL68HJ26",
+    name: "Gilt 3.75% 22-Oct-2053",
+    currency: "GBP",
+    mic: "XLON",
+    coupon: 0.0375,
+    frequency: 2,
+    maturity: "2053-10-22",
+    issuer: "UK Debt Management Office",
+  },
+  {
+    id: "JP1103721L69",
+    name: "JGB 0.80% 20-Dec-2033",
+    currency: "JPY",
+    mic: "XTKS",
+    coupon: 0.008,
+    frequency: 2,
+    maturity: "2033-12-20",
+    issuer: "Japan Ministry of Finance",
+  },
+  {
+    id: "CH0224397171",
+    name: "Swiss Conf 1.25% 27-Jun-2037",
+    currency: "CHF",
+    mic: "XSWX",
+    coupon: 0.0125,
+    frequency: 1,
+    maturity: "2037-06-27",
+    issuer: "Swiss Confederation",
+  },
   // Matures inside the window's last month, so its next event is the redemption.
-  { id: "US91282CFX42", name: "US Treasury 4.50% 30-Nov-2026", currency: "USD", mic: "XNYS", coupon: 0.045, frequency: 2, maturity: "2026-11-30", issuer: "United States Treasury" },
+  {
+    id: "US91282CFX42",
+    name: "US Treasury 4.50% 30-Nov-2026",
+    currency: "USD",
+    mic: "XNYS",
+    coupon: 0.045,
+    frequency: 2,
+    maturity: "2026-11-30",
+    issuer: "United States Treasury",
+  },
 ];
 
 const EQUITY_SPECS: { code: string; mic: string; name: string; currency: string; spot: number; q: number; atm: number; skew: number; dividend: number }[] = [
@@ -121,7 +220,17 @@ export class Universe {
       const strike = roundStrike(eq.spot * moneyness);
       const expiry = thirdFriday(addMonths(asOf, months));
       const id = `${eq.code}-${cp}-${strike}-${expiry.replaceAll("-", "")}`;
-      this.#add({ kind: "option", id, name: `${eq.name} ${cp === "C" ? "Call" : "Put"} ${strike} ${expiry}`, currency: eq.currency, underlying, strike, expiry, callPut: cp, multiplier: eq.code === "SPX" ? 100 : 100 });
+      this.#add({
+        kind: "option",
+        id,
+        name: `${eq.name} ${cp === "C" ? "Call" : "Put"} ${strike} ${expiry}`,
+        currency: eq.currency,
+        underlying,
+        strike,
+        expiry,
+        callPut: cp,
+        multiplier: eq.code === "SPX" ? 100 : 100,
+      });
     }
   }
 
@@ -171,7 +280,11 @@ export class Universe {
       return { date: next, event: { $type: "CouponEvent", amount_per_unit: round((t.coupon * 100) / t.frequency, 6), quantity: 1_000_000 } };
     }
     if (t.kind === "option") return { date: t.expiry, event: { $type: "ExpiryEvent", quantity: 10 + r.int(40) } };
-    if (t.dividend > 0) return { date: nextBusinessDay(addDays(this.asOf, 5 + r.int(40))), event: { $type: "DividendEvent", amount_per_unit: t.dividend, quantity: 100 * (1 + r.int(50)) } };
+    if (t.dividend > 0)
+      return {
+        date: nextBusinessDay(addDays(this.asOf, 5 + r.int(40))),
+        event: { $type: "DividendEvent", amount_per_unit: t.dividend, quantity: 100 * (1 + r.int(50)) },
+      };
     return { date: nextBusinessDay(addDays(this.asOf, 1)), event: { $type: "BuyEvent", unit_price: t.spot, quantity: 100 * (1 + r.int(20)) } };
   }
 
