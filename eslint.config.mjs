@@ -63,6 +63,13 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // Type-aware rules for the TypeScript sources: a promise nobody awaits or handles, an assertion that changes nothing.
+  {
+    files: ["src/**/*.ts", "test/**/*.ts"],
+    ignores: ["**/*.ipynb/**"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { "@typescript-eslint/no-floating-promises": "error", "@typescript-eslint/no-unnecessary-type-assertion": "error" },
+  },
   // The showcase notebooks and the runner's test notebooks.
   { files: ["notebooks/**/*.ipynb", "test/notebook/runner-*.ipynb"], plugins: { notebook: { processors: { ipynb } } }, processor: "notebook/ipynb" },
   // A cell's last expression is its displayed result.

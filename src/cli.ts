@@ -73,8 +73,8 @@ async function sim(args: string[]): Promise<number> {
   const faults = faultOptions(values.faults, values.latency);
   const tokenTtlSeconds = values["token-ttl"] === undefined ? undefined : wholeNumber(values["token-ttl"], "--token-ttl");
   if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
-  const port = wholeNumber(values.port!, "--port");
-  const seed = wholeNumber(values.seed!, "--seed");
+  const port = wholeNumber(values.port, "--port");
+  const seed = wholeNumber(values.seed, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
   const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
   if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand))
@@ -143,7 +143,7 @@ async function run(args: string[]): Promise<number> {
     params[p.slice(0, eq)] = parseParameterValue(p.slice(eq + 1));
   }
   const { runNotebooks } = await import("./notebook/batch");
-  const summary = await runNotebooks(positionals, { params, outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), ...notebookLogs() });
+  const summary = await runNotebooks(positionals, { params, outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), ...notebookLogs() });
   return summary.failed ? 1 : 0;
 }
 
@@ -159,7 +159,7 @@ async function demo(args: string[]): Promise<number> {
     ? "offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)"
     : "against the embedded simulator (data as of 2026-11-20)";
   stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless ${how}\n`);
-  const summary = await runDemo({ outDir: values.out!, cellTimeoutMs: cellTimeout(values["cell-timeout"]), replay: values.replay, ...notebookLogs() });
+  const summary = await runDemo({ outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), replay: values.replay, ...notebookLogs() });
   return summary.failed ? 1 : 0;
 }
 

@@ -145,7 +145,7 @@ export const PUBLISHED_TRADE_EVENT_KINDS = [
 ] as const;
 /** This project's own variant names (A14 before the pages were read), still understood. */
 export const PROJECT_TRADE_EVENT_NAMES = ["SellEvent", "CouponEvent", "RedemptionEvent", "DividendEvent", "ExpiryEvent", "StockSplitEvent"] as const;
-export const TRADE_EVENT_NAMES = [...PUBLISHED_TRADE_EVENT_KINDS.map((k) => `${k}Event` as `${typeof k}Event`), ...PROJECT_TRADE_EVENT_NAMES] as const;
+export const TRADE_EVENT_NAMES = [...PUBLISHED_TRADE_EVENT_KINDS.map((k) => `${k}Event`), ...PROJECT_TRADE_EVENT_NAMES] as const;
 export type TradeEventName = (typeof TRADE_EVENT_NAMES)[number];
 
 /** A16: HTTP status of every success. */

@@ -184,7 +184,7 @@ function readRequest(op: OperationDef, input: unknown, options: WireOptions): De
   if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
   if (options.unknownFields === "send") {
     const unknown = parsed.error.issues.filter((i) => i.code === "unrecognized_keys");
-    if (unknown.length === parsed.error.issues.length) return sendUnknown(op, neutral, unknown as z.core.$ZodIssueUnrecognizedKeys[]);
+    if (unknown.length === parsed.error.issues.length) return sendUnknown(op, neutral, unknown);
     // Unknown fields are no error under this policy: only the others are reported.
     const rest = new z.ZodError(parsed.error.issues.filter((i) => i.code !== "unrecognized_keys"));
     return { ok: false, issues: toFieldIssues(rest, op.request, brand, options.side) };

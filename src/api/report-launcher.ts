@@ -77,7 +77,7 @@ function launcherRequest<M extends z.ZodRawShape>(requestType: string, members: 
       ...commonFields,
       ...members,
       [LAUNCHER_FIELDS.parameters]: z.strictObject(members).optional(),
-    } as { $type: ReturnType<typeof typeTag> } & typeof commonFields & M & { [LAUNCHER_FIELDS.parameters]: z.ZodOptional<z.ZodObject<M, z.core.$strict>> })
+    })
     .transform((body, ctx) => {
       const { [LAUNCHER_FIELDS.parameters]: nested, ...flat } = body as Record<string, unknown>;
       if (!nested) return flat;

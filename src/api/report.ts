@@ -25,17 +25,7 @@ export const getReportInfosRequest = z
     portfolio_names: z.array(nonBlank).nullish(),
     /** "RunByUserEmails": only runs started by these users. */
     run_by_user_emails: z.array(nonBlank).nullish(),
-  } as {
-    $type: ReturnType<typeof typeTag>;
-    report_name: z.ZodOptional<z.ZodNullable<typeof nonBlank>>;
-    reporting_currency: z.ZodOptional<z.ZodNullable<typeof currencyCode>>;
-    market_data_environment_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
-    portfolio_name: z.ZodOptional<z.ZodNullable<typeof nonBlank>>;
-    pricing_date: z.ZodOptional<z.ZodNullable<typeof dateTimeInput>>;
-    pricing_dates: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof dateTimeInput>>>;
-    portfolio_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
-    run_by_user_emails: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
-  } & { [LAUNCHER_FIELDS.portfolioType]: z.ZodOptional<z.ZodNullable<typeof portfolioTypeInput>> })
+  })
   .superRefine((r, ctx) => {
     if (!r.pricing_date && !(r.pricing_dates && r.pricing_dates.length > 0)) {
       ctx.addIssue({ code: "custom", path: ["pricing_date"], message: "give pricing_date (or the older pricing_dates, non-empty)" });

@@ -120,7 +120,7 @@ export function tradeEventType(nameOrType: string, namespace: string = DEFAULT_B
  * a variant name (`"BuyEvent"`) or a published event kind (`"Buy"`); the known variants' fields are
  * checked, unknown variants pass as they are.
  */
-export const tradeEvent = z.looseObject({ $type: nonBlank as unknown as z.ZodType<string, TradeEventName | (string & {})> }).transform((event, ctx) => {
+export const tradeEvent = z.looseObject({ $type: nonBlank }).transform((event, ctx) => {
   const $type = tradeEventType(event.$type);
   const parsed = parseTypeName($type);
   if (parsed && parsed.brand !== DEFAULT_BRAND) {
@@ -156,7 +156,7 @@ export const positionEffectsResponse = z.looseObject({
 export type PositionEffectsResponse = z.output<typeof positionEffectsResponse>;
 
 /** A4: one query parameter, the tradable id. */
-export const tradableBriefQuery = z.strictObject({ [BRIEF_QUERY_PARAM]: nonBlank } as { [BRIEF_QUERY_PARAM]: typeof nonBlank });
+export const tradableBriefQuery = z.strictObject({ [BRIEF_QUERY_PARAM]: nonBlank });
 export type TradableBriefQuery = z.input<typeof tradableBriefQuery>;
 /**
  * The brief, in the envelope the newer page shows (`$type`, `is_success`, `error_messages`): "the brief

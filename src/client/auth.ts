@@ -257,7 +257,7 @@ class TokenCallback extends CachedBearer {
         cause: redactor.cause(error),
       });
     }
-    const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? (got as Partial<TokenInfo>) : {};
+    const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? got : {};
     if (typeof info.token !== "string" || info.token.trim() === "") {
       const what =
         got === null

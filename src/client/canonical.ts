@@ -52,7 +52,7 @@ export function canonicalRequest(method: string, path: string, query?: Record<st
 
 /** One string per canonical request: equal strings ⇔ requests the server cannot tell apart. */
 export function requestKey(request: CanonicalRequest): string {
-  const query = request.query ? `?${new URLSearchParams(request.query as Record<string, string>).toString()}` : "";
+  const query = request.query ? `?${new URLSearchParams(request.query).toString()}` : "";
   return `${request.method} ${request.path}${query}${request.body === undefined ? "" : ` ${JSON.stringify(request.body)}`}`;
 }
 

@@ -153,7 +153,7 @@ export class RiskPortalClient {
         built[method] =
           op.requestIn === "none"
             ? (callOptions?: CallOptions) => this.request(op, {}, callOptions)
-            : (input: unknown, callOptions?: CallOptions) => this.request(op, input as never, callOptions);
+            : (input: unknown, callOptions?: CallOptions) => this.request(op, input, callOptions);
       }
       Object.defineProperty(this, group, { value: built, enumerable: true });
     }
@@ -171,7 +171,7 @@ export class RiskPortalClient {
    * name `RISK_PORTAL_TYPE_NAMESPACE`), `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
    */
   static fromEnv(env: Record<string, string | undefined> = process.env, overrides: Partial<RiskPortalClientOptions> = {}): RiskPortalClient {
-    return new RiskPortalClient({ ...optionsFromEnv(env), ...overrides } as RiskPortalClientOptions);
+    return new RiskPortalClient({ ...optionsFromEnv(env), ...overrides });
   }
 
   [inspect.custom](): string {

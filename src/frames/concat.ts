@@ -7,7 +7,7 @@ function hintFor(kinds: ColumnKind[]): ColumnHint {
   if (present.length === 0) return "auto";
   const first = present[0]!;
   if (first === "mixed" || !present.every((k) => k === first)) return "auto";
-  return first as Exclude<ColumnKind, "mixed" | "empty">;
+  return first;
 }
 
 /**
@@ -35,7 +35,7 @@ export function concatColumns(tables: readonly ColumnTable[], source: string): C
       if (values) {
         kinds.push(t.kinds[name]!);
         for (let i = 0; i < t.rowCount; i++) raw[at + i] = values[i];
-        if (t.meta.categories[name]) known = levelsOf(t.meta.categories[name]!, known);
+        if (t.meta.categories[name]) known = levelsOf(t.meta.categories[name], known);
       }
       at += t.rowCount;
     }

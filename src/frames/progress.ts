@@ -55,7 +55,7 @@ const TSLAB_JUPYTER = /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/;
  * A tslab display that overwrites one entry, when this process is a tslab kernel running a cell;
  * `undefined` otherwise. `cache` and `load` are injectable for tests.
  */
-export function findTslabDisplay(cache: ModuleCache = require.cache as ModuleCache, load: (id: string) => unknown = require): TextDisplay | undefined {
+export function findTslabDisplay(cache: ModuleCache = require.cache, load: (id: string) => unknown = require): TextDisplay | undefined {
   for (const id of Object.keys(cache)) {
     if (!TSLAB_JUPYTER.test(id)) continue;
     const jupyter = cache[id]?.exports as { lastWriteDisplayData?: unknown } | undefined;

@@ -71,7 +71,7 @@ export async function reportInfosByDateColumns(rp: RiskPortalClient, options: Re
   throwReplayMiss(settled);
   settled.forEach((result, i) => {
     if (result.status === "fulfilled") tables.push(result.value);
-    else failures.push({ pricing_date: dateText(pricingDates[i]!), ...describeFailure(result.reason) });
+    else failures.push({ pricing_date: dateText(pricingDates[i]), ...describeFailure(result.reason) });
   });
   // With every call failed, the frame still has the report-info columns (and no rows).
   const table =

@@ -171,7 +171,7 @@ function columnNames(columns: unknown[]): string[] {
   return columns.map((c, j) => {
     if (typeof c === "string") return c;
     if (isRecord(c)) {
-      for (const key of COLUMN_NAME_KEYS) if (typeof c[key] === "string") return c[key] as string;
+      for (const key of COLUMN_NAME_KEYS) if (typeof c[key] === "string") return c[key];
     }
     throw new TableShapeError(`data_table.columns[${j}] is ${preview(c)}; expected a column name or an object with one of ${COLUMN_NAME_KEYS.join(", ")}`);
   });

@@ -44,7 +44,7 @@ const TSLAB_JUPYTER = /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/;
  * a plain Node process, a test runner, or tslab's executor used without a kernel. `cache` and `load`
  * are injectable for tests.
  */
-export function findKernelDisplay(cache: ModuleCache = require.cache as ModuleCache, load: (id: string) => unknown = require): KernelDisplay | undefined {
+export function findKernelDisplay(cache: ModuleCache = require.cache, load: (id: string) => unknown = require): KernelDisplay | undefined {
   for (const id of Object.keys(cache)) {
     if (!TSLAB_JUPYTER.test(id)) continue;
     const jupyter = cache[id]?.exports as { lastWriteDisplayData?: unknown } | undefined;

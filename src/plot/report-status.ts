@@ -30,7 +30,7 @@ const DAY_MS = 86_400_000;
  */
 export function reportStatus(input: TableInput | GetReportInfosResponse | readonly ReportInfo[], options: ReportStatusOptions = {}): Figure {
   const by = options.by ?? "pricing_date";
-  const table = isTableInput(input) ? input : reportInfosColumns(input as GetReportInfosResponse);
+  const table = isTableInput(input) ? input : reportInfosColumns(input);
   const view = columnsOf(table, "plot.reportStatus");
   const status = texts(view, "status");
   const when = times(view, by);

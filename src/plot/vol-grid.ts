@@ -30,13 +30,7 @@ export interface VolMatrix {
 function isGrid(v: unknown): v is VolGridLike {
   if (typeof v !== "object" || v === null) return false;
   const g = v as Partial<VolGridLike>;
-  return (
-    g.maturities !== undefined &&
-    g.strikes !== undefined &&
-    g.vols !== undefined &&
-    typeof (g.vols as ArrayLike<number>).length === "number" &&
-    !("columns" in g)
-  );
+  return g.maturities !== undefined && g.strikes !== undefined && g.vols !== undefined && typeof g.vols.length === "number" && !("columns" in g);
 }
 
 /** The vols of `input` as maturity × strike (both ascending); `strikeType` overrides what the input says. */

@@ -52,7 +52,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       customdata: curve.rows.map((i) => [
         name[i] ?? "",
         plotDate(expiry[i] ?? NaN) ?? "",
-        typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${((instrumentRate[i] as number) * 100).toFixed(3)}%` : "n/a",
+        typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${(instrumentRate[i] * 100).toFixed(3)}%` : "n/a",
       ]),
       hovertemplate:
         `<b>%{customdata[0]}</b><br>${curve.label}<br>maturity %{x:.2f}y (expiry %{customdata[1]})<br>` +
@@ -64,7 +64,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
         mode: "markers",
         name: `${label} instruments`,
         x: curve.rows.map((i) => finiteOrNull(t.maturity[i]!)),
-        y: curve.rows.map((i) => (typeof instrumentRate[i] === "number" ? finiteOrNull(instrumentRate[i] as number) : null)),
+        y: curve.rows.map((i) => (typeof instrumentRate[i] === "number" ? finiteOrNull(instrumentRate[i]) : null)),
         marker: { color, size: 8, symbol: "circle-open", line: { width: 1.5 } },
         text: curve.rows.map((i) => name[i] ?? ""),
         hovertemplate: `<b>%{text}</b><br>instrument rate %{y:.3%}<extra></extra>`,

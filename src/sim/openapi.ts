@@ -11,7 +11,7 @@ function schemaOf(schema: z.ZodType): JsonSchema {
   // The wire form is the schemas' output (dates as strings); where a transform hides it (the launchers
   // flatten `parameters`), the input form.
   let out = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema;
-  if (out.type !== "object") out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  if (out.type !== "object") out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
   delete out.$schema;
   return out;
 }

@@ -116,8 +116,8 @@ export class SimService {
     this.#history = historicalInfos(options.seed, this.definitions, options.asOf, options.reportDays);
     this.#timing = options.reportTiming ?? DEFAULT_REPORT_TIMING;
     // Indexes beside the state: built once from what the store holds, then kept up to date change by change.
-    this.#index({ kind: "bondPrices", records: store.data.bondPrices as StoredBondPrice[] });
-    this.#index({ kind: "volCurves", curves: store.data.volCurves as StoredVolCurve[] });
+    this.#index({ kind: "bondPrices", records: store.data.bondPrices });
+    this.#index({ kind: "volCurves", curves: store.data.volCurves });
     store.onChange((change) => this.#index(change));
   }
 

@@ -5,7 +5,7 @@
 import { VolModelError, fmt } from "./errors";
 import { fromSurface, type VolSurfaceModel } from "./surface";
 import { toFloat64, type SurfaceLike } from "./surface-input";
-import { butterflyG, sviW, type RawSvi } from "./svi";
+import { butterflyG, sviW } from "./svi";
 
 /** One failed check: where (benchmarks, maturities, log-moneyness) and by how much. */
 export interface Violation {
@@ -109,7 +109,7 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   const butterfly: Violation[] = [];
   const calendar: Violation[] = [];
   const lee: Violation[] = [];
-  const w: Float64Array[] = bms.map((b) => k.map((kq) => sviW(b as RawSvi, kq)));
+  const w: Float64Array[] = bms.map((b) => k.map((kq) => sviW(b, kq)));
 
   for (const b of bms) {
     const g = k.map((kq) => butterflyG(b, kq));

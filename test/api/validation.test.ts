@@ -51,7 +51,7 @@ describe("request validation (nothing is sent)", () => {
   it("a strike_type outside 0, 1, 2 says which values exist", async () => {
     const issues = await issuesOf(rp.tradable.getVol({ surface, maturity: 90, strikes: [100], strike_type: 3 as never }));
     expect(issues).toEqual(["strike_type: expected one of 0, 1, 2 (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names"]);
-    const named = await issuesOf(rp.tradable.getVol({ surface, maturity: 90, strikes: [100], strike_type: "Moneyness" as never }));
+    const named = await issuesOf(rp.tradable.getVol({ surface, maturity: 90, strikes: [100], strike_type: "Moneyness" }));
     expect(named).toEqual(["strike_type: expected one of 0, 1, 2 (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names"]);
   });
 

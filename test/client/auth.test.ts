@@ -48,7 +48,7 @@ describe("static credentials", () => {
   });
 
   it("rejects auth options that name two methods or none", () => {
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "a-token", apiKey: "a-key" } as never })).toThrow(/exactly one of token, apiKey/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "a-token", apiKey: "a-key" } })).toThrow(/exactly one of token, apiKey/);
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: {} as never })).toThrow(ConfigurationError);
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "  " } })).toThrow(/auth.token must be a non-empty string/);
   });
@@ -292,7 +292,7 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
       );
     }
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: "tok" as never } })).toThrow(/^auth\.getToken must be a function, got string$/);
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } as never })).toThrow(
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } })).toThrow(
       /exactly one of token, apiKey, clientId\/clientSecret\/tokenUrl or getToken; got apiKey and getToken/,
     );
   });

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 const apiKey = "k-cache-test-0123456789";
 const client = (cache: RiskPortalClient["cache"] | boolean | object = true, key = apiKey) =>
-  new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: key }, cache: cache as never });
+  new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: key }, cache: cache });
 const usd = { currency: "USD", market_date: "2026-11-20" };
 const served_ = (r: object) => (r as { served?: number }).served;
 const tempDir = () => {
@@ -191,7 +191,7 @@ describe("two caches on one directory", () => {
       (i % 2 ? a : b).rateAsset.getCurve({ currency: ["USD", "EUR", "GBP", "JPY"][i % 4]!, market_date: "2026-11-20" }, { cache: "refresh" }),
     );
     const results = await Promise.allSettled(calls);
-    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(results.filter((r) => r.status === "rejected").map((r) => String(r.reason))).toEqual([]);
     expect(entryFiles(dir)).toHaveLength(4);
     expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
     // A third client (a new session) is answered from the disk.

@@ -75,7 +75,7 @@ describe("options", () => {
     let calls = 0;
     const counting: typeof fetch = (input, init) => {
       calls++;
-      return (crossFetch as unknown as typeof fetch)(input, init);
+      return crossFetch(input, init);
     };
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "t-cf" }, fetch: counting });
     expect(await rp.report.lookBacks()).toEqual({ look_backs: ["1Y"] });

@@ -161,7 +161,7 @@ describe("what goes on the wire is what the caller gave", () => {
     [Infinity, "Infinity"],
     [-Infinity, "-Infinity"],
   ])("%s in an unknown trade-event variant is refused, naming the field, not sent as null", async (value, shown) => {
-    const error = await failure(client().tradable.positionEffects(event({ notional: { amount: value } }) as never));
+    const error = await failure(client().tradable.positionEffects(event({ notional: { amount: value } })));
     expect(error).toBeInstanceOf(RequestValidationError);
     expect(error.message).toContain(`next_trade_event.notional.amount: ${shown} is not a finite number`);
     expect(server.requests).toHaveLength(0);
@@ -170,7 +170,7 @@ describe("what goes on the wire is what the caller gave", () => {
   it("a value nested 10,000 deep is a validation error, not a stack overflow", async () => {
     let deep: Record<string, unknown> = { leaf: 1 };
     for (let i = 0; i < 10_000; i++) deep = { inner: deep };
-    const error = await failure(client().tradable.positionEffects(event({ detail: deep }) as never));
+    const error = await failure(client().tradable.positionEffects(event({ detail: deep })));
     expect(error).toBeInstanceOf(RequestValidationError);
     expect(error.message).toMatch(/nested deeper than 64 levels/);
     expect(server.requests).toHaveLength(0);
@@ -183,7 +183,7 @@ describe("what goes on the wire is what the caller gave", () => {
         tradable_id: "AAPL",
         pricing_date: "2026-11-20",
         next_trade_event: { $type: "BuyEvent", unit_price: 1e308, quantity: 1e308 },
-      } as never)
+      })
       .catch(() => undefined);
     expect(server.to(EFFECTS)[0]!.text).toMatch(/"quantity":1e\+308/);
   });

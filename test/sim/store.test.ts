@@ -203,7 +203,7 @@ describe("kill -9", () => {
       stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(child);
-    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
+    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
     const { url, credentials } = JSON.parse(line) as { url: string; credentials: { apiKey: string } };
     return { child, rp: new RiskPortalClient({ baseUrl: url, auth: { apiKey: credentials.apiKey }, retry: false }) };
   };

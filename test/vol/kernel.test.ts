@@ -63,7 +63,7 @@ describe("volsFromStrikes and evaluate", () => {
     // A slice whose minimum is a hair below zero (as rounding can make an exactly-zero minimum).
     const dip = slices([{ T: 1, vv: 0.01, bb: 1, rho: 0, m: 0, s: 0.01 + 1e-17 }]);
     dip.c0[0] = -1e-18;
-    dip.vv[0] = dip.c0[0]! + dip.R[0]!;
+    dip.vv[0] = dip.c0[0] + dip.R[0]!;
     const plan1: MaturityPlan = { T: 1, lnF: 0, i: 0, j: 0, A: 1, B: 0, C: 0, twoSlices: false };
     const out = new Float64Array(2);
     volsFromStrikes(out, Float64Array.from([1, 1]), 2, 0, dip, plan1);
