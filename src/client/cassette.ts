@@ -10,20 +10,29 @@
  *   and fields named like a secret (`exposed_value`, `api_key`, `token`, …) keep only their last four
  *   characters (as `frames.apiKeys` shows them anyway).
  * - The file is rewritten after every recorded exchange (to a temporary file of this writer's own, then
- *   renamed), so a kernel that dies mid-notebook leaves a valid cassette.
+ *   renamed into place), so a kernel killed mid-notebook leaves a valid cassette, at worst without its
+ *   last exchange, and a stray `*.tmp` file beside it.
  * - Safe to share: several clients or processes may record to one cassette at once and every exchange is
- *   kept. A writer takes a lock file (`<cassette>.lock`, created exclusively; one left by a dead process,
- *   or older than {@link STALE_LOCK_MS}, is taken over), reads the cassette as it is on disk now, appends
- *   its exchange and renames the new file into place. A lock rather than an append-only log, so that
- *   the cassette stays one JSON document that the committed fixtures, a diff and `Cassette.read` all
- *   read as before. `record` empties the cassette when it is opened (under the lock), not at its first
- *   exchange: every exchange written after that, by any recorder, is kept. Several recorders meant to
- *   make one recording open it with `record` once and share that `Cassette` (or open it with `auto`).
+ *   kept. Each write takes the lock file `<cassette>.lock` (created exclusively; it names the writer's
+ *   process and host), reads the cassette as it is on disk now if another writer changed it since, appends
+ *   its exchange, renames the new file into place and lets go. A lock rather than an append-only log, so
+ *   that the cassette stays one JSON document, one exchange a line, that the committed fixtures, a diff
+ *   and `Cassette.read` read as before. A writer waits at most {@link LOCK_WAIT_MS} for the lock, then
+ *   says which file is locked; a lock left by a process that is gone (on this host), or older than
+ *   {@link STALE_LOCK_MS} (no write holds it that long), is taken over.
+ * - What `record` keeps, precisely: a recording begins when a `record` cassette is opened, and empties
+ *   the file then (under the lock). From that moment on the file holds every exchange written by any
+ *   recorder (`record` or `auto`, this process or another), in the order they were written, each
+ *   recorder's in the order it recorded them; the exchanges that were in the file at that moment are
+ *   dropped, including those of a recorder opened earlier and still running. So recorders meant to make
+ *   one recording together open their cassettes before any of them records (or share one `Cassette`).
  * - A cassette that is unreadable, corrupt or cannot be written is a {@link CassetteError} naming the
- *   file (and the exchange): a local fault, never a request retried against the server.
+ *   file (and the bad exchange's index): a local fault, never a request retried against the server. Every
+ *   exchange is checked when the file is read, so a replay cannot fail halfway through a notebook.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { HEADERS } from "../api/assumptions";
 import { describeDifferences, requestDistance, requestKey, type CanonicalRequest } from "./canonical";
@@ -114,8 +123,9 @@ export class Cassette {
   readonly #byKey = new Map<string, { exchanges: Exchange[]; next: number }>();
 
   /**
-   * Opens a cassette: `replay` needs the file; `auto` reads it when it exists; `record` starts afresh
-   * (the file is written at the first recorded exchange).
+   * Opens a cassette: `replay` needs the file; `auto` reads it when it exists; `record` begins a new
+   * recording and empties the file now (the header says what a recording keeps). Throws
+   * {@link CassetteError} for a file that cannot be read, is corrupt, or (`record`) cannot be written.
    */
   constructor(options: CassetteOptions & { baseUrl: string }) {
     const mode = options.mode ?? "auto";
@@ -128,11 +138,14 @@ export class Cassette {
     const existing = mode === "record" ? undefined : Cassette.read(this.path, mode === "replay");
     this.#file = existing ?? { format: FORMAT, version: 1, baseUrl: options.baseUrl, recordedAt: "", meta: { ...options.meta }, exchanges: [] };
     for (const exchange of this.#file.exchanges) this.#index(exchange);
-    // `record` starts afresh now: whatever another recorder writes from here on is kept.
+    // The recording begins now: whatever any recorder writes from here on is kept.
     if (mode === "record") this.#locked(() => this.#writeFile(this.#file));
   }
 
-  /** Reads a cassette file; `undefined` when it does not exist and `required` is false. */
+  /**
+   * Reads a cassette file and checks every exchange; `undefined` when it does not exist and `required` is
+   * false. Throws {@link CassetteError} naming the file (and the first bad exchange) otherwise.
+   */
   static read(file: string, required = true): CassetteFile | undefined {
     let text: string;
     try {
@@ -205,7 +218,10 @@ export class Cassette {
     return new CassetteMissError(lines.join("\n"), details, this.path, closest?.request, differences);
   }
 
-  /** Records one exchange (scrubbed of secrets) and rewrites the file. Returns the exchange as stored. */
+  /**
+   * Records one exchange (scrubbed of secrets): appends it to the file as other recorders left it, under
+   * the lock. Returns the exchange as stored; throws {@link CassetteError} when the file cannot be written.
+   */
   record(
     operation: string,
     request: CanonicalRequest,
@@ -226,11 +242,11 @@ export class Cassette {
     const exchange: Exchange = { operation, request: redactor.mask(request), response: recorded, receivedAt };
     // Not indexed for replay: a poll loop being recorded must see the server's new answers, not its own.
     this.#locked(() => {
-      // What other recorders wrote since this one last did is on disk: append to that, not to our copy.
+      // Other recorders may have written since this one last did: append to the file as it is on disk.
       const onDisk = this.#changedOnDisk() ? Cassette.read(this.path, false) : undefined;
-      const file = onDisk ?? this.#file;
-      file.exchanges.push(exchange);
-      if (!file.recordedAt) file.recordedAt = receivedAt;
+      const base = onDisk ?? this.#file;
+      // A new object: should the write fail, the exchange is in neither the file nor this cassette's copy.
+      const file: CassetteFile = { ...base, recordedAt: base.recordedAt || receivedAt, exchanges: [...base.exchanges, exchange] };
       this.#writeFile(file, redactor);
       this.#file = file;
     });
@@ -245,15 +261,15 @@ export class Cassette {
     else this.#byKey.set(key, { exchanges: [exchange], next: 0 });
   }
 
-  /** Size and modification time of the file as this recorder last wrote it, to tell whether another did since. */
-  #written?: { size: number; mtimeMs: number };
+  /** The file as this cassette last wrote it: another writer's rename shows as a different version. */
+  #written?: FileVersion;
 
   #changedOnDisk(): boolean {
     try {
-      const now = statSync(this.path);
-      return !this.#written || now.size !== this.#written.size || now.mtimeMs !== this.#written.mtimeMs;
+      const now = versionOf(statSync(this.path));
+      return !this.#written || now.ino !== this.#written.ino || now.size !== this.#written.size || now.mtimeMs !== this.#written.mtimeMs;
     } catch {
-      return false; // not there (yet, or removed): our copy is all there is
+      return false; // not there (yet, or removed): this cassette's copy is all there is
     }
   }
 
@@ -265,86 +281,185 @@ export class Cassette {
       mkdirSync(path.dirname(this.path), { recursive: true });
       writeFileSync(temp, redactor ? redactor.text(text) : text);
       renameSync(temp, this.path);
-      const { size, mtimeMs } = statSync(this.path);
-      this.#written = { size, mtimeMs };
+      this.#written = versionOf(statSync(this.path));
     } catch (error) {
-      rmSync(temp, { force: true });
-      throw new CassetteError(`the cassette ${this.path} cannot be written: ${(error as Error).message}`, { operation: "record" }, this.path);
+      removeQuietly(temp);
+      throw this.#unwritable(error);
     }
   }
 
-  /** Runs `work` holding the cassette's lock file (bounded wait; a dead or stale holder is taken over). */
+  #unwritable(error: unknown, lock?: string): CassetteError {
+    const what = lock ? ` (its lock file ${lock})` : "";
+    return new CassetteError(
+      `the cassette ${this.path} cannot be written${what}: ${(error as Error)?.message ?? String(error)}`,
+      { operation: "record" },
+      this.path,
+    );
+  }
+
+  /** Runs `work` holding the cassette's lock file: waits for another writer's (bounded), takes over a dead or stale one. */
   #locked<T>(work: () => T): T {
     const lock = `${this.path}.lock`;
-    const started = Date.now();
-    const refused = (error: unknown) =>
-      new CassetteError(`the cassette ${this.path} cannot be written (its lock ${lock}): ${(error as Error).message}`, { operation: "record" }, this.path);
+    const token = `${process.pid} ${HOST} ${WRITER_TAG}.${++lockCounter}`;
+    const startedMs = Date.now();
+    let holder: LockHolder | undefined;
     try {
       mkdirSync(path.dirname(lock), { recursive: true });
     } catch (error) {
-      throw refused(error);
+      throw this.#unwritable(error, lock);
     }
     for (let attempt = 0; ; attempt++) {
-      try {
-        closeSync(openSync(lock, "wx"));
-        writeFileSync(lock, `${process.pid} ${Date.now()}`);
-        break;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "EEXIST") throw refused(error);
-        if (staleLock(lock)) {
-          rmSync(lock, { force: true });
-          continue;
-        }
-        if (Date.now() - started > LOCK_WAIT_MS) {
-          throw new CassetteError(
-            `the cassette ${this.path} has been locked by another writer for over ${LOCK_WAIT_MS / 1000} s (${lock}); remove the lock file if no recording is running`,
-            { operation: "record" },
-            this.path,
-          );
-        }
-        pause(Math.min(50, 1 + attempt));
+      if (attempt > 0 && Date.now() - startedMs > LOCK_WAIT_MS) {
+        const who = holder ? describeHolder(holder) : "another writer";
+        throw new CassetteError(
+          `the cassette ${this.path} stayed locked by ${who} for over ${LOCK_WAIT_MS / 1000} s (${lock}); if no recording is running, remove the lock file`,
+          { operation: "record" },
+          this.path,
+        );
       }
+      let held: true | LockHolder | undefined;
+      try {
+        held = tryLock(lock, token);
+      } catch (error) {
+        throw this.#unwritable(error, lock);
+      }
+      if (held === true) break;
+      holder = held ?? holder;
+      if (held && isStale(held)) takeOver(lock, held);
+      else if (held) pause(Math.min(50, 1 + attempt));
+      // else: released between our attempt and our look at it; try again at once
     }
     try {
       return work();
     } finally {
-      try {
-        unlinkSync(lock);
-      } catch {
-        /* taken over as stale by another writer: nothing left to release */
-      }
+      if (readLock(lock)?.text === token) removeQuietly(lock);
     }
   }
 }
 
-/** A lock older than this is a crashed writer's, whatever its pid says. */
-const STALE_LOCK_MS = 10_000;
-/** How long a writer waits for another's lock before saying so. */
-const LOCK_WAIT_MS = 15_000;
-/** Per-process tag of temporary files, so two processes (or two cassettes) never write the same one. */
+/** No write holds the lock this long: an older lock is a crashed (or frozen) writer's, whatever its pid says. */
+const STALE_LOCK_MS = 5_000;
+/** A lock file still without its holder's name this long after it was created: its writer died in between. */
+const UNNAMED_LOCK_MS = 1_000;
+/** How long a writer waits for another's lock before saying so (longer than {@link STALE_LOCK_MS}, so a stale lock is taken over first). */
+const LOCK_WAIT_MS = 10_000;
+/** Per-process tag of temporary and lock files, so two processes (or two cassettes) never write the same one. */
 const WRITER_TAG = `${process.pid}.${randomBytes(4).toString("hex")}`;
+const HOST = hostname();
 let tempCounter = 0;
+let lockCounter = 0;
 
-/** Whether a lock file belongs to a process that is gone, or is too old to be a live writer's. */
-function staleLock(lock: string): boolean {
-  let text: string;
-  let mtimeMs: number;
+/** One version of a file: every write renames a new file into place, so a new inode, size or time is another writer's. */
+interface FileVersion {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+function versionOf({ ino, size, mtimeMs }: FileVersion): FileVersion {
+  return { ino, size, mtimeMs };
+}
+
+/** A lock file as found: `pid host tag` of its writer, and the file's identity and age. */
+interface LockHolder {
+  text: string;
+  ino: number;
+  mtimeMs: number;
+}
+
+/** Creates the lock file holding `token`: `true`, or who holds it already (undefined: released meanwhile). */
+function tryLock(lock: string, token: string): true | LockHolder | undefined {
+  let fd: number;
   try {
-    text = readFileSync(lock, "utf8");
-    mtimeMs = statSync(lock).mtimeMs;
-  } catch {
-    return false; // just released (or being written): try again
+    fd = openSync(lock, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return readLock(lock);
+    throw error;
   }
-  if (Date.now() - mtimeMs > STALE_LOCK_MS) return true;
-  const pid = Number(text.split(" ")[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return Date.now() - mtimeMs > 1_000; // created, pid not yet written
-  if (pid === process.pid) return false;
+  try {
+    writeSync(fd, token);
+  } catch (error) {
+    closeSync(fd);
+    removeQuietly(lock);
+    throw error;
+  }
+  closeSync(fd);
+  return true;
+}
+
+function readLock(lock: string): LockHolder | undefined {
+  let fd: number;
+  try {
+    fd = openSync(lock, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const { ino, mtimeMs } = fstatSync(fd);
+    return { text: readFileSync(fd, "utf8"), ino, mtimeMs };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether a lock is a dead writer's: too old, never named, or naming a process of this host that is gone. */
+function isStale(holder: LockHolder): boolean {
+  const ageMs = Date.now() - holder.mtimeMs;
+  if (ageMs > STALE_LOCK_MS) return true;
+  const [pid, host] = holder.text.split(" ");
+  if (!host) return ageMs > UNNAMED_LOCK_MS;
+  // Another host's pid means nothing here; this process's own is another thread's, or an earlier process's
+  // that had the same pid (a container): only age tells.
+  if (host !== HOST || Number(pid) === process.pid) return false;
+  return !processAlive(Number(pid));
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return false;
+    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
+    return (error as NodeJS.ErrnoException).code === "EPERM"; // alive, someone else's
+  }
+}
+
+/**
+ * Removes a stale lock. It is renamed aside first and checked: when two writers take one stale lock over
+ * at once, the second may have moved the first one's fresh lock, and gives it back. (Should a third writer
+ * lock the file in the microseconds between, two writers hold it: a window left open, as every lock file
+ * leaves one when it takes over a crashed writer's.)
+ */
+function takeOver(lock: string, stale: LockHolder): void {
+  const aside = `${lock}.${WRITER_TAG}.${++tempCounter}.stale`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    return; // released, or taken over by another writer already
+  }
+  const moved = readLock(aside);
+  if (moved && (moved.ino !== stale.ino || moved.text !== stale.text)) {
+    try {
+      linkSync(aside, lock);
+    } catch {
+      /* a third writer holds the lock now */
+    }
+  }
+  removeQuietly(aside);
+}
+
+function describeHolder(holder: LockHolder): string {
+  const [pid, host] = holder.text.split(" ");
+  return host ? `process ${pid} on ${host}` : "a writer that did not name itself";
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* already gone, or never made */
   }
 }
 
@@ -362,15 +477,16 @@ function parseCassette(text: string, file: string): CassetteFile {
     throw new CassetteError(`the cassette ${file} is not JSON: ${(error as Error).message}`, { operation: "configure" }, file);
   }
   if (
-    !parsed ||
-    typeof parsed !== "object" ||
+    !isRecord(parsed) ||
     parsed.format !== FORMAT ||
     parsed.version !== 1 ||
     !Array.isArray(parsed.exchanges) ||
-    typeof parsed.baseUrl !== "string"
+    typeof parsed.baseUrl !== "string" ||
+    (parsed.meta !== undefined && !isRecord(parsed.meta)) ||
+    (parsed.recordedAt !== undefined && typeof parsed.recordedAt !== "string")
   ) {
     throw new CassetteError(
-      `${file} is not a risk-portal-lab cassette (version 1): expected { format: "${FORMAT}", version: 1, baseUrl, exchanges: [...] }`,
+      `${file} is not a risk-portal-lab cassette (version 1): expected { format: "${FORMAT}", version: 1, baseUrl, recordedAt, meta: {...}, exchanges: [...] }`,
       { operation: "configure" },
       file,
     );
@@ -379,27 +495,51 @@ function parseCassette(text: string, file: string): CassetteFile {
     const wrong = exchangeProblem(exchange);
     if (wrong)
       throw new CassetteError(`the cassette ${file} is corrupt: exchange ${index}: ${wrong}; record it again`, { operation: "configure" }, file, index);
+    origins.set(exchange, { file, index });
   });
   return { meta: {}, recordedAt: "", ...parsed } as CassetteFile;
 }
 
-/** What is wrong with one recorded exchange, or undefined when it can be replayed. */
+/** Where each exchange read from a file came from, for an error that names it. */
+const origins = new WeakMap<Exchange, { file: string; index: number }>();
+
+/** A reason phrase as fetch's `Response` accepts it (tab, space, visible ASCII, obs-text). */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A header name and value as fetch's `Headers` accepts them (a token; no NUL, CR or LF, nothing beyond a byte). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
+
+/**
+ * What is wrong with one recorded exchange, or undefined when it can be replayed: the shape `record` writes
+ * (the request as `canonicalRequest` makes it) and a response fetch's `Response` can be made of. A status
+ * is 200–599: 1xx answers are never final, and `Response` refuses them.
+ */
 function exchangeProblem(e: unknown): string | undefined {
-  if (!e || typeof e !== "object" || Array.isArray(e)) return "not an object";
-  const { operation, request, response, receivedAt } = e as Partial<Exchange>;
+  if (!isRecord(e)) return "not an object";
+  const { operation, request, response, receivedAt } = e as Partial<Record<keyof Exchange, unknown>>;
   if (typeof operation !== "string" || !operation) return "operation must be a non-empty string";
-  if (!request || typeof request !== "object") return "request must be an object";
-  if (typeof request.method !== "string" || typeof request.path !== "string") return "request.method and request.path must be strings";
-  if (request.query !== undefined && (typeof request.query !== "object" || request.query === null)) return "request.query must be an object";
-  if (!response || typeof response !== "object") return "response must be an object";
-  if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599)
-    return `response.status must be an HTTP status 200-599, got ${JSON.stringify(response.status)}`;
-  if (!response.headers || typeof response.headers !== "object" || Object.values(response.headers).some((v) => typeof v !== "string"))
-    return "response.headers must map names to strings";
-  if (response.statusText !== undefined && typeof response.statusText !== "string") return "response.statusText must be a string";
-  if (response.text !== undefined && typeof response.text !== "string") return "response.text must be a string";
+  if (!isRecord(request)) return "request must be an object";
+  if (typeof request.method !== "string" || !request.method || typeof request.path !== "string") return "request.method and request.path must be strings";
+  if (request.query !== undefined && (!isRecord(request.query) || Object.values(request.query).some((v) => typeof v !== "string")))
+    return "request.query must map names to strings";
+  if (!isRecord(response)) return "response must be an object";
+  const { status, statusText, headers, text } = response;
+  if (!Number.isInteger(status) || (status as number) < 200 || (status as number) > 599)
+    return `response.status must be an HTTP status 200-599, got ${JSON.stringify(status)}`;
+  if (statusText !== undefined && (typeof statusText !== "string" || !REASON_PHRASE.test(statusText)))
+    return `response.statusText must be a reason phrase, got ${JSON.stringify(statusText)}`;
+  if (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== "string")) return "response.headers must map names to strings";
+  for (const [name, value] of Object.entries(headers))
+    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value as string))
+      return `response.headers: fetch refuses the header ${JSON.stringify(name)}: ${JSON.stringify(value)}`;
+  if (text !== undefined && typeof text !== "string") return "response.text must be a string";
+  if (!("body" in response) && text === undefined) return "response must have a body (JSON) or a text";
   if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt))) return "receivedAt must be an ISO 8601 date-time";
   return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -416,17 +556,36 @@ function serialise(file: CassetteFile): string {
 /** Body text of replayed exchanges, serialised once (a poll loop or a benchmark replays one many times). */
 const replayText = new WeakMap<RecordedResponse, string>();
 
-/** A recorded response as a fetch `Response`, for the pipeline to read as if it came from the server. */
+/** Statuses whose response cannot have a body. */
+const NO_BODY = new Set([204, 205, 304]);
+
+/**
+ * A recorded response as a fetch `Response`, for the pipeline to read as if it came from the server.
+ * Throws {@link CassetteError} (naming the cassette and the exchange) for one that cannot be: never a raw
+ * `TypeError`, which would read as a network failure. Exchanges read from a file were checked already.
+ */
 export function replayResponse(exchange: Exchange): Response {
-  const { response } = exchange;
-  let text = replayText.get(response);
-  if (text === undefined) {
-    text = response.text ?? (response.body === undefined ? "" : JSON.stringify(response.body));
-    replayText.set(response, text);
+  try {
+    const { response } = exchange;
+    let text = replayText.get(response);
+    if (text === undefined) {
+      text = response.text ?? (response.body === undefined ? "" : JSON.stringify(response.body));
+      replayText.set(response, text);
+    }
+    const body = NO_BODY.has(response.status) ? null : text;
+    return new Response(body, { status: response.status, statusText: response.statusText ?? "", headers: response.headers });
+  } catch (error) {
+    const origin = origins.get(exchange);
+    const where = origin ? `the cassette ${origin.file}: exchange ${origin.index}` : "a recorded exchange";
+    const why = exchangeProblem(exchange) ?? (error as Error)?.message ?? String(error);
+    const operation = (exchange as Partial<Exchange> | undefined)?.operation;
+    throw new CassetteError(
+      `${where} cannot be replayed: ${why}; record it again`,
+      { operation: typeof operation === "string" ? operation : "replay", cause: error },
+      origin?.file ?? "",
+      origin?.index,
+    );
   }
-  // Statuses without a body (204, 304) cannot be given one.
-  const body = response.status === 204 || response.status === 304 ? null : text;
-  return new Response(body, { status: response.status, statusText: response.statusText ?? "", headers: response.headers });
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

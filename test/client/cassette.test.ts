@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { inspect } from "node:util";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Cassette, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
+import { Cassette, CassetteError, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
 import { frames } from "../../src";
 import { startSimulator, type Simulator } from "../../src/sim";
 import { bond, surface } from "../helpers/samples";
@@ -270,6 +270,7 @@ describe("record against the simulator, stop it, replay", () => {
   it("replay needs the file, and says so; a file that is not a cassette is refused", () => {
     const missing = path.join(dir, "nope.json");
     expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(ConfigurationError);
+    expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(CassetteError);
     expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(/nope\.json: it does not exist/);
     const bogus = path.join(dir, "bogus.json");
     writeFileSync(bogus, JSON.stringify({ hello: 1 }));
