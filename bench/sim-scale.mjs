@@ -4,7 +4,9 @@
  * state, uploads BENCH_SCALE_PRICES (400,000) bond prices in uploads of 40,000 (bootstrapped into the
  * curves), measures both again, then restarts the simulator on the same directory and measures once
  * more. Prints the ratios to the empty state (the goal: within 2x), the child's RSS, the journal and
- * snapshot sizes and the restart time. Bounded: a fixed number of requests; loopback only.
+ * snapshot sizes and the restart time. Then, in this process, opens the directory's store (replay) and
+ * compacts it, timing both: what a background compaction of the whole state costs. Bounded: a fixed
+ * number of requests; loopback only.
  *
  * Knobs: BENCH_SCALE_PRICES (400000), BENCH_SCALE_CALLS (30 per measurement), BENCH_SCALE_DIST (the
  * dist/ directory to run, e.g. an older build for a before/after figure).
@@ -14,6 +16,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, median, round } from "./common.mjs";
 
 const PER_UPLOAD = 40_000;
@@ -99,8 +102,9 @@ export async function measureSimScale({
   const dataDir = mkdtempSync(join(tmpdir(), "rpl-bench-scale-"));
   try {
     let sim = await startSim(dist, dataDir);
-    await latency(sim, 3); // warm up
+    await latency(sim, 10); // warm up
     const empty = await latency(sim, calls);
+    const emptyRssMB = sim.rssMB();
     const record = await priceRecords(sim);
     const t0 = performance.now();
     const uploadMs = [];
@@ -125,6 +129,7 @@ export async function measureSimScale({
     const restartMs = sim.startMs;
     const restartRssMB = sim.rssMB();
     await sim.stop();
+    const store = await measureStore(dist, dataDir);
     return {
       prices,
       calls,
@@ -144,13 +149,33 @@ export async function measureSimScale({
         lastMs: round(uploadMs.at(-1), 0),
         totalS: round(uploadTotalMs / 1000, 1),
       },
-      rssMB: round(rssMB, 0),
+      rssMB: { empty: round(emptyRssMB, 0), loaded: round(rssMB, 0) },
       restart: { startS: round(restartMs / 1000, 2), rssMB: round(restartRssMB, 0) },
       filesMB: files,
+      store,
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Opens the data directory's store in this process (a replay of snapshot and journals) and compacts it
+ * (the whole state into a new snapshot): the time of each. Undefined for a build without a journal.
+ */
+async function measureStore(dist, dataDir) {
+  const mod = await import(pathToFileURL(join(dist, "sim", "store.js")).href);
+  const Store = mod.Store ?? mod.default?.Store;
+  if (typeof Store?.prototype?.compactNow !== "function") return undefined;
+  let t = performance.now();
+  const store = await Store.open(dataDir);
+  const openS = (performance.now() - t) / 1000;
+  const records = store.data.bondPrices.length;
+  t = performance.now();
+  await store.compactNow();
+  const compactS = (performance.now() - t) / 1000;
+  await store.close();
+  return { records, openS: round(openS, 2), compactS: round(compactS, 2), snapshotMB: round(statSync(join(dataDir, "snapshot.jsonl")).size / 1e6, 1) };
 }
 
 const roundAll = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v, 2)]));
@@ -179,8 +204,14 @@ export function formatSimScale(r) {
         ],
       ],
     ),
-    `uploads of 40,000: first ${r.upload.firstMs} ms, last ${r.upload.lastMs} ms, median ${r.upload.perUploadMsMedian} ms, ${r.upload.totalS} s in all; RSS ${r.rssMB} MB`,
+    `within 2x of the empty state: ${Object.values(r.ratio).every((x) => x <= 2) ? "yes" : "NO"} (${Object.entries(r.ratio)
+      .map(([k, v]) => `${k} ${v}x`)
+      .join(", ")})`,
+    `uploads of 40,000: first ${r.upload.firstMs} ms, last ${r.upload.lastMs} ms, median ${r.upload.perUploadMsMedian} ms, ${r.upload.totalS} s in all; RSS ${r.rssMB.empty} MB empty, ${r.rssMB.loaded} MB after`,
     `restart on the same directory: listening after ${r.restart.startS} s, RSS ${r.restart.rssMB} MB; files (MB): ${JSON.stringify(r.filesMB)}`,
+    r.store
+      ? `the store in-process: open (replay of ${r.store.records.toLocaleString("en")} prices) ${r.store.openS} s, a compaction of it all ${r.store.compactS} s (snapshot ${r.store.snapshotMB} MB)`
+      : "the store in-process: this build has no journal to compact",
   ].join("\n");
 }
 

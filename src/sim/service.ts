@@ -118,34 +118,60 @@ export class SimService {
     // Indexes beside the state: built once from what the store holds, then kept up to date change by change.
     this.#index({ kind: "bondPrices", records: store.data.bondPrices });
     this.#index({ kind: "volCurves", curves: store.data.volCurves });
+    for (const item of store.data.launcherItems) this.#index({ kind: "launcherItem", item, nextItem: 0 });
+    this.#index({ kind: "reports", runs: store.data.reports, nextReport: 0 });
     store.onChange((change) => this.#index(change));
   }
 
   /**
-   * Bond prices in the curves, by `currency/day` then bond: the latest bootstrapped price of each wins.
-   * Its curve point (a yield solved from the price) is worked out the first time a curve needs it.
+   * Bond prices in the curves, by `currency/day` then bond: of the bond's bootstrapped prices of that day,
+   * the one stored last wins (by its place in the store, not by when its bootstrap finished, so that a
+   * restart gives the same curve). Its curve point (a yield solved from the price) is worked out the first
+   * time a curve needs it.
    */
-  readonly #inCurves = new Map<string, Map<string, { price: StoredBondPrice; point?: BondCurveOverride }>>();
+  readonly #inCurves = new Map<string, Map<string, { seq: number; price: StoredBondPrice; point?: BondCurveOverride }>>();
   /** Bootstrapped prices whose bootstrap has not finished yet (A19), by the time it does. */
-  readonly #pending: { atMs: number; price: StoredBondPrice }[] = [];
+  readonly #pending: { atMs: number; seq: number; price: StoredBondPrice }[] = [];
+  /** Prices seen: the place in the store of the next one. */
+  #pricesSeen = 0;
+  /** The curve day of each price date seen (see {@link #curveDayOf}). */
+  readonly #curveDays = new Map<string, string>();
   /** The last uploaded price of each bond and the last uploaded ATM vol curve of each equity. */
   readonly #lastPrice = new Map<string, StoredBondPrice>();
   readonly #lastVolCurve = new Map<string, StoredVolCurve>();
+  /** Ids of the saved launcher items; report runs started on request by pricing day, in the store's order. */
+  readonly #itemIds = new Set<string>();
+  readonly #runsByDay = new Map<string, { seq: number; run: LaunchedReport }[]>();
+  #runsSeen = 0;
   /** Stored prices indexed, and curve points solved from them: once each, however often the curves are read. */
   readonly stats = { pricesIndexed: 0, pointsDerived: 0 };
 
   #index(change: Change): void {
-    if (change.kind === "volCurves") {
-      for (const c of change.curves) this.#lastVolCurve.set(c.code, c);
-      return;
-    }
-    if (change.kind !== "bondPrices") return;
-    const now = this.clock.now();
-    for (const p of change.records) {
-      this.#lastPrice.set(p.code, p);
-      if (!p.bootstrapped) continue;
-      if (p.bootstrapped_at_ms === undefined || p.bootstrapped_at_ms <= now) this.#enterCurve(p);
-      else insertByTime(this.#pending, { atMs: p.bootstrapped_at_ms, price: p });
+    switch (change.kind) {
+      case "volCurves":
+        for (const c of change.curves) this.#lastVolCurve.set(c.code, c);
+        return;
+      case "launcherItem":
+        this.#itemIds.add(change.item.id);
+        return;
+      case "reports":
+        for (const run of change.runs) {
+          const day = run.pricing_date.slice(0, 10);
+          let runs = this.#runsByDay.get(day);
+          if (!runs) this.#runsByDay.set(day, (runs = []));
+          runs.push({ seq: this.#runsSeen++, run });
+        }
+        return;
+      case "bondPrices": {
+        const now = this.clock.now();
+        for (const price of change.records) {
+          const seq = this.#pricesSeen++;
+          this.#lastPrice.set(price.code, price);
+          if (!price.bootstrapped) continue;
+          if (price.bootstrapped_at_ms === undefined || price.bootstrapped_at_ms <= now) this.#enterCurve(price, seq);
+          else insertByTime(this.#pending, { atMs: price.bootstrapped_at_ms, seq, price });
+        }
+      }
     }
   }
 
@@ -153,19 +179,31 @@ export class SimService {
   #settle(): void {
     const now = this.clock.now();
     let done = 0;
-    while (done < this.#pending.length && this.#pending[done]!.atMs <= now) this.#enterCurve(this.#pending[done++]!.price);
+    for (; done < this.#pending.length && this.#pending[done]!.atMs <= now; done++) this.#enterCurve(this.#pending[done]!.price, this.#pending[done]!.seq);
     if (done) this.#pending.splice(0, done);
   }
 
-  #enterCurve(p: StoredBondPrice): void {
-    const bond = this.universe.bond(p.code);
+  #enterCurve(price: StoredBondPrice, seq: number): void {
+    const bond = this.universe.bond(price.code);
     if (!bond) return;
-    const day = previousBusinessDay(utcDateOf(p.date));
+    const day = this.#curveDayOf(price.date);
     const key = `${bond.currency}/${day}`;
     let bonds = this.#inCurves.get(key);
     if (!bonds) this.#inCurves.set(key, (bonds = new Map()));
-    bonds.set(bond.id, { price: p });
     this.stats.pricesIndexed++;
+    // A price stored earlier whose bootstrap finished later (a clock set back, a restart with another lag) does not win.
+    if ((bonds.get(bond.id)?.seq ?? -1) < seq) bonds.set(bond.id, { seq, price });
+  }
+
+  /** The curve day of a price's date (its business day), remembered: hundreds of thousands of prices share a few hundred dates. */
+  #curveDayOf(date: string): string {
+    let day = this.#curveDays.get(date);
+    if (day === undefined) {
+      // Dates with times of day can all differ: the memory stays small whatever comes.
+      if (this.#curveDays.size >= 10_000) this.#curveDays.clear();
+      this.#curveDays.set(date, (day = previousBusinessDay(utcDateOf(date))));
+    }
+    return day;
   }
 
   /** Every answer is built in the neutral spelling; the HTTP layer spells it in the brand. */
@@ -439,7 +477,7 @@ export class SimService {
     if (lookBack !== undefined && !(LOOK_BACK_PERIODS as readonly string[]).includes(String(lookBack))) {
       messages.push(`Unknown historical_look_back_period '${String(lookBack)}'; known: ${LOOK_BACK_PERIODS.join(", ")}`);
     }
-    if (req.id && this.store.data.launcherItems.some((i) => i.id === req.id)) messages.push(`A saved launcher item with id '${req.id}' exists already`);
+    if (req.id && this.#itemIds.has(req.id)) messages.push(`A saved launcher item with id '${req.id}' exists already`);
     if (messages.length) return this.#outcome(TYPE_NAMES.baseResponse, messages);
     await this.store.update((s) => {
       const item: SavedLauncherItem = {
@@ -481,18 +519,28 @@ export class SimService {
     };
   }
 
-  /** All report infos now: the history, the runs started on request and the daily batch's runs, at the clock's time. */
-  allReportInfos(): ReportInfoOut[] {
+  /**
+   * Report infos now: the history, the runs started on request and the daily batch's runs, at the clock's
+   * time; with `days`, only those of these pricing days (the runs of other days are not even made).
+   */
+  allReportInfos(days?: ReadonlySet<string>): ReportInfoOut[] {
     const now = this.clock.now();
-    const runs = [...this.store.data.reports, ...scheduledRuns(this.options.seed, this.store.data.launcherItems ?? [], now)];
-    return [...this.#history, ...runs.map((r) => launchedInfo(this.options.seed, r, now, this.#timing))];
+    const requested = days
+      ? [...days]
+          .flatMap((day) => this.#runsByDay.get(day) ?? [])
+          .sort((a, b) => a.seq - b.seq)
+          .map((entry) => entry.run)
+      : this.store.data.reports;
+    const runs = [...requested, ...scheduledRuns(this.options.seed, this.store.data.launcherItems ?? [], now, days)];
+    const history = days ? this.#history.filter((i) => days.has(i.pricing_date.slice(0, 10))) : this.#history;
+    return [...history, ...runs.map((r) => launchedInfo(this.options.seed, r, now, this.#timing))];
   }
 
   // 9. GetReportInfos: the newer singular selectors and the older plural ones (A11, A16).
   reportInfos(req: Out<typeof getReportInfosRequest>) {
     const dates = new Set([...(req.pricing_date ? [req.pricing_date] : []), ...(req.pricing_dates ?? [])].map(utcDateOf));
     const names = new Set([...(req.portfolio_name ? [req.portfolio_name] : []), ...(req.portfolio_names ?? [])]);
-    const report_infos = this.allReportInfos().filter(
+    const report_infos = this.allReportInfos(dates).filter(
       (i) =>
         dates.has(i.pricing_date.slice(0, 10)) &&
         (names.size === 0 || names.has(i.portfolio_name)) &&

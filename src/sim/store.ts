@@ -4,16 +4,19 @@
  *
  * With a data directory the state survives restarts, and a crash (kill -9) loses nothing acknowledged:
  * - each change is appended as one JSON line to the journal (`journal.<generation>.jsonl`) and flushed to
- *   disk (fsync) BEFORE it is applied and the request acknowledged; a change whose write fails is not
- *   applied;
+ *   disk (fsync) BEFORE it is applied and the request acknowledged. A change whose write fails is not
+ *   applied, and the journal is cut back to where it was, so that no later line follows half a line;
  * - once the journal passes {@link CompactionOptions.journalBytes}, the state is compacted in the
  *   background: new changes go to the next generation's journal at once, while the state as it stood is
  *   written, a chunk at a time, to a temporary snapshot that is flushed and renamed over
  *   `snapshot.jsonl`; only then is the old journal removed. A crash at any point leaves either the old
- *   snapshot and both journals, or the new snapshot and the new journal: both replay to the same state;
- * - on open, the snapshot's changes and then every journal from its generation on are replayed; a torn
- *   last line (a crash mid-append) is ignored, since its change was never acknowledged. A `state.json`
- *   of the earlier format is read once and becomes the first snapshot.
+ *   snapshot and both journals, or the new snapshot and the new journal: both replay to the same state.
+ *   One compaction runs at a time;
+ * - on open, the snapshot's changes and then every journal from its generation on are replayed, a line
+ *   at a time (never the whole file as one string). A torn last line — a crash mid-append, even one
+ *   that cut only the final newline — is ignored and cut off, since its change was never acknowledged.
+ *   Anything else that does not parse, and a snapshot without its closing line, is an error naming the
+ *   file. A `state.json` of the earlier format is read once and becomes the first snapshot.
  *
  * Nothing here re-reads or rewrites the whole state per change: a write costs its own size, whatever
  * the state holds.
@@ -101,6 +104,9 @@ export function applyChange(data: StateData, change: Change): void {
 const SNAPSHOT = "snapshot.jsonl";
 const LEGACY = "state.json";
 const journalName = (generation: number) => `journal.${generation}.jsonl`;
+const JOURNAL = /^journal\.(\d+)\.jsonl$/;
+/** A snapshot being written (`snapshot.jsonl.<pid>.<generation>.tmp`): never read, removed on open. */
+const SNAPSHOT_TEMP = /^snapshot\.jsonl\..+\.tmp$/;
 
 export class Store {
   readonly #data: StateData;
@@ -110,10 +116,16 @@ export class Store {
   readonly #options: Required<CompactionOptions>;
   #generation = 0;
   #journal?: FileHandle;
+  /** Bytes of the journal that hold acknowledged changes (a failed write is cut back to this). */
   #journalBytes = 0;
   #compacting?: Promise<void>;
-  /** Journal lines written and snapshots made (for tests and the benchmark). */
-  readonly stats = { journalLines: 0, compactions: 0, tornLinesIgnored: 0 };
+  /** Set when a failed write could not be cut back off the journal: every later write is refused. */
+  #broken?: Error;
+  /**
+   * Journal lines written, snapshots made (and how long the last one took, ms), torn lines ignored on
+   * open and failed writes cut back off the journal: for tests and the benchmark.
+   */
+  readonly stats = { journalLines: 0, compactions: 0, lastCompactionMs: 0, tornLinesIgnored: 0, failedWrites: 0 };
 
   private constructor(data: StateData, dir: string | undefined, options: CompactionOptions) {
     this.#data = data;
@@ -128,6 +140,8 @@ export class Store {
     const data = emptyState();
     const store = new Store(data, dataDir, options);
     const names = await readdir(dataDir);
+    // A snapshot a crash interrupted: its journals are all still there.
+    for (const name of names) if (SNAPSHOT_TEMP.test(name)) await rm(path.join(dataDir, name), { force: true });
     let generation = 0;
     const snapshot = path.join(dataDir, SNAPSHOT);
     if (names.includes(SNAPSHOT)) {
@@ -143,14 +157,14 @@ export class Store {
       if (legacy?.version === 1) Object.assign(data, emptyState(), legacy);
     }
     const journals = names
-      .map((n) => /^journal\.(\d+)\.jsonl$/.exec(n))
+      .map((n) => JOURNAL.exec(n))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1]))
       .filter((g) => g >= generation)
       .sort((a, b) => a - b);
     for (const g of journals) await store.#replay(path.join(dataDir, journalName(g)), false);
     store.#generation = journals.at(-1) ?? generation;
-    await store.#openJournal();
+    ({ handle: store.#journal, bytes: store.#journalBytes } = await store.#openJournal(store.#generation));
     // The earlier format becomes a snapshot now, so that no journal ever needs it again.
     if (!names.includes(SNAPSHOT) && names.includes(LEGACY)) await store.compactNow();
     return store;
@@ -179,10 +193,10 @@ export class Store {
       for (const listener of this.#listeners) listener(change);
       if (this.#dir && this.#journalBytes >= this.#options.journalBytes && !this.#compacting) {
         // The switch to a new journal happens here, in turn; the snapshot is written in the background.
-        const mark = await this.#rotate();
-        this.#compacting = this.#writeSnapshot(mark).finally(() => (this.#compacting = undefined));
-        // A failed compaction leaves the journals in place: nothing is lost, the next one tries again.
-        this.#compacting.catch(() => undefined);
+        // Compaction is housekeeping: when even the switch fails, this change still stands (it is
+        // journaled and applied) and writes go on to the current journal.
+        const mark = await this.#rotate().catch(() => undefined);
+        if (mark) this.#startCompaction(mark).catch(() => undefined);
       }
     });
     this.#queue = run.catch(() => undefined);
@@ -197,36 +211,78 @@ export class Store {
     this.#journal = undefined;
   }
 
-  /** Runs a compaction now (tests and the benchmark); resolves when the snapshot is in place. */
+  /** Runs a compaction of everything written so far (tests, the benchmark); resolves when its snapshot is in place. */
   async compactNow(): Promise<void> {
     if (!this.#dir) return;
-    await this.#compacting?.catch(() => undefined);
-    let mark: Mark | undefined;
-    const turn = this.#queue.then(async () => {
-      mark = await this.#rotate();
-    });
-    this.#queue = turn.catch(() => undefined);
-    await turn;
-    await this.#writeSnapshot(mark!);
+    for (;;) {
+      await this.#compacting?.catch(() => undefined);
+      let mine: Promise<void> | undefined;
+      const turn = this.#queue.then(async () => {
+        // A write may have started a compaction since: wait for it, then make ours (one at a time).
+        if (!this.#compacting) mine = this.#startCompaction(await this.#rotate());
+      });
+      this.#queue = turn.catch(() => undefined);
+      await turn;
+      if (mine) return mine;
+    }
   }
 
-  async #openJournal(): Promise<void> {
-    const file = path.join(this.#dir!, journalName(this.#generation));
-    this.#journal = await open(file, "a");
-    this.#journalBytes = (await this.#journal.stat()).size;
+  /** Writes the snapshot of `mark` in the background; the one running compaction is {@link #compacting}. */
+  #startCompaction(mark: Mark): Promise<void> {
+    const started = performance.now();
+    const compacting = this.#writeSnapshot(mark).then(() => {
+      this.stats.compactions++;
+      this.stats.lastCompactionMs = performance.now() - started;
+    });
+    // A failed compaction leaves the journals in place: nothing is lost, the next one tries again.
+    this.#compacting = compacting.finally(() => (this.#compacting = undefined));
+    this.#compacting.catch(() => undefined);
+    return compacting;
+  }
+
+  /** Opens (creating) the journal of a generation for appending, and its size; a new file's name is flushed to disk too. */
+  async #openJournal(generation: number): Promise<{ handle: FileHandle; bytes: number }> {
+    const handle = await open(path.join(this.#dir!, journalName(generation)), "a");
+    try {
+      const bytes = (await handle.stat()).size;
+      if (bytes === 0) await syncDirectory(this.#dir!);
+      return { handle, bytes };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   async #append(change: Change): Promise<void> {
+    if (this.#broken) throw this.#broken;
     const line = `${JSON.stringify(change)}\n`;
-    await this.#journal!.appendFile(line, "utf8");
-    await this.#journal!.datasync();
+    const journal = this.#journal!;
+    try {
+      await journal.appendFile(line, "utf8");
+      await journal.datasync();
+    } catch (error) {
+      this.stats.failedWrites++;
+      // Part of the line may be in the file: cut it off, or the next line would follow half a line
+      // (damage on the next open) and an unacknowledged change could come back after a restart.
+      try {
+        await journal.truncate(this.#journalBytes);
+        await journal.datasync();
+      } catch (cause) {
+        this.#broken = new Error(
+          `simulator journal ${path.join(this.#dir!, journalName(this.#generation))} could not be cut back after a failed write; no change is accepted until it is reopened`,
+          { cause },
+        );
+      }
+      throw error;
+    }
     this.#journalBytes += Buffer.byteLength(line);
     this.stats.journalLines++;
   }
 
   /**
    * Starts the next journal generation and returns the mark of the state as it stands: the collections
-   * only grow, so their lengths now say what the snapshot of this moment holds. Runs in the queue's turn.
+   * only grow, so their lengths now say what the snapshot of this moment holds. Runs in the queue's turn;
+   * when the new journal cannot be opened nothing changes (writes go on to the current one).
    */
   async #rotate(): Promise<Mark> {
     const data = this.#data;
@@ -239,9 +295,11 @@ export class Store {
       nextItem: data.nextItem,
       nextReport: data.nextReport,
     };
-    await this.#journal?.close();
+    const next = await this.#openJournal(mark.generation);
+    const previous = this.#journal;
+    ({ handle: this.#journal, bytes: this.#journalBytes } = next);
     this.#generation = mark.generation;
-    await this.#openJournal();
+    await previous?.close().catch(() => undefined);
     return mark;
   }
 
@@ -262,6 +320,7 @@ export class Store {
       for (let i = 0; i < mark.launcherItems; i++)
         await out.write(`${JSON.stringify({ kind: "launcherItem", item: data.launcherItems[i]!, nextItem: 0 } satisfies Change)}\n`);
       await lines(data.reports, mark.reports, (runs) => ({ kind: "reports", runs, nextReport: 0 }));
+      // The closing line: a snapshot without it is incomplete (it never is, once renamed into place).
       await out.write(`${JSON.stringify({ counters: { nextItem: mark.nextItem, nextReport: mark.nextReport } })}\n`);
       await out.sync();
     } catch (error) {
@@ -274,45 +333,46 @@ export class Store {
     await syncDirectory(dir);
     // The snapshot holds everything of the older journals (and of an earlier format's state): they can go.
     for (const name of await readdir(dir)) {
-      const m = /^journal\.(\d+)\.jsonl$/.exec(name);
+      const m = JOURNAL.exec(name);
       if ((m && Number(m[1]) < mark.generation) || name === LEGACY) await rm(path.join(dir, name), { force: true });
     }
-    this.stats.compactions++;
   }
 
-  /** Applies every change of a snapshot or journal file; returns the snapshot's generation. */
+  /** Applies every change of a snapshot or journal file, a line at a time; returns the snapshot's generation. */
   async #replay(file: string, isSnapshot: boolean): Promise<number> {
-    const text = await readFile(file, "utf8");
     let generation = 0;
-    let start = 0;
-    while (start < text.length) {
-      const lineStart = start;
-      let end = text.indexOf("\n", start);
-      const torn = end < 0;
-      if (torn) end = text.length;
-      const line = text.slice(start, end);
-      start = end + 1;
-      if (!line.trim()) continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line);
-      } catch (error) {
-        // Only the last line can be torn (a crash mid-append: never acknowledged). Anything else is damage.
-        if (torn) {
+    let closed = false;
+    const damaged = (why: string) => new Error(`simulator state ${file} is damaged: ${why}`);
+    const handle = await open(file, "r");
+    try {
+      for await (const { text, offset, ended } of readLines(handle)) {
+        // Only the last line can lack its newline: a crash mid-append, so never acknowledged. Cut it off,
+        // so that the next change is not appended to it. A snapshot is complete before it is renamed in.
+        if (!ended && !isSnapshot) {
           this.stats.tornLinesIgnored++;
-          // Cut it off, so that the next change is not appended to half a line.
-          if (!isSnapshot) await truncate(file, Buffer.byteLength(text.slice(0, lineStart)));
+          await truncate(file, offset);
           break;
         }
-        throw new Error(`simulator state ${file} is damaged: ${(error as Error).message}`);
+        if (!text.trim()) continue;
+        let entry: Change & { snapshot?: number; generation?: number; counters?: { nextItem: number; nextReport: number } };
+        try {
+          entry = JSON.parse(text) as typeof entry;
+        } catch (error) {
+          throw damaged(`${(error as Error).message} (the line at byte ${offset})`);
+        }
+        if (!ended) throw damaged(`the last line at byte ${offset} is cut off`);
+        if (closed) throw damaged(`a line at byte ${offset} after the closing line`);
+        if (isSnapshot && entry.snapshot !== undefined) generation = entry.generation ?? 0;
+        else if (entry.counters) {
+          this.#data.nextItem = Math.max(this.#data.nextItem, entry.counters.nextItem);
+          this.#data.nextReport = Math.max(this.#data.nextReport, entry.counters.nextReport);
+          closed = isSnapshot;
+        } else applyChange(this.#data, entry);
       }
-      const entry = parsed as Change & { snapshot?: number; generation?: number; counters?: { nextItem: number; nextReport: number } };
-      if (isSnapshot && entry.snapshot !== undefined) generation = entry.generation ?? 0;
-      else if (entry.counters) {
-        this.#data.nextItem = Math.max(this.#data.nextItem, entry.counters.nextItem);
-        this.#data.nextReport = Math.max(this.#data.nextReport, entry.counters.nextReport);
-      } else applyChange(this.#data, entry);
+    } finally {
+      await handle.close();
     }
+    if (isSnapshot && !closed) throw damaged("it ends before its closing line (counters)");
     return generation;
   }
 }
@@ -326,6 +386,36 @@ interface Mark {
   reports: number;
   nextItem: number;
   nextReport: number;
+}
+
+/**
+ * The lines of a file read in chunks of `chunkBytes`: each line's text, its byte offset, and whether a
+ * newline ended it (only the last line can lack one). Memory holds a chunk and one line, whatever the file.
+ */
+async function* readLines(handle: FileHandle, chunkBytes = 1 << 20): AsyncGenerator<{ text: string; offset: number; ended: boolean }> {
+  const buffer = Buffer.allocUnsafe(chunkBytes);
+  let carry: Buffer[] = [];
+  let position = 0;
+  let lineStart = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+    if (bytesRead === 0) break;
+    const view = buffer.subarray(0, bytesRead);
+    let from = 0;
+    for (let nl = view.indexOf(10, from); nl >= 0; nl = view.indexOf(10, from)) {
+      const piece = view.subarray(from, nl);
+      const text = (carry.length ? Buffer.concat([...carry, piece]) : piece).toString("utf8");
+      carry = [];
+      from = nl + 1;
+      const offset = lineStart;
+      lineStart = position + from;
+      yield { text, offset, ended: true };
+    }
+    // A line that goes on into the next chunk: keep a copy (the buffer is read into again).
+    if (from < bytesRead) carry.push(Buffer.from(view.subarray(from)));
+    position += bytesRead;
+  }
+  if (carry.length) yield { text: Buffer.concat(carry).toString("utf8"), offset: lineStart, ended: false };
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -5,44 +5,18 @@
  * still loads, curves are derived from an index (each stored price once, not once per query), and
  * acknowledged uploads survive `kill -9` of a simulator process.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uploadBondPriceDataRequest } from "../../src/api/market-data";
 import { rateAssetRequest } from "../../src/api/rate-asset";
 import { addBusinessDays } from "../../src/sim/calendar";
 import { systemClock } from "../../src/sim/clock";
 import { DEFAULT_REPORT_TIMING } from "../../src/sim/data/reports";
 import { SimService } from "../../src/sim/service";
-import { Store, type StoredBondPrice } from "../../src/sim/store";
-import { RiskPortalClient } from "../../src";
+import { Store } from "../../src/sim/store";
+import { price, startChild, tempDir } from "./store-helpers";
 
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill("SIGKILL");
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(path.join(tmpdir(), "rpl-store-"));
-  dirs.push(d);
-  return d;
-};
-
-const price = (i: number, date = "2026-11-20"): StoredBondPrice => ({
-  code: "DE0001102580",
-  market_identification_code: "XETR",
-  identifier_type: "ISIN",
-  date,
-  currency: "EUR",
-  traded_price: 95 + (i % 100) / 100,
-  is_percentage_of_par: true,
-  is_currency_per_bond_unit: false,
-  bootstrapped: true,
-});
 const journalLines = (dir: string, generation = 0) =>
   readFileSync(path.join(dir, `journal.${generation}.jsonl`), "utf8")
     .split("\n")
@@ -197,17 +171,6 @@ describe("curves from an index", () => {
 });
 
 describe("kill -9", () => {
-  const startChild = async (dir: string) => {
-    const cli = path.resolve(__dirname, "../../dist/cli.js");
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dir], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    children.push(child);
-    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
-    const { url, credentials } = JSON.parse(line) as { url: string; credentials: { apiKey: string } };
-    return { child, rp: new RiskPortalClient({ baseUrl: url, auth: { apiKey: credentials.apiKey }, retry: false }) };
-  };
-
   it("every acknowledged upload is there after the process is killed and restarted", async () => {
     const dir = tempDir();
     const { child, rp } = await startChild(dir);

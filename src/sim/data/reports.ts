@@ -4,7 +4,7 @@
  * failed`, driven by the simulator's clock; nothing leaves an end state.
  */
 import { REPORT_END_STATUSES, type REPORT_STATUSES } from "../../api/assumptions";
-import { addBusinessDays, businessDays, wireDate } from "../calendar";
+import { addBusinessDays, businessDays, dayMs, isBusinessDay, isoDate, wireDate } from "../calendar";
 import { hash32 } from "../random";
 import type { Portfolio } from "./portfolios";
 
@@ -83,20 +83,30 @@ export function runOf(item: SavedLauncherItem, id: string, startedMs: number, da
 /**
  * The runs of the daily batch up to `nowMs`: every saved item, on each business day at
  * {@link DAILY_BATCH_HOUR_UTC}, from the day it was saved (derived, not stored: the same clock gives the same runs).
+ * With `onlyDays` (`YYYY-MM-DD`), only the runs of those days, in the same order: an item's days are not all walked.
  */
-export function scheduledRuns(seed: number, items: readonly SavedLauncherItem[], nowMs: number): LaunchedReport[] {
+export function scheduledRuns(seed: number, items: readonly SavedLauncherItem[], nowMs: number, onlyDays?: ReadonlySet<string>): LaunchedReport[] {
   const out: LaunchedReport[] = [];
   const today = new Date(nowMs).toISOString().slice(0, 10);
+  // The business days asked for, ascending (as businessDays gives them).
+  const wanted = onlyDays && [...onlyDays].filter(isBusinessDayName).sort((a, b) => dayMs(a) - dayMs(b));
   for (const item of items) {
     const first = new Date(item.created_ms).toISOString().slice(0, 10);
     if (first > today) continue;
-    for (const day of businessDays(first, today)) {
+    const days = wanted ? wanted.filter((d) => dayMs(d) >= dayMs(first) && dayMs(d) <= dayMs(today)) : businessDays(first, today);
+    for (const day of days) {
       const at = Date.parse(`${day}T${String(DAILY_BATCH_HOUR_UTC).padStart(2, "0")}:00:00Z`);
       if (at < item.created_ms || at > nowMs) continue;
       out.push(runOf(item, `rep-s${hash32(`${item.id}/${day}`, seed).toString(16).padStart(8, "0")}`, at, day, "schedule"));
     }
   }
   return out;
+}
+
+/** Whether `day` is a business day spelled `YYYY-MM-DD`, as {@link businessDays} spells them. */
+function isBusinessDayName(day: string): boolean {
+  const ms = dayMs(day);
+  return Number.isFinite(ms) && isoDate(ms) === day && isBusinessDay(ms);
 }
 
 export interface ReportInfoOut {
