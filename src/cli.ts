@@ -2,7 +2,7 @@
 /**
  * `risk-portal-lab <command>`:
  *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--brand NAME] [--faults P] [--latency MS]
- *       [--token-ttl S] [--json]                                           start the simulator
+ *       [--fault-seed N] [--token-ttl S] [--json]                          start the simulator
  *   run NOTEBOOK… [--param name=value]… [--out DIR] [--cell-timeout S]   execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
  */
@@ -22,9 +22,11 @@ commands:
          --no-rate-limit turn the per-credential rate limit off
          --faults P      rehearse a bad day: a share P (0..1) of API requests hit by a transient
                          fault, half answered 500/503, a quarter dropped, a quarter cut off half-way
-                         (seeded by --seed, so a run can be repeated)
-         --latency MS    added latency per API request: MS, or a range MIN-MAX
-         --token-ttl S   lifetime of OAuth2 tokens in seconds (default 3600), to rehearse expiry
+                         (only 200 answers can be cut off; the token endpoint is spared)
+         --latency MS    added latency per API request: MS, or a range MIN-MAX (at most 600000)
+         --fault-seed N  seed of the fault draws (default --seed): the same seed, the same faults
+         --token-ttl S   lifetime of OAuth2 tokens in seconds (default 3600, at most a year), to
+                         rehearse expiry
          --json          print exactly one JSON line {url, credentials} (for scripts)
   run    execute notebooks headless with tslab's executor (no Jupyter needed); exits 1 when a
          cell fails, naming the notebook, the cell and the error
@@ -65,15 +67,19 @@ async function sim(args: string[]): Promise<number> {
       "no-rate-limit": { type: "boolean", default: false },
       faults: { type: "string" },
       latency: { type: "string" },
+      "fault-seed": { type: "string" },
       "token-ttl": { type: "string" },
       json: { type: "boolean", default: false },
     },
     strict: true,
   });
-  const faults = faultOptions(values.faults, values.latency);
+  const faults = faultOptions(values.faults, values.latency, values["fault-seed"]);
   const tokenTtlSeconds = values["token-ttl"] === undefined ? undefined : wholeNumber(values["token-ttl"], "--token-ttl");
   if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
+  if (tokenTtlSeconds !== undefined && tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS)
+    throw new UsageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_SECONDS} seconds (a year), got ${JSON.stringify(values["token-ttl"])}`);
   const port = wholeNumber(values.port, "--port");
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${JSON.stringify(values.port)}`);
   const seed = wholeNumber(values.seed, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
   const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
@@ -90,10 +96,18 @@ async function sim(args: string[]): Promise<number> {
     faults,
     tokenTtlSeconds,
   });
-  const bad = faults ? describeFaults(faults, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
+  // The faults are drawn from --fault-seed, else from --seed (as startSimulator does).
+  const faultSeed = faults ? (faults.seed ?? seed) : undefined;
+  const bad = faults ? describeFaults(faults, faultSeed!, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
   if (values.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: simulator.url, brand: simulator.brand, credentials: simulator.credentials, ...(faults ? { faults } : {}), ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}) })}\n`,
+      `${JSON.stringify({
+        url: simulator.url,
+        brand: simulator.brand,
+        credentials: simulator.credentials,
+        ...(faults ? { faults, faultSeed } : {}),
+        ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}),
+      })}\n`,
     );
   } else {
     const c = simulator.credentials;
@@ -189,9 +203,17 @@ function cellTimeout(text: string | undefined): number | undefined {
   return s * 1000;
 }
 
-/** `--faults P` and `--latency MS|MIN-MAX` as the simulator's fault options (undefined: none). */
-function faultOptions(share: string | undefined, latency: string | undefined): FaultOptions | undefined {
-  if (share === undefined && latency === undefined) return undefined;
+/** Longest `--latency`, ms: ten minutes (a longer one would outlast any client's timeout). */
+const MAX_LATENCY_MS = 600_000;
+/** Longest `--token-ttl`, seconds: a year. */
+const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
+
+/** `--faults P`, `--latency MS|MIN-MAX` and `--fault-seed N` as the simulator's fault options (undefined: none). */
+function faultOptions(share: string | undefined, latency: string | undefined, faultSeed: string | undefined): FaultOptions | undefined {
+  if (share === undefined && latency === undefined) {
+    if (faultSeed !== undefined) throw new UsageError("--fault-seed only applies with --faults or --latency");
+    return undefined;
+  }
   const out: FaultOptions = {};
   if (share !== undefined) {
     const p = Number(share);
@@ -203,15 +225,19 @@ function faultOptions(share: string | undefined, latency: string | undefined): F
     const range = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(latency.trim());
     if (!range || (range[2] !== undefined && Number(range[2]) < Number(range[1])))
       throw new UsageError(`--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`);
+    if (Number(range[2] ?? range[1]) > MAX_LATENCY_MS)
+      throw new UsageError(`--latency must be at most ${MAX_LATENCY_MS} ms (ten minutes), got ${JSON.stringify(latency)}`);
     out.latencyMs = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
   }
+  if (faultSeed !== undefined) out.seed = wholeNumber(faultSeed, "--fault-seed");
   return out;
 }
 
-function describeFaults(f: FaultOptions, tokenTtlSeconds: number | undefined): string {
+function describeFaults(f: FaultOptions, seed: number, tokenTtlSeconds: number | undefined): string {
   const pct = (x = 0) => `${Math.round(x * 1000) / 10}%`;
   const parts = [];
-  if (f.errorRate !== undefined) parts.push(`${pct(f.errorRate)} of API requests answered 500/503, ${pct(f.dropRate)} dropped, ${pct(f.truncateRate)} cut off`);
+  if (f.errorRate !== undefined)
+    parts.push(`${pct(f.errorRate)} of API requests answered 500/503, ${pct(f.dropRate)} dropped, ${pct(f.truncateRate)} cut off (fault seed ${seed})`);
   if (f.latencyMs !== undefined) parts.push(`latency ${Array.isArray(f.latencyMs) ? `${f.latencyMs[0]}-${f.latencyMs[1]}` : f.latencyMs} ms`);
   if (tokenTtlSeconds) parts.push(`tokens live ${tokenTtlSeconds} s`);
   return parts.join("; ");
@@ -219,7 +245,7 @@ function describeFaults(f: FaultOptions, tokenTtlSeconds: number | undefined): s
 
 function wholeNumber(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number >= 0, got ${JSON.stringify(text)}`);
+  if (text.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number >= 0, got ${JSON.stringify(text)}`);
   return n;
 }
 

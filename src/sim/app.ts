@@ -3,13 +3,14 @@
  * per operation declaration (validated with the client's own schemas), problem details for every error,
  * and `/openapi.json`. The server answers every request: malformed input gets a 4xx, never a crash.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, type Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { BRIEF_QUERY_PARAM, HEADERS, PROBLEM_CONTENT_TYPE } from "../api/assumptions";
 import { OPERATIONS } from "../api";
 import { brandOf, toBrand, type Brand } from "../api/brand";
-import { decodeRequest, isRecord } from "../api/operation";
+import { decodeRequest, formatPath, isRecord, type FieldIssue } from "../api/operation";
 import { jsonShapeIssue } from "../api/guards";
 import type { Authenticator } from "./auth";
 import { TOKEN_PATH } from "./auth";
@@ -47,7 +48,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return503OnClosing: true,
     // Transport-level refusals (headers too large, bad framing) are problem details too, not Node's bare answer.
     clientErrorHandler: (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket),
+    // Node would answer a request without Host with a bare 400 of its own; the gate answers it instead.
+    http: { requireHostHeader: false },
+    // A URL that does not decode (`/api/%ZZ`) is refused before routing; fastify's own answer is no problem details.
+    frameworkErrors: (error, req, reply) => {
+      void reply.header(HEADERS.requestId, req.id);
+      const detail =
+        error.code === "FST_ERR_BAD_URL"
+          ? `the URL ${JSON.stringify(req.url)} is not valid percent-encoding (a % must be followed by two hex digits)`
+          : error.message;
+      return sendProblem(reply, problem(error.statusCode ?? 400, detail, req.url));
+    },
   });
+  answerNodeRefusals(app);
   const brand = brandOf(deps.brand);
   registerParsers(app);
   registerGate(app, deps);
@@ -74,8 +87,8 @@ function registerParsers(app: FastifyInstance): void {
       return done(Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
     }
     // Before anything recursive reads it: a body nested thousands deep is a 400, not a stack overflow.
-    const tooDeep = jsonShapeIssue(parsed, { finite: false });
-    if (tooDeep) return done(new SimError(400, `request body: ${tooDeep.path}: ${tooDeep.message}`, undefined, [tooDeep]), undefined);
+    const issue = jsonShapeIssue(parsed, { finite: false }) ?? keyIssue(parsed, []);
+    if (issue) return done(new SimError(400, `request body: ${issue.path}: ${issue.message}`, undefined, [issue]), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
@@ -86,11 +99,52 @@ function registerParsers(app: FastifyInstance): void {
   });
 }
 
+/** Longest field name a request may carry; the spec's longest is under 40 characters. */
+const MAX_FIELD_NAME_LENGTH = 256;
+/** Most fields one object of a request may have; the spec's largest object has under 40. */
+const MAX_OBJECT_FIELDS = 1000;
+
+/**
+ * The first key of a parsed body no request has: `__proto__` (or `constructor.prototype`), which a copy
+ * by assignment would turn into the object's prototype; a field name over {@link MAX_FIELD_NAME_LENGTH}
+ * characters; an object with over {@link MAX_OBJECT_FIELDS} fields. The last two are refused before the
+ * schema reports each unknown field with its closest known name, seconds of work for a hostile body.
+ * Recursive: only called once the nesting is known to be within MAX_BODY_DEPTH.
+ */
+function keyIssue(value: unknown, path: (string | number)[]): FieldIssue | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const issue = typeof item === "object" && item !== null ? keyIssue(item, [...path, i]) : undefined;
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > MAX_OBJECT_FIELDS)
+    return { path: formatPath(path), message: `an object with ${keys.length} fields; objects have at most ${MAX_OBJECT_FIELDS}` };
+  for (const key of keys) {
+    if (key.length > MAX_FIELD_NAME_LENGTH)
+      return { path: formatPath(path), message: `a field name of ${key.length} characters; field names are at most ${MAX_FIELD_NAME_LENGTH}` };
+    const child = (value as Record<string, unknown>)[key];
+    if (key === "__proto__") return { path: formatPath([...path, key]), message: "a field named __proto__ is refused: it would set the object's prototype" };
+    if (key === "constructor" && isRecord(child) && Object.prototype.hasOwnProperty.call(child, "prototype"))
+      return { path: formatPath([...path, key, "prototype"]), message: "constructor.prototype is refused: it would reach the object's prototype" };
+    const issue = typeof child === "object" && child !== null ? keyIssue(child, [...path, key]) : undefined;
+    if (issue) return issue;
+  }
+  return undefined;
+}
+
 /** Before any route: the request id, injected faults, authentication and the rate limit; truncation on the way out. */
 function registerGate(app: FastifyInstance, deps: AppDeps): void {
   const { auth, rateLimiter, faults } = deps;
   app.addHook("onRequest", async (req, reply) => {
     void reply.header(HEADERS.requestId, req.id);
+    // What Node would refuse with a bare 400 (`requireHostHeader` is off so that this answer is a problem).
+    if (req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor === 1 && req.headers.host === undefined)
+      return sendProblem(reply.header("connection", "close"), problem(400, "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)", req.url));
     const isApi = req.url.startsWith("/api/");
     if (faults && (isApi || (faults.options.includeTokenEndpoint && req.url.startsWith(TOKEN_PATH)))) {
       const delay = faults.latencyMs();
@@ -299,18 +353,33 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       : status === 408
         ? "the request did not arrive in time"
         : `the request is not valid HTTP/1.1: ${error.message.replace(/^Parse Error: /, "")}${error.code ? ` (${error.code})` : ""}`;
-  const body = JSON.stringify(problem(status, detail, "", CLIENT_ERROR_TITLES[status]));
+  const p = problem(status, detail, "");
+  const body = JSON.stringify(p);
   socket.end(
-    `HTTP/1.1 ${status} ${CLIENT_ERROR_TITLES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${p.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
-const CLIENT_ERROR_TITLES: Record<number, string> = {
-  400: "Bad Request",
-  408: "Request Timeout",
-  413: "Content Too Large",
-  431: "Request Header Fields Too Large",
-};
+/**
+ * The requests Node answers (or drops) before fastify sees them, answered with problem details instead:
+ * an `Expect` other than 100-continue (417) and CONNECT (405: the simulator is no proxy; Node would
+ * close the socket without a word).
+ */
+function answerNodeRefusals(app: FastifyInstance): void {
+  app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    const detail = `the simulator cannot meet the expectation ${JSON.stringify(req.headers.expect ?? "")}; only 100-continue is supported`;
+    const body = JSON.stringify(problem(417, detail, req.url ?? ""));
+    res.writeHead(417, { "content-type": PROBLEM_CONTENT_TYPE, "content-length": Buffer.byteLength(body), connection: "close" });
+    res.end(body);
+  });
+  app.server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    const detail = `CONNECT ${req.url ?? ""}: the simulator is no proxy; its operations are GET and POST`;
+    const body = JSON.stringify(problem(405, detail, req.url ?? ""));
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nallow: GET, POST\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+}
 
 function safeDecode(text: string): string {
   try {

@@ -36,6 +36,9 @@ export class Authenticator {
     /** Random credentials (default) or ones derived from the seed (reproducible recordings). */
     fixedCredentials: boolean,
   ) {
+    // `expires_in` is sent as it is: NaN would be null on the wire, and a token that lives no time is no token.
+    if (!(Number.isFinite(tokenTtlSeconds) && tokenTtlSeconds > 0))
+      throw new RangeError(`tokenTtlSeconds must be a number of seconds > 0, got ${tokenTtlSeconds}`);
     const secret = (label: string, bytes: number) =>
       fixedCredentials
         ? `${hash32(label, seed).toString(16).padStart(8, "0")}${hash32(`${label}/2`, seed).toString(16).padStart(8, "0")}`.slice(0, bytes * 2)

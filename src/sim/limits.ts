@@ -49,11 +49,16 @@ export interface FaultOptions {
   truncateRate?: number;
   /** Apply faults to the token endpoint too. Default false. */
   includeTokenEndpoint?: boolean;
+  /** Seed of the fault draws (a whole number). Default: the simulator's data seed. */
+  seed?: number;
 }
 
 export type Fault = { kind: "none" } | { kind: "error"; status: 500 | 503 } | { kind: "drop" } | { kind: "truncate" };
 
-/** Draws the faults of each request from a seeded generator, so a fault test is reproducible. */
+/**
+ * Draws the faults of each request from a seeded generator, so a fault test is reproducible: from
+ * `options.seed` when given, else from `seed` (the simulator's data seed).
+ */
 export class FaultInjector {
   readonly #rng: Rng;
 
@@ -65,7 +70,16 @@ export class FaultInjector {
       const v = options[k];
       if (v !== undefined && !(v >= 0 && v <= 1)) throw new RangeError(`faults.${k} must be in [0, 1], got ${v}`);
     }
-    this.#rng = rng(seed, "faults");
+    const { errorRate = 0, dropRate = 0, truncateRate = 0 } = options;
+    if (errorRate + dropRate + truncateRate > 1 + 1e-12)
+      throw new RangeError(`faults: errorRate + dropRate + truncateRate must be at most 1, got ${errorRate + dropRate + truncateRate}`);
+    const l = options.latencyMs;
+    const [min, max] = typeof l === "number" ? [l, l] : (l ?? [0, 0]);
+    // Beyond 2^31 − 1 ms Node's timers fire at once: a huge latency would be none.
+    if (!(min >= 0 && max >= min && max <= 2 ** 31 - 1))
+      throw new RangeError(`faults.latencyMs must be ms in [0, 2147483647], a number or a range [min, max] with min <= max; got ${JSON.stringify(l)}`);
+    if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new RangeError(`faults.seed must be a whole number, got ${options.seed}`);
+    this.#rng = rng(options.seed ?? seed, "faults");
   }
 
   latencyMs(): number {

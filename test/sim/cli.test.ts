@@ -98,8 +98,70 @@ describe("risk-portal-lab sim --json", () => {
     }
   });
 
+  it("--fault-seed N repeats the same faults run after run, whatever --seed is", async () => {
+    const statuses = async (args: string[]) => {
+      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "0.5", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      try {
+        const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+        const { url, credentials, faultSeed } = JSON.parse(first) as { url: string; credentials: Record<string, string>; faultSeed: number };
+        const seen: string[] = [];
+        for (let i = 0; i < 24; i++) {
+          // One connection per request: a dropped one must not take the next request with it.
+          const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey!, connection: "close" } }).catch(() => undefined);
+          seen.push(res === undefined ? "drop" : typeof res.body === "object" ? String(res.status) : "cut");
+        }
+        return { seen: seen.join(" "), faultSeed };
+      } finally {
+        await new Promise((resolve) => {
+          child.once("exit", resolve);
+          child.kill("SIGTERM");
+        });
+      }
+    };
+    const a = await statuses(["--fault-seed", "7", "--seed", "1"]);
+    const b = await statuses(["--fault-seed", "7", "--seed", "2"]);
+    const c = await statuses(["--fault-seed", "8"]);
+    expect(a.faultSeed).toBe(7);
+    expect(b.seen).toBe(a.seen);
+    expect(c.seen).not.toBe(a.seen);
+    expect(a.seen).toMatch(/200/);
+    expect(a.seen).toMatch(/50[03]|drop|cut/);
+  });
+
+  it("prints the active faults in the banner", async () => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--faults", "0.2", "--latency", "250", "--fault-seed", "9", "--token-ttl", "60"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const banner: string[] = [];
+      await new Promise<void>((resolve) =>
+        lines.on("line", (line) => {
+          banner.push(line);
+          if (line.startsWith("Ctrl-C")) resolve();
+        }),
+      );
+      expect(banner.find((l) => l.startsWith("a bad day:"))).toBe(
+        "a bad day: 10% of API requests answered 500/503, 5% dropped, 5% cut off (fault seed 9); latency 250 ms; tokens live 60 s",
+      );
+    } finally {
+      await new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      });
+    }
+  });
+
   it.each([
     [["--faults", "1.5"], "--faults must be a share between 0 and 1"],
+    [["--faults", ""], "--faults must be a share between 0 and 1"],
+    [["--latency=-5"], "--latency must be milliseconds (250) or a range MIN-MAX"],
+    [["--latency", "99999999999"], "--latency must be at most 600000 ms"],
+    [["--faults", "0.1", "--fault-seed", "x"], "--fault-seed must be a whole number >= 0"],
+    [["--fault-seed", "3"], "--fault-seed only applies with --faults or --latency"],
+    [["--port", "70000"], "--port must be at most 65535"],
+    [["--token-ttl", "31536001"], "--token-ttl must be at most 31536000 seconds"],
+    [["--token-ttl", "1e300"], "--token-ttl must be a whole number >= 0"],
     [["--faults", "x"], "--faults must be a share between 0 and 1"],
     [["--latency", "5-2"], "--latency must be milliseconds (250) or a range MIN-MAX"],
     [["--token-ttl", "0"], "--token-ttl must be at least 1 second"],
@@ -108,7 +170,10 @@ describe("risk-portal-lab sim --json", () => {
     const child = spawn(process.execPath, [cli, "sim", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
+    // A flag taken by mistake starts the simulator: stop it rather than wait for the test's timeout.
+    const started = setTimeout(() => child.kill("SIGTERM"), 10_000);
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    clearTimeout(started);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
   });

@@ -2,7 +2,9 @@
  * Hostile requests the simulator must answer with problem details, never a 500, a crash or a bare
  * transport answer (issue 13): bodies nested thousands deep, header fields over the limit, broken HTTP
  * framing over a raw socket, GetVol model errors named by their request field, and position effects
- * beyond double precision (a 400, not `null` on the wire).
+ * beyond double precision (a 400, not `null` on the wire). Also keys that name the prototype
+ * (`__proto__`, `constructor`), field names and objects no request has, and the requests Node or
+ * fastify would otherwise answer themselves (no Host, a URL that does not decode, `Expect`, CONNECT).
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +52,15 @@ describe("bodies nested deep", () => {
     expect(String((res.body as { detail: string }).detail)).toMatch(/^next_trade_event(\.inner)+: nested deeper than 64 levels/);
   });
 
+  it.each([
+    ["objects", (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth), /^a(\.a)+: nested deeper than 64 levels/],
+    ["arrays", (depth: number) => "[".repeat(depth) + "]".repeat(depth), /^(\[0\])+: nested deeper than 64 levels/],
+  ])("plain %s nested 10,000 deep are a 400 too", async (_what, body, detail) => {
+    const res = await raw(sim.url + EFFECTS, { method: "POST", headers, body: body(10_000) });
+    expect(res.status).toBe(400);
+    expect(String((res.body as { detail: string }).detail)).toMatch(detail);
+  });
+
   it("nesting within the limit is read as before", async () => {
     const body = `{"tradable_id":"AAPL.XNAS","pricing_date":"2026-11-20","next_trade_event":${nested(30)}}`;
     expect((await raw(sim.url + EFFECTS, { method: "POST", headers, body })).status).toBe(200);
@@ -80,8 +91,96 @@ describe("transport-level refusals are problem details", () => {
     expect(String(body.detail)).toMatch(reason);
   });
 
+  it("a request without Host: 400", async () => {
+    const { head, body } = problemOf(await rawSocket("GET /health HTTP/1.1\r\n\r\n"));
+    expect(head).toMatch(/^HTTP\/1.1 400 /);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(body).toMatchObject({ status: 400, title: "Bad Request" });
+    expect(String(body.detail)).toMatch(/Host/);
+  });
+
+  it("a URL whose percent-encoding does not decode: 400", async () => {
+    const { head, body } = problemOf(await rawSocket("GET /api/%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    expect(head).toMatch(/^HTTP\/1.1 400 /);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(body).toMatchObject({ status: 400, instance: "/api/%ZZ" });
+    expect(String(body.detail)).toMatch(/percent-encoding/);
+  });
+
+  it("an Expect the server cannot meet: 417", async () => {
+    const { head, body } = problemOf(
+      await rawSocket("POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"),
+    );
+    expect(head).toMatch(/^HTTP\/1.1 417 /);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(body).toMatchObject({ status: 417, title: "Expectation Failed" });
+    expect(String(body.detail)).toMatch(/999-bogus/);
+  });
+
+  it("CONNECT: 405, the simulator is no proxy", async () => {
+    const { head, body } = problemOf(await rawSocket("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"));
+    expect(head).toMatch(/^HTTP\/1.1 405 /);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(body).toMatchObject({ status: 405, title: "Method Not Allowed" });
+  });
+
   it("the server still answers afterwards", async () => {
     expect((await raw(`${sim.url}/health`)).status).toBe(200);
+  });
+});
+
+describe("keys that name the prototype", () => {
+  it("a body key __proto__ is a 400 naming where it is, never the object's prototype", async () => {
+    // Copied by assignment, {"__proto__":{"quantity":5}} would make the event's quantity 5.
+    const body = `{"tradable_id":"AAPL.XNAS","pricing_date":"2026-11-20","next_trade_event":{"$type":"BuyEvent","unit_price":1,"__proto__":{"quantity":5}}}`;
+    const res = await raw(sim.url + EFFECTS, { method: "POST", headers, body });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ errors: { "next_trade_event.__proto__": [expect.stringMatching(/prototype/)] } });
+  });
+
+  it("constructor.prototype in a body is a 400", async () => {
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"constructor":{"prototype":{"polluted":true}}}` });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ errors: { "constructor.prototype": [expect.stringMatching(/prototype/)] } });
+  });
+
+  it("an unknown body field named constructor or toString is reported like any other", async () => {
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ surface, maturity: 60, strikes: [5000], constructor: 1, toString: 2 }),
+    });
+    expect(res.status).toBe(400);
+    const errors = (res.body as { errors: Record<string, string[]> }).errors;
+    expect(Object.keys(errors).sort()).toEqual(["constructor", "toString"]);
+    expect(Object.entries(errors)).toContainEqual(["constructor", [expect.stringMatching(/unknown field/)]]);
+  });
+
+  it.each(["constructor", "__proto__", "hasOwnProperty"])("an unknown query parameter %s is a 400 naming it", async (name) => {
+    const res = await raw(`${sim.url}/api/Tradable/GetTradableBrief?tradableId=AAPL.XNAS&${name}=1`, { headers });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(Object.keys((res.body as { errors: object }).errors)).toEqual([name]);
+  });
+});
+
+describe("field names and objects no request has", () => {
+  it("a field name over 256 characters is a 400 naming the limit", async () => {
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"surface":{"${"x".repeat(100_000)}":1}}` });
+    expect(res.status).toBe(400);
+    expect(String((res.body as { detail: string }).detail)).toMatch(/^surface: a field name of 100000 characters; field names are at most 256/);
+    expect(res.text.length).toBeLessThan(2_000);
+  });
+
+  it("an object with more than 1,000 fields is a 400 naming the limit", async () => {
+    const fields = Array.from({ length: 200_000 }, (_, i) => `"k${i}":1`).join(",");
+    const started = Date.now();
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"surface":{${fields}}}` });
+    expect(res.status).toBe(400);
+    expect(String((res.body as { detail: string }).detail)).toMatch(/^surface: an object with 200000 fields; objects have at most 1000/);
+    // Each unknown field would be reported with the closest known name: seconds of work for nothing.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -258,6 +258,8 @@ describe("robustness", () => {
       "\u0000\u0001",
       '{"currency":"\uD800"}',
       '{"__proto__":{"polluted":1}}',
+      '{"constructor":{"prototype":{"polluted":1}}}',
+      '{"constructor":1,"toString":2,"hasOwnProperty":3}',
       "null",
       "[]",
       '"str"',
@@ -290,5 +292,36 @@ describe("robustness", () => {
     expect(sent).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await raw(sim.url + LOOKBACKS, { headers: key })).status).toBe(200);
+  });
+});
+
+describe("options the simulator cannot honour", () => {
+  it.each([
+    ["tokenTtlSeconds 0", { tokenTtlSeconds: 0 }, /tokenTtlSeconds must be a number of seconds > 0/],
+    ["tokenTtlSeconds NaN", { tokenTtlSeconds: NaN }, /tokenTtlSeconds must be a number of seconds > 0/],
+    ["fault rates over 1 in all", { faults: { errorRate: 0.6, dropRate: 0.6 } }, /must be at most 1/],
+    ["a negative latency", { faults: { latencyMs: -1 } }, /faults.latencyMs/],
+    ["a latency range upside down", { faults: { latencyMs: [50, 10] as [number, number] } }, /faults.latencyMs/],
+    ["a latency Node's timers cannot wait", { faults: { latencyMs: 2 ** 40 } }, /faults.latencyMs/],
+    ["a fractional fault seed", { faults: { seed: 1.5 } }, /faults.seed must be a whole number/],
+  ])("startSimulator refuses %s up front", async (_what, options, message) => {
+    await expect(startSimulator({ rateLimit: false, ...options })).rejects.toThrow(message);
+  });
+
+  it("faults.seed, not the data seed, draws the faults", async () => {
+    const statuses = async (seed: number) => {
+      const s = await startSimulator({ rateLimit: false, seed, faults: { errorRate: 0.5, seed: 3 } });
+      try {
+        const out: number[] = [];
+        for (let i = 0; i < 16; i++) out.push((await raw(s.url + LOOKBACKS, { headers: { "x-api-key": s.credentials.apiKey } })).status);
+        return out;
+      } finally {
+        await s.close();
+      }
+    };
+    const [a, b] = [await statuses(1), await statuses(2)];
+    expect(a).toEqual(b);
+    expect(a).toContain(200);
+    expect(a.some((status) => status >= 500)).toBe(true);
   });
 });
