@@ -17,7 +17,8 @@ import { BENCH_DIR, envInt, formatTable, isMain, loadPackage } from "./common.mj
 const CONCURRENCY = 16;
 
 export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000), writes = envInt("BENCH_FAULT_WRITES", 300) } = {}) {
-  const { startSimulator, RiskPortalClient, DEFAULT_RETRY } = loadPackage();
+  const { startSimulator, RiskPortalClient, internals } = loadPackage();
+  const { DEFAULT_RETRY } = internals;
   const sim = await startSimulator({ rateLimit: false, faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 }, seed: 11 });
   const client = (retry = {}, cache) =>
     new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry, ...(cache ? { cache } : {}) });

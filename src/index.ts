@@ -10,6 +10,7 @@ export * as api from "./api";
 export * as vol from "./vol";
 export * as frames from "./frames";
 export * as plot from "./plot";
+export * as internals from "./internals";
 export type { Simulator, SimulatorOptions, SimulatorCredentials, FaultOptions, RateLimitOptions, ReportTiming, Clock, ManualClock } from "./sim";
 
 /**

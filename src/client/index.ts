@@ -1,14 +1,34 @@
-export { RiskPortalClient, optionsFromEnv, DEFAULT_TIMEOUT_MS, type RiskPortalClientOptions } from "./client";
+/**
+ * What the root exports of the client: the client, its option and error types, and provenance. The
+ * pipeline's parts (cassettes, the cache, redaction, canonical requests, retry arithmetic) are under
+ * `internals` (src/internals.ts).
+ */
+export { RiskPortalClient, type RiskPortalClientOptions } from "./client";
 export type { AuthOptions, GetToken, TokenInfo } from "./auth";
 export type { CallOptions } from "./pipeline";
-export { DEFAULT_RETRY, backoffDelayMs, parseRetryAfterMs, type RetryOptions, type RetryInfo } from "./retry";
-export { Redactor, REDACTED, MASK, maskSecret } from "./redact";
-export * from "./errors";
+export type { RetryOptions, RetryInfo } from "./retry";
 export {
-  Cassette,
+  RiskPortalError,
+  ConfigurationError,
+  CassetteError,
+  RequestValidationError,
+  ResponseValidationError,
+  HttpError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  OperationFailedError,
+  TimeoutError,
+  AbortError,
+  NetworkError,
+  type ErrorDetails,
+  type WriteOutcome,
+} from "./errors";
+export {
   CassetteMissError,
-  CASSETTE_MODES,
-  replayResponse,
   type CassetteMode,
   type CassetteOptions,
   type CassetteFile,
@@ -16,6 +36,6 @@ export {
   type Exchange,
   type RecordedResponse,
 } from "./cassette";
-export { ResponseCache, DEFAULT_CACHE_TTL_MS, DEFAULT_CACHE_ENTRIES, type CacheOptions, type CacheStats, type CacheEntry } from "./cache";
-export { provenanceOf, attachProvenance, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
-export { canonicalRequest, canonicalValue, requestKey, describeDifferences, type CanonicalRequest } from "./canonical";
+export type { CacheOptions, CacheStats, CacheEntry } from "./cache";
+export { provenanceOf, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
+export type { CanonicalRequest } from "./canonical";

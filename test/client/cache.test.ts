@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ConfigurationError, ResponseCache, RiskPortalClient, provenanceOf } from "../../src";
+import { ConfigurationError, RiskPortalClient, provenanceOf } from "../../src";
+import { ResponseCache } from "../../src/internals";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { bond, curveReply, outcomeOk, reportInfoReply } from "../helpers/samples";
 

@@ -1,7 +1,8 @@
 /** The canonical request (cassette and cache keys), the differences a replay miss shows, and the provenance line. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalRequest, canonicalValue, describeDifferences, formatProvenance, requestKey, type Provenance } from "../../src";
+import { formatProvenance, type Provenance } from "../../src";
+import { canonicalRequest, canonicalValue, describeDifferences, requestKey } from "../../src/internals";
 import { canonicalString } from "../../src/client/canonical";
 
 describe("canonical form", () => {

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Cassette, CassetteError, ConfigurationError, NetworkError, RiskPortalClient, RiskPortalError, startSimulator } from "../../src";
+import { CassetteError, ConfigurationError, NetworkError, RiskPortalClient, RiskPortalError, startSimulator } from "../../src";
+import { Cassette } from "../../src/internals";
 import { replayResponse, type Exchange } from "../../src/client/cassette";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 

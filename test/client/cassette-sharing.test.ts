@@ -10,7 +10,8 @@ import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { Cassette, CassetteError, RiskPortalClient, startSimulator, type Simulator } from "../../src";
+import { CassetteError, RiskPortalClient, startSimulator, type Simulator } from "../../src";
+import { Cassette } from "../../src/internals";
 import { bond } from "../helpers/samples";
 
 const CHILD = path.join(__dirname, "fixtures", "record-child.mjs");

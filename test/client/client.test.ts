@@ -1,7 +1,8 @@
 /** Client construction: options, fromEnv, base URL handling, injected fetch. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import crossFetch from "cross-fetch";
-import { ConfigurationError, RiskPortalClient, optionsFromEnv } from "../../src";
+import { ConfigurationError, RiskPortalClient } from "../../src";
+import { optionsFromEnv } from "../../src/internals";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 
 let server: Loopback;

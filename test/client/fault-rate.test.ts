@@ -5,7 +5,8 @@
  * (the limit is the default).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, RiskPortalClient, startSimulator, type Simulator } from "../../src";
+import { RiskPortalClient, startSimulator, type Simulator } from "../../src";
+import { DEFAULT_RETRY } from "../../src/internals";
 
 const READS = 2_000;
 let sim: Simulator;

@@ -6,18 +6,8 @@
  */
 import { createServer } from "node:net";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  ConfigurationError,
-  NetworkError,
-  RequestValidationError,
-  RiskPortalClient,
-  ServerError,
-  TimeoutError,
-  BadRequestError,
-  parseRetryAfterMs,
-  Redactor,
-  REDACTED,
-} from "../../src";
+import { ConfigurationError, NetworkError, RequestValidationError, RiskPortalClient, ServerError, TimeoutError, BadRequestError } from "../../src";
+import { parseRetryAfterMs, Redactor, REDACTED } from "../../src/internals";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { bond, curveReply, outcomeOk } from "../helpers/samples";
 

@@ -1,7 +1,8 @@
 /** No token, client secret or API key in any error, whatever the server or the network does. */
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REDACTED, Redactor, RiskPortalClient } from "../../src";
+import { RiskPortalClient } from "../../src";
+import { REDACTED, Redactor } from "../../src/internals";
 import { apiKeysReply } from "../helpers/samples";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 

@@ -1,6 +1,7 @@
 /** Retries: counts, backoff timing (fake timers), Retry-After, and never re-sending writes. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { NetworkError, RateLimitError, RiskPortalClient, ServerError, backoffDelayMs, parseRetryAfterMs, type RetryInfo } from "../../src";
+import { NetworkError, RateLimitError, RiskPortalClient, ServerError, type RetryInfo } from "../../src";
+import { backoffDelayMs, parseRetryAfterMs } from "../../src/internals";
 import { DEFAULT_RETRY } from "../../src/client/retry";
 import { outcomeOk, bond } from "../helpers/samples";
 import { startLoopback, type Loopback } from "../helpers/loopback";

@@ -1,0 +1,13 @@
+/**
+ * `internals`: the request pipeline's parts, for tools built on the package (a cassette inspector, a
+ * cache of one's own, a retry policy reused elsewhere, tests). A notebook needs none of them: the root
+ * exports what it does. These may change between minor versions.
+ */
+export { optionsFromEnv, DEFAULT_TIMEOUT_MS } from "./client/client";
+export { DEFAULT_RETRY, backoffDelayMs, parseRetryAfterMs } from "./client/retry";
+export { Redactor, REDACTED, MASK, maskSecret } from "./client/redact";
+export { errorFromResponse, formatIssues } from "./client/errors";
+export { Cassette, CASSETTE_MODES, replayResponse } from "./client/cassette";
+export { ResponseCache, DEFAULT_CACHE_TTL_MS, DEFAULT_CACHE_ENTRIES } from "./client/cache";
+export { attachProvenance } from "./client/provenance";
+export { canonicalRequest, canonicalValue, requestKey, describeDifferences } from "./client/canonical";
