@@ -90,9 +90,9 @@ try {
   const figures = {};
 
   // Curves: five currencies today; USD weekly over a year for the history and the surface.
-  const today = await frames.yieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP", "JPY", "CHF"], marketDates: [AS_OF], progress: "none" });
+  const today = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP", "JPY", "CHF"], marketDates: [AS_OF], progress: "none" });
   figures["yield-curve"] = plot.yieldCurve(today);
-  const history = await frames.yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 53, 7), progress: "none" });
+  const history = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 53, 7), progress: "none" });
   if (history.failures.length) throw new Error(`curve history: ${history.failures.length} calls failed: ${JSON.stringify(history.failures[0])}`);
   figures["curve-history"] = plot.curveHistory(history, { tenors: [0.25, 2, 5, 10, 30] });
   figures["curve-surface"] = plot.curveSurface(history);
@@ -117,7 +117,7 @@ try {
   }
 
   // Reports over six weeks of pricing dates.
-  const reports = await frames.reportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 30), progress: "none" });
+  const reports = await frames.fetchReportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 30), progress: "none" });
   figures["report-status"] = plot.reportStatus(reports);
 
   // A portfolio's trades, and what buying the EURO STOXX 50 would do to it.

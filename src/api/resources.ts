@@ -14,7 +14,7 @@ import { getApiKeys } from "./user";
 export const RESOURCES = {
   /** Market-data uploads. */
   marketData: {
-    /** 1. Upload bond prices (`use_best_effort`, `trigger_immediate_bootstrap` default false). Never retried. */
+    /** 1. Upload bond prices (`use_best_effort` default false, `trigger_immediate_bootstrap` default true: A18, A19). Never retried. */
     uploadBondPrices: uploadBondPriceData,
     /** 2. Upload equity vol curves (`use_best_effort` default false). Never retried. */
     uploadEquityVolCurves,

@@ -41,8 +41,8 @@ export { concatColumns } from "./concat";
 
 // Batches
 export {
-  yieldCurves,
-  yieldCurvesColumns,
+  fetchYieldCurves,
+  fetchYieldCurvesColumns,
   pivotCurves,
   pivotCurvesColumns,
   type YieldCurvesOptions,
@@ -51,7 +51,7 @@ export {
   type BatchFrame,
   type PivotCurvesOptions,
 } from "./yield-curves";
-export { reportInfosByDate, reportInfosByDateColumns, type ReportInfosByDateOptions, type ReportInfosFailure } from "./report-infos-by-date";
+export { fetchReportInfosByDate, fetchReportInfosByDateColumns, type ReportInfosByDateOptions, type ReportInfosFailure } from "./report-infos-by-date";
 export {
   findTslabDisplay,
   notebookRenderer,

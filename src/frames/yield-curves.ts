@@ -51,7 +51,7 @@ export interface BatchFrame<F> {
  * Every currency × market date curve as one long column table (currency-major, in the order given),
  * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order.
  */
-export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
+export async function fetchYieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
   const { currencies, marketDates } = options;
   if (!Array.isArray(currencies) || currencies.length === 0) throw new TypeError('currencies must be a non-empty array, e.g. ["USD", "EUR"]');
   if (!Array.isArray(marketDates) || marketDates.length === 0) throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
@@ -95,11 +95,11 @@ export async function yieldCurvesColumns(rp: RiskPortalClient, options: YieldCur
  * Every currency × market date curve as one long danfo DataFrame, with the failures beside it.
  *
  * ```ts
- * const { frame, failures } = await frames.yieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
+ * const { frame, failures } = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
  * ```
  */
-export async function yieldCurves(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchFrame<CurveFailure>> {
-  const { table, failures } = await yieldCurvesColumns(rp, options);
+export async function fetchYieldCurves(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchFrame<CurveFailure>> {
+  const { table, failures } = await fetchYieldCurvesColumns(rp, options);
   return { frame: toDataFrame(table), failures };
 }
 
@@ -124,7 +124,7 @@ export function pivotCurvesColumns(
  * {@link pivotCurvesColumns} as a danfo DataFrame.
  *
  * ```ts
- * const wide = frames.pivotCurves(await frames.yieldCurves(rp, { currencies, marketDates }));
+ * const wide = frames.pivotCurves(await frames.fetchYieldCurves(rp, { currencies, marketDates }));
  * ```
  */
 export function pivotCurves(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): DataFrame {

@@ -22,11 +22,11 @@ export interface CurveHistoryOptions {
  * holds several currencies), each value linearly interpolated in maturity on that date's curve (never
  * extrapolated: a tenor beyond a curve's last point is a gap).
  *
- * Takes the long table of many dates: `frames.yieldCurvesColumns(rp, { currencies, marketDates })` (or
- * its `table`), `frames.yieldCurves(...)` (or its `frame`), or RateAsset responses.
+ * Takes the long table of many dates: `frames.fetchYieldCurvesColumns(rp, { currencies, marketDates })` (or
+ * its `table`), `frames.fetchYieldCurves(...)` (or its `frame`), or RateAsset responses.
  *
  * ```ts
- * plot.show(plot.curveHistory(await frames.yieldCurvesColumns(rp, { currencies: ["USD"], marketDates }), { tenors: [2, 10, 30] }));
+ * plot.show(plot.curveHistory(await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates }), { tenors: [2, 10, 30] }));
  * ```
  */
 export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {}): Figure {

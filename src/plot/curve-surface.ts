@@ -25,7 +25,7 @@ export interface CurveSurfaceOptions {
  * Takes the long table of many dates (see `curveHistory`); one currency is drawn (`options.currency`).
  *
  * ```ts
- * plot.show(plot.curveSurface(await frames.yieldCurvesColumns(rp, { currencies: ["EUR"], marketDates })));
+ * plot.show(plot.curveSurface(await frames.fetchYieldCurvesColumns(rp, { currencies: ["EUR"], marketDates })));
  * ```
  */
 export function curveSurface(input: CurveInput, options: CurveSurfaceOptions = {}): Figure {

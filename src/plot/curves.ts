@@ -1,5 +1,5 @@
 /**
- * Shared reading of yield-curve tables (frames.yieldCurve / yieldCurves): the curves in a table, one
+ * Shared reading of yield-curve tables (frames.yieldCurve / fetchYieldCurves): the curves in a table, one
  * per currency × market date, each with its points sorted by maturity, and linear interpolation on them.
  */
 import type { RateAssetResponse } from "../api/rate-asset";
@@ -47,7 +47,7 @@ export function readCurves(input: CurveInput, caller: string, value = "rate"): C
       caller,
     );
   else if (isTableInput(input)) view = columnsOf(input, caller);
-  else throw new TypeError(`${caller} expects a yield-curve table or DataFrame (frames.yieldCurve / yieldCurves), or RateAsset response(s)`);
+  else throw new TypeError(`${caller} expects a yield-curve table or DataFrame (frames.yieldCurve / fetchYieldCurves), or RateAsset response(s)`);
 
   const maturity = numbers(view, "maturity");
   const values = numbers(view, value);

@@ -21,11 +21,11 @@ const DAY_MS = 86_400_000;
  * succeeded, warning, failed in lifecycle order, then any other status), in fixed status colours.
  *
  * Takes report infos: `frames.reportInfosColumns(response)` / `frames.reportInfos(response)`, the
- * batch over many dates `frames.reportInfosByDateColumns(rp, { pricingDates })` (or its `table` /
+ * batch over many dates `frames.fetchReportInfosByDateColumns(rp, { pricingDates })` (or its `table` /
  * `frame`), or a `GetReportInfos` response.
  *
  * ```ts
- * plot.show(plot.reportStatus(await frames.reportInfosByDateColumns(rp, { pricingDates })));
+ * plot.show(plot.reportStatus(await frames.fetchReportInfosByDateColumns(rp, { pricingDates })));
  * ```
  */
 export function reportStatus(input: TableInput | GetReportInfosResponse | readonly ReportInfo[], options: ReportStatusOptions = {}): Figure {

@@ -18,8 +18,8 @@ export interface YieldCurveOptions {
  * point's fitted instrument, expiry and instrument rate on hover.
  *
  * Takes a yield-curve table or DataFrame — `frames.yieldCurveColumns(response)` /
- * `frames.yieldCurve(response)`, or the batch `frames.yieldCurvesColumns(rp, …)` /
- * `frames.yieldCurves(rp, …)` for many currencies and dates — or `RateAsset` response(s) directly.
+ * `frames.yieldCurve(response)`, or the batch `frames.fetchYieldCurvesColumns(rp, …)` /
+ * `frames.fetchYieldCurves(rp, …)` for many currencies and dates — or `RateAsset` response(s) directly.
  *
  * ```ts
  * plot.show(plot.yieldCurve(frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }))));

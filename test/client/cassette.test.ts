@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { inspect } from "node:util";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Cassette, CassetteError, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
+import { CassetteError, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
+import { Cassette } from "../../src/internals";
 import { frames } from "../../src";
 import { startSimulator, type Simulator } from "../../src/sim";
 import { bond, surface } from "../helpers/samples";
@@ -169,16 +170,16 @@ describe("record against the simulator, stop it, replay", () => {
     const sim = await simulator();
     const cassette = file();
     const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
-    const recorded = await frames.yieldCurvesColumns(recorder, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const recorded = await frames.fetchYieldCurvesColumns(recorder, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
     expect(recorded.failures).toEqual([]);
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
-    const again = await frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const again = await frames.fetchYieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
     expect(again.table.data).toEqual(recorded.table.data);
-    await expect(frames.yieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(
+    await expect(frames.fetchYieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(
       CassetteMissError,
     );
-    await expect(frames.reportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(
+    await expect(frames.fetchReportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(
       /closest recorded request \(RateAsset\)/,
     );
   });

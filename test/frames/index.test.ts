@@ -49,10 +49,10 @@ describe("frames' public surface", () => {
       expect(typeof (frames as Record<string, unknown>)[`${name}Columns`], `${name}Columns`).toBe("function");
     }
     for (const name of [
-      "yieldCurves",
-      "yieldCurvesColumns",
-      "reportInfosByDate",
-      "reportInfosByDateColumns",
+      "fetchYieldCurves",
+      "fetchYieldCurvesColumns",
+      "fetchReportInfosByDate",
+      "fetchReportInfosByDateColumns",
       "fetchTransactionTable",
       "fetchTransactionTableColumns",
       "bondPriceRecords",

@@ -154,8 +154,8 @@ describe("frames from the simulator carry live provenance", () => {
 });
 
 describe("batches from the simulator: one live record per response, in request order", () => {
-  it("yieldCurves and pivotCurves", async () => {
-    const batch = await frames.yieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", AS_OF], progress: "none" });
+  it("fetchYieldCurves and pivotCurves", async () => {
+    const batch = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", AS_OF], progress: "none" });
     const list = frames.provenance(batch);
     expect(list).toHaveLength(4);
     list.forEach((p) => expectLive(p, "RateAsset", "/api/RateAsset"));
@@ -163,8 +163,8 @@ describe("batches from the simulator: one live record per response, in request o
     expect(frames.provenance(frames.pivotCurves(batch))).toEqual(list);
   });
 
-  it("reportInfosByDate", async () => {
-    const { table } = await frames.reportInfosByDateColumns(rp, { pricingDates: ["2026-11-18", "2026-11-19", AS_OF], progress: "none" });
+  it("fetchReportInfosByDate", async () => {
+    const { table } = await frames.fetchReportInfosByDateColumns(rp, { pricingDates: ["2026-11-18", "2026-11-19", AS_OF], progress: "none" });
     expect(table.meta.provenance).toHaveLength(3);
     table.meta.provenance.forEach((p) => expectLive(p, "GetReportInfos", "/api/Report/GetReportInfos"));
     expect(table.meta.provenance.map((p) => String((p.request.body as { pricing_date: string }).pricing_date).slice(0, 10))).toEqual([

@@ -290,24 +290,24 @@ describe("batches: one entry per response, in request order", () => {
   /** A field of each record's request body (dates as `YYYY-MM-DD`). */
   const asked = (list: Provenance[], key: string) => list.map((p) => String((p.request.body as Record<string, unknown>)[key]).slice(0, 10));
 
-  it("yieldCurves: the curves fetched, currency-major; failed calls have none; pivotCurves keeps them", async () => {
+  it("fetchYieldCurves: the curves fetched, currency-major; failed calls have none; pivotCurves keeps them", async () => {
     const options = { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", FAILING, "2026-11-20"], progress: "none" as const };
-    const { table } = await frames.yieldCurvesColumns(rp, options);
+    const { table } = await frames.fetchYieldCurvesColumns(rp, options);
     expect(table.meta.provenance.map((p) => p.operation)).toEqual(Array(4).fill("RateAsset"));
     expect(asked(table.meta.provenance, "currency")).toEqual(["USD", "USD", "EUR", "EUR"]);
     expect(asked(table.meta.provenance, "market_date")).toEqual(["2026-11-19", "2026-11-20", "2026-11-19", "2026-11-20"]);
-    const batch = await frames.yieldCurves(rp, options);
+    const batch = await frames.fetchYieldCurves(rp, options);
     expect(frames.provenance(batch)).toEqual(table.meta.provenance);
     expect(frames.provenance(frames.pivotCurves(batch))).toEqual(table.meta.provenance);
-    const none = await frames.yieldCurvesColumns(rp, { ...options, marketDates: [FAILING] });
+    const none = await frames.fetchYieldCurvesColumns(rp, { ...options, marketDates: [FAILING] });
     expect(none.table.meta.provenance).toEqual([]);
   });
 
-  it("reportInfosByDate: the dates fetched, in the order given", async () => {
+  it("fetchReportInfosByDate: the dates fetched, in the order given", async () => {
     const options = { pricingDates: ["2026-11-20", FAILING, "2026-11-18"], progress: "none" as const };
-    const { table } = await frames.reportInfosByDateColumns(rp, options);
+    const { table } = await frames.fetchReportInfosByDateColumns(rp, options);
     expect(asked(table.meta.provenance, "pricing_date")).toEqual(["2026-11-20", "2026-11-18"]);
-    expect(frames.provenance(await frames.reportInfosByDate(rp, options))).toEqual(table.meta.provenance);
+    expect(frames.provenance(await frames.fetchReportInfosByDate(rp, options))).toEqual(table.meta.provenance);
   });
 
   it("fetchTransactionTable: the response the lean fetch gets back", async () => {

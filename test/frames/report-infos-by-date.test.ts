@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { REPORT_STATUSES } from "../../src/api/assumptions";
-import { reportInfosByDate, reportInfosByDateColumns } from "../../src/frames/report-infos-by-date";
+import { fetchReportInfosByDate, fetchReportInfosByDateColumns } from "../../src/frames/report-infos-by-date";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 
 const FAILING_DATE = "2026-11-19";
@@ -43,9 +43,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("reportInfosByDateColumns(rp, { pricingDates })", () => {
+describe("fetchReportInfosByDateColumns(rp, { pricingDates })", () => {
   it("stacks the report infos of every date and lists the failed date with its status beside them", async () => {
-    const { table, failures } = await reportInfosByDateColumns(rp, {
+    const { table, failures } = await fetchReportInfosByDateColumns(rp, {
       pricingDates: ["2026-11-18", FAILING_DATE, "2026-11-20"],
       portfolio_names: ["GLOBAL-MACRO"],
       progress: "none",
@@ -57,14 +57,14 @@ describe("reportInfosByDateColumns(rp, { pricingDates })", () => {
   });
 
   it("sends one request per date with the filters", async () => {
-    await reportInfosByDateColumns(rp, { pricingDates: ["2026-11-20"], portfolio_names: ["RATES-EU"], portfolio_type: "external", progress: "none" });
+    await fetchReportInfosByDateColumns(rp, { pricingDates: ["2026-11-20"], portfolio_names: ["RATES-EU"], portfolio_type: "external", progress: "none" });
     const last = server.to("/api/Report/GetReportInfos").at(-1)!;
     expect(last.json).toMatchObject({ pricing_date: "2026-11-20T00:00:00Z", portfolio_names: ["RATES-EU"], portfolio_type: "external" });
   });
 
   it("counts the failure in the progress events", async () => {
     const failed: number[] = [];
-    await reportInfosByDateColumns(rp, {
+    await fetchReportInfosByDateColumns(rp, {
       pricingDates: [FAILING_DATE, "2026-11-20"],
       concurrency: 1,
       progress: "none",
@@ -74,20 +74,20 @@ describe("reportInfosByDateColumns(rp, { pricingDates })", () => {
   });
 
   it("keeps the report-info columns when every date failed", async () => {
-    const { table, failures } = await reportInfosByDateColumns(rp, { pricingDates: [FAILING_DATE], progress: "none" });
+    const { table, failures } = await fetchReportInfosByDateColumns(rp, { pricingDates: [FAILING_DATE], progress: "none" });
     expect(failures).toHaveLength(1);
     expect(table.rowCount).toBe(0);
     expect(table.columns.slice(0, 2)).toEqual(["id", "report_definition_id"]);
   });
 
   it("refuses an empty list of dates", async () => {
-    await expect(reportInfosByDateColumns(rp, { pricingDates: [] })).rejects.toThrow(/pricingDates must be a non-empty array/);
+    await expect(fetchReportInfosByDateColumns(rp, { pricingDates: [] })).rejects.toThrow(/pricingDates must be a non-empty array/);
   });
 });
 
-describe("reportInfosByDate(rp, options)", () => {
+describe("fetchReportInfosByDate(rp, options)", () => {
   it("returns the long DataFrame and the failures", async () => {
-    const { frame, failures } = await reportInfosByDate(rp, { pricingDates: ["2026-11-18", FAILING_DATE], progress: "none" });
+    const { frame, failures } = await fetchReportInfosByDate(rp, { pricingDates: ["2026-11-18", FAILING_DATE], progress: "none" });
     expect(frame.shape[0]).toBe(2);
     expect(frame.columns.slice(0, 3)).toEqual(["id", "report_definition_id", "report_name"]);
     expect(failures).toHaveLength(1);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { frameInfo } from "../../src/frames/danfo";
 import type { ProgressEvent } from "../../src/frames/progress";
-import { pivotCurves, pivotCurvesColumns, yieldCurves, yieldCurvesColumns } from "../../src/frames/yield-curves";
+import { pivotCurves, pivotCurvesColumns, fetchYieldCurves, fetchYieldCurvesColumns } from "../../src/frames/yield-curves";
 import { startLoopback, type Loopback, type RecordedRequest } from "../helpers/loopback";
 
 /** Curve points per currency: USD and EUR have different pillars, as real curves do. */
@@ -53,9 +53,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
+describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
   it("fetches every currency × date, returns one long table and lists the failed date beside it", async () => {
-    const { table, failures } = await yieldCurvesColumns(rp, {
+    const { table, failures } = await fetchYieldCurvesColumns(rp, {
       currencies: ["USD", "EUR"],
       marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"],
       progress: "none",
@@ -84,7 +84,7 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
 
   it("keeps at most `concurrency` calls in flight", async () => {
     maxInFlight = 0;
-    await yieldCurvesColumns(rp, {
+    await fetchYieldCurvesColumns(rp, {
       currencies: ["USD", "EUR"],
       marketDates: ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"],
       concurrency: 2,
@@ -92,13 +92,13 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
     });
     expect(maxInFlight).toBe(2);
     maxInFlight = 0;
-    await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-18", "2026-11-19"], concurrency: 1, progress: "none" });
+    await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-18", "2026-11-19"], concurrency: 1, progress: "none" });
     expect(maxInFlight).toBe(1);
   });
 
   it("reports progress after every call, failures counted, the last event marked finished", async () => {
     const events: ProgressEvent[] = [];
-    await yieldCurvesColumns(rp, {
+    await fetchYieldCurvesColumns(rp, {
       currencies: ["EUR"],
       marketDates: ["2026-11-19", FAILING_DATE, "2026-11-20"],
       concurrency: 1,
@@ -117,12 +117,12 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
 
   it("shows progress through a renderer given as the progress option", async () => {
     const lines: number[] = [];
-    await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], progress: { update: (e) => lines.push(e.done) } });
+    await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], progress: { update: (e) => lines.push(e.done) } });
     expect(lines).toEqual([0, 1]);
   });
 
   it("adds the derived columns per curve with the compounding given", async () => {
-    const { table } = await yieldCurvesColumns(rp, {
+    const { table } = await fetchYieldCurvesColumns(rp, {
       currencies: ["USD"],
       marketDates: ["2026-11-19"],
       derived: true,
@@ -137,7 +137,7 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
     const before = server.to("/api/RateAsset").length;
     const controller = new AbortController();
     controller.abort(new Error("stopped by the user"));
-    const { table, failures } = await yieldCurvesColumns(rp, {
+    const { table, failures } = await fetchYieldCurvesColumns(rp, {
       currencies: ["USD"],
       marketDates: ["2026-11-18", "2026-11-19"],
       signal: controller.signal,
@@ -150,20 +150,20 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
   });
 
   it("takes Date market dates and names failures by their ISO string", async () => {
-    const { failures } = await yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [new Date(`${FAILING_DATE}T00:00:00Z`)], progress: "none" });
+    const { failures } = await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [new Date(`${FAILING_DATE}T00:00:00Z`)], progress: "none" });
     expect(failures[0]!.market_date).toBe(`${FAILING_DATE}T00:00:00.000Z`);
   });
 
   it("refuses empty lists and a bad concurrency before sending anything", async () => {
-    await expect(yieldCurvesColumns(rp, { currencies: [], marketDates: ["2026-11-19"] })).rejects.toThrow(/currencies must be a non-empty array/);
-    await expect(yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [] })).rejects.toThrow(/marketDates must be a non-empty array/);
-    await expect(yieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 })).rejects.toThrow(
+    await expect(fetchYieldCurvesColumns(rp, { currencies: [], marketDates: ["2026-11-19"] })).rejects.toThrow(/currencies must be a non-empty array/);
+    await expect(fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [] })).rejects.toThrow(/marketDates must be a non-empty array/);
+    await expect(fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 })).rejects.toThrow(
       /concurrency must be a whole number from 1 to 64/,
     );
   });
 
   it("reports an invalid request (a bad currency code) as that curve's failure", async () => {
-    const { failures, table } = await yieldCurvesColumns(rp, { currencies: ["usd", "USD"], marketDates: ["2026-11-19"], progress: "none" });
+    const { failures, table } = await fetchYieldCurvesColumns(rp, { currencies: ["usd", "USD"], marketDates: ["2026-11-19"], progress: "none" });
     expect(table.rowCount).toBe(3);
     expect(failures).toEqual([
       { currency: "usd", market_date: "2026-11-19", error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/) },
@@ -171,16 +171,16 @@ describe("yieldCurvesColumns(rp, { currencies, marketDates })", () => {
   });
 });
 
-describe("yieldCurves(rp, options) and pivotCurves(result)", () => {
+describe("fetchYieldCurves(rp, options) and pivotCurves(result)", () => {
   it("returns the long DataFrame and the failures", async () => {
-    const { frame, failures } = await yieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-20", FAILING_DATE], progress: "none" });
+    const { frame, failures } = await fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-20", FAILING_DATE], progress: "none" });
     expect(frame.shape).toEqual([6, 7]);
     expect(frameInfo(frame)!.source).toBe("RateAsset");
     expect(failures).toHaveLength(2);
   });
 
   it("pivots to one row per maturity and one column per curve, missing where a curve has no such pillar", async () => {
-    const result = await yieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const result = await fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
     const wide = pivotCurvesColumns(result);
     expect(wide.columns).toEqual(["maturity", "USD 2026-11-19", "USD 2026-11-20", "EUR 2026-11-19", "EUR 2026-11-20"]);
     expect(wide.data.maturity).toEqual([0.25, 0.5, 1, 2, 5, 10]);
@@ -190,12 +190,12 @@ describe("yieldCurves(rp, options) and pivotCurves(result)", () => {
   });
 
   it("pivots a chosen value column of a long DataFrame", async () => {
-    const { frame } = await yieldCurves(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], derived: true, progress: "none" });
+    const { frame } = await fetchYieldCurves(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], derived: true, progress: "none" });
     const wide = pivotCurvesColumns(frame, { value: "discount_factor" });
     expect(wide.data["USD 2026-11-19"]![0]).toBeCloseTo(Math.exp(-0.02 * 0.25), 14);
   });
 });
 
 async function yields() {
-  return yieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+  return fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
 }

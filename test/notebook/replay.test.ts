@@ -98,7 +98,7 @@ describe("a replay whose request changed", () => {
   it("stops at the cell that asked, with the closest recorded request and the difference (notebook 01, currency SEK)", () => {
     expect(changed.code).toBe(1);
     const error = changed.stderr;
-    // The first cell that asks is a batch (frames.yieldCurvesColumns): a replay miss is not one failed date among others, it throws.
+    // The first cell that asks is a batch (frames.fetchYieldCurvesColumns): a replay miss is not one failed date among others, it throws.
     expect(error).toMatch(/^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /);
     expect(error).toMatch(
       /CassetteMissError: RateAsset: no recorded exchange in the cassette \S*fixtures\/cassettes\/01-yield-curves\.json \(\d+ exchanges\) matches this request\. The closest recorded request \(RateAsset\) differs in:/,
