@@ -41,3 +41,17 @@ export function parseNotebook(text: string, file: string): Notebook {
   if (nb.nbformat !== 4) throw new Error(`${file}: nbformat ${String(nb.nbformat)} is not supported (4 is)`);
   return nb;
 }
+
+/** The cell a run stopped at, and why: what the runner reports and the HTML rendering shows. */
+export interface CellFailure {
+  /** 0-based index among all cells of the executed notebook, and 1-based among code cells. */
+  index: number;
+  codeCell: number;
+  /** The cell's `id`, when the notebook has cell ids (nbformat 4.5). */
+  id?: string;
+  source: string;
+  /** The error's name (`TypeError`, `NotFoundError`, …; `TSError` for a type-check error). */
+  ename: string;
+  /** The error: its name and message (type errors: every diagnostic, one a line). */
+  error: string;
+}

@@ -4,8 +4,7 @@
  * the end of the page (no network), tables and other HTML outputs are kept as they are, images inline.
  */
 import { escapeHtml } from "../plot/labels";
-import type { CellFailure } from "./runner";
-import { sourceOf, type Notebook, type Output } from "./ipynb";
+import { sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 

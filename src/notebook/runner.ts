@@ -13,9 +13,11 @@ import { RiskPortalError } from "../client/errors";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "node:util";
-import { parseNotebook, sourceOf, type Cell, type MimeBundle, type Notebook, type Output } from "./ipynb";
+import { parseNotebook, sourceOf, type Cell, type CellFailure, type MimeBundle, type Notebook, type Output } from "./ipynb";
 import { injectParameters } from "./params";
 import { renderHtml } from "./render-html";
+
+export type { CellFailure } from "./ipynb";
 
 export interface RunOptions {
   /** Parameters injected after the `parameters` cell (values as given, see `parseParameterValue`). */
@@ -31,19 +33,6 @@ export interface RunOptions {
    * interrupted: a synchronous endless loop cannot). Default 10 minutes.
    */
   cellTimeoutMs?: number;
-}
-
-export interface CellFailure {
-  /** 0-based index among all cells of the executed notebook, and 1-based among code cells. */
-  index: number;
-  codeCell: number;
-  /** The cell's `id`, when the notebook has cell ids (nbformat 4.5). */
-  id?: string;
-  source: string;
-  /** The error's name (`TypeError`, `NotFoundError`, …; `TSError` for a type-check error). */
-  ename: string;
-  /** The error: its name and message (type errors: every diagnostic, one a line). */
-  error: string;
 }
 
 export interface RunResult {
