@@ -3,6 +3,9 @@
  * encode → response cache → a shared identical call in flight, or attempts with retries (cassette or auth
  * → fetch with deadline and caller's signal → 401 refresh-and-resend once → record; errors labelled for
  * what happened) → decode → remember → provenance.
+ *
+ * The steps are exported for their own tests (test/client/pipeline-steps.test.ts); the package exports
+ * none of them: `RiskPortalClient` is the way in.
  */
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
@@ -78,7 +81,7 @@ export interface PipelineConfig {
 }
 
 /** What the server (or a cassette) answered with a success status, before decoding. */
-interface Received {
+export interface Received {
   status: number;
   text: string;
   receivedAt: string;
@@ -121,7 +124,7 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
  * its deadline and what has happened so far (requests sent, a 401 refresh). Refuses bad input and bad
  * options before anything is sent.
  */
-class PreparedCall<Op extends OperationDef = OperationDef> {
+export class PreparedCall<Op extends OperationDef = OperationDef> {
   readonly redactor: Redactor;
   readonly timeoutMs: number;
   readonly retry: RetryOptions;
@@ -239,7 +242,7 @@ class PreparedCall<Op extends OperationDef = OperationDef> {
 }
 
 /** A fresh cached answer, decoded for this caller; undefined when the cache has none (or is not used). */
-async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
+export async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
   if (!call.cache || call.options.cache === "refresh") return undefined;
   const hit = await call.cache.get(call.cacheKey);
   return hit && attachProvenance(call.decode({ status: 200, ...hit }), call.provenance("cache", hit.receivedAt, hit.requestId));
@@ -249,7 +252,7 @@ async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>): Promi
  * Single flight: the answer of an identical call in flight, decoded for this caller. The leading call's
  * own timeout or abort is not this caller's: then it asks for itself (undefined).
  */
-async function joinInFlight<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
+export async function joinInFlight<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
   if (!call.shareable || call.options.cache === "refresh") return undefined;
   const pending = call.cache!.joinInFlight(call.cacheKey);
   if (!pending) return undefined;
@@ -265,7 +268,7 @@ async function joinInFlight<Op extends OperationDef>(call: PreparedCall<Op>): Pr
 }
 
 /** Attempts until one succeeds, one fails for good, or the deadline leaves no room for another. */
-async function attempts(call: PreparedCall): Promise<Received> {
+export async function attempts(call: PreparedCall): Promise<Received> {
   const { retry, op } = call;
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptOnce(call, attempt);
@@ -283,7 +286,7 @@ async function attempts(call: PreparedCall): Promise<Received> {
   }
 }
 
-interface AttemptFailure {
+export interface AttemptFailure {
   failure: RiskPortalError;
   retryable: boolean;
   retryAfterMs?: number;
@@ -294,7 +297,7 @@ interface AttemptFailure {
  * unless replaying. Returns the success, or the failure and whether it may be retried; throws what must
  * end the call at once (local faults — a cassette's are CassetteErrors naming the file — the deadline).
  */
-async function attemptOnce(call: PreparedCall, attempt: number): Promise<Received | AttemptFailure> {
+export async function attemptOnce(call: PreparedCall, attempt: number): Promise<Received | AttemptFailure> {
   const { cassette } = call.config;
   const replayed = cassette?.take(call.request());
   if (!replayed && cassette && !cassette.records) throw cassette.miss(call.op.name, call.request(), call.details());
@@ -327,7 +330,7 @@ async function attemptOnce(call: PreparedCall, attempt: number): Promise<Receive
 }
 
 /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
-async function exchange(call: PreparedCall): Promise<Response> {
+export async function exchange(call: PreparedCall): Promise<Response> {
   const { config, options } = call;
   const once = async () => {
     // A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header.
@@ -348,7 +351,7 @@ async function exchange(call: PreparedCall): Promise<Response> {
 }
 
 /** An HTTP error answer as the error that says what the server said, retryable or not, with its Retry-After. */
-function httpFailure(call: PreparedCall, response: Response, text: string, requestId: string | undefined): AttemptFailure {
+export function httpFailure(call: PreparedCall, response: Response, text: string, requestId: string | undefined): AttemptFailure {
   const retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
   const unknown = call.write && response.status >= 500;
   const failure = errorFromResponse({
@@ -364,7 +367,7 @@ function httpFailure(call: PreparedCall, response: Response, text: string, reque
 }
 
 /** A transport failure: whether the request left, and whether an answer had started, say what it means. */
-function transportFailure(call: PreparedCall, error: unknown, status: number | undefined): NetworkError {
+export function transportFailure(call: PreparedCall, error: unknown, status: number | undefined): NetworkError {
   const { redactor, op, write } = call;
   const reason = redactor.text(describeNetworkError(error));
   const origin = redactor.text(new URL(call.url).origin);
@@ -391,7 +394,7 @@ function transportFailure(call: PreparedCall, error: unknown, status: number | u
 }
 
 /** Records a live exchange; a cassette that cannot be written is a local fault, and says what the server did. */
-function record(call: PreparedCall, response: Response, text: string, receivedAt: string): void {
+export function record(call: PreparedCall, response: Response, text: string, receivedAt: string): void {
   const cassette = call.config.cassette!;
   try {
     cassette.record(
@@ -413,7 +416,7 @@ function record(call: PreparedCall, response: Response, text: string, receivedAt
 }
 
 /** Keeps a live answer in the cache (unless a change emptied it since `generation`); a change empties it. */
-async function remember(call: PreparedCall, got: Received, generation: number | undefined): Promise<void> {
+export async function remember(call: PreparedCall, got: Received, generation: number | undefined): Promise<void> {
   if (call.cache && !got.replayed) await call.cache.set(call.cacheKey, { ...entryOf(got), text: call.redactor.text(got.text) }, generation);
   // A call that changes the service's data may change what reads return.
   if (call.op.mutates && call.config.cache) {
