@@ -1,6 +1,6 @@
 /** Long → wide: one row per index value, one column per key (a strike, a currency and date, …). */
 import type { DataFrame } from "danfojs-node";
-import { finishColumn, TableBuilder, valuesOf, type ColumnTable } from "./column-table";
+import { finishColumn, TableBuilder, valuesOf, type ColumnKind, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { dateLabel } from "./iso-date";
 
@@ -36,84 +36,108 @@ function compare(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** A wide column table from a long one (see {@link PivotOptions}); repeated (index, key) pairs keep the last value, with a warning. */
-export function pivotColumns(table: ColumnTable, options: PivotOptions): ColumnTable {
-  const keyColumns = typeof options.columns === "string" ? [options.columns] : [...options.columns];
-  const indexValues = valuesOf(table, options.index);
-  const keyValues = keyColumns.map((c) => valuesOf(table, c));
-  const cellValues = valuesOf(table, options.values);
-  const n = table.rowCount;
+/** The distinct index values and keys of a long table, and which of them each of its rows has. */
+interface Distinct {
+  /** Distinct index values, in order seen (by label, so equal Dates are one row). */
+  rowValues: unknown[];
+  /** Distinct key labels, in order seen, and the key values first seen with each. */
+  colLabels: string[];
+  colFirst: unknown[][];
+  /** Per input row: its position in `rowValues` and in `colLabels`. */
+  rowIds: Int32Array;
+  colIds: Int32Array;
+}
 
-  // Distinct index values (by label, so equal Dates are one row) and distinct keys.
+/** Finds the distinct index values and keys (by label) and numbers each input row's pair of them. */
+function distinctRowsAndKeys(indexValues: readonly unknown[], keyValues: readonly (readonly unknown[])[], n: number): Distinct {
   const rowOf = new Map<string, number>();
-  const rowValues: unknown[] = [];
   const colOf = new Map<string, number>();
-  const colLabels: string[] = [];
-  const colFirst: unknown[][] = [];
-  const rowIds = new Int32Array(n);
-  const colIds = new Int32Array(n);
+  const d: Distinct = { rowValues: [], colLabels: [], colFirst: [], rowIds: new Int32Array(n), colIds: new Int32Array(n) };
   for (let i = 0; i < n; i++) {
     const v = indexValues[i];
     const rl = keyLabel(v);
     let r = rowOf.get(rl);
     if (r === undefined) {
-      r = rowValues.length;
+      r = d.rowValues.length;
       rowOf.set(rl, r);
-      rowValues.push(v);
+      d.rowValues.push(v);
     }
-    rowIds[i] = r;
+    d.rowIds[i] = r;
     const parts = keyValues.map((col) => col[i]);
     const cl = parts.map(keyLabel).join(" ");
     let c = colOf.get(cl);
     if (c === undefined) {
-      c = colLabels.length;
+      c = d.colLabels.length;
       colOf.set(cl, c);
-      colLabels.push(cl);
-      colFirst.push(parts);
+      d.colLabels.push(cl);
+      d.colFirst.push(parts);
     }
-    colIds[i] = c;
+    d.colIds[i] = c;
   }
+  return d;
+}
 
-  // Rows ascending when the index is numeric or dates (maturities, strikes); else in order seen.
-  const indexKind = table.kinds[options.index];
+/** The order of the new rows: ascending when the index is numeric or dates (maturities, strikes); else in order seen. */
+function rowOrderOf(rowValues: readonly unknown[], indexKind: ColumnKind | undefined): number[] {
   const rowOrder = [...rowValues.keys()];
   if (indexKind === "number" || indexKind === "date") rowOrder.sort((a, b) => compare(rowValues[a], rowValues[b]));
-  const rowPosition = new Int32Array(rowValues.length);
-  rowOrder.forEach((r, p) => (rowPosition[r] = p));
-  const colOrder = [...colLabels.keys()];
-  if (options.columnOrder === "sorted") {
+  return rowOrder;
+}
+
+/** The order of the new columns: in order seen, or sorted key part by key part for `columnOrder: "sorted"`. */
+function columnOrderOf(colFirst: readonly (readonly unknown[])[], keyCount: number, columnOrder: PivotOptions["columnOrder"]): number[] {
+  const colOrder = [...colFirst.keys()];
+  if (columnOrder === "sorted") {
     colOrder.sort((a, b) => {
-      for (let k = 0; k < keyColumns.length; k++) {
+      for (let k = 0; k < keyCount; k++) {
         const d = compare(colFirst[a]![k], colFirst[b]![k]);
         if (d !== 0) return d;
       }
       return 0;
     });
   }
+  return colOrder;
+}
 
-  const numeric = table.kinds[options.values] === "number";
-  const cells = colLabels.map(() => new Array<unknown>(rowValues.length).fill(numeric ? NaN : null));
-  const filled = colLabels.map(() => new Uint8Array(rowValues.length));
+/** Fills one array of cells per key, rows in `rowOrder`; a repeated (index, key) pair keeps the last value and is counted. */
+function fillCells(d: Distinct, rowOrder: readonly number[], cellValues: readonly unknown[], numeric: boolean): { cells: unknown[][]; repeats: number } {
+  const rowPosition = new Int32Array(d.rowValues.length);
+  rowOrder.forEach((r, p) => (rowPosition[r] = p));
+  const cells = d.colLabels.map(() => new Array<unknown>(d.rowValues.length).fill(numeric ? NaN : null));
+  const filled = d.colLabels.map(() => new Uint8Array(d.rowValues.length));
   let repeats = 0;
-  for (let i = 0; i < n; i++) {
-    const p = rowPosition[rowIds[i]!]!;
-    const c = colIds[i]!;
+  for (let i = 0; i < d.rowIds.length; i++) {
+    const p = rowPosition[d.rowIds[i]!]!;
+    const c = d.colIds[i]!;
     if (filled[c]![p]) repeats++;
     filled[c]![p] = 1;
     cells[c]![p] = cellValues[i];
   }
+  return { cells, repeats };
+}
 
-  const builder = new TableBuilder(rowValues.length, table.meta.source, { ...table.meta.fields }, table.meta.provenance);
+/** A wide column table from a long one (see {@link PivotOptions}); repeated (index, key) pairs keep the last value, with a warning. */
+export function pivotColumns(table: ColumnTable, options: PivotOptions): ColumnTable {
+  const keyColumns = typeof options.columns === "string" ? [options.columns] : [...options.columns];
+  const indexValues = valuesOf(table, options.index);
+  const keyValues = keyColumns.map((c) => valuesOf(table, c));
+  const cellValues = valuesOf(table, options.values);
+  const d = distinctRowsAndKeys(indexValues, keyValues, table.rowCount);
+  const rowOrder = rowOrderOf(d.rowValues, table.kinds[options.index]);
+  const colOrder = columnOrderOf(d.colFirst, keyColumns.length, options.columnOrder);
+  const { cells, repeats } = fillCells(d, rowOrder, cellValues, table.kinds[options.values] === "number");
+
+  const builder = new TableBuilder(d.rowValues.length, table.meta.source, { ...table.meta.fields }, table.meta.provenance);
   builder.addFinished(
     options.index,
     finishColumn(
       options.index,
-      rowOrder.map((r) => rowValues[r]),
+      rowOrder.map((r) => d.rowValues[r]),
       { owned: true, detectDates: false },
     ),
   );
   for (const c of colOrder) {
-    let label = colLabels[c]!;
+    let label = d.colLabels[c]!;
     while (builder.has(label)) label += "_";
     builder.add(label, cells[c]!, { owned: true, detectDates: false });
   }

@@ -31,6 +31,7 @@ interface Row {
   error: string | null;
 }
 
+/** The rows of any accepted input, with the check's own tolerance and strike type when it carries them. */
 function readRows(input: CrossCheckInput): { rows: Row[]; tolerance?: number; strikeType?: number | string } {
   if (Array.isArray(input)) return { rows: input.map(fromRow) };
   if (typeof input === "object" && input !== null && "rows" in input && Array.isArray((input as CrossCheckResult).rows) && "summary" in input) {
@@ -60,6 +61,7 @@ function readRows(input: CrossCheckInput): { rows: Row[]; tolerance?: number; st
   };
 }
 
+/** One `vol.crossCheck` row, a missing vol as NaN. */
 function fromRow(r: CrossCheckRow): Row {
   const num = (v: number | null | undefined) => (typeof v === "number" ? v : NaN);
   return {
@@ -93,75 +95,131 @@ export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHea
   const tolerance = options.tolerance ?? read.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance >= 0)) throw new RangeError(`plot.crossCheckHeatmap: tolerance must be >= 0 (decimal vol); got ${tolerance}`);
   const strikeType = options.strikeType ?? read.strikeType;
-  const { rows } = read;
+  const grid = fillGrid(read.rows, tolerance);
+  const data: Trace[] = [heatmapTrace(grid, tolerance), ...markerTraces(grid, tolerance)];
+  return { data, layout: heatmapLayout(options.title ?? summaryTitle(grid, tolerance), strikeType), config: baseConfig() };
+}
+
+/** Markers on cells: category coordinates and hover text. */
+interface Markers {
+  x: string[];
+  y: string[];
+  text: string[];
+}
+
+/** The rows laid out on the maturity × strike grid, with what the traces and the title need. */
+interface Grid {
+  xLabels: string[];
+  yLabels: string[];
+  /** `service − local` in vol bp, `null` where not answered, by maturity then strike. */
+  z: (number | null)[][];
+  /** Hover data per cell: service vol, local vol, verdict. */
+  custom: string[][][];
+  breach: Markers;
+  failed: Markers;
+  failedMaturities: Set<number>;
+  maxAbs: number;
+  maxAt: Row | undefined;
+  answered: number;
+}
+
+/** The sorted distinct maturities and strikes as axis labels, and each value's index on its axis. */
+function gridAxes(rows: readonly Row[]) {
   const maturities = [...new Set(rows.map((r) => r.maturity))].sort((a, b) => a - b);
   const strikes = [...new Set(rows.map((r) => r.strike))].sort((a, b) => a - b);
-  const yLabels = maturities.map(daysLabel);
-  const xLabels = strikes.map((k) => formatNumber(k));
-  const mIndex = new Map(maturities.map((m, i) => [m, i]));
-  const kIndex = new Map(strikes.map((k, j) => [k, j]));
+  return {
+    yLabels: maturities.map(daysLabel),
+    xLabels: strikes.map((k) => formatNumber(k)),
+    mIndex: new Map(maturities.map((m, i) => [m, i])),
+    kIndex: new Map(strikes.map((k, j) => [k, j])),
+  };
+}
 
-  const z = maturities.map(() => new Array<number | null>(strikes.length).fill(null));
-  const custom = maturities.map(() => strikes.map(() => ["none", "none", "not checked"]));
-  const breach = { x: [] as string[], y: [] as string[], text: [] as string[] };
-  const failed = { x: [] as string[], y: [] as string[], text: [] as string[] };
-  const failedMaturities = new Set<number>();
-  let maxAbs = 0;
-  let maxAt: Row | undefined;
-  let answered = 0;
+/** Places every row on the grid: answered cells get their difference, the others a no-vol marker. */
+function fillGrid(rows: readonly Row[], tolerance: number): Grid {
+  const { xLabels, yLabels, mIndex, kIndex } = gridAxes(rows);
+  const grid: Grid = {
+    xLabels,
+    yLabels,
+    z: yLabels.map(() => new Array<number | null>(xLabels.length).fill(null)),
+    custom: yLabels.map(() => xLabels.map(() => ["none", "none", "not checked"])),
+    breach: { x: [], y: [], text: [] },
+    failed: { x: [], y: [], text: [] },
+    failedMaturities: new Set<number>(),
+    maxAbs: 0,
+    maxAt: undefined,
+    answered: 0,
+  };
   for (const r of rows) {
     const i = mIndex.get(r.maturity)!;
     const j = kIndex.get(r.strike)!;
-    const ok = Number.isFinite(r.difference) && Number.isFinite(r.service);
-    if (ok) {
-      answered++;
-      z[i]![j] = r.difference * BP;
-      const abs = Math.abs(r.difference);
-      if (abs > maxAbs || !maxAt) {
-        maxAbs = Math.max(abs, maxAbs);
-        maxAt = r;
-      }
-      const beyond = abs > tolerance;
-      custom[i]![j] = [pct(r.service), pct(r.local), beyond ? "BEYOND TOLERANCE" : "within tolerance"];
-      if (beyond) {
-        breach.x.push(xLabels[j]!);
-        breach.y.push(yLabels[i]!);
-        breach.text.push(`${yLabels[i]}, strike ${xLabels[j]}: Δ ${formatNumber(r.difference * BP, 3)} vol bp (tolerance ±${formatNumber(tolerance * BP, 3)})`);
-      }
-    } else {
-      failedMaturities.add(r.maturity);
-      custom[i]![j] = ["none", pct(r.local), `no service vol: ${r.error ?? "missing"}`];
-      failed.x.push(xLabels[j]!);
-      failed.y.push(yLabels[i]!);
-      failed.text.push(`${yLabels[i]}: ${r.error ?? "no service vol"}`);
-    }
+    if (Number.isFinite(r.difference) && Number.isFinite(r.service)) placeAnswered(grid, r, i, j, tolerance);
+    else placeFailed(grid, r, i, j);
   }
-  const span = Math.max(maxAbs, tolerance) * BP || 1e-12;
+  return grid;
+}
 
-  const data: Trace[] = [
-    {
-      type: "heatmap",
-      name: "service − local",
-      x: xLabels,
-      y: yLabels,
-      z,
-      customdata: custom,
-      zmin: -span,
-      zmax: span,
-      zmid: 0,
-      colorscale: [
-        [0, "#2166ac"],
-        [0.25, "#92c5de"],
-        [0.5, "#f7f7f7"],
-        [0.75, "#f4a582"],
-        [1, "#b2182b"],
-      ],
-      xgap: 1,
-      ygap: 1,
-      colorbar: { title: { text: "service − local<br>(vol bp)", side: "right" }, exponentformat: "e", thickness: 14, len: 0.9 },
-      hovertemplate: "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{z:.3e} vol bp<br>%{customdata[2]}<extra></extra>",
-      showscale: true,
-    },
+/** An answered cell: its difference in vol bp, the running largest |difference|, and a breach marker beyond the tolerance. */
+function placeAnswered(grid: Grid, r: Row, i: number, j: number, tolerance: number): void {
+  grid.answered++;
+  grid.z[i]![j] = r.difference * BP;
+  const abs = Math.abs(r.difference);
+  if (abs > grid.maxAbs || !grid.maxAt) {
+    grid.maxAbs = Math.max(abs, grid.maxAbs);
+    grid.maxAt = r;
+  }
+  const beyond = abs > tolerance;
+  grid.custom[i]![j] = [pct(r.service), pct(r.local), beyond ? "BEYOND TOLERANCE" : "within tolerance"];
+  if (beyond) {
+    const { xLabels, yLabels, breach } = grid;
+    breach.x.push(xLabels[j]!);
+    breach.y.push(yLabels[i]!);
+    breach.text.push(`${yLabels[i]}, strike ${xLabels[j]}: Δ ${formatNumber(r.difference * BP, 3)} vol bp (tolerance ±${formatNumber(tolerance * BP, 3)})`);
+  }
+}
+
+/** A cell the service did not answer: a no-vol marker with the error. */
+function placeFailed(grid: Grid, r: Row, i: number, j: number): void {
+  const { xLabels, yLabels, failed } = grid;
+  grid.failedMaturities.add(r.maturity);
+  grid.custom[i]![j] = ["none", pct(r.local), `no service vol: ${r.error ?? "missing"}`];
+  failed.x.push(xLabels[j]!);
+  failed.y.push(yLabels[i]!);
+  failed.text.push(`${yLabels[i]}: ${r.error ?? "no service vol"}`);
+}
+
+/** The heatmap trace: differences in vol bp on a diverging scale centred on zero, spanning at least ± the tolerance. */
+function heatmapTrace(grid: Grid, tolerance: number): Trace {
+  const span = Math.max(grid.maxAbs, tolerance) * BP || 1e-12;
+  return {
+    type: "heatmap",
+    name: "service − local",
+    x: grid.xLabels,
+    y: grid.yLabels,
+    z: grid.z,
+    customdata: grid.custom,
+    zmin: -span,
+    zmax: span,
+    zmid: 0,
+    colorscale: [
+      [0, "#2166ac"],
+      [0.25, "#92c5de"],
+      [0.5, "#f7f7f7"],
+      [0.75, "#f4a582"],
+      [1, "#b2182b"],
+    ],
+    xgap: 1,
+    ygap: 1,
+    colorbar: { title: { text: "service − local<br>(vol bp)", side: "right" }, exponentformat: "e", thickness: 14, len: 0.9 },
+    hovertemplate: "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{z:.3e} vol bp<br>%{customdata[2]}<extra></extra>",
+    showscale: true,
+  };
+}
+
+/** The two marker traces: a black ✕ on each breach, a grey square on each cell without a service vol. */
+function markerTraces(grid: Grid, tolerance: number): [Trace, Trace] {
+  const { breach, failed } = grid;
+  return [
     {
       type: "scatter",
       mode: "markers",
@@ -175,7 +233,7 @@ export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHea
     {
       type: "scatter",
       mode: "markers",
-      name: `no service vol (${failedMaturities.size} maturit${failedMaturities.size === 1 ? "y" : "ies"})`,
+      name: `no service vol (${maturityCount(grid.failedMaturities.size)})`,
       x: failed.x,
       y: failed.y,
       text: failed.text,
@@ -183,20 +241,30 @@ export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHea
       hovertemplate: "%{text}<extra></extra>",
     },
   ];
+}
 
+/** The default title: the largest difference and where, how many cells breach, how many maturities failed. */
+function summaryTitle(grid: Grid, tolerance: number): string {
+  const { maxAt, failedMaturities } = grid;
   const where = maxAt ? ` at ${daysLabel(maxAt.maturity)} / ${formatNumber(maxAt.strike)}` : "";
-  const summary = answered
-    ? `max |Δ| ${formatNumber(maxAbs * BP, 3)} vol bp${where} · ${breach.x.length} of ${answered} beyond ±${formatNumber(tolerance * BP, 3)} vol bp`
+  const summary = grid.answered
+    ? `max |Δ| ${formatNumber(grid.maxAbs * BP, 3)} vol bp${where} · ${grid.breach.x.length} of ${grid.answered} beyond ±${formatNumber(tolerance * BP, 3)} vol bp`
     : "no maturity answered";
-  const failures = failedMaturities.size ? ` · ${failedMaturities.size} maturit${failedMaturities.size === 1 ? "y" : "ies"} failed` : "";
-  return {
-    data,
-    layout: baseLayout(options.title ?? `GetVol vs local model<br><span style="font-size:13px;color:${INK.muted}">${summary}${failures}</span>`, {
-      xaxis: axis(strikeAxisTitle(strikeType), { type: "category", showgrid: false, ticks: "" }),
-      yaxis: axis("Maturity", { type: "category", showgrid: false, ticks: "" }),
-      margin: { l: 80, r: 24, t: 78, b: 64 },
-      hovermode: "closest",
-    }),
-    config: baseConfig(),
-  };
+  const failures = failedMaturities.size ? ` · ${maturityCount(failedMaturities.size)} failed` : "";
+  return `GetVol vs local model<br><span style="font-size:13px;color:${INK.muted}">${summary}${failures}</span>`;
+}
+
+/** The layout: category axes (strikes across, maturities down), no grid lines. */
+function heatmapLayout(title: string, strikeType: number | string | undefined) {
+  return baseLayout(title, {
+    xaxis: axis(strikeAxisTitle(strikeType), { type: "category", showgrid: false, ticks: "" }),
+    yaxis: axis("Maturity", { type: "category", showgrid: false, ticks: "" }),
+    margin: { l: 80, r: 24, t: 78, b: 64 },
+    hovermode: "closest",
+  });
+}
+
+/** `1 maturity`, `3 maturities`. */
+function maturityCount(n: number): string {
+  return `${n} maturit${n === 1 ? "y" : "ies"}`;
 }

@@ -5,7 +5,7 @@ import { provenanceOf, type Provenance } from "../client/provenance";
 import { STRIKE_TYPE, type StrikeType } from "../api/assumptions";
 import type { RiskPortalClient } from "../client/client";
 import { VolModelError, fmt } from "./errors";
-import { fromSurface, VolSurfaceModel } from "./surface";
+import { fromSurface, VolSurfaceModel, type WireSurface } from "./surface";
 import { checkStrikeType } from "./strikes";
 import { toFloat64, type SurfaceLike } from "./surface-input";
 
@@ -95,6 +95,129 @@ function optionError(message: string, field: string, condition: string): VolMode
   return new VolModelError(message, { field, condition });
 }
 
+/** {@link CrossCheckOptions} with defaults filled in and every field checked. */
+interface ResolvedOptions {
+  strikeType: StrikeType;
+  tolerance: number;
+  concurrency: number;
+  maturities: number[];
+  strikes: Float64Array;
+}
+
+/** Fills in the defaults of the options and checks them; throws {@link VolModelError} on the first invalid one. */
+function resolveOptions(options: CrossCheckOptions): ResolvedOptions {
+  if (!options || typeof options !== "object") throw optionError("options are required: { maturities, strikes }", "options", "present");
+  const strikeType = options.strikeType ?? STRIKE_TYPE.PercentForward;
+  checkStrikeType(strikeType);
+  if (typeof strikeType !== "number")
+    throw optionError(`strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`, "strikeType", "wire strike type");
+  const tolerance = options.tolerance ?? DEFAULT_CROSS_CHECK_TOLERANCE;
+  if (!(tolerance >= 0)) throw optionError(`tolerance must be a number >= 0; got ${tolerance}`, "tolerance", "tolerance >= 0");
+  const concurrency = options.concurrency ?? DEFAULT_CROSS_CHECK_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw optionError(`concurrency must be an integer >= 1; got ${concurrency}`, "concurrency", "concurrency >= 1");
+  const maturities = Array.from(toFloat64(options.maturities, "maturities", { allowEmpty: true }));
+  const strikes = toFloat64(options.strikes, "strikes").slice();
+  return { strikeType, tolerance, concurrency, maturities, strikes };
+}
+
+/** What the service gave for one maturity: its vols (and where they came from), or why it gave none. */
+type Outcome = { vols: number[]; provenance?: Provenance } | { error: string; cause: unknown };
+
+/** The part of a `GetVol` request that is the same for every maturity, and the signal that aborts the calls. */
+interface VolRequest {
+  surface: WireSurface;
+  strikes: number[];
+  strikeType: StrikeType;
+  signal: AbortSignal | undefined;
+}
+
+/** Calls `GetVol` for one maturity; a failure becomes an error outcome, except an abort, which rethrows the abort reason. */
+async function fetchOutcome(client: RiskPortalClient, request: VolRequest, maturity: number): Promise<Outcome> {
+  const { surface, strikes, strikeType, signal } = request;
+  try {
+    const reply = await client.tradable.getVol({ surface, maturity, strikes, strike_type: strikeType }, { signal });
+    return reply.vols.length === strikes.length
+      ? { vols: reply.vols, provenance: provenanceOf(reply) }
+      : { error: `GetVol returned ${reply.vols.length} vols for ${strikes.length} strikes`, cause: reply };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    return { error: error instanceof Error ? error.message : String(error), cause: error };
+  }
+}
+
+/** Fetches every maturity with at most `concurrency` calls in flight, reporting progress; outcomes in maturity order. */
+async function fetchOutcomes(
+  client: RiskPortalClient,
+  request: VolRequest,
+  maturities: number[],
+  concurrency: number,
+  onProgress: CrossCheckOptions["onProgress"],
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = new Array(maturities.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < maturities.length) {
+      const index = next++;
+      outcomes[index] = await fetchOutcome(client, request, maturities[index]!);
+      done++;
+      onProgress?.(done, maturities.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, maturities.length) }, worker));
+  return outcomes;
+}
+
+/** The rows of one maturity: service and local vols with their difference, or, when the service failed, flagged rows with its error. */
+function maturityRows(maturity: number, strikes: number[], localVols: Float64Array, outcome: Outcome, tolerance: number): CrossCheckRow[] {
+  if ("error" in outcome) {
+    return strikes.map((strike, j) => ({
+      maturity,
+      strike,
+      service_vol: null,
+      local_vol: localVols[j]!,
+      difference: null,
+      flagged: true,
+      error: outcome.error,
+    }));
+  }
+  return strikes.map((strike, j) => {
+    const service = outcome.vols[j]!;
+    const difference = service - localVols[j]!;
+    return { maturity, strike, service_vol: service, local_vol: localVols[j]!, difference, flagged: !(Math.abs(difference) <= tolerance) };
+  });
+}
+
+/** Totals of the rows: the largest difference and where it was, rows beyond tolerance, rows flagged, maturities failed. */
+function summarise(rows: CrossCheckRow[], failed: FailedMaturity[], maturities: number): CrossCheckSummary {
+  let maxAbs = 0;
+  let maxAt: CrossCheckSummary["maxAt"] = null;
+  let beyond = 0;
+  let flagged = 0;
+  for (const row of rows) {
+    if (row.flagged) flagged++;
+    if (row.difference === null) continue;
+    const abs = Math.abs(row.difference);
+    if (abs > maxAbs || maxAt === null) {
+      maxAbs = Math.max(maxAbs, abs);
+      maxAt = { maturity: row.maturity, strike: row.strike };
+    }
+    if (row.flagged) beyond++;
+  }
+  return {
+    maturities,
+    answered: maturities - failed.length,
+    rows: rows.length,
+    maxAbsDifference: maxAbs,
+    maxAt,
+    beyondTolerance: beyond,
+    flagged,
+    failed,
+    ok: failed.length === 0 && beyond === 0,
+  };
+}
+
 /**
  * Calls the service's `GetVol` for each maturity (at most `concurrency` at a time) with the same surface
  * and strikes, evaluates the local model on them, and returns one row per maturity × strike with both
@@ -111,99 +234,22 @@ function optionError(message: string, field: string, condition: string): VolMode
 export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike | VolSurfaceModel, options: CrossCheckOptions): Promise<CrossCheckResult> {
   const model = fromSurface(surface);
   const wire = model.toJSON();
-  if (!options || typeof options !== "object") throw optionError("options are required: { maturities, strikes }", "options", "present");
-  const strikeType = options.strikeType ?? STRIKE_TYPE.PercentForward;
-  checkStrikeType(strikeType);
-  if (typeof strikeType !== "number")
-    throw optionError(`strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`, "strikeType", "wire strike type");
-  const tolerance = options.tolerance ?? DEFAULT_CROSS_CHECK_TOLERANCE;
-  if (!(tolerance >= 0)) throw optionError(`tolerance must be a number >= 0; got ${tolerance}`, "tolerance", "tolerance >= 0");
-  const concurrency = options.concurrency ?? DEFAULT_CROSS_CHECK_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw optionError(`concurrency must be an integer >= 1; got ${concurrency}`, "concurrency", "concurrency >= 1");
-  const maturities = Array.from(toFloat64(options.maturities, "maturities", { allowEmpty: true }));
-  const strikes = toFloat64(options.strikes, "strikes").slice();
+  const { strikeType, tolerance, concurrency, maturities, strikes } = resolveOptions(options);
   // Local vols first: a bad maturity or strike is the caller's mistake and fails before any call.
   const local = maturities.map((d) => model.vols(d, strikes, strikeType));
   const strikeList = Array.from(strikes);
   const { signal, onProgress } = options;
   signal?.throwIfAborted();
 
-  type Outcome = { vols: number[]; provenance?: Provenance } | { error: string; cause: unknown };
-  const outcomes: Outcome[] = new Array(maturities.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < maturities.length) {
-      const index = next++;
-      const maturity = maturities[index]!;
-      try {
-        const reply = await client.tradable.getVol({ surface: wire, maturity, strikes: strikeList, strike_type: strikeType }, { signal });
-        outcomes[index] =
-          reply.vols.length === strikeList.length
-            ? { vols: reply.vols, provenance: provenanceOf(reply) }
-            : { error: `GetVol returned ${reply.vols.length} vols for ${strikeList.length} strikes`, cause: reply };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        outcomes[index] = { error: error instanceof Error ? error.message : String(error), cause: error };
-      }
-      done++;
-      onProgress?.(done, maturities.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, maturities.length) }, worker));
-
-  const rows: CrossCheckRow[] = [];
-  const failed: FailedMaturity[] = [];
-  let maxAbs = 0;
-  let maxAt: CrossCheckSummary["maxAt"] = null;
-  let beyond = 0;
-  let flagged = 0;
-  maturities.forEach((maturity, i) => {
+  const request: VolRequest = { surface: wire, strikes: strikeList, strikeType, signal };
+  const outcomes = await fetchOutcomes(client, request, maturities, concurrency, onProgress);
+  const rows = maturities.flatMap((maturity, i) => maturityRows(maturity, strikeList, local[i]!, outcomes[i]!, tolerance));
+  const failed = maturities.flatMap((maturity, i) => {
     const outcome = outcomes[i]!;
-    const localVols = local[i]!;
-    if ("error" in outcome) {
-      failed.push({ maturity, error: outcome.error, cause: outcome.cause });
-      for (let j = 0; j < strikeList.length; j++) {
-        rows.push({ maturity, strike: strikeList[j]!, service_vol: null, local_vol: localVols[j]!, difference: null, flagged: true, error: outcome.error });
-        flagged++;
-      }
-      return;
-    }
-    for (let j = 0; j < strikeList.length; j++) {
-      const service = outcome.vols[j]!;
-      const difference = service - localVols[j]!;
-      const abs = Math.abs(difference);
-      const isBeyond = !(abs <= tolerance);
-      if (abs > maxAbs || maxAt === null) {
-        maxAbs = Math.max(maxAbs, abs);
-        maxAt = { maturity, strike: strikeList[j]! };
-      }
-      if (isBeyond) {
-        beyond++;
-        flagged++;
-      }
-      rows.push({ maturity, strike: strikeList[j]!, service_vol: service, local_vol: localVols[j]!, difference, flagged: isBeyond });
-    }
+    return "error" in outcome ? [{ maturity, error: outcome.error, cause: outcome.cause }] : [];
   });
   const provenance = outcomes.flatMap((o) => ("provenance" in o && o.provenance ? [o.provenance] : []));
-  return {
-    rows,
-    provenance,
-    summary: {
-      maturities: maturities.length,
-      answered: maturities.length - failed.length,
-      rows: rows.length,
-      maxAbsDifference: maxAbs,
-      maxAt,
-      beyondTolerance: beyond,
-      flagged,
-      failed,
-      ok: failed.length === 0 && beyond === 0,
-    },
-    strikeType,
-    tolerance,
-  };
+  return { rows, provenance, summary: summarise(rows, failed, maturities.length), strikeType, tolerance };
 }
 
 /** One line per failed maturity and the largest difference, for printing. */
