@@ -7,6 +7,7 @@
  *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
  */
 import { parseArgs } from "node:util";
+import type { Simulator } from "./sim";
 import type { FaultOptions } from "./sim/limits";
 
 const USAGE = `usage: risk-portal-lab <command> [options]
@@ -56,6 +57,39 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function sim(args: string[]): Promise<number> {
+  const flags = simFlags(args);
+  const { startSimulator } = await import("./sim");
+  const simulator = await startSimulator({
+    port: flags.port,
+    seed: flags.seed,
+    dataDir: flags.dataDir,
+    transactionRows: flags.rows,
+    rateLimit: flags.rateLimit,
+    brand: flags.brand,
+    faults: flags.faults,
+    tokenTtlSeconds: flags.tokenTtlSeconds,
+  });
+  announceSimulator(simulator, flags);
+  await untilStopped();
+  await simulator.close();
+  return 0;
+}
+
+/** The `sim` command's flags, checked. */
+interface SimFlags {
+  port: number;
+  seed: number;
+  dataDir: string | undefined;
+  rows: number | undefined;
+  brand: string | undefined;
+  rateLimit: false | undefined;
+  faults: FaultOptions | undefined;
+  tokenTtlSeconds: number | undefined;
+  json: boolean;
+}
+
+/** Parses and checks the `sim` flags; throws a UsageError naming the first bad one. */
+function simFlags(args: string[]): SimFlags {
   const { values } = parseArgs({
     args,
     options: {
@@ -74,71 +108,83 @@ async function sim(args: string[]): Promise<number> {
     strict: true,
   });
   const faults = faultOptions(values.faults, values.latency, values["fault-seed"]);
-  const tokenTtlSeconds = values["token-ttl"] === undefined ? undefined : wholeNumber(values["token-ttl"], "--token-ttl");
-  if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
-  if (tokenTtlSeconds !== undefined && tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS)
-    throw new UsageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_SECONDS} seconds (a year), got ${JSON.stringify(values["token-ttl"])}`);
+  const tokenTtlSeconds = tokenTtl(values["token-ttl"]);
   const port = wholeNumber(values.port, "--port");
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${JSON.stringify(values.port)}`);
   const seed = wholeNumber(values.seed, "--seed");
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
-  const brand = values.brand ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
+  const brand = brandName(values.brand);
+  const rateLimit = values["no-rate-limit"] ? false : undefined;
+  return { port, seed, dataDir: values["data-dir"], rows, brand, rateLimit, faults, tokenTtlSeconds, json: values.json };
+}
+
+/** `--token-ttl S` in seconds (undefined: the default), between 1 and a year. */
+function tokenTtl(text: string | undefined): number | undefined {
+  const tokenTtlSeconds = text === undefined ? undefined : wholeNumber(text, "--token-ttl");
+  if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
+  if (tokenTtlSeconds !== undefined && tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS)
+    throw new UsageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_SECONDS} seconds (a year), got ${JSON.stringify(text)}`);
+  return tokenTtlSeconds;
+}
+
+/** `--brand NAME`, else $RISK_PORTAL_BRAND (undefined: the simulator's default), checked to be a .NET namespace. */
+function brandName(flag: string | undefined): string | undefined {
+  const brand = flag ?? (process.env.RISK_PORTAL_BRAND?.trim() || undefined);
   if (brand !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(brand))
     throw new UsageError(`--brand expects a .NET namespace such as Service or Derivitec, got ${JSON.stringify(brand)}`);
-  const { startSimulator } = await import("./sim");
-  const simulator = await startSimulator({
-    port,
-    seed,
-    dataDir: values["data-dir"],
-    transactionRows: rows,
-    rateLimit: values["no-rate-limit"] ? false : undefined,
-    brand,
-    faults,
-    tokenTtlSeconds,
-  });
+  return brand;
+}
+
+/** Prints where the simulator listens: one JSON line with `--json`, else a banner with credentials and examples. */
+function announceSimulator(simulator: Simulator, flags: SimFlags): void {
+  const { faults, seed, tokenTtlSeconds } = flags;
   // The faults are drawn from --fault-seed, else from --seed (as startSimulator does).
   const faultSeed = faults ? (faults.seed ?? seed) : undefined;
   const bad = faults ? describeFaults(faults, faultSeed!, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
-  if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({
-        url: simulator.url,
-        brand: simulator.brand,
-        credentials: simulator.credentials,
-        ...(faults ? { faults, faultSeed } : {}),
-        ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}),
-      })}\n`,
-    );
-  } else {
-    const c = simulator.credentials;
-    process.stdout.write(
-      [
-        `risk-portal-lab simulator listening on ${simulator.url} (brand ${simulator.brand})${values["data-dir"] ? ` (state in ${values["data-dir"]})` : ""}`,
-        ...(bad ? [`a bad day: ${bad}`] : []),
-        "",
-        "credentials:",
-        `  bearer token   ${c.bearerToken}`,
-        `  API key        ${c.apiKey}`,
-        `  client id      ${c.clientId}`,
-        `  client secret  ${c.clientSecret}`,
-        `  token URL      ${c.tokenUrl}`,
-        "",
-        "try:",
-        `  curl -s -H 'x-api-key: ${c.apiKey}' ${simulator.url}/api/Report/LookBacks`,
-        `  export RISK_PORTAL_BASE_URL=${simulator.url} RISK_PORTAL_API_KEY=${c.apiKey} RISK_PORTAL_BRAND=${simulator.brand}`,
-        "",
-        "Ctrl-C stops it.",
-        "",
-      ].join("\n"),
-    );
-  }
-  await new Promise<void>((resolve) => {
+  process.stdout.write(flags.json ? simJsonLine(simulator, faults, faultSeed, tokenTtlSeconds) : simBanner(simulator, flags.dataDir, bad));
+}
+
+/** The `--json` line: `{url, brand, credentials}`, plus the faults and token lifetime when set. */
+function simJsonLine(simulator: Simulator, faults: FaultOptions | undefined, faultSeed: number | undefined, tokenTtlSeconds: number | undefined): string {
+  return `${JSON.stringify({
+    url: simulator.url,
+    brand: simulator.brand,
+    credentials: simulator.credentials,
+    ...(faults ? { faults, faultSeed } : {}),
+    ...(tokenTtlSeconds ? { tokenTtlSeconds } : {}),
+  })}\n`;
+}
+
+/** The banner for people: where it listens, the bad day if any, the credentials and how to try it. */
+function simBanner(simulator: Simulator, dataDir: string | undefined, bad: string | undefined): string {
+  const c = simulator.credentials;
+  return [
+    `risk-portal-lab simulator listening on ${simulator.url} (brand ${simulator.brand})${dataDir ? ` (state in ${dataDir})` : ""}`,
+    ...(bad ? [`a bad day: ${bad}`] : []),
+    "",
+    "credentials:",
+    `  bearer token   ${c.bearerToken}`,
+    `  API key        ${c.apiKey}`,
+    `  client id      ${c.clientId}`,
+    `  client secret  ${c.clientSecret}`,
+    `  token URL      ${c.tokenUrl}`,
+    "",
+    "try:",
+    `  curl -s -H 'x-api-key: ${c.apiKey}' ${simulator.url}/api/Report/LookBacks`,
+    `  export RISK_PORTAL_BASE_URL=${simulator.url} RISK_PORTAL_API_KEY=${c.apiKey} RISK_PORTAL_BRAND=${simulator.brand}`,
+    "",
+    "Ctrl-C stops it.",
+    "",
+  ].join("\n");
+}
+
+/** Resolves on the first SIGINT or SIGTERM (Ctrl-C). */
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  await simulator.close();
-  return 0;
 }
 
 async function run(args: string[]): Promise<number> {

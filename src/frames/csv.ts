@@ -54,9 +54,29 @@ function detectDelimiter(text: string): string {
 export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const delimiter = options.delimiter ?? detectDelimiter(input);
+  checkDelimiter(delimiter);
+  const { rows, starts } = readRecords(input, delimiter);
+  if (rows.length === 0) throw new CsvError("no header line: the file is empty", 1);
+  const [header, ...records] = rows;
+  const [headerLine, ...lines] = starts;
+  return { header: header!.map((h) => h.trim()), records, lines, headerLine: headerLine!, delimiter };
+}
+
+/** Throws a RangeError unless the delimiter is one character other than a quote or a line break. */
+function checkDelimiter(delimiter: string): void {
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === "\n" || delimiter === "\r") {
     throw new RangeError(`delimiter must be one character other than a quote or a line break, got ${JSON.stringify(delimiter)}`);
   }
+}
+
+/** A read position in the text: the index and the 1-based line it is on. */
+interface CsvCursor {
+  i: number;
+  line: number;
+}
+
+/** Every record of the text (the header first, blank lines skipped) and the line on which each starts. */
+function readRecords(input: string, delimiter: string): { rows: string[][]; starts: number[] } {
   const rows: string[][] = [];
   const starts: number[] = [];
   let row: string[] = [];
@@ -65,6 +85,7 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
   let rowStart = 1;
   let i = 0;
   const n = input.length;
+  const cursor: CsvCursor = { i, line };
   // A record is kept unless it is one empty unquoted field (a blank line).
   let sawQuote = false;
   const endRecord = () => {
@@ -80,38 +101,13 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
   while (i < n) {
     const c = input[i]!;
     if (c === '"' && field === "") {
-      // Quoted field: up to the closing quote; "" is a literal quote; line breaks are data. (A quote
-      // after other characters of a field is an ordinary character.)
+      // A quoted field. (A quote after other characters of a field is an ordinary character.)
       sawQuote = true;
-      const openLine = line;
-      i++;
-      let value = "";
-      for (;;) {
-        if (i >= n) throw new CsvError("a quoted field is never closed", openLine);
-        const q = input[i]!;
-        if (q === '"') {
-          if (input[i + 1] === '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        if (q === "\r") {
-          line++;
-          if (input[i + 1] === "\n") {
-            value += "\r\n";
-            i += 2;
-            continue;
-          }
-        } else if (q === "\n") line++;
-        value += q;
-        i++;
-      }
-      field = value;
-      // Anything between the closing quote and the delimiter is kept as written (lenient).
-      while (i < n && input[i] !== delimiter && input[i] !== "\n" && input[i] !== "\r") field += input[i++];
+      cursor.i = i;
+      cursor.line = line;
+      field = readQuotedField(input, delimiter, cursor);
+      i = cursor.i;
+      line = cursor.line;
       continue;
     }
     if (c === delimiter) {
@@ -131,11 +127,48 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
     i++;
   }
   if (field !== "" || row.length > 0 || sawQuote) endRecord();
+  return { rows, starts };
+}
 
-  if (rows.length === 0) throw new CsvError("no header line: the file is empty", 1);
-  const [header, ...records] = rows;
-  const [headerLine, ...lines] = starts;
-  return { header: header!.map((h) => h.trim()), records, lines, headerLine: headerLine!, delimiter };
+/**
+ * The quoted field whose opening quote is at `at.i`: up to the closing quote; "" is a literal quote; line
+ * breaks are data. Moves `at` past the field (to the delimiter or line end) and counts its line breaks.
+ */
+function readQuotedField(input: string, delimiter: string, at: CsvCursor): string {
+  const n = input.length;
+  let line = at.line;
+  const openLine = line;
+  let i = at.i + 1;
+  let value = "";
+  for (;;) {
+    if (i >= n) throw new CsvError("a quoted field is never closed", openLine);
+    const q = input[i]!;
+    if (q === '"') {
+      if (input[i + 1] === '"') {
+        value += '"';
+        i += 2;
+        continue;
+      }
+      i++;
+      break;
+    }
+    if (q === "\r") {
+      line++;
+      if (input[i + 1] === "\n") {
+        value += "\r\n";
+        i += 2;
+        continue;
+      }
+    } else if (q === "\n") line++;
+    value += q;
+    i++;
+  }
+  let field = value;
+  // Anything between the closing quote and the delimiter is kept as written (lenient).
+  while (i < n && input[i] !== delimiter && input[i] !== "\n" && input[i] !== "\r") field += input[i++];
+  at.i = i;
+  at.line = line;
+  return field;
 }
 
 /** Reads a CSV file (UTF-8). */

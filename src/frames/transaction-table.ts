@@ -186,10 +186,25 @@ function columnNames(columns: unknown[]): string[] {
  * order first seen). A text column whose first value is an ISO date is converted while it is read.
  */
 function collectObjectRows(rows: unknown[], declared: string[], detectDates: boolean): Collected {
-  const n = rows.length;
   const warnings: string[] = [];
-  // Non-object rows (null, numbers, arrays) read as rows without fields.
-  let view = rows as Record<string, unknown>[];
+  const view = objectRowView(rows, warnings);
+  const names: string[] = [];
+  const index = new Map<string, number>();
+  for (const name of declared) addColumnName(names, index, name);
+  let expected = 0;
+  for (const key in firstRowWithFields(view)) {
+    addColumnName(names, index, key);
+    expected++;
+  }
+  const irregular = markIrregularRows(view, expected);
+  const columns = readRegularColumns(view, names, irregular, detectDates);
+  for (const [name, raw] of collectExtraFields(view, irregular, names, index)) columns.push({ name, raw });
+  return { columns, warnings };
+}
+
+/** The rows as objects: non-object rows (null, numbers, arrays) read as rows without fields, with a warning. */
+function objectRowView(rows: unknown[], warnings: string[]): Record<string, unknown>[] {
+  const n = rows.length;
   let notObjects = 0;
   let firstNotObject = -1;
   for (let i = 0; i < n; i++) {
@@ -199,48 +214,50 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
       notObjects++;
     }
   }
-  if (notObjects > 0) {
-    warnings.push(
-      `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`,
-    );
-    view = rows.map((r) => (r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>)));
-  }
+  if (notObjects === 0) return rows as Record<string, unknown>[];
+  warnings.push(
+    `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`,
+  );
+  return rows.map((r) => (r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>)));
+}
 
-  const names: string[] = [];
-  const index = new Map<string, number>();
-  const addName = (key: string) => {
-    if (!index.has(key)) {
-      index.set(key, names.length);
-      names.push(key);
-    }
-  };
-  for (const name of declared) addName(name);
-  // The reference row: the first with any field.
-  let first: Record<string, unknown> = {};
+/** Adds a column name unless it is already there (the first occurrence keeps its place). */
+function addColumnName(names: string[], index: Map<string, number>, key: string): void {
+  if (!index.has(key)) {
+    index.set(key, names.length);
+    names.push(key);
+  }
+}
+
+/** The reference row: the first with any field (an empty object when none has one). */
+function firstRowWithFields(view: Record<string, unknown>[]): Record<string, unknown> {
+  const n = view.length;
   for (let i = 0; i < n; i++) {
     let any = false;
     for (const _key in view[i]) {
       any = true;
       break;
     }
-    if (any) {
-      first = view[i]!;
-      break;
-    }
+    if (any) return view[i]!;
   }
-  let expected = 0;
-  for (const key in first) {
-    addName(key);
-    expected++;
-  }
+  return {};
+}
 
+/** Flags (1) each row whose key count differs from the reference row's `expected`. */
+function markIrregularRows(view: Record<string, unknown>[], expected: number): Uint8Array {
+  const n = view.length;
   const irregular = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     let count = 0;
     for (const _key in view[i]) count++;
     if (count !== expected) irregular[i] = 1;
   }
+  return irregular;
+}
 
+/** The columns named so far, read column by column (date columns straight into Dates when `detectDates`). */
+function readRegularColumns(view: Record<string, unknown>[], names: string[], irregular: Uint8Array, detectDates: boolean): CollectedColumn[] {
+  const n = view.length;
   const columns: CollectedColumn[] = [];
   const regularNames = names.length;
   for (let j = 0; j < regularNames; j++) {
@@ -252,8 +269,13 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
         : { name: key, raw: readColumn(view, key, irregular) },
     );
   }
+  return columns;
+}
 
-  // Irregular rows: walk their keys for fields the first row did not have.
+/** Irregular rows: walks their keys for fields the reference row did not have, one raw column each (in the order first seen). */
+function collectExtraFields(view: Record<string, unknown>[], irregular: Uint8Array, names: string[], index: Map<string, number>): Map<string, unknown[]> {
+  const n = view.length;
+  const regularNames = names.length;
   const extra = new Map<string, unknown[]>();
   for (let i = 0; i < n; i++) {
     if (!irregular[i]) continue;
@@ -264,13 +286,12 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
       if (!raw) {
         raw = new Array(n);
         extra.set(key, raw);
-        addName(key);
+        addColumnName(names, index, key);
       }
       raw[i] = row[key];
     }
   }
-  for (const [name, raw] of extra) columns.push({ name, raw });
-  return { columns, warnings };
+  return extra;
 }
 
 /**
