@@ -2,7 +2,7 @@
  * The notebook session: what lives as long as one kernel session (one notebook run) — whether plotly.js
  * was embedded yet, how figures are numbered, the connections `connect()` opened. The modules that keep
  * such state register with it; the headless runner starts and ends a session through it, and no module
- * finds another by looking through `require.cache`.
+ * finds another by looking through the module cache.
  *
  * One session per process, shared by every copy of the package a process loads (a notebook may load
  * `dist/` while the runner came from elsewhere): it lives on `globalThis` under a registered symbol.
@@ -17,6 +17,11 @@ export interface NotebookSession {
   start(): void;
   /** The session ends: every `onEnd` hook runs; failures are collected, not thrown one by one. */
   end(): Promise<PromiseSettledResult<void>[]>;
+  /**
+   * The `dist/` directory of the tslab whose display reaches the notebook, registered by the headless
+   * runner while a notebook runs (see src/tslab.ts); undefined otherwise (a kernel finds its own).
+   */
+  tslabDir?: string;
 }
 
 const KEY = Symbol.for("risk-portal-lab.notebook-session");

@@ -3,13 +3,11 @@
  * in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to the
  * caller's `onProgress` too.
  *
- * Notebook detection: tslab's kernel process has loaded `tslab/dist/jupyter.js`, whose
- * `lastWriteDisplayData` is set while a cell runs; tslab's public `newDisplay()` then writes a display
- * entry and overwrites it in place (Jupyter's `update_display_data`). The module is looked up in
- * `require.cache` rather than required by name, because the kernel's tslab may be a global install: a
- * second copy from our node_modules would not be connected to the kernel.
+ * Notebook detection: the tslab this process displays through (src/tslab.ts: the kernel's own, or the
+ * runner's) has `lastWriteDisplayData` set while a cell runs; tslab's public `newDisplay()` then writes a
+ * display entry and overwrites it in place (Jupyter's `update_display_data`).
  */
-import path from "node:path";
+import { displayTslab, type TslabHandle } from "../tslab";
 
 /** Where a batch is. */
 export interface ProgressEvent {
@@ -48,26 +46,15 @@ export interface TextDisplay {
   text(s: string): void;
 }
 
-type ModuleCache = Record<string, { exports?: unknown } | undefined>;
-const TSLAB_JUPYTER = /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/;
-
 /**
- * A tslab display that overwrites one entry, when this process is a tslab kernel running a cell;
- * `undefined` otherwise. `cache` and `load` are injectable for tests.
+ * A tslab display that overwrites one entry, when this process is a tslab kernel (or runner) running a
+ * cell; `undefined` otherwise. `tslab` is injectable for tests.
  */
-export function findTslabDisplay(cache: ModuleCache = require.cache, load: (id: string) => unknown = require): TextDisplay | undefined {
-  for (const id of Object.keys(cache)) {
-    if (!TSLAB_JUPYTER.test(id)) continue;
-    const jupyter = cache[id]?.exports as { lastWriteDisplayData?: unknown } | undefined;
-    if (typeof jupyter?.lastWriteDisplayData !== "function") continue;
-    try {
-      const tslab = load(path.join(path.dirname(id), "public.js")) as { newDisplay?: () => TextDisplay };
-      if (typeof tslab.newDisplay === "function") return tslab.newDisplay();
-    } catch {
-      // A tslab we cannot use: fall back to the terminal or nothing.
-    }
-  }
-  return undefined;
+export function findTslabDisplay(tslab: TslabHandle | undefined = displayTslab()): TextDisplay | undefined {
+  if (typeof tslab?.jupyter.lastWriteDisplayData !== "function") return undefined;
+  const newDisplay = tslab.publicApi()?.newDisplay;
+  // A tslab we cannot use: fall back to the terminal or nothing.
+  return typeof newDisplay === "function" ? newDisplay() : undefined;
 }
 
 /**

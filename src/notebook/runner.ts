@@ -9,6 +9,7 @@
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
 import { notebookSession } from "../session";
+import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, type TslabRunnerParts } from "../tslab";
 import { RiskPortalError } from "../client/errors";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -57,37 +58,6 @@ export class NotebookError extends RiskPortalError {
 /** Default {@link RunOptions.cellTimeoutMs}. */
 export const DEFAULT_CELL_TIMEOUT_MS = 10 * 60_000;
 
-interface TslabParts {
-  createConverter: (o: { isJS: boolean; isBrowser: boolean }) => { close(): void };
-  createExecutor: (
-    root: string,
-    convs: unknown,
-    console: { log: (...a: unknown[]) => void; error: (...a: unknown[]) => void },
-  ) => {
-    execute(src: string): Promise<boolean>;
-    interrupt(): void;
-    close(): void;
-  };
-  jupyter: {
-    lastWriteDisplayData:
-      ((data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean) => void) | null;
-  };
-}
-
-function loadTslab(): TslabParts {
-  try {
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    return {
-      createConverter: require("tslab/dist/converter").createConverter,
-      createExecutor: require("tslab/dist/executor").createExecutor,
-      jupyter: require("tslab/dist/jupyter"),
-    };
-    /* eslint-enable @typescript-eslint/no-require-imports */
-  } catch (error) {
-    throw new Error(`the notebook runner needs tslab (npm install tslab): ${(error as Error).message}`);
-  }
-}
-
 /** A cell's error as nbformat stores it. */
 interface CellError {
   ename: string;
@@ -96,7 +66,7 @@ interface CellError {
 }
 
 /** Stack frames from here down are tslab's and the runner's, not the notebook's: not worth showing. */
-const INTERNAL_FRAME = /[\\/](tslab[\\/]dist[\\/]executor\.js|notebook[\\/]runner\.[jt]s)|\(node:(vm|internal[\\/]process[\\/]task_queues):/;
+const INTERNAL_FRAME = new RegExp(`${TSLAB_EXECUTOR_FRAME.source}|[\\\\/]notebook[\\\\/]runner\\.[jt]s|\\(node:(vm|internal[\\\\/]process[\\\\/]task_queues):`);
 
 function cellError(value: unknown): CellError {
   if (value instanceof Error) {
@@ -158,7 +128,7 @@ async function prepareRun(file: string, options: RunOptions): Promise<PreparedRu
 
 /** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
 async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
-  const tslab = loadTslab();
+  const tslab = loadRunnerTslab();
   const out = new CellOutputs();
   const kernel = createKernel(tslab, path.dirname(run.absolute), out);
   const proc = enterNotebookProcess(run, options, out, tslab);
@@ -185,10 +155,10 @@ async function executeCells(run: PreparedRun, options: RunOptions): Promise<Cell
   return failure;
 }
 
-type Kernel = ReturnType<TslabParts["createExecutor"]>;
+type Kernel = ReturnType<TslabRunnerParts["createExecutor"]>;
 
 /** tslab's executor for a notebook in `dir`, its outputs going to `out` (converters made on first use). */
-function createKernel(tslab: TslabParts, dir: string, out: CellOutputs): Kernel {
+function createKernel(tslab: TslabRunnerParts, dir: string, out: CellOutputs): Kernel {
   let node: { close(): void } | undefined;
   let browser: { close(): void } | undefined;
   const convs = {
@@ -314,7 +284,7 @@ interface NotebookProcess {
  * environment, tslab's display going to the cell, and a stray rejection or exception of notebook code
  * (a promise nobody awaited, a throwing timer) going to the cell's stderr instead of ending this process.
  */
-function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOutputs, tslab: TslabParts): NotebookProcess {
+function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOutputs, tslab: TslabRunnerParts): NotebookProcess {
   const previousCwd = process.cwd();
   const previousEnv = { ...process.env };
   const realWrite = { out: process.stdout.write, err: process.stderr.write };
@@ -340,6 +310,10 @@ function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOu
   process.on("unhandledRejection", onRejection);
   process.on("uncaughtException", onException);
   tslab.jupyter.lastWriteDisplayData = (data, update) => out.display(data, update);
+  // plot.show and progress display through this tslab while the notebook runs (src/tslab.ts).
+  const session = notebookSession();
+  const previousTslabDir = session.tslabDir;
+  session.tslabDir = tslab.dir;
   return {
     captureWrites() {
       process.stdout.write = capture.out;
@@ -349,6 +323,7 @@ function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOu
     async leave() {
       releaseWrites();
       tslab.jupyter.lastWriteDisplayData = previousDisplay;
+      session.tslabDir = previousTslabDir;
       // Simulators the notebook started (whichever copy of the package it loaded) stop with its session.
       await notebookSession().end();
       process.off("unhandledRejection", onRejection);

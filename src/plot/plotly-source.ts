@@ -1,7 +1,7 @@
 /**
  * The plotly.js browser bundle, as text to embed in HTML. Never `require`d: the bundle is for
- * browsers (it throws in Node). Resolved, not loaded, so importing the package keeps it out of
- * `require.cache`; read from disk once, on first use.
+ * browsers (it throws in Node). Resolved, not loaded, so importing the package keeps it out of the
+ * module cache; read from disk once, on first use.
  */
 import { readFileSync } from "node:fs";
 

@@ -33,25 +33,19 @@ describe("progressLine and progressBar", () => {
   });
 });
 
-describe("findTslabDisplay(cache, load)", () => {
-  const jupyterPath = "/opt/lib/node_modules/tslab/dist/jupyter.js";
-
-  it("finds the kernel's tslab in the module cache and opens a display that updates in place", () => {
+describe("findTslabDisplay(tslab)", () => {
+  it("opens a display that updates in place while a cell runs", () => {
     const shown: string[] = [];
-    const cache = { [jupyterPath]: { exports: { lastWriteDisplayData: () => undefined } } };
-    const loaded: string[] = [];
-    const display = findTslabDisplay(cache, (id) => {
-      loaded.push(id);
-      return { newDisplay: () => ({ text: (s: string) => shown.push(s) }) };
-    });
-    expect(loaded).toEqual(["/opt/lib/node_modules/tslab/dist/public.js"]);
+    const tslab = { jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => ({ newDisplay: () => ({ text: (s: string) => shown.push(s) }) }) };
+    const display = findTslabDisplay(tslab);
     display!.text("hello");
     expect(shown).toEqual(["hello"]);
   });
 
-  it("is undefined outside a running kernel (tslab not loaded, or loaded but no cell running)", () => {
-    expect(findTslabDisplay({}, () => ({}))).toBeUndefined();
-    expect(findTslabDisplay({ [jupyterPath]: { exports: { lastWriteDisplayData: null } } }, () => ({}))).toBeUndefined();
+  it("is undefined outside a running kernel (no tslab, or no cell running, or a tslab without newDisplay)", () => {
+    expect(findTslabDisplay(undefined)).toBeUndefined();
+    expect(findTslabDisplay({ jupyter: { lastWriteDisplayData: null }, publicApi: () => ({ newDisplay: () => ({ text: () => undefined }) }) })).toBeUndefined();
+    expect(findTslabDisplay({ jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => undefined })).toBeUndefined();
   });
 
   it("is undefined in this test process (no kernel here)", () => {

@@ -4,8 +4,10 @@
  */
 import { createRequire } from "node:module";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findKernelDisplay, type DisplayContent } from "../../src/plot/kernel";
+import { notebookSession } from "../../src/session";
+import { displayTslab, displayTslabDir, type TslabHandle } from "../../src/tslab";
 
 const nodeRequire = createRequire(__filename);
 const TSLAB_DIST = path.dirname(nodeRequire.resolve("tslab/dist/jupyter.js"));
@@ -14,10 +16,20 @@ interface TslabJupyter {
   lastWriteDisplayData: ((content: DisplayContent, update: boolean) => void) | null;
 }
 
-describe("findKernelDisplay with the real tslab", () => {
+describe("findKernelDisplay with the real tslab, registered with the session as the runner does", () => {
   const jupyter = nodeRequire(path.join(TSLAB_DIST, "jupyter.js")) as TslabJupyter;
+  beforeEach(() => {
+    notebookSession().tslabDir = TSLAB_DIST;
+  });
   afterEach(() => {
     jupyter.lastWriteDisplayData = null;
+    notebookSession().tslabDir = undefined;
+  });
+
+  it("finds nothing in a plain process: no tslab registered, and the main module is not tslab's", () => {
+    notebookSession().tslabDir = undefined;
+    jupyter.lastWriteDisplayData = () => undefined;
+    expect(findKernelDisplay()).toBeUndefined();
   });
 
   it("finds nothing while no cell has run (tslab loaded, no display function yet)", () => {
@@ -56,29 +68,61 @@ describe("findKernelDisplay with the real tslab", () => {
 });
 
 describe("findKernelDisplay with stand-in modules", () => {
-  const id = path.join("/opt", "global", "node_modules", "tslab", "dist", "jupyter.js");
+  const handle = (jupyter: object, publicApi: () => unknown = () => undefined): TslabHandle => ({ jupyter, publicApi }) as TslabHandle;
 
-  it("is undefined outside a kernel (no tslab/dist/jupyter.js loaded)", () => {
-    expect(findKernelDisplay({ "/x/node_modules/other/index.js": { exports: {} } })).toBeUndefined();
+  it("is undefined without a tslab to display through", () => {
+    expect(findKernelDisplay(undefined)).toBeUndefined();
   });
 
-  it("uses the kernel's own tslab wherever it is installed (found in the module cache, not required by name)", () => {
+  it("sends through the tslab it is given (the kernel's own, wherever installed)", () => {
     const sent: DisplayContent[] = [];
-    const cache = { [id]: { exports: { lastWriteDisplayData: (c: DisplayContent) => sent.push(c) } } };
-    findKernelDisplay(cache)!.send({ "text/plain": "hi", "text/html": "<i>hi</i>" });
+    findKernelDisplay(handle({ lastWriteDisplayData: (c: DisplayContent) => sent.push(c) }))!.send({ "text/plain": "hi", "text/html": "<i>hi</i>" });
     expect(sent).toEqual([{ data: { "text/plain": "hi", "text/html": "<i>hi</i>" }, metadata: {}, transient: {} }]);
   });
 
   it("falls back to tslab's public display.html (one type) for a tslab without the bundle path", () => {
     const html: string[] = [];
-    const cache = { [id]: { exports: { somethingElse: true } } };
-    const load = (file: string) => {
-      expect(file).toBe(path.join(path.dirname(id), "public.js"));
-      return { display: { html: (s: string) => html.push(s) } };
-    };
-    const display = findKernelDisplay(cache, load)!;
+    const display = findKernelDisplay(handle({ somethingElse: true }, () => ({ display: { html: (s: string) => html.push(s) } })))!;
     expect(display.mode).toBe("html-only");
     display.send({ "text/html": "<p>chart</p>", "text/plain": "chart" });
     expect(html).toEqual(["<p>chart</p>"]);
+  });
+});
+
+describe("which tslab (src/tslab.ts)", () => {
+  afterEach(() => {
+    notebookSession().tslabDir = undefined;
+  });
+  const global = path.join("/opt", "global", "node_modules", "tslab");
+
+  it("in a kernel, the kernel's own: the main module is tslab's bin (or dist/main.js), wherever it is installed", () => {
+    expect(displayTslabDir(path.join(global, "bin", "tslab"))).toBe(path.join(global, "dist"));
+    expect(displayTslabDir(path.join(global, "dist", "main.js"))).toBe(path.join(global, "dist"));
+    expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js")).toBeUndefined();
+    expect(displayTslabDir(undefined)).toBeUndefined();
+  });
+
+  it("under the runner, the tslab it registered with the session, whatever the main module", () => {
+    notebookSession().tslabDir = TSLAB_DIST;
+    expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js")).toBe(TSLAB_DIST);
+    expect(displayTslabDir(path.join(global, "bin", "tslab"))).toBe(TSLAB_DIST);
+  });
+
+  it("loads that install's jupyter module by its path (the instance the kernel loaded), and its public module only when asked", () => {
+    const loaded: string[] = [];
+    const tslab = displayTslab(path.join(global, "dist"), (file) => (loaded.push(file), { file }))!;
+    expect(loaded).toEqual([path.join(global, "dist", "jupyter.js")]);
+    expect(tslab.publicApi()).toEqual({ file: path.join(global, "dist", "public.js") });
+    expect(
+      displayTslab(path.join(global, "dist"), () => {
+        throw new Error("not there");
+      }),
+    ).toBeUndefined();
+    expect(displayTslab(undefined)).toBeUndefined();
+  });
+
+  it("requiring the real tslab's files by path gives the very instances a kernel (or the runner) loaded", () => {
+    const viaName = nodeRequire("tslab/dist/jupyter") as object;
+    expect(displayTslab(TSLAB_DIST)!.jupyter).toBe(viaName);
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * The one place that knows tslab's private modules. tslab's public API (`display.html`, `newDisplay()`)
+ * sends one mime type per message and has no executor; so the display path reaches for
+ * `dist/jupyter.js` (`lastWriteDisplayData`, the function `display.raw` calls, set before each cell
+ * runs), and the headless runner for `dist/converter.js` and `dist/executor.js`. Nothing else in `src/`
+ * names a tslab file.
+ *
+ * Which tslab: the one whose display reaches the notebook. In a tslab kernel that is the kernel's own —
+ * this process's main module is tslab's `bin/tslab` (or `dist/main.js`), wherever tslab is installed (a
+ * global install too), and requiring its files by absolute path gives the instances the kernel loaded.
+ * Under the headless runner it is the runner's tslab, which the runner registers with the notebook
+ * session while a notebook runs. A copy of tslab found by name from this package would be a second
+ * instance, not connected to any kernel: never used for display.
+ */
+import path from "node:path";
+import { notebookSession } from "./session";
+
+/** A Jupyter mime bundle: mime type → value (text, or JSON for `+json` types). */
+export type MimeBundle = Record<string, unknown>;
+
+/** The content of a Jupyter `display_data` message. */
+export interface DisplayContent {
+  data: MimeBundle;
+  metadata: Record<string, unknown>;
+  transient: { display_id?: string };
+}
+
+export type WriteDisplayData = (content: DisplayContent, update: boolean) => void;
+
+/** `tslab/dist/jupyter.js` as the display path uses it. */
+export interface TslabJupyter {
+  /** Set by tslab before each cell runs (null or absent before the first). */
+  lastWriteDisplayData?: WriteDisplayData | null;
+}
+
+/** `tslab/dist/public.js`: what a notebook gets from `import * as tslab from "tslab"`. */
+export interface TslabPublic {
+  display?: { html?: (s: string) => void };
+  newDisplay?: () => { text(s: string): void };
+}
+
+/** The tslab this process displays through: its jupyter module, and its public module on demand. */
+export interface TslabHandle {
+  jupyter: TslabJupyter;
+  /** `public.js` of the same install; undefined when it cannot be loaded. */
+  publicApi(): TslabPublic | undefined;
+}
+
+/** tslab's entry points: a kernel process's main module is one of these. */
+const TSLAB_MAIN = /[\\/]tslab[\\/](bin[\\/]tslab|dist[\\/]main\.js)$/;
+
+/**
+ * The `dist/` directory of the tslab whose display reaches the notebook: the one the runner registered
+ * with the session, else the kernel's own (from the main module); undefined in a plain process.
+ */
+export function displayTslabDir(mainFile: string | undefined = require.main?.filename): string | undefined {
+  const registered = notebookSession().tslabDir;
+  if (registered) return registered;
+  if (mainFile && TSLAB_MAIN.test(mainFile)) return path.resolve(path.dirname(mainFile), "..", "dist");
+  return undefined;
+}
+
+/**
+ * The tslab to display through, or undefined (a plain process, or a tslab that cannot be loaded).
+ * `load` is injectable for tests.
+ */
+export function displayTslab(dir: string | undefined = displayTslabDir(), load: (file: string) => unknown = require): TslabHandle | undefined {
+  if (!dir) return undefined;
+  let jupyter: TslabJupyter;
+  try {
+    jupyter = load(path.join(dir, "jupyter.js")) as TslabJupyter;
+  } catch {
+    return undefined;
+  }
+  if (!jupyter || typeof jupyter !== "object") return undefined;
+  return {
+    jupyter,
+    publicApi() {
+      try {
+        return load(path.join(dir, "public.js")) as TslabPublic;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** What the headless runner uses of tslab: its converter, its executor, and its jupyter module. */
+export interface TslabRunnerParts {
+  /** tslab's `dist/` directory (registered with the session while a notebook runs). */
+  dir: string;
+  createConverter: (o: { isJS: boolean; isBrowser: boolean }) => { close(): void };
+  createExecutor: (
+    root: string,
+    convs: unknown,
+    console: { log: (...a: unknown[]) => void; error: (...a: unknown[]) => void },
+  ) => {
+    execute(src: string): Promise<boolean>;
+    interrupt(): void;
+    close(): void;
+  };
+  jupyter: TslabJupyter & {
+    lastWriteDisplayData:
+      ((data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean) => void) | null;
+  };
+}
+
+/** tslab's parts for the runner, from this package's dependency; a clear error when tslab is missing. */
+export function loadRunnerTslab(): TslabRunnerParts {
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const jupyterFile = require.resolve("tslab/dist/jupyter");
+    return {
+      dir: path.dirname(jupyterFile),
+      createConverter: require("tslab/dist/converter").createConverter,
+      createExecutor: require("tslab/dist/executor").createExecutor,
+      jupyter: require(jupyterFile),
+    };
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  } catch (error) {
+    throw new Error(`the notebook runner needs tslab (npm install tslab): ${(error as Error).message}`);
+  }
+}
+
+/** Stack frames of tslab's executor (not the notebook's: not worth showing). */
+export const TSLAB_EXECUTOR_FRAME = /[\\/]tslab[\\/]dist[\\/]executor\.js/;
