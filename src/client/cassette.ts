@@ -36,7 +36,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { HEADERS } from "../api/assumptions";
 import { describeDifferences, requestDistance, requestKey, type CanonicalRequest } from "./canonical";
-import { CassetteError, ConfigurationError, RiskPortalError, type ErrorDetails } from "./errors";
+import { CassetteError, CassetteMissError, ConfigurationError, type ErrorDetails } from "./errors";
 import type { Redactor } from "./redact";
 
 /**
@@ -97,22 +97,6 @@ export interface CassetteStats {
   replayed: number;
   /** Exchanges recorded during this session. */
   recorded: number;
-}
-
-/** A replay found no recorded exchange for a request. Says which recorded request is closest, and how it differs. */
-export class CassetteMissError extends RiskPortalError {
-  readonly cassette: string;
-  /** The closest recorded request, if the cassette has any. */
-  readonly closest?: CanonicalRequest;
-  /** How the request differs from the closest recorded one, one line per field. */
-  readonly differences: string[];
-
-  constructor(message: string, details: ErrorDetails, cassette: string, closest: CanonicalRequest | undefined, differences: string[]) {
-    super(message, details);
-    this.cassette = cassette;
-    this.closest = closest;
-    this.differences = differences;
-  }
 }
 
 export class Cassette {

@@ -2,8 +2,14 @@
  * One base class and a small family. Every error carries the operation, the HTTP status when there was
  * one, the request id when the server sent one, and the parsed (redacted) body. `errorFromResponse` is
  * the one place that picks a class for an HTTP failure.
+ *
+ * One file per group: the client's errors are here (the cassette's too); the frames' in
+ * src/frames/errors.ts, the vol model's in src/vol/errors.ts; the PNG export's and the notebook runner's
+ * (one each) beside their code. All extend {@link RiskPortalError}: `err instanceof RiskPortalError` is
+ * the one catch-all (test/client/errors.test.ts walks the exports to keep it so).
  */
 import type { FieldIssue } from "../api/operation";
+import type { CanonicalRequest } from "./canonical";
 import { problemDetails, type ProblemDetails } from "../api/common";
 
 export interface ErrorDetails {
@@ -179,4 +185,20 @@ export function formatIssues(issues: readonly FieldIssue[], max = 10): string {
   const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
   if (issues.length > max) shown.push(`… and ${issues.length - max} more`);
   return shown.join("; ");
+}
+
+/** A replay found no recorded exchange for a request. Says which recorded request is closest, and how it differs. */
+export class CassetteMissError extends RiskPortalError {
+  readonly cassette: string;
+  /** The closest recorded request, if the cassette has any. */
+  readonly closest?: CanonicalRequest;
+  /** How the request differs from the closest recorded one, one line per field. */
+  readonly differences: string[];
+
+  constructor(message: string, details: ErrorDetails, cassette: string, closest: CanonicalRequest | undefined, differences: string[]) {
+    super(message, details);
+    this.cassette = cassette;
+    this.closest = closest;
+    this.differences = differences;
+  }
 }

@@ -24,18 +24,11 @@ export {
   TimeoutError,
   AbortError,
   NetworkError,
+  CassetteMissError,
   type ErrorDetails,
   type WriteOutcome,
 } from "./errors";
-export {
-  CassetteMissError,
-  type CassetteMode,
-  type CassetteOptions,
-  type CassetteFile,
-  type CassetteStats,
-  type Exchange,
-  type RecordedResponse,
-} from "./cassette";
+export type { CassetteMode, CassetteOptions, CassetteFile, CassetteStats, Exchange, RecordedResponse } from "./cassette";
 export type { CacheOptions, CacheStats, CacheEntry } from "./cache";
 export { provenanceOf, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 export type { CanonicalRequest } from "./canonical";

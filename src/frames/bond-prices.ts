@@ -14,14 +14,13 @@ import {
   isBlank,
   issueToRowError,
   readRows,
-  RowValidationError,
   unknownColumnErrors,
   withoutTypeTags,
   type FieldType,
   type RecordsFromRowsOptions,
-  type RowError,
   type RowSource,
 } from "./upload-rows";
+import { RowValidationError, type RowError } from "./errors";
 
 /** A flat column and the wire field it fills (dotted for the identifier). */
 interface ColumnMap {

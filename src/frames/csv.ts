@@ -7,7 +7,7 @@
  * Why not a dependency: upload files are small, the rules above are the whole job, and the line
  * numbers (which papaparse and csv-parse report differently for multi-line fields) are the point.
  */
-import { RiskPortalError } from "../client/errors";
+import { CsvError } from "./errors";
 import { readFileSync } from "node:fs";
 
 export interface CsvOptions {
@@ -24,16 +24,6 @@ export interface CsvTable {
   lines: number[];
   headerLine: number;
   delimiter: string;
-}
-
-/** A CSV text that cannot be read (an unterminated quote, no header). */
-export class CsvError extends RiskPortalError {
-  constructor(
-    message: string,
-    readonly line: number,
-  ) {
-    super(`line ${line}: ${message}`, { operation: "readCsv" });
-  }
 }
 
 function detectDelimiter(text: string): string {

@@ -16,14 +16,13 @@ import {
   isBlank,
   issueToRowError,
   readRows,
-  RowValidationError,
   unknownColumnErrors,
   withoutTypeTags,
   type FieldType,
   type RecordsFromRowsOptions,
-  type RowError,
   type RowSource,
 } from "./upload-rows";
+import { RowValidationError, type RowError } from "./errors";
 
 const ID = "asset_id";
 /** Accepted columns (normalised names) and what they hold. */

@@ -1,5 +1,5 @@
 /** How a failed call of a batch is reported: the error's message (already free of secrets) and its HTTP status. */
-import { CassetteMissError } from "../client/cassette";
+import { CassetteMissError } from "../client/errors";
 import { ConfigurationError, RiskPortalError } from "../client/errors";
 
 /**

@@ -29,7 +29,6 @@ export {
   fetchTransactionTable,
   fetchTransactionTableColumns,
   detectTableShape,
-  TableShapeError,
   type TransactionTableOptions,
 } from "./transaction-table";
 export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
@@ -68,5 +67,6 @@ export { DEFAULT_CONCURRENCY } from "./pool";
 // Frames / rows / CSV → upload records
 export { bondPriceRecords, uploadBondPrices, type BondPriceRecordsResult, type UploadBondPricesOptions } from "./bond-prices";
 export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResult, type UploadEquityVolCurvesOptions } from "./equity-vol-curves";
-export { RowValidationError, formatRowError, type RowError, type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
-export { parseCsv, readCsvFile, CsvError, type CsvTable, type CsvOptions } from "./csv";
+export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
+export { RowValidationError, CsvError, TableShapeError, formatRowError, type RowError } from "./errors";
+export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";

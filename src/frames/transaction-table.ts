@@ -8,7 +8,7 @@
  * Built for size: one pass over the rows fills one scratch array per column, then each column is
  * finished in one scan (plus one conversion pass for date columns).
  */
-import { RiskPortalError } from "../client/errors";
+import { TableShapeError } from "./errors";
 import type { DataFrame } from "danfojs-node";
 import { z } from "zod";
 import { isRecord, defineOperation } from "../api/operation";
@@ -26,13 +26,6 @@ export interface TransactionTableOptions {
    * without offset is read as UTC). `keep`: dates stay text (faster on very large tables).
    */
   dates?: "parse" | "keep";
-}
-
-/** The transaction table's layout is none of the four known ones (A13). */
-export class TableShapeError extends RiskPortalError {
-  constructor(message: string) {
-    super(message, { operation: "GetTransactionTable" });
-  }
 }
 
 const SOURCE = "GetTransactionTable";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { bondPriceRecords, uploadBondPrices } from "../../src/frames/bond-prices";
 import { loadDanfo } from "../../src/frames/danfo";
-import { formatRowError, RowValidationError } from "../../src/frames/upload-rows";
+import { formatRowError, RowValidationError } from "../../src/frames/errors";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { fixturePath } from "./helpers/fixtures";
 

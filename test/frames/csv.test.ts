@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CsvError, parseCsv, readCsvFile } from "../../src/frames/csv";
+import { parseCsv, readCsvFile } from "../../src/frames/csv";
+import { CsvError } from "../../src/frames/errors";
 import { fixturePath } from "./helpers/fixtures";
 
 describe("parseCsv(text)", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { equityVolCurveRecords, uploadEquityVolCurves } from "../../src/frames/equity-vol-curves";
-import { formatRowError, RowValidationError } from "../../src/frames/upload-rows";
+import { formatRowError, RowValidationError } from "../../src/frames/errors";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { fixturePath } from "./helpers/fixtures";
 

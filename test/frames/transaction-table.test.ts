@@ -4,10 +4,10 @@ import {
   detectTableShape,
   fetchTransactionTable,
   fetchTransactionTableColumns,
-  TableShapeError,
   transactionTable,
   transactionTableColumns,
 } from "../../src/frames/transaction-table";
+import { TableShapeError } from "../../src/frames/errors";
 import { frameInfo } from "../../src/frames/danfo";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { fixture } from "./helpers/fixtures";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RequestValidationError } from "../../src";
 import { bondPriceRecord } from "../../src/api/market-data";
-import { convertCell, formatRowError, issueToRowError, normaliseName, readRows, RowValidationError } from "../../src/frames/upload-rows";
+import { convertCell, issueToRowError, normaliseName, readRows } from "../../src/frames/upload-rows";
+import { formatRowError, RowValidationError } from "../../src/frames/errors";
 
 describe("readRows(source)", () => {
   it("reads an array of objects, normalising keys", () => {
