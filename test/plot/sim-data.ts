@@ -65,8 +65,12 @@ export async function simData(): Promise<SimData> {
     sim,
     rp,
     close: () => sim.close(),
-    curvesToday: once(async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP"], marketDates: [AS_OF], progress: "none" })).table),
-    usdHistory: once(async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 27, 14), progress: "none" })).table),
+    curvesToday: once(
+      async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP"], marketDates: [AS_OF], progress: "none" })).table,
+    ),
+    usdHistory: once(
+      async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 27, 14), progress: "none" })).table,
+    ),
     surface,
     grid,
     check: once(async () => crossCheck(rp, await surface(), { maturities: [30, 91, 182, 365], strikes: [80, 90, 100, 110, 120] })),
