@@ -2,6 +2,7 @@
 import type { Figure, Shape, Trace } from "./figure";
 import { atmStrike, daysLabel, strikeAxisTitle } from "./labels";
 import { axis, baseConfig, baseLayout, INK, rampColors } from "./theme";
+import { groupSlider } from "./controls";
 import { readVols, type VolInput } from "./vol-grid";
 
 export interface VolSmilesOptions {
@@ -14,6 +15,8 @@ export interface VolSmilesOptions {
   maturities?: readonly number[];
   /** Chart title. Default `Vol smiles`. */
   title?: string;
+  /** A maturity slider under the chart: all smiles, or one at a time. Default false. */
+  slider?: boolean;
 }
 
 /**
@@ -27,6 +30,7 @@ export interface VolSmilesOptions {
  * ```ts
  * const grid = vol.fromSurface(surface).grid([30, 91, 365], [70, 80, 90, 100, 110, 120], STRIKE_TYPE.PercentForward);
  * plot.show(plot.volSmiles(grid));
+ * plot.show(plot.volSmiles(grid, { slider: true }));   // one smile at a time, by maturity
  * ```
  */
 export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figure {
@@ -51,6 +55,14 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
   if (atm !== undefined && g.strikes.length > 0 && atm >= g.strikes[0]! && atm <= g.strikes[g.strikes.length - 1]!) {
     shapes.push({ type: "line", xref: "x", yref: "paper", x0: atm, x1: atm, y0: 0, y1: 1, line: { color: INK.muted, width: 1, dash: "dot" } });
   }
+  const slider =
+    options.slider && rows.length > 1
+      ? groupSlider(
+          rows.map(({ m }, k) => ({ label: daysLabel(m), traces: [k] })),
+          data.length,
+          "Maturity",
+        )
+      : undefined;
   return {
     data,
     layout: baseLayout(options.title ?? `Vol smiles · ${rows.length} maturities`, {
@@ -59,7 +71,9 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
       hovermode: "closest",
       shapes,
       legend: { title: { text: "Maturity" }, orientation: "v", x: 1.02, xanchor: "left", y: 1, yanchor: "top" },
-      margin: { l: 72, r: 24, t: 64, b: 64 },
+      margin: { l: 72, r: 24, t: 64, b: slider ? 120 : 64 },
+      ...(slider ? { height: 560 } : {}),
+      ...(slider ? { sliders: [slider] } : {}),
     }),
     config: baseConfig(),
   };

@@ -2,6 +2,7 @@
 import { readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate, texts, times } from "./input";
+import { groupSlider } from "./controls";
 import { axis, baseConfig, baseLayout, paletteColor } from "./theme";
 
 export interface YieldCurveOptions {
@@ -11,6 +12,8 @@ export interface YieldCurveOptions {
   value?: string;
   /** Also draw each fitted instrument's own rate as an open marker. Default false. */
   instrumentRates?: boolean;
+  /** With several market dates, a date slider under the chart: every curve, or one date's at a time. Default false. */
+  slider?: boolean;
 }
 
 /**
@@ -23,6 +26,7 @@ export interface YieldCurveOptions {
  *
  * ```ts
  * plot.show(plot.yieldCurve(frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }))));
+ * plot.show(plot.yieldCurve(history, { slider: true }));   // many dates: one date's curves at a time
  * ```
  */
 export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): Figure {
@@ -37,7 +41,12 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
   const oneCurrency = t.currencies.length === 1;
 
   const data: Trace[] = [];
+  /** The traces of each market date, for the slider. */
+  const byDate = new Map<number, number[]>();
   t.curves.forEach((curve, k) => {
+    const dateTraces = byDate.get(curve.marketDate) ?? [];
+    byDate.set(curve.marketDate, dateTraces);
+    dateTraces.push(data.length);
     const color = paletteColor(k);
     // Legend: what differs between the curves.
     const label = oneDate && !oneCurrency ? curve.currency : oneCurrency && !oneDate ? (plotDate(curve.marketDate) ?? curve.label) : curve.label;
@@ -59,6 +68,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
         `${fmt.title.split(" (")[0]} %{y:${fmt.hover}}<br>instrument rate %{customdata[2]}<extra></extra>`,
     });
     if (options.instrumentRates && instrumentRate.length > 0) {
+      dateTraces.push(data.length);
       data.push({
         type: "scatter",
         mode: "markers",
@@ -75,6 +85,14 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
 
   const subject = oneCurrency ? `${t.currencies[0] || ""} zero curve${oneDate ? "" : "s"}` : "Zero curves";
   const when = oneDate ? ` · ${plotDate(t.marketDates[0]!) ?? ""}` : ` · ${t.marketDates.length} market dates`;
+  const slider =
+    options.slider && byDate.size > 1
+      ? groupSlider(
+          t.marketDates.map((date) => ({ label: plotDate(date) ?? String(date), traces: byDate.get(date) ?? [] })),
+          data.length,
+          "Market date",
+        )
+      : undefined;
   return {
     data,
     layout: baseLayout(options.title ?? `${subject.trim()}${t.curves.length ? when : ""}`, {
@@ -82,6 +100,15 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       yaxis: axis(fmt.title, { tickformat: fmt.tickformat }),
       hovermode: "closest",
       showlegend: t.curves.length > 1,
+      // With a slider under the plot, the legend moves to the right.
+      ...(slider
+        ? {
+            sliders: [slider],
+            height: 560,
+            margin: { l: 72, r: 24, t: 64, b: 120 },
+            legend: { orientation: "v", x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 12 } },
+          }
+        : {}),
     }),
     config: baseConfig(),
   };

@@ -124,7 +124,7 @@ export interface ExecutedNotebook {
 
 export interface PlotlyFigure {
   data: { type?: string; name?: string; x?: unknown[] }[];
-  layout: { title?: { text?: string } };
+  layout: { title?: { text?: string }; sliders?: { steps: unknown[] }[] };
 }
 
 export const joined = (text: unknown): string => (Array.isArray(text) ? text.join("") : typeof text === "string" ? text : "");

@@ -33,6 +33,10 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(nb.displayText("yc-history")).toMatch(/^yield curves 53\/53 \(100%\)/);
     expect(nb.stdout("yc-history")).toContain("over 53 dates; 0 failed");
     expect(nb.figures("yc-history-chart")[0]!.data).toHaveLength(5);
+    // A date slider: "all", then one step per market date.
+    const weekly = nb.figures("yc-history-slider")[0]!;
+    expect(weekly.layout.sliders?.[0]?.steps).toHaveLength(weekly.data.length + 1);
+    expect(weekly.data).toHaveLength(53);
     expect(nb.figures("yc-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
     expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*'30y'/);
   },
@@ -55,6 +59,7 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(heatmap.layout.title?.text).toContain("stale 91-day mark");
     expect(heatmap.data.find((t) => t.name?.startsWith("beyond"))?.x).toHaveLength(flagged);
     expect(nb.figures("vs-smiles")[0]!.data).toHaveLength(9);
+    expect(nb.figures("vs-smiles")[0]!.layout.sliders?.[0]?.steps).toHaveLength(10); // all + 9 maturities
     expect(nb.figures("vs-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
     expect(nb.stdout("vs-sim")).toMatch(/^simulator's SPX surface: .*no arbitrage found/);
   },
