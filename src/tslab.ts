@@ -5,13 +5,15 @@
  * runs), and the headless runner for `dist/converter.js` and `dist/executor.js`. Nothing else in `src/`
  * names a tslab file.
  *
- * Which tslab: the one whose display reaches the notebook. In a tslab kernel that is the kernel's own —
- * this process's main module is tslab's `bin/tslab` (or `dist/main.js`), wherever tslab is installed (a
- * global install too), and requiring its files by absolute path gives the instances the kernel loaded.
+ * Which tslab: the one whose display reaches the notebook. In a tslab kernel (this process's main module
+ * is tslab's `bin/tslab` or `dist/main.js`) that is the tslab the kernel runs: the one installed nearest
+ * the notebook's directory, to which a global tslab hands over, else the main module's own; requiring
+ * its files by absolute path gives the instances the kernel loaded.
  * Under the headless runner it is the runner's tslab, which the runner registers with the notebook
  * session while a notebook runs. A copy of tslab found by name from this package would be a second
  * instance, not connected to any kernel: never used for display.
  */
+import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { notebookSession } from "./session";
 
@@ -51,13 +53,28 @@ const TSLAB_MAIN = /[\\/]tslab[\\/](bin[\\/]tslab|dist[\\/]main\.js)$/;
 
 /**
  * The `dist/` directory of the tslab whose display reaches the notebook: the one the runner registered
- * with the session, else the kernel's own (from the main module); undefined in a plain process.
+ * with the session; in a kernel (the main module is tslab's), the tslab that kernel handed over to; else
+ * undefined (a plain process). `mainFile` and `cwd` are injectable for tests.
  */
-export function displayTslabDir(mainFile: string | undefined = require.main?.filename): string | undefined {
+export function displayTslabDir(mainFile: string | undefined = require.main?.filename, cwd: string = process.cwd()): string | undefined {
   const registered = notebookSession().tslabDir;
   if (registered) return registered;
-  if (mainFile && TSLAB_MAIN.test(mainFile)) return path.resolve(path.dirname(mainFile), "..", "dist");
-  return undefined;
+  if (!mainFile || !TSLAB_MAIN.test(mainFile)) return undefined;
+  return localTslabDir(cwd) ?? path.resolve(path.dirname(mainFile), "..", "dist");
+}
+
+/**
+ * tslab's kernel hands over to the tslab installed nearest its directory, when there is one (a global
+ * tslab for the kernelspec, a project's own for the notebooks): `node_modules/tslab/dist/main.js` found
+ * walking up from `cwd`, directories named `node_modules` skipped, as tslab's `findLocalStartKernel`
+ * does. That tslab runs the cells and displays; the main module's is only the launcher.
+ */
+function localTslabDir(cwd: string): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const main = path.join(dir, "node_modules", "tslab", "dist", "main.js");
+    if (path.basename(dir) !== "node_modules" && existsSync(main)) return path.dirname(realpathSync(main));
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 /**
@@ -99,10 +116,7 @@ export interface TslabRunnerParts {
     interrupt(): void;
     close(): void;
   };
-  jupyter: TslabJupyter & {
-    lastWriteDisplayData:
-      ((data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean) => void) | null;
-  };
+  jupyter: { lastWriteDisplayData: WriteDisplayData | null };
 }
 
 /** tslab's parts for the runner, from this package's dependency; a clear error when tslab is missing. */

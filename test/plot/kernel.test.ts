@@ -2,7 +2,9 @@
  * findKernelDisplay: one display_data message with a whole bundle, through the function tslab's own
  * display uses — checked against the real tslab module, and with stand-ins for the other cases.
  */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findKernelDisplay, type DisplayContent } from "../../src/plot/kernel";
@@ -90,16 +92,41 @@ describe("findKernelDisplay with stand-in modules", () => {
 });
 
 describe("which tslab (src/tslab.ts)", () => {
+  const trees: string[] = [];
+  /** A temporary directory with no tslab installed in it or above it. */
+  const tempTree = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "rpl-tslab-"));
+    trees.push(dir);
+    return dir;
+  };
   afterEach(() => {
     notebookSession().tslabDir = undefined;
+    for (const dir of trees.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   const global = path.join("/opt", "global", "node_modules", "tslab");
 
   it("in a kernel, the kernel's own: the main module is tslab's bin (or dist/main.js), wherever it is installed", () => {
-    expect(displayTslabDir(path.join(global, "bin", "tslab"))).toBe(path.join(global, "dist"));
-    expect(displayTslabDir(path.join(global, "dist", "main.js"))).toBe(path.join(global, "dist"));
-    expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js")).toBeUndefined();
-    expect(displayTslabDir(undefined)).toBeUndefined();
+    const noLocal = tempTree();
+    expect(displayTslabDir(path.join(global, "bin", "tslab"), noLocal)).toBe(path.join(global, "dist"));
+    expect(displayTslabDir(path.join(global, "dist", "main.js"), noLocal)).toBe(path.join(global, "dist"));
+    expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js", noLocal)).toBeUndefined();
+    expect(displayTslabDir(undefined, noLocal)).toBeUndefined();
+  });
+
+  it("a kernel started from one tslab (a global install) runs the tslab installed nearest the notebook: that one displays", () => {
+    // tslab's kernel hands over to `node_modules/tslab` found walking up from its directory (its findLocalStartKernel).
+    const project = tempTree();
+    const localDist = path.join(project, "node_modules", "tslab", "dist");
+    mkdirSync(localDist, { recursive: true });
+    writeFileSync(path.join(localDist, "main.js"), "");
+    const notebooks = path.join(project, "notebooks");
+    mkdirSync(notebooks);
+    expect(displayTslabDir(path.join(global, "bin", "tslab"), notebooks)).toBe(realpathSync(localDist));
+    expect(displayTslabDir(path.join(global, "bin", "tslab"), project)).toBe(realpathSync(localDist));
+    // A directory named node_modules is not a project (as tslab skips it).
+    expect(displayTslabDir(path.join(global, "bin", "tslab"), path.join(project, "node_modules"))).toBe(realpathSync(localDist));
+    // Not a kernel: no tslab, whatever is installed.
+    expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js", notebooks)).toBeUndefined();
   });
 
   it("under the runner, the tslab it registered with the session, whatever the main module", () => {
