@@ -325,7 +325,7 @@ function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOu
       tslab.jupyter.lastWriteDisplayData = previousDisplay;
       session.tslabDir = previousTslabDir;
       // Simulators the notebook started (whichever copy of the package it loaded) stop with its session.
-      await notebookSession().end();
+      await session.end();
       process.off("unhandledRejection", onRejection);
       process.off("uncaughtException", onException);
       process.chdir(previousCwd);

@@ -10,6 +10,11 @@ export interface TraceGroup {
   traces: readonly number[];
 }
 
+/** Layout additions for a chart with a slider under it: room below the plot for the rail and its labels. */
+export function sliderLayout(slider: Record<string, unknown>): Record<string, unknown> {
+  return { sliders: [slider], height: 560, margin: { l: 72, r: 24, t: 64, b: 120 } };
+}
+
 /**
  * A slider that shows one group of traces at a time. Its first step, `all`, shows every trace: the
  * figure's state as drawn, so the slider only ever narrows the view.

@@ -2,7 +2,7 @@
 import type { Figure, Shape, Trace } from "./figure";
 import { atmStrike, daysLabel, strikeAxisTitle } from "./labels";
 import { axis, baseConfig, baseLayout, INK, rampColors } from "./theme";
-import { groupSlider } from "./controls";
+import { groupSlider, sliderLayout } from "./controls";
 import { readVols, type VolInput } from "./vol-grid";
 
 export interface VolSmilesOptions {
@@ -71,9 +71,8 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
       hovermode: "closest",
       shapes,
       legend: { title: { text: "Maturity" }, orientation: "v", x: 1.02, xanchor: "left", y: 1, yanchor: "top" },
-      margin: { l: 72, r: 24, t: 64, b: slider ? 120 : 64 },
-      ...(slider ? { height: 560 } : {}),
-      ...(slider ? { sliders: [slider] } : {}),
+      margin: { l: 72, r: 24, t: 64, b: 64 },
+      ...(slider ? sliderLayout(slider) : {}),
     }),
     config: baseConfig(),
   };

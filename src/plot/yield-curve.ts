@@ -2,7 +2,7 @@
 import { readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate, texts, times } from "./input";
-import { groupSlider } from "./controls";
+import { groupSlider, sliderLayout } from "./controls";
 import { axis, baseConfig, baseLayout, paletteColor } from "./theme";
 
 export interface YieldCurveOptions {
@@ -103,9 +103,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       // With a slider under the plot, the legend moves to the right.
       ...(slider
         ? {
-            sliders: [slider],
-            height: 560,
-            margin: { l: 72, r: 24, t: 64, b: 120 },
+            ...sliderLayout(slider),
             legend: { orientation: "v", x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 12 } },
           }
         : {}),
