@@ -9,6 +9,7 @@
  * as received (`mixed`) and a warning says where.
  */
 import type { Provenance } from "../client/provenance";
+import { makeDisplayable } from "../display";
 import { parseIsoDate } from "./iso-date";
 
 /**
@@ -256,7 +257,13 @@ export function emptyTable(
     kinds[c] = "empty";
     missing[c] = 0;
   }
-  return { columns: [...columns], data, kinds, rowCount: 0, meta: { source, categories: {}, missing, warnings: [], fields, provenance: [...provenance] } };
+  return makeDisplayable({
+    columns: [...columns],
+    data,
+    kinds,
+    rowCount: 0,
+    meta: { source, categories: {}, missing, warnings: [], fields, provenance: [...provenance] },
+  });
 }
 
 /** A table builder: add finished columns in order, then `build()`. */
@@ -303,7 +310,8 @@ export class TableBuilder {
   }
 
   build(): ColumnTable {
-    return { columns: this.#columns, data: this.#data, kinds: this.#kinds, rowCount: this.rowCount, meta: this.#meta };
+    // Displays as plot.show would when it is a cell's last expression in Deno's kernel (src/display.ts).
+    return makeDisplayable({ columns: this.#columns, data: this.#data, kinds: this.#kinds, rowCount: this.rowCount, meta: this.#meta });
   }
 }
 

@@ -14,6 +14,7 @@
  */
 import type { DataFrame } from "danfojs-node";
 import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "./column-table";
+import { makeDisplayable } from "../display";
 
 type Danfo = typeof import("danfojs-node");
 
@@ -24,8 +25,18 @@ let danfo: Danfo | undefined;
  * returns a DataFrame calls this; the `…Columns` twins never do.
  */
 export function loadDanfo(): Danfo {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  danfo ??= require("danfojs-node") as Danfo;
+  if (!danfo) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    danfo = require("danfojs-node") as Danfo;
+    // Every DataFrame, made here or by danfo, displays as plot.show would when it is a cell's last
+    // expression in Deno's kernel (a non-enumerable Symbol.for("Jupyter.display") on the prototype).
+    // danfojs-node's DataFrame extends danfojs-base's, and what head(), sortValues(), … return is the
+    // base class: the method goes on the base, which the node class inherits.
+    let proto: object = danfo.DataFrame.prototype;
+    for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === "DataFrame"; up = Object.getPrototypeOf(up) as object | null)
+      proto = up;
+    makeDisplayable(proto);
+  }
   return danfo;
 }
 

@@ -52,7 +52,8 @@ export {
 } from "./yield-curves";
 export { fetchReportInfosByDate, fetchReportInfosByDateColumns, type ReportInfosByDateOptions, type ReportInfosFailure } from "./report-infos-by-date";
 export {
-  findTslabDisplay,
+  notebookLine,
+  type TextDisplay,
   notebookRenderer,
   barRenderer,
   progressLine,

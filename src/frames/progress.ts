@@ -1,13 +1,12 @@
 /**
- * Progress of the batch helpers: one line that updates in place in a tslab notebook, a bar on stderr
- * in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to the
- * caller's `onProgress` too.
- *
- * Notebook detection: the tslab this process displays through (src/tslab.ts: the kernel's own, or the
- * runner's) has `lastWriteDisplayData` set while a cell runs; tslab's public `newDisplay()` then writes a
- * display entry and overwrites it in place (Jupyter's `update_display_data`).
+ * Progress of the batch helpers: one line that updates in place in a notebook (tslab or Deno's
+ * kernel: a display entry overwritten with Jupyter's `update_display_data`, see src/display.ts), a bar
+ * on stderr in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to
+ * the caller's `onProgress` too.
  */
-import { displayTslab, type TslabHandle } from "../tslab";
+import { notebookLine, type TextDisplay } from "../display";
+
+export { notebookLine, type TextDisplay } from "../display";
 
 /** Where a batch is. */
 export interface ProgressEvent {
@@ -30,7 +29,7 @@ export interface ProgressRenderer {
 }
 
 /**
- * `auto` (default): notebook line in tslab, bar on a terminal's stderr, else nothing. `notebook`, `bar`
+ * `auto` (default): notebook line in a kernel (tslab, Deno), bar on a terminal's stderr, else nothing. `notebook`, `bar`
  * (stderr), `none`, or your own renderer.
  */
 export type ProgressMode = "auto" | "notebook" | "bar" | "none" | ProgressRenderer;
@@ -39,22 +38,6 @@ export interface ProgressOptions {
   progress?: ProgressMode;
   /** Called after every finished call (and once at the start with `done: 0`). */
   onProgress?: (event: ProgressEvent) => void;
-}
-
-/** The part of tslab's `Display` used here. */
-export interface TextDisplay {
-  text(s: string): void;
-}
-
-/**
- * A tslab display that overwrites one entry, when this process is a tslab kernel (or runner) running a
- * cell; `undefined` otherwise. `tslab` is injectable for tests.
- */
-export function findTslabDisplay(tslab: TslabHandle | undefined = displayTslab()): TextDisplay | undefined {
-  if (typeof tslab?.jupyter.lastWriteDisplayData !== "function") return undefined;
-  const newDisplay = tslab.publicApi()?.newDisplay;
-  // A tslab we cannot use: fall back to the terminal or nothing.
-  return typeof newDisplay === "function" ? newDisplay() : undefined;
 }
 
 /**
@@ -109,7 +92,7 @@ export function resolveRenderer(mode: ProgressMode = "auto"): ProgressRenderer {
   if (typeof mode === "object") return mode;
   if (mode === "none") return NONE;
   if (mode === "bar") return barRenderer();
-  const display = findTslabDisplay();
+  const display = notebookLine();
   if (mode === "notebook") return display ? notebookRenderer(display) : NONE;
   if (display) return notebookRenderer(display);
   return process.stderr.isTTY ? barRenderer() : NONE;

@@ -4,6 +4,7 @@ import type { Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, numbers, texts, type TableInput } from "./input";
 import { daysLabel, formatNumber, strikeAxisTitle } from "./labels";
 import { axis, baseConfig, baseLayout, INK } from "./theme";
+import { displayable } from "./show";
 
 /** Default tolerance when the input does not carry one: `vol.DEFAULT_CROSS_CHECK_TOLERANCE` (1e−8 decimal vol). */
 const DEFAULT_TOLERANCE = 1e-8;
@@ -97,7 +98,7 @@ export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHea
   const strikeType = options.strikeType ?? read.strikeType;
   const grid = fillGrid(read.rows, tolerance);
   const data: Trace[] = [heatmapTrace(grid, tolerance), ...markerTraces(grid, tolerance)];
-  return { data, layout: heatmapLayout(options.title ?? summaryTitle(grid, tolerance), strikeType), config: baseConfig() };
+  return displayable({ data, layout: heatmapLayout(options.title ?? summaryTitle(grid, tolerance), strikeType), config: baseConfig() });
 }
 
 /** Markers on cells: category coordinates and hover text. */

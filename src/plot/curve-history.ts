@@ -4,6 +4,7 @@ import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate } from "./input";
 import { tenorLabel } from "./labels";
 import { axis, baseConfig, baseLayout, rampColors } from "./theme";
+import { displayable } from "./show";
 
 /** Tenors drawn when none are chosen, in years (those the curves reach). */
 export const DEFAULT_TENORS = [0.25, 1, 2, 5, 10, 30] as const;
@@ -66,7 +67,7 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
   const who = t.currencies.length === 1 ? `${t.currencies[0] || ""} ` : "";
   const what = value === "rate" ? "zero rates" : value.replace(/_/g, " ") + "s";
   const span = t.marketDates.length > 1 ? ` · ${plotDate(t.marketDates[0]!)} to ${plotDate(t.marketDates[t.marketDates.length - 1]!)}` : "";
-  return {
+  return displayable({
     data,
     layout: baseLayout(options.title ?? `${who}${what} by tenor${span}`, {
       xaxis: axis("Market date", { type: "date" }),
@@ -74,5 +75,5 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
       hovermode: "x unified",
     }),
     config: baseConfig(),
-  };
+  });
 }

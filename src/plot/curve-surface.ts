@@ -3,6 +3,7 @@ import { curveAt, readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure } from "./figure";
 import { finiteOrNull, plotDate } from "./input";
 import { baseConfig, baseLayout, sceneAxis } from "./theme";
+import { displayable } from "./show";
 
 export interface CurveSurfaceOptions {
   /** The currency to draw when the table holds several. Default: the first. */
@@ -43,7 +44,7 @@ export function curveSurface(input: CurveInput, options: CurveSurfaceOptions = {
   const fmt = valueAxis(value);
   const short = fmt.title.split(" (")[0]!;
 
-  return {
+  return displayable({
     data: [
       {
         type: "surface",
@@ -71,5 +72,5 @@ export function curveSurface(input: CurveInput, options: CurveSurfaceOptions = {
       margin: { l: 10, r: 10, t: 56, b: 10 },
     }),
     config: baseConfig(),
-  };
+  });
 }

@@ -39,7 +39,7 @@ export { positionEffects, type PositionEffectsOptions } from "./position-effects
 
 // Display and export
 export { show, mimeBundle, figureSummary, resetPlotlyEmbed, PLOTLY_MIME, type ShowOptions, type Showable } from "./show";
-export type { MimeBundle } from "./kernel";
+export type { MimeBundle } from "../display";
 export { tableHtml, tableText } from "./table-view";
 export { toHtml } from "./to-html";
 export { toPng, pngRenderer, findChromium, PngExportError, CHROMIUM_ARGS, type PngOptions, type BrowserOptions, type PngRenderer } from "./to-png";

@@ -5,6 +5,7 @@ import type { Annotation, Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
 import { formatNumber } from "./labels";
 import { axis, baseConfig, baseLayout, INK } from "./theme";
+import { displayable } from "./show";
 
 export interface PositionEffectsOptions {
   /**
@@ -55,7 +56,7 @@ export function positionEffects(input: TableInput | PositionEffectsResponse, opt
   });
   if (contracts.length === 0) annotations.push(noChangeNote());
   const when = pricing !== undefined ? ` · ${plotDate(pricing)}` : "";
-  return { data, layout: effectsLayout(options.title ?? `Position effects${when}`, layoutAxes, annotations), config: baseConfig() };
+  return displayable({ data, layout: effectsLayout(options.title ?? `Position effects${when}`, layoutAxes, annotations), config: baseConfig() });
 }
 
 /** The net quantity by contract (in order of first appearance), and the first valid pricing date when there is one. */

@@ -5,6 +5,7 @@ import { reportInfosColumns } from "../frames/reports";
 import type { Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, plotDate, texts, times, type TableInput } from "./input";
 import { axis, baseConfig, baseLayout, paletteColor, STATUS_COLORS } from "./theme";
+import { displayable } from "./show";
 
 export interface ReportStatusOptions {
   /** The date column the reports are counted by: `pricing_date` (default), `mkt_data_date` or `time_stamp` (by UTC day). */
@@ -72,7 +73,7 @@ export function reportStatus(input: TableInput | GetReportInfosResponse | readon
     });
   const total = view.rowCount - undated;
   const note = undated ? ` (${undated} without ${by} or status)` : "";
-  return {
+  return displayable({
     data,
     layout: baseLayout(options.title ?? `Report status · ${total} reports over ${dates.length} day${dates.length === 1 ? "" : "s"}${note}`, {
       barmode: "stack",
@@ -83,5 +84,5 @@ export function reportStatus(input: TableInput | GetReportInfosResponse | readon
       legend: { orientation: "h", x: 0, xanchor: "left", y: -0.16, yanchor: "top", traceorder: "normal" },
     }),
     config: baseConfig(),
-  };
+  });
 }

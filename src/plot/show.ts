@@ -1,12 +1,15 @@
 /**
- * `show(figOrFrame)`: one call from a notebook cell to a chart or a table.
+ * `show(figOrFrame)`: one call from a notebook cell to a chart or a table, under either kernel.
  *
- * In a tslab kernel it sends ONE `display_data` message whose bundle holds, for a figure,
- * `application/vnd.plotly.v1+json` (frontends with a plotly renderer use it), a self-contained
- * `text/html` rendering (everything else, and HTML exports: no CDN, no network) and `text/plain`;
- * for a table, `text/html` and `text/plain`. plotly.js (~4.8 MB) is embedded in the first chart's
- * HTML of the kernel session only; later charts draw with it. Outside a kernel, `show` writes an HTML
- * file and prints its path.
+ * In a notebook (tslab or Deno's kernel, src/display.ts) it sends ONE display message whose bundle
+ * holds, for a figure, `application/vnd.plotly.v1+json` (frontends with a plotly renderer use it), a
+ * self-contained `text/html` rendering (everything else, and HTML exports: no CDN, no network) and
+ * `text/plain`; for a table, `text/html` and `text/plain`. plotly.js (~4.8 MB) is embedded in the
+ * first chart's HTML of the kernel session only; later charts draw with it. Outside a kernel, `show`
+ * writes an HTML file and prints its path.
+ *
+ * The same bundles answer `Symbol.for("Jupyter.display")` on figures, tables and DataFrames, so in Deno's
+ * kernel a bare `fig` as a cell's last expression displays as `plot.show(fig)` does.
  */
 import { notebookSession } from "../session";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,7 +20,7 @@ import type { ColumnTable } from "../frames/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
 import { isColumnTable, isDataFrame } from "./input";
-import { findKernelDisplay, type KernelDisplay, type MimeBundle } from "./kernel";
+import { findKernelDisplay, makeDisplayable, setBundleMaker, type KernelDisplay, type MimeBundle } from "../display";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText } from "./table-view";
 
 /** The mime type of plotly figures (JupyterLab, VS Code and nteract render it with their plotly extension). */
@@ -64,9 +67,9 @@ export function figureSummary(fig: Figure): string {
 }
 
 /**
- * Displays a figure or a table. In a tslab notebook: inline, as one display message (see the module
- * comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone page with
- * plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
+ * Displays a figure or a table. In a notebook (tslab or Deno's kernel): inline, as one display message
+ * (see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
+ * page with plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
  *
  * ```ts
  * plot.show(plot.yieldCurve(df));
@@ -81,31 +84,56 @@ export function show(value: Showable, options: ShowOptions = {}): string | undef
 export function showWith(display: KernelDisplay | undefined, value: Showable, options: ShowOptions = {}): string | undefined {
   const rows = options.rows ?? DEFAULT_TABLE_ROWS;
   if (!(Number.isInteger(rows) && rows > 0)) throw new RangeError(`show: rows must be a whole number > 0; got ${rows}`);
-  if (isFigure(value)) {
-    if (display) {
-      const embed = options.plotlyJs === "always" || !plotlyEmbedded;
-      display.send(mimeBundle(value, { plotly: embed }));
-      if (embed) plotlyEmbedded = true;
-      return undefined;
-    }
-    return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
-  }
-  const table = tableOf(value);
-  if (!table)
+  if (!isFigure(value) && !tableOf(value))
     throw new TypeError(
       "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result",
     );
-  const failures = (value as { failures?: unknown[] }).failures;
-  const note = Array.isArray(failures) && failures.length > 0 ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)` : "";
-  const html = tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : "");
-  const text = tableText(table, rows) + (note ? `\n${note}` : "");
   if (display) {
-    display.send({ "text/html": html, "text/plain": text });
+    display.send(displayBundle(value, { rows, plotlyJs: options.plotlyJs }));
     return undefined;
   }
-  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${html}</body></html>\n`;
+  if (isFigure(value)) return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
+  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${tableView(value, rows).html}</body></html>\n`;
   return writeHtml(page, "table", options);
 }
+
+/**
+ * The mime bundle `show` sends for a figure or a table in a notebook: a figure's bundle carries plotly.js
+ * when it is the session's first chart (or `plotlyJs: "always"`), which this records. Throws for
+ * anything else.
+ */
+export function displayBundle(value: Showable, options: { rows?: number; plotlyJs?: "once" | "always" } = {}): MimeBundle {
+  if (isFigure(value)) {
+    const embed = options.plotlyJs === "always" || !plotlyEmbedded;
+    const bundle = mimeBundle(value, { plotly: embed });
+    if (embed) plotlyEmbedded = true;
+    return bundle;
+  }
+  const { html, text } = tableView(value, options.rows ?? DEFAULT_TABLE_ROWS);
+  return { "text/html": html, "text/plain": text };
+}
+
+/** The HTML and text of a table (or batch result), with a note when some of the batch's calls failed. */
+function tableView(value: Showable, rows: number): { html: string; text: string } {
+  const table = tableOf(value);
+  if (!table) throw new TypeError("show: not a figure or a table");
+  const failures = (value as { failures?: unknown[] }).failures;
+  const note = Array.isArray(failures) && failures.length > 0 ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)` : "";
+  return {
+    html: tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : ""),
+    text: tableText(table, rows) + (note ? `\n${note}` : ""),
+  };
+}
+
+/**
+ * Marks a figure as displayable (see {@link makeDisplayable}): in Deno's kernel, the figure as a cell's
+ * last expression displays as `plot.show(fig)` does. Every figure builder returns its figure through it.
+ */
+export function displayable<F extends Figure>(fig: F): F {
+  return makeDisplayable(fig);
+}
+// Figures, tables and DataFrames that answer Symbol.for("Jupyter.display") get show's bundle.
+setBundleMaker((value) => displayBundle(value as Showable));
 
 /**
  * Forget that plotly.js was sent to the notebook: the next `show` embeds it again (for when the output

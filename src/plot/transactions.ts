@@ -4,6 +4,7 @@ import { transactionTableColumns } from "../frames/transaction-table";
 import type { Annotation, Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
 import { axis, baseConfig, baseLayout, INK, paletteColor } from "./theme";
+import { displayable } from "./show";
 
 export interface TransactionsOptions {
   /**
@@ -44,7 +45,7 @@ export function transactions(input: TableInput | TransactionTableResponse, optio
     options.title ??
     `Transactions · ${trades.n.toLocaleString("en-US")} trades, ${bars.counterparties.length} counterparties${from ? ` · ${from} to ${to}` : ""}`;
   const rightTitle = `Cumulative quantity${options.instruments ? "" : `, top ${chosen.length}${chosenClass ? ` ${chosenClass.toLowerCase()}` : ""} instruments`}`;
-  return { data, layout: transactionsLayout(title, rightTitle), config: baseConfig() };
+  return displayable({ data, layout: transactionsLayout(title, rightTitle), config: baseConfig() });
 }
 
 /** The columns the figure reads, one array each (`currency` and `asset_class` when present). */

@@ -4,6 +4,7 @@ import { atmStrike, daysLabel, strikeAxisTitle } from "./labels";
 import { axis, baseConfig, baseLayout, INK, rampColors } from "./theme";
 import { groupSlider, sliderLayout } from "./controls";
 import { readVols, type VolInput } from "./vol-grid";
+import { displayable } from "./show";
 
 export interface VolSmilesOptions {
   /**
@@ -63,7 +64,7 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
           "Maturity",
         )
       : undefined;
-  return {
+  return displayable({
     data,
     layout: baseLayout(options.title ?? `Vol smiles · ${rows.length} maturities`, {
       xaxis: axis(xTitle),
@@ -75,5 +76,5 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
       ...(slider ? sliderLayout(slider) : {}),
     }),
     config: baseConfig(),
-  };
+  });
 }

@@ -3,6 +3,7 @@ import type { Figure } from "./figure";
 import { strikeAxisTitle } from "./labels";
 import { baseConfig, baseLayout, sceneAxis } from "./theme";
 import { readVols, type VolInput } from "./vol-grid";
+import { displayable } from "./show";
 
 export interface VolSurfaceOptions {
   /** The strike convention, for the axis title (see `volSmiles`). Default: what the input says. */
@@ -23,7 +24,7 @@ export interface VolSurfaceOptions {
 export function volSurface(input: VolInput, options: VolSurfaceOptions = {}): Figure {
   const g = readVols(input, "plot.volSurface", options.strikeType);
   const xTitle = strikeAxisTitle(g.strikeType);
-  return {
+  return displayable({
     data: [
       {
         type: "surface",
@@ -50,5 +51,5 @@ export function volSurface(input: VolInput, options: VolSurfaceOptions = {}): Fi
       margin: { l: 10, r: 10, t: 56, b: 10 },
     }),
     config: baseConfig(),
-  };
+  });
 }

@@ -4,6 +4,7 @@ import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate, texts, times } from "./input";
 import { groupSlider, sliderLayout } from "./controls";
 import { axis, baseConfig, baseLayout, paletteColor } from "./theme";
+import { displayable } from "./show";
 
 export interface YieldCurveOptions {
   /** Chart title. Default: `Zero curves · <date>` (or the currency when there is one). */
@@ -93,7 +94,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
           "Market date",
         )
       : undefined;
-  return {
+  return displayable({
     data,
     layout: baseLayout(options.title ?? `${subject.trim()}${t.curves.length ? when : ""}`, {
       xaxis: axis("Maturity (years)", { rangemode: "tozero" }),
@@ -109,5 +110,5 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
         : {}),
     }),
     config: baseConfig(),
-  };
+  });
 }

@@ -1,15 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import {
-  barRenderer,
-  findTslabDisplay,
-  notebookRenderer,
-  progressBar,
-  progressLine,
-  ProgressTracker,
-  resolveRenderer,
-  type ProgressEvent,
-} from "../../src/frames/progress";
+import { barRenderer, notebookRenderer, progressBar, progressLine, ProgressTracker, resolveRenderer, type ProgressEvent } from "../../src/frames/progress";
+import { findKernelDisplay, notebookLine } from "../../src/display";
 
 const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({
   label: "yield curves",
@@ -33,23 +25,27 @@ describe("progressLine and progressBar", () => {
   });
 });
 
-describe("findTslabDisplay(tslab)", () => {
-  it("opens a display that updates in place while a cell runs", () => {
+describe("notebookLine(display)", () => {
+  it("opens a tslab display that updates in place while a cell runs (tslab's public newDisplay)", () => {
     const shown: string[] = [];
     const tslab = { jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => ({ newDisplay: () => ({ text: (s: string) => shown.push(s) }) }) };
-    const display = findTslabDisplay(tslab);
+    const display = notebookLine(findKernelDisplay(tslab, undefined));
     display!.text("hello");
     expect(shown).toEqual(["hello"]);
   });
 
-  it("is undefined outside a running kernel (no tslab, or no cell running, or a tslab without newDisplay)", () => {
-    expect(findTslabDisplay(undefined)).toBeUndefined();
-    expect(findTslabDisplay({ jupyter: { lastWriteDisplayData: null }, publicApi: () => ({ newDisplay: () => ({ text: () => undefined }) }) })).toBeUndefined();
-    expect(findTslabDisplay({ jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => undefined })).toBeUndefined();
+  it("is undefined outside a running kernel (no kernel, or no cell running, or a tslab without newDisplay)", () => {
+    expect(notebookLine(findKernelDisplay(undefined, undefined))).toBeUndefined();
+    expect(
+      notebookLine(
+        findKernelDisplay({ jupyter: { lastWriteDisplayData: null }, publicApi: () => ({ newDisplay: () => ({ text: () => undefined }) }) }, undefined),
+      ),
+    ).toBeUndefined();
+    expect(notebookLine(findKernelDisplay({ jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => undefined }, undefined))).toBeUndefined();
   });
 
   it("is undefined in this test process (no kernel here)", () => {
-    expect(findTslabDisplay()).toBeUndefined();
+    expect(notebookLine()).toBeUndefined();
   });
 });
 

@@ -83,19 +83,37 @@ export function runJupyter(files: readonly string[], outDir: string, timeoutMs: 
   return runCommand("jupyter", args, { timeoutMs });
 }
 
-/** Why Jupyter with the tslab kernel cannot run here, or undefined when it can. */
-export function missingJupyter(): string | undefined {
+/** Why Jupyter with the given kernel (tslab unless said) cannot run here, or undefined when it can. */
+export function missingJupyter(kernel = "tslab"): string | undefined {
   const env = notebookEnv();
   const nbconvert = spawnSync("jupyter-nbconvert", ["--version"], { encoding: "utf8", env });
   if (nbconvert.error || nbconvert.status !== 0) return "jupyter-nbconvert is not installed";
   const list = spawnSync("jupyter", ["kernelspec", "list", "--json"], { encoding: "utf8", env });
   if (list.error || list.status !== 0) return `\`jupyter kernelspec list\` failed: ${list.stderr || String(list.error)}`;
   const specs = (JSON.parse(list.stdout) as { kernelspecs: Record<string, { spec: { argv: string[] } }> }).kernelspecs;
-  const tslab = specs["tslab"];
-  if (!tslab) return "the tslab kernelspec is not registered";
-  const binary = tslab.spec.argv[0] ?? "";
-  if (path.isAbsolute(binary) && !existsSync(binary)) return `the tslab kernelspec starts ${binary}, which does not exist`;
+  const spec = specs[kernel];
+  if (!spec) return `the ${kernel} kernelspec is not registered`;
+  const binary = spec.spec.argv[0] ?? "";
+  if (path.isAbsolute(binary) && !existsSync(binary)) return `the ${kernel} kernelspec starts ${binary}, which does not exist`;
   return undefined;
+}
+
+/** The Python that runs Jupyter (from jupyter-nbconvert's `#!` line): it has nbclient and nbformat. */
+export function jupyterPython(): string {
+  const which = spawnSync("sh", ["-c", "command -v jupyter-nbconvert"], { encoding: "utf8" });
+  const script = which.stdout.trim();
+  const shebang = script && existsSync(script) ? /^#!\s*(\S+)/.exec(readFileSync(script, "utf8").slice(0, 200))?.[1] : undefined;
+  return shebang && existsSync(shebang) ? shebang : "python3";
+}
+
+/**
+ * The notebooks executed through Jupyter with `kernel` by scripts/jupyter-execute.py (nbclient, as
+ * nbconvert does, but keeping outputs the kernel sends after its idle: Deno's kernel does), each in its
+ * own kernel with the notebook's directory as the working directory; the executed copies go to `outDir`.
+ */
+export function runJupyterKeepingLateOutputs(kernel: string, files: readonly string[], outDir: string, timeoutMs: number): Promise<Run> {
+  const script = path.join(root, "scripts", "jupyter-execute.py");
+  return runCommand(jupyterPython(), [script, "--kernel", kernel, "--output-dir", outDir, "--timeout", "180", ...files], { timeoutMs });
 }
 
 export interface Output {

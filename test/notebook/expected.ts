@@ -6,7 +6,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { Executed, joined, root, type Cell } from "./executed";
+import { Executed, joined, PLOTLY_MIME, root, type Cell } from "./executed";
 
 export const NOTEBOOK_DIR = path.join(root, "notebooks");
 export const CASSETTE_DIR = path.join(root, "fixtures", "cassettes");
@@ -38,7 +38,8 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(weekly.layout.sliders?.[0]?.steps).toHaveLength(weekly.data.length + 1);
     expect(weekly.data).toHaveLength(53);
     expect(nb.figures("yc-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
-    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*'30y'/);
+    // console.table quotes strings as the runtime does: '30y' in Node, "30y" in Deno.
+    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*['"]30y['"]/);
   },
   "02-vol-surface-crosscheck": (nb) => {
     const diag = nb.stdout("vs-diag");
@@ -128,6 +129,15 @@ export function checkNotebook(nb: Executed, name: string, options: { executionCo
   if (options.executionCounts) expect(nb.unexecuted()).toEqual([]);
   // Every output of plot.show carries plotly.js once per kernel session: in the notebook's first chart.
   expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: nb.firstChartCell() });
+  // Every chart arrives as plotly JSON with its HTML rendering; every table as an HTML table.
+  for (const cell of nb.nb.cells) {
+    for (const o of cell.outputs ?? []) {
+      const html = joined(o.data?.["text/html"]);
+      if (o.data?.[PLOTLY_MIME])
+        expect(html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("), `${cell.id}: a chart's HTML`).toBe(true);
+      if (/^(ColumnTable|DataFrame) · /.test(joined(o.data?.["text/plain"]))) expect(html.includes("<table"), `${cell.id}: a table's HTML`).toBe(true);
+    }
+  }
   const expected = EXPECTED[name];
   if (!expected) throw new Error(`no expectations for notebooks/${name}.ipynb: add them to EXPECTED in test/notebook/expected.ts`);
   expected(nb);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as frames from "../../src/frames";
 import { mimeBundle, PLOTLY_MIME, plotlySource, resetPlotlyEmbed, show, yieldCurve, type Figure } from "../../src/plot";
-import type { KernelDisplay, MimeBundle } from "../../src/plot/kernel";
+import type { KernelDisplay, MimeBundle } from "../../src/display";
 import { showWith } from "../../src/plot/show";
 
 const fig: Figure = {
@@ -17,7 +17,7 @@ const fig: Figure = {
 /** A kernel display that records what it is sent. */
 function recorder(): KernelDisplay & { sent: MimeBundle[] } {
   const sent: MimeBundle[] = [];
-  return { mode: "bundle", sent, send: (b) => void sent.push(b) };
+  return { kernel: "tslab", mode: "bundle", sent, send: (b) => void sent.push(b), line: () => undefined };
 }
 
 const MARKER = "embedded by risk-portal-lab (offline)";

@@ -6,10 +6,15 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findKernelDisplay, type DisplayContent } from "../../src/plot/kernel";
-import { notebookSession } from "../../src/session";
-import { displayTslab, displayTslabDir, type TslabHandle } from "../../src/tslab";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { DenoSender, denoJupyter, type DenoJupyter } from "../src/deno";
+import * as frames from "../src/frames";
+import * as plot from "../src/plot";
+import { PLOTLY_MIME } from "../src/plot/show";
+import { simData, type SimData } from "./plot/sim-data";
+import { findKernelDisplay, makeDisplayable, notebookLine, type MimeBundle } from "../src/display";
+import { notebookSession } from "../src/session";
+import { displayTslab, displayTslabDir, type DisplayContent, type TslabHandle } from "../src/tslab";
 
 const nodeRequire = createRequire(__filename);
 const TSLAB_DIST = path.dirname(nodeRequire.resolve("tslab/dist/jupyter.js"));
@@ -151,5 +156,138 @@ describe("which tslab (src/tslab.ts)", () => {
   it("requiring the real tslab's files by path gives the very instances a kernel (or the runner) loaded", () => {
     const viaName = nodeRequire("tslab/dist/jupyter") as object;
     expect(displayTslab(TSLAB_DIST)!.jupyter).toBe(viaName);
+  });
+});
+
+describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () => {
+  type Sent = [MimeBundle, { raw: true; display_id?: string; update?: boolean }];
+  const fakeDeno = (fail?: Error): DenoJupyter & { sent: Sent[] } => {
+    const sent: Sent[] = [];
+    return {
+      sent,
+      display: async (bundle, options) => {
+        if (fail) throw fail;
+        sent.push([bundle, options]);
+      },
+    };
+  };
+
+  it("is found only where Deno.jupyter is there: not under Node, not when its getter throws (outside `deno jupyter`)", () => {
+    expect(denoJupyter()).toBeUndefined();
+    expect(denoJupyter({})).toBeUndefined();
+    const outside = {
+      Deno: Object.defineProperty({}, "jupyter", {
+        get() {
+          throw new Error("Deno.jupyter is only available in `deno jupyter` subcommand.");
+        },
+      }),
+    };
+    expect(denoJupyter(outside)).toBeUndefined();
+    expect(denoJupyter({ Deno: { jupyter: {} } })).toBeUndefined();
+    const jupyter = fakeDeno();
+    expect(denoJupyter({ Deno: { jupyter } })).toBe(jupyter);
+  });
+
+  it("sends whole bundles as raw display_data, in call order", async () => {
+    const deno = fakeDeno();
+    const display = findKernelDisplay(undefined, deno)!;
+    expect(display).toMatchObject({ kernel: "deno", mode: "bundle" });
+    display.send({ "text/html": "<b>1</b>", "text/plain": "1" });
+    display.send({ "text/plain": "2" });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(deno.sent).toEqual([
+      [{ "text/html": "<b>1</b>", "text/plain": "1" }, { raw: true }],
+      [{ "text/plain": "2" }, { raw: true }],
+    ]);
+  });
+
+  it("updates a line in place: one display_id, shown once, then updated", async () => {
+    const deno = fakeDeno();
+    const line = notebookLine(findKernelDisplay(undefined, deno))!;
+    line.text("poll 1");
+    line.text("poll 2 · done");
+    const other = notebookLine(findKernelDisplay(undefined, deno))!;
+    other.text("another");
+    await new Promise((r) => setTimeout(r, 10));
+    const [first, second, third] = deno.sent;
+    expect(first![0]).toEqual({ "text/plain": "poll 1" });
+    expect(first![1]).toEqual({ raw: true, display_id: expect.stringMatching(/^rpl-line-/) });
+    expect(second).toEqual([{ "text/plain": "poll 2 · done" }, { raw: true, display_id: first![1].display_id, update: true }]);
+    expect(third![1].display_id).not.toBe(first![1].display_id);
+    expect(third![1].update).toBeUndefined();
+  });
+
+  it("reports a send the kernel refused on stderr, never as an unhandled rejection", async () => {
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((m: string) => void errors.push(m));
+    try {
+      await new DenoSender(fakeDeno(new Error("iopub closed"))).send({ "text/plain": "x" });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual(["risk-portal-lab: Deno's kernel did not send a display (iopub closed)"]);
+  });
+
+  it("a tslab kernel wins over a Deno global (tslab is what runs the cells when it is there)", () => {
+    const sent: DisplayContent[] = [];
+    const tslab = { jupyter: { lastWriteDisplayData: (c: DisplayContent) => void sent.push(c) }, publicApi: () => undefined } as TslabHandle;
+    expect(findKernelDisplay(tslab, fakeDeno())?.kernel).toBe("tslab");
+  });
+});
+
+describe('Symbol.for("Jupyter.display") on figures, tables and DataFrames (a bare value as a cell\'s last expression in Deno)', () => {
+  const JUPYTER = Symbol.for("Jupyter.display");
+  const display = (value: object): MimeBundle => (value as Record<symbol, () => MimeBundle>)[JUPYTER]!();
+  let d: SimData;
+  let curve: frames.ColumnTable;
+  beforeAll(async () => {
+    d = await simData();
+    curve = await d.curvesToday();
+  });
+  afterAll(() => d?.close());
+
+  it("every figure builder's figure answers with show's bundle: plotly JSON, HTML, text", async () => {
+    const figures = [
+      plot.yieldCurve(curve),
+      plot.curveHistory(await d.usdHistory()),
+      plot.curveSurface(await d.usdHistory()),
+      plot.volSmiles(await d.grid()),
+      plot.volSurface(await d.grid()),
+      plot.crossCheckHeatmap(await d.check()),
+      plot.reportStatus(await d.reports()),
+      plot.transactions(await d.trades()),
+      plot.positionEffects(await d.effects()),
+    ];
+    for (const f of figures) expect(Object.keys(display(f))).toEqual([PLOTLY_MIME, "text/html", "text/plain"]);
+    plot.resetPlotlyEmbed();
+    const fig = plot.yieldCurve(curve);
+    const bundle = display(fig);
+    expect(Object.keys(bundle)).toEqual([PLOTLY_MIME, "text/html", "text/plain"]);
+    expect(bundle["text/plain"]).toBe(plot.figureSummary(fig));
+    expect(bundle["text/html"]).toContain("embedded by risk-portal-lab (offline)"); // the session's first chart
+    expect(display(fig)["text/html"]).not.toContain("embedded by risk-portal-lab (offline)");
+  });
+
+  it("is invisible to JSON, keys and equality (the figure stays plain plotly data)", () => {
+    const fig = plot.yieldCurve(curve);
+    expect(Object.keys(fig)).toEqual(["data", "layout", "config"]);
+    expect(JSON.parse(JSON.stringify(fig))).toEqual(fig);
+    expect({ ...fig }).toEqual(fig);
+    expect(Object.getOwnPropertyDescriptor(fig, JUPYTER)?.enumerable).toBe(false);
+  });
+
+  it("tables and DataFrames (any danfo frame, derived ones too) answer with the table view", () => {
+    const bundle = display(curve);
+    expect(Object.keys(bundle)).toEqual(["text/html", "text/plain"]);
+    expect(bundle["text/plain"]).toMatch(new RegExp(`^ColumnTable · ${curve.rowCount} rows`));
+    const df = frames.toDataFrame(curve);
+    expect(display(df)["text/plain"]).toMatch(new RegExp(`^DataFrame · ${curve.rowCount} rows`));
+    expect(display(df.head(3))["text/plain"]).toMatch(/^DataFrame · 3 rows/);
+  });
+
+  it("keeps a method a value already has", () => {
+    const own = () => ({ "text/plain": "mine" });
+    const value = makeDisplayable({ [JUPYTER]: own });
+    expect(value[JUPYTER]).toBe(own);
   });
 });

@@ -1,0 +1,144 @@
+/**
+ * The display layer: how a figure, a table or a progress line reaches the notebook, whichever
+ * TypeScript kernel runs it.
+ *
+ * - tslab (today's kernel, and the headless runner, which uses tslab's executor): one `display_data`
+ *   message with the whole mime bundle, through the function tslab's own `display.raw` calls (see
+ *   src/tslab.ts, the one file that knows tslab's modules); lines updated in place through tslab's
+ *   public `newDisplay()`.
+ * - Deno's kernel (`deno jupyter`): `Deno.jupyter.display(bundle, { raw: true })`, lines updated in
+ *   place with a `display_id` and `update` (src/deno.ts). Figures, tables and DataFrames also answer
+ *   `Symbol.for("Jupyter.display")`, so a bare `fig` or `table` as a cell's last expression renders
+ *   there too ({@link makeDisplayable}).
+ * - Plain Node (scripts, tests, a terminal): no kernel display; `plot.show` writes files, progress goes
+ *   to a terminal's stderr.
+ */
+import { randomUUID } from "node:crypto";
+import { DenoSender, denoJupyter, type DenoJupyter } from "./deno";
+import { displayTslab, type DisplayContent, type MimeBundle, type TslabHandle } from "./tslab";
+
+export type { MimeBundle } from "./tslab";
+
+/** A display entry that each `text(s)` call replaces (a progress line). */
+export interface TextDisplay {
+  text(s: string): void;
+}
+
+/** How bundles reach the notebook. */
+export interface KernelDisplay {
+  kernel: "tslab" | "deno";
+  /** `bundle`: the whole bundle in one message; `html-only`: a tslab without the bundle path (text/html alone). */
+  mode: "bundle" | "html-only";
+  send(bundle: MimeBundle): void;
+  /** A new display entry updated in place; undefined when this kernel cannot update one. */
+  line(): TextDisplay | undefined;
+}
+
+/**
+ * The display of the kernel this process runs in, while it runs a cell: tslab's (the kernel's own or
+ * the runner's), else Deno's; `undefined` in a plain Node process, a test runner, or a tslab before any
+ * cell ran. `tslab` and `deno` are injectable for tests.
+ */
+export function findKernelDisplay(tslab: TslabHandle | undefined = displayTslab(), deno: DenoJupyter | undefined = denoJupyter()): KernelDisplay | undefined {
+  if (tslab) return tslabDisplay(tslab);
+  if (deno) return denoDisplay(deno);
+  return undefined;
+}
+
+/**
+ * A line in the running cell's output that each `text(s)` replaces (tslab and Deno); undefined outside
+ * a notebook kernel. What the batch helpers' progress uses; a notebook's own loop can too:
+ *
+ * ```ts
+ * const line = frames.notebookLine();
+ * for (let poll = 1; ; poll++) { …; line ? line.text(`poll ${poll} · ${state}`) : console.log(state); }
+ * ```
+ */
+export function notebookLine(display: KernelDisplay | undefined = findKernelDisplay()): TextDisplay | undefined {
+  return display?.line();
+}
+
+function tslabDisplay(tslab: TslabHandle): KernelDisplay | undefined {
+  const { jupyter } = tslab;
+  if (!("lastWriteDisplayData" in jupyter)) return tslabHtmlDisplay(tslab);
+  // Loaded, but no cell has run yet (tslab sets it when a cell starts): not displaying anywhere.
+  if (typeof jupyter.lastWriteDisplayData !== "function") return undefined;
+  return {
+    kernel: "tslab",
+    mode: "bundle",
+    // Read at each send: tslab sets the function anew for each cell.
+    send(bundle) {
+      const write = jupyter.lastWriteDisplayData as (content: DisplayContent, update: boolean) => void;
+      write({ data: bundle, metadata: {}, transient: {} }, false);
+    },
+    line: () => tslabLine(tslab),
+  };
+}
+
+/** tslab's public `display.html`, for a tslab whose internals differ: one message, text/html only. */
+function tslabHtmlDisplay(tslab: TslabHandle): KernelDisplay | undefined {
+  const display = tslab.publicApi()?.display;
+  const html = display?.html;
+  if (typeof html !== "function") return undefined;
+  return {
+    kernel: "tslab",
+    mode: "html-only",
+    send(bundle) {
+      const text = bundle["text/html"];
+      html.call(display, typeof text === "string" ? text : String(bundle["text/plain"] ?? ""));
+    },
+    line: () => tslabLine(tslab),
+  };
+}
+
+/** tslab's public `newDisplay()`: a display entry that `text` overwrites in place. */
+function tslabLine(tslab: TslabHandle): TextDisplay | undefined {
+  const newDisplay = tslab.publicApi()?.newDisplay;
+  return typeof newDisplay === "function" ? newDisplay() : undefined;
+}
+
+function denoDisplay(jupyter: DenoJupyter): KernelDisplay {
+  const sender = new DenoSender(jupyter);
+  return {
+    kernel: "deno",
+    mode: "bundle",
+    send: (bundle) => void sender.send(bundle),
+    line() {
+      const displayId = `rpl-line-${randomUUID()}`;
+      let shown = false;
+      return {
+        text(s) {
+          void sender.send({ "text/plain": s }, { displayId, update: shown });
+          shown = true;
+        },
+      };
+    },
+  };
+}
+
+/** The symbol Deno's kernel (and other JavaScript kernels) call to display a cell's result. */
+export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
+
+/** Makes the mime bundle of a displayable value; set by the plot module (src/plot/show.ts). */
+let bundleMaker: ((value: object) => MimeBundle) | undefined;
+
+/** Registers how displayable values become mime bundles (src/plot/show.ts does, when it loads). */
+export function setBundleMaker(make: (value: object) => MimeBundle): void {
+  bundleMaker = make;
+}
+
+function displayMethod(this: object): MimeBundle {
+  return bundleMaker ? bundleMaker(this) : { "text/plain": Object.prototype.toString.call(this) };
+}
+
+/**
+ * Gives `target` (a figure, or a prototype: ColumnTable's, danfo DataFrame's) a non-enumerable
+ * `[Symbol.for("Jupyter.display")]()` returning its mime bundle, so a bare value as a cell's last
+ * expression renders in Deno's kernel as `plot.show` would show it. JSON, equality checks and `for … in`
+ * do not see it. An existing own method is kept. Returns `target`.
+ */
+export function makeDisplayable<T extends object>(target: T): T {
+  if (!Object.prototype.hasOwnProperty.call(target, JUPYTER_DISPLAY))
+    Object.defineProperty(target, JUPYTER_DISPLAY, { value: displayMethod, enumerable: false, configurable: true, writable: true });
+  return target;
+}

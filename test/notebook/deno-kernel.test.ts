@@ -1,0 +1,137 @@
+/**
+ * The showcase notebooks under Deno's Jupyter kernel (`deno jupyter`, from the npm registry's `deno`
+ * package, registered by scripts/setup-jupyter.sh): the same five notebooks, the same cells, executed
+ * through Jupyter (jupyter_client and nbclient talking to the real kernel over ZMQ), must pass the same
+ * checks as under tslab (test/notebook/expected.ts): every chart inline as a plotly MIME bundle with its
+ * HTML rendering, tables as HTML, progress lines updated in place. Then the executed notebooks are
+ * exported to HTML (`jupyter nbconvert --to html`) and opened in headless Chromium with the network
+ * refused: every chart draws.
+ *
+ * Deno's kernel (2.9) sends a cell's `idle` before some of its outputs; nbconvert stops listening at idle
+ * and would drop them, so the notebooks run through scripts/jupyter-execute.py, which keeps listening
+ * for a second after idle (it counts the late outputs in the notebook's metadata).
+ *
+ * Also deno-check.ipynb: a bare figure, table or DataFrame as a cell's last expression displays as
+ * `plot.show` would, and `frames.notebookLine()` updates one line in place.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
+import {
+  EMBED_MARKER,
+  Executed,
+  inCI,
+  joined,
+  JUPYTER_HINT,
+  missingJupyter,
+  notebookEnv,
+  PLOTLY_MIME,
+  runJupyterKeepingLateOutputs,
+  type Run,
+} from "./executed";
+import { checkNotebook, NOTEBOOK_DIR, NOTEBOOKS } from "./expected";
+
+const RUN_TIMEOUT_MS = 420_000;
+const run = promisify(execFile);
+
+const missing = missingJupyter("deno");
+const chromiumMissing = missingChromium();
+if (missing && !inCI) console.warn(`test/notebook: skipping the Deno kernel runs: ${missing}; ${JUPYTER_HINT}.`);
+
+const outDir = mkdtempSync(path.join(tmpdir(), "rpl-deno-"));
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+const CHECK = path.join(__dirname, "deno-check.ipynb");
+
+let result: Run | undefined;
+
+describe("the showcase notebooks under Deno's kernel (through Jupyter)", () => {
+  if (missing && inCI) {
+    it("runs in CI", () => {
+      throw new Error(`The Deno kernel runs must happen in CI, but ${missing}: ${JUPYTER_HINT}.`);
+    });
+    return;
+  }
+  const why = missing ? ` (skipped: ${missing}; ${JUPYTER_HINT})` : "";
+
+  beforeAll(async () => {
+    if (missing) return;
+    result = await runJupyterKeepingLateOutputs(
+      "deno",
+      [...NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)), CHECK],
+      outDir,
+      RUN_TIMEOUT_MS - 20_000,
+    );
+  }, RUN_TIMEOUT_MS);
+
+  it.skipIf(missing !== undefined)(`executes every notebook${why}`, () => {
+    expect(result?.code, `${result?.stdout}\n${result?.stderr.split("\n").slice(-30).join("\n")}`).toBe(0);
+  });
+
+  for (const name of NOTEBOOKS) {
+    it.skipIf(missing !== undefined)(`${name}: runs cleanly and shows what it is about, as under tslab${why}`, () => {
+      const nb = Executed.read(path.join(outDir, `${name}.ipynb`));
+      checkNotebook(nb, name, { executionCounts: true });
+      expect(nb.nb.metadata.kernelspec).toMatchObject({ name: "tslab" }); // the very notebooks, unchanged
+    });
+  }
+
+  it.skipIf(missing !== undefined)(`a bare figure, table or DataFrame displays as plot.show would; a notebook line updates in place${why}`, () => {
+    const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
+    expect(nb.problems()).toEqual([]);
+    const [fig] = nb.outputs("deno-check-2");
+    expect(fig?.output_type).toBe("execute_result");
+    expect(Object.keys(fig!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
+    expect((fig!.data![PLOTLY_MIME] as { layout: { title: { text: string } } }).layout.title.text).toBe("bare figure");
+    expect(joined(fig!.data!["text/html"]).includes(EMBED_MARKER)).toBe(true);
+    const table = nb.outputs("deno-check-3")[0]!;
+    expect(joined(table.data!["text/plain"])).toMatch(/^ColumnTable · 18 rows × \d+ columns · from RateAsset/);
+    expect(joined(table.data!["text/html"])).toContain("<th>fitted_instrument_name</th>");
+    expect(joined(nb.outputs("deno-check-4")[0]!.data!["text/plain"])).toMatch(/^DataFrame · 3 rows/);
+    const line = nb.outputs("deno-check-5");
+    expect(line.map((o) => o.output_type)).toEqual(["display_data", "stream"]);
+    expect(joined(line[0]!.data!["text/plain"])).toBe("step 5 of 5");
+    expect(nb.stdout("deno-check-5")).toBe("a notebook line\n");
+  });
+
+  const skipBrowser = missing !== undefined || (chromiumMissing !== undefined && !inCI);
+  it.skipIf(skipBrowser)(
+    `exported to HTML, every chart draws in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
+    async () => {
+      if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      const files = NOTEBOOKS.map((n) => path.join(outDir, `${n}.ipynb`));
+      await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ...files], {
+        encoding: "utf8",
+        env: notebookEnv(),
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const b = await openOfflineBrowser();
+      try {
+        for (const name of NOTEBOOKS) {
+          const nb = Executed.read(path.join(outDir, `${name}.ipynb`));
+          const expected = nb.nb.cells.flatMap((c) => nb.figures(c.id ?? "")).length;
+          expect(expected, name).toBeGreaterThan(0);
+          const page = await b.context.newPage();
+          await page.goto(pathToFileURL(path.join(outDir, `${name}.html`)).href);
+          const charts = await drawnCharts(page, expected);
+          expect(
+            charts.map((c) => c.svg && c.traces > 0),
+            name,
+          ).toEqual(new Array(expected).fill(true));
+          await page.close();
+        }
+        // The export template may try its own assets (MathJax, require.js); nothing of ours, and no plotly CDN.
+        expect(b.external.filter((u) => /plotly/i.test(u))).toEqual([]);
+        expect(b.errors).toEqual([]);
+      } finally {
+        await b.close();
+      }
+    },
+    240_000,
+  );
+});
