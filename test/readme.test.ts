@@ -75,7 +75,8 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
     .replaceAll('".rpl-cache"', JSON.stringify(path.join(tmp, "cache")))
     .replaceAll('"../fixtures/', `"${ROOT}/fixtures/`)
     .replaceAll('"prices.csv"', JSON.stringify(path.join(tmp, "prices.csv")))
-    .replaceAll('"vols.csv"', JSON.stringify(path.join(tmp, "vols.csv")));
+    .replaceAll('"vols.csv"', JSON.stringify(path.join(tmp, "vols.csv")))
+    .replaceAll('"data/trades"', JSON.stringify(path.join(tmp, "trades")));
   const declared = new Set<string>();
   for (const m of body.matchAll(/\b(?:const|let)\s+(?:\{([^}]*)\}|(\w+))/g)) {
     for (const name of (m[1] ?? m[2]!).split(",")) declared.add(name.split(":").pop()!.trim());

@@ -38,6 +38,11 @@ export { operationOutcome, operationOutcomeColumns } from "./operation-outcome";
 export { pivot, pivotColumns, type PivotOptions } from "./pivot";
 export { concatColumns } from "./concat";
 
+// Columnar: Arrow, SQL (DuckDB), Parquet datasets
+export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
+export { query, queryColumns, duckdb, SqlSession, SqlError, type SqlSource, type SqlSourceInfo } from "./sql";
+export { writeParquet, readParquet, readParquetColumns, type WriteParquetOptions, type ParquetWritten } from "./parquet";
+
 // Batches
 export {
   fetchYieldCurves,

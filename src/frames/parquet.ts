@@ -1,0 +1,190 @@
+/**
+ * Parquet files and datasets, written and read through DuckDB (src/frames/sql.ts): one file, or a
+ * hive-partitioned directory (`currency=USD/market_date=2026-11-20/data_0.parquet`) that Spark, Trino,
+ * Polars, pandas/pyarrow and DuckDB read as it is. zstd-compressed.
+ *
+ * What a frame knows beyond its values goes in the files' key-value metadata, as JSON: the kinds and
+ * category levels of its columns and its facts (`risk_portal_lab.meta`), and the responses its rows came
+ * from (`risk_portal_lab.provenance`); reading it back restores them. Dates are written as TIMESTAMP
+ * (UTC instants, microseconds).
+ */
+import { mkdirSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import type { DataFrame } from "danfojs-node";
+import type { Provenance } from "../client/provenance";
+import { columnTableOf, type TableLike } from "./arrow";
+import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
+import { toDataFrame } from "./danfo";
+import { TableShapeError } from "./errors";
+import { parquetScan, quoteIdent, quoteString, SqlSession } from "./sql";
+
+export const PARQUET_META_KEY = "risk_portal_lab.meta";
+export const PARQUET_PROVENANCE_KEY = "risk_portal_lab.provenance";
+
+export interface WriteParquetOptions {
+  /** Columns to partition by: a directory per value (`currency=USD/`), in this order. */
+  partitionBy?: string | string[];
+  /** Replace what is at `path` (default false: an existing file or non-empty directory is an error). */
+  overwrite?: boolean;
+  /** Parquet compression (default `zstd`). */
+  compression?: "zstd" | "snappy" | "gzip" | "uncompressed";
+}
+
+export interface ParquetWritten {
+  /** The file, or the dataset's directory. */
+  path: string;
+  rows: number;
+  /** The Parquet files written (one for a single file). */
+  files: string[];
+}
+
+/**
+ * Writes the table (or DataFrame) as Parquet: one file at `path`, or with `partitionBy` a
+ * hive-partitioned directory.
+ *
+ * ```ts
+ * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"] });
+ * ```
+ */
+export async function writeParquet(input: TableLike, target: string, options: WriteParquetOptions = {}): Promise<ParquetWritten> {
+  const table = columnTableOf(input, "frames.writeParquet");
+  const partitionBy = options.partitionBy === undefined ? [] : Array.isArray(options.partitionBy) ? options.partitionBy : [options.partitionBy];
+  for (const c of partitionBy)
+    if (!table.columns.includes(c))
+      throw new TableShapeError(`frames.writeParquet: partitionBy names "${c}", which is not a column (columns: ${table.columns.join(", ")})`);
+  const compression = options.compression ?? "zstd";
+  if (!["zstd", "snappy", "gzip", "uncompressed"].includes(compression))
+    throw new TableShapeError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`);
+  const out = path.resolve(target);
+  checkTarget(out, partitionBy.length > 0, options.overwrite ?? false);
+  mkdirSync(partitionBy.length ? out : path.dirname(out), { recursive: true });
+
+  const session = await SqlSession.open();
+  try {
+    await session.register("t", table);
+    const copyOptions = [
+      "FORMAT parquet",
+      `COMPRESSION ${compression}`,
+      `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(metaJson(table))}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(table.meta.provenance))}}`,
+    ];
+    if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`, "OVERWRITE_OR_IGNORE true");
+    await session.run(`copy t to ${quoteString(out)} (${copyOptions.join(", ")})`);
+  } finally {
+    await session.close();
+  }
+  return { path: out, rows: table.rowCount, files: partitionBy.length ? parquetFiles(out) : [out] };
+}
+
+/** What the files' `risk_portal_lab.meta` holds. */
+interface ParquetMeta {
+  source: string;
+  kinds: Record<string, ColumnKind>;
+  categories: Record<string, string[]>;
+  fields: Record<string, unknown>;
+  warnings: string[];
+}
+
+function metaJson(table: ColumnTable): string {
+  const meta: ParquetMeta = {
+    source: table.meta.source,
+    kinds: table.kinds,
+    categories: table.meta.categories,
+    fields: table.meta.fields,
+    warnings: table.meta.warnings,
+  };
+  return JSON.stringify(meta);
+}
+
+function checkTarget(out: string, directory: boolean, overwrite: boolean): void {
+  let stat;
+  try {
+    stat = statSync(out);
+  } catch {
+    return;
+  }
+  if (directory && !stat.isDirectory()) throw new TableShapeError(`frames.writeParquet: ${out} is a file; a partitioned dataset is a directory`);
+  if (!directory && stat.isDirectory()) throw new TableShapeError(`frames.writeParquet: ${out} is a directory; without partitionBy the target is one file`);
+  if (overwrite) return;
+  if (!directory || readdirSync(out).length > 0)
+    throw new TableShapeError(`frames.writeParquet: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`);
+}
+
+/** Every `.parquet` file under `dir`, sorted. */
+function parquetFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".parquet")) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/**
+ * Reads a Parquet file, a dataset directory (hive partitions become columns) or a glob into a column
+ * table; files written by {@link writeParquet} get their kinds, category levels and provenance back.
+ */
+export async function readParquetColumns(source: string): Promise<ColumnTable> {
+  const from = parquetScan(source);
+  const session = await SqlSession.open();
+  try {
+    const data = await session.queryColumns(`select * from ${from}`);
+    const kv = await session.queryColumns(
+      `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(globOf(source))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
+    );
+    return restore(data, kv, source);
+  } finally {
+    await session.close();
+  }
+}
+
+/** {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index). */
+export async function readParquet(source: string): Promise<DataFrame> {
+  return toDataFrame(await readParquetColumns(source));
+}
+
+function globOf(source: string): string {
+  const scan = parquetScan(source);
+  return /read_parquet\('((?:[^']|'')*)'/.exec(scan)![1]!.replace(/''/g, "'");
+}
+
+/** The data with the kinds, levels, facts and provenance the files' metadata carries (first file's meta; every file's provenance, once each). */
+function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTable {
+  const keys = kv.data.key as string[];
+  const values = kv.data.value as string[];
+  let meta: ParquetMeta | undefined;
+  const provenance: Provenance[] = [];
+  const seen = new Set<string>();
+  keys.forEach((key, i) => {
+    if (key === PARQUET_META_KEY && !meta) meta = JSON.parse(values[i]!) as ParquetMeta;
+    if (key === PARQUET_PROVENANCE_KEY && !seen.has(values[i]!)) {
+      seen.add(values[i]!);
+      provenance.push(...(JSON.parse(values[i]!) as Provenance[]));
+    }
+  });
+  const builder = new TableBuilder(data.rowCount, meta?.source ?? "Parquet", { ...(meta?.fields ?? {}), parquet: source }, provenance);
+  // Hive partition columns come last from DuckDB: the frame's own column order first.
+  const order = meta ? [...Object.keys(meta.kinds).filter((c) => c in data.data), ...data.columns.filter((c) => !(c in meta!.kinds))] : data.columns;
+  for (const c of order) {
+    const kind = meta?.kinds[c];
+    const hint =
+      kind === "category"
+        ? "category"
+        : kind === "string"
+          ? "string"
+          : kind === "date"
+            ? "date"
+            : kind === "boolean"
+              ? "boolean"
+              : kind === "number"
+                ? "number"
+                : "auto";
+    builder.add(c, data.data[c]!, { hint, owned: true, levels: meta?.categories[c], detectDates: false });
+  }
+  const table = builder.build();
+  table.meta.warnings = [...new Set([...(meta?.warnings ?? []), ...data.meta.warnings, ...table.meta.warnings])];
+  return table;
+}

@@ -1,0 +1,474 @@
+/**
+ * SQL over frames, embedded: DuckDB (through `@duckdb/node-api`, whose prebuilt binaries come from the
+ * npm registry), loaded on first use. Register column tables, DataFrames, Arrow tables or Parquet
+ * datasets under names, query them, get frames back (fresh 0..n-1 index) carrying the SQL and where
+ * their sources came from.
+ *
+ * Loading a table: one DuckDB table per name, created with a type per column kind (`number` → DOUBLE,
+ * missing as NULL; `string` → VARCHAR; `category` → ENUM of its levels, in order; `boolean` → BOOLEAN;
+ * `date` → TIMESTAMP, the UTC instant; `mixed` → VARCHAR of each value as text; `empty` → VARCHAR, all
+ * NULL) and filled 2,048 rows at a time through DuckDB's appender. Results come back by type: integers
+ * (BIGINT counts) as numbers while they fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as
+ * `Date`s, ENUM as categories with their levels, lists and structs as received (a `mixed` column).
+ */
+import type { DataFrame } from "danfojs-node";
+import type * as arrow from "apache-arrow";
+import type { Provenance } from "../client/provenance";
+import { columnTableOf, fromArrow, loadArrow, type TableLike } from "./arrow";
+import { TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
+import { toDataFrame } from "./danfo";
+import { TableShapeError } from "./errors";
+
+type DuckDB = typeof import("@duckdb/node-api");
+type Connection = import("@duckdb/node-api").DuckDBConnection;
+type Instance = import("@duckdb/node-api").DuckDBInstance;
+type DuckType = import("@duckdb/node-api").DuckDBType;
+
+let loaded: DuckDB | undefined;
+
+/** `@duckdb/node-api`, loaded on first call and cached. */
+export function loadDuckDB(): DuckDB {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded ??= require("@duckdb/node-api") as DuckDB;
+  } catch (error) {
+    throw new Error(`SQL over frames needs DuckDB: npm install @duckdb/node-api (${(error as Error).message.split("\n")[0]})`);
+  }
+  return loaded;
+}
+
+/** What can be registered under a name: a column table, a danfo DataFrame or an Arrow table. */
+export type SqlSource = TableLike | arrow.Table;
+
+/** One registered source, as a query's result describes it. */
+export interface SqlSourceInfo {
+  name: string;
+  /** `RateAsset`, `GetTransactionTable`, `Parquet`, …: the source's own `meta.source`. */
+  source: string;
+  rows: number;
+  /** For a Parquet dataset: the path or glob read. */
+  path?: string;
+}
+
+/** Rows appended per DuckDB data chunk (DuckDB's vector size). */
+const CHUNK = 2048;
+
+/** A name a source can be registered under: an SQL identifier, so it needs no quoting in a query. */
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `"name"`, with any `"` doubled. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** `'text'`, with any `'` doubled. */
+export function quoteString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * A DuckDB database in memory, for many queries over the same data:
+ *
+ * ```ts
+ * const db = await frames.duckdb();
+ * await db.register("trades", await frames.fetchTransactionTableColumns(rp, { … }));
+ * const exposure = await db.query("select counterparty, currency, sum(notional) as notional from trades group by all order by 3 desc");
+ * await db.close();
+ * ```
+ */
+export class SqlSession {
+  readonly #instance: Instance;
+  readonly #connection: Connection;
+  readonly #sources = new Map<string, { info: SqlSourceInfo; provenance: Provenance[] }>();
+  #closed = false;
+
+  private constructor(instance: Instance, connection: Connection) {
+    this.#instance = instance;
+    this.#connection = connection;
+  }
+
+  /** Opens a session (`threads`: DuckDB's worker threads, default: all cores). */
+  static async open(options: { threads?: number } = {}): Promise<SqlSession> {
+    const { DuckDBInstance } = loadDuckDB();
+    const settings: Record<string, string> = {};
+    if (options.threads !== undefined) {
+      if (!(Number.isInteger(options.threads) && options.threads > 0))
+        throw new RangeError(`frames.duckdb: threads must be a whole number > 0; got ${options.threads}`);
+      settings.threads = String(options.threads);
+    }
+    const instance = await DuckDBInstance.create(":memory:", settings);
+    return new SqlSession(instance, await instance.connect());
+  }
+
+  /** The names registered so far. */
+  get names(): string[] {
+    return [...this.#sources.keys()];
+  }
+
+  /**
+   * Loads `source` into the database as table `name` (replacing what had that name). Returns the
+   * session, so registrations chain.
+   */
+  async register(name: string, source: SqlSource): Promise<this> {
+    this.#open();
+    checkName(name);
+    const table = isArrowTable(source) ? fromArrow(source) : columnTableOf(source, `register("${name}", …)`);
+    await this.#drop(name);
+    await loadTable(this.#connection, name, table);
+    this.#sources.set(name, { info: { name, source: table.meta.source, rows: table.rowCount }, provenance: [...table.meta.provenance] });
+    return this;
+  }
+
+  /**
+   * Makes the Parquet file, directory (read with its hive partitions: `currency=USD/…`) or glob at
+   * `path` queryable as `name`, without loading it into memory (a view over `read_parquet`).
+   */
+  async registerParquet(name: string, path: string): Promise<this> {
+    this.#open();
+    checkName(name);
+    const from = parquetScan(path);
+    await this.#drop(name);
+    await this.#connection.run(`create view ${quoteIdent(name)} as select * from ${from}`);
+    const rows = await this.#connection.runAndReadAll(`select count(*) from ${quoteIdent(name)}`);
+    this.#sources.set(name, { info: { name, source: "Parquet", rows: Number(rows.getColumnsJS()[0]?.[0] ?? 0), path }, provenance: [] });
+    return this;
+  }
+
+  /** The result of `sql` as a danfo DataFrame (fresh 0..n-1 index), with the SQL and its sources in its info. */
+  async query(sql: string): Promise<DataFrame> {
+    return toDataFrame(await this.queryColumns(sql));
+  }
+
+  /** The result of `sql` as a column table (see {@link query}). */
+  async queryColumns(sql: string): Promise<ColumnTable> {
+    this.#open();
+    if (typeof sql !== "string" || sql.trim() === "") throw new TypeError("query: sql must be a non-empty SQL text");
+    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    try {
+      reader = await this.#connection.runAndReadAll(sql);
+    } catch (error) {
+      throw new SqlError(sql, error, this.names);
+    }
+    const used = [...this.#sources.values()].filter((s) => new RegExp(`\\b${s.info.name}\\b`, "i").test(sql));
+    return resultTable(
+      reader.columnNames(),
+      reader.columnTypes(),
+      reader.getColumnsJS(),
+      reader.currentRowCount,
+      sql,
+      used.map((s) => s.info),
+      used.flatMap((s) => s.provenance),
+    );
+  }
+
+  /** Runs statements that return no table (`create view …`, `copy … to …`). */
+  async run(sql: string): Promise<void> {
+    this.#open();
+    try {
+      await this.#connection.run(sql);
+    } catch (error) {
+      throw new SqlError(sql, error, this.names);
+    }
+  }
+
+  /** Closes the database (its memory is freed); the session cannot be used afterwards. */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#connection.closeSync();
+      this.#instance.closeSync();
+    }
+    return Promise.resolve();
+  }
+
+  async #drop(name: string): Promise<void> {
+    await this.#connection.run(`drop view if exists ${quoteIdent(name)}`).catch(() => undefined);
+    await this.#connection.run(`drop table if exists ${quoteIdent(name)}`).catch(() => undefined);
+    this.#sources.delete(name);
+  }
+
+  #open(): void {
+    if (this.#closed) throw new Error("this SQL session is closed: open another with frames.duckdb()");
+  }
+}
+
+/** A query DuckDB refused: its message, the SQL, and the names registered. */
+export class SqlError extends Error {
+  override readonly name = "SqlError";
+  constructor(
+    readonly sql: string,
+    cause: unknown,
+    registered: readonly string[],
+  ) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `${message.trim()}\n  in: ${sql.trim().replace(/\s+/g, " ").slice(0, 300)}\n  registered: ${registered.length ? registered.join(", ") : "(nothing)"}`,
+      { cause },
+    );
+  }
+}
+
+/** Opens an SQL session (see {@link SqlSession}). */
+export function duckdb(options: { threads?: number } = {}): Promise<SqlSession> {
+  return SqlSession.open(options);
+}
+
+/**
+ * One query over the given sources, registered under their keys for this query only:
+ *
+ * ```ts
+ * const top = await frames.query("select counterparty, sum(notional) as notional from trades group by 1 order by 2 desc limit 10", { trades });
+ * ```
+ */
+export async function query(sql: string, sources: Record<string, SqlSource> = {}): Promise<DataFrame> {
+  return toDataFrame(await queryColumns(sql, sources));
+}
+
+/** {@link query}, as a column table (no danfo). */
+export async function queryColumns(sql: string, sources: Record<string, SqlSource> = {}): Promise<ColumnTable> {
+  const session = await SqlSession.open();
+  try {
+    for (const [name, source] of Object.entries(sources)) await session.register(name, source);
+    return await session.queryColumns(sql);
+  } finally {
+    await session.close();
+  }
+}
+
+function checkName(name: string): void {
+  if (typeof name !== "string" || !NAME.test(name))
+    throw new TableShapeError(`register: name must be an SQL identifier (letters, digits, _; not starting with a digit); got ${JSON.stringify(name)}`);
+}
+
+function isArrowTable(value: unknown): value is arrow.Table {
+  if (typeof value !== "object" || value === null || !("schema" in value) || !("batches" in value)) return false;
+  return value instanceof loadArrow().Table;
+}
+
+/** `read_parquet(…)` of a file, a glob, or a directory (all its `.parquet` files, hive partitions read). */
+export function parquetScan(path: string): string {
+  if (typeof path !== "string" || path === "") throw new TypeError("a Parquet path must be a non-empty string");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require("node:fs") as typeof import("node:fs");
+  let glob = path;
+  if (!/[*?[]/.test(path)) {
+    if (!fs.existsSync(path)) throw new Error(`no Parquet file or directory at ${path}`);
+    if (fs.statSync(path).isDirectory()) glob = `${path.replace(/[\\/]+$/, "")}/**/*.parquet`;
+  }
+  return `read_parquet(${quoteString(glob)}, hive_partitioning = true, union_by_name = true)`;
+}
+
+/**
+ * How one column goes into DuckDB: its type in the `create table`, and a writer that fills a chunk's
+ * vector for rows `start`..`end`. Numbers, dates and categories (and text with few distinct values)
+ * are copied in one block per chunk from a typed array made once for the whole column, through
+ * DuckDB's C API (`copy_data_to_vector`); other text and booleans go value by value.
+ */
+interface ColumnLoad {
+  ddl: string;
+  /**
+   * The column's final type, set after the load (`%s` stands for the column in a `USING` expression):
+   * text loaded as an ENUM of its distinct values is VARCHAR again, dates loaded as epoch milliseconds
+   * become TIMESTAMPs.
+   */
+  after?: string;
+  write(chunk: DataChunk, j: number, start: number, end: number): void;
+}
+
+type Bindings = typeof import("@duckdb/node-bindings");
+type DataChunk = InstanceType<DuckDB["DuckDBDataChunk"]>;
+
+/** Text columns of at least this many rows with at most a quarter distinct values load as ENUMs. */
+const ENUM_TEXT_MIN_ROWS = 10_000;
+const ENUM_MAX_LEVELS = 65_535;
+
+function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad {
+  const kind = table.kinds[column]!;
+  const values = table.data[column]!;
+  const n = table.rowCount;
+  if (kind === "number") {
+    const items = new Float64Array(n);
+    const valid = validityOf(values, (v) => v === v, n);
+    for (let i = 0; i < n; i++) items[i] = values[i] as number;
+    return { ddl: "DOUBLE", write: blockWriter(B, items, valid) };
+  }
+  if (kind === "date") {
+    // Epoch milliseconds as doubles (a block copy), made TIMESTAMPs by DuckDB after the load: far
+    // cheaper than a BigInt of microseconds per value.
+    const items = new Float64Array(n);
+    const valid = validityOf(values, (v) => v !== null, n);
+    for (let i = 0; i < n; i++) {
+      const v = values[i] as Date | null;
+      if (v !== null) items[i] = v.getTime();
+    }
+    return { ddl: "DOUBLE", after: "TIMESTAMP USING epoch_ms(CAST(%s AS BIGINT))", write: blockWriter(B, items, valid) };
+  }
+  if (kind === "category" || (kind === "string" && n >= ENUM_TEXT_MIN_ROWS)) {
+    const levels = kind === "category" ? categoryLevels(table, column) : distinctText(values as (string | null)[], Math.min(ENUM_MAX_LEVELS, n / 4));
+    if (levels && levels.length > 0 && levels.length <= ENUM_MAX_LEVELS) {
+      const index = new Map(levels.map((l, i) => [l, i]));
+      const items = levels.length <= 255 ? new Uint8Array(n) : new Uint16Array(n);
+      const valid = validityOf(values, (v) => v !== null, n);
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as string | null;
+        if (v !== null) items[i] = index.get(v)!;
+      }
+      return { ddl: `ENUM(${levels.map(quoteString).join(", ")})`, after: kind === "string" ? "VARCHAR" : undefined, write: blockWriter(B, items, valid) };
+    }
+  }
+  const text = (v: unknown): string | boolean | null =>
+    v === null || typeof v === "string" || (kind === "boolean" && typeof v === "boolean") ? v : v instanceof Date ? v.toISOString() : JSON.stringify(v);
+  return {
+    ddl: kind === "boolean" ? "BOOLEAN" : "VARCHAR",
+    write: (chunk, j, start, end) => {
+      const out = new Array<string | boolean | null>(end - start);
+      for (let i = start; i < end; i++) out[i - start] = kind === "empty" ? null : text(values[i]);
+      chunk.setColumnValues(j, out);
+    },
+  };
+}
+
+/** The distinct non-missing values, sorted, or undefined when there are more than `max`. */
+function distinctText(values: readonly (string | null)[], max: number): string[] | undefined {
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (seen.size > max) return undefined;
+  }
+  return [...seen].sort();
+}
+
+/** DuckDB's validity mask (bit i set = row i present, little-endian 64-bit words), or undefined when every row is present. */
+function validityOf(values: readonly unknown[], present: (v: unknown) => boolean, n: number): Uint8Array | undefined {
+  let mask: Uint8Array | undefined;
+  for (let i = 0; i < n; i++) {
+    if (present(values[i])) continue;
+    mask ??= new Uint8Array(Math.ceil(n / 64) * 8).fill(0xff);
+    mask[i >> 3]! &= ~(1 << (i & 7));
+  }
+  return mask;
+}
+
+/** Copies rows `start`..`end` of a typed array (and their validity bits) into the chunk's vector `j`. */
+function blockWriter(B: Bindings, items: Float64Array | Uint8Array | Uint16Array, valid: Uint8Array | undefined) {
+  const width = items.BYTES_PER_ELEMENT;
+  return (chunk: DataChunk, j: number, start: number, end: number): void => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    B.copy_data_to_vector(vector, 0, items.buffer as ArrayBuffer, items.byteOffset + start * width, (end - start) * width);
+    if (!valid) return;
+    // Chunks start at multiples of 64 rows (2,048), so a chunk's bits start on a word boundary.
+    const words = Math.ceil((end - start) / 64);
+    B.vector_ensure_validity_writable(vector);
+    B.copy_data_to_vector_validity(vector, 0, valid.buffer as ArrayBuffer, valid.byteOffset + start / 8, words * 8);
+  };
+}
+
+/**
+ * Creates table `name`, appends every row of `table`, a chunk at a time, then gives each column its
+ * final type (text loaded as an ENUM is VARCHAR again, epoch milliseconds become TIMESTAMPs: one
+ * column rewrite each, in DuckDB).
+ */
+async function loadTable(connection: Connection, name: string, table: ColumnTable): Promise<void> {
+  const D = loadDuckDB();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const B = require("@duckdb/node-bindings") as Bindings;
+  if (table.columns.length === 0) throw new TableShapeError(`register("${name}", …): the table has no columns`);
+  const loads = table.columns.map((c) => columnLoad(B, table, c));
+  const columns = table.columns.map((c, j) => `${quoteIdent(c)} ${loads[j]!.ddl}`);
+  await connection.run(`create table ${quoteIdent(name)} (${columns.join(", ")})`);
+  if (table.rowCount > 0) {
+    const appender = await connection.createAppender(name);
+    try {
+      // One chunk, reused: making a chunk makes its column types anew (an ENUM of 5,000 levels is 5,000
+      // strings through the C API), and the appender copies what it is given.
+      const chunk = D.DuckDBDataChunk.create(table.columns.map((_c, j) => appender.columnType(j)));
+      for (let start = 0; start < table.rowCount; start += CHUNK) {
+        const end = Math.min(table.rowCount, start + CHUNK);
+        chunk.reset();
+        chunk.rowCount = end - start;
+        loads.forEach((load, j) => load.write(chunk, j, start, end));
+        appender.appendDataChunk(chunk);
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+  for (const [j, c] of table.columns.entries()) {
+    const after = loads[j]!.after;
+    if (after) await connection.run(`alter table ${quoteIdent(name)} alter ${quoteIdent(c)} set data type ${after.replace("%s", quoteIdent(c))}`);
+  }
+}
+
+/** A category's levels: the known ones, then any value the column holds that is not among them. */
+function categoryLevels(table: ColumnTable, column: string): string[] {
+  const levels = [...(table.meta.categories[column] ?? [])];
+  const seen = new Set(levels);
+  for (const v of table.data[column]!) {
+    if (typeof v !== "string" || seen.has(v)) continue;
+    seen.add(v);
+    levels.push(v);
+  }
+  return levels;
+}
+
+/** The query result as a column table. */
+function resultTable(
+  names: string[],
+  types: DuckType[],
+  columns: unknown[][],
+  rows: number,
+  sql: string,
+  sources: SqlSourceInfo[],
+  provenance: Provenance[],
+): ColumnTable {
+  const builder = new TableBuilder(rows, "SQL", { sql, sources }, provenance);
+  const seen = new Set<string>();
+  names.forEach((name, j) => {
+    let column = name;
+    for (let k = 2; seen.has(column); k++) column = `${name}_${k}`;
+    seen.add(column);
+    if (column !== name) builder.warn(`the result has two columns named "${name}": the second is "${column}"`);
+    const read = readResult(name, types[j]!, columns[j] ?? []);
+    if (read.warning) builder.warn(read.warning);
+    builder.add(column, read.values, { hint: read.hint, levels: read.levels, owned: true, detectDates: false });
+  });
+  return builder.build();
+}
+
+function readResult(name: string, type: DuckType, values: unknown[]): { values: unknown[]; hint: ColumnHint; levels?: string[]; warning?: string } {
+  const { DuckDBTypeId } = loadDuckDB();
+  switch (type.typeId) {
+    case DuckDBTypeId.ENUM:
+      return { values, hint: "category", levels: [...(type as unknown as { values: string[] }).values] };
+    case DuckDBTypeId.DATE:
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return { values, hint: "date" };
+    case DuckDBTypeId.BOOLEAN:
+      return { values, hint: "boolean" };
+    case DuckDBTypeId.VARCHAR:
+      return { values, hint: "string" };
+    default:
+      break;
+  }
+  let big = -1;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== "bigint") continue;
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+      if (big < 0) big = i;
+    } else values[i] = Number(v);
+  }
+  if (big >= 0)
+    return {
+      values: values.map((v) => (v === null ? null : String(v))),
+      hint: "string",
+      warning: `column "${name}": row ${big} holds ${String(values[big])}, beyond what a double holds exactly (±2^53); the column is kept as text`,
+    };
+  return { values, hint: "auto" };
+}
