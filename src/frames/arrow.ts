@@ -16,7 +16,7 @@ import type { DataFrame } from "danfojs-node";
 import type * as arrow from "apache-arrow";
 import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
 import { fromDataFrame } from "./danfo";
-import { TableShapeError } from "./errors";
+import { ColumnarError } from "./errors";
 
 type Arrow = typeof import("apache-arrow");
 let loaded: Arrow | undefined;
@@ -41,7 +41,7 @@ export type TableLike = ColumnTable | DataFrame;
 export function columnTableOf(input: unknown, caller: string): ColumnTable {
   if (isColumnTable(input)) return input;
   if (isDanfoFrame(input)) return fromDataFrame(input);
-  throw new TableShapeError(`${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`);
+  throw new ColumnarError(`${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`, "Arrow");
 }
 
 /**
@@ -143,7 +143,7 @@ function dictionaryVector(A: Arrow, values: readonly (string | null)[], levels: 
  */
 export function fromArrow(table: arrow.Table): ColumnTable {
   const A = loadArrow();
-  if (!(table instanceof A.Table)) throw new TableShapeError(`frames.fromArrow expects an apache-arrow Table; got ${describe(table)}`);
+  if (!(table instanceof A.Table)) throw new ColumnarError(`frames.fromArrow expects an apache-arrow Table; got ${describe(table)}`, "Arrow");
   const meta = readJson<{ source?: string; fields?: Record<string, unknown>; warnings?: string[]; shape?: ColumnTable["meta"]["shape"] }>(
     table.schema.metadata.get(ARROW_META_KEY),
     {},

@@ -40,7 +40,7 @@ export { concatColumns } from "./concat";
 
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
 export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
-export { query, queryColumns, duckdb, SqlSession, SqlError, type SqlSource, type SqlSourceInfo } from "./sql";
+export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "./sql";
 export { writeParquet, readParquet, readParquetColumns, type WriteParquetOptions, type ParquetWritten } from "./parquet";
 
 // Batches
@@ -74,5 +74,5 @@ export { DEFAULT_CONCURRENCY } from "./pool";
 export { bondPriceRecords, uploadBondPrices, type BondPriceRecordsResult, type UploadBondPricesOptions } from "./bond-prices";
 export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResult, type UploadEquityVolCurvesOptions } from "./equity-vol-curves";
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
-export { RowValidationError, CsvError, TableShapeError, formatRowError, type RowError } from "./errors";
+export { RowValidationError, CsvError, TableShapeError, ColumnarError, SqlError, formatRowError, type RowError } from "./errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";

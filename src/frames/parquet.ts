@@ -15,7 +15,7 @@ import type { Provenance } from "../client/provenance";
 import { columnTableOf, type TableLike } from "./arrow";
 import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
-import { TableShapeError } from "./errors";
+import { ColumnarError } from "./errors";
 import { parquetScan, quoteIdent, quoteString, SqlSession } from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
@@ -51,10 +51,10 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
   const partitionBy = options.partitionBy === undefined ? [] : Array.isArray(options.partitionBy) ? options.partitionBy : [options.partitionBy];
   for (const c of partitionBy)
     if (!table.columns.includes(c))
-      throw new TableShapeError(`frames.writeParquet: partitionBy names "${c}", which is not a column (columns: ${table.columns.join(", ")})`);
+      throw new ColumnarError(`frames.writeParquet: partitionBy names "${c}", which is not a column (columns: ${table.columns.join(", ")})`, "Parquet");
   const compression = options.compression ?? "zstd";
   if (!["zstd", "snappy", "gzip", "uncompressed"].includes(compression))
-    throw new TableShapeError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`);
+    throw new ColumnarError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`, "Parquet");
   const out = path.resolve(target);
   checkTarget(out, partitionBy.length > 0, options.overwrite ?? false);
   mkdirSync(partitionBy.length ? out : path.dirname(out), { recursive: true });
@@ -102,11 +102,12 @@ function checkTarget(out: string, directory: boolean, overwrite: boolean): void 
   } catch {
     return;
   }
-  if (directory && !stat.isDirectory()) throw new TableShapeError(`frames.writeParquet: ${out} is a file; a partitioned dataset is a directory`);
-  if (!directory && stat.isDirectory()) throw new TableShapeError(`frames.writeParquet: ${out} is a directory; without partitionBy the target is one file`);
+  if (directory && !stat.isDirectory()) throw new ColumnarError(`frames.writeParquet: ${out} is a file; a partitioned dataset is a directory`, "Parquet");
+  if (!directory && stat.isDirectory())
+    throw new ColumnarError(`frames.writeParquet: ${out} is a directory; without partitionBy the target is one file`, "Parquet");
   if (overwrite) return;
   if (!directory || readdirSync(out).length > 0)
-    throw new TableShapeError(`frames.writeParquet: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`);
+    throw new ColumnarError(`frames.writeParquet: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`, "Parquet");
 }
 
 /** Every `.parquet` file under `dir`, sorted. */

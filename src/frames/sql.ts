@@ -17,7 +17,7 @@ import type { Provenance } from "../client/provenance";
 import { columnTableOf, fromArrow, loadArrow, type TableLike } from "./arrow";
 import { TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
-import { TableShapeError } from "./errors";
+import { ColumnarError, SqlError } from "./errors";
 
 type DuckDB = typeof import("@duckdb/node-api");
 type Connection = import("@duckdb/node-api").DuckDBConnection;
@@ -188,23 +188,7 @@ export class SqlSession {
   }
 
   #open(): void {
-    if (this.#closed) throw new Error("this SQL session is closed: open another with frames.duckdb()");
-  }
-}
-
-/** A query DuckDB refused: its message, the SQL, and the names registered. */
-export class SqlError extends Error {
-  override readonly name = "SqlError";
-  constructor(
-    readonly sql: string,
-    cause: unknown,
-    registered: readonly string[],
-  ) {
-    const message = cause instanceof Error ? cause.message : String(cause);
-    super(
-      `${message.trim()}\n  in: ${sql.trim().replace(/\s+/g, " ").slice(0, 300)}\n  registered: ${registered.length ? registered.join(", ") : "(nothing)"}`,
-      { cause },
-    );
+    if (this.#closed) throw new ColumnarError("this SQL session is closed: open another with frames.duckdb()", "SQL");
   }
 }
 
@@ -237,7 +221,7 @@ export async function queryColumns(sql: string, sources: Record<string, SqlSourc
 
 function checkName(name: string): void {
   if (typeof name !== "string" || !NAME.test(name))
-    throw new TableShapeError(`register: name must be an SQL identifier (letters, digits, _; not starting with a digit); got ${JSON.stringify(name)}`);
+    throw new ColumnarError(`register: name must be an SQL identifier (letters, digits, _; not starting with a digit); got ${JSON.stringify(name)}`, "SQL");
 }
 
 function isArrowTable(value: unknown): value is arrow.Table {
@@ -252,7 +236,7 @@ export function parquetScan(path: string): string {
   const fs = require("node:fs") as typeof import("node:fs");
   let glob = path;
   if (!/[*?[]/.test(path)) {
-    if (!fs.existsSync(path)) throw new Error(`no Parquet file or directory at ${path}`);
+    if (!fs.existsSync(path)) throw new ColumnarError(`no Parquet file or directory at ${path}`, "Parquet");
     if (fs.statSync(path).isDirectory()) glob = `${path.replace(/[\\/]+$/, "")}/**/*.parquet`;
   }
   return `read_parquet(${quoteString(glob)}, hive_partitioning = true, union_by_name = true)`;
@@ -373,7 +357,7 @@ async function loadTable(connection: Connection, name: string, table: ColumnTabl
   const D = loadDuckDB();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const B = require("@duckdb/node-bindings") as Bindings;
-  if (table.columns.length === 0) throw new TableShapeError(`register("${name}", …): the table has no columns`);
+  if (table.columns.length === 0) throw new ColumnarError(`register("${name}", …): the table has no columns`, "SQL");
   const loads = table.columns.map((c) => columnLoad(B, table, c));
   const columns = table.columns.map((c, j) => `${quoteIdent(c)} ${loads[j]!.ddl}`);
   await connection.run(`create table ${quoteIdent(name)} (${columns.join(", ")})`);
