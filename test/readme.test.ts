@@ -76,7 +76,8 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
     .replaceAll('"../fixtures/', `"${ROOT}/fixtures/`)
     .replaceAll('"prices.csv"', JSON.stringify(path.join(tmp, "prices.csv")))
     .replaceAll('"vols.csv"', JSON.stringify(path.join(tmp, "vols.csv")))
-    .replaceAll('"data/trades"', JSON.stringify(path.join(tmp, "trades")));
+    .replaceAll('"data/trades"', JSON.stringify(path.join(tmp, "trades")))
+    .replaceAll('"data/panel"', JSON.stringify(path.join(tmp, "panel")));
   const declared = new Set<string>();
   for (const m of body.matchAll(/\b(?:const|let)\s+(?:\{([^}]*)\}|(\w+))/g)) {
     for (const name of (m[1] ?? m[2]!).split(",")) declared.add(name.split(":").pop()!.trim());

@@ -42,6 +42,13 @@ export { concatColumns } from "./concat";
 export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
 export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "./sql";
 export { writeParquet, readParquet, readParquetColumns, type WriteParquetOptions, type ParquetWritten } from "./parquet";
+export {
+  fetchTransactionTables,
+  fetchTransactionTablesColumns,
+  type TransactionTablesOptions,
+  type TransactionTablesFailure,
+  type TransactionDataset,
+} from "./transaction-panel";
 
 // Batches
 export {

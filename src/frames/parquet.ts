@@ -65,7 +65,7 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
     const copyOptions = [
       "FORMAT parquet",
       `COMPRESSION ${compression}`,
-      `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(metaJson(table))}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(table.meta.provenance))}}`,
+      `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(parquetMetaJson(table))}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(table.meta.provenance))}}`,
     ];
     if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`, "OVERWRITE_OR_IGNORE true");
     await session.run(`copy t to ${quoteString(out)} (${copyOptions.join(", ")})`);
@@ -84,7 +84,8 @@ interface ParquetMeta {
   warnings: string[];
 }
 
-function metaJson(table: ColumnTable): string {
+/** What a frame knows beyond its values, as the JSON written in a Parquet file's key-value metadata. */
+export function parquetMetaJson(table: ColumnTable): string {
   const meta: ParquetMeta = {
     source: table.meta.source,
     kinds: table.kinds,
@@ -111,7 +112,7 @@ function checkTarget(out: string, directory: boolean, overwrite: boolean): void 
 }
 
 /** Every `.parquet` file under `dir`, sorted. */
-function parquetFiles(dir: string): string[] {
+export function parquetFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
