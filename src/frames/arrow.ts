@@ -15,7 +15,7 @@
 import type { DataFrame } from "danfojs-node";
 import type * as arrow from "apache-arrow";
 import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
-import { fromDataFrame } from "./danfo";
+import { fromDataFrame, isDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 
 type Arrow = typeof import("apache-arrow");
@@ -40,7 +40,7 @@ export type TableLike = ColumnTable | DataFrame;
 /** The column table of a table or DataFrame; throws naming `caller` for anything else. */
 export function columnTableOf(input: unknown, caller: string): ColumnTable {
   if (isColumnTable(input)) return input;
-  if (isDanfoFrame(input)) return fromDataFrame(input);
+  if (isDataFrame(input)) return fromDataFrame(input);
   throw new ColumnarError(`${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`, "Arrow");
 }
 
@@ -163,7 +163,7 @@ export function fromArrow(table: arrow.Table): ColumnTable {
   return built;
 }
 
-interface ReadColumn {
+export interface ReadColumn {
   values: unknown[];
   hint: ColumnHint;
   levels?: string[];
@@ -181,7 +181,7 @@ function readColumn(A: Arrow, field: arrow.Field, vector: arrow.Vector): ReadCol
     const dictionary = (vector.data[0]?.dictionary?.toArray() ?? []) as string[];
     return { values: raw.map((v) => (v === null ? null : String(v))), hint: kind === "string" ? "string" : "category", levels: [...dictionary] };
   }
-  if (A.DataType.isFloat(type) || A.DataType.isInt(type) || A.DataType.isDecimal(type)) return numbers(field.name, raw);
+  if (A.DataType.isFloat(type) || A.DataType.isInt(type) || A.DataType.isDecimal(type)) return exactNumbers(field.name, raw);
   if (A.DataType.isTimestamp(type) || A.DataType.isDate(type))
     return { values: raw.map((v) => (v === null ? null : v instanceof Date ? v : new Date(Number(v)))), hint: "date" };
   if (A.DataType.isBool(type)) return { values: raw, hint: "boolean" };
@@ -194,8 +194,11 @@ function readColumn(A: Arrow, field: arrow.Field, vector: arrow.Vector): ReadCol
   };
 }
 
-/** Numbers (bigints within ±2^53 too); bigints beyond that stay exact as text, with a warning. */
-function numbers(name: string, raw: unknown[]): ReadColumn {
+/**
+ * Numbers (64-bit integers, as bigints, within ±2^53 too); a column with a bigint beyond that stays
+ * exact as text, with a warning. Shared by the Arrow and the SQL readers.
+ */
+export function exactNumbers(name: string, raw: unknown[]): ReadColumn {
   let big = -1;
   const values = raw.map((v, i) => {
     if (typeof v !== "bigint") return v;
@@ -220,12 +223,6 @@ function readJson<T>(text: string | undefined, fallback: T): T {
   } catch {
     return fallback;
   }
-}
-
-function isDanfoFrame(value: unknown): value is DataFrame {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as { column?: unknown; columns?: unknown; dtypes?: unknown; shape?: unknown };
-  return typeof v.column === "function" && Array.isArray(v.columns) && Array.isArray(v.dtypes) && Array.isArray(v.shape);
 }
 
 function describe(value: unknown): string {

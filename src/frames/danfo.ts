@@ -40,6 +40,13 @@ export function loadDanfo(): Danfo {
   return danfo;
 }
 
+/** True for a danfo DataFrame (structural: column(), columns, dtypes, shape; danfo is not loaded). */
+export function isDataFrame(value: unknown): value is DataFrame {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as { column?: unknown; columns?: unknown; dtypes?: unknown; shape?: unknown };
+  return typeof v.column === "function" && Array.isArray(v.columns) && Array.isArray(v.dtypes) && Array.isArray(v.shape);
+}
+
 /** danfo's dtype for each column kind. */
 export const DTYPE_OF_KIND: Record<ColumnKind, string> = {
   number: "float32",

@@ -16,7 +16,7 @@ import { columnTableOf, type TableLike } from "./arrow";
 import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
-import { parquetScan, quoteIdent, quoteString, SqlSession } from "./sql";
+import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession } from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
 export const PARQUET_PROVENANCE_KEY = "risk_portal_lab.provenance";
@@ -135,7 +135,7 @@ export async function readParquetColumns(source: string): Promise<ColumnTable> {
   try {
     const data = await session.queryColumns(`select * from ${from}`);
     const kv = await session.queryColumns(
-      `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(globOf(source))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
+      `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(parquetGlob(source))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
     );
     return restore(data, kv, source);
   } finally {
@@ -146,11 +146,6 @@ export async function readParquetColumns(source: string): Promise<ColumnTable> {
 /** {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index). */
 export async function readParquet(source: string): Promise<DataFrame> {
   return toDataFrame(await readParquetColumns(source));
-}
-
-function globOf(source: string): string {
-  const scan = parquetScan(source);
-  return /read_parquet\('((?:[^']|'')*)'/.exec(scan)![1]!.replace(/''/g, "'");
 }
 
 /** The data with the kinds, levels, facts and provenance the files' metadata carries (first file's meta; every file's provenance, once each). */

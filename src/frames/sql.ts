@@ -14,8 +14,9 @@
 import type { DataFrame } from "danfojs-node";
 import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
-import { columnTableOf, fromArrow, loadArrow, type TableLike } from "./arrow";
-import { TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
+import { existsSync, statSync } from "node:fs";
+import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
+import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError, SqlError } from "./errors";
 
@@ -229,17 +230,17 @@ function isArrowTable(value: unknown): value is arrow.Table {
   return value instanceof loadArrow().Table;
 }
 
-/** `read_parquet(…)` of a file, a glob, or a directory (all its `.parquet` files, hive partitions read). */
-export function parquetScan(path: string): string {
+/** The glob DuckDB reads for a Parquet file, a glob, or a directory (all its `.parquet` files). */
+export function parquetGlob(path: string): string {
   if (typeof path !== "string" || path === "") throw new TypeError("a Parquet path must be a non-empty string");
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require("node:fs") as typeof import("node:fs");
-  let glob = path;
-  if (!/[*?[]/.test(path)) {
-    if (!fs.existsSync(path)) throw new ColumnarError(`no Parquet file or directory at ${path}`, "Parquet");
-    if (fs.statSync(path).isDirectory()) glob = `${path.replace(/[\\/]+$/, "")}/**/*.parquet`;
-  }
-  return `read_parquet(${quoteString(glob)}, hive_partitioning = true, union_by_name = true)`;
+  if (/[*?[]/.test(path)) return path;
+  if (!existsSync(path)) throw new ColumnarError(`no Parquet file or directory at ${path}`, "Parquet");
+  return statSync(path).isDirectory() ? `${path.replace(/[\\/]+$/, "")}/**/*.parquet` : path;
+}
+
+/** `read_parquet(…)` of {@link parquetGlob}'s glob, hive partitions read. */
+export function parquetScan(path: string): string {
+  return `read_parquet(${quoteString(parquetGlob(path))}, hive_partitioning = true, union_by_name = true)`;
 }
 
 /**
@@ -387,14 +388,7 @@ async function loadTable(connection: Connection, name: string, table: ColumnTabl
 
 /** A category's levels: the known ones, then any value the column holds that is not among them. */
 function categoryLevels(table: ColumnTable, column: string): string[] {
-  const levels = [...(table.meta.categories[column] ?? [])];
-  const seen = new Set(levels);
-  for (const v of table.data[column]!) {
-    if (typeof v !== "string" || seen.has(v)) continue;
-    seen.add(v);
-    levels.push(v);
-  }
-  return levels;
+  return levelsOf(table.data[column] as (string | null)[], table.meta.categories[column] ?? []);
 }
 
 /** The query result as a column table. */
@@ -440,19 +434,6 @@ function readResult(name: string, type: DuckType, values: unknown[]): { values: 
     default:
       break;
   }
-  let big = -1;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (typeof v !== "bigint") continue;
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-      if (big < 0) big = i;
-    } else values[i] = Number(v);
-  }
-  if (big >= 0)
-    return {
-      values: values.map((v) => (v === null ? null : String(v))),
-      hint: "string",
-      warning: `column "${name}": row ${big} holds ${String(values[big])}, beyond what a double holds exactly (±2^53); the column is kept as text`,
-    };
-  return { values, hint: "auto" };
+  const read = exactNumbers(name, values);
+  return read.warning ? read : { values: read.values, hint: "auto" };
 }

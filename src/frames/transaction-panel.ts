@@ -7,6 +7,8 @@
  * (`dir/portfolio=…/month=…/part_….parquet`): each call's table is written as soon as it arrives and
  * then dropped, so only the calls in flight are ever in memory — a year of tables fits on a laptop.
  */
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { TableBuilder, type ColumnTable } from "./column-table";
@@ -163,8 +165,6 @@ class DatasetSink {
   ) {}
 
   static async open(target: string, overwrite: boolean): Promise<DatasetSink> {
-    const { mkdirSync, readdirSync, rmSync, statSync } = await import("node:fs");
-    const path = await import("node:path");
     const dir = path.resolve(target);
     let exists = false;
     try {

@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "danfojs-node";
 import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
-import { frameInfo } from "../frames/danfo";
+import { frameInfo, isDataFrame } from "../frames/danfo";
 import { parseIsoDate } from "../frames/iso-date";
 
 /** A table a builder accepts: column table, DataFrame, or a batch helper's `{ table }` / `{ frame }`. */
@@ -27,8 +27,8 @@ export interface Columns {
   levels(name: string): readonly string[] | undefined;
 }
 
-/** The one structural check of a column table (frames owns it). */
-export { isColumnTable };
+/** The structural checks of a column table and a DataFrame (frames owns them). */
+export { isColumnTable, isDataFrame };
 
 /** The part of a danfo DataFrame read here (structural: danfo is never loaded by this module). */
 interface FrameLike {
@@ -37,12 +37,6 @@ interface FrameLike {
   dtypes: string[];
   values: unknown[];
   column(name: string): { values: unknown[] };
-}
-
-export function isDataFrame(value: unknown): value is DataFrame {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Partial<FrameLike>;
-  return typeof v.column === "function" && Array.isArray(v.columns) && Array.isArray(v.dtypes) && Array.isArray(v.shape);
 }
 
 /** True for anything {@link columnsOf} accepts. */
