@@ -77,7 +77,8 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
     .replaceAll('"prices.csv"', JSON.stringify(path.join(tmp, "prices.csv")))
     .replaceAll('"vols.csv"', JSON.stringify(path.join(tmp, "vols.csv")))
     .replaceAll('"data/trades"', JSON.stringify(path.join(tmp, "trades")))
-    .replaceAll('"data/panel"', JSON.stringify(path.join(tmp, "panel")));
+    .replaceAll('"data/panel"', JSON.stringify(path.join(tmp, "panel")))
+    .replaceAll('"data/rates-eu.parquet"', JSON.stringify(path.join(tmp, "rates-eu.parquet")));
   const declared = new Set<string>();
   for (const m of body.matchAll(/\b(?:const|let)\s+(?:\{([^}]*)\}|(\w+))/g)) {
     for (const name of (m[1] ?? m[2]!).split(",")) declared.add(name.split(":").pop()!.trim());

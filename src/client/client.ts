@@ -11,7 +11,7 @@ import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider
 import { ResponseCache, type CacheOptions } from "./cache";
 import { Cassette, type CassetteOptions } from "./cassette";
 import { ConfigurationError } from "./errors";
-import { send, type CallOptions, type PipelineConfig } from "./pipeline";
+import { send, sendStreaming, type BodySink, type CallOptions, type PipelineConfig, type Streamed } from "./pipeline";
 import { Redactor } from "./redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
@@ -162,6 +162,15 @@ export class RiskPortalClient {
   /** Sends any operation declaration through the pipeline (the resource methods are shorthands for this). */
   request<Op extends OperationDef>(op: Op, input: RequestInput<Op>, options?: CallOptions): Promise<ResponseOf<Op>> {
     return send(this.#config, op, input, options);
+  }
+
+  /**
+   * Sends an operation and hands the body of its success answer to `sink` as it arrives, never holding
+   * it whole (what `frames.fetchTransactionTable(…, { parquet })` uses for tables larger than memory).
+   * Same auth, retries, deadline and errors as {@link request}; the response cache is not used.
+   */
+  requestStream<Op extends OperationDef>(op: Op, input: RequestInput<Op>, sink: BodySink, options?: CallOptions): Promise<Streamed> {
+    return sendStreaming(this.#config, op, input, sink, options);
   }
 
   /**

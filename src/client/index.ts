@@ -5,7 +5,7 @@
  */
 export { RiskPortalClient, type RiskPortalClientOptions } from "./client";
 export type { AuthOptions, GetToken, TokenInfo } from "./auth";
-export type { CallOptions } from "./pipeline";
+export type { BodySink, CallOptions, Streamed } from "./pipeline";
 export type { RetryOptions, RetryInfo } from "./retry";
 export {
   RiskPortalError,

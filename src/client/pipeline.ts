@@ -88,6 +88,25 @@ export interface Received {
   requestId?: string;
   /** The cassette exchange, when a cassette answered. */
   replayed?: Exchange;
+  /** The body went to the call's {@link BodySink} as it arrived (`text` is then empty). */
+  streamed?: boolean;
+}
+
+/**
+ * Takes a success answer's body as it arrives, chunk by chunk, instead of the pipeline holding it whole
+ * (see {@link sendStreaming}). What it throws ends the call as it is: throw the package's errors.
+ */
+export interface BodySink {
+  /** An attempt's body begins: forget whatever an earlier attempt delivered. */
+  reset(): void | Promise<void>;
+  /** The next bytes of the body (a fresh buffer each time: it may be kept). */
+  chunk(bytes: Uint8Array): void | Promise<void>;
+}
+
+/** What a streamed call returns: the body went to the sink. */
+export interface Streamed {
+  status: number;
+  provenance: Provenance;
 }
 
 /**
@@ -120,6 +139,55 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
 }
 
 /**
+ * Sends one operation and hands the body of its success answer to `sink` as it arrives, so a large
+ * answer is never held whole; same validation, auth, retries (an attempt whose body broke off resets
+ * the sink and starts again), deadline and errors as {@link send}. The response cache is not used. With
+ * a cassette the body is held (recording keeps it; replaying has it) and handed to the sink in one chunk.
+ */
+export async function sendStreaming<Op extends OperationDef>(
+  config: PipelineConfig,
+  op: Op,
+  input: unknown,
+  sink: BodySink,
+  options: CallOptions = {},
+): Promise<Streamed> {
+  const call = new PreparedCall(config, op, input, { ...options, cache: false });
+  call.sink = sink;
+  call.startClock();
+  try {
+    const got = await attempts(call);
+    if (!got.streamed) {
+      await sink.reset();
+      await sink.chunk(new TextEncoder().encode(got.text));
+    }
+    return { status: got.status, provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed) };
+  } finally {
+    call.stopClock();
+  }
+}
+
+/** An error thrown by a {@link BodySink}: it ends the call as it is (it is not the network's). */
+class SinkFailure {
+  constructor(readonly error: unknown) {}
+}
+
+async function toSink(step: () => void | Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    throw new SinkFailure(error);
+  }
+}
+
+/** A success answer's body, chunk by chunk, into the call's sink. */
+async function streamBody(call: PreparedCall, response: Response): Promise<void> {
+  const sink = call.sink!;
+  await toSink(() => sink.reset());
+  if (!response.body) return;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) await toSink(() => sink.chunk(chunk));
+}
+
+/**
  * One call: the operation, its validated and encoded request, its options resolved against the client's,
  * its deadline and what has happened so far (requests sent, a 401 refresh). Refuses bad input and bad
  * options before anything is sent.
@@ -147,6 +215,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   sends = 0;
   /** Whether the one refresh-and-resend after a 401 was used. */
   refreshed = false;
+  /** Where a success answer's body goes as it arrives ({@link sendStreaming}); absent: it is read whole. */
+  sink?: BodySink;
 
   constructor(
     readonly config: PipelineConfig,
@@ -306,13 +376,15 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
   try {
     const response = replayed ? replayResponse(replayed) : await exchange(call);
     status = response.status;
-    const text = await response.text();
+    const streamed = call.sink !== undefined && response.ok && !replayed && !cassette;
+    const text = streamed ? (await streamBody(call, response), "") : await response.text();
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
     const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-    if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed };
+    if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed, ...(streamed ? { streamed } : {}) };
     return httpFailure(call, response, text, requestId);
   } catch (error) {
+    if (error instanceof SinkFailure) throw error.error;
     if (error instanceof RiskPortalError) {
       // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
       if (error.operation === "token" && call.sends === sendsBefore && transientTokenFailure(error)) return { failure: error, retryable: true };

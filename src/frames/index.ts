@@ -30,7 +30,9 @@ export {
   fetchTransactionTableColumns,
   detectTableShape,
   type TransactionTableOptions,
+  type ToParquetOptions,
 } from "./transaction-table";
+export type { TransactionTableWritten } from "./transaction-stream";
 export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
 export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";
 export { positionEffects, positionEffectsColumns } from "./position-effects";

@@ -56,17 +56,13 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
   if (!["zstd", "snappy", "gzip", "uncompressed"].includes(compression))
     throw new ColumnarError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`, "Parquet");
   const out = path.resolve(target);
-  checkTarget(out, partitionBy.length > 0, options.overwrite ?? false);
+  checkParquetTarget(out, partitionBy.length > 0, options.overwrite ?? false, "frames.writeParquet");
   mkdirSync(partitionBy.length ? out : path.dirname(out), { recursive: true });
 
   const session = await SqlSession.open();
   try {
     await session.register("t", table);
-    const copyOptions = [
-      "FORMAT parquet",
-      `COMPRESSION ${compression}`,
-      `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(parquetMetaJson(table))}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(table.meta.provenance))}}`,
-    ];
+    const copyOptions = ["FORMAT parquet", `COMPRESSION ${compression}`, parquetKvOption(parquetMetaJson(table), table.meta.provenance)];
     if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`, "OVERWRITE_OR_IGNORE true");
     await session.run(`copy t to ${quoteString(out)} (${copyOptions.join(", ")})`);
   } finally {
@@ -76,7 +72,7 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
 }
 
 /** What the files' `risk_portal_lab.meta` holds. */
-interface ParquetMeta {
+export interface ParquetMeta {
   source: string;
   kinds: Record<string, ColumnKind>;
   categories: Record<string, string[]>;
@@ -96,19 +92,25 @@ export function parquetMetaJson(table: ColumnTable): string {
   return JSON.stringify(meta);
 }
 
-function checkTarget(out: string, directory: boolean, overwrite: boolean): void {
+/** DuckDB's `KV_METADATA {…}` copy option carrying the frame's facts and the responses its rows came from. */
+export function parquetKvOption(meta: ParquetMeta | string, provenance: readonly Provenance[]): string {
+  const json = typeof meta === "string" ? meta : JSON.stringify(meta);
+  return `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(json)}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(provenance))}}`;
+}
+
+/** Refuses to write over something unless asked (`who` names the caller in the error); a file target's directory must be a directory. */
+export function checkParquetTarget(out: string, directory: boolean, overwrite: boolean, who: string): void {
   let stat;
   try {
     stat = statSync(out);
   } catch {
     return;
   }
-  if (directory && !stat.isDirectory()) throw new ColumnarError(`frames.writeParquet: ${out} is a file; a partitioned dataset is a directory`, "Parquet");
-  if (!directory && stat.isDirectory())
-    throw new ColumnarError(`frames.writeParquet: ${out} is a directory; without partitionBy the target is one file`, "Parquet");
+  if (directory && !stat.isDirectory()) throw new ColumnarError(`${who}: ${out} is a file; a partitioned dataset is a directory`, "Parquet");
+  if (!directory && stat.isDirectory()) throw new ColumnarError(`${who}: ${out} is a directory; without partitionBy the target is one file`, "Parquet");
   if (overwrite) return;
   if (!directory || readdirSync(out).length > 0)
-    throw new ColumnarError(`frames.writeParquet: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`, "Parquet");
+    throw new ColumnarError(`${who}: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`, "Parquet");
 }
 
 /** Every `.parquet` file under `dir`, sorted. */

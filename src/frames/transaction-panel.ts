@@ -4,9 +4,11 @@
  * failed calls beside the result. Each table gets a `portfolio` and a `month` column.
  *
  * In memory (one long table), or with `parquet: dir` straight into a hive-partitioned Parquet dataset
- * (`dir/portfolio=…/month=…/part_….parquet`): each call's table is written as soon as it arrives and
- * then dropped, so only the calls in flight are ever in memory — a year of tables fits on a laptop.
+ * (`dir/portfolio=…/month=…/part_….parquet`): each call's answer streams to disk as it arrives (see
+ * transaction-stream.ts) and is appended to the dataset, so memory holds a batch of rows per call in
+ * flight, never a table — a year of tables fits on a laptop.
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { CallOptions } from "../client/pipeline";
@@ -16,10 +18,11 @@ import { concatColumns } from "./concat";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 import { describeFailure, throwReplayMiss } from "./failure";
-import { PARQUET_META_KEY, PARQUET_PROVENANCE_KEY, parquetMetaJson, parquetFiles } from "./parquet";
+import { parquetFiles, parquetKvOption, type ParquetMeta } from "./parquet";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
-import { quoteString, SqlSession } from "./sql";
+import { quoteIdent, quoteString, SqlSession } from "./sql";
+import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns } from "./transaction-table";
 import type { BatchColumns, BatchFrame } from "./yield-curves";
 
@@ -118,12 +121,16 @@ export async function fetchTransactionTablesColumns(
             ...(options.counterparties ? { counterparties: [...options.counterparties] } : {}),
             ...(options.include_zero_quantities !== undefined ? { include_zero_quantities: options.include_zero_quantities } : {}),
           };
-          const table = labelled(
-            await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }),
-            portfolio,
-            window?.month ?? null,
-          );
-          const kept = sink ? await sink.write(table) : table;
+          const month = window?.month ?? null;
+          let kept: ColumnTable | undefined;
+          if (sink) {
+            const workDir = sink.workDir();
+            try {
+              await sink.append(await stageTransactionTable(rp, request, workDir, { ...options.call, signal: options.signal }), portfolio, month);
+            } finally {
+              rmSync(workDir, { recursive: true, force: true });
+            }
+          } else kept = labelled(await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }), portfolio, month);
           tracker.step(item, true);
           return kept;
         } catch (error) {
@@ -154,15 +161,20 @@ export async function fetchTransactionTables(rp: RiskPortalClient, options: Tran
   return { frame: toDataFrame(table), failures };
 }
 
-/** A dataset being written: one SQL session, each table appended as its own files under its partitions. */
+/** A dataset being written: one SQL session; each call's staged table appended as its own files under its partitions. */
 class DatasetSink {
   #rows = 0;
+  #calls = 0;
   #closed: Promise<{ path: string; rows: number; files: string[] }> | undefined;
+  /** Where the calls in flight spool and stage their answers: beside the dataset, removed at the end. */
+  readonly #staging: string;
 
   private constructor(
     readonly dir: string,
     readonly session: SqlSession,
-  ) {}
+  ) {
+    this.#staging = `${dir}.partial-${randomUUID()}`;
+  }
 
   static async open(target: string, overwrite: boolean): Promise<DatasetSink> {
     const dir = path.resolve(target);
@@ -179,32 +191,41 @@ class DatasetSink {
     return new DatasetSink(dir, await SqlSession.open({ threads: 1 }));
   }
 
-  /** Appends the table's rows to the dataset; nothing of it is kept. */
-  async write(table: ColumnTable): Promise<undefined> {
-    if (table.rowCount === 0) return undefined;
+  /** A fresh staging directory for one call. */
+  workDir(): string {
+    return path.join(this.#staging, `call-${this.#calls++}`);
+  }
+
+  /** Appends a staged table's rows to the dataset, labelled with its portfolio and month. */
+  async append(staged: StagedTable, portfolio: string, month: string | null): Promise<void> {
+    if (staged.rows === 0) return;
+    const own = staged.columns.filter((c) => c !== "portfolio" && c !== "month");
+    const meta: ParquetMeta = {
+      ...staged.meta,
+      kinds: { portfolio: "category", month: month === null ? "empty" : "category", ...Object.fromEntries(own.map((c) => [c, staged.meta.kinds[c]!])) },
+      categories: { ...staged.meta.categories, portfolio: [portfolio], ...(month === null ? {} : { month: [month] }) },
+    };
+    const select = `select ${labelColumns({ portfolio, month })}, ${own.map(quoteIdent).join(", ")} from ${partsScan(staged.parts)}`;
+    const partitions = month === null ? '"portfolio"' : '"portfolio", "month"';
     // One session, one table at a time: the calls in flight queue here, in the order they return.
-    const run = async (): Promise<undefined> => {
-      await this.session.register("batch", table);
-      const kv = `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(parquetMetaJson(table))}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(table.meta.provenance))}}`;
-      const partitions = table.data.month![0] === null ? '"portfolio"' : '"portfolio", "month"';
+    const run = async (): Promise<void> => {
       await this.session.run(
-        `copy batch to ${quoteString(this.dir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${kv})`,
+        `copy (${select}) to ${quoteString(this.dir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${parquetKvOption(meta, staged.provenance)})`,
       );
-      await this.session.run("drop table batch");
-      this.#rows += table.rowCount;
-      return undefined;
+      this.#rows += staged.rows;
     };
     this.#queue = this.#queue.then(run, run);
     return this.#queue;
   }
 
-  #queue: Promise<undefined> = Promise.resolve(undefined);
+  #queue: Promise<void> = Promise.resolve();
 
   close(): Promise<{ path: string; rows: number; files: string[] }> {
     this.#closed ??= this.#queue
       .catch(() => undefined)
       .then(async () => {
         await this.session.close();
+        rmSync(this.#staging, { recursive: true, force: true });
         return { path: this.dir, rows: this.#rows, files: parquetFiles(this.dir) };
       });
     return this.#closed;

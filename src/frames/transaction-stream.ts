@@ -1,0 +1,317 @@
+/**
+ * A transaction table straight into Parquet, never held whole: the response's body is read as it
+ * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned in
+ * batches of rows ({@link JsonRowScanner}) to learn each column's kind over the whole table — the same
+ * kinds the in-memory reader gives, since a column's kind depends on all its values. A second pass
+ * over the spool builds each batch with those kinds and appends it to the Parquet output through
+ * DuckDB. Memory holds a batch of rows, not the table: a million-row table streams in a few hundred MB.
+ *
+ * A `data_table` in a layout other than rows of objects (`{columns, rows}`, column-major) does not
+ * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
+ */
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { isRecord } from "../api/operation";
+import { getTransactionTable, type TransactionTableRequest } from "../api/position";
+import type { RiskPortalClient } from "../client/client";
+import { ResponseValidationError } from "../client/errors";
+import type { BodySink, CallOptions } from "../client/pipeline";
+import type { Provenance } from "../client/provenance";
+import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
+import { ColumnarError } from "./errors";
+import { JsonRowScanner, JsonScanError } from "./json-rows";
+import { checkParquetTarget, parquetKvOption, type ParquetMeta } from "./parquet";
+import { quoteIdent, quoteString, SqlSession } from "./sql";
+import { transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
+
+const SOURCE = "GetTransactionTable";
+/** Rows parsed and converted at a time. */
+export const STREAM_BATCH_ROWS = 20_000;
+/** Bytes read from the spool at a time in the second pass. */
+const SPOOL_READ_BYTES = 1 << 20;
+
+/** What `frames.fetchTransactionTableColumns(…, { parquet })` wrote. */
+export interface TransactionTableWritten {
+  /** The Parquet file (read it with `frames.readParquet(path)`, DuckDB or Spark). */
+  path: string;
+  rows: number;
+  /** The file written; empty when the table had no rows (nothing is written then). */
+  files: string[];
+  columns: string[];
+  kinds: Record<string, ColumnKind>;
+  /** Everything that was kept as received instead of converted, and why. */
+  warnings: string[];
+  /** The response's fields that are not rows (`$type`, …). */
+  fields: Record<string, unknown>;
+  provenance: Provenance[];
+  /** Bytes of the response body. */
+  bytes: number;
+}
+
+export interface StreamOptions extends TransactionTableOptions, CallOptions {
+  /** Rows per batch (default 20,000): what memory holds at a time. */
+  batchRows?: number;
+}
+
+/** A table that has streamed into a staging area: its kinds over all rows, and Parquet parts in row order. */
+export interface StagedTable {
+  meta: ParquetMeta;
+  columns: string[];
+  rows: number;
+  bytes: number;
+  provenance: Provenance[];
+  /** The staged Parquet parts, in row order (none for an empty table). */
+  parts: string[];
+}
+
+/**
+ * Streams one `GetTransactionTable` answer into Parquet parts under `workDir` (created; the caller
+ * removes it). Same request, retries, auth and errors as `rp.position.transactionTable`.
+ */
+export async function stageTransactionTable(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  workDir: string,
+  options: StreamOptions = {},
+): Promise<StagedTable> {
+  const { dates, batchRows = STREAM_BATCH_ROWS, ...callOptions } = options;
+  mkdirSync(workDir, { recursive: true });
+  const sink = new SpoolSink(path.join(workDir, "body.json"), { dates, batchRows });
+  try {
+    const { provenance } = await rp.requestStream(getTransactionTable, request, sink, callOptions);
+    const scanned = sink.scanned(provenance);
+    const session = await SqlSession.open({ threads: 1 });
+    try {
+      const parts: string[] = [];
+      const stage = async (table: ColumnTable) => {
+        const part = path.join(workDir, `part_${String(parts.length).padStart(6, "0")}.parquet`);
+        await session.register("batch", table);
+        await session.run(`copy batch to ${quoteString(part)} (FORMAT parquet, COMPRESSION snappy)`);
+        await session.run("drop table batch");
+        parts.push(part);
+      };
+      if (scanned.whole) {
+        if (scanned.whole.rowCount > 0) await stage(scanned.whole);
+      } else {
+        for (const batch of sink.reread()) await stage(sink.schema.conform(batch));
+      }
+      return { meta: scanned.meta, columns: scanned.columns, rows: scanned.rows, bytes: scanned.bytes, provenance: [provenance], parts };
+    } finally {
+      await session.close();
+    }
+  } finally {
+    sink.close();
+  }
+}
+
+/**
+ * Fetches a transaction table into one Parquet file at `target`, streaming (see the module's note).
+ * Refuses to write over an existing file unless `overwrite`.
+ */
+export async function fetchTransactionTableToParquet(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  target: string,
+  options: StreamOptions & { overwrite?: boolean } = {},
+): Promise<TransactionTableWritten> {
+  const { overwrite = false, ...rest } = options;
+  const out = path.resolve(target);
+  checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTable");
+  mkdirSync(path.dirname(out), { recursive: true });
+  const workDir = `${out}.partial-${randomUUID()}`;
+  try {
+    const staged = await stageTransactionTable(rp, request, workDir, rest);
+    const written = {
+      path: out,
+      rows: staged.rows,
+      columns: staged.columns,
+      kinds: staged.meta.kinds,
+      fields: staged.meta.fields,
+      provenance: staged.provenance,
+      bytes: staged.bytes,
+    };
+    if (staged.parts.length === 0) return { ...written, files: [], warnings: [...staged.meta.warnings, "the table has no rows: no file was written"] };
+    rmSync(out, { force: true });
+    const session = await SqlSession.open({ threads: 1 });
+    try {
+      await session.run(
+        `copy (select * from ${partsScan(staged.parts)}) to ${quoteString(out)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
+      );
+    } finally {
+      await session.close();
+    }
+    return { ...written, files: [out], warnings: staged.meta.warnings };
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** `read_parquet([…])` over staged parts, in their order (one thread keeps the rows in that order). */
+export function partsScan(parts: readonly string[]): string {
+  return `read_parquet([${parts.map(quoteString).join(", ")}])`;
+}
+
+/** The SELECT list that puts constant label columns before a staged table's own columns. */
+export function labelColumns(labels: Record<string, string | null>): string {
+  return Object.entries(labels)
+    .map(([name, value]) => `${value === null ? "null" : quoteString(value)}::VARCHAR as ${quoteIdent(name)}`)
+    .join(", ");
+}
+
+/**
+ * Receives the body: writes it to the spool and scans it (first pass), learning the columns and their
+ * kinds over all rows. A new attempt (a retry after the body broke off) starts over.
+ */
+class SpoolSink implements BodySink {
+  #fd: number | undefined;
+  #written = 0;
+  #scanner!: JsonRowScanner;
+  schema!: Schema;
+
+  constructor(
+    readonly file: string,
+    readonly options: { dates?: TransactionTableOptions["dates"]; batchRows: number },
+  ) {}
+
+  reset(): void {
+    if (this.#fd === undefined) this.#fd = openSync(this.file, "w+");
+    else ftruncateSync(this.#fd, 0);
+    this.#written = 0;
+    this.#scanner = new JsonRowScanner(this.options.batchRows);
+    this.schema = new Schema(this.options.dates);
+  }
+
+  chunk(bytes: Uint8Array): void {
+    try {
+      for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, this.#written + at);
+      this.#written += bytes.length;
+    } catch (error) {
+      throw new ColumnarError(`GetTransactionTable: could not write the response to ${this.file}: ${(error as Error).message}`, "Parquet", error);
+    }
+    for (const batch of scanning(() => this.#scanner.push(bytes))) this.schema.observe(batch);
+  }
+
+  /** After the body: its fields, and the table read whole when its layout does not stream. */
+  scanned(provenance: Provenance): { meta: ParquetMeta; columns: string[]; rows: number; bytes: number; whole?: ColumnTable } {
+    const body = scanning(() => this.#scanner.end());
+    if (!body.hasDataTable)
+      throw new ResponseValidationError(
+        `${SOURCE}: the server's response does not fit the schema — expected an object with a data_table field (it has ${Object.keys(body.fields).join(", ") || "no fields"})`,
+        { operation: SOURCE, body: body.fields },
+        [],
+      );
+    if (body.dataTable !== undefined) {
+      const whole = transactionTableColumns({ ...body.fields, data_table: body.dataTable }, { dates: this.options.dates });
+      const meta: ParquetMeta = { source: SOURCE, kinds: whole.kinds, categories: whole.meta.categories, fields: body.fields, warnings: whole.meta.warnings };
+      whole.meta.provenance = [provenance];
+      return { meta, columns: whole.columns, rows: whole.rowCount, bytes: body.bytes, whole };
+    }
+    const meta: ParquetMeta = { source: SOURCE, kinds: this.schema.kinds(), categories: {}, fields: body.fields, warnings: this.schema.warnings };
+    return { meta, columns: [...this.schema.names], rows: this.schema.rows, bytes: body.bytes };
+  }
+
+  /** Second pass: the spooled rows again, batch by batch. */
+  *reread(): Generator<unknown[]> {
+    const scanner = new JsonRowScanner(this.options.batchRows);
+    for (let position = 0; ;) {
+      const buffer = new Uint8Array(SPOOL_READ_BYTES);
+      const read = readSync(this.#fd!, buffer, 0, SPOOL_READ_BYTES, position);
+      if (read === 0) break;
+      position += read;
+      yield* scanner.push(buffer.subarray(0, read));
+    }
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
+
+/** The scanner's complaints are the response's fault: said as the client says a response does not fit. */
+function scanning<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof JsonScanError)) throw error;
+    throw new ResponseValidationError(
+      `${SOURCE}: the server's response is not the JSON expected: ${error.message} (byte ${error.offset})`,
+      { operation: SOURCE },
+      [],
+    );
+  }
+}
+
+/**
+ * The columns of a table seen batch by batch, in the order first seen, with their kind over every row:
+ * a kind merges with `empty`; dates then text is text (the in-memory reader says the same); any other
+ * disagreement is `mixed`, kept as received.
+ */
+class Schema {
+  readonly names: string[] = [];
+  readonly #kinds = new Map<string, ColumnKind>();
+  readonly warnings: string[] = [];
+  rows = 0;
+
+  constructor(readonly dates: TransactionTableOptions["dates"]) {}
+
+  kinds(): Record<string, ColumnKind> {
+    return Object.fromEntries(this.names.map((n) => [n, this.#kinds.get(n)!]));
+  }
+
+  observe(rows: unknown[]): void {
+    const table = transactionTableColumns(rows, { dates: this.dates });
+    const offset = this.rows;
+    for (const w of table.meta.warnings) this.warnings.push(w.replace(/\brows? (\d+)/g, (m, i: string) => m.replace(i, String(Number(i) + offset))));
+    for (const name of table.columns) {
+      const kind = table.kinds[name]!;
+      const known = this.#kinds.get(name);
+      if (known === undefined) {
+        this.names.push(name);
+        this.#kinds.set(name, kind);
+      } else if (known !== kind && kind !== "empty") {
+        const merged = known === "empty" ? kind : (known === "date" && kind === "string") || (known === "string" && kind === "date") ? "string" : "mixed";
+        if (merged !== known && known !== "empty") this.warnings.push(disagreement(name, known, kind, offset, merged));
+        this.#kinds.set(name, merged);
+      }
+    }
+    this.rows += table.rowCount;
+  }
+
+  /** One batch built with the kinds of the whole table. */
+  conform(rows: unknown[]): ColumnTable {
+    const table = transactionTableColumns(rows, { dates: this.dates });
+    const n = table.rowCount;
+    const builder = new TableBuilder(n, SOURCE, {}, []);
+    for (const name of this.names) {
+      const want = this.#kinds.get(name)!;
+      const have = table.kinds[name];
+      if (have === want) {
+        builder.addFinished(name, { values: table.data[name]!, kind: want, missing: table.meta.missing[name] ?? 0 });
+      } else if (have === undefined || have === "empty") {
+        builder.addFinished(name, { values: new Array(n).fill(want === "number" ? NaN : null), kind: want, missing: n });
+      } else {
+        const raw = rows.map((r) => (isRecord(r) ? r[name] : undefined));
+        if (want === "string") {
+          builder.addFinished(name, finishColumn(name, raw, { hint: "string", owned: true, detectDates: false }));
+        } else {
+          let missing = 0;
+          for (let i = 0; i < n; i++)
+            if (raw[i] === undefined || raw[i] === null) {
+              raw[i] = null;
+              missing++;
+            }
+          builder.addFinished(name, { values: raw, kind: "mixed", missing });
+        }
+      }
+    }
+    return builder.build();
+  }
+}
+
+function disagreement(name: string, known: ColumnKind, kind: ColumnKind, offset: number, merged: ColumnKind): string {
+  if (merged === "string")
+    return `column "${name}": values from row ${offset} on are not all ISO 8601 dates, though earlier values are; the column is kept as text`;
+  return `column "${name}" holds ${known} values and, from row ${offset} on, ${kind} values; kept as received, nothing converted`;
+}
