@@ -178,7 +178,14 @@ function fromColumns(d: Danfo, names: string[], dtypes: string[], columns: unkno
   return new d.DataFrame(rows, { columns: names, dtypes });
 }
 
-const KIND_OF_DTYPE: Record<string, ColumnKind> = { float32: "number", int32: "number", string: "string", boolean: "boolean", datetime: "date" };
+/** What a danfo dtype holds, as a column kind (`float32` and `int32` columns hold JavaScript doubles). */
+export const KIND_OF_DTYPE: Readonly<Record<string, ColumnKind>> = {
+  float32: "number",
+  int32: "number",
+  string: "string",
+  boolean: "boolean",
+  datetime: "date",
+};
 
 /**
  * A column table from a danfo DataFrame (for helpers that take either, such as `pivotCurves`): kinds

@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "danfojs-node";
 import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
-import { frameInfo, isDataFrame } from "../frames/danfo";
+import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
 import { parseIsoDate } from "../frames/iso-date";
 
 /** A table a builder accepts: column table, DataFrame, or a batch helper's `{ table }` / `{ frame }`. */
@@ -46,8 +46,6 @@ export function isTableInput(value: unknown): value is TableInput {
   const v = value as { table?: unknown; frame?: unknown };
   return isColumnTable(v.table) || isDataFrame(v.frame);
 }
-
-const KIND_OF_DTYPE: Record<string, ColumnKind> = { float32: "number", int32: "number", string: "string", boolean: "boolean", datetime: "date" };
 
 function missingColumn(caller: string, name: string, names: readonly string[]): Error {
   return new TypeError(`${caller} needs a "${name}" column; the table has ${names.map((c) => `"${c}"`).join(", ") || "no columns"}`);

@@ -6,10 +6,10 @@
 import type { DataFrame } from "danfojs-node";
 import { formatProvenance } from "../client/provenance";
 import type { ColumnKind, ColumnTable } from "../frames/column-table";
-import { frameInfo } from "../frames/danfo";
+import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, plotDate } from "./input";
-import { escapeHtml, formatNumber } from "./labels";
+import { escapeHtml } from "./labels";
 
 /** Rows shown from the top and from the bottom by default. */
 export const DEFAULT_TABLE_ROWS = 5;
@@ -60,10 +60,11 @@ function preview(input: ColumnTable | DataFrame, n: number): Preview {
     what: "DataFrame",
     rows: total,
     columns: df.columns,
-    // The adapter's kind when known (a danfo `string` may be a category), danfo's dtype otherwise.
+    // The adapter's kind when known (a danfo `string` may be a category), else danfo's dtype named as
+    // what the values are: danfo says float32 or int32 for columns of JavaScript doubles.
     types: df.columns.map((c, j) => {
       const kind = info?.kinds[c];
-      return kind && kind !== "number" && kind !== "empty" ? typeLabel(kind) : (df.dtypes[j] ?? "?");
+      return kind && kind !== "empty" ? typeLabel(kind) : dtypeLabel(df.dtypes[j]);
     }),
     shown: take.map((i) => {
       const row = values[i];
@@ -80,11 +81,27 @@ function typeLabel(kind: ColumnKind | undefined): string {
   return kind ?? "?";
 }
 
-/** A cell as text: dates as `YYYY-MM-DD` (or with the time), numbers with separators, missing as `NaN`/`null`. */
+/** danfo's dtype as what its values are (`float32` and `int32` columns hold JavaScript doubles: `number`). */
+function dtypeLabel(dtype: string | undefined): string {
+  return (dtype && KIND_OF_DTYPE[dtype]) ?? dtype ?? "?";
+}
+
+/** A number exactly as it is (the shortest text that reads back as the same double), its integer digits grouped. */
+export function exactNumber(v: number): string {
+  if (Object.is(v, -0)) return "-0";
+  const text = String(v);
+  if (!Number.isFinite(v) || text.includes("e")) return text;
+  const sign = text.startsWith("-") ? "-" : "";
+  const [whole, fraction] = text.slice(sign.length).split(".");
+  const grouped = whole!.replace(/\B(?=(\d{3})+$)/g, ",");
+  return `${sign}${grouped}${fraction === undefined ? "" : `.${fraction}`}`;
+}
+
+/** A cell as text: dates as `YYYY-MM-DD` (or with the time), numbers exactly with grouped digits, missing as `NaN`/`null`. */
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (v instanceof Date) return plotDate(v.getTime()) ?? "Invalid Date";
-  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : formatNumber(v, 8);
+  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : exactNumber(v);
   if (typeof v === "object") {
     try {
       return JSON.stringify(v);

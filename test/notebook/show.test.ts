@@ -133,7 +133,7 @@ describe("show-check.ipynb under the tslab kernel", () => {
     const html = joined(data["text/html"]);
     expect(html).toMatch(/<b>DataFrame<\/b> · \d+ rows × 7 columns <span class="rpl-muted">· from RateAsset<\/span>/);
     expect(html).toContain("<th>currency</th><th>market_date</th><th>maturity</th><th>rate</th>");
-    expect(html).toContain("<th>string</th><th>date</th><th>float32</th><th>float32</th>");
+    expect(html).toContain("<th>string</th><th>date</th><th>number</th><th>number</th>");
     expect(html).toContain('<tr class="rpl-gap">');
     expect(html).toContain("USD DEPO 1W");
     expect(joined(data["text/plain"])).toMatch(/^DataFrame · \d+ rows × 7 columns · from RateAsset\n/);

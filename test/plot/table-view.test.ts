@@ -59,7 +59,9 @@ describe("tableHtml", () => {
     const df = frames.toDataFrame(table(30));
     const html = tableHtml(df);
     expect(html).toContain("<b>DataFrame</b> · 30 rows × 3 columns");
-    expect(html).toContain("<th>date</th><th>category</th><th>float32</th>");
+    // danfo calls every number column float32; its values are JavaScript doubles: named as what they are.
+    expect(html).toContain("<th>date</th><th>category</th><th>number</th>");
+    expect(html).not.toContain("float32");
     expect(html).toContain('<td class="rpl-index">29</td>');
   });
 });
@@ -77,6 +79,16 @@ describe("tableText", () => {
 
   it("cellText: numbers with separators, date-times in UTC, objects as JSON", () => {
     expect(cellText(1234567.5)).toBe("1,234,567.5");
+    // Every number exactly as it is: grouped digits, no rounding, no padding zeros.
+    expect(cellText(51_832_906_865.2)).toBe("51,832,906,865.2");
+    expect(cellText(0.1 + 0.2)).toBe("0.30000000000000004");
+    expect(cellText(-1234.5)).toBe("-1,234.5");
+    expect(cellText(0.0849)).toBe("0.0849");
+    expect(cellText(1e-7)).toBe("1e-7");
+    expect(cellText(-2.5e21)).toBe("-2.5e+21");
+    expect(cellText(-0)).toBe("-0");
+    expect(cellText(Number.MAX_VALUE)).toBe("1.7976931348623157e+308");
+    expect(cellText(Infinity)).toBe("Infinity");
     expect(cellText(new Date("2026-11-20T07:21:00Z"))).toBe("2026-11-20 07:21:00");
     expect(cellText({ a: 1 })).toBe('{"a":1}');
     expect(cellText(null)).toBe("null");
