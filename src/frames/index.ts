@@ -11,6 +11,7 @@ export { provenance, type Provenance, type ProvenanceSource } from "./provenance
 // Responses → frames
 export { yieldCurve, yieldCurveColumns, YIELD_CURVE_COLUMNS, type YieldCurveOptions } from "./yield-curve";
 export { discountFactor, forwardRate, curveMeasures, DEFAULT_COMPOUNDING, type Compounding, type CurveMeasures } from "./curve-math";
+export { curveTenors, curveTenorsColumns, CURVE_TENOR_COLUMNS, type CurveSource, type CurveTenorsOptions } from "./curve-tenors";
 export {
   volResults,
   volResultsColumns,
@@ -37,7 +38,7 @@ export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBac
 export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";
 export { positionEffects, positionEffectsColumns } from "./position-effects";
 export { operationOutcome, operationOutcomeColumns } from "./operation-outcome";
-export { pivot, pivotColumns, type PivotOptions } from "./pivot";
+export { pivot, pivotColumns, type PivotOptions, type PivotAgg } from "./pivot";
 export { concatColumns } from "./concat";
 
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
@@ -83,5 +84,5 @@ export { DEFAULT_CONCURRENCY } from "./pool";
 export { bondPriceRecords, uploadBondPrices, type BondPriceRecordsResult, type UploadBondPricesOptions } from "./bond-prices";
 export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResult, type UploadEquityVolCurvesOptions } from "./equity-vol-curves";
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
-export { RowValidationError, CsvError, TableShapeError, ColumnarError, SqlError, formatRowError, type RowError } from "./errors";
+export { RowValidationError, CsvError, TableShapeError, ColumnarError, SqlError, PivotError, formatRowError, type RowError } from "./errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";

@@ -1,8 +1,20 @@
 /** Long → wide: one row per index value, one column per key (a strike, a currency and date, …). */
 import type { DataFrame } from "danfojs-node";
-import { finishColumn, TableBuilder, valuesOf, type ColumnKind, type ColumnTable } from "./column-table";
-import { toDataFrame } from "./danfo";
+import { finishColumn, isColumnTable, TableBuilder, valuesOf, type ColumnKind, type ColumnTable } from "./column-table";
+import { fromDataFrame, isDataFrame, toDataFrame } from "./danfo";
+import { PivotError } from "./errors";
 import { dateLabel } from "./iso-date";
+
+/**
+ * How the rows of one (index, key) pair make its cell. Missing values are skipped; a pair without a
+ * value is missing (`NaN`), except for `count`, which is 0 there.
+ * - `sum`, `mean`: numbers only
+ * - `min`, `max`: numbers or dates
+ * - `count`: the values present, any kind
+ * - `first`, `last`: the first or last value present, in row order, any kind
+ */
+export type PivotAgg = "sum" | "mean" | "count" | "min" | "max" | "first" | "last";
+const AGGS: readonly PivotAgg[] = ["sum", "mean", "count", "min", "max", "first", "last"];
 
 export interface PivotOptions {
   /** The column whose distinct values become the rows (sorted ascending when numbers or dates). */
@@ -13,6 +25,11 @@ export interface PivotOptions {
   values: string;
   /** Order of the new columns: `first-seen` (default) or `sorted` (numbers ascending, then text). */
   columnOrder?: "first-seen" | "sorted";
+  /**
+   * How to combine the rows of a repeated (index, key) pair (see {@link PivotAgg}). Without it a
+   * repeated pair is an error: which of its values belongs in the cell is not the pivot's to guess.
+   */
+  agg?: PivotAgg;
 }
 
 /** How a key value names a column: numbers as written, dates as `YYYY-MM-DD` at midnight UTC, else ISO. */
@@ -99,33 +116,117 @@ function columnOrderOf(colFirst: readonly (readonly unknown[])[], keyCount: numb
   return colOrder;
 }
 
-/** Fills one array of cells per key, rows in `rowOrder`; a repeated (index, key) pair keeps the last value and is counted. */
-function fillCells(d: Distinct, rowOrder: readonly number[], cellValues: readonly unknown[], numeric: boolean): { cells: unknown[][]; repeats: number } {
+const isMissingValue = (v: unknown): boolean => v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
+
+/**
+ * Fills one array of cells per key, rows in `rowOrder`, combining the rows of a pair with `agg`;
+ * without `agg` a repeated pair throws, naming the first.
+ */
+function fillCells(
+  d: Distinct,
+  rowOrder: readonly number[],
+  cellValues: readonly unknown[],
+  numeric: boolean,
+  agg: PivotAgg | undefined,
+  names: { index: string; keys: readonly string[] },
+): { cells: unknown[][]; repeats: number } {
   const rowPosition = new Int32Array(d.rowValues.length);
   rowOrder.forEach((r, p) => (rowPosition[r] = p));
-  const cells = d.colLabels.map(() => new Array<unknown>(d.rowValues.length).fill(numeric ? NaN : null));
-  const filled = d.colLabels.map(() => new Uint8Array(d.rowValues.length));
+  const rows = d.rowValues.length;
+  const counting = agg === "count";
+  const cells = d.colLabels.map(() => new Array<unknown>(rows).fill(counting ? 0 : numeric || agg === "sum" || agg === "mean" ? NaN : null));
+  const seen = d.colLabels.map(() => new Int32Array(rows).fill(-1)); // the first input row of each pair
+  const present = agg === "mean" ? d.colLabels.map(() => new Uint32Array(rows)) : undefined;
   let repeats = 0;
+  let firstRepeat: [number, number] | undefined;
+  const repeated = d.colLabels.map(() => new Uint8Array(rows));
   for (let i = 0; i < d.rowIds.length; i++) {
     const p = rowPosition[d.rowIds[i]!]!;
     const c = d.colIds[i]!;
-    if (filled[c]![p]) repeats++;
-    filled[c]![p] = 1;
-    cells[c]![p] = cellValues[i];
+    if (seen[c]![p]! >= 0) {
+      if (!repeated[c]![p]) {
+        repeated[c]![p] = 1;
+        repeats++;
+        firstRepeat ??= [seen[c]![p]!, i];
+      }
+    } else seen[c]![p] = i;
+    const v = cellValues[i];
+    if (agg === undefined) {
+      cells[c]![p] = v;
+      continue;
+    }
+    if (isMissingValue(v)) continue;
+    const cell = cells[c]!;
+    switch (agg) {
+      case "count":
+        cell[p] = (cell[p] as number) + 1;
+        break;
+      case "sum":
+      case "mean":
+        cell[p] = Number.isNaN(cell[p]) ? v : (cell[p] as number) + (v as number);
+        if (present) present[c]![p]!++;
+        break;
+      case "min":
+      case "max": {
+        const old = cell[p];
+        if (isMissingValue(old) || (agg === "min" ? compare(v, old) < 0 : compare(v, old) > 0)) cell[p] = v;
+        break;
+      }
+      case "first":
+        if (isMissingValue(cell[p])) cell[p] = v;
+        break;
+      case "last":
+        cell[p] = v;
+        break;
+    }
+  }
+  if (present) cells.forEach((cell, c) => cell.forEach((v, p) => (cell[p] = present[c]![p]! > 0 ? (v as number) / present[c]![p]! : NaN)));
+  if (agg === undefined && firstRepeat) {
+    const [a, b] = firstRepeat;
+    const pair = [`${names.index} ${keyLabel(d.rowValues[d.rowIds[a]!])}`, ...names.keys.map((k, j) => `${k} ${keyLabel(d.colFirst[d.colIds[a]!]![j])}`)];
+    throw new PivotError(
+      `${repeats} (${[names.index, ...names.keys].join(", ")}) pair${repeats > 1 ? "s have" : " has"} more than one row (first: ${pair.join(", ")}: rows ${a} and ${b}); pass agg: "sum", "mean", "count", "min", "max", "first" or "last" to say how to combine them`,
+    );
   }
   return { cells, repeats };
 }
 
-/** A wide column table from a long one (see {@link PivotOptions}); repeated (index, key) pairs keep the last value, with a warning. */
-export function pivotColumns(table: ColumnTable, options: PivotOptions): ColumnTable {
+/** A column table from a column table or a danfo DataFrame. */
+function tableOf(input: ColumnTable | DataFrame, caller: string): ColumnTable {
+  if (isColumnTable(input)) return input;
+  if (isDataFrame(input)) return fromDataFrame(input);
+  throw new TypeError(`${caller}: expected a column table or a danfo DataFrame, got ${input === null ? "null" : typeof input}`);
+}
+
+/** The values' kind allows the aggregation, or a {@link PivotError} says why not. */
+function checkAgg(agg: unknown, kind: ColumnKind | undefined, values: string): void {
+  if (agg === undefined) return;
+  if (!AGGS.includes(agg as PivotAgg)) throw new PivotError(`agg must be one of ${AGGS.join(", ")}; got ${JSON.stringify(agg)}`);
+  const numbers = kind === "number" || kind === "empty";
+  if ((agg === "sum" || agg === "mean") && !numbers) throw new PivotError(`agg "${agg}" needs numbers; "${values}" is ${kind}`);
+  if ((agg === "min" || agg === "max") && !numbers && kind !== "date") throw new PivotError(`agg "${agg}" needs numbers or dates; "${values}" is ${kind}`);
+}
+
+/**
+ * A wide column table from a long one (a column table or a danfo DataFrame; see {@link PivotOptions}).
+ * A repeated (index, key) pair needs `agg`.
+ *
+ * ```ts
+ * frames.pivot(trades, { index: "counterparty", columns: "currency", values: "notional", agg: "sum" });
+ * ```
+ */
+export function pivotColumns(input: ColumnTable | DataFrame, options: PivotOptions): ColumnTable {
+  const table = tableOf(input, "frames.pivot");
   const keyColumns = typeof options.columns === "string" ? [options.columns] : [...options.columns];
   const indexValues = valuesOf(table, options.index);
   const keyValues = keyColumns.map((c) => valuesOf(table, c));
   const cellValues = valuesOf(table, options.values);
+  const valueKind = table.kinds[options.values];
+  checkAgg(options.agg, valueKind, options.values);
   const d = distinctRowsAndKeys(indexValues, keyValues, table.rowCount);
   const rowOrder = rowOrderOf(d.rowValues, table.kinds[options.index]);
   const colOrder = columnOrderOf(d.colFirst, keyColumns.length, options.columnOrder);
-  const { cells, repeats } = fillCells(d, rowOrder, cellValues, table.kinds[options.values] === "number");
+  const { cells, repeats } = fillCells(d, rowOrder, cellValues, valueKind === "number", options.agg, { index: options.index, keys: keyColumns });
 
   const builder = new TableBuilder(d.rowValues.length, table.meta.source, { ...table.meta.fields }, table.meta.provenance);
   builder.addFinished(
@@ -136,16 +237,20 @@ export function pivotColumns(table: ColumnTable, options: PivotOptions): ColumnT
       { owned: true, detectDates: false },
     ),
   );
+  const hint = options.agg === "count" || options.agg === "sum" || options.agg === "mean" ? "number" : "auto";
   for (const c of colOrder) {
     let label = d.colLabels[c]!;
     while (builder.has(label)) label += "_";
-    builder.add(label, cells[c]!, { owned: true, detectDates: false });
+    builder.add(label, cells[c]!, { owned: true, detectDates: false, hint });
   }
-  if (repeats > 0) builder.warn(`${repeats} (${options.index}, ${keyColumns.join(", ")}) pair${repeats > 1 ? "s repeat" : " repeats"}: the last value is kept`);
+  if (repeats > 0 && (options.agg === "first" || options.agg === "last"))
+    builder.warn(
+      `${repeats} (${[options.index, ...keyColumns].join(", ")}) pair${repeats > 1 ? "s have" : " has"} more than one row: the ${options.agg} value of each is kept (agg: "${options.agg}")`,
+    );
   return builder.build();
 }
 
-/** {@link pivotColumns} as a danfo DataFrame. */
-export function pivot(table: ColumnTable, options: PivotOptions): DataFrame {
-  return toDataFrame(pivotColumns(table, options));
+/** {@link pivotColumns} as a danfo DataFrame (fresh 0..n-1 index). */
+export function pivot(input: ColumnTable | DataFrame, options: PivotOptions): DataFrame {
+  return toDataFrame(pivotColumns(input, options));
 }

@@ -10,7 +10,7 @@ import { emptyTable, isColumnTable, type ColumnTable } from "./column-table";
 import { concatColumns } from "./concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
 import { dateText, describeFailure, throwReplayMiss } from "./failure";
-import { pivotColumns } from "./pivot";
+import { pivotColumns, type PivotAgg } from "./pivot";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { YIELD_CURVE_COLUMNS, yieldCurveColumns, type YieldCurveOptions } from "./yield-curve";
@@ -106,6 +106,8 @@ export async function fetchYieldCurves(rp: RiskPortalClient, options: YieldCurve
 export interface PivotCurvesOptions {
   /** The value in the cells: `rate` (default), or `discount_factor` / `forward_rate` (fetch with `derived`). */
   value?: string;
+  /** How to combine two points of one curve at the same maturity (default: such a curve is an error; see `frames.pivot`). */
+  agg?: PivotAgg;
 }
 
 /**
@@ -117,7 +119,7 @@ export function pivotCurvesColumns(
   options: PivotCurvesOptions = {},
 ): ColumnTable {
   const table = "table" in curves ? curves.table : "frame" in curves ? fromDataFrame(curves.frame) : isColumnTable(curves) ? curves : fromDataFrame(curves);
-  return pivotColumns(table, { index: "maturity", columns: ["currency", "market_date"], values: options.value ?? "rate" });
+  return pivotColumns(table, { index: "maturity", columns: ["currency", "market_date"], values: options.value ?? "rate", agg: options.agg });
 }
 
 /**

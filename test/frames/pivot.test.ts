@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TableBuilder } from "../../src/frames/column-table";
-import { keyLabel, pivot, pivotColumns } from "../../src/frames/pivot";
+import { toDataFrame } from "../../src/frames/danfo";
+import { PivotError } from "../../src/frames/errors";
+import { keyLabel, pivot, pivotColumns, type PivotAgg } from "../../src/frames/pivot";
 
 const long = () =>
   new TableBuilder(5, "t")
@@ -26,18 +28,53 @@ describe("pivotColumns(table, { index, columns, values })", () => {
   });
 
   it("sorts the new columns on request", () => {
-    const t = pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate", columnOrder: "sorted" });
+    const t = pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate", columnOrder: "sorted", agg: "last" });
     expect(t.columns).toEqual(["maturity", "EUR", "USD"]);
   });
 
-  it("keeps the last of repeated (index, key) pairs and warns", () => {
-    const t = pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate" });
-    expect(t.data.EUR).toEqual([0.021, 0.025]);
-    expect(t.meta.warnings[0]).toMatch(/1 \(maturity, currency\) pair repeats: the last value is kept/);
+  it("refuses repeated (index, key) pairs unless told how to combine them, naming the first", () => {
+    expect(() => pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate" })).toThrow(PivotError);
+    expect(() => pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate" })).toThrow(
+      /1 \(maturity, currency\) pair has more than one row \(first: maturity 1, currency EUR: rows 1 and 4\); pass agg: "sum", "mean", "count", "min", "max", "first" or "last"/,
+    );
+  });
+
+  it("combines repeated pairs with agg: sum, mean, count, min, max, first, last (missing values skipped)", () => {
+    const t = new TableBuilder(7, "t")
+      .add("day", [1, 1, 1, 2, 2, 3, 1])
+      .add("ccy", ["EUR", "EUR", "USD", "EUR", "EUR", "USD", "EUR"])
+      .add("x", [1, 2, 10, NaN, 5, NaN, 4])
+      .build();
+    const cells = (agg: PivotAgg) => {
+      const p = pivotColumns(t, { index: "day", columns: "ccy", values: "x", agg });
+      return { EUR: p.data.EUR, USD: p.data.USD, warnings: p.meta.warnings };
+    };
+    expect(cells("sum")).toEqual({ EUR: [7, 5, NaN], USD: [10, NaN, NaN], warnings: [] });
+    expect(cells("mean")).toEqual({ EUR: [7 / 3, 5, NaN], USD: [10, NaN, NaN], warnings: [] });
+    expect(cells("count")).toEqual({ EUR: [3, 1, 0], USD: [1, 0, 0], warnings: [] });
+    expect(cells("min")).toEqual({ EUR: [1, 5, NaN], USD: [10, NaN, NaN], warnings: [] });
+    expect(cells("max")).toEqual({ EUR: [4, 5, NaN], USD: [10, NaN, NaN], warnings: [] });
+    expect(cells("first")).toMatchObject({ EUR: [1, 5, NaN], USD: [10, NaN, NaN] });
+    expect(cells("last")).toMatchObject({ EUR: [4, 5, NaN], USD: [10, NaN, NaN] });
+    expect(cells("last").warnings).toEqual(['2 (day, ccy) pairs have more than one row: the last value of each is kept (agg: "last")']);
+    // Text: count, first and last; sums of text are refused.
+    const text = pivotColumns(t, { index: "day", columns: "ccy", values: "ccy", agg: "count" });
+    expect(text.data.EUR).toEqual([3, 2, 0]);
+    expect(() => pivotColumns(t, { index: "day", columns: "x", values: "ccy", agg: "sum" })).toThrow(/agg "sum" needs numbers; "ccy" is string/);
+    expect(() => pivotColumns(t, { index: "day", columns: "ccy", values: "x", agg: "median" as PivotAgg })).toThrow(
+      /agg must be one of sum, mean, count, min, max, first, last; got "median"/,
+    );
+  });
+
+  it("takes a danfo DataFrame as well as a column table", () => {
+    const df = toDataFrame(long());
+    const t = pivotColumns(df, { index: "maturity", columns: "currency", values: "rate", agg: "max" });
+    expect(t.data).toEqual({ maturity: [1, 2], EUR: [0.021, 0.025], USD: [0.04, 0.042] });
+    expect(pivot(df, { index: "maturity", columns: "currency", values: "rate", agg: "max" }).shape).toEqual([2, 3]);
   });
 
   it("pivot() is the DataFrame version", () => {
-    expect(pivot(long(), { index: "maturity", columns: "currency", values: "rate" }).shape).toEqual([2, 3]);
+    expect(pivot(long(), { index: "maturity", columns: "currency", values: "rate", agg: "last" }).shape).toEqual([2, 3]);
   });
 
   it("keyLabel writes numbers, dates and missing keys readably", () => {
