@@ -17,7 +17,8 @@ commands:
          --port N        port (default 8787; 0 picks a free one)
          --data-dir DIR  keep uploads and launched reports across restarts
          --seed N        seed of the generated data (default 1)
-         --rows N        rows per portfolio transaction table (default 5000)
+         --rows N        trades per portfolio transaction table, over two years (default 5000);
+                         about 3% have quantity 0, returned only with include_zero_quantities: true
          --brand NAME    the service's brand in $type values, enum values and field names
                          (default $RISK_PORTAL_BRAND or Service; the public pages use Derivitec)
          --no-rate-limit turn the per-credential rate limit off
@@ -58,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function sim(args: string[]): Promise<number> {
   const flags = simFlags(args);
-  const { startSimulator } = await import("./sim");
+  const { startSimulator, DEFAULT_TRANSACTION_ROWS } = await import("./sim");
   const simulator = await startSimulator({
     port: flags.port,
     seed: flags.seed,
@@ -69,7 +70,7 @@ async function sim(args: string[]): Promise<number> {
     faults: flags.faults,
     tokenTtlSeconds: flags.tokenTtlSeconds,
   });
-  announceSimulator(simulator, flags);
+  announceSimulator(simulator, flags, flags.rows ?? DEFAULT_TRANSACTION_ROWS);
   await untilStopped();
   await simulator.close();
   return 0;
@@ -136,12 +137,12 @@ function brandName(flag: string | undefined): string | undefined {
 }
 
 /** Prints where the simulator listens: one JSON line with `--json`, else a banner with credentials and examples. */
-function announceSimulator(simulator: Simulator, flags: SimFlags): void {
+function announceSimulator(simulator: Simulator, flags: SimFlags, rows: number): void {
   const { faults, seed, tokenTtlSeconds } = flags;
   // The faults are drawn from --fault-seed, else from --seed (as startSimulator does).
   const faultSeed = faults ? (faults.seed ?? seed) : undefined;
   const bad = faults ? describeFaults(faults, faultSeed!, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
-  process.stdout.write(flags.json ? simJsonLine(simulator, faults, faultSeed, tokenTtlSeconds) : simBanner(simulator, flags.dataDir, bad));
+  process.stdout.write(flags.json ? simJsonLine(simulator, faults, faultSeed, tokenTtlSeconds) : simBanner(simulator, flags.dataDir, bad, rows));
 }
 
 /** The `--json` line: `{url, brand, credentials}`, plus the faults and token lifetime when set. */
@@ -156,11 +157,12 @@ function simJsonLine(simulator: Simulator, faults: FaultOptions | undefined, fau
 }
 
 /** The banner for people: where it listens, the bad day if any, the credentials and how to try it. */
-function simBanner(simulator: Simulator, dataDir: string | undefined, bad: string | undefined): string {
+function simBanner(simulator: Simulator, dataDir: string | undefined, bad: string | undefined, rows: number): string {
   const c = simulator.credentials;
   return [
     `risk-portal-lab simulator listening on ${simulator.url} (brand ${simulator.brand})${dataDir ? ` (state in ${dataDir})` : ""}`,
     ...(bad ? [`a bad day: ${bad}`] : []),
+    `transaction tables: ${rows.toLocaleString("en-US")} trades per portfolio over two years; about 3% have quantity 0 and are returned only with include_zero_quantities: true`,
     "",
     "credentials:",
     `  bearer token   ${c.bearerToken}`,

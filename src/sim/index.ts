@@ -43,7 +43,10 @@ export interface SimulatorOptions {
   rateLimit?: RateLimitOptions | false;
   /** Fault injection (off by default). */
   faults?: FaultOptions;
-  /** Rows per portfolio transaction table. Default 5,000 (up to millions, generated as they stream). */
+  /**
+   * Trades per portfolio transaction table, over two years. Default 5,000 (up to millions, generated as
+   * they stream); about 3% have quantity 0, returned only with `include_zero_quantities: true`.
+   */
   transactionRows?: number;
   /** Largest request body, bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
@@ -72,6 +75,8 @@ export interface SimulatorOptions {
 
 /** A19: default time between an upload with `trigger_immediate_bootstrap` and its prices in the curves. */
 export const DEFAULT_BOOTSTRAP_LAG_MS = 1_000;
+/** Trades per portfolio transaction table (about 3% with quantity 0, left out unless `include_zero_quantities`). */
+export const DEFAULT_TRANSACTION_ROWS = 5_000;
 
 export interface Simulator {
   /** Base URL, e.g. `http://127.0.0.1:43121`. */
@@ -93,7 +98,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   if (!(bootstrapLagMs >= 0)) throw new RangeError(`bootstrapLagMs must be >= 0, got ${bootstrapLagMs}`);
   const asOf = options.asOf ?? DEFAULT_AS_OF;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf))) throw new RangeError(`asOf must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
-  const transactionRows = options.transactionRows ?? 5_000;
+  const transactionRows = options.transactionRows ?? DEFAULT_TRANSACTION_ROWS;
   if (!(Number.isInteger(transactionRows) && transactionRows >= 0)) throw new RangeError(`transactionRows must be a whole number >= 0, got ${transactionRows}`);
 
   const store = await Store.open(options.dataDir);

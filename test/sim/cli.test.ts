@@ -32,6 +32,42 @@ describe("risk-portal-lab sim --json", () => {
     expect(stderr).toBe("");
   });
 
+  it("--rows N gives N trades per portfolio (with include_zero_quantities), and the banner says why a plain request returns fewer", async () => {
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--rows", "1200"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const banner: string[] = [];
+      await new Promise<void>((resolve) =>
+        lines.on("line", (line) => {
+          banner.push(line);
+          if (line.startsWith("Ctrl-C")) resolve();
+        }),
+      );
+      expect(banner).toContain(
+        "transaction tables: 1,200 trades per portfolio over two years; about 3% have quantity 0 and are returned only with include_zero_quantities: true",
+      );
+      const url = /listening on (\S+)/.exec(banner[0]!)![1]!;
+      const apiKey = /API key\s+(\S+)/.exec(banner.join("\n"))![1]!;
+      const rows = async (body: object) => {
+        const res = await raw(`${url}/api/Position/GetTransactionTable`, {
+          method: "POST",
+          headers: { "x-api-key": apiKey, "content-type": "application/json" },
+          body: JSON.stringify({ portfolio_name: "GLOBAL-MACRO", ...body }),
+        });
+        return (JSON.parse(res.text) as { data_table: unknown[] }).data_table.length;
+      };
+      expect(await rows({ include_zero_quantities: true })).toBe(1200);
+      const plain = await rows({});
+      expect(plain).toBeLessThan(1200);
+      expect(plain).toBeGreaterThan(1200 * 0.94);
+    } finally {
+      await new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      });
+    }
+  });
+
   it("--brand (or RISK_PORTAL_BRAND) makes it speak the published brand", async () => {
     for (const [args, env] of [
       [["--brand", "Derivitec"], {}],
@@ -143,6 +179,10 @@ describe("risk-portal-lab sim --json", () => {
       );
       expect(banner.find((l) => l.startsWith("a bad day:"))).toBe(
         "a bad day: 10% of API requests answered 500/503, 5% dropped, 5% cut off (fault seed 9); latency 250 ms; tokens live 60 s",
+      );
+      // --rows N: N trades, and why a plain request returns fewer.
+      expect(banner.find((l) => l.startsWith("transaction tables:"))).toBe(
+        "transaction tables: 5,000 trades per portfolio over two years; about 3% have quantity 0 and are returned only with include_zero_quantities: true",
       );
     } finally {
       await new Promise((resolve) => {
