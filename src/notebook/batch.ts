@@ -3,7 +3,7 @@
  * notebooks, and a summary. `runDemo` runs every showcase notebook against the embedded simulator.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
@@ -92,7 +92,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const durationMs = performance.now() - started;
   const params = Object.entries(options.params ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   const note = [options.note, params.length ? `Parameters: ${params.join(", ")}.` : undefined].filter(Boolean).join(" ");
-  await writeFile(indexPath, indexPage(results, outDir, options.title ?? "risk-portal-lab notebooks", note));
+  await writeIndex(outDir, results, options.title ?? "risk-portal-lab notebooks", note);
   const passed = results.length - failed;
   log(`${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`);
   return { results, failed, durationMs, indexPath };
@@ -158,21 +158,83 @@ function relative(file: string): string {
   return rel.startsWith("..") ? file : rel;
 }
 
-function indexPage(results: readonly BatchResult[], outDir: string, title: string, note: string): string {
-  const link = (file: string | undefined, text: string) =>
-    file ? `<a href="${escapeHtml(path.relative(outDir, file).split(path.sep).join("/"))}">${text}</a>` : text;
-  const rows = results
+/** What the index remembers of a notebook run into the directory (paths relative to it). */
+interface IndexEntry {
+  name: string;
+  ok: boolean;
+  durationMs: number;
+  cells: number;
+  charts: number;
+  html?: string;
+  ipynb?: string;
+  title?: string;
+  summary?: string;
+  error?: string;
+  /** When it ran (ISO), and what the batch it ran in said of itself. */
+  ranAt: string;
+  note?: string;
+}
+
+const MANIFEST = "index.json";
+
+/**
+ * Writes `index.html` listing every notebook run into `outDir`, not only this batch's: each batch
+ * records its notebooks in `index.json` beside it (a notebook run again replaces its entry; one whose
+ * rendering is gone is dropped), and the page lists them all, by name.
+ */
+export async function writeIndex(outDir: string, results: readonly BatchResult[], title: string, note: string, now = new Date()): Promise<string> {
+  const rel = (file: string | undefined) => (file ? path.relative(outDir, file).split(path.sep).join("/") : undefined);
+  const ranAt = now.toISOString();
+  const fresh: IndexEntry[] = results.map((r) => ({
+    name: path.basename(r.file, ".ipynb"),
+    ok: r.ok,
+    durationMs: r.durationMs,
+    cells: r.cells,
+    charts: r.charts,
+    ...(r.htmlPath ? { html: rel(r.htmlPath) } : {}),
+    ...(r.ipynbPath ? { ipynb: rel(r.ipynbPath) } : {}),
+    ...(r.title ? { title: r.title } : {}),
+    ...(r.summary ? { summary: r.summary } : {}),
+    ...(r.error ? { error: r.error } : {}),
+    ranAt,
+    ...(note ? { note } : {}),
+  }));
+  const names = new Set(fresh.map((e) => e.name));
+  const earlier = (await readManifest(outDir)).filter((e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)));
+  const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ notebooks: entries }, null, 1)}\n`);
+  const indexPath = path.join(outDir, "index.html");
+  await writeFile(indexPath, indexPage(entries, title, note, ranAt));
+  return indexPath;
+}
+
+/** The entries of an earlier `index.json`; none when there is none or it cannot be read. */
+async function readManifest(outDir: string): Promise<IndexEntry[]> {
+  try {
+    const parsed = JSON.parse(await readFile(path.join(outDir, MANIFEST), "utf8")) as { notebooks?: unknown };
+    return Array.isArray(parsed.notebooks)
+      ? (parsed.notebooks as IndexEntry[]).filter((e) => e && typeof e.name === "string" && typeof e.ranAt === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+function indexPage(entries: readonly IndexEntry[], title: string, note: string, ranAt: string): string {
+  const link = (file: string | undefined, text: string) => (file ? `<a href="${escapeHtml(file)}">${text}</a>` : text);
+  const rows = entries
     .map((r) => {
-      const name = path.basename(r.file, ".ipynb");
-      const heading = `${link(r.htmlPath, escapeHtml(r.title ?? name))} <span class="file">${escapeHtml(name)}.ipynb</span>`;
+      const heading = `${link(r.html, escapeHtml(r.title ?? r.name))} <span class="file">${escapeHtml(r.name)}.ipynb</span>`;
       const about = r.summary ? markdownToHtml(r.summary) : "";
       const error = r.error ? `<pre class="error">${escapeHtml(r.error)}</pre>` : "";
-      const stats = `${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynbPath, "executed .ipynb")}`;
+      const earlier =
+        r.ranAt === ranAt ? "" : ` · an earlier run, ${escapeHtml(r.ranAt.slice(0, 16).replace("T", " "))} UTC${r.note ? `: ${escapeHtml(r.note)}` : ""}`;
+      const stats = `${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynb, "executed .ipynb")}${earlier}`;
       return `<li class="${r.ok ? "ok" : "failed"}"><h2><span class="mark">${r.ok ? "✔" : "✘"}</span> ${heading}</h2>${about}<p class="stats">${stats}</p>${error}</li>`;
     })
     .join("\n");
-  const failed = results.filter((r) => !r.ok).length;
-  const status = failed ? `${failed} of ${results.length} notebooks failed` : `all ${results.length} notebooks ran`;
+  const failed = entries.filter((r) => !r.ok).length;
+  const status = failed ? `${failed} of ${entries.length} notebooks failed` : `all ${entries.length} notebooks ran`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:900px;margin:2rem auto;padding:0 1rem;color:#1f2328}

@@ -1,0 +1,59 @@
+/** The runner's out/index.html lists every notebook run into the directory, not only the last run's. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeIndex, type BatchResult } from "../../src/notebook/batch";
+
+const dir = mkdtempSync(path.join(tmpdir(), "rpl-index-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function ran(name: string, ok = true): BatchResult {
+  const htmlPath = path.join(dir, `${name}.html`);
+  writeFileSync(htmlPath, "<html></html>");
+  return {
+    file: `notebooks/${name}.ipynb`,
+    ok,
+    durationMs: 1234,
+    cells: 3,
+    charts: 1,
+    htmlPath,
+    ipynbPath: path.join(dir, `${name}.ipynb`),
+    title: `Title of ${name}`,
+  };
+}
+
+const listed = (html: string) => [...html.matchAll(/<span class="file">([^<]+)\.ipynb<\/span>/g)].map((m) => m[1]);
+
+describe("writeIndex", () => {
+  it("keeps the notebooks of earlier runs, replaces a notebook run again, drops one whose rendering is gone", async () => {
+    await writeIndex(dir, [ran("02-b"), ran("01-a")], "notebooks", "first run", new Date("2026-11-25T01:00:00Z"));
+    let html = readFileSync(path.join(dir, "index.html"), "utf8");
+    expect(listed(html)).toEqual(["01-a", "02-b"]);
+    expect(html).toContain("all 2 notebooks ran. first run");
+
+    await writeIndex(dir, [ran("03-c", false)], "notebooks", "second run", new Date("2026-11-25T02:00:00Z"));
+    html = readFileSync(path.join(dir, "index.html"), "utf8");
+    expect(listed(html)).toEqual(["01-a", "02-b", "03-c"]);
+    expect(html).toContain("1 of 3 notebooks failed. second run");
+    expect(html).toContain("an earlier run, 2026-11-25 01:00 UTC: first run");
+    expect(html).toContain('<a href="01-a.html">Title of 01-a</a>');
+
+    rmSync(path.join(dir, "02-b.html"));
+    await writeIndex(dir, [ran("03-c")], "notebooks", "third run", new Date("2026-11-25T03:00:00Z"));
+    html = readFileSync(path.join(dir, "index.html"), "utf8");
+    expect(listed(html)).toEqual(["01-a", "03-c"]);
+    expect(html).toContain("all 2 notebooks ran. third run");
+  });
+
+  it("starts afresh beside an index.json it cannot read", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-bad-"));
+    try {
+      writeFileSync(path.join(other, "index.json"), "{ not json");
+      await writeIndex(other, [], "notebooks", "");
+      expect(readFileSync(path.join(other, "index.html"), "utf8")).toContain("all 0 notebooks ran.");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
