@@ -1,6 +1,7 @@
 /**
  * Static-arbitrage diagnostics of a surface's benchmarks (vol-model.md): butterfly (Gatheral–Jacquier's
- * g(k) ≥ 0), calendar (`w_{i+1}(k) ≥ w_i(k)`) and Lee's moment bound on the wings. Reported, never thrown.
+ * g(k) ≥ 0), calendar (`w_{i+1}(k) ≥ w_i(k)`) and Lee's moment bound on the wings; and marks outside the
+ * model's range (a skew or wing it cannot take). Reported, never thrown.
  */
 import { VolModelError, fmt } from "./errors";
 import { fromSurface, type VolSurfaceModel } from "./surface";
@@ -34,9 +35,26 @@ export interface Violation {
   message: string;
 }
 
-/** The report of {@link diagnose}. `ok` when no check fails. */
+/** A mark the model cannot take (a skew, wing or vol outside its range): the surface cannot be evaluated. */
+export interface InvalidMark {
+  /** 0-based benchmark index, when the mark belongs to one. */
+  benchmark?: number;
+  /** Its maturity in days. */
+  maturity?: number;
+  /** The wire field (`skews`, `vols`, …). */
+  field?: string;
+  /** The condition it breaks, in the notation of vol-model.md. */
+  condition: string;
+  message: string;
+}
+
+/** The report of {@link diagnose}. `ok` when no check fails and every mark is in the model's range. */
 export interface ArbitrageReport {
   ok: boolean;
+  /** False when a mark is outside the model's range (see `invalid`): the checks could not run. */
+  evaluated: boolean;
+  /** Marks the model cannot take; empty when the surface is valid. */
+  invalid: InvalidMark[];
   butterfly: Violation[];
   calendar: Violation[];
   lee: Violation[];
@@ -105,7 +123,13 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   const k = toFloat64(options.k ?? DEFAULT_K_GRID, "k").slice();
   const tolerance = options.tolerance ?? 1e-12;
   if (!(tolerance >= 0)) throw new VolModelError(`tolerance must be a number >= 0; got ${tolerance}`, { field: "tolerance", condition: "tolerance >= 0" });
-  const bms = fromSurface(model).benchmarks;
+  let bms: VolSurfaceModel["benchmarks"];
+  try {
+    bms = fromSurface(model).benchmarks;
+  } catch (error) {
+    if (!(error instanceof VolModelError)) throw error;
+    return { ok: false, evaluated: false, invalid: [invalidMark(model, error)], butterfly: [], calendar: [], lee: [], k };
+  }
   const butterfly: Violation[] = [];
   const calendar: Violation[] = [];
   const lee: Violation[] = [];
@@ -172,5 +196,18 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
       ),
     );
   }
-  return { ok: butterfly.length + calendar.length + lee.length === 0, butterfly, calendar, lee, k };
+  return { ok: butterfly.length + calendar.length + lee.length === 0, evaluated: true, invalid: [], butterfly, calendar, lee, k };
+}
+
+/** The finding for a mark {@link fromSurface} refused. */
+function invalidMark(input: VolSurfaceModel | SurfaceLike, error: VolModelError): InvalidMark {
+  const maturities = (input as { benchmark_maturities?: unknown }).benchmark_maturities;
+  const maturity = error.benchmark !== undefined && Array.isArray(maturities) ? maturities[error.benchmark] : undefined;
+  return {
+    ...(error.benchmark !== undefined ? { benchmark: error.benchmark } : {}),
+    ...(typeof maturity === "number" ? { maturity } : {}),
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    condition: error.condition,
+    message: error.message,
+  };
 }

@@ -99,6 +99,26 @@ describe("diagnose", () => {
     expect(() => diagnose(SAMPLE, { tolerance: -1 })).toThrow("tolerance must be a number >= 0; got -1");
   });
 
+  it("reports a mark outside the model's range as a finding, instead of throwing", () => {
+    const surface = buildSurface({ spot: 5000, referenceDate: "2026-11-20", maturities: [30, 91, 365], atmVols: [0.18, 0.17, 0.16], skew: -0.1 });
+    const bad = { ...surface, skews: surface.skews.map((x, i) => (i === 1 ? 5 : x)) };
+    const report = diagnose(bad);
+    expect(report.ok).toBe(false);
+    expect(report.evaluated).toBe(false);
+    expect(report.invalid).toEqual([
+      {
+        benchmark: 1,
+        maturity: 91,
+        field: "skews",
+        condition: "-p < 2·psi < c",
+        message: "benchmark 1 (maturity 91 d): skew must satisfy -p < 2·psi < c; got 2·psi = 10, p = 1, c = 1",
+      },
+    ]);
+    expect([report.butterfly, report.calendar, report.lee]).toEqual([[], [], []]);
+    const good = diagnose(surface);
+    expect([good.ok, good.evaluated, good.invalid]).toEqual([true, true, []]);
+  });
+
   it("keeps rounding noise out with a tolerance", () => {
     const flat = fromSurface({
       ...SAMPLE,
