@@ -3,8 +3,13 @@ import { curveAt, readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate } from "./input";
 import { tenorLabel } from "./labels";
-import { axis, baseConfig, baseLayout, rampColors } from "./theme";
+import { axis, baseConfig, baseLayout, paletteColor, rampColors } from "./theme";
 import { displayable } from "./show";
+
+/** plotly's line dashes, one per tenor when several currencies share the chart. */
+const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"] as const;
+/** Marker symbols beside the dashes (a single date draws markers only). */
+const SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x"] as const;
 
 /** Tenors drawn when none are chosen, in years (those the curves reach). */
 export const DEFAULT_TENORS = [0.25, 1, 2, 5, 10, 30] as const;
@@ -42,9 +47,12 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
       throw new RangeError(`plot.curveHistory: tenors are years > 0, e.g. [2, 10, 30]; got ${String(x)}`);
 
   const data: Trace[] = [];
-  const colors = rampColors(tenors.length);
   const multi = t.currencies.length > 1;
-  const dashes = ["solid", "dash", "dot", "dashdot"];
+  // One currency: a colour per tenor (a ramp, short to long). Several: a colour per currency and a dash
+  // per tenor, legend grouped by currency, so no two series look alike.
+  const ramp = rampColors(tenors.length);
+  const colorOf = (c: number, j: number) => (multi ? paletteColor(c) : ramp[j]!);
+  const dashOf = (j: number) => (multi ? DASHES[j % DASHES.length]! : "solid");
   t.currencies.forEach((ccy, c) => {
     const curves = t.curves.filter((k) => k.currency === ccy).sort((a, b) => a.marketDate - b.marketDate);
     const dates = curves.map((k) => plotDate(k.marketDate));
@@ -57,8 +65,9 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
         name: label,
         x: dates,
         y: at.map((values) => finiteOrNull(values[j]!)),
-        line: { color: colors[j], width: 2, dash: dashes[c % dashes.length] },
-        marker: { color: colors[j] },
+        line: { color: colorOf(c, j), width: 2, dash: dashOf(j) },
+        marker: { color: colorOf(c, j), symbol: multi ? SYMBOLS[j % SYMBOLS.length] : "circle" },
+        ...(multi ? { legendgroup: ccy, legendgrouptitle: j === 0 ? { text: ccy } : undefined } : {}),
         hovertemplate: `${label}: %{y:${fmt.hover}}<extra></extra>`,
       });
     });

@@ -1,6 +1,8 @@
 /** plot.curveHistory and the interpolation behind it. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ColumnTable } from "../../src/frames";
+import { TableBuilder } from "../../src/frames/column-table";
+import type { Trace } from "../../src/plot";
 import { curveHistory, DEFAULT_TENORS } from "../../src/plot";
 import { interpolate } from "../../src/plot/curves";
 import { simData, type SimData } from "./sim-data";
@@ -68,6 +70,53 @@ describe("curveHistory", () => {
     const fig = curveHistory(await d.curvesToday(), { tenors: [5] });
     expect(fig.data.map((t) => t.name)).toEqual(["USD 5Y", "EUR 5Y", "GBP 5Y"]);
     expect(fig.data[0]!.mode).toBe("markers");
+  });
+
+  it("gives every series its own look: a colour per currency, a dash per tenor, legend grouped by currency", () => {
+    const currencies = ["USD", "EUR", "GBP", "JPY", "CHF"];
+    const rows: { currency: string; market_date: Date; maturity: number; rate: number }[] = [];
+    currencies.forEach((currency, c) =>
+      ["2026-11-18", "2026-11-19", "2026-11-20"].forEach((day, d) =>
+        [1, 2, 5, 10].forEach((maturity) =>
+          rows.push({ currency, market_date: new Date(`${day}T00:00:00Z`), maturity, rate: 0.01 * (c + 1) + 0.001 * d + 0.0001 * maturity }),
+        ),
+      ),
+    );
+    const table = new TableBuilder(rows.length, "RateAsset")
+      .add(
+        "currency",
+        rows.map((r) => r.currency),
+        { hint: "string" },
+      )
+      .add(
+        "market_date",
+        rows.map((r) => r.market_date),
+        { hint: "date" },
+      )
+      .add(
+        "maturity",
+        rows.map((r) => r.maturity),
+      )
+      .add(
+        "rate",
+        rows.map((r) => r.rate),
+      )
+      .build();
+    const line = (t: Trace) => (t.line ?? {}) as { color?: string; dash?: string };
+    const look = (t: Trace) => `${line(t).color} ${line(t).dash}`;
+    // One tenor, five currencies: five distinct colours (USD and CHF were both the first colour, solid).
+    const one = curveHistory(table, { tenors: [5] });
+    expect(new Set(one.data.map((t) => line(t).color)).size).toBe(5);
+    // Two dimensions: colour by currency, dash by tenor, every (colour, dash) pair different.
+    const both = curveHistory(table, { tenors: [2, 5, 10] });
+    expect(both.data).toHaveLength(15);
+    expect(new Set(both.data.map(look)).size).toBe(15);
+    for (const ccy of currencies) {
+      const mine = both.data.filter((t) => String(t.name).startsWith(ccy));
+      expect(new Set(mine.map((t) => line(t).color)).size).toBe(1);
+      expect(mine.map((t) => line(t).dash)).toEqual(["solid", "dash", "dot"]);
+      expect(new Set(mine.map((t) => t.legendgroup))).toEqual(new Set([ccy]));
+    }
   });
 
   it("rejects tenors that are not years > 0", async () => {
