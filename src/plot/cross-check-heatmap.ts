@@ -76,6 +76,8 @@ function fromRow(r: CrossCheckRow): Row {
 }
 
 const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(4)}%` : "none");
+/** A decimal vol difference or tolerance in vol bp: the one unit and notation of the chart. */
+const bp = (v: number) => `${formatNumber(v * BP, 3)} vol bp`;
 
 /**
  * The cross-check as a heatmap: maturities (rows, days) × strikes (columns), coloured by
@@ -98,7 +100,22 @@ export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHea
   const strikeType = options.strikeType ?? read.strikeType;
   const grid = fillGrid(read.rows, tolerance);
   const data: Trace[] = [heatmapTrace(grid, tolerance), ...markerTraces(grid, tolerance)];
-  return displayable({ data, layout: heatmapLayout(options.title ?? summaryTitle(grid, tolerance), strikeType), config: baseConfig() });
+  const layout = heatmapLayout(options.title ?? summaryTitle(grid, tolerance), strikeType);
+  // A grid of exact zeros is all white, which reads as a chart that failed to draw: say what it shows.
+  if (grid.answered > 0 && grid.maxAbs === 0)
+    layout.annotations = [
+      {
+        text: `all ${grid.answered} residuals are 0`,
+        xref: "paper",
+        yref: "paper",
+        x: 0.5,
+        y: 0.5,
+        showarrow: false,
+        font: { size: 16, color: INK.muted },
+        bgcolor: "rgba(255,255,255,0.85)",
+      },
+    ];
+  return displayable({ data, layout, config: baseConfig() });
 }
 
 /** Markers on cells: category coordinates and hover text. */
@@ -143,7 +160,7 @@ function fillGrid(rows: readonly Row[], tolerance: number): Grid {
     xLabels,
     yLabels,
     z: yLabels.map(() => new Array<number | null>(xLabels.length).fill(null)),
-    custom: yLabels.map(() => xLabels.map(() => ["none", "none", "not checked"])),
+    custom: yLabels.map(() => xLabels.map(() => ["none", "none", "not checked", "none"])),
     breach: { x: [], y: [], text: [] },
     failed: { x: [], y: [], text: [] },
     failedMaturities: new Set<number>(),
@@ -170,12 +187,12 @@ function placeAnswered(grid: Grid, r: Row, i: number, j: number, tolerance: numb
     grid.maxAt = r;
   }
   const beyond = abs > tolerance;
-  grid.custom[i]![j] = [pct(r.service), pct(r.local), beyond ? "BEYOND TOLERANCE" : "within tolerance"];
+  grid.custom[i]![j] = [pct(r.service), pct(r.local), beyond ? "BEYOND TOLERANCE" : "within tolerance", bp(r.difference)];
   if (beyond) {
     const { xLabels, yLabels, breach } = grid;
     breach.x.push(xLabels[j]!);
     breach.y.push(yLabels[i]!);
-    breach.text.push(`${yLabels[i]}, strike ${xLabels[j]}: Δ ${formatNumber(r.difference * BP, 3)} vol bp (tolerance ±${formatNumber(tolerance * BP, 3)})`);
+    breach.text.push(`${yLabels[i]}, strike ${xLabels[j]}: Δ ${bp(r.difference)} (tolerance ±${bp(tolerance)})`);
   }
 }
 
@@ -183,7 +200,7 @@ function placeAnswered(grid: Grid, r: Row, i: number, j: number, tolerance: numb
 function placeFailed(grid: Grid, r: Row, i: number, j: number): void {
   const { xLabels, yLabels, failed } = grid;
   grid.failedMaturities.add(r.maturity);
-  grid.custom[i]![j] = ["none", pct(r.local), `no service vol: ${r.error ?? "missing"}`];
+  grid.custom[i]![j] = ["none", pct(r.local), `no service vol: ${r.error ?? "missing"}`, "none"];
   failed.x.push(xLabels[j]!);
   failed.y.push(yLabels[i]!);
   failed.text.push(`${yLabels[i]}: ${r.error ?? "no service vol"}`);
@@ -211,8 +228,8 @@ function heatmapTrace(grid: Grid, tolerance: number): Trace {
     ],
     xgap: 1,
     ygap: 1,
-    colorbar: { title: { text: "service − local<br>(vol bp)", side: "right" }, exponentformat: "e", thickness: 14, len: 0.9 },
-    hovertemplate: "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{z:.3e} vol bp<br>%{customdata[2]}<extra></extra>",
+    colorbar: { title: { text: "service − local<br>(vol bp)", side: "right" }, exponentformat: "none", thickness: 14, len: 0.9 },
+    hovertemplate: "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{customdata[3]}<br>%{customdata[2]}<extra></extra>",
     showscale: true,
   };
 }
@@ -224,7 +241,7 @@ function markerTraces(grid: Grid, tolerance: number): [Trace, Trace] {
     {
       type: "scatter",
       mode: "markers",
-      name: `beyond ±${formatNumber(tolerance * BP, 3)} vol bp (${breach.x.length})`,
+      name: `beyond ±${bp(tolerance)} (${breach.x.length})`,
       x: breach.x,
       y: breach.y,
       text: breach.text,
@@ -248,9 +265,11 @@ function markerTraces(grid: Grid, tolerance: number): [Trace, Trace] {
 function summaryTitle(grid: Grid, tolerance: number): string {
   const { maxAt, failedMaturities } = grid;
   const where = maxAt ? ` at ${daysLabel(maxAt.maturity)} / ${formatNumber(maxAt.strike)}` : "";
-  const summary = grid.answered
-    ? `max |Δ| ${formatNumber(grid.maxAbs * BP, 3)} vol bp${where} · ${grid.breach.x.length} of ${grid.answered} beyond ±${formatNumber(tolerance * BP, 3)} vol bp`
-    : "no maturity answered";
+  const summary = !grid.answered
+    ? "no maturity answered"
+    : grid.maxAbs === 0
+      ? `all ${grid.answered} residuals are 0: the service and the local model agree exactly`
+      : `max |Δ| ${bp(grid.maxAbs)}${where} · ${grid.breach.x.length} of ${grid.answered} beyond ±${bp(tolerance)}`;
   const failures = failedMaturities.size ? ` · ${maturityCount(failedMaturities.size)} failed` : "";
   return `GetVol vs local model<br><span style="font-size:13px;color:${INK.muted}">${summary}${failures}</span>`;
 }

@@ -252,13 +252,18 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
   return { rows, provenance, summary: summarise(rows, failed, maturities.length), strikeType, tolerance };
 }
 
-/** One line per failed maturity and the largest difference, for printing. */
+/** A decimal vol difference in vol basis points (1 vol bp = 0.0001), the unit the charts use too. */
+function volBp(x: number): string {
+  return `${fmt(Number((x * 1e4).toPrecision(3)))} vol bp`;
+}
+
+/** One line per failed maturity and the largest difference, for printing (differences and tolerance in vol bp). */
 export function formatSummary(result: CrossCheckResult): string {
   const s = result.summary;
   const lines = [
-    `${s.answered}/${s.maturities} maturities answered, ${s.rows} rows; max |service − local| = ${fmt(s.maxAbsDifference)}` +
+    `${s.answered}/${s.maturities} maturities answered, ${s.rows} rows; max |service − local| = ${volBp(s.maxAbsDifference)}` +
       (s.maxAt ? ` at maturity ${fmt(s.maxAt.maturity)} d, strike ${fmt(s.maxAt.strike)}` : "") +
-      `; ${s.beyondTolerance} beyond tolerance ${fmt(result.tolerance)}`,
+      `; ${s.beyondTolerance} beyond ±${volBp(result.tolerance)}`,
     ...s.failed.map((f) => `maturity ${fmt(f.maturity)} d failed: ${f.error}`),
   ];
   return lines.join("\n");

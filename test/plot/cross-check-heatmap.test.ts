@@ -40,7 +40,8 @@ describe("crossCheckHeatmap", () => {
     expect(fig.data[2]!.name).toBe("no service vol (0 maturities)");
     expect(fig.layout.xaxis).toMatchObject({ type: "category", title: { text: "Strike (% of forward)" } });
     expect(fig.layout.yaxis).toMatchObject({ type: "category", title: { text: "Maturity" } });
-    expect(fig.layout.title?.text).toContain("0 of 20 beyond ±0.0001 vol bp");
+    // The simulator answers with the local model itself: every residual is exactly 0, and the chart says so.
+    expect(fig.layout.title?.text).toContain("all 20 residuals are 0");
     expect(heat.hovertemplate).toContain("service %{customdata[0]}");
   });
 
@@ -62,6 +63,22 @@ describe("crossCheckHeatmap", () => {
     expect(heat.zmin).toBeCloseTo(-3e-4, 12);
     expect((heat.customdata as string[][][])[1]![4]![2]).toBe("BEYOND TOLERANCE");
     expect((heat.customdata as string[][][])[2]![2]![2]).toBe("within tolerance");
+  });
+
+  it("says so when every residual is 0 instead of drawing a blank grid, and writes every difference and tolerance in vol bp alike", async () => {
+    const check = await d.check();
+    const zero = { ...check, rows: check.rows.map((r) => ({ ...r, service_vol: r.local_vol, difference: 0, flagged: false })) };
+    const fig = crossCheckHeatmap(zero);
+    expect(fig.layout.title?.text).toContain("all 20 residuals are 0: the service and the local model agree exactly");
+    expect(fig.layout.annotations).toContainEqual(expect.objectContaining({ text: "all 20 residuals are 0", xref: "paper", yref: "paper" }));
+    const bumped = crossCheckHeatmap(edited(check, [[91, 120, 3e-8]]));
+    expect(bumped.layout.annotations ?? []).toEqual([]);
+    const heat = bumped.data[0]!;
+    expect((heat.customdata as string[][][])[1]![4]![3]).toBe("0.0003 vol bp");
+    expect((heat.customdata as string[][][])[0]![0]![3]).toBe("0 vol bp");
+    expect(heat.hovertemplate).toContain("Δ %{customdata[3]}");
+    expect(heat.hovertemplate).not.toContain(":.3e");
+    expect((heat.colorbar as { exponentformat?: string }).exponentformat).toBe("none");
   });
 
   it("shows a maturity the service did not answer as grey cells with the error on hover", async () => {

@@ -125,7 +125,7 @@ describe("crossCheck", () => {
     ]);
     expect(frames.provenance(result)).toEqual(result.provenance);
     expect(formatSummary(result)).toMatch(
-      /^3\/4 maturities answered, 20 rows; max \|service − local\| = 0\.000003 at maturity 91 d, strike 100; 1 beyond tolerance 1e-8\nmaturity 182 d failed: GetVol failed: HTTP 400/,
+      /^3\/4 maturities answered, 20 rows; max \|service − local\| = 0\.03 vol bp at maturity 91 d, strike 100; 1 beyond ±0\.0001 vol bp\nmaturity 182 d failed: GetVol failed: HTTP 400/,
     );
   });
 
