@@ -17,11 +17,17 @@ export interface TransactionsOptions {
   top?: number;
   /** Chart title. Default: a summary (trades, counterparties, dates). */
   title?: string;
+  /**
+   * Convert every notional to one currency (`rates[ccy]` = units of `currency` per 1 `ccy`) and draw
+   * the bars on one axis. Default: one axis per trade currency, amounts never converted.
+   */
+  reportingCurrency?: { currency: string; rates: Readonly<Record<string, number>> };
 }
 
 /**
  * A portfolio's trades in two panels. Left: gross notional (sum of |notional|) by counterparty, largest
- * at the top, one bar per trade currency (amounts in different currencies are never added). Right:
+ * at the top, one bar per trade currency on an axis of its own (amounts in different currencies are
+ * never added nor drawn on one scale), or with `reportingCurrency` converted onto one axis. Right:
  * the cumulative signed quantity of each chosen instrument over trade dates (a step line: the position
  * these trades built), by default the largest instruments of one asset class.
  *
@@ -37,7 +43,7 @@ export interface TransactionsOptions {
  */
 export function transactions(input: TableInput | TransactionTableResponse, options: TransactionsOptions = {}): Figure {
   const trades = readTrades(columnsOf(isTableInput(input) ? input : transactionTableColumns(input), "plot.transactions"));
-  const bars = notionalBars(trades);
+  const bars = notionalBars(trades, options.reportingCurrency);
   const { chosen, chosenClass } = chooseInstruments(trades, options);
   const data: Trace[] = [...bars.traces, ...chosen.map((name, k) => quantityLine(trades, name, paletteColor(bars.currencies.length + k)))];
   const [from, to] = dateRange(trades.date);
@@ -45,7 +51,7 @@ export function transactions(input: TableInput | TransactionTableResponse, optio
     options.title ??
     `Transactions · ${trades.n.toLocaleString("en-US")} trades, ${bars.counterparties.length} counterparties${from ? ` · ${from} to ${to}` : ""}`;
   const rightTitle = `Cumulative quantity${options.instruments ? "" : `, top ${chosen.length}${chosenClass ? ` ${chosenClass.toLowerCase()}` : ""} instruments`}`;
-  return displayable({ data, layout: transactionsLayout(title, rightTitle), config: baseConfig() });
+  return displayable({ data, layout: transactionsLayout(title, rightTitle, bars.axes), config: baseConfig() });
 }
 
 /** The columns the figure reads, one array each (`currency` and `asset_class` when present). */
@@ -67,10 +73,33 @@ function readTrades(view: ReturnType<typeof columnsOf>) {
 
 type Trades = ReturnType<typeof readTrades>;
 
-/** Left panel: gross notional by counterparty × currency, horizontal bars, the largest counterparty on top. */
-function notionalBars(t: Trades): { traces: Trace[]; counterparties: string[]; currencies: string[] } {
+/** One x axis of the left panel: its id (`x`, `x3`, …), its title. */
+interface BarAxis {
+  id: string;
+  title: string;
+}
+
+/** The rate that converts `ccy` to the reporting currency; throws naming a currency without one. */
+function rateOf(reporting: NonNullable<TransactionsOptions["reportingCurrency"]>, ccy: string): number {
+  if (ccy === reporting.currency) return reporting.rates[ccy] ?? 1;
+  const rate = reporting.rates[ccy];
+  if (!(typeof rate === "number" && rate > 0 && Number.isFinite(rate)))
+    throw new RangeError(
+      `plot.transactions: reportingCurrency.rates has no rate for ${ccy || "(no currency)"} (${reporting.currency} per 1 ${ccy}); got ${String(rate)}`,
+    );
+  return rate;
+}
+
+/**
+ * Left panel: gross notional by counterparty × currency, horizontal bars, the largest counterparty on
+ * top; one x axis per currency (ids `x`, `x3`, `x4`, …: `x2` is the right panel's), or one axis in the
+ * reporting currency.
+ */
+function notionalBars(
+  t: Trades,
+  reporting: TransactionsOptions["reportingCurrency"],
+): { traces: Trace[]; counterparties: string[]; currencies: string[]; axes: BarAxis[] } {
   const gross = new Map<string, Map<string, number>>(); // currency → counterparty → sum
-  const byCounterparty = new Map<string, number>();
   for (let i = 0; i < t.n; i++) {
     const cp = t.counterparty[i] ?? "(none)";
     const v = Math.abs(t.notional[i]!);
@@ -79,24 +108,34 @@ function notionalBars(t: Trades): { traces: Trace[]; counterparties: string[]; c
     let m = gross.get(ccy);
     if (!m) gross.set(ccy, (m = new Map()));
     m.set(cp, (m.get(cp) ?? 0) + v);
-    byCounterparty.set(cp, (byCounterparty.get(cp) ?? 0) + v);
+  }
+  const scale = new Map([...gross.keys()].map((ccy) => [ccy, reporting ? rateOf(reporting, ccy) : 1]));
+  // Counterparties ranked by their gross in the reporting currency, or by their share of each currency's total.
+  const weight = new Map<string, number>();
+  for (const [ccy, m] of gross) {
+    const total = reporting ? 1 : sum(m) || 1;
+    for (const [cp, v] of m) weight.set(cp, (weight.get(cp) ?? 0) + (v * scale.get(ccy)!) / total);
   }
   // A category axis lists from the bottom: ascending order puts the largest at the top.
-  const counterparties = [...byCounterparty.keys()].sort((a, b) => byCounterparty.get(a)! - byCounterparty.get(b)!);
-  const currencies = [...gross.keys()].sort((a, b) => sum(gross.get(b)!) - sum(gross.get(a)!));
+  const counterparties = [...weight.keys()].sort((a, b) => weight.get(a)! - weight.get(b)!);
+  const currencies = [...gross.keys()].sort((a, b) => sum(gross.get(b)!) * scale.get(b)! - sum(gross.get(a)!) * scale.get(a)!);
+  const axes: BarAxis[] = reporting
+    ? [{ id: "x", title: `Gross notional (${reporting.currency})` }]
+    : currencies.map((ccy, k) => ({ id: k === 0 ? "x" : `x${k + 2}`, title: ccy || "no currency" }));
+  const unit = (ccy: string) => (reporting ? reporting.currency : ccy);
   const traces: Trace[] = currencies.map((ccy, k) => ({
     type: "bar",
     orientation: "h",
     name: ccy || "notional",
     legend: "legend",
     y: counterparties,
-    x: counterparties.map((cp) => gross.get(ccy)!.get(cp) ?? 0),
+    x: counterparties.map((cp) => (gross.get(ccy)!.get(cp) ?? 0) * scale.get(ccy)!),
     marker: { color: paletteColor(k) },
-    xaxis: "x",
+    xaxis: reporting ? "x" : axes[k]!.id,
     yaxis: "y",
-    hovertemplate: `%{y}: %{x:,.0f} ${ccy}<extra></extra>`,
+    hovertemplate: `%{y}: %{x:,.0f} ${unit(ccy)}${reporting && ccy !== reporting.currency ? ` (from ${ccy})` : ""}<extra></extra>`,
   }));
-  return { traces, counterparties, currencies };
+  return { traces, counterparties, currencies, axes };
 }
 
 /** The instruments of the right panel: those asked for, or the top ones by gross notional of the leading asset class. */
@@ -159,7 +198,7 @@ function dateRange(date: ArrayLike<number>): [ReturnType<typeof plotDate>, Retur
   return [plotDate(first), plotDate(last)];
 }
 
-function transactionsLayout(title: string, rightTitle: string) {
+function transactionsLayout(title: string, rightTitle: string, barAxes: readonly BarAxis[]) {
   const panelTitle = (text: string, x: number): Annotation => ({
     text: `<b>${text}</b>`,
     x,
@@ -176,11 +215,33 @@ function transactionsLayout(title: string, rightTitle: string) {
     margin: { l: 72, r: 24, t: 84, b: 150 },
     barmode: "group",
     bargap: 0.2,
-    xaxis: axis("Gross notional (trade currency)", { domain: [0, 0.42], tickformat: "~s", rangemode: "tozero" }),
+    // The left panel's [0, 0.42] shared by the currency axes, side by side.
+    ...Object.fromEntries(
+      barAxes.map((a, k) => {
+        const width = 0.42 / barAxes.length;
+        const domain: [number, number] = [k * width + (k > 0 ? 0.012 : 0), (k + 1) * width];
+        const title = axis(a.title, {}).title!;
+        return [
+          `xaxis${a.id.slice(1)}`,
+          axis(a.title, {
+            domain,
+            tickformat: "~s",
+            rangemode: "tozero",
+            anchor: "y",
+            nticks: barAxes.length > 2 ? 3 : 5,
+            tickangle: 0,
+            title: { ...title, font: { size: 12 } },
+          }),
+        ];
+      }),
+    ),
     yaxis: axis("", { showgrid: false, ticks: "", title: undefined }),
     xaxis2: axis("Trade date", { domain: [0.56, 1], type: "date", anchor: "y2" }),
     yaxis2: axis("Cumulative quantity (units)", { tickformat: "~s", anchor: "x2" }),
-    annotations: [panelTitle("Gross notional by counterparty", 0), panelTitle(rightTitle, 0.56)],
+    annotations: [
+      panelTitle(barAxes.length > 1 ? "Gross notional by counterparty, per trade currency" : "Gross notional by counterparty", 0),
+      panelTitle(rightTitle, 0.56),
+    ],
     legend: { title: { text: "Currency " }, orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 12 } },
     legend2: { orientation: "v", x: 0.56, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 11 } },
     hovermode: "closest",

@@ -28,11 +28,40 @@ describe("transactions", () => {
       expect(bar.orientation).toBe("h");
       (bar.y as string[]).forEach((cp, i) => expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp), 4));
     }
-    // Largest counterparty at the top: the last category of the axis.
-    const total = (cp: string) => bars.reduce((s, b) => s + (b.x as number[])[(b.y as string[]).indexOf(cp)]!, 0);
+    // Largest counterparty at the top (the last category of the axis), ranked by its share of each
+    // currency's gross: amounts in different currencies are never added.
+    const ccyTotal = (b: (typeof bars)[number]) => (b.x as number[]).reduce((s, v) => s + v, 0);
+    const total = (cp: string) => bars.reduce((s, b) => s + (b.x as number[])[(b.y as string[]).indexOf(cp)]! / ccyTotal(b), 0);
     const order = bars[0]!.y as string[];
     expect(order.map(total)).toEqual([...order.map(total)].sort((a, b) => a - b));
-    expect(fig.layout.xaxis?.title?.text).toBe("Gross notional (trade currency)");
+    // One axis per currency: JPY amounts never squash USD ones.
+    const axes = bars.map((b) => b.xaxis as string);
+    expect(new Set(axes).size).toBe(bars.length);
+    expect(axes).not.toContain("x2");
+    const layout = fig.layout as Record<string, { title?: { text?: string }; domain?: number[] }>;
+    bars.forEach((b) => expect(layout[`xaxis${axes[bars.indexOf(b)]!.slice(1)}`]!.title?.text).toBe(b.name));
+    const domains = axes.map((a) => layout[`xaxis${a.slice(1)}`]!.domain!);
+    domains.forEach(([lo, hi], i) => {
+      expect(lo).toBeGreaterThanOrEqual(0);
+      expect(hi).toBeLessThanOrEqual(0.42 + 1e-12);
+      if (i > 0) expect(lo).toBeGreaterThan(domains[i - 1]![1]!);
+    });
+  });
+
+  it("or converts to one reporting currency with the rates given, and names a currency without one", async () => {
+    const table = await d.trades();
+    const currencies = [...new Set(table.data.currency as string[])];
+    const rates = Object.fromEntries(currencies.map((c, i) => [c, c === "USD" ? 1 : 0.5 + i / 10]));
+    const fig = transactions(table, { reportingCurrency: { currency: "USD", rates } });
+    const bars = fig.data.filter((t) => t.type === "bar");
+    expect(new Set(bars.map((b) => b.xaxis))).toEqual(new Set(["x"]));
+    expect(fig.layout.xaxis?.title?.text).toBe("Gross notional (USD)");
+    for (const bar of bars)
+      (bar.y as string[]).forEach((cp, i) => expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp) * rates[bar.name!]!, 2));
+    const { [currencies.find((c) => c !== "USD")!]: _dropped, ...partial } = rates;
+    expect(() => transactions(table, { reportingCurrency: { currency: "USD", rates: partial } })).toThrow(
+      /reportingCurrency\.rates has no rate for [A-Z]{3} \(USD per 1 [A-Z]{3}\)/,
+    );
   });
 
   it("draws the cumulative quantity of the largest instruments of one asset class as step lines", async () => {
