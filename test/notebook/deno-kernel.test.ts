@@ -1,6 +1,6 @@
 /**
  * The showcase notebooks under Deno's Jupyter kernel (`deno jupyter`, from the npm registry's `deno`
- * package, registered by scripts/setup-jupyter.sh): the same five notebooks, the same cells, executed
+ * package, registered by scripts/setup-jupyter.sh): the same six notebooks, the same cells, executed
  * through Jupyter (jupyter_client and nbclient talking to the real kernel over ZMQ), must pass the same
  * checks as under tslab (test/notebook/expected.ts): every chart inline as a plotly MIME bundle with its
  * HTML rendering, tables as HTML, progress lines updated in place. Then the executed notebooks are

@@ -118,6 +118,38 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(nb.stdout("up-vols-effect")).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%");
     expect(nb.displayText("up-vols-effect")).toMatch(/ATM vol before %\s+ATM vol after %/);
   },
+  "06-a-year-of-trades": (nb) => {
+    // 3 portfolios × 12 months, streamed into a hive-partitioned dataset, then read back whole.
+    expect(nb.displayText("yt-fetch")).toMatch(/^transaction tables 36\/36 \(100%\)/);
+    expect(nb.stdout("yt-fetch")).toBe("3 portfolios × 12 months (2025-12 … 2026-11) = 36 calls: 7,131 trades in 36 Parquet files; 0 calls failed\n");
+    const layout = nb.stdout("yt-layout");
+    expect(layout).toMatch(
+      /^a-year-of-trades-<tmp>\/ {2}\(36 files: GLOBAL-MACRO 12, RATES-EU 12, EQ-LONG-SHORT 12\)\n {2}portfolio=EQ-LONG-SHORT\/month=2025-12\/part_<id>\.parquet\n/,
+    );
+    expect(layout).toContain("read back: 7,131 rows × 15 columns; the 7,131 trades written: all there");
+    expect(nb.displayText("yt-layout")).toMatch(/^DataFrame · 7,131 rows × 15 columns · from GetTransactionTable\n\s+portfolio\s+month\s+trade_id/);
+    // SQL over the files: exposure by counterparty × currency, monthly activity, concentration; a chart each.
+    expect(nb.displayText("yt-exposure")).toMatch(/^DataFrame · 50 rows × 5 columns · from SQL\n\s+counterparty\s+currency\s+trades\s+gross_musd\s+net_musd/);
+    const exposure = nb.figures("yt-exposure")[0]!;
+    expect(exposure.data.map((t) => t.name)).toEqual(["CHF", "EUR", "GBP", "JPY", "USD"]);
+    expect(exposure.data.every((t) => t.type === "bar" && t.x?.length === 10)).toBe(true);
+    const monthly = nb.figures("yt-monthly")[0]!;
+    expect(monthly.data).toHaveLength(6);
+    expect(monthly.data.every((t) => t.x?.length === 12)).toBe(true);
+    expect(nb.displayText("yt-concentration")).toMatch(/^DataFrame · 3 rows × 7 columns · from SQL\n\s+portfolio\s+instruments\s+top_5_share\s+hhi/);
+    expect(nb.figures("yt-concentration")[0]!.data.map((t) => t.name)).toEqual(["GLOBAL-MACRO", "RATES-EU", "EQ-LONG-SHORT", "every instrument alike"]);
+    // The danfo pitfall made visible against the SQL answer (or, with a danfo that fixed it, said not to trigger); the safe forms agree with SQL.
+    const pitfall = nb.stdout("yt-pitfall");
+    expect(pitfall).toMatch(/^GLOBAL-MACRO: 10 counterparties; above the average \(USD [\d,]+m\), by SQL: 6: /);
+    expect(pitfall).toContain("✔ every safe form agrees with SQL\n");
+    const verdicts = nb.displayText("yt-pitfall");
+    expect(verdicts).toMatch(/^DataFrame · 6 rows × 6 columns\n\s+form\s+rows\s+wrong_rows\s+missed_rows\s+detail\s+verdict\n/);
+    expect(verdicts.match(/✔ right$/gm)).toHaveLength(pitfall.includes("The trap did not trigger") ? 6 : 4);
+    if (!pitfall.includes("The trap did not trigger")) {
+      expect(pitfall).toMatch(/\n✘ The trap: the sort permuted the index \((\d, ){9}\d\), and query took those labels for positions\.\n/);
+      expect(verdicts).toMatch(/0\s+sortValues inplace, then query\s+6\s+[1-6]\s+[1-6]\s+.* in; .* out\s+✘ WRONG\n/);
+    }
+  },
 };
 
 /**

@@ -73,7 +73,7 @@ beforeAll(async () => {
 }, RUN_TIMEOUT_MS);
 
 describe("the showcase notebooks", () => {
-  it("are the five of issue 7, each with a parameters cell and one connect() call", () => {
+  it("are the six showcase notebooks (issue 7's five, issue 16's year of trades), each with a parameters cell and one connect() call", () => {
     expect(NOTEBOOKS).toEqual(Object.keys(EXPECTED));
     for (const name of NOTEBOOKS) {
       const nb = Executed.read(path.join(NOTEBOOK_DIR, `${name}.ipynb`));
@@ -106,10 +106,10 @@ describe("npm run demo (every notebook through the headless runner)", () => {
   it("exits 0 and prints a line per notebook and a summary", () => {
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^risk-portal-lab demo: 5 notebooks, run headless against the embedded simulator/);
+    expect(lines[0]).toMatch(/^risk-portal-lab demo: 6 notebooks, run headless against the embedded simulator/);
     for (const [i, name] of NOTEBOOKS.entries())
       expect(lines[i + 1]).toMatch(new RegExp(`^✔ ${name}\\s+\\d+ cells, \\d+ charts?\\s+\\d+\\.\\d s\\s+→ .*${name}\\.html$`));
-    expect(lines.at(-1)).toMatch(/^5 notebooks passed in \d+\.\d s → open .*index\.html$/);
+    expect(lines.at(-1)).toMatch(/^6 notebooks passed in \d+\.\d s → open .*index\.html$/);
     expect(demo.stderr).toBe("");
   });
 
@@ -120,7 +120,7 @@ describe("npm run demo (every notebook through the headless runner)", () => {
       expect(index).toContain(`<a href="${name}.ipynb">executed .ipynb</a>`);
       expect(existsSync(path.join(demoDir, `${name}.html`))).toBe(true);
     }
-    expect(index).toContain("all 5 notebooks ran");
+    expect(index).toContain("all 6 notebooks ran");
   });
 
   for (const name of NOTEBOOKS) {
