@@ -8,6 +8,7 @@ import type { Simulator, SimulatorOptions } from "./sim";
 export * from "./client";
 export * as api from "./api";
 export * as vol from "./vol";
+export * as curves from "./curves";
 export * as frames from "./frames";
 export * as plot from "./plot";
 export * as internals from "./internals";

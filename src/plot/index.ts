@@ -3,7 +3,7 @@
  * exported to standalone HTML or PNG.
  *
  * - Figure builders return plain plotly figures (`{ data, layout, config }`) to tweak before showing:
- *   `yieldCurve`, `curveHistory`, `curveSurface`, `volSmiles`, `volSurface`, `crossCheckHeatmap`,
+ *   `yieldCurve`, `curveHistory`, `curveSurface`, `curveTenorHeatmap`, `volSmiles`, `volSurface`, `crossCheckHeatmap`,
  *   `reportStatus`, `transactions`, `positionEffects`. Each takes a frames column table, a danfo
  *   DataFrame, or the raw response (see each one's comment).
  * - `show(figOrFrame)`: in a tslab kernel, one display message with the plotly JSON and a
@@ -28,6 +28,7 @@ export { PALETTE, STATUS_COLORS, DEFAULT_WIDTH, DEFAULT_HEIGHT } from "./theme";
 export { yieldCurve, type YieldCurveOptions } from "./yield-curve";
 export { curveHistory, DEFAULT_TENORS, type CurveHistoryOptions } from "./curve-history";
 export { curveSurface, type CurveSurfaceOptions } from "./curve-surface";
+export { curveTenorHeatmap, DEFAULT_HEATMAP_TENORS, type CurveTenorHeatmapOptions, type CurveTenorHeatmapInput } from "./curve-tenor-heatmap";
 export type { CurveInput } from "./curves";
 export { volSmiles, type VolSmilesOptions } from "./vol-smiles";
 export { volSurface, type VolSurfaceOptions } from "./vol-surface";

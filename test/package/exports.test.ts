@@ -42,6 +42,7 @@ const ROOT_EXPORTS = [
   "api",
   "closeAllConnections",
   "connect",
+  "curves",
   "formatProvenance",
   "frames",
   "internals",

@@ -1,0 +1,344 @@
+/**
+ * `Curve`: a discount curve of the service (RateAsset) as a function of time — discount factors, zero
+ * rates, forwards and par swap rates at any year fraction or tenor, under one of three interpolations.
+ */
+import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
+import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "../frames/curve-math";
+import { parseIsoDate } from "../frames/iso-date";
+import { CurveError } from "./errors";
+import { DEFAULT_INTERPOLATION, INTERPOLATIONS, makeInterpolator, makeNodes, type Interpolation, type Interpolator, type Nodes } from "./interpolation";
+import { addMonths, calendarDayOf, parseTenor, roundYears, toYears, yearFraction, type TimeInput } from "./tenor";
+
+const DAY_MS = 86_400_000;
+
+/** One point the curve goes through: `t` (ACT/365 years, the service's `maturity`) and `rate` (continuous zero rate, decimal). */
+export interface Pillar {
+  t: number;
+  rate: number;
+  /** The point's `expiry` (null when the service sent none). */
+  expiry: Date | null;
+  /** `fitted_instrument_name` (null when the service sent none). */
+  instrument: string | null;
+}
+
+export interface CurveOptions {
+  /**
+   * How to fill the gaps between pillars. Default `linear-zero`.
+   * - `linear-zero`: linear in the zero rate;
+   * - `log-linear-df`: linear in log(discount factor), i.e. piecewise-constant forwards;
+   * - `monotone-convex`: Hagan & West (2006), with their positivity-preserving amendment (forwards stay
+   *   >= 0 when every discrete forward of the input is > 0).
+   *
+   * All three go through every pillar: `zeroRate(pillar.t) === pillar.rate`.
+   */
+  interpolation?: Interpolation;
+  /**
+   * `monotone-convex` only: apply Hagan–West's positivity-preserving collar to the pillar forwards when
+   * every discrete forward is > 0. Default true; false gives the plain method (whose forwards can dip
+   * below zero on a steep curve).
+   */
+  positivity?: boolean;
+}
+
+export interface CompoundingOptions {
+  /** How the returned rate compounds (see `frames.Compounding`). Default `continuous`, the service's convention. */
+  compounding?: Compounding;
+}
+
+export interface ParRateOptions {
+  /** Fixed-leg payments per year: 1 (default), 2, 3, 4, 6 or 12. */
+  frequency?: number;
+}
+
+const FREQUENCIES = [1, 2, 3, 4, 6, 12];
+
+/** The model inside a response, or the model itself. */
+function modelOf(input: RateAssetResponse | YieldCurveModel): YieldCurveModel {
+  if (typeof input !== "object" || input === null) {
+    throw new CurveError(
+      `curves.fromResponse expects a RateAsset response or its yield_curve_model, got ${input === null ? "null" : typeof input}`,
+      "response",
+    );
+  }
+  // Validated at the edge: the input may be any object a notebook holds.
+  const model: unknown = "yield_curve_model" in input ? input.yield_curve_model : input;
+  if (typeof model !== "object" || model === null || !Array.isArray((model as { data?: unknown }).data)) {
+    throw new CurveError(
+      "curves.fromResponse: the response has no yield_curve_model.data array (expected a RateAsset response or its yield_curve_model)",
+      "response",
+    );
+  }
+  return model as YieldCurveModel;
+}
+
+const dateOrNull = (v: unknown): Date | null => {
+  if (v instanceof Date) return v;
+  if (typeof v !== "string") return null;
+  const ms = parseIsoDate(v);
+  return Number.isNaN(ms) ? null : new Date(ms);
+};
+
+/**
+ * A discount curve built from a `RateAsset` response (or its `yield_curve_model`).
+ *
+ * `t` (everywhere) is years from the market date (ACT/365, like the service's `maturity`) or a tenor
+ * string: `"ON"`/`"1D"`, `"1W"`, `"3M"`, `"18M"`, `"2Y"`, `"10Y"` (case-insensitive), measured from the
+ * market date by calendar arithmetic (months added with end-of-month clamping: 31 Jan + 1M = 28 Feb; no
+ * business-day adjustment) and converted to years ACT/365, rounded to 6 decimals as the service rounds
+ * its maturities (so a tenor landing on a pillar's expiry is exactly that pillar).
+ *
+ * Outside the pillars, whatever the interpolation:
+ * - before the first pillar, the zero rate is flat at the first pillar's rate (so the forward there is
+ *   that rate too); `t = 0` has discount factor 1 and zero rate the first pillar's rate (the limit);
+ * - after the last pillar, the forward is flat at the last interval's forward (from the second-last to
+ *   the last pillar; the first pillar's rate for a one-pillar curve): `DF(t) = DF(t_n)·exp(−f·(t − t_n))`,
+ *   so the zero rate tends towards that forward instead of jumping.
+ *
+ * Bad input (NaN, negative `t`, an unknown tenor, `t2 <= t1`, …) throws a {@link CurveError} naming the
+ * argument; nothing returns NaN.
+ */
+export class Curve {
+  /** The curve's currency (`USD`). */
+  readonly currency: string;
+  /** The market date, as the instant the service sent. */
+  readonly marketDate: Date;
+  readonly interpolation: Interpolation;
+  /** The pillars, ascending in `t` (a pillar repeated with the same rate is kept once). */
+  readonly pillars: readonly Pillar[];
+  /** The calendar day tenors are measured from (ms at 00:00 UTC): the market date as written. */
+  readonly #day: number;
+  readonly #nodes: Nodes;
+  readonly #interp: Interpolator;
+  /** The forward after the last pillar. */
+  readonly #tailForward: number;
+
+  constructor(currency: string, marketDate: string | Date, pillars: readonly Pillar[], options: CurveOptions = {}) {
+    const interpolation = options.interpolation ?? DEFAULT_INTERPOLATION;
+    if (!INTERPOLATIONS.includes(interpolation)) {
+      throw new CurveError(
+        `options.interpolation must be ${INTERPOLATIONS.map((x) => `"${x}"`).join(", ")}; got ${JSON.stringify(interpolation)}`,
+        "options.interpolation",
+      );
+    }
+    const day =
+      marketDate instanceof Date ? Date.UTC(marketDate.getUTCFullYear(), marketDate.getUTCMonth(), marketDate.getUTCDate()) : calendarDayOf(marketDate);
+    const instant = marketDate instanceof Date ? marketDate.getTime() : parseIsoDate(marketDate);
+    if (Number.isNaN(day) || Number.isNaN(instant))
+      throw new CurveError(`market_date must be an ISO 8601 date, got ${JSON.stringify(marketDate)}`, "market_date");
+    this.currency = currency;
+    this.marketDate = new Date(instant);
+    this.interpolation = interpolation;
+    this.#day = day;
+    this.pillars = checkPillars(pillars);
+    const n = this.pillars.length;
+    this.#nodes = makeNodes(
+      Float64Array.from(this.pillars, (p) => p.t),
+      Float64Array.from(this.pillars, (p) => p.rate),
+    );
+    this.#interp = makeInterpolator(interpolation, this.#nodes, { positivity: options.positivity ?? true });
+    this.#tailForward = this.#nodes.fd[n - 1]!;
+  }
+
+  /** Years (ACT/365) from the market date to `t` (a year fraction is returned as is, after checking it). */
+  years(t: TimeInput, argument = "t"): number {
+    return toYears(t, this.#day, argument);
+  }
+
+  /** The continuously compounded zero rate at `y` years (checked). */
+  #zero(y: number): number {
+    const { t, z, I } = this.#nodes;
+    const n = t.length;
+    if (y <= t[0]!) return z[0]!; // flat zero before (and at) the first pillar
+    if (y >= t[n - 1]!) return y === t[n - 1]! ? z[n - 1]! : (I[n - 1]! + this.#tailForward * (y - t[n - 1]!)) / y;
+    const i = upper(t, y);
+    if (t[i] === y) return z[i]!; // exact at the pillars
+    return this.#interp.integral(i, y) / y;
+  }
+
+  /**
+   * The continuously compounded zero rate at `t` converted to `compounding` (default continuous). At
+   * `t = 0`, the limit: the first pillar's rate, converted.
+   */
+  zeroRate(t: TimeInput, options: CompoundingOptions = {}): number {
+    const compounding = checkCompounding(options.compounding);
+    const y = this.years(t);
+    const z = this.#zero(y);
+    if (compounding === "continuous") return z;
+    if (y === 0) return shortRate(z, compounding);
+    return forwardOf(0, 1, y, Math.exp(-z * y), compounding);
+  }
+
+  /** The discount factor at `t`: `exp(−z(t)·t)`, 1 at `t = 0`. */
+  discountFactor(t: TimeInput): number {
+    const y = this.years(t);
+    return y === 0 ? 1 : Math.exp(-this.#zero(y) * y);
+  }
+
+  /**
+   * The forward rate from `t1` to `t2` (both measured from the market date: `forwardRate("1Y", "2Y")` is
+   * the 1y1y), `t2 > t1`, in `compounding` (default continuous: `(z2·t2 − z1·t1) / (t2 − t1)`).
+   */
+  forwardRate(t1: TimeInput, t2: TimeInput, options: CompoundingOptions = {}): number {
+    const compounding = checkCompounding(options.compounding);
+    const y1 = this.years(t1, "t1");
+    const y2 = this.years(t2, "t2");
+    if (!(y2 > y1)) throw new CurveError(`t2 must be after t1: got t1 = ${String(t1)} (${y1} years), t2 = ${String(t2)} (${y2} years)`, "t2");
+    const i1 = this.#zero(y1) * y1;
+    const i2 = this.#zero(y2) * y2;
+    if (compounding === "continuous") return (i2 - i1) / (y2 - y1);
+    return forwardOf(y1, Math.exp(-i1), y2, Math.exp(-i2), compounding);
+  }
+
+  /**
+   * The instantaneous forward rate at `t` (continuous): `d(z·t)/dt`, from the right at a pillar (and at
+   * 0). Piecewise constant under `log-linear-df`; continuous between pillars under `monotone-convex`.
+   */
+  instantaneousForward(t: TimeInput): number {
+    const y = this.years(t);
+    const { t: ts, z } = this.#nodes;
+    const n = ts.length;
+    if (y < ts[0]!) return z[0]!;
+    if (y >= ts[n - 1]!) return this.#tailForward;
+    // From the right: the interval (t_{i-1}, t_i] with t_{i-1} <= y < t_i.
+    let i = upper(ts, y);
+    if (ts[i] === y) i++;
+    return this.#interp.forward(i, y);
+  }
+
+  /**
+   * The par rate of a fixed leg paying `frequency` times a year (default 1) to `tenor`:
+   * `(1 − DF(T)) / Σ α_k·DF(t_k)`. Payment dates run back from `T` every 12/frequency months (calendar
+   * arithmetic from the market date, end-of-month clamped, unadjusted; for a year fraction, every
+   * 1/frequency years); a full period accrues `1/frequency` (30/360 on unadjusted dates), a shorter
+   * first period (a front stub) its ACT/365 length. Annual compounding of that rate; decimal.
+   */
+  parRate(tenor: TimeInput, options: ParRateOptions = {}): number {
+    const frequency = options.frequency ?? 1;
+    if (!FREQUENCIES.includes(frequency))
+      throw new CurveError(`options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got ${String(frequency)}`, "options.frequency");
+    const times = this.paymentTimes(tenor, frequency);
+    let annuity = 0;
+    let previous = 0;
+    for (let k = 0; k < times.length; k++) {
+      const tk = times[k]!;
+      const full = k > 0 || times.full;
+      annuity += (full ? 1 / frequency : tk - previous) * this.discountFactor(tk);
+      previous = tk;
+    }
+    return (1 - this.discountFactor(times[times.length - 1]!)) / annuity;
+  }
+
+  /**
+   * The fixed leg's payment times (years, ascending) for {@link parRate}; `full` says whether the first
+   * period is a whole one (no front stub).
+   */
+  paymentTimes(tenor: TimeInput, frequency = 1): number[] & { full: boolean } {
+    const out: number[] = [];
+    let full = false;
+    if (typeof tenor === "string") {
+      const units = parseTenor(tenor);
+      const step = 12 / frequency;
+      for (let k = 0; ; k++) {
+        const months = units.months - k * step;
+        if (k > 0 && months <= 0) {
+          full = months === 0 && units.days === 0;
+          break;
+        }
+        out.push(roundYears(yearFraction(this.#day, addMonths(this.#day, months) + units.days * DAY_MS)));
+      }
+    } else {
+      const end = this.years(tenor, "tenor");
+      if (end === 0) throw new CurveError("tenor must be > 0 years for a par rate, got 0", "tenor");
+      for (let k = 0; ; k++) {
+        const tk = end - k / frequency;
+        if (k > 0 && tk <= 1e-9) {
+          full = Math.abs(tk) <= 1e-9;
+          break;
+        }
+        out.push(tk);
+      }
+    }
+    out.reverse();
+    return Object.assign(out, { full });
+  }
+}
+
+/** Index of the first pillar time >= y (y strictly inside (t_0, t_{n-1})). */
+function upper(t: Float64Array, y: number): number {
+  let lo = 0;
+  let hi = t.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (t[mid]! < y) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** The compounding option, checked (a bad one is a CurveError naming `options.compounding`). */
+function checkCompounding(compounding: Compounding | undefined): Compounding {
+  const c = compounding ?? DEFAULT_COMPOUNDING;
+  try {
+    dfOf(0, 1, c);
+  } catch (error) {
+    throw new CurveError(`options.${(error as Error).message}`, "options.compounding");
+  }
+  return c;
+}
+
+/** A continuous short rate `z` in another convention (the `t → 0` limit of the zero rate). */
+function shortRate(z: number, compounding: Compounding): number {
+  if (compounding === "simple") return z;
+  const periods =
+    typeof compounding === "object" ? compounding.periodsPerYear : { annual: 1, semiannual: 2, quarterly: 4, monthly: 12 }[compounding as string]!;
+  return periods * Math.expm1(z / periods);
+}
+
+/** The pillars, checked, sorted by `t`, a pillar repeated with the same rate kept once. */
+function checkPillars(pillars: readonly Pillar[]): Pillar[] {
+  if (pillars.length === 0) throw new CurveError("the curve has no pillars (data is empty): nothing to interpolate", "data");
+  pillars.forEach((p, i) => {
+    if (typeof p.t !== "number" || !Number.isFinite(p.t))
+      throw new CurveError(`data[${i}].maturity must be a finite number of years, got ${String(p.t)}`, `data[${i}].maturity`);
+    if (!(p.t > 0)) throw new CurveError(`data[${i}].maturity must be > 0 years, got ${p.t}`, `data[${i}].maturity`);
+    if (typeof p.rate !== "number" || !Number.isFinite(p.rate))
+      throw new CurveError(`data[${i}].rate must be a finite number, got ${String(p.rate)}`, `data[${i}].rate`);
+  });
+  const order = [...pillars.keys()].sort((a, b) => pillars[a]!.t - pillars[b]!.t || a - b);
+  const out: Pillar[] = [];
+  let last = -1;
+  for (const i of order) {
+    const p = pillars[i]!;
+    if (last >= 0 && pillars[last]!.t === p.t) {
+      if (pillars[last]!.rate !== p.rate) {
+        throw new CurveError(
+          `data[${last}] and data[${i}] are both at maturity ${p.t} with different rates (${pillars[last]!.rate} and ${p.rate})`,
+          `data[${i}].rate`,
+        );
+      }
+      continue;
+    }
+    out.push({ ...p });
+    last = i;
+  }
+  return out;
+}
+
+/**
+ * A {@link Curve} from a `RateAsset` response (`rp.rateAsset.getCurve(...)`) or its `yield_curve_model`.
+ *
+ * ```ts
+ * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+ * usd.zeroRate("2Y"); usd.discountFactor(7.5); usd.forwardRate("1Y", "2Y"); usd.parRate("10Y", { frequency: 2 });
+ * ```
+ */
+export function fromResponse(response: RateAssetResponse | YieldCurveModel, options: CurveOptions = {}): Curve {
+  const model = modelOf(response);
+  const pillars = model.data.map((p) => ({
+    t: p.maturity,
+    rate: p.rate,
+    expiry: dateOrNull(p.expiry),
+    instrument: typeof p.fitted_instrument_name === "string" ? p.fitted_instrument_name : null,
+  }));
+  return new Curve(typeof model.currency === "string" ? model.currency : "", model.market_date, pillars, options);
+}

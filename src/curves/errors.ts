@@ -1,0 +1,19 @@
+/** The one error the curve model throws. */
+import { RiskPortalError } from "../client/errors";
+
+/**
+ * Invalid input to the curve model: a curve it cannot build (no pillars, a pillar with a non-finite or
+ * negative maturity, two pillars at one maturity with different rates, no market date) or a query it
+ * cannot answer (NaN or negative `t`, an unknown tenor such as `"3X"`, `t2 <= t1`, a bad frequency).
+ * `argument` names what is at fault (`t`, `tenor`, `t2`, `pillars[3].maturity`, `options.frequency`, …)
+ * and the message says why, with the value. The model throws this instead of returning NaN.
+ */
+export class CurveError extends RiskPortalError {
+  /** The argument or field at fault: `t`, `tenor`, `pillars[3].rate`, `options.interpolation`, … */
+  readonly argument: string;
+
+  constructor(message: string, argument: string) {
+    super(message, { operation: "curve model" });
+    this.argument = argument;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Curves read at chosen tenors: one tidy row per curve × tenor (`currency, market_date, tenor, t,
+ * zero_rate, discount_factor, forward`), whatever each curve's own pillars are.
+ */
+import type { DataFrame } from "danfojs-node";
+import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
+import { Curve, fromResponse, type CurveOptions } from "../curves/curve";
+import { CurveError } from "../curves/errors";
+import { tenorText, type TimeInput } from "../curves/tenor";
+import { TableBuilder, type ColumnTable } from "./column-table";
+import { DEFAULT_COMPOUNDING, type Compounding } from "./curve-math";
+import { toDataFrame } from "./danfo";
+import { provenanceFrom } from "./provenance";
+
+/** What {@link curveTenorsColumns} reads: curves, RateAsset responses or their `yield_curve_model`s, one or many. */
+export type CurveSource = Curve | RateAssetResponse | YieldCurveModel;
+
+export interface CurveTenorsOptions extends CurveOptions {
+  /** How `zero_rate` and `forward` compound. Default `continuous` (the service's convention). */
+  compounding?: Compounding;
+}
+
+/** The columns, in order. */
+export const CURVE_TENOR_COLUMNS = ["currency", "market_date", "tenor", "t", "zero_rate", "discount_factor", "forward"] as const;
+
+/**
+ * Curves at `tenors` as a tidy column table, one row per curve × tenor (curves in the order given,
+ * tenors in the order given): `currency`, `market_date` (Date), `tenor` (category: the tenor as given,
+ * upper case, or `2.5Y` for a year fraction), `t` (ACT/365 years from that curve's market date: `"1M"`
+ * is a different `t` on each date), `zero_rate` and `forward` (decimal, in `compounding`, default
+ * continuous) and `discount_factor`. `forward` runs from the previous tenor to this one (from 0 for the
+ * first tenor, where it equals the zero rate).
+ *
+ * Responses are made curves with `options.interpolation` (default `linear-zero`); `Curve`s keep their own.
+ * Tenors must be strictly increasing (on every curve) and > 0; a {@link CurveError} says which are not.
+ */
+export function curveTenorsColumns(curves: CurveSource | readonly CurveSource[], tenors: readonly TimeInput[], options: CurveTenorsOptions = {}): ColumnTable {
+  const sources: readonly CurveSource[] = Array.isArray(curves) ? curves : [curves as CurveSource];
+  if (!Array.isArray(tenors) || tenors.length === 0) throw new CurveError('tenors must be a non-empty array, e.g. ["3M", "2Y", "10Y"]', "tenors");
+  const compounding = options.compounding ?? DEFAULT_COMPOUNDING;
+  const built = sources.map((c) => (c instanceof Curve ? c : fromResponse(c, options)));
+  const labels = tenors.map(tenorText);
+  const rows = built.length * tenors.length;
+  const currency = new Array<string>(rows);
+  const marketDate = new Array<Date>(rows);
+  const tenor = new Array<string>(rows);
+  const t = new Array<number>(rows);
+  const zero = new Array<number>(rows);
+  const df = new Array<number>(rows);
+  const forward = new Array<number>(rows);
+  let r = 0;
+  for (const curve of built) {
+    let previous: { t: number; label: string } | undefined;
+    tenors.forEach((x, j) => {
+      const y = curve.years(x, `tenors[${j}]`);
+      if (!(y > 0)) throw new CurveError(`tenors[${j}] must be after the market date, got ${String(x)}`, `tenors[${j}]`);
+      if (previous && !(y > previous.t)) {
+        throw new CurveError(
+          `tenors must increase: tenors[${j}] ${labels[j]} (${y} years) is not after ${previous.label} (${previous.t} years) on the ${curve.currency} curve of ${curve.marketDate.toISOString().slice(0, 10)}`,
+          `tenors[${j}]`,
+        );
+      }
+      currency[r] = curve.currency;
+      marketDate[r] = curve.marketDate;
+      tenor[r] = labels[j]!;
+      t[r] = y;
+      zero[r] = curve.zeroRate(y, { compounding });
+      df[r] = curve.discountFactor(y);
+      forward[r] = previous ? curve.forwardRate(previous.t, y, { compounding }) : zero[r]!;
+      previous = { t: y, label: labels[j]! };
+      r++;
+    });
+  }
+  const interpolations = [...new Set(built.map((c) => c.interpolation))];
+  return new TableBuilder(
+    rows,
+    "curve tenors",
+    { interpolation: interpolations.length === 1 ? interpolations[0] : interpolations, compounding },
+    provenanceFrom(...sources),
+  )
+    .add("currency", currency, { hint: "string", owned: true })
+    .add("market_date", marketDate, { hint: "date", owned: true })
+    .add("tenor", tenor, { hint: "category", owned: true, levels: labels })
+    .add("t", t, { hint: "number", owned: true })
+    .add("zero_rate", zero, { hint: "number", owned: true })
+    .add("discount_factor", df, { hint: "number", owned: true })
+    .add("forward", forward, { hint: "number", owned: true })
+    .build();
+}
+
+/**
+ * Curves at `tenors` as a tidy danfo DataFrame (see {@link curveTenorsColumns}).
+ *
+ * ```ts
+ * const curvesByDate = await Promise.all(dates.map((market_date) => rp.rateAsset.getCurve({ currency: "USD", market_date })));
+ * const df = frames.curveTenors(curvesByDate, ["3M", "2Y", "5Y", "10Y", "30Y"]);
+ * ```
+ */
+export function curveTenors(curves: CurveSource | readonly CurveSource[], tenors: readonly TimeInput[], options: CurveTenorsOptions = {}): DataFrame {
+  return toDataFrame(curveTenorsColumns(curves, tenors, options));
+}
