@@ -278,15 +278,16 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
     return { ddl: "DOUBLE", write: blockWriter(B, items, valid) };
   }
   if (kind === "date") {
-    // Epoch milliseconds as doubles (a block copy), made TIMESTAMPs by DuckDB after the load: far
-    // cheaper than a BigInt of microseconds per value.
-    const items = new Float64Array(n);
+    // TIMESTAMP is a 64-bit count of microseconds: written as two 32-bit words per row (a block copy),
+    // far cheaper than a BigInt per value.
     const valid = validityOf(values, (v) => v !== null, n);
-    for (let i = 0; i < n; i++) {
-      const v = values[i] as Date | null;
-      if (v !== null) items[i] = v.getTime();
-    }
-    return { ddl: "DOUBLE", after: "TIMESTAMP USING epoch_ms(CAST(%s AS BIGINT))", write: blockWriter(B, items, valid) };
+    return { ddl: "TIMESTAMP", write: blockWriter(B, timestampWords(values as (Date | null)[], n), valid, 8) };
+  }
+  if (kind === "string") {
+    // Text of at most 12 UTF-8 bytes per value: DuckDB keeps it inside the 16-byte string record, so
+    // the records are built here and copied in one block per chunk.
+    const inline = inlineText(values as (string | null)[], n);
+    if (inline) return { ddl: "VARCHAR", write: blockWriter(B, inline, validityOf(values, (v) => v !== null, n), 16) };
   }
   if (kind === "category" || (kind === "string" && n >= ENUM_TEXT_MIN_ROWS)) {
     const levels = kind === "category" ? categoryLevels(table, column) : distinctText(values as (string | null)[], Math.min(ENUM_MAX_LEVELS, n / 4));
@@ -335,9 +336,62 @@ function validityOf(values: readonly unknown[], present: (v: unknown) => boolean
   return mask;
 }
 
-/** Copies rows `start`..`end` of a typed array (and their validity bits) into the chunk's vector `j`. */
-function blockWriter(B: Bindings, items: Float64Array | Uint8Array | Uint16Array, valid: Uint8Array | undefined) {
-  const width = items.BYTES_PER_ELEMENT;
+/**
+ * Dates as DuckDB's TIMESTAMP values: microseconds since the epoch as 64-bit integers, little-endian,
+ * written as (low, high) 32-bit words; a date beyond ±2^53 µs (after the year 2255) goes through a BigInt.
+ */
+function timestampWords(values: readonly (Date | null)[], n: number): Int32Array {
+  const words = new Int32Array(n * 2);
+  let wide: BigInt64Array | undefined;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    const us = v.getTime() * 1000;
+    if (us <= Number.MAX_SAFE_INTEGER && us >= -Number.MAX_SAFE_INTEGER) {
+      const high = Math.floor(us / 4294967296);
+      words[2 * i] = us - high * 4294967296; // 0 ≤ low < 2^32, stored as its 32 bits
+      words[2 * i + 1] = high;
+    } else {
+      wide ??= new BigInt64Array(words.buffer);
+      wide[i] = BigInt(v.getTime()) * 1000n;
+    }
+  }
+  return words;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * DuckDB's 16-byte string records for text whose every value fits inline (at most 12 UTF-8 bytes): a
+ * 32-bit length, then the bytes, zero-padded (DuckDB compares inline records whole). `undefined` when a
+ * value is longer.
+ */
+function inlineText(values: readonly (string | null)[], n: number): Uint8Array | undefined {
+  const records = new Uint8Array(n * 16);
+  const lengths = new Uint32Array(records.buffer);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    if (v.length > 12) return undefined;
+    const at = i * 16 + 4;
+    let k = 0;
+    for (; k < v.length; k++) {
+      const c = v.charCodeAt(k);
+      if (c >= 0x80) break;
+      records[at + k] = c;
+    }
+    if (k < v.length) {
+      const { read, written } = utf8.encodeInto(v, records.subarray(at, at + 12));
+      if (read < v.length) return undefined;
+      k = written;
+    }
+    lengths[i * 4] = k;
+  }
+  return records;
+}
+
+/** Copies rows `start`..`end` of a typed array of `width` bytes per row (and their validity bits) into the chunk's vector `j`. */
+function blockWriter(B: Bindings, items: Float64Array | Uint8Array | Uint16Array | Int32Array, valid: Uint8Array | undefined, width = items.BYTES_PER_ELEMENT) {
   return (chunk: DataChunk, j: number, start: number, end: number): void => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     B.copy_data_to_vector(vector, 0, items.buffer as ArrayBuffer, items.byteOffset + start * width, (end - start) * width);
