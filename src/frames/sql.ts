@@ -287,7 +287,16 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
     // Text of at most 12 UTF-8 bytes per value: DuckDB keeps it inside the 16-byte string record, so
     // the records are built here and copied in one block per chunk.
     const inline = inlineText(values as (string | null)[], n);
-    if (inline) return { ddl: "VARCHAR", write: blockWriter(B, inline, validityOf(values, (v) => v !== null, n), 16) };
+    if (inline)
+      return {
+        ddl: "VARCHAR",
+        write: blockWriter(
+          B,
+          inline,
+          validityOf(values, (v) => v !== null, n),
+          16,
+        ),
+      };
   }
   if (kind === "category" || (kind === "string" && n >= ENUM_TEXT_MIN_ROWS)) {
     const levels = kind === "category" ? categoryLevels(table, column) : distinctText(values as (string | null)[], Math.min(ENUM_MAX_LEVELS, n / 4));

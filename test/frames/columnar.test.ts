@@ -188,7 +188,15 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     const words = ["", "a", "USD", "é", "𝄞", "naïve café", "12345678901", "123456789012", "ééééééé", "€€€€", "end\u0000x"];
     const text = Array.from({ length: n }, (_, i) => (i % 13 === 5 ? null : words[i % words.length]!));
     const long = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? "thirteen byte" : words[i % words.length]!)); // one value > 12 bytes: not inline
-    const eras = [Date.UTC(1969, 11, 31, 23, 59, 59, 999), 0, Date.UTC(1900, 0, 1), Date.UTC(2026, 10, 20, 10, 30, 0, 123), Date.UTC(2300, 0, 1), 8.64e15, -8.64e15];
+    const eras = [
+      Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+      0,
+      Date.UTC(1900, 0, 1),
+      Date.UTC(2026, 10, 20, 10, 30, 0, 123),
+      Date.UTC(2300, 0, 1),
+      8.64e15,
+      -8.64e15,
+    ];
     const when = Array.from({ length: n }, (_, i) => (i % 17 === 3 ? null : new Date(eras[i % eras.length]!)));
     const t = new TableBuilder(n, "Hand-made").add("s", text, { hint: "string" }).add("l", long, { hint: "string" }).add("d", when, { hint: "date" }).build();
     const all = await frames.queryColumns("select * from t", { t });
@@ -197,7 +205,10 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     expect(all.data.l).toEqual(long);
     expect((all.data.d as (Date | null)[]).map((d) => d && d.getTime())).toEqual(when.map((d) => d && d.getTime()));
     // DuckDB's own view of the values: lengths, equality, grouping and order agree with JS.
-    const lengths = await frames.queryColumns("select s, length(s) as chars, strlen(s) as bytes, count(*) as n from t where s is not null group by s order by s", { t });
+    const lengths = await frames.queryColumns(
+      "select s, length(s) as chars, strlen(s) as bytes, count(*) as n from t where s is not null group by s order by s",
+      { t },
+    );
     const counts = new Map<string, number>();
     for (const s of text) if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
     const keys = [...counts.keys()].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1));
