@@ -51,15 +51,19 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
     const color = paletteColor(k);
     // Legend: what differs between the curves.
     const label = oneDate && !oneCurrency ? curve.currency : oneCurrency && !oneDate ? (plotDate(curve.marketDate) ?? curve.label) : curve.label;
+    // A forward between pillars is constant from the previous pillar (0 for the first) up to its own:
+    // a step, vertical then across, starting at maturity 0.
+    const step = value === "forward_rate";
+    const rows = step && curve.rows.length ? [curve.rows[0]!, ...curve.rows] : curve.rows;
     data.push({
       type: "scatter",
-      mode: "lines+markers",
+      mode: step ? "lines" : "lines+markers",
       name: label,
-      x: curve.rows.map((i) => finiteOrNull(t.maturity[i]!)),
-      y: curve.rows.map((i) => finiteOrNull(t.value[i]!)),
-      line: { color, width: 2.2 },
+      x: rows.map((i, n) => (step && n === 0 ? 0 : finiteOrNull(t.maturity[i]!))),
+      y: rows.map((i) => finiteOrNull(t.value[i]!)),
+      line: { color, width: 2.2, ...(step ? { shape: "vh" } : {}) },
       marker: { color, size: 6 },
-      customdata: curve.rows.map((i) => [
+      customdata: rows.map((i) => [
         name[i] ?? "",
         plotDate(expiry[i] ?? NaN) ?? "",
         typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${(instrumentRate[i] * 100).toFixed(3)}%` : "n/a",

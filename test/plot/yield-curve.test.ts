@@ -70,6 +70,19 @@ describe("yieldCurve", () => {
     expect(fig.data[1]!.marker).toMatchObject({ symbol: "circle-open" });
   });
 
+  it("draws forwards between pillars as steps (constant over each interval), zero rates and discount factors as lines", async () => {
+    const response = await d.rp.rateAsset.getCurve({ currency: "USD", market_date: AS_OF });
+    const table = frames.yieldCurveColumns(response, { derived: true });
+    const forward = yieldCurve(table, { value: "forward_rate" }).data[0]!;
+    // The forward at a pillar holds from the previous pillar (0 for the first) up to it: vertical, then across.
+    expect(forward.line).toMatchObject({ shape: "vh" });
+    expect((forward.x as number[])[0]).toBe(0);
+    expect((forward.y as number[])[0]).toBe((forward.y as number[])[1]);
+    expect((forward.x as number[]).slice(1)).toEqual(table.data.maturity);
+    expect(forward.mode).toBe("lines");
+    expect((yieldCurve(table).data[0]!.line as { shape?: string }).shape ?? "linear").toBe("linear");
+  });
+
   it("says which column is missing and which there are", () => {
     const table = frames.emptyTable("x", ["currency", "rate"]);
     expect(() => yieldCurve(table)).toThrow(/plot\.yieldCurve needs a "maturity" column; the table has "currency", "rate"/);
