@@ -47,7 +47,7 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(diag).toMatch(/re-marked surface: ARBITRAGE\n\s+✘ butterfly: benchmark 4 \(maturity 182 d\): butterfly g\(k\) < 0/);
     expect(nb.figures("vs-g")[0]!.data).toHaveLength(2);
     // The service and the local model agree exactly: no breach in the heatmap.
-    expect(nb.stdout("vs-crosscheck")).toMatch(/^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 .*; 0 beyond tolerance/);
+    expect(nb.stdout("vs-crosscheck")).toMatch(/^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 vol bp .*; 0 beyond ±1 vol bp\n/);
     const clean = nb.figures("vs-crosscheck")[0]!;
     expect(clean.data.find((t) => t.name?.startsWith("beyond"))?.x).toEqual([]);
     // The stale local copy: residuals flagged, in the stdout and as ✕ marks in the heatmap.
