@@ -21,6 +21,7 @@
  */
 export type { Figure, Trace, Layout, Axis, AxisTitle, Config, Shape, Annotation } from "./figure";
 export { isFigure } from "./figure";
+export { figure, type FigureSpec } from "./themed";
 export type { TableInput } from "./input";
 export { PALETTE, STATUS_COLORS, DEFAULT_WIDTH, DEFAULT_HEIGHT } from "./theme";
 
