@@ -4,7 +4,7 @@ import { Curve } from "../curves/curve";
 import type { Interpolation } from "../curves/interpolation";
 import { tenorText, type TimeInput } from "../curves/tenor";
 import { curveTenorsColumns } from "../frames/curve-tenors";
-import { readCurves } from "./curves";
+import { curveObjects, isCurveLike } from "./curve-objects";
 import type { Figure } from "./figure";
 import { columnsOf, finiteOrNull, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
 import { axis, baseConfig, baseLayout, INK } from "./theme";
@@ -91,10 +91,6 @@ export function curveTenorHeatmap(input: CurveTenorHeatmapInput, options: CurveT
   });
 }
 
-function isCurveLike(v: unknown): v is Curve | RateAssetResponse {
-  return v instanceof Curve || (typeof v === "object" && v !== null && "yield_curve_model" in v);
-}
-
 /** The input as one currency's dates × tenors zero rates. */
 function readCells(input: CurveTenorHeatmapInput, options: CurveTenorHeatmapOptions): Cells {
   const tenors = options.tenors ?? DEFAULT_HEATMAP_TENORS;
@@ -104,17 +100,7 @@ function readCells(input: CurveTenorHeatmapInput, options: CurveTenorHeatmapOpti
   const view = columnsOf(input, CALLER);
   if (view.has("tenor") && view.has("zero_rate")) return fromTidy(input, options, options.tenors?.map(tenorText));
   // A long yield-curve table: one curve per currency × market date, made a Curve and read at the tenors.
-  const table = readCurves(input, CALLER);
-  const built = table.curves.map(
-    (c) =>
-      new Curve(
-        c.currency,
-        new Date(c.marketDate),
-        c.rows.map((i) => ({ t: table.maturity[i]!, rate: table.value[i]!, expiry: null, instrument: null })),
-        { interpolation: options.interpolation },
-      ),
-  );
-  return fromTidy(curveTenorsColumns(pick(built, options), tenors, options), options, undefined);
+  return fromTidy(curveTenorsColumns(pick(curveObjects(input, CALLER, options.interpolation), options), tenors, options), options, undefined);
 }
 
 /** The curves of the chosen currency (all when they are of one). */

@@ -4,7 +4,7 @@
  *
  * - Figure builders return plain plotly figures (`{ data, layout, config }`) to tweak before showing:
  *   `yieldCurve`, `curveHistory`, `curveSurface`, `curveTenorHeatmap`, `volSmiles`, `volSurface`, `crossCheckHeatmap`,
- *   `reportStatus`, `transactions`, `positionEffects`. Each takes a frames column table, a danfo
+ *   `reportStatus`, `transactions`, `positionEffects`, `spreadHistory`, `concentration`. Each takes a frames column table, a danfo
  *   DataFrame, or the raw response (see each one's comment).
  * - `show(figOrFrame)`: in a tslab kernel, one display message with the plotly JSON and a
  *   self-contained HTML rendering (plotly.js embedded once per kernel session); tables as HTML with
@@ -37,6 +37,8 @@ export type { VolInput, VolGridLike } from "./vol-grid";
 export { crossCheckHeatmap, type CrossCheckHeatmapOptions, type CrossCheckInput } from "./cross-check-heatmap";
 export { reportStatus, type ReportStatusOptions } from "./report-status";
 export { transactions, type TransactionsOptions } from "./transactions";
+export { spreadHistory, type SpreadHistoryOptions } from "./spread-history";
+export { concentration, concentrationStats, type ConcentrationOptions, type ConcentrationStats } from "./concentration";
 export { positionEffects, type PositionEffectsOptions } from "./position-effects";
 
 // Display and export
