@@ -38,8 +38,15 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(weekly.layout.sliders?.[0]?.steps).toHaveLength(weekly.data.length + 1);
     expect(weekly.data).toHaveLength(53);
     expect(nb.figures("yc-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
-    // console.table quotes strings as the runtime does: '30y' in Node, "30y" in Deno.
-    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*['"]30y['"]/);
+    // console.table quotes strings as the runtime does: '30Y' in Node, "30Y" in Deno. Tenors are read off
+    // each date's Curve object, and so is the 2s10s.
+    expect(nb.stdout("yc-moves")).toMatch(/change \(bp\)[\s\S]*['"]30Y['"]/);
+    expect(nb.stdout("yc-moves")).toMatch(/2s10s: -?\d+\.\d bp on 2025-11-21, -?\d+\.\d bp on 2026-11-20\n/);
+    const [spreads, heatmap] = nb.figures("yc-spreads");
+    expect(spreads!.layout.title?.text).toMatch(/^2s10s \(10Y − 2Y, zero rates\) · 2025-11-21 to 2026-11-20/);
+    expect(spreads!.data[0]!.x).toHaveLength(53);
+    expect(heatmap!.data[0]!.type).toBe("heatmap");
+    expect(heatmap!.data[0]!.x).toEqual(["3M", "2Y", "5Y", "10Y", "30Y"]);
   },
   "02-vol-surface-crosscheck": (nb) => {
     const diag = nb.stdout("vs-diag");
