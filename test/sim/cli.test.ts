@@ -1,11 +1,24 @@
 /** `risk-portal-lab sim`: starts, prints one JSON line with the URL and credentials, and they work. */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { raw } from "./helpers";
 
 const cli = path.resolve(__dirname, "../../dist/cli.js");
+
+/** The banner a `sim` child prints, up to its "Ctrl-C stops it." line. */
+function readBanner(child: ChildProcessByStdio<null, Readable, Readable>): Promise<string[]> {
+  const lines = createInterface({ input: child.stdout });
+  const banner: string[] = [];
+  return new Promise((resolve) =>
+    lines.on("line", (line) => {
+      banner.push(line);
+      if (line.startsWith("Ctrl-C")) resolve(banner);
+    }),
+  );
+}
 
 describe("risk-portal-lab sim --json", () => {
   it("prints exactly one JSON line whose credentials authenticate, and stops on SIGTERM", async () => {
@@ -35,14 +48,7 @@ describe("risk-portal-lab sim --json", () => {
   it("--rows N gives N trades per portfolio (with include_zero_quantities), and the banner says why a plain request returns fewer", async () => {
     const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--rows", "1200"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
-      const lines = createInterface({ input: child.stdout });
-      const banner: string[] = [];
-      await new Promise<void>((resolve) =>
-        lines.on("line", (line) => {
-          banner.push(line);
-          if (line.startsWith("Ctrl-C")) resolve();
-        }),
-      );
+      const banner = await readBanner(child);
       expect(banner).toContain(
         "transaction tables: 1,200 trades per portfolio over two years; about 3% have quantity 0 and are returned only with include_zero_quantities: true",
       );
@@ -169,14 +175,7 @@ describe("risk-portal-lab sim --json", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const lines = createInterface({ input: child.stdout });
-      const banner: string[] = [];
-      await new Promise<void>((resolve) =>
-        lines.on("line", (line) => {
-          banner.push(line);
-          if (line.startsWith("Ctrl-C")) resolve();
-        }),
-      );
+      const banner = await readBanner(child);
       expect(banner.find((l) => l.startsWith("a bad day:"))).toBe(
         "a bad day: 10% of API requests answered 500/503, 5% dropped, 5% cut off (fault seed 9); latency 250 ms; tokens live 60 s",
       );
