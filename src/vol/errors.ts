@@ -36,5 +36,8 @@ export class VolModelError extends RiskPortalError {
 
 /** `0.2`, `-1.5e-9`, `1000000`: numbers in messages, to 10 significant digits (JavaScript's own notation). */
 export function fmt(x: number): string {
-  return Number.isFinite(x) ? String(Number(x.toPrecision(10))) : String(x);
+  if (!Number.isFinite(x)) return String(x);
+  const rounded = Number(x.toPrecision(10));
+  // Near ±Number.MAX_VALUE, rounding to 10 digits goes past the largest double: print the digits as they are.
+  return Number.isFinite(rounded) ? String(rounded) : x.toPrecision(10);
 }

@@ -12,10 +12,24 @@
  * ```
  */
 export { VolModelError, type VolModelErrorDetails } from "./errors";
-export { fromSurface, VolSurfaceModel, LOG_MONEYNESS_LIMIT, type Benchmark, type VolGrid, type WireSurface } from "./surface";
+export { fromSurface, forwardWithinDoublePrecision, VolSurfaceModel, LOG_MONEYNESS_LIMIT, type Benchmark, type VolGrid, type WireSurface } from "./surface";
 export type { SurfaceLike } from "./surface-input";
 export { LOCAL_STRIKE_TYPES, PERCENT_REFERENCE, type ModelStrikeType } from "./strikes";
-export { rawSvi, sliceParams, minTotalVariance, butterflyG, sviW, sviW1, sviW2, type RawSvi, type SliceParams, type SliceLocation } from "./svi";
+export {
+  rawSvi,
+  sliceParams,
+  centredSlice,
+  minTotalVariance,
+  butterflyG,
+  densityFactor,
+  sviW,
+  sviW1,
+  sviW2,
+  type RawSvi,
+  type SliceParams,
+  type SliceLocation,
+  type SviSlice,
+} from "./svi";
 export { normCdf, normInv } from "./normal";
 export { diagnose, DEFAULT_K_GRID, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
 export {

@@ -5,7 +5,7 @@
  */
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
-import { evaluate, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
+import { NAN_IN_KERNEL, evaluate, setSlice, sliceArrays, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
 import { normCdf } from "./normal";
 import { checkStrikeType, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
 import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
@@ -83,6 +83,24 @@ function checkK(x: Float64Array, q: number, field: string): void {
   }
 }
 
+/** Throws when a kernel loop reported NaN (see {@link NAN_IN_KERNEL}); never hands NaN, or a vol of 0 for it, to the caller. */
+function noNaN(ok: boolean): void {
+  if (!ok) throw new VolModelError(NAN_IN_KERNEL, { condition: "no NaN" });
+}
+
+/** Smallest positive normal double: forwards below it would lose precision as subnormals. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+
+/**
+ * Whether a forward `F = exp(lnF)` is a normal, finite double (`lnF` in about [−708.40, 709.78]): the
+ * one test of "the forward stays within double precision", used by the model to refuse a maturity and by
+ * the tests as their oracle. Beyond it `F(T)` would overflow or turn subnormal.
+ */
+export function forwardWithinDoublePrecision(lnF: number): boolean {
+  const F = Math.exp(lnF);
+  return F >= MIN_NORMAL && F < Infinity;
+}
+
 function strikeError(x: Float64Array, q: number, field = "strikes"): VolModelError {
   return new VolModelError(`${field}[${q}] must be a finite number > 0; got ${fmt(x[q]!)}`, { field, condition: "strike > 0" });
 }
@@ -109,17 +127,7 @@ export class VolSurfaceModel {
   constructor(surface: SurfaceLike) {
     const s = readSurface(surface);
     const n = s.maturities.length;
-    const sl: SliceArrays = {
-      T: new Float64Array(n),
-      lnF: new Float64Array(n),
-      vv: new Float64Array(n),
-      bb: new Float64Array(n),
-      rho: new Float64Array(n),
-      m: new Float64Array(n),
-      s2: new Float64Array(n),
-      R: new Float64Array(n),
-      c0: new Float64Array(n),
-    };
+    const sl = sliceArrays(n);
     const forward = new Float64Array(n);
     const benchmarks: Benchmark[] = [];
     for (let i = 0; i < n; i++) {
@@ -141,21 +149,20 @@ export class VolSurfaceModel {
       const params: SliceParams = { vol: s.vols[i]!, skew: s.skews[i]!, smile: s.smiles[i]!, putWing: s.putWings[i]!, callWing: s.callWings[i]! };
       const raw = rawSvi(params, T, where);
       const vv = params.vol * params.vol;
-      const bb = raw.b / T;
-      const s2 = raw.s * raw.s;
-      const R = Math.sqrt(raw.m * raw.m + s2);
-      sl.T[i] = T;
-      sl.lnF[i] = Math.log(F);
-      sl.vv[i] = vv;
-      sl.bb[i] = bb;
-      sl.rho[i] = raw.rho;
-      sl.m[i] = raw.m;
-      sl.s2[i] = s2;
-      sl.R[i] = R;
-      sl.c0[i] = vv - bb * R;
+      setSlice(sl, i, { T, lnF: Math.log(F), vv, b: raw.b, rho: raw.rho, m: raw.m, s: raw.s });
       forward[i] = F;
       benchmarks.push(
-        Object.freeze({ index: i, maturity, T, fwdFactor, forward: F, theta: vv * T, ...params, ...raw, minTotalVariance: minTotalVariance(raw) }),
+        Object.freeze({
+          index: i,
+          maturity,
+          T,
+          fwdFactor,
+          forward: F,
+          theta: vv * T,
+          ...params,
+          ...raw,
+          minTotalVariance: minTotalVariance({ theta: vv * T, b: raw.b, rho: raw.rho, m: raw.m, s: raw.s }),
+        }),
       );
     }
     this.spotRef = s.spotRef;
@@ -223,7 +230,7 @@ export class VolSurfaceModel {
     }
     for (let i = 0; i < mats.length; i++) {
       const plan = this.#plan(mats[i]!);
-      if (shiftable) evaluate(vols, i * n, lx, n, logShift(strikeType, plan.lnF, this.#lnSpot)!, this.#sl, plan, true);
+      if (shiftable) noNaN(evaluate(vols, i * n, lx, n, logShift(strikeType, plan.lnF, this.#lnSpot)!, this.#sl, plan, true));
       else this.#evaluate(vols, i * n, x, strikeType, plan, true);
     }
     return { maturities: mats, strikes: x, strikeType, vols };
@@ -238,7 +245,7 @@ export class VolSurfaceModel {
     const x = toFloat64(k, "k", { allowEmpty: true, finite: false });
     for (let q = 0; q < x.length; q++) checkK(x, q, "k");
     const out = new Float64Array(x.length);
-    evaluate(out, 0, x, x.length, 0, this.#sl, plan, false);
+    noNaN(evaluate(out, 0, x, x.length, 0, this.#sl, plan, false));
     return out;
   }
 
@@ -267,7 +274,16 @@ export class VolSurfaceModel {
     const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
     const k = this.#logMoneyness(x, strikeType, plan);
     if (strikeType === STRIKE_TYPE.Absolute) return Float64Array.from(x);
-    for (let q = 0; q < k.length; q++) k[q] = Math.exp(plan.lnF + k[q]!);
+    for (let q = 0; q < k.length; q++) {
+      const K = Math.exp(plan.lnF + k[q]!);
+      if (!(K > 0 && K < Infinity)) {
+        throw new VolModelError(
+          `strikes[${q}]: log-moneyness ${fmt(k[q]!)} gives a strike outside double precision (K = F·e^k = exp(${fmt(plan.lnF + k[q]!)}))`,
+          { field: "strikes", condition: "finite strike" },
+        );
+      }
+      k[q] = K;
+    }
     return k;
   }
 
@@ -281,7 +297,7 @@ export class VolSurfaceModel {
     const x = toFloat64(strikes, "strikes", { allowEmpty: true, finite: false });
     const k = this.#logMoneyness(x, strikeType, plan);
     const w = new Float64Array(k.length);
-    evaluate(w, 0, k, k.length, 0, this.#sl, plan, false);
+    noNaN(evaluate(w, 0, k, k.length, 0, this.#sl, plan, false));
     for (let q = 0; q < k.length; q++) {
       const wq = w[q]!;
       const sw = Math.sqrt(wq);
@@ -331,25 +347,28 @@ export class VolSurfaceModel {
     if (shift !== undefined && offset === 0 && asVol) {
       const bad = volsFromStrikes(out, x, x.length, shift, this.#sl, plan);
       if (bad >= 0) throw strikeError(x, bad);
+      noNaN(bad === -1);
       return;
     }
     const k = this.#logMoneyness(x, strikeType, plan);
-    evaluate(out, offset, k, k.length, 0, this.#sl, plan, asVol);
+    noNaN(evaluate(out, offset, k, k.length, 0, this.#sl, plan, asVol));
   }
 
   /**
-   * Everything that depends on the maturity alone (see {@link MaturityPlan}). The forward must be a finite
-   * positive double (|ln F| below ~709): only an absurd maturity with a steep forward curve breaks this,
-   * and beyond it log-moneyness of any representable strike would overflow the smile's arithmetic.
+   * Everything that depends on the maturity alone (see {@link MaturityPlan}). The forward must be a normal
+   * finite double ({@link forwardWithinDoublePrecision}): only an absurd maturity with a steep forward curve
+   * breaks this.
    */
   #plan(maturityDays: number): Plan {
     const plan = this.#planUnchecked(maturityDays);
-    const F = Math.exp(plan.lnF);
-    if (!(F > 0 && F < Infinity)) {
-      throw new VolModelError(`maturity ${fmt(maturityDays)} d is too far out: the forward F(T) = exp(${fmt(plan.lnF)}) is outside double precision`, {
-        field: "maturity",
-        condition: "finite forward",
-      });
+    if (!forwardWithinDoublePrecision(plan.lnF)) {
+      throw new VolModelError(
+        `maturity ${fmt(maturityDays)} d is too far out: the forward F(T) = exp(${fmt(plan.lnF)}) is outside double precision (a normal double)`,
+        {
+          field: "maturity",
+          condition: "finite forward",
+        },
+      );
     }
     return plan;
   }

@@ -81,26 +81,28 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
   const b = (sqrtTheta * (p + c)) / 2;
   const rho = (c - p) / (c + p);
   const beta = (c - p - 4 * psi) / (c + p);
-  const R = (b * (1 - beta * beta)) / w2;
+  // 1 − beta² as (1 − beta)(1 + beta): no cancellation when |beta| is near 1.
+  const oneMinusBeta2 = (1 - beta) * (1 + beta);
+  const R = (b * oneMinusBeta2) / w2;
   const m = beta * R;
-  const s = R * Math.sqrt(1 - beta * beta);
+  const s = R * Math.sqrt(oneMinusBeta2);
   const a = theta - b * R * (1 - rho * beta);
   const raw = { a, b, rho, m, s };
-  if (![theta, a, b, rho, m, s].every(Number.isFinite) || !(s > 0) || !(b > 0)) {
+  if (![theta, b, rho, m, s, R].every(Number.isFinite) || !(s > 0) || !(b > 0)) {
     fail(
       where,
       "vols",
       "finite raw SVI",
-      `the parameters overflow or underflow in double precision (theta = ${fmt(theta)}, a = ${fmt(a)}, b = ${fmt(b)}, m = ${fmt(m)}, s = ${fmt(s)}); rescale vol, smile or wings`,
+      `the parameters overflow or underflow in double precision (theta = ${fmt(theta)}, b = ${fmt(b)}, m = ${fmt(m)}, s = ${fmt(s)}); rescale vol, smile or wings`,
     );
   }
-  const minW = minTotalVariance(raw);
+  const minW = minTotalVariance({ theta, b, rho, m, s });
   if (!(minW >= 0)) {
     fail(
       where,
       "smiles",
       "a + b·s·sqrt(1 - rho²) >= 0",
-      `minimum total variance a + b·s·sqrt(1 - rho²) must be >= 0; got ${fmt(minW)} (a = ${fmt(a)}, b = ${fmt(b)}, rho = ${fmt(rho)}, s = ${fmt(s)}); raise the smile`,
+      `minimum total variance a + b·s·sqrt(1 - rho²) must be >= 0; got ${fmt(minW)} (theta = ${fmt(theta)}, b = ${fmt(b)}, rho = ${fmt(rho)}, m = ${fmt(m)}, s = ${fmt(s)}); raise the smile`,
     );
   }
   return raw;
@@ -109,15 +111,38 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
 /**
  * The inverse of {@link rawSvi}: the model's parameters of a raw SVI slice at maturity `T` years
  * (`theta = w(0)`, `psi = w'(0)/(2·sqrt(theta))`, `p = b(1 − rho)/sqrt(theta)`, `c = b(1 + rho)/sqrt(theta)`,
- * `kappa = (w''(0)/2 − psi²)/sqrt(theta)`). Requires `w(0) > 0`; no other check.
+ * `kappa = (w''(0)/2 − psi²)/sqrt(theta)`). Throws {@link VolModelError} naming the field for a parameter
+ * that is not finite, `b <= 0`, `|rho| >= 1`, `s <= 0`, `T <= 0`, or an ATM total variance
+ * `w(0) <= 0` (the ATM vol would be undefined): never NaN.
  */
 export function sliceParams(raw: RawSvi, T: number): SliceParams {
   const { a, b, rho, m, s } = raw;
-  const r = Math.sqrt(m * m + s * s);
+  for (const [field, x] of [
+    ["a", a],
+    ["b", b],
+    ["rho", rho],
+    ["m", m],
+    ["s", s],
+  ] as const) {
+    if (!Number.isFinite(x)) throw new VolModelError(`${field} must be a finite number; got ${x}`, { field, condition: "finite" });
+  }
+  if (!(T > 0 && T < Infinity)) throw new VolModelError(`T must be a finite number > 0 (years); got ${fmt(T)}`, { field: "T", condition: "T > 0" });
+  if (!(b > 0)) throw new VolModelError(`b must be > 0 (both wings slope upwards); got ${fmt(b)}`, { field: "b", condition: "b > 0" });
+  if (!(rho > -1 && rho < 1)) throw new VolModelError(`rho must be in (-1, 1); got ${fmt(rho)}`, { field: "rho", condition: "|rho| < 1" });
+  if (!(s > 0)) throw new VolModelError(`s must be > 0; got ${fmt(s)}`, { field: "s", condition: "s > 0" });
+  const r = Math.hypot(m, s);
   const theta = a + b * (r - rho * m);
+  if (!(theta > 0 && theta < Infinity)) {
+    throw new VolModelError(`the ATM total variance w(0) = a + b·(sqrt(m² + s²) − rho·m) must be > 0; got ${fmt(theta)}`, {
+      field: "a",
+      condition: "w(0) > 0",
+    });
+  }
   const sqrtTheta = Math.sqrt(theta);
   const skew = (b * (rho - m / r)) / (2 * sqrtTheta);
-  const w2 = (b * s * s) / (r * r * r);
+  // w''(0) = b·s²/r³ written as (b/s)·(s/r)³: no overflow of s² or r³.
+  const sr = s / r;
+  const w2 = (b / s) * sr * sr * sr;
   return {
     vol: Math.sqrt(theta / T),
     skew,
@@ -127,28 +152,70 @@ export function sliceParams(raw: RawSvi, T: number): SliceParams {
   };
 }
 
-/** The minimum of a raw SVI slice's total variance over k: `a + b·s·sqrt(1 − rho²)`. */
-export function minTotalVariance(raw: RawSvi): number {
-  return raw.a + raw.b * raw.s * Math.sqrt(1 - raw.rho * raw.rho);
+/**
+ * A slice in centred form: its ATM total variance `theta = w(0)` and raw SVI's `b, rho, m, s`. The model
+ * evaluates slices in this form, `w(k) = theta + b·(rho·k + k·(k − 2m)/(sqrt((k − m)² + s²) + sqrt(m² + s²)))`,
+ * which has no cancellation between large terms (raw SVI's `a` can be −1e300 on a valid, nearly flat
+ * slice whose `w` is 0.04). Every {@link Benchmark} of a model is one.
+ */
+export interface SviSlice {
+  theta: number;
+  b: number;
+  rho: number;
+  m: number;
+  s: number;
 }
 
-/** Total variance `w(k)` of a raw SVI slice at log-moneyness `k`. */
-export function sviW(raw: RawSvi, k: number): number {
-  const d = k - raw.m;
-  return raw.a + raw.b * (raw.rho * d + Math.sqrt(d * d + raw.s * raw.s));
+/** The centred form of a raw SVI slice (`theta = w(0)`). */
+export function centredSlice(raw: RawSvi): SviSlice {
+  return { theta: sviW(raw, 0), b: raw.b, rho: raw.rho, m: raw.m, s: raw.s };
+}
+
+/**
+ * The minimum over k of a slice's total variance. For a raw slice `a + b·s·sqrt(1 − rho²)`; for a centred
+ * one ({@link SviSlice}) the same value written without cancellation:
+ * `theta − b·R·(rho − beta)² / ((1 − rho·beta) + (s/R)·sqrt(1 − rho²))`, `R = sqrt(m² + s²)`, `beta = m/R`.
+ */
+export function minTotalVariance(slice: RawSvi | SviSlice): number {
+  if (!("theta" in slice)) return slice.a + slice.b * slice.s * Math.sqrt(1 - slice.rho * slice.rho);
+  const { theta, b, rho, m, s } = slice;
+  const R = Math.hypot(m, s);
+  const beta = m / R;
+  const d = rho - beta;
+  return theta - (b * R * d * d) / (1 - rho * beta + (s / R) * Math.sqrt((1 - rho) * (1 + rho)));
+}
+
+/** Total variance `w(k)` of a slice at log-moneyness `k` (raw: `a + b·(rho·(k − m) + sqrt((k − m)² + s²))`; centred: see {@link SviSlice}). */
+export function sviW(slice: RawSvi | SviSlice, k: number): number {
+  const { b, rho, m, s } = slice;
+  const d = k - m;
+  if (!("theta" in slice)) return slice.a + b * (rho * d + Math.hypot(d, s));
+  return slice.theta + b * (rho * k + centredTerm(k, m, s));
+}
+
+/**
+ * `sqrt((k − m)² + s²) − sqrt(m² + s²)` as `k·(k − 2m)/(sqrt((k − m)² + s²) + sqrt(m² + s²))`, scaled by
+ * `1/max(R, 1)` so that no square overflows, whatever the size of m and s.
+ */
+function centredTerm(k: number, m: number, s: number): number {
+  const R = Math.hypot(m, s);
+  const alpha = R > 1 ? 1 / R : 1;
+  const ka = k * alpha;
+  const M = m * alpha;
+  return (k * (ka - 2 * M)) / (Math.hypot(ka - M, s * alpha) + R * alpha);
 }
 
 /** `w'(k) = b·(rho + (k − m)/sqrt((k − m)² + s²))`. */
-export function sviW1(raw: RawSvi, k: number): number {
-  const d = k - raw.m;
-  return raw.b * (raw.rho + d / Math.sqrt(d * d + raw.s * raw.s));
+export function sviW1(slice: RawSvi | SviSlice, k: number): number {
+  const d = k - slice.m;
+  return slice.b * (slice.rho + d / Math.hypot(d, slice.s));
 }
 
-/** `w''(k) = b·s²/((k − m)² + s²)^(3/2)`. */
-export function sviW2(raw: RawSvi, k: number): number {
-  const d = k - raw.m;
-  const q = d * d + raw.s * raw.s;
-  return (raw.b * raw.s * raw.s) / (q * Math.sqrt(q));
+/** `w''(k) = b·s²/((k − m)² + s²)^(3/2)`, written as `(b/s)·(s/h)³` so that nothing overflows. */
+export function sviW2(slice: RawSvi | SviSlice, k: number): number {
+  const h = Math.hypot(k - slice.m, slice.s);
+  const r = slice.s / h;
+  return (slice.b / slice.s) * r * r * r;
 }
 
 /**
@@ -156,11 +223,17 @@ export function sviW2(raw: RawSvi, k: number): number {
  * `g(k) = (1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2`; the slice is free of butterfly arbitrage
  * where `g ≥ 0`. NaN where `w(k) = 0` (undefined there).
  */
-export function butterflyG(raw: RawSvi, k: number): number {
-  const w = sviW(raw, k);
+export function butterflyG(slice: RawSvi | SviSlice, k: number): number {
+  return densityFactor(k, sviW(slice, k), sviW1(slice, k), sviW2(slice, k));
+}
+
+/**
+ * GJ's `g` from total variance and its first two k-derivatives at `k`:
+ * `(1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2`. NaN where `w <= 0` or an input is NaN: callers treat
+ * NaN as a failed check, never as a pass.
+ */
+export function densityFactor(k: number, w: number, w1: number, w2: number): number {
   if (!(w > 0)) return NaN;
-  const w1 = sviW1(raw, k);
-  const w2 = sviW2(raw, k);
   const h = 1 - (k * w1) / (2 * w);
   return h * h - ((w1 * w1) / 4) * (1 / w + 1 / 4) + w2 / 2;
 }

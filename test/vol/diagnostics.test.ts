@@ -1,6 +1,6 @@
 /** diagnose: butterfly, calendar and Lee checks, reported (never thrown) with where and by how much. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_K_GRID, buildSurface, diagnose, fromSurface } from "../../src/vol";
+import { DEFAULT_K_GRID, buildSurface, butterflyG, densityFactor, diagnose, fromSurface, sliceParams, sviW } from "../../src/vol";
 import { SAMPLE, oneYear } from "./reference-model";
 
 const VOGT = { vol: Math.sqrt(0.01742625), skew: -0.1752111, smile: 0.2937952, putWing: 0.6997381, callWing: 1.316798 };
@@ -12,10 +12,14 @@ describe("diagnose", () => {
     expect(report.ok).toBe(false);
     expect(report.butterfly).toHaveLength(1);
     const [v] = report.butterfly;
-    expect(v).toMatchObject({ check: "butterfly", benchmarks: [0], maturities: [365], k: 0.88, kRange: [0.65, 1.25] });
-    expect(v!.value).toBeCloseTo(-0.032863, 5);
+    expect(v).toMatchObject({ check: "butterfly", benchmarks: [0], maturities: [365] });
+    // The refined minimum: g is flat there, so k is known to ~1e-7 and g to ~1e-14.
+    expect(v!.k).toBeCloseTo(0.8792627, 6);
+    expect(v!.kRange[0]).toBeCloseTo(0.6442, 3);
+    expect(v!.kRange[1]).toBeCloseTo(1.2567, 3);
+    expect(v!.value).toBeCloseTo(-0.0328635455, 9);
     expect(v!.amount).toBe(-v!.value);
-    expect(v!.message).toMatch(/^benchmark 0 \(maturity 365 d\): butterfly g\(k\) < 0 for k in \[0\.65, 1\.25\], worst g\(0\.88\) = -0\.03286/);
+    expect(v!.message).toMatch(/^benchmark 0 \(maturity 365 d\): butterfly g\(k\) < 0 for k in \[0\.644\d+, 1\.256\d+\], worst g\(0\.879\d+\) = -0\.03286/);
     expect(report.calendar).toEqual([]);
     expect(report.lee).toEqual([]);
   });
@@ -32,18 +36,24 @@ describe("diagnose", () => {
     expect(report.calendar).toEqual([]);
     expect(report.lee).toEqual([]);
     expect(report.butterfly).toHaveLength(1);
-    expect(report.butterfly[0]).toMatchObject({ benchmarks: [0], maturities: [30], k: 0.94, kRange: [0.79, 1.11] });
-    expect(report.butterfly[0]!.value).toBeCloseTo(-0.00206, 5);
+    expect(report.butterfly[0]).toMatchObject({ benchmarks: [0], maturities: [30] });
+    expect(report.butterfly[0]!.k).toBeCloseTo(0.94456, 4);
+    expect(report.butterfly[0]!.kRange[0]).toBeCloseTo(0.8057, 3);
+    expect(report.butterfly[0]!.kRange[1]).toBeCloseTo(1.0569, 3);
+    expect(report.butterfly[0]!.value).toBeCloseTo(-0.0020617, 6);
   });
 
-  it("passes a clean equity surface, and grids from -3 to 3 by default", () => {
+  it("passes a clean equity surface on adaptive grids, and checks only the given points when told", () => {
     const report = diagnose(fromSurface({ ...SAMPLE, smiles: [0.6, 0.5, 0.4, 0.3] }));
-    expect(report).toMatchObject({ ok: true, butterfly: [], calendar: [], lee: [] });
-    expect(report.k).toHaveLength(601);
-    expect(report.k[0]).toBe(-3);
-    expect(report.k[300]).toBe(0);
-    expect(report.k[600]).toBe(3);
-    expect(DEFAULT_K_GRID).toHaveLength(601);
+    expect(report).toMatchObject({ ok: true, butterfly: [], calendar: [], lee: [], grid: "adaptive" });
+    expect(report.k).toHaveLength(0);
+    expect(report.points).toBeGreaterThan(10_000);
+    const fixed = diagnose(fromSurface({ ...SAMPLE, smiles: [0.6, 0.5, 0.4, 0.3] }), { k: DEFAULT_K_GRID });
+    expect(fixed).toMatchObject({ ok: true, grid: "given" });
+    expect(fixed.k).toHaveLength(601);
+    expect([fixed.k[0], fixed.k[300], fixed.k[600]]).toEqual([-3, 0, 3]);
+    // 4 slices and 3 pairs, each on the 601 points.
+    expect(fixed.points).toBe(7 * 601);
   });
 
   it("finds total variance falling with maturity, names both benchmarks, and says by how much", () => {
@@ -54,11 +64,13 @@ describe("diagnose", () => {
     const cal = report.calendar.find((v) => v.benchmarks[0] === 1)!;
     expect(cal).toMatchObject({ check: "calendar", benchmarks: [1, 2], maturities: [91, 182] });
     const w = (d: number, k: number) => s.totalVariance(d, [k])[0]!;
-    expect(cal.value).toBeCloseTo(w(182, cal.k) - w(91, cal.k), 15);
+    expect(Math.abs(cal.value - (w(182, cal.k) - w(91, cal.k)))).toBeLessThanOrEqual(1e-14 * Math.abs(cal.value));
     expect(cal.amount).toBeGreaterThan(w(91, 0) - w(182, 0) - 1e-15);
-    expect(cal.kRange[0]).toBeLessThanOrEqual(0);
+    expect(cal.kRange[0]).toBe(-Infinity);
     expect(cal.kRange[1]).toBeGreaterThanOrEqual(0);
-    expect(cal.message).toMatch(/^benchmarks 1 and 2 \(91 d, 182 d\): total variance falls with maturity for k in \[/);
+    expect(cal.message).toMatch(
+      /^benchmarks 1 and 2 \(91 d, 182 d\): total variance falls with maturity for k in \[-10000, 10000\], .* and on out to k = -Infinity \(the later slice's put wing slope of total variance is lower by 0\.0429/,
+    );
   });
 
   it("reports Lee's moment bound per wing with the excess slope", () => {
@@ -129,5 +141,96 @@ describe("diagnose", () => {
       call_wings: [1, 1, 1, 1],
     });
     expect(diagnose(flat).calendar).toEqual([]);
+  });
+
+  describe("finds what a fixed k grid from -3 to 3 in steps of 0.01 misses", () => {
+    /** g of the benchmark, at 10^6 points between a and b: the yardstick, independent of the grid. */
+    const denseMinG = (model: ReturnType<typeof fromSurface>, a: number, b: number) => {
+      let min = Infinity;
+      for (let i = 0; i <= 1e6; i++) min = Math.min(min, butterflyG(model.benchmarks[0]!, a + ((b - a) * i) / 1e6));
+      return min;
+    };
+    it.each([
+      [2, { vol: 0.18416479825236126, skew: -0.6985731029469175, smile: 101.17057231841551, putWing: 2.4925474247860473, callWing: 1.4445683791044022 }],
+      [1, { vol: 0.11155419410744412, skew: -1.1754583848689193, smile: 0.06904328600417686, putWing: 2.6044678793775233, callWing: 1.491648698035464 }],
+    ])("butterfly arbitrage between grid points on a %s-day slice", (days, params) => {
+      const model = fromSurface({ ...oneYear(params), benchmark_maturities: [days] });
+      expect(diagnose(model, { k: DEFAULT_K_GRID }).ok).toBe(true);
+      const report = diagnose(model);
+      const own = report.butterfly.filter((v) => v.benchmarks.length === 1 && v.maturities[0] === days);
+      expect(own).toHaveLength(1);
+      const [v] = own;
+      expect(v!.kRange[1] - v!.kRange[0]).toBeLessThan(0.01);
+      expect(Math.abs(v!.k)).toBeLessThan(0.02);
+      // The refined minimum is the true one to 1e-9, and it is negative.
+      const dense = denseMinG(model, v!.kRange[0] - 0.005, v!.kRange[1] + 0.005);
+      expect(dense).toBeLessThan(0);
+      expect(Math.abs(v!.value - dense)).toBeLessThan(1e-9);
+    });
+
+    it("a calendar crossing out in the call wing, and one beyond |k| = 1e4 from the asymptotes", () => {
+      const surface = (c2: number) =>
+        fromSurface(buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 60], atmVols: [0.2, 0.2], callWing: [1, c2] }));
+      const near = surface(0.7);
+      expect(diagnose(near, { k: DEFAULT_K_GRID }).ok).toBe(true);
+      const [v] = diagnose(near).calendar;
+      expect(v).toMatchObject({ check: "calendar", benchmarks: [0, 1], wing: "call" });
+      expect(v!.kRange[0]).toBeGreaterThan(3);
+      expect(v!.kRange[1]).toBe(Infinity);
+      const w = (d: number, k: number) => near.totalVariance(d, [k])[0]!;
+      // kRange starts at the first failing grid point; the crossing lies within a grid step (~0.04·k) before it.
+      expect(w(60, v!.kRange[0]) - w(30, v!.kRange[0])).toBeLessThan(0);
+      expect(w(60, v!.kRange[0] * 0.95) - w(30, v!.kRange[0] * 0.95)).toBeGreaterThan(0);
+      expect(w(60, 1e4) - w(30, 1e4)).toBeLessThan(0);
+
+      const far = surface(0.7071);
+      const report = diagnose(far);
+      expect(report.calendar).toHaveLength(1);
+      const [u] = report.calendar;
+      expect(u).toMatchObject({ k: Infinity, wing: "call" });
+      expect(u!.kRange[0]).toBeGreaterThan(1e4);
+      expect(u!.value).toBeLessThan(0);
+      expect(u!.message).toMatch(/in the call wing, for k > .*: the later slice's call wing slope of total variance is lower by/);
+      const kx = u!.kRange[0] * 1.5;
+      expect(sviW(far.benchmarks[1]!, kx) - sviW(far.benchmarks[0]!, kx)).toBeLessThan(0);
+      expect(sviW(far.benchmarks[1]!, 1e4) - sviW(far.benchmarks[0]!, 1e4)).toBeGreaterThan(0);
+    });
+  });
+
+  it("counts a point where g is undefined (total variance 0) as a failure, not a pass", () => {
+    // Raw SVI with rho = 0, m = 0.75, s = 1, b = 0.5 and a chosen so that w(m) = 0 exactly in double precision.
+    const [m, s, b] = [0.75, 1, 0.5];
+    const R = Math.hypot(m, s);
+    const model = fromSurface(oneYear(sliceParams({ a: (b * m * m) / (s + R) - b * R, b, rho: 0, m, s }, 1)));
+    expect(model.totalVariance(365, [m])[0]).toBe(0);
+    expect(butterflyG(model.benchmarks[0]!, m)).toBeNaN();
+    const report = diagnose(model, { k: [0, m, 1] });
+    expect(report.ok).toBe(false);
+    expect(report.butterfly).toHaveLength(1);
+    expect(report.butterfly[0]!.kRange).toEqual([m, m]);
+    expect(report.butterfly[0]!.message).toMatch(/worst g\(0\.75\) = undefined \(total variance 0\)/);
+  });
+
+  it("checks the smiles the model interpolates between benchmarks and extrapolates past the last", () => {
+    // Two Vogt-like benchmarks (30 d and 60 d, both failing near the same k): the smiles between them fail too.
+    const vogt = { ...oneYear(VOGT), benchmark_maturities: [30, 60], benchmark_fwd_factors: [1, 1] };
+    const surface = { ...vogt, vols: [VOGT.vol, VOGT.vol * 1.01], skews: [VOGT.skew, VOGT.skew], smiles: [VOGT.smile, VOGT.smile] };
+    for (const key of ["put_wings", "call_wings"] as const) surface[key] = [vogt[key][0]!, vogt[key][0]!];
+    const report = diagnose(fromSurface(surface));
+    const between = report.butterfly.filter((v) => v.message.startsWith("between benchmarks 0 and 1"));
+    expect(between.map((v) => v.maturities[0])).toEqual([37.5, 45, 52.5]);
+    between.forEach((v) => expect(v.benchmarks).toEqual([0, 1]));
+    const past = report.butterfly.filter((v) => v.message.startsWith("past the last benchmark"));
+    // 1.5 times the last maturity still fails; at 2 and 4 times the added ATM variance lifts g above 0.
+    expect(past.map((v) => v.maturities[0])).toEqual([90]);
+    // Each value is g of that maturity's smile, computed here from the model's own total variance.
+    const model = fromSurface(surface);
+    for (const v of [...between, ...past]) {
+      const h = 1e-4;
+      const [wm, w0, wp] = model.totalVariance(v.maturities[0]!, [v.k - h, v.k, v.k + h]);
+      const g = densityFactor(v.k, w0!, (wp! - wm!) / (2 * h), (wp! - 2 * w0! + wm!) / (h * h));
+      expect(v.value).toBeCloseTo(g, 5);
+    }
+    expect(diagnose(fromSurface({ ...SAMPLE, smiles: [0.6, 0.5, 0.4, 0.3] })).ok).toBe(true);
   });
 });

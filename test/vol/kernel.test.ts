@@ -1,29 +1,25 @@
 /** The hot loops: the folded two-slice form equals the centred form, nodes are exact, no NaN at zero variance. */
 import { describe, expect, it } from "vitest";
-import { evaluate, varianceAndSlope, volsFromStrikes, type MaturityPlan, type SliceArrays } from "../../src/vol/kernel";
+import { evaluate, setSlice, sliceArrays, varianceAndSlope, volsFromStrikes, type MaturityPlan, type SliceArrays } from "../../src/vol/kernel";
 
-/** Two slices in implied variance, the way the model lays them out (c0 = vv − bb·R). */
-function slices(rows: { T: number; vv: number; bb: number; rho: number; m: number; s: number }[]): SliceArrays {
-  const col = (f: (r: (typeof rows)[number]) => number) => Float64Array.from(rows, f);
-  const R = col((r) => Math.sqrt(r.m * r.m + r.s * r.s));
-  return {
-    T: col((r) => r.T),
-    lnF: col(() => 0),
-    vv: col((r) => r.vv),
-    bb: col((r) => r.bb),
-    rho: col((r) => r.rho),
-    m: col((r) => r.m),
-    s2: col((r) => r.s * r.s),
-    R,
-    c0: Float64Array.from(rows, (r, i) => r.vv - r.bb * R[i]!),
-  };
-}
-
-const SL = slices([
+const ROWS = [
   { T: 0.25, vv: 0.04, bb: 0.3, rho: -0.4, m: 0.05, s: 0.2 },
   { T: 1, vv: 0.05, bb: 0.2, rho: -0.3, m: 0.1, s: 0.3 },
-]);
-const centred = (sl: SliceArrays, i: number, k: number) => sl.vv[i]! + sl.bb[i]! * (sl.rho[i]! * k + (Math.sqrt((k - sl.m[i]!) ** 2 + sl.s2[i]!) - sl.R[i]!));
+];
+
+/** Slices in implied variance, laid out the way the model lays them out (setSlice). */
+function slices(rows: { T: number; vv: number; bb: number; rho: number; m: number; s: number }[]): SliceArrays {
+  const sl = sliceArrays(rows.length);
+  rows.forEach((r, i) => setSlice(sl, i, { T: r.T, lnF: 0, vv: r.vv, b: r.bb * r.T, rho: r.rho, m: r.m, s: r.s }));
+  return sl;
+}
+
+const SL = slices(ROWS);
+/** vol-model.md's form, term by term (fine for these well-scaled slices). */
+const centred = (_: SliceArrays, i: number, k: number) => {
+  const r = ROWS[i]!;
+  return r.vv + r.bb * (r.rho * k + (Math.sqrt((k - r.m) ** 2 + r.s ** 2) - Math.sqrt(r.m ** 2 + r.s ** 2)));
+};
 
 describe("volsFromStrikes and evaluate", () => {
   const T = 0.6;
@@ -61,13 +57,22 @@ describe("volsFromStrikes and evaluate", () => {
 
   it("floor implied variance at 0 rather than return NaN when rounding dips below it", () => {
     // A slice whose minimum is a hair below zero (as rounding can make an exactly-zero minimum).
-    const dip = slices([{ T: 1, vv: 0.01, bb: 1, rho: 0, m: 0, s: 0.01 + 1e-17 }]);
-    dip.c0[0] = -1e-18;
-    dip.vv[0] = dip.c0[0] + dip.R[0]!;
+    // Symmetric (m = rho = 0): the minimum is at k = 0 and equals vv.
+    const dip = slices([{ T: 1, vv: -1e-18, bb: 1, rho: 0, m: 0, s: 0.01 }]);
     const plan1: MaturityPlan = { T: 1, lnF: 0, i: 0, j: 0, A: 1, B: 0, C: 0, twoSlices: false };
     const out = new Float64Array(2);
     volsFromStrikes(out, Float64Array.from([1, 1]), 2, 0, dip, plan1);
     expect(Array.from(out).every((v) => v >= 0 && !Number.isNaN(v))).toBe(true);
+  });
+
+  it("report NaN instead of flooring it to a vol of 0", () => {
+    const broken = slices([{ T: 1, vv: NaN, bb: 1, rho: 0, m: 0, s: 0.01 }]);
+    const plan1: MaturityPlan = { T: 1, lnF: 0, i: 0, j: 0, A: 1, B: 0, C: 0, twoSlices: false };
+    const out = new Float64Array(2);
+    expect(volsFromStrikes(out, Float64Array.from([1, 2]), 2, 0, broken, plan1)).toBe(-2);
+    expect(evaluate(out, 0, Float64Array.from([0, 1]), 2, 0, broken, plan1, true)).toBe(false);
+    expect(Array.from(out).some((v) => v === 0)).toBe(false);
+    expect(evaluate(out, 0, Float64Array.from([0, 1]), 2, 0, SL, plan1, true)).toBe(true);
   });
 });
 
