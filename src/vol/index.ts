@@ -44,3 +44,31 @@ export {
   type FailedMaturity,
 } from "./cross-check";
 export { buildSurface, BUILD_DEFAULTS, type BuildSurfaceOptions, type PerBenchmark } from "./build-surface";
+export {
+  rawToNatural,
+  naturalToRaw,
+  rawToJumpWings,
+  jumpWingsToRaw,
+  rawToModel,
+  modelToRaw,
+  modelToJumpWings,
+  jumpWingsToModel,
+  naturalToJumpWings,
+  jumpWingsToNatural,
+  naturalToModel,
+  modelToNatural,
+  convertSlice,
+  sliceForm,
+  repairButterfly,
+  SVI_FORM_KEYS,
+  type NaturalSvi,
+  type JumpWings,
+  type SviForms,
+  type SviForm,
+  type AnySviSlice,
+  type FormOf,
+  type SsviSlice,
+  type RepairChange,
+  type ButterflyRepair,
+} from "./parametrisations";
+export { surfaceFromEquityVolCurve, ATM_CALENDAR_TOLERANCE, type EquityVolCurveLike, type SurfaceFromEquityVolCurveOptions } from "./atm-bridge";
