@@ -16,7 +16,7 @@ import { provenanceFrom } from "./provenance";
 export interface VolGrid {
   maturities: ArrayLike<number>;
   strikes: ArrayLike<number>;
-  strikeType: number | string;
+  strikeType: number | string | object;
   vols: ArrayLike<number>;
 }
 

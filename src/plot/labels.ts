@@ -21,6 +21,12 @@ export function daysLabel(days: number): string {
  * `"logMoneyness"` / `"delta"`; `Strike` when unknown.
  */
 export function strikeAxisTitle(strikeType: unknown): string {
+  // A delta convention of the local model ({ type: "delta", kind, premiumAdjusted, spot }).
+  if (strikeType !== null && typeof strikeType === "object" && (strikeType as { type?: unknown }).type === "delta") {
+    const c = strikeType as { kind?: string; premiumAdjusted?: boolean; spot?: unknown };
+    const name = `${c.premiumAdjusted ? "premium-adjusted " : ""}${c.spot ? "spot" : "forward"} ${c.kind ?? "call"} delta`;
+    return name[0]!.toUpperCase() + name.slice(1);
+  }
   switch (strikeType) {
     case STRIKE_TYPE.Absolute:
       return "Strike (price)";

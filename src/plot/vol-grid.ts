@@ -8,7 +8,7 @@ import { columnsOf, isTableInput, numbers, type TableInput } from "./input";
 export interface VolGridLike {
   maturities: ArrayLike<number>;
   strikes: ArrayLike<number>;
-  strikeType: number | string;
+  strikeType: number | string | object;
   vols: ArrayLike<number>;
 }
 
@@ -24,7 +24,7 @@ export interface VolMatrix {
   strikes: number[];
   /** `vols[i][j]`: maturity i, strike j; null where the table has no vol. */
   vols: (number | null)[][];
-  strikeType: number | string | undefined;
+  strikeType: number | string | object | undefined;
 }
 
 function isGrid(v: unknown): v is VolGridLike {
@@ -34,7 +34,7 @@ function isGrid(v: unknown): v is VolGridLike {
 }
 
 /** The vols of `input` as maturity × strike (both ascending); `strikeType` overrides what the input says. */
-export function readVols(input: VolInput, caller: string, strikeType?: number | string): VolMatrix {
+export function readVols(input: VolInput, caller: string, strikeType?: number | string | object): VolMatrix {
   if (isGrid(input)) {
     const m = input.maturities.length;
     const k = input.strikes.length;
@@ -57,7 +57,7 @@ export function readVols(input: VolInput, caller: string, strikeType?: number | 
   const maturity = numbers(view, "maturity");
   const strike = numbers(view, "strike");
   const vol = numbers(view, "vol");
-  let type: number | string | undefined = strikeType;
+  let type: number | string | object | undefined = strikeType;
   if (type === undefined) {
     const field = view.fields.strike_type;
     if (typeof field === "number" || typeof field === "string") type = field;

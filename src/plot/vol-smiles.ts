@@ -11,7 +11,7 @@ export interface VolSmilesOptions {
    * The strike convention of the input's strikes, for the axis title: a wire `STRIKE_TYPE` (0 price,
    * 1 % of forward, 2 % of spot) or `"logMoneyness"` / `"delta"`. Default: what the input says.
    */
-  strikeType?: number | string;
+  strikeType?: number | string | object;
   /** Draw only these maturities (days). Default: all. */
   maturities?: readonly number[];
   /** Chart title. Default `Vol smiles`. */

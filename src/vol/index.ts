@@ -14,7 +14,15 @@
 export { VolModelError, type VolModelErrorDetails } from "./errors";
 export { fromSurface, forwardWithinDoublePrecision, VolSurfaceModel, LOG_MONEYNESS_LIMIT, type Benchmark, type VolGrid, type WireSurface } from "./surface";
 export type { SurfaceLike } from "./surface-input";
-export { LOCAL_STRIKE_TYPES, PERCENT_REFERENCE, type ModelStrikeType } from "./strikes";
+export {
+  LOCAL_STRIKE_TYPES,
+  PERCENT_REFERENCE,
+  FORWARD_CALL_DELTA,
+  deltaLabel,
+  type ModelStrikeType,
+  type DeltaStrikeType,
+  type DeltaConvention,
+} from "./strikes";
 export {
   rawSvi,
   sliceParams,
@@ -30,7 +38,21 @@ export {
   type SliceLocation,
   type SviSlice,
 } from "./svi";
-export { normCdf, normInv } from "./normal";
+export { normCdf, normInv, erfc, erfcx } from "./normal";
+export { black76, black76Strikes, type Black76Input, type Black76Greeks, type Black76Arrays, type Black76Market, type OptionKind } from "./black76";
+export {
+  priceOptions,
+  strikeDeltas,
+  impliedDensity,
+  localVol,
+  type PriceOptionsOptions,
+  type OptionPrices,
+  type StrikesAt,
+  type ImpliedDensity,
+  type LocalVolOptions,
+  type LocalVol,
+  type LocalVolGap,
+} from "./pricing";
 export { diagnose, DEFAULT_K_GRID, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
 export {
   crossCheck,

@@ -7,7 +7,7 @@ import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
 import { NAN_IN_KERNEL, evaluate, setSlice, sliceArrays, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
 import { normCdf } from "./normal";
-import { checkStrikeType, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
+import { checkStrikeType, deltaConvention, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
 import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
 
@@ -193,10 +193,11 @@ export class VolSurfaceModel {
   /**
    * Implied vols (decimal) at one maturity (days, > 0) for many strikes, the `GetVol` semantics: strikes
    * in the `strikeType` convention (0 Absolute, 1 PercentForward, 2 PercentSpot, or locally
-   * `"logMoneyness"`, `"delta"`). `strikes` may be a plain array or a Float64Array (the fast path).
-   * Throws {@link VolModelError} for a maturity that is not a finite number > 0, a strike that is not
-   * finite and > 0 (log-moneyness: not finite; delta: not in (0, 1)), or an unknown strike type. Never
-   * returns NaN.
+   * `"logMoneyness"`, `"delta"` (forward call delta) or a delta convention such as
+   * `{ type: "delta", kind: "put", premiumAdjusted: true, spot: { discountFactor: 0.99 } }`). `strikes` may be
+   * a plain array or a Float64Array (the fast path). Throws {@link VolModelError} for a maturity that is not
+   * a finite number > 0, a strike that is not finite and > 0 (log-moneyness: not finite; delta: out of its
+   * range or not reached), or an unknown strike type. Never returns NaN.
    */
   vols(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -333,8 +334,9 @@ export class VolSurfaceModel {
         if (!(K > 0 && K < Infinity)) throw strikeError(x, q);
         k[q] = Math.log(K) + shift;
       }
-    } else if (strikeType === "delta") {
-      for (let q = 0; q < n; q++) k[q] = kFromDelta(x[q]!, this.#sl, plan, q);
+    } else if (strikeType !== "logMoneyness") {
+      const convention = deltaConvention(strikeType);
+      for (let q = 0; q < n; q++) k[q] = kFromDelta(x[q]!, this.#sl, plan, q, convention);
     } else {
       for (let q = 0; q < n; q++) checkK(x, q, "strikes");
       k.set(x);

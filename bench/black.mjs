@@ -1,0 +1,235 @@
+/**
+ * Throughput of Black-76 price + greeks (price, delta, gamma, vega, theta per option).
+ *
+ * What:
+ *   - vectorised: `black76Strikes(market, strikes, vols, out)` over 1e6 strikes (Float64Array, 40%–250% of
+ *     the forward, a smile of per-strike vols), output arrays reused (the intended hot path); once more with
+ *     new output arrays per call (5 × 8 MB allocated and page-faulted in);
+ *   - scalar: `black76({ forward, strike, maturity, vol, discountFactor, kind })` called once per option,
+ *     an object in and an object out (1e5 options per round: the notebook-style API);
+ *   - naive: the textbook `DF·(F·N(d1) − K·N(d2))` and the four greeks written inline with the same `N`
+ *     (normal.ts), no parity, no regions: how one writes it first, for context on what the careful
+ *     numerics (Jäckel's regions, out-of-the-money price plus intrinsic) cost.
+ * How: the built package (dist/vol/black76.js, dist/vol/normal.js) is loaded in this process; each variant
+ * gets warm-up calls, then BENCH_BLACK_ROUNDS (default 15) timed calls, interleaved round by round so drift
+ * hits all alike; the report gives median / min / max options per second of wall time, the spread
+ * (max − min) / median as the noise figure, and the median per second of this process's CPU time.
+ * Check: the vectorised results must equal the scalar API bit for bit, and agree with the naive formula to
+ * 1e-9 relative where the naive one is itself accurate (prices above 1e-3 of the forward), else the run
+ * fails (exit 1).
+ * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, summarise } from "./common.mjs";
+
+const BLACK_ENTRY = join(REPO_ROOT, "dist", "vol", "black76.js");
+const NORMAL_ENTRY = join(REPO_ROOT, "dist", "vol", "normal.js");
+/** Largest relative |vectorised − naive| accepted where the naive formula is accurate. */
+export const CHECK_TOLERANCE = 1e-9;
+
+export function settingsFromEnv() {
+  return {
+    strikes: envInt("BENCH_BLACK_STRIKES", 1_000_000),
+    scalarOptions: envInt("BENCH_BLACK_SCALAR", 100_000),
+    rounds: envInt("BENCH_BLACK_ROUNDS", 15),
+    warmup: envInt("BENCH_BLACK_WARMUP", 5),
+  };
+}
+
+function load() {
+  if (!existsSync(BLACK_ENTRY)) throw new Error(`${BLACK_ENTRY} is missing: run \`npm run build\` first`);
+  return { black: repoRequire(BLACK_ENTRY), normal: repoRequire(NORMAL_ENTRY) };
+}
+
+/** The textbook formulas inline, output arrays given: no validation, no parity, no regions. */
+function naiveLoop(normCdf, market, strikes, vols, out) {
+  const { forward: F, maturity: T, discountFactor: DF } = market;
+  const sqrtT = Math.sqrt(T);
+  const r = -Math.log(DF) / T;
+  const invSqrt2Pi = 1 / Math.sqrt(2 * Math.PI);
+  for (let q = 0; q < strikes.length; q++) {
+    const K = strikes[q];
+    const sigma = vols[q];
+    const s = sigma * sqrtT;
+    const d1 = Math.log(F / K) / s + s / 2;
+    const d2 = d1 - s;
+    const nd1 = normCdf(d1);
+    const price = DF * (F * nd1 - K * normCdf(d2));
+    const phi = Math.exp(-0.5 * d1 * d1) * invSqrt2Pi;
+    out.price[q] = price;
+    out.delta[q] = DF * nd1;
+    out.gamma[q] = (DF * phi) / (F * s);
+    out.vega[q] = DF * F * phi * sqrtT;
+    out.theta[q] = r * price - (DF * F * phi * sigma) / (2 * sqrtT);
+  }
+  return out;
+}
+
+const arrays = (n) => ({
+  price: new Float64Array(n),
+  delta: new Float64Array(n),
+  gamma: new Float64Array(n),
+  vega: new Float64Array(n),
+  theta: new Float64Array(n),
+});
+
+/** Wall time and this process's CPU time (user + system) of one call. */
+function time(fn) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = fn();
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
+}
+
+export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
+  const { black, normal } = load();
+  const n = settings.strikes;
+  const market = { forward: 5321.5, maturity: 0.55, discountFactor: Math.exp(-0.03 * 0.55), kind: "call" };
+  const strikes = new Float64Array(n);
+  const vols = new Float64Array(n);
+  for (let q = 0; q < n; q++) {
+    const K = market.forward * (0.4 + (2.1 * q) / (n - 1));
+    const k = Math.log(K / market.forward);
+    strikes[q] = K;
+    vols[q] = 0.2 - 0.12 * k + 0.25 * k * k; // a skewed smile, 12%–60%
+  }
+  const m = settings.scalarOptions;
+  const step = Math.max(1, Math.floor(n / m));
+  // Plain object literals, one shape (objects made with `{ ...market, strike, vol }` come out with slow
+  // properties in V8, and the bench would time property lookups instead of the API).
+  const { forward, maturity, discountFactor, kind } = market;
+  const inputs = Array.from({ length: m }, (_, j) => ({ forward, strike: strikes[j * step], maturity, vol: vols[j * step], discountFactor, kind }));
+  const out = arrays(n);
+  const naiveOut = arrays(n);
+  let sink = 0;
+
+  const variants = {
+    vectorised: { name: "black76Strikes, 1e6 strikes, output reused", count: n, run: () => black.black76Strikes(market, strikes, vols, out).price },
+    vectorisedAlloc: { name: "black76Strikes, 1e6 strikes, new output", count: n, run: () => black.black76Strikes(market, strikes, vols).price },
+    scalar: {
+      name: `black76({...}) per option, ${m} options`,
+      count: m,
+      run: () => {
+        let s = 0;
+        for (let j = 0; j < m; j++) s += black.black76(inputs[j]).theta;
+        return [s];
+      },
+    },
+    naive: { name: "textbook formulas inline (context)", count: n, run: () => naiveLoop(normal.normCdf, market, strikes, vols, naiveOut).price },
+  };
+  for (const v of Object.values(variants)) for (let w = 0; w < settings.warmup; w++) sink += v.run()[0];
+  const samples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  const cpuSamples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  for (let r = 0; r < settings.rounds; r++) {
+    for (const [key, v] of Object.entries(variants)) {
+      const { ms, cpuMs, result } = time(v.run);
+      sink += result[result.length - 1];
+      samples[key].push(v.count / (ms / 1000));
+      cpuSamples[key].push(v.count / (cpuMs / 1000));
+    }
+    log(
+      `round ${r + 1}/${settings.rounds}: vectorised ${round(samples.vectorised.at(-1) / 1e6, 2)} M options/s, ` +
+        `scalar ${round(samples.scalar.at(-1) / 1e6, 2)} M options/s, naive ${round(samples.naive.at(-1) / 1e6, 2)} M options/s`,
+    );
+  }
+
+  // Checks: vectorised = scalar bit for bit (on the scalar subset); vectorised ≈ naive where naive is accurate.
+  black.black76Strikes(market, strikes, vols, out);
+  naiveLoop(normal.normCdf, market, strikes, vols, naiveOut);
+  let scalarMismatches = 0;
+  for (let j = 0; j < m; j++) {
+    const g = black.black76(inputs[j]);
+    const q = j * step;
+    for (const key of ["price", "delta", "gamma", "vega", "theta"]) if (!Object.is(g[key], out[key][q])) scalarMismatches++;
+  }
+  let maxRelVsNaive = 0;
+  let compared = 0;
+  for (let q = 0; q < n; q++) {
+    if (!(naiveOut.price[q] > 1e-3 * market.forward)) continue;
+    compared++;
+    for (const key of ["price", "delta", "gamma", "vega"]) {
+      maxRelVsNaive = Math.max(maxRelVsNaive, Math.abs(out[key][q] - naiveOut[key][q]) / Math.abs(naiveOut[key][q]));
+    }
+  }
+  const finite = Object.values(out).every((a) => a.every((x) => Number.isFinite(x)));
+  const checkOk = finite && scalarMismatches === 0 && maxRelVsNaive <= CHECK_TOLERANCE;
+
+  const stats = Object.fromEntries(
+    Object.entries(variants).map(([key, v]) => [
+      key,
+      { name: v.name, count: v.count, optionsPerS: summarise(samples[key]), optionsPerCpuS: summarise(cpuSamples[key]) },
+    ]),
+  );
+  return {
+    settings,
+    market,
+    variants: stats,
+    vectorisedOverScalar: stats.vectorised.optionsPerS.median / stats.scalar.optionsPerS.median,
+    vectorisedOverNaive: stats.vectorised.optionsPerS.median / stats.naive.optionsPerS.median,
+    check: {
+      ok: checkOk,
+      tolerance: CHECK_TOLERANCE,
+      scalarCompared: m,
+      scalarMismatches,
+      naiveCompared: compared,
+      maxRelDiffVsNaive: maxRelVsNaive,
+      allFinite: finite,
+    },
+    sink,
+  };
+}
+
+export function formatBlack(r) {
+  const M = (x) => round(x / 1e6, 2);
+  const rows = Object.values(r.variants).map((v) => [
+    v.name,
+    M(v.optionsPerS.median),
+    M(v.optionsPerS.min),
+    M(v.optionsPerS.max),
+    `${round(v.optionsPerS.spreadPct, 1)}%`,
+    M(v.optionsPerCpuS.median),
+  ]);
+  return [
+    formatTable(["variant (price + 4 greeks per option)", "M options/s median", "min", "max", "spread", "per CPU-s median"], rows),
+    "",
+    `vectorised: ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
+      `${round(r.vectorisedOverNaive * 100, 0)}% of the naive textbook loop`,
+    `check: ${r.check.ok ? "OK" : "FAILED"} — vectorised = scalar on ${r.check.scalarCompared} options (${r.check.scalarMismatches} mismatches); ` +
+      `max relative |vectorised − naive| = ${r.check.maxRelDiffVsNaive.toExponential(2)} over ${r.check.naiveCompared} options with price > 1e-3·F ` +
+      `(tolerance ${r.check.tolerance})`,
+  ].join("\n");
+}
+
+if (isMain(import.meta.url)) {
+  const machine = { node: process.version, v8: process.versions.v8, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length };
+  const loadBefore = os.loadavg().map((x) => round(x, 2));
+  console.log(`node ${machine.node} on ${machine.cpuModel} x${machine.cpus}; load average ${loadBefore.join(" ")}\n`);
+  const startedAt = new Date();
+  const result = measureBlack(settingsFromEnv(), (line) => console.log(line));
+  const loadAfter = os.loadavg().map((x) => round(x, 2));
+  console.log("\n" + formatBlack(result));
+  const { sink: _, ...figures } = result;
+  mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
+  const file = join(BENCH_DIR, "results", "black.json");
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        durationS: round((Date.now() - startedAt.getTime()) / 1000, 2),
+        machine,
+        loadAverage: { before: loadBefore, after: loadAfter },
+        ...figures,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`\nwrote ${file}`);
+  if (!result.check.ok) process.exitCode = 1;
+}
