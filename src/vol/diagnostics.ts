@@ -90,9 +90,13 @@ const LEE_BOUND = 2;
 const Z_MAX = 10;
 const Z_STEP = 0.02;
 const U_STEP = 0.04;
-/** Maturities between benchmarks (fractions of the gap) and past the last (multiples of its maturity) where interpolated slices are checked for butterfly arbitrage. */
-const BETWEEN = [0.25, 0.5, 0.75];
-const PAST_LAST = [1.5, 2, 4];
+/**
+ * Where the smiles the model interpolates are checked for butterfly arbitrage: between benchmarks
+ * (fractions of the gap) and past the last (multiples of its maturity). `calibrate` holds its fits to the same points.
+ */
+export const INTERPOLATED_CHECKS = Object.freeze({ between: Object.freeze([0.25, 0.5, 0.75]), pastLast: Object.freeze([1.5, 2, 4]) });
+const BETWEEN = INTERPOLATED_CHECKS.between;
+const PAST_LAST = INTERPOLATED_CHECKS.pastLast;
 
 /** A slice's total variance and its first two k-derivatives. */
 type Smile = (k: number, out: Float64Array) => void;

@@ -53,7 +53,7 @@ export {
   type LocalVol,
   type LocalVolGap,
 } from "./pricing";
-export { diagnose, DEFAULT_K_GRID, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
+export { diagnose, DEFAULT_K_GRID, INTERPOLATED_CHECKS, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
 export {
   crossCheck,
   formatSummary,
@@ -94,3 +94,15 @@ export {
   type ButterflyRepair,
 } from "./parametrisations";
 export { surfaceFromEquityVolCurve, ATM_CALENDAR_TOLERANCE, type EquityVolCurveLike, type SurfaceFromEquityVolCurveOptions } from "./atm-bridge";
+export {
+  calibrate,
+  CALIBRATION_MARGINS,
+  DEFAULT_MAX_ITERATIONS,
+  MAX_OUTER,
+  MIN_QUOTES,
+  type CalibrateOptions,
+  type CalibrationResult,
+  type CalibrationConstraint,
+  type SliceFit,
+  type SmileQuotes,
+} from "./calibrate";

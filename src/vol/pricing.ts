@@ -14,7 +14,7 @@ import { black76Strikes, type Black76Arrays, type OptionKind } from "./black76";
 import { VolModelError, fmt } from "./errors";
 import { checkStrikeType, deltaConvention, deltaFromK, type DeltaStrikeType, type ModelStrikeType } from "./strikes";
 import type { Benchmark, VolSurfaceModel } from "./surface";
-import { sviW, sviW1, sviW2 } from "./svi";
+import { densityFactor, sviW, sviW1, sviW2 } from "./svi";
 
 /** Where strikes sit at one maturity: the forward, and each strike as a price and as log-moneyness. */
 export interface StrikesAt {
@@ -177,12 +177,6 @@ function smileAt(bms: readonly Benchmark[], p: SmilePlan, k: number): { w: numbe
   return { w, w1, w2, wT };
 }
 
-/** GJ's `g(k) = (1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2` (w > 0). */
-function gjG(k: number, w: number, w1: number, w2: number): number {
-  const h = 1 - (k * w1) / (2 * w);
-  return h * h - ((w1 * w1) / 4) * (1 / w + 1 / 4) + w2 / 2;
-}
-
 function zeroVariance(at: StrikesAt, q: number): VolModelError {
   return new VolModelError(
     `strikes[${q}] (K = ${fmt(at.strikes[q]!)}, k = ${fmt(at.k[q]!)}): the total variance is 0 there, so the density and local vol are not defined`,
@@ -228,7 +222,7 @@ export function impliedDensity(model: VolSurfaceModel, maturityDays: number, str
     const k = at.k[q]!;
     const { w, w1, w2 } = smileAt(bms, plan, k);
     if (!(w > 0)) throw zeroVariance(at, q);
-    const gq = gjG(k, w, w1, w2);
+    const gq = densityFactor(k, w, w1, w2);
     const sw = Math.sqrt(w);
     const d2 = -k / sw - sw / 2;
     g[q] = gq;
@@ -330,7 +324,7 @@ export function localVol(
     const k = at.k[q]!;
     const s = smileAt(bms, plan, k);
     if (!(s.w > 0)) throw zeroVariance(at, q);
-    const gq = gjG(k, s.w, s.w1, s.w2);
+    const gq = densityFactor(k, s.w, s.w1, s.w2);
     const wT = c1 ? c1.at(k, at.T) : s.wT;
     g[q] = gq;
     dwdT[q] = wT;

@@ -70,6 +70,20 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(nb.figures("vs-smiles")[0]!.layout.sliders?.[0]?.steps).toHaveLength(10); // all + 9 maturities
     expect(nb.figures("vs-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
     expect(nb.stdout("vs-sim")).toMatch(/^simulator's SPX surface: .*no arbitrage found/);
+    // Calibration to noisy quotes: an arbitrage-free fit with residuals of the size of the noise (5 bp).
+    const calib = nb.stdout("vs-calibrate");
+    expect(calib).toMatch(
+      /^fitted 9 maturities × 11 quotes with 5 vol bp of noise; fitted surface: no arbitrage found \(0 butterfly, 0 calendar, 0 Lee violations\)\n/,
+    );
+    // console.table pads differently in Node and Deno: any spacing.
+    const rmse = [...calib.matchAll(/│\s*\d+\s*│\s*(\d+)\s*│\s*([\d.]+)\s*│/g)].map((m) => Number(m[2]));
+    expect(rmse).toHaveLength(9);
+    expect(Math.max(...rmse)).toBeLessThan(10);
+    const [residuals, errors] = nb.figures("vs-calib-residuals");
+    expect(residuals!.data).toHaveLength(9);
+    expect(errors!.data[0]!.type).toBe("heatmap");
+    expect(nb.stdout("vs-calib-density")).toBe("strikes with a negative fitted density: 0 at 30 d, 0 at 182 d, 0 at 730 d\n");
+    expect(nb.figures("vs-calib-density")[0]!.data).toHaveLength(6);
   },
   "03-reports": (nb) => {
     expect(nb.stdout("rp-catalogue")).toMatch(/^8 reports defined; look-backs: 6M, 1Y/);
