@@ -7,6 +7,16 @@ import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
 import { NAN_IN_KERNEL, evaluate, setSlice, sliceArrays, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
 import { normCdf } from "./normal";
+import {
+  impliedDensity,
+  localVol,
+  priceOptions,
+  type ImpliedDensity,
+  type LocalVol,
+  type LocalVolOptions,
+  type OptionPrices,
+  type PriceOptionsOptions,
+} from "./pricing";
 import { checkStrikeType, deltaConvention, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
 import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
@@ -306,6 +316,28 @@ export class VolSurfaceModel {
       k[q] = wq > 0 ? normCdf(-kq / sw + sw / 2) : kq < 0 ? 1 : kq > 0 ? 0 : 0.5;
     }
     return k;
+  }
+
+  /**
+   * Black-76 prices and sticky-strike greeks of European options at one maturity (days), each strike at
+   * this surface's vol: {@link priceOptions} on this model.
+   *
+   * ```ts
+   * s.price(91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 }).price;
+   * ```
+   */
+  price(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType, options: PriceOptionsOptions): OptionPrices {
+    return priceOptions(this, maturityDays, strikes, strikeType, options);
+  }
+
+  /** The risk-neutral density of the terminal price at one maturity (days): {@link impliedDensity} on this model. */
+  density(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
+    return impliedDensity(this, maturityDays, strikes, strikeType);
+  }
+
+  /** Dupire local vol at one maturity (days): {@link localVol} on this model. */
+  localVol(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType, options: LocalVolOptions = {}): LocalVol {
+    return localVol(this, maturityDays, strikes, strikeType, options);
   }
 
   /** The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`. */

@@ -284,3 +284,17 @@ describe("localVol", () => {
     expect(error(() => localVol(model, 60, [100], PercentForward, { interpolation: "cubic" as never })).field).toBe("interpolation");
   });
 });
+
+describe("the model's own price, density and localVol", () => {
+  it("are priceOptions, impliedDensity and localVol on that model", () => {
+    const model = fromSurface(SAMPLE);
+    const strikes = [80, 100, 120];
+    expect(model.price(91, strikes, STRIKE_TYPE.PercentForward, { kind: "put" })).toEqual(
+      priceOptions(model, 91, strikes, STRIKE_TYPE.PercentForward, { kind: "put" }),
+    );
+    expect(model.density(91, strikes, STRIKE_TYPE.PercentForward)).toEqual(impliedDensity(model, 91, strikes, STRIKE_TYPE.PercentForward));
+    expect(model.localVol(120, strikes, STRIKE_TYPE.PercentForward, { interpolation: "c1" })).toEqual(
+      localVol(model, 120, strikes, STRIKE_TYPE.PercentForward, { interpolation: "c1" }),
+    );
+  });
+});
