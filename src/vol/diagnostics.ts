@@ -133,11 +133,11 @@ function sortedUnique(xs: number[]): number[] {
 }
 
 /**
- * `f` on the grid, plus each interior local minimum refined by golden-section search between its
+ * `f` on the grid (or `values`, f already evaluated there), plus each interior local minimum refined by golden-section search between its
  * neighbours (so a dip between grid points is found), merged in order. NaN stays NaN.
  */
-function sample(grid: readonly number[], f: (k: number) => number, refine: boolean): { k: number[]; v: number[] } {
-  const v = grid.map(f);
+function sample(grid: readonly number[], f: (k: number) => number, refine: boolean, values?: ArrayLike<number>): { k: number[]; v: number[] } {
+  const v = values ? Array.from(values) : grid.map(f);
   if (!refine) return { k: [...grid], v };
   const extra: [number, number][] = [];
   for (let q = 1; q + 1 < grid.length; q++) {
@@ -246,12 +246,17 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   const tmp2 = new Float64Array(3);
 
   /** Butterfly runs of one smile (a benchmark or an interpolated one). */
-  const checkButterfly = (smile: Smile, gridK: readonly number[], where: { benchmarks: number[]; maturity: number; label: string }) => {
+  const checkButterfly = (
+    smile: Smile,
+    gridK: readonly number[],
+    where: { benchmarks: number[]; maturity: number; label: string },
+    values?: ArrayLike<number>,
+  ) => {
     const g = (kq: number) => {
       smile(kq, tmp);
       return densityFactor(kq, tmp[0]!, tmp[1]!, tmp[2]!);
     };
-    const sampled = sample(gridK, g, !given);
+    const sampled = sample(gridK, g, !given, values);
     points += sampled.k.length;
     butterfly.push(
       ...runs(sampled.k, sampled.v, tolerance, (kw, value, from, to) => ({
@@ -297,7 +302,22 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   for (let i = 0; i + 1 < bms.length; i++) {
     const [lo, hi] = [bms[i]!, bms[i + 1]!];
     const gridK = given ?? sortedUnique([...grids[i]!, ...grids[i + 1]!]);
-    const sampled = sample(gridK, (kq) => sviW(hi, kq) - sviW(lo, kq), !given);
+    // Both smiles and their k-derivatives on the pair's grid, once: the calendar difference and the
+    // interpolated smiles below are combinations of these (only refinements evaluate afresh).
+    const [wl, wh] = [sliceSmile(lo), sliceSmile(hi)];
+    const nk = gridK.length;
+    const L = [new Float64Array(nk), new Float64Array(nk), new Float64Array(nk)];
+    const H = [new Float64Array(nk), new Float64Array(nk), new Float64Array(nk)];
+    for (let q = 0; q < nk; q++) {
+      wl(gridK[q]!, tmp);
+      wh(gridK[q]!, tmp2);
+      for (let d = 0; d < 3; d++) {
+        L[d]![q] = tmp[d]!;
+        H[d]![q] = tmp2[d]!;
+      }
+    }
+    const diff = H[0]!.map((h, q) => h - L[0]![q]!);
+    const sampled = sample(gridK, (kq) => sviW(hi, kq) - sviW(lo, kq), !given, diff);
     points += sampled.k.length;
     const found = runs(sampled.k, sampled.v, tolerance, (kw, value, from, to) => ({
       check: "calendar",
@@ -327,19 +347,29 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
     calendar.push(...found);
 
     if (!given) {
-      const [wl, wh] = [sliceSmile(lo), sliceSmile(hi)];
+      const tmp3 = new Float64Array(3);
       for (const x of BETWEEN) {
         const days = lo.maturity + x * (hi.maturity - lo.maturity);
         const smile: Smile = (kq, out) => {
-          wl(kq, tmp2);
+          wl(kq, tmp3);
           wh(kq, out);
-          for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp2[d]! + x * out[d]!;
+          for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp3[d]! + x * out[d]!;
         };
-        checkButterfly(smile, gridK, {
-          benchmarks: [i, i + 1],
-          maturity: days,
-          label: `between benchmarks ${i} and ${i + 1}, at the interpolated maturity ${fmt(days)} d`,
-        });
+        const values = new Float64Array(nk);
+        for (let q = 0; q < nk; q++) {
+          const c = (d: number) => (1 - x) * L[d]![q]! + x * H[d]![q]!;
+          values[q] = densityFactor(gridK[q]!, c(0), c(1), c(2));
+        }
+        checkButterfly(
+          smile,
+          gridK,
+          {
+            benchmarks: [i, i + 1],
+            maturity: days,
+            label: `between benchmarks ${i} and ${i + 1}, at the interpolated maturity ${fmt(days)} d`,
+          },
+          values,
+        );
       }
     }
   }
