@@ -19,11 +19,10 @@
  * fails (exit 1).
  * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, summarise } from "./common.mjs";
+import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, runStandalone, summarise } from "./common.mjs";
 
 const BLACK_ENTRY = join(REPO_ROOT, "dist", "vol", "black76.js");
 const NORMAL_ENTRY = join(REPO_ROOT, "dist", "vol", "normal.js");
@@ -205,31 +204,4 @@ export function formatBlack(r) {
   ].join("\n");
 }
 
-if (isMain(import.meta.url)) {
-  const machine = { node: process.version, v8: process.versions.v8, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length };
-  const loadBefore = os.loadavg().map((x) => round(x, 2));
-  console.log(`node ${machine.node} on ${machine.cpuModel} x${machine.cpus}; load average ${loadBefore.join(" ")}\n`);
-  const startedAt = new Date();
-  const result = measureBlack(settingsFromEnv(), (line) => console.log(line));
-  const loadAfter = os.loadavg().map((x) => round(x, 2));
-  console.log("\n" + formatBlack(result));
-  const { sink: _, ...figures } = result;
-  mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
-  const file = join(BENCH_DIR, "results", "black.json");
-  writeFileSync(
-    file,
-    JSON.stringify(
-      {
-        startedAt: startedAt.toISOString(),
-        durationS: round((Date.now() - startedAt.getTime()) / 1000, 2),
-        machine,
-        loadAverage: { before: loadBefore, after: loadAfter },
-        ...figures,
-      },
-      null,
-      2,
-    ) + "\n",
-  );
-  console.log(`\nwrote ${file}`);
-  if (!result.check.ok) process.exitCode = 1;
-}
+if (isMain(import.meta.url)) runStandalone("black", (log) => measureBlack(settingsFromEnv(), log), formatBlack);

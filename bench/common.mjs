@@ -1,9 +1,10 @@
 /**
  * Small helpers shared by the benchmarks: where the built package is, how to require it, summary
- * statistics and number formatting. No measuring happens here.
+ * statistics, number formatting, and the main block of a single-process benchmark (`runStandalone`).
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -78,3 +79,32 @@ export function envInt(name, fallback) {
 
 /** True when `import.meta.url` is the script node was started with. */
 export const isMain = (metaUrl) => process.argv[1] !== undefined && fileURLToPath(metaUrl) === process.argv[1];
+
+/**
+ * The main block of a one-process benchmark (`node bench/<name>.mjs`): prints the machine and its load,
+ * runs `measure(log)`, prints `format(result)`, writes `bench/results/<name>.json` (the result without its
+ * `sink`, with the machine, the load average before and after, start time and duration) and sets exit
+ * code 1 when the result's `check.ok` is false (a fast wrong answer does not pass).
+ */
+export function runStandalone(name, measure, format) {
+  const machine = { node: process.version, v8: process.versions.v8, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length };
+  const loadBefore = os.loadavg().map((x) => round(x, 2));
+  console.log(`node ${machine.node} on ${machine.cpuModel} x${machine.cpus}; load average ${loadBefore.join(" ")}\n`);
+  const startedAt = new Date();
+  const result = measure((line) => console.log(line));
+  const loadAfter = os.loadavg().map((x) => round(x, 2));
+  console.log("\n" + format(result));
+  const { sink: _, ...figures } = result;
+  mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
+  const file = join(BENCH_DIR, "results", `${name}.json`);
+  const record = {
+    startedAt: startedAt.toISOString(),
+    durationS: round((Date.now() - startedAt.getTime()) / 1000, 2),
+    machine,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    ...figures,
+  };
+  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+  console.log(`\nwrote ${file}`);
+  if (!result.check.ok) process.exitCode = 1;
+}

@@ -6,7 +6,7 @@
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import type { IdentifierInput } from "../api/common";
 import type { EquityVolCurveInput } from "../api/market-data";
-import { BUILD_DEFAULTS, buildSurface, type PerBenchmark } from "./build-surface";
+import { buildSurface, type BuildSurfaceOptions } from "./build-surface";
 import { VolModelError, fmt } from "./errors";
 import type { WireSurface } from "./surface";
 import { toFloat64 } from "./surface-input";
@@ -21,26 +21,12 @@ export type EquityVolCurveLike = Pick<EquityVolCurveInput, "reference_date" | "m
   asset_id?: Partial<IdentifierInput> | null;
 };
 
-/** Options of {@link surfaceFromEquityVolCurve}: what the curve does not carry. Scalars apply to every maturity. */
-export interface SurfaceFromEquityVolCurveOptions {
-  /** Spot reference (> 0). Default: the curve's `spot_ref`; given here, it is used instead of the curve's. */
-  spot?: number;
-  /**
-   * Continuously compounded forward drift per year (rate − dividend yield, decimal): forward factors
-   * `exp(forwardRate · T_i)`. Default 0. Give this or `fwdFactors`, not both.
-   */
-  forwardRate?: number;
-  /** Forward factors `F_i / spot`, one per maturity of the curve (> 0). */
-  fwdFactors?: PerBenchmark;
-  /** Skew `psi` at the money. Default `BUILD_DEFAULTS.skew` (0). */
-  skew?: PerBenchmark;
-  /** Smile `kappa` at the money. Default `BUILD_DEFAULTS.smile` (0.5). */
-  smile?: PerBenchmark;
-  /** Put wing `p`. Default `BUILD_DEFAULTS.putWing` (1). */
-  putWing?: PerBenchmark;
-  /** Call wing `c`. Default `BUILD_DEFAULTS.callWing` (1). */
-  callWing?: PerBenchmark;
-}
+/**
+ * Options of {@link surfaceFromEquityVolCurve}: what the curve does not carry, as {@link buildSurface} takes
+ * them (forward drift or factors, skew, smile, wings; scalars apply to every maturity, defaults
+ * `BUILD_DEFAULTS`), and a `spot` (> 0) that replaces the curve's `spot_ref`.
+ */
+export type SurfaceFromEquityVolCurveOptions = Omit<BuildSurfaceOptions, "spot" | "referenceDate" | "maturities" | "atmVols"> & { spot?: number };
 
 /**
  * Slack of the ATM calendar check, in total variance: `theta_i` may fall below `theta_{i−1}` by this much
@@ -140,16 +126,6 @@ export function surfaceFromEquityVolCurve(curve: EquityVolCurveLike, options: Su
     }
   }
 
-  return buildSurface({
-    spot: spot as number,
-    referenceDate: curve.reference_date,
-    maturities: Array.from(maturities),
-    atmVols: Array.from(vols),
-    ...(options.forwardRate !== undefined ? { forwardRate: options.forwardRate } : {}),
-    ...(options.fwdFactors !== undefined ? { fwdFactors: options.fwdFactors } : {}),
-    skew: options.skew ?? BUILD_DEFAULTS.skew,
-    smile: options.smile ?? BUILD_DEFAULTS.smile,
-    putWing: options.putWing ?? BUILD_DEFAULTS.putWing,
-    callWing: options.callWing ?? BUILD_DEFAULTS.callWing,
-  });
+  const { spot: _, ...shape } = options;
+  return buildSurface({ ...shape, spot: spot as number, referenceDate: curve.reference_date, maturities: Array.from(maturities), atmVols: Array.from(vols) });
 }

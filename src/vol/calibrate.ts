@@ -62,10 +62,10 @@ import { dateTimeInput } from "../api/common";
 import { INTERPOLATED_CHECKS, diagnose, type ArbitrageReport } from "./diagnostics";
 import { VolModelError, fmt } from "./errors";
 import { normInv } from "./normal";
-import { levenbergMarquardt, type LeastSquaresProblem } from "./optimize";
+import { goldenSectionMin, levenbergMarquardt, type LeastSquaresProblem } from "./optimize";
 import { checkStrikeType, logShift, type ModelStrikeType } from "./strikes";
 import { fromSurface, LOG_MONEYNESS_LIMIT, type WireSurface } from "./surface";
-import { sliceParams, type SliceParams } from "./svi";
+import { densityFactor, sliceParams, type SliceParams } from "./svi";
 
 /** The quotes of one maturity. */
 export interface SmileQuotes {
@@ -489,12 +489,6 @@ const FAR_K = LOG_MONEYNESS_LIMIT;
 /** A constraint family sampled on the grid: `g ≥ 0` of a smile, or the calendar difference `w_i − w_{i−1} ≥ 0`. */
 type Family = { kind: "butterfly" } | { kind: "calendar" } | { kind: "between"; x: number } | { kind: "past"; r: number };
 
-/** Gatheral–Jacquier's g (eq. 2.1) from w, w', w'' at k. */
-function density(k: number, w: number, w1: number, w2: number): number {
-  const h = 1 - (k * w1) / (2 * w);
-  return h * h - ((w1 * w1) / 4) * (1 / w + 1 / 4) + w2 / 2;
-}
-
 /** w, w', w'' of a slice at k (centred form for w). */
 function smileAt(sl: Slice, k: number, out: Float64Array): void {
   const d = k - sl.m;
@@ -528,16 +522,16 @@ const WING_ROWS = 2;
 function familyValue(f: Family, k: number, sl: Slice, cur: Float64Array, prv: Float64Array, calScale: number, calMargin: number): number {
   switch (f.kind) {
     case "butterfly":
-      return density(k, cur[0]!, cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
+      return densityFactor(k, cur[0]!, cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
     case "calendar":
       return calScale * (cur[0]! - prv[0]! - calMargin);
     case "between": {
       const x = f.x;
       const y = 1 - x;
-      return density(k, y * prv[0]! + x * cur[0]!, y * prv[1]! + x * cur[1]!, y * prv[2]! + x * cur[2]!) - CALIBRATION_MARGINS.butterfly;
+      return densityFactor(k, y * prv[0]! + x * cur[0]!, y * prv[1]! + x * cur[1]!, y * prv[2]! + x * cur[2]!) - CALIBRATION_MARGINS.butterfly;
     }
     default:
-      return density(k, cur[0]! + sl.theta * (f.r - 1), cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
+      return densityFactor(k, cur[0]! + sl.theta * (f.r - 1), cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
   }
 }
 
@@ -546,28 +540,8 @@ function familyValue(f: Family, k: number, sl: Slice, cur: Float64Array, prv: Fl
  * a relative width of 1e−12; `guess` (a grid point inside) is returned if nothing lower is found.
  */
 function goldenMin(f: (k: number) => number, a: number, b: number, guess: number): number {
-  const r = (Math.sqrt(5) - 1) / 2;
-  let c = b - r * (b - a);
-  let d = a + r * (b - a);
-  let fc = f(c);
-  let fd = f(d);
-  for (let it = 0; it < 60 && b - a > 1e-12 * Math.max(1, Math.abs(a)); it++) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - r * (b - a);
-      fc = f(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + r * (b - a);
-      fd = f(d);
-    }
-  }
-  const k = fc < fd ? c : d;
-  return f(k) <= f(guess) ? k : guess;
+  const [k, fk] = goldenSectionMin(f, a, b, 1e-12, 60);
+  return fk <= f(guess) ? k : guess;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { VolModelError, fmt } from "./errors";
 import { LOG_MONEYNESS_LIMIT, fromSurface, type VolSurfaceModel } from "./surface";
 import { toFloat64, type SurfaceLike } from "./surface-input";
+import { goldenSectionMin } from "./optimize";
 import { densityFactor, sviW, sviW1, sviW2, type SviSlice } from "./svi";
 
 /** One failed check: where (benchmarks, maturities, log-moneyness) and by how much. */
@@ -150,30 +151,9 @@ function sample(grid: readonly number[], f: (k: number) => number, refine: boole
   return { k: pts.map((p) => p[0]), v: pts.map((p) => p[1]) };
 }
 
-const GOLD = (Math.sqrt(5) - 1) / 2;
-
-/** The minimum of `f` on [a, b] by golden-section search (f unimodal there): `[k, f(k)]`. */
+/** The minimum of `f` on [a, b] by golden-section search, to 1e−14 relative: `[k, f(k)]`. */
 function goldenMin(f: (k: number) => number, a: number, b: number): [number, number] {
-  let x1 = b - GOLD * (b - a);
-  let x2 = a + GOLD * (b - a);
-  let f1 = f(x1);
-  let f2 = f(x2);
-  for (let i = 0; i < 100 && b - a > 1e-14 * Math.max(1, Math.abs(a)); i++) {
-    if (f1 <= f2) {
-      b = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = b - GOLD * (b - a);
-      f1 = f(x1);
-    } else {
-      a = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = a + GOLD * (b - a);
-      f2 = f(x2);
-    }
-  }
-  return f1 <= f2 ? [x1, f1] : [x2, f2];
+  return goldenSectionMin(f, a, b, 1e-14, 100);
 }
 
 /** Contiguous runs of failing points (value < −tolerance, or NaN: undefined counts as failed), each reported at its worst point. */

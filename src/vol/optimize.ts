@@ -238,3 +238,33 @@ export function levenbergMarquardt(problem: LeastSquaresProblem, x0: ArrayLike<n
     }
   }
 }
+
+const GOLD = (Math.sqrt(5) - 1) / 2;
+
+/**
+ * The minimum of `f` on `[a, b]` (unimodal there, e.g. a local minimum bracketed by grid neighbours) by
+ * golden-section search, until the bracket is narrower than `relTol·max(1, |a|)` or after `maxIterations`:
+ * `[x, f(x)]`. Used by `diagnose` to refine the minima of its checks and by `calibrate` for its constraints.
+ */
+export function goldenSectionMin(f: (x: number) => number, a: number, b: number, relTol: number, maxIterations: number): [number, number] {
+  let x1 = b - GOLD * (b - a);
+  let x2 = a + GOLD * (b - a);
+  let f1 = f(x1);
+  let f2 = f(x2);
+  for (let i = 0; i < maxIterations && b - a > relTol * Math.max(1, Math.abs(a)); i++) {
+    if (f1 <= f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - GOLD * (b - a);
+      f1 = f(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + GOLD * (b - a);
+      f2 = f(x2);
+    }
+  }
+  return f1 <= f2 ? [x1, f1] : [x2, f2];
+}

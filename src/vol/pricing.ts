@@ -32,19 +32,9 @@ export interface StrikesAt {
 
 function strikesAt(model: VolSurfaceModel, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): StrikesAt {
   const k = model.logMoneyness(maturityDays, strikes, strikeType);
-  const forward = model.forward(maturityDays);
-  const K = new Float64Array(k.length);
-  for (let q = 0; q < k.length; q++) {
-    const Kq = strikeType === STRIKE_TYPE.Absolute ? strikes[q]! : forward * Math.exp(k[q]!);
-    if (!(Kq > 0 && Kq < Infinity)) {
-      throw new VolModelError(`strikes[${q}]: log-moneyness ${fmt(k[q]!)} gives a strike outside double precision (K = F·e^k)`, {
-        field: "strikes",
-        condition: "finite strike",
-      });
-    }
-    K[q] = Kq;
-  }
-  return { maturityDays, T: maturityDays / DAYS_PER_YEAR, forward, strikes: K, k };
+  // Prices from k (no second delta solve); the model refuses a strike outside double precision.
+  const K = strikeType === STRIKE_TYPE.Absolute ? Float64Array.from(strikes) : model.absoluteStrikes(maturityDays, k, "logMoneyness");
+  return { maturityDays, T: maturityDays / DAYS_PER_YEAR, forward: model.forward(maturityDays), strikes: K, k };
 }
 
 /** Options of {@link priceOptions}. */
