@@ -6,7 +6,6 @@
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
 import { NAN_IN_KERNEL, evaluate, setSlice, sliceArrays, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
-import { normCdf } from "./normal";
 import {
   impliedDensity,
   localVol,
@@ -17,7 +16,7 @@ import {
   type OptionPrices,
   type PriceOptionsOptions,
 } from "./pricing";
-import { checkStrikeType, deltaConvention, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
+import { FORWARD_CALL_DELTA, checkStrikeType, deltaConvention, deltaFromK, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
 import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
 
@@ -309,12 +308,7 @@ export class VolSurfaceModel {
     const k = this.#logMoneyness(x, strikeType, plan);
     const w = new Float64Array(k.length);
     noNaN(evaluate(w, 0, k, k.length, 0, this.#sl, plan, false));
-    for (let q = 0; q < k.length; q++) {
-      const wq = w[q]!;
-      const sw = Math.sqrt(wq);
-      const kq = k[q]!;
-      k[q] = wq > 0 ? normCdf(-kq / sw + sw / 2) : kq < 0 ? 1 : kq > 0 ? 0 : 0.5;
-    }
+    for (let q = 0; q < k.length; q++) k[q] = deltaFromK(k[q]!, w[q]!, FORWARD_CALL_DELTA);
     return k;
   }
 
