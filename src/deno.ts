@@ -8,7 +8,9 @@
  * Deno's kernel (2.9) sends a cell's `status: idle` from another thread than the cell's own outputs,
  * 5 ms after its reply: an output still being sent then, a large one especially, reaches the frontend
  * after idle, and a frontend that closes the cell at idle (nbconvert, nbclient) drops it: that is the
- * kernel's to fix (scripts/jupyter-execute.py keeps such late outputs).
+ * kernel's to fix (scripts/jupyter-execute.py keeps such late outputs). Printed text is worse: the
+ * kernel tags it with the request current when its stdio task sends it, possibly the next cell's (the
+ * script fences each cell to give it back).
  */
 import type { MimeBundle } from "./tslab";
 
