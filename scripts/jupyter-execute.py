@@ -28,6 +28,7 @@ import os
 import sys
 import time
 import uuid
+from queue import Empty
 
 import nbformat
 from nbclient import NotebookClient
@@ -81,10 +82,10 @@ class LateOutputClient(NotebookClient):
         fence_id = await ensure_async(self.kc.execute(f"console.log({json.dumps(marker)})", silent=False, store_history=False, allow_stdin=False))
         deadline = time.monotonic() + self.timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"the kernel did not print the fence after cell {cell_index} within {self.timeout} s")
-            msg = await self.kc.iopub_channel.get_msg(timeout=left)
+            try:
+                msg = await self.kc.iopub_channel.get_msg(timeout=max(0.0, deadline - time.monotonic()))
+            except Empty:
+                raise TimeoutError(f"the kernel did not print the fence after cell {cell_index} within {self.timeout} s") from None
             parent = msg["parent_header"].get("msg_id")
             if parent in self.finished():
                 self.take_late(msg)
