@@ -19,13 +19,8 @@
  * fails (exit 1).
  * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, runStandalone, summarise } from "./common.mjs";
+import { envInt, formatTable, isMain, perSecond, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
 
-const BLACK_ENTRY = join(REPO_ROOT, "dist", "vol", "black76.js");
-const NORMAL_ENTRY = join(REPO_ROOT, "dist", "vol", "normal.js");
 /** Largest relative |vectorised − naive| accepted where the naive formula is accurate. */
 export const CHECK_TOLERANCE = 1e-9;
 
@@ -39,8 +34,7 @@ export function settingsFromEnv() {
 }
 
 function load() {
-  if (!existsSync(BLACK_ENTRY)) throw new Error(`${BLACK_ENTRY} is missing: run \`npm run build\` first`);
-  return { black: repoRequire(BLACK_ENTRY), normal: repoRequire(NORMAL_ENTRY) };
+  return { black: requireBuilt("vol", "black76.js"), normal: requireBuilt("vol", "normal.js") };
 }
 
 /** The textbook formulas inline, output arrays given: no validation, no parity, no regions. */
@@ -74,16 +68,6 @@ const arrays = (n) => ({
   vega: new Float64Array(n),
   theta: new Float64Array(n),
 });
-
-/** Wall time and this process's CPU time (user + system) of one call. */
-function time(fn) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = fn();
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
-}
 
 export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   const { black, normal } = load();
@@ -121,21 +105,15 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     },
     naive: { name: "textbook formulas inline (context)", count: n, run: () => naiveLoop(normal.normCdf, market, strikes, vols, naiveOut).price },
   };
-  for (const v of Object.values(variants)) for (let w = 0; w < settings.warmup; w++) sink += v.run()[0];
-  const samples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
-  const cpuSamples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
-  for (let r = 0; r < settings.rounds; r++) {
-    for (const [key, v] of Object.entries(variants)) {
-      const { ms, cpuMs, result } = time(v.run);
-      sink += result[result.length - 1];
-      samples[key].push(v.count / (ms / 1000));
-      cpuSamples[key].push(v.count / (cpuMs / 1000));
-    }
-    log(
-      `round ${r + 1}/${settings.rounds}: vectorised ${round(samples.vectorised.at(-1) / 1e6, 2)} M options/s, ` +
-        `scalar ${round(samples.scalar.at(-1) / 1e6, 2)} M options/s, naive ${round(samples.naive.at(-1) / 1e6, 2)} M options/s`,
-    );
-  }
+  const rate = (key, ms) => round(perSecond(variants[key].count, ms[key].at(-1)) / 1e6, 2);
+  const timed = timeVariants(variants, settings, {
+    onResult: (_, result) => (sink += result[result.length - 1]),
+    onRound: (r, ms) =>
+      log(
+        `round ${r + 1}/${settings.rounds}: vectorised ${rate("vectorised", ms)} M options/s, ` +
+          `scalar ${rate("scalar", ms)} M options/s, naive ${rate("naive", ms)} M options/s`,
+      ),
+  });
 
   // Checks: vectorised = scalar bit for bit (on the scalar subset); vectorised ≈ naive where naive is accurate.
   black.black76Strikes(market, strikes, vols, out);
@@ -161,7 +139,12 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   const stats = Object.fromEntries(
     Object.entries(variants).map(([key, v]) => [
       key,
-      { name: v.name, count: v.count, optionsPerS: summarise(samples[key]), optionsPerCpuS: summarise(cpuSamples[key]) },
+      {
+        name: v.name,
+        count: v.count,
+        optionsPerS: summarise(timed.ms[key].map((ms) => perSecond(v.count, ms))),
+        optionsPerCpuS: summarise(timed.cpuMs[key].map((ms) => perSecond(v.count, ms))),
+      },
     ]),
   );
   return {
@@ -185,14 +168,7 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
 
 export function formatBlack(r) {
   const M = (x) => round(x / 1e6, 2);
-  const rows = Object.values(r.variants).map((v) => [
-    v.name,
-    M(v.optionsPerS.median),
-    M(v.optionsPerS.min),
-    M(v.optionsPerS.max),
-    `${round(v.optionsPerS.spreadPct, 1)}%`,
-    M(v.optionsPerCpuS.median),
-  ]);
+  const rows = Object.values(r.variants).map((v) => statRow(v.name, v.optionsPerS, v.optionsPerCpuS, M));
   return [
     formatTable(["variant (price + 4 greeks per option)", "M options/s median", "min", "max", "spread", "per CPU-s median"], rows),
     "",

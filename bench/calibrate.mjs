@@ -16,14 +16,8 @@
  * run fails (exit 1).
  * Writes bench/results/calibrate.json. Run: `npm run build && node bench/calibrate.mjs`. One core.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, runStandalone, summarise } from "./common.mjs";
+import { envInt, formatTable, isMain, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
 
-const VOL_ENTRY = join(REPO_ROOT, "dist", "vol", "index.js");
-// calibrate is not exported from vol/index yet: load its module directly.
-const CALIBRATE_ENTRY = join(REPO_ROOT, "dist", "vol", "calibrate.js");
 /** Largest |model vol − quote| accepted with exact quotes. */
 export const EXACT_TOLERANCE = 1e-8;
 /** The noise added to the quotes (decimal vol): 2 vol bp. */
@@ -34,20 +28,8 @@ export function settingsFromEnv() {
 }
 
 function load() {
-  for (const entry of [VOL_ENTRY, CALIBRATE_ENTRY]) if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
-  return { vol: repoRequire(VOL_ENTRY), calibrate: repoRequire(CALIBRATE_ENTRY).calibrate };
-}
-
-/** A seeded uniform generator (mulberry32). */
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  // The simulator's seeded generator draws the noise.
+  return { vol: requireBuilt("vol", "index.js"), random: requireBuilt("sim", "random.js") };
 }
 
 /** The 12-maturity equity surface the quotes come from. */
@@ -67,36 +49,25 @@ function benchSurface(vol) {
 }
 
 /** 21 PercentForward quotes per maturity, exact or with seeded Gaussian noise (decimal vol). */
-function quotes(vol, surface, noise, seed) {
+function quotes(vol, surface, noise, draws) {
   const model = vol.fromSurface(surface);
-  const rand = rng(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
   return surface.benchmark_maturities.map((d, i) => {
     const sqrtTheta = surface.vols[i] * Math.sqrt(d / 365);
     const strikes = Array.from({ length: 21 }, (_, j) => 100 * Math.exp(sqrtTheta * (-3.5 + (6.5 * j) / 20)));
-    const vols = Array.from(model.vols(d, strikes, 1), (v) => v + noise * normal());
+    const vols = Array.from(model.vols(d, strikes, 1), (v) => v + noise * draws.normal());
     return { maturity: d, forward: model.forward(d), strikes, strikeType: 1, vols };
   });
 }
 
-/** Wall time and this process's CPU time (user + system) of one call. */
-function time(fn) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = fn();
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
-}
-
 export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
-  const { vol, calibrate } = load();
+  const { vol, random } = load();
+  const { calibrate } = vol;
   const truth = benchSurface(vol);
   const truthReport = vol.diagnose(truth);
   if (!truthReport.ok) throw new Error("the bench surface is not arbitrage-free: fix benchSurface");
   const options = (smiles) => ({ spot: truth.spot_ref, referenceDate: truth.reference_date, smiles });
-  const exact = quotes(vol, truth, 0, 1);
-  const noisy = quotes(vol, truth, NOISE, 20261120);
+  const exact = quotes(vol, truth, 0, random.rng(1, "bench/calibrate"));
+  const noisy = quotes(vol, truth, NOISE, random.rng(20261120, "bench/calibrate"));
   let fitted;
   const variants = {
     exact: { name: "calibrate, exact quotes (12 x 21)", run: () => calibrate(options(exact)) },
@@ -104,21 +75,14 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     diagnose: { name: "diagnose(fitted surface) alone", run: () => vol.diagnose(vol.fromSurface(fitted)) },
   };
   fitted = variants.exact.run().surface;
-  for (const v of Object.values(variants)) for (let w = 0; w < settings.warmup; w++) v.run();
-  const samples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
-  const cpuSamples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const results = {};
-  for (let r = 0; r < settings.rounds; r++) {
-    for (const [key, v] of Object.entries(variants)) {
-      const { ms, cpuMs, result } = time(v.run);
-      samples[key].push(ms);
-      cpuSamples[key].push(cpuMs);
-      results[key] = result;
-    }
-    log(
-      `round ${r + 1}/${settings.rounds}: exact ${round(samples.exact.at(-1), 1)} ms, noisy ${round(samples.noisy.at(-1), 1)} ms, diagnose ${round(samples.diagnose.at(-1), 1)} ms`,
-    );
-  }
+  const timed = timeVariants(variants, settings, {
+    onResult: (key, result) => (results[key] = result),
+    onRound: (r, ms) =>
+      log(
+        `round ${r + 1}/${settings.rounds}: exact ${round(ms.exact.at(-1), 1)} ms, noisy ${round(ms.noisy.at(-1), 1)} ms, diagnose ${round(ms.diagnose.at(-1), 1)} ms`,
+      ),
+  });
 
   // Checks on the last results.
   const model = vol.fromSurface(results.exact.surface);
@@ -154,7 +118,7 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     settings,
     surface: { maturities: truth.benchmark_maturities, strikesPerMaturity: 21, strikeType: "PercentForward", noiseBp },
     variants: Object.fromEntries(
-      Object.entries(variants).map(([key, v]) => [key, { name: v.name, ms: summarise(samples[key]), cpuMs: summarise(cpuSamples[key]) }]),
+      Object.entries(variants).map(([key, v]) => [key, { name: v.name, ms: summarise(timed.ms[key]), cpuMs: summarise(timed.cpuMs[key]) }]),
     ),
     fits: { exact: summary(results.exact), noisy: summary(results.noisy) },
     check,
@@ -162,14 +126,7 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
 }
 
 export function formatCalibrate(r) {
-  const rows = Object.values(r.variants).map((v) => [
-    v.name,
-    round(v.ms.median, 1),
-    round(v.ms.min, 1),
-    round(v.ms.max, 1),
-    `${round(v.ms.spreadPct, 1)}%`,
-    round(v.cpuMs.median, 1),
-  ]);
+  const rows = Object.values(r.variants).map((v) => statRow(v.name, v.ms, v.cpuMs, (x) => round(x, 1)));
   const fitOnly = (key) => round(r.variants[key].ms.median - r.variants.diagnose.ms.median, 1);
   return [
     formatTable(["variant", "ms median", "min", "max", "spread", "CPU ms median"], rows),

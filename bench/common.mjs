@@ -1,11 +1,13 @@
 /**
- * Small helpers shared by the benchmarks: where the built package is, how to require it, summary
- * statistics, number formatting, and the main block of a single-process benchmark (`runStandalone`).
+ * Small helpers shared by the benchmarks: where the built package is, how to require it, the timing loop
+ * of the single-process benchmarks, summary statistics, number formatting, and the main block of a
+ * single-process benchmark (`runStandalone`).
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +33,49 @@ export function packageSpecifier() {
 export function loadPackage() {
   return repoRequire(packageSpecifier().specifier);
 }
+
+/** One module of the built package: `requireBuilt("vol", "index.js")` is dist/vol/index.js. Throws when it is not built. */
+export function requireBuilt(...parts) {
+  const file = join(REPO_ROOT, "dist", ...parts);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
+  return repoRequire(file);
+}
+
+/** Wall time and this process's CPU time (user + system) of one call, in ms, and its result. */
+export function timeCall(fn) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = fn();
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
+}
+
+/**
+ * The timing loop of the single-process benchmarks: `warmup` untimed calls of each variant's `run()`, then
+ * `rounds` rounds that call every variant once in turn (interleaved, so the machine's drift hits all of
+ * them alike). Returns, per variant key, the wall and CPU ms of every timed call. `onResult(key, result)`
+ * sees every result, warm-ups included (a sink, so that no call is optimised away); `onRound(r, ms)` runs
+ * after each round with the wall times so far.
+ */
+export function timeVariants(variants, { warmup, rounds }, { onResult = () => {}, onRound = () => {} } = {}) {
+  const ms = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  const cpuMs = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  for (const [key, v] of Object.entries(variants)) for (let w = 0; w < warmup; w++) onResult(key, v.run());
+  for (let r = 0; r < rounds; r++) {
+    for (const [key, v] of Object.entries(variants)) {
+      const t = timeCall(v.run);
+      ms[key].push(t.ms);
+      cpuMs[key].push(t.cpuMs);
+      onResult(key, t.result);
+    }
+    onRound(r, ms);
+  }
+  return { ms, cpuMs };
+}
+
+/** Items per second of `count` items done in `ms` milliseconds. */
+export const perSecond = (count, ms) => count / (ms / 1000);
 
 /** The q-quantile (0..1) of a list of numbers, nearest-rank. */
 export function quantile(values, q) {
@@ -62,6 +107,9 @@ export function summarise(values) {
 
 /** Rounds for JSON output (keeps results files readable). */
 export const round = (x, digits = 2) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
+
+/** A row of a results table: name, median, min, max, spread, and the CPU median (or "-" without `cpu`), the figures through `f`. */
+export const statRow = (name, s, cpu, f) => [name, f(s.median), f(s.min), f(s.max), `${round(s.spreadPct, 1)}%`, cpu ? f(cpu.median) : "-"];
 
 /** Prints rows of objects as an aligned text table (first column left-aligned, the rest right-aligned). */
 export function formatTable(headers, rows) {

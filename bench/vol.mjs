@@ -22,13 +22,21 @@
  * of the subset, else the run fails (exit 1): a fast wrong answer cannot pass.
  * Writes bench/results/vol.json. Run: `npm run build && node bench/vol.mjs`. Single-threaded: one core.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, runStandalone, summarise } from "./common.mjs";
+import {
+  envInt,
+  formatTable,
+  isMain,
+  perSecond,
+  repoRequire,
+  requireBuilt,
+  round,
+  runStandalone,
+  statRow,
+  summarise,
+  timeCall,
+  timeVariants,
+} from "./common.mjs";
 
-const VOL_ENTRY = join(REPO_ROOT, "dist", "vol", "index.js");
-const ASSUMPTIONS_ENTRY = join(REPO_ROOT, "dist", "api", "assumptions.js");
 /** The issue's target for `vols(maturity, 1e6 strikes)` on one core. */
 export const TARGET_VOLS_PER_S = 30e6;
 /** Largest |fast − naive| accepted, in vol (decimal). */
@@ -45,8 +53,7 @@ export function settingsFromEnv() {
 }
 
 function load() {
-  if (!existsSync(VOL_ENTRY)) throw new Error(`${VOL_ENTRY} is missing: run \`npm run build\` first`);
-  return { vol: repoRequire(VOL_ENTRY), assumptions: repoRequire(ASSUMPTIONS_ENTRY) };
+  return { vol: requireBuilt("vol", "index.js"), assumptions: requireBuilt("api", "assumptions.js") };
 }
 
 /** A 10-benchmark equity surface: 1 week to 2 years, downward skew, steeper put wing. */
@@ -166,16 +173,6 @@ function handLoop(model, maturityDays, DAYS_PER_YEAR) {
   };
 }
 
-/** Wall time and this process's CPU time (user + system) of one call. */
-function time(fn) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = fn();
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result };
-}
-
 export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   const { vol, assumptions } = load();
   const { STRIKE_TYPE, DAYS_PER_YEAR } = assumptions;
@@ -208,18 +205,11 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
     },
     delta: { name: "vols(200 d, 1e4 deltas) root solve", count: deltas.length, run: () => model.vols(maturity, deltas, "delta") },
   };
-  for (const v of Object.values(variants)) for (let w = 0; w < settings.warmup; w++) sink += v.run()[0];
-  const samples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
-  const cpuSamples = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
-  for (let r = 0; r < settings.rounds; r++) {
-    for (const [key, v] of Object.entries(variants)) {
-      const { ms, cpuMs, result } = time(v.run);
-      sink += result[result.length - 1];
-      samples[key].push(v.count / (ms / 1000));
-      cpuSamples[key].push(v.count / (cpuMs / 1000));
-    }
-    log(`round ${r + 1}/${settings.rounds}: model ${round(samples.model.at(-1) / 1e6, 1)} M vols/s, hand ${round(samples.hand.at(-1) / 1e6, 1)} M vols/s`);
-  }
+  const rate = (key, ms) => round(perSecond(variants[key].count, ms[key].at(-1)) / 1e6, 1);
+  const timed = timeVariants(variants, settings, {
+    onResult: (_, result) => (sink += result[result.length - 1]),
+    onRound: (r, ms) => log(`round ${r + 1}/${settings.rounds}: model ${rate("model", ms)} M vols/s, hand ${rate("hand", ms)} M vols/s`),
+  });
 
   // Naive path on an evenly spread subset, timed and compared vol by vol.
   const step = Math.max(1, Math.floor(n / settings.naiveStrikes));
@@ -228,9 +218,9 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   const naiveRates = [];
   let naive;
   for (let r = 0; r < settings.naiveRounds; r++) {
-    const { ms, result } = time(() => naiveVols(math, surface, maturity, subset, STRIKE_TYPE.PercentForward, assumptions));
+    const { ms, result } = timeCall(() => naiveVols(math, surface, maturity, subset, STRIKE_TYPE.PercentForward, assumptions));
     naive = result;
-    naiveRates.push(subset.length / (ms / 1000));
+    naiveRates.push(perSecond(subset.length, ms));
     log(`naive round ${r + 1}/${settings.naiveRounds}: ${round(naiveRates.at(-1) / 1e3, 1)} k vols/s`);
   }
   const fast = model.vols(maturity, strikes, STRIKE_TYPE.PercentForward);
@@ -252,7 +242,12 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   const stats = Object.fromEntries(
     Object.entries(variants).map(([key, v]) => [
       key,
-      { name: v.name, count: v.count, volsPerS: summarise(samples[key]), volsPerCpuS: summarise(cpuSamples[key]) },
+      {
+        name: v.name,
+        count: v.count,
+        volsPerS: summarise(timed.ms[key].map((ms) => perSecond(v.count, ms))),
+        volsPerCpuS: summarise(timed.cpuMs[key].map((ms) => perSecond(v.count, ms))),
+      },
     ]),
   );
   const naiveStats = summarise(naiveRates);
@@ -279,22 +274,8 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
 
 export function formatVol(r) {
   const M = (x) => round(x / 1e6, 2);
-  const rows = Object.values(r.variants).map((v) => [
-    v.name,
-    M(v.volsPerS.median),
-    M(v.volsPerS.min),
-    M(v.volsPerS.max),
-    `${round(v.volsPerS.spreadPct, 1)}%`,
-    M(v.volsPerCpuS.median),
-  ]);
-  rows.push([
-    `naive: ${r.naive.name} (${r.naive.strikes} strikes)`,
-    M(r.naive.volsPerS.median),
-    M(r.naive.volsPerS.min),
-    M(r.naive.volsPerS.max),
-    `${round(r.naive.volsPerS.spreadPct, 1)}%`,
-    "-",
-  ]);
+  const rows = Object.values(r.variants).map((v) => statRow(v.name, v.volsPerS, v.volsPerCpuS, M));
+  rows.push(statRow(`naive: ${r.naive.name} (${r.naive.strikes} strikes)`, r.naive.volsPerS, undefined, M));
   return [
     formatTable(["variant", "M vols/s median", "min", "max", "spread", "per CPU-s median"], rows),
     "",

@@ -7,25 +7,14 @@ import { equityVolCurveRecords } from "../../src/frames/equity-vol-curves";
 import { ATM_CALENDAR_TOLERANCE, surfaceFromEquityVolCurve, type EquityVolCurveLike } from "../../src/vol/atm-bridge";
 import { BUILD_DEFAULTS, buildSurface } from "../../src/vol/build-surface";
 import { diagnose } from "../../src/vol/diagnostics";
-import { VolModelError } from "../../src/vol/errors";
 import { fromSurface } from "../../src/vol/surface";
 import { fixturePath } from "../frames/helpers/fixtures";
+import { errorOf } from "./vol-error";
 
 /** The rows test/frames reads (fixtures/frames/equity-vol-curves.csv): AAPL and SPX, unsorted rows, spot_ref on some. */
 const frameCurves = () => equityVolCurveRecords({ csvFile: fixturePath("equity-vol-curves.csv") }).curves;
 /** The notebook's upload file (fixtures/equity-vol-curves.csv): SAP has no spot_ref, NESN a bad row. */
 const notebookCurves = () => equityVolCurveRecords({ csvFile: path.resolve(__dirname, "../../fixtures/equity-vol-curves.csv") }).curves;
-
-/** The VolModelError `f` throws. */
-function errorOf(f: () => unknown): VolModelError {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(VolModelError);
-    return error as VolModelError;
-  }
-  throw new Error("expected a VolModelError, nothing was thrown");
-}
 
 describe("surfaceFromEquityVolCurve(curve, options)", () => {
   it("builds the surface of a curve read from rows: its maturities, vols, spot_ref and date, BUILD_DEFAULTS for the rest", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
 import { buildSurface, butterflyG, diagnose, fromSurface, sviW, VolModelError, type WireSurface } from "../../src/vol";
 import { calibrate, type CalibrateOptions, type SmileQuotes } from "../../src/vol/calibrate";
+import { rng } from "../../src/sim/random";
 import { choleskySolve, levenbergMarquardt, type LeastSquaresProblem } from "../../src/vol/optimize";
 import type { ModelStrikeType } from "../../src/vol/strikes";
 
@@ -11,22 +12,8 @@ const REF = "2026-11-20";
 /** Quotes as the tests build them: plain arrays. */
 type Quotes = SmileQuotes & { strikes: number[]; vols: number[] };
 
-/** A seeded uniform generator (mulberry32), so every run draws the same surfaces and noise. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal draws (Box–Muller) from a seeded generator. */
-function gaussian(rand: () => number): () => number {
-  return () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
+/** Seeded draws (the simulator's generator), so every run draws the same surfaces and noise. */
+const draws = (seed: number) => rng(seed, "test/vol/calibrate");
 
 /**
  * Quotes of a surface at its own benchmarks: strikes at `sqrt(theta)·z` in log-moneyness for z evenly from
@@ -135,7 +122,7 @@ describe("calibrate: exact quotes from an arbitrage-free surface", () => {
   });
 
   it("recovers random arbitrage-free surfaces (seeded), whatever their number of maturities and quotes", () => {
-    const rand = rng(20261120);
+    const rand = draws(20261120).next;
     const u = (a: number, b: number) => a + (b - a) * rand();
     let accepted = 0;
     let worst = 0;
@@ -184,7 +171,7 @@ describe("calibrate: exact quotes from an arbitrage-free surface", () => {
 describe("calibrate: noisy quotes", () => {
   it("fits seeded noise of 2 vol bp with an RMSE of the order of the noise, and stays arbitrage-free", () => {
     const noise = 2e-4;
-    const normal = gaussian(rng(7));
+    const normal = draws(7).normal;
     const smiles = quotesOf(EQUITY).map((q) => ({ ...q, vols: q.vols.map((v) => v + noise * normal()) }));
     const { fit, diagnostics } = calibrate(base(smiles));
     expect(diagnostics).toMatchObject({ ok: true, butterfly: [], calendar: [], lee: [] });
@@ -300,7 +287,7 @@ describe("calibrate: options and progress", () => {
   });
 
   it("weights by vega on request, which fits the money closer than the wings", () => {
-    const normal = gaussian(rng(11));
+    const normal = draws(11).normal;
     const smiles = quotesOf(EQUITY, 21, -5, 4).map((q) => ({ ...q, vols: q.vols.map((v) => v + 5e-4 * normal()) }));
     const plain = calibrate(base(smiles)).fit;
     const vega = calibrate(base(smiles, { weighting: "vega" })).fit;

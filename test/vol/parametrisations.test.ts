@@ -24,6 +24,7 @@ import {
   type SviForm,
 } from "../../src/vol/parametrisations";
 import { butterflyG, sviW, type RawSvi, type SliceParams } from "../../src/vol/svi";
+import { errorOf } from "./vol-error";
 
 /** GJ Example 3.1 (Vogt), T = 1. */
 const VOGT_RAW: RawSvi = { a: -0.041, b: 0.1331, rho: 0.306, m: 0.3586, s: 0.4153 };
@@ -42,17 +43,6 @@ function expectClose<T extends object>(actual: T, expected: T, tol: number) {
   for (const key of Object.keys(expected) as (keyof T)[]) {
     expect(Math.abs((actual[key] as number) - (expected[key] as number)), String(key)).toBeLessThanOrEqual(tol);
   }
-}
-
-/** The VolModelError `f` throws. */
-function errorOf(f: () => unknown): VolModelError {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(VolModelError);
-    return error as VolModelError;
-  }
-  throw new Error("expected a VolModelError, nothing was thrown");
 }
 
 /** Natural SVI evaluated as GJ §3.2 writes it. */
