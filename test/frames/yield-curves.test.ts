@@ -179,6 +179,16 @@ describe("fetchYieldCurves(rp, options) and pivotCurves(result)", () => {
     expect(failures).toHaveLength(2);
   });
 
+  it("keeps its pooled connections through an event loop blocked past Node's default keep-alive timeout, as a slow danfo import blocks it", () => {
+    // In CI a 5.5 s danfo import (the test above) made the next test's calls fail with ECONNRESET: the
+    // in-process server's 5 s idle timer and the client's requests fell due together. The pivot test
+    // below is the check; test/helpers/loopback.ts keeps idle connections for 60 s.
+    const start = Date.now();
+    while (Date.now() - start < 5_600) {
+      // blocked
+    }
+  }, 20_000);
+
   it("pivots to one row per maturity and one column per curve, missing where a curve has no such pillar", async () => {
     const result = await fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
     const wide = pivotCurvesColumns(result);

@@ -96,6 +96,11 @@ export async function startLoopback(routes: Record<string, Handler | Reply | Rep
     res.writeHead(reply.status ?? 200, headers);
     res.end(payload);
   });
+  // The server runs in the test's own process: a stall of that process (a slow import) past Node's 5 s
+  // keep-alive timeout makes the server's idle timer and the client's next requests fall due together, and
+  // a request written on a socket being closed fails with ECONNRESET. Idle sockets stay open (close()
+  // destroys them), as in bench/loopback-server.mjs; the simulator (fastify) keeps them 72 s.
+  server.keepAliveTimeout = 60_000;
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
