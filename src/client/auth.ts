@@ -6,9 +6,10 @@
  */
 import { z } from "zod";
 import { HEADERS, OAUTH } from "../api/assumptions";
-import { AuthenticationError, ConfigurationError, NetworkError, RiskPortalError, TimeoutError, errorFromResponse } from "./errors";
+import { AuthenticationError, ConfigurationError, NetworkError, RedirectError, RiskPortalError, TimeoutError, errorFromResponse } from "./errors";
 import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
+import { followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 
 /** A token from {@link GetToken}, with its expiry when known (never known: it is used until a 401). */
 export interface TokenInfo {
@@ -326,13 +327,15 @@ class ClientCredentials extends CachedBearer {
     try {
       let response: Response;
       try {
-        response = await fetch(this.#tokenUrl, {
-          method: "POST",
-          headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-          body: form.toString(),
-          signal,
-        });
+        // Redirects are followed within the token URL's origin only, the credentials added again here (never by fetch).
+        const send = (hop: Hop) =>
+          fetch(hop.url, { method: hop.method, headers: tokenHeaders(basic, hop.body !== undefined), body: hop.body, signal, redirect: "manual" });
+        response = (await followSameOrigin({ url: this.#tokenUrl, method: "POST", body: form.toString() }, send)).response;
       } catch (error) {
+        if (error instanceof RedirectRefused) {
+          const location = error.location === undefined ? undefined : redactor.text(error.location);
+          throw new RedirectError(redirectMessage("token request", error, redactor, "auth.tokenUrl"), { ...details, status: error.status }, location);
+        }
         if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
         throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
           ...details,
@@ -377,6 +380,12 @@ class ClientCredentials extends CachedBearer {
       });
     }
   }
+}
+
+function tokenHeaders(basic: string, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { authorization: `Basic ${basic}`, accept: "application/json" };
+  if (hasBody) headers["content-type"] = "application/x-www-form-urlencoded";
+  return headers;
 }
 
 /** Resolves with `promise`, or rejects with the signal's reason as soon as `signal` aborts. */

@@ -157,6 +157,21 @@ export class AbortError extends RiskPortalError {}
  */
 export class NetworkError extends RiskPortalError {}
 
+/**
+ * A redirect the client did not follow: to another origin (the credential was not sent there), without a
+ * usable Location, or past the limit. `status` is the redirect's, `location` where it pointed (redacted).
+ * Never retried. For a write, `outcome` is `not-applied`, except after a 303 (`unknown`: a server answers
+ * 303 See Other after doing what was asked).
+ */
+export class RedirectError extends RiskPortalError {
+  declare readonly status: number;
+  readonly location?: string;
+  constructor(message: string, details: ErrorDetails & { status: number }, location?: string) {
+    super(message, details);
+    this.location = location;
+  }
+}
+
 const STATUS_CLASSES: Record<number, typeof HttpError> = {
   400: BadRequestError,
   401: AuthenticationError,

@@ -24,6 +24,7 @@ export {
   TimeoutError,
   AbortError,
   NetworkError,
+  RedirectError,
   CassetteMissError,
   type ErrorDetails,
   type WriteOutcome,

@@ -20,6 +20,7 @@ import {
   ConfigurationError,
   NetworkError,
   OperationFailedError,
+  RedirectError,
   RateLimitError,
   RequestValidationError,
   ResponseValidationError,
@@ -31,6 +32,7 @@ import {
 } from "./errors";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
+import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 import { DEFAULT_RETRY, backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */
@@ -215,6 +217,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   sends = 0;
   /** Whether the one refresh-and-resend after a 401 was used. */
   refreshed = false;
+  /** Where the answer came from, when a same-origin redirect moved the request from {@link url}. */
+  finalUrl?: string;
   /** Where a success answer's body goes as it arrives ({@link sendStreaming}); absent: it is read whole. */
   sink?: BodySink;
 
@@ -270,6 +274,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
       baseUrl: replayed ? cassette!.baseUrl : this.config.baseUrl,
       ...(requestId === undefined ? {} : { requestId }),
       ...(replayed ? { cassette: cassette!.path } : {}),
+      ...(this.finalUrl && !replayed ? { url: this.redactor.text(this.finalUrl) } : {}),
     };
   }
 
@@ -403,23 +408,58 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
 
 /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
 export async function exchange(call: PreparedCall): Promise<Response> {
-  const { config, options } = call;
-  const once = async () => {
-    // A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header.
-    const headers: Record<string, string> = { ...config.headers };
-    if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
-    if (call.body !== undefined) headers["content-type"] = REQUEST_CONTENT_TYPE;
-    const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
-    const used = typeof applied === "string" ? applied : await applied;
-    call.sends++;
-    return { used, response: await config.fetch(call.url, { method: call.op.method, headers, body: call.body, signal: call.signal }) };
-  };
-  const first = await once();
+  const first = await sendFollowing(call);
   if (first.response.status !== 401 || call.refreshed) return first.response;
   call.refreshed = true;
-  if (!(await config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs))) return first.response;
-  await first.response.body?.cancel().catch(() => undefined);
-  return (await once()).response;
+  if (!(await call.config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs))) return first.response;
+  await discardBody(first.response);
+  return (await sendFollowing(call)).response;
+}
+
+/**
+ * One request and the same-origin redirects it meets (see src/client/redirect.ts): fetch never follows a
+ * redirect (`redirect: "manual"`); every hop's headers are built here, the credential added again.
+ */
+async function sendFollowing(call: PreparedCall): Promise<{ used: string; response: Response }> {
+  const { config } = call;
+  let used = "";
+  const send = async (hop: Hop) => {
+    const headers = requestHeaders(call, hop.body !== undefined);
+    const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
+    used = typeof applied === "string" ? applied : await applied;
+    call.sends++;
+    return config.fetch(hop.url, { method: hop.method, headers, body: hop.body, signal: call.signal, redirect: "manual" });
+  };
+  try {
+    const { response, hop } = await followSameOrigin({ url: call.url, method: call.op.method, body: call.body }, send);
+    call.finalUrl = hop.url === call.url ? undefined : hop.url;
+    return { used, response };
+  } catch (error) {
+    if (error instanceof RedirectRefused) throw redirectFailure(call, error);
+    throw error;
+  }
+}
+
+/** A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header. */
+function requestHeaders(call: PreparedCall, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { ...call.config.headers };
+  if (call.options.headers) for (const [k, v] of Object.entries(call.options.headers)) headers[k.toLowerCase()] = v;
+  if (hasBody) headers["content-type"] = REQUEST_CONTENT_TYPE;
+  return headers;
+}
+
+/**
+ * A redirect not followed, as the error that says so. A write's outcome: `not-applied` (a redirect says
+ * "not here"), but `unknown` after a 303 (how a server points to the result of a write it has done) or
+ * after a fetch that followed the redirect itself.
+ */
+export function redirectFailure(call: PreparedCall, refused: RedirectRefused): RedirectError {
+  const mayHave = refused.status === 303 || refused.reason === "followed by fetch";
+  const outcome = call.write ? { outcome: mayHave ? ("unknown" as const) : ("not-applied" as const) } : {};
+  const note = call.write && mayHave ? ` The server may have applied it.${call.howToCheck()}` : "";
+  const location = refused.location === undefined ? undefined : call.redactor.text(refused.location);
+  const message = redirectMessage(call.op.name, refused, call.redactor, "baseUrl") + note;
+  return new RedirectError(message, { ...call.details(outcome), status: refused.status }, location);
 }
 
 /** An HTTP error answer as the error that says what the server said, retryable or not, with its Retry-After. */

@@ -22,6 +22,8 @@ export interface Provenance {
   readonly requestId?: string;
   /** For `cassette`: the cassette file. */
   readonly cassette?: string;
+  /** The URL the answer came from, when a same-origin redirect moved the request (redacted). */
+  readonly url?: string;
 }
 
 /** A registered symbol, so two copies of the package loaded in one process still agree. */

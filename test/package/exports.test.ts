@@ -30,6 +30,7 @@ const ROOT_EXPORTS = [
   "REPORT_END_STATUSES",
   "REPORT_STATUSES",
   "RateLimitError",
+  "RedirectError",
   "RequestValidationError",
   "ResponseValidationError",
   "RiskPortalClient",
