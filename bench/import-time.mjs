@@ -8,7 +8,8 @@
  *     median(import) − median(baseline), i.e. what the import adds to a process's start-up;
  *   - in-child: `performance.now()` around the `require()` call itself.
  * The same child lists `require.cache` afterwards: the number of loaded modules, and any path under
- * danfojs-node, @tensorflow, plotly.js-dist or mathjs (all meant to load lazily, on first use).
+ * danfojs-node, @tensorflow, plotly.js-dist, mathjs or zod (all meant to load lazily, on first use; zod, the wire
+ * schemas' validator, is reported but not yet fatal: the client's wire declarations still build their schemas on import).
  * Exits non-zero (when run directly) if danfojs-node or plotly.js-dist was loaded.
  */
 import { spawnSync } from "node:child_process";
@@ -21,6 +22,7 @@ const HEAVY = [
   { name: "@tensorflow", segment: "/node_modules/@tensorflow/", fatal: false },
   { name: "plotly.js-dist", segment: "/node_modules/plotly.js-dist/", fatal: true },
   { name: "mathjs", segment: "/node_modules/mathjs/", fatal: false },
+  { name: "zod", segment: "/node_modules/zod/", fatal: false },
 ];
 
 // Runs in the child (CommonJS `node -e`): require the target (argv[1], may be empty), then report.
