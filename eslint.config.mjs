@@ -32,7 +32,7 @@ const ipynb = {
 };
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "out/**", "coverage/**"] },
+  { ignores: ["dist/**", "vendor/**", "node_modules/**", "out/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -50,6 +50,9 @@ function readStamp(file: string): Stamp | undefined {
 
 export default function setup(project: TestProject): void {
   const root = project.config.root;
+  // danfo as the package ships it (vendor/danfo, built by `npm run build`): made once when missing.
+  if (!existsSync(path.join(root, "vendor", "danfo", "index.js")))
+    execFileSync(process.execPath, [path.join(root, "scripts", "vendor-danfo.mjs")], { cwd: root, stdio: "pipe" });
   const srcDir = path.join(root, "src");
   const distDir = path.join(root, "dist");
   const tscPackage = path.join(root, "node_modules", "typescript", "package.json");

@@ -1,5 +1,5 @@
 /** The caller's API keys (operation 13) as a frame, key values masked unless asked for. */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { ApiKeyEntry } from "../api/user";
 import { maskSecret } from "../client/redact";
 import type { ColumnTable } from "./column-table";

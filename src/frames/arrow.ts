@@ -12,7 +12,7 @@
  * fields, warnings) go in the schema's metadata under `risk_portal_lab.provenance` and
  * `risk_portal_lab.meta`, as JSON.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
 import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
 import { fromDataFrame, isDataFrame } from "./danfo";

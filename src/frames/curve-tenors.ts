@@ -2,7 +2,7 @@
  * Curves read at chosen tenors: one tidy row per curve × tenor (`currency, market_date, tenor, t,
  * zero_rate, discount_factor, forward`), whatever each curve's own pillars are.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { Curve, fromResponse, type CurveOptions } from "../curves/curve";
 import { CurveError } from "../curves/errors";

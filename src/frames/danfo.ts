@@ -12,22 +12,24 @@
  * - there is no categorical dtype: category columns are `string` columns, and their levels are in
  *   {@link frameInfo}`(df).categories`.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "./column-table";
 import { makeDisplayable } from "../display";
 
-type Danfo = typeof import("danfojs-node");
+type Danfo = typeof import("../../vendor/danfo");
 
 let danfo: Danfo | undefined;
 
 /**
- * danfojs-node, loaded on first call (about 2 s: it brings tensorflow.js) and cached. Every adapter that
+ * danfo, loaded on first call (about 0.3 s: it brings TensorFlow.js) and cached. The package ships danfojs-node
+ * 1.2 bundled in `vendor/danfo` with pure-JS TensorFlow.js and without Excel I/O (scripts/vendor-danfo.mjs
+ * says why): a consumer installs none of danfojs-node's own dependencies. Every adapter that
  * returns a DataFrame calls this; the `…Columns` twins never do.
  */
 export function loadDanfo(): Danfo {
   if (!danfo) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    danfo = require("danfojs-node") as Danfo;
+    danfo = require("../../vendor/danfo") as Danfo;
     // Every DataFrame, made here or by danfo, displays as plot.show would when it is a cell's last
     // expression in Deno's kernel (a non-enumerable Symbol.for("Jupyter.display") on the prototype).
     // danfojs-node's DataFrame extends danfojs-base's, and what head(), sortValues(), … return is the

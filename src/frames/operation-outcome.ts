@@ -1,5 +1,5 @@
 /** Outcomes of uploads and launcher creates as a frame: one row per error message. */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { shortTypeName } from "../api/assumptions";
 import type { OperationOutcome } from "../api/common";
 import { TableBuilder, type ColumnTable } from "./column-table";

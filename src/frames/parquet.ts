@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
 import { columnTableOf, type TableLike } from "./arrow";
 import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";

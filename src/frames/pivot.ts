@@ -1,5 +1,5 @@
 /** Long → wide: one row per index value, one column per key (a strike, a currency and date, …). */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { finishColumn, isColumnTable, TableBuilder, valuesOf, type ColumnKind, type ColumnTable } from "./column-table";
 import { fromDataFrame, isDataFrame, toDataFrame } from "./danfo";
 import { PivotError } from "./errors";

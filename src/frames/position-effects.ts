@@ -1,5 +1,5 @@
 /** Position effects of a trade event (operation 5) as a frame, one row per effect. */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { isRecord } from "../api/operation";
 import type { PositionEffectsResponse } from "../api/tradable";
 import type { ColumnTable } from "./column-table";

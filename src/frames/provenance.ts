@@ -4,7 +4,7 @@
  * batch helpers and `concatColumns` keep one entry per response, and `provenance(x)` reads it back from
  * whatever a notebook holds.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { provenanceOf, type Provenance } from "../client/provenance";
 import { isColumnTable } from "./column-table";
 import { frameInfo } from "./danfo";

@@ -1,5 +1,5 @@
 /** Reports as frames: report infos (operation 9), the report list (10), look-backs (11). */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { PORTFOLIO_TYPES, REPORT_STATUSES, LOOK_BACK_PERIODS } from "../api/assumptions";
 import type { GetReportInfosResponse, LookBacksResponse, ReportInfo, ReportListResponse } from "../api/report";
 import { isRecord } from "../api/operation";

@@ -11,7 +11,7 @@
  * (BIGINT counts) as numbers while they fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as
  * `Date`s, ENUM as categories with their levels, lists and structs as received (a `mixed` column).
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";

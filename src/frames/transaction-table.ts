@@ -9,7 +9,7 @@
  * finished in one scan (plus one conversion pass for date columns).
  */
 import { TableShapeError } from "./errors";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { z } from "zod";
 import { isRecord, defineOperation } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";

@@ -3,7 +3,7 @@
  * model's grids (maturities × strikes), each long (`maturity, strike, vol`) and wide (one row per
  * maturity, one column per strike). Maturities in calendar days (A6), vols decimal (A7).
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { TableBuilder, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { pivotColumns } from "./pivot";

@@ -1,5 +1,5 @@
 /** The discount curve of `RateAsset` (operation 4) as a frame, one row per curve point. */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { isRecord } from "../api/operation";
 import { finishColumn, type ColumnTable } from "./column-table";

@@ -3,7 +3,7 @@
  * with the calls that failed listed beside it (not thrown, not dropped), and a pivot to one column per
  * curve.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { emptyTable, isColumnTable, type ColumnTable } from "./column-table";

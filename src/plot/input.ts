@@ -3,7 +3,7 @@
  * a batch result (`{ table, failures }` / `{ frame, failures }`), seen through one small interface. A
  * DataFrame is read column by column, only the columns a chart needs, and never loads danfo itself.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
 import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
 import { parseIsoDate } from "../frames/iso-date";

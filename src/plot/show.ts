@@ -15,7 +15,7 @@ import { notebookSession } from "../session";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import type { ColumnTable } from "../frames/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";

@@ -3,7 +3,7 @@
  * line saying where the rows came from) and the same as plain text. Reads only the rows it shows: a
  * DataFrame's row array is sliced, never copied whole.
  */
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
 import type { ColumnKind, ColumnTable } from "../frames/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";

@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { afterAll, describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
 import { TableBuilder } from "../../src/frames/column-table";

@@ -14,7 +14,7 @@ const run = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
 
 const CHILD = `
-const heavy = () => Object.keys(require.cache).some((k) => k.includes("danfojs-node") || k.includes("@tensorflow"));
+const heavy = () => Object.keys(require.cache).some((k) => /[\\\\/]vendor[\\\\/]danfo[\\\\/]|danfojs-node|@tensorflow/.test(k));
 const frames = require("./dist/frames");
 const steps = { afterImport: heavy() };
 frames.transactionTableColumns([{ a: 1, d: "2026-11-20" }]);

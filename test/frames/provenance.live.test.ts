@@ -4,7 +4,7 @@
  * simulator's URL, when the response arrived, and the canonical request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { RiskPortalClient } from "../../src";
 import { STRIKE_TYPE } from "../../src/api/assumptions";
 import type { Provenance } from "../../src/client/provenance";

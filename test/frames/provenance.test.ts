@@ -6,7 +6,7 @@
  * (the real pipeline's records are checked in provenance.live.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataFrame } from "danfojs-node";
+import type { DataFrame } from "../../vendor/danfo";
 import { RiskPortalClient } from "../../src";
 import type { OperationDef, RequestInput, ResponseOf } from "../../src/api/operation";
 import { canonicalRequest } from "../../src/client/canonical";
