@@ -48,6 +48,11 @@ function readStamp(file: string): Stamp | undefined {
   }
 }
 
+/** The package's entry as `npm run build` makes it: one bundle (scripts/bundle-index.mjs) over tsc's. */
+function bundleEntry(root: string): void {
+  execFileSync(process.execPath, [path.join(root, "scripts", "bundle-index.mjs")], { cwd: root, stdio: "pipe" });
+}
+
 export default function setup(project: TestProject): void {
   const root = project.config.root;
   // danfo as the package ships it (vendor/danfo, built by `npm run build`): made once when missing.
@@ -86,8 +91,10 @@ export default function setup(project: TestProject): void {
     if (!existsSync(path.join(distDir, "index.js")))
       throw new Error(`test/global-setup: \`tsc -p tsconfig.build.json\` produced no dist/:\n${stdout}${stderr}`);
     process.stderr.write(`test/global-setup: tsc reported errors (dist/ was emitted anyway):\n${stdout}${stderr}\n`);
+    bundleEntry(root);
     return;
   }
+  bundleEntry(root);
 
   mkdirSync(path.dirname(stampFile), { recursive: true });
   const tmp = `${stampFile}.${process.pid}.tmp`;
