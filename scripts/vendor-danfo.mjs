@@ -18,7 +18,8 @@
  * Run by `npm run build` (so by `npm ci` and `npm pack`); writes only under `vendor/danfo/`.
  */
 import { build } from "esbuild";
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,11 +76,11 @@ const shims = {
   },
 };
 
-async function bundle() {
+async function bundle(dir) {
   const version = JSON.parse(readFileSync(path.join(danfoRoot, "package.json"), "utf8")).version;
   const result = await build({
     entryPoints: ["risk-portal-lab:danfo-entry"],
-    outfile: path.join(out, "index.js"),
+    outfile: path.join(dir, "index.js"),
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -96,7 +97,7 @@ async function bundle() {
     logLevel: "warning",
     metafile: true,
   });
-  return { version, bytes: statSync(path.join(out, "index.js")).size, inputs: Object.keys(result.metafile.inputs).length };
+  return { version, bytes: statSync(path.join(dir, "index.js")).size, inputs: Object.keys(result.metafile.inputs).length };
 }
 
 /** Packages danfo's declarations import that a consumer does not have: each imported name becomes `any`. */
@@ -134,10 +135,31 @@ function copyTypes(from, to) {
   }
 }
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const figures = await bundle();
-copyTypes(danfoDist, out);
-// The entry's types: danfojs-node's index, re-exported where the bundle is.
-writeFileSync(path.join(out, "index.d.ts"), `export * from "./danfojs-node/src";\n`);
-console.log(`vendor/danfo: danfojs-node ${figures.version}, ${figures.inputs} modules → ${(figures.bytes / 1e6).toFixed(2)} MB`);
+/** What the bundle is made from: this script, and the versions of danfo, TensorFlow.js and esbuild. */
+function inputsStamp() {
+  const hash = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url)));
+  for (const name of ["danfojs-node", "@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-data", "esbuild"])
+    hash.update(`${name}@${JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version}\n`);
+  return hash.digest("hex");
+}
+
+const stamp = inputsStamp();
+const stampFile = path.join(out, ".stamp");
+if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && existsSync(path.join(out, "index.js"))) {
+  console.log("vendor/danfo: up to date");
+} else {
+  // Built beside, then swapped in: a build running meanwhile (npm pack, a test) never sees a half-written folder.
+  const next = `${out}.${process.pid}.tmp`;
+  const old = `${out}.${process.pid}.old`;
+  rmSync(next, { recursive: true, force: true });
+  mkdirSync(next, { recursive: true });
+  const figures = await bundle(next);
+  copyTypes(danfoDist, next);
+  // The entry's types: danfojs-node's index, re-exported where the bundle is.
+  writeFileSync(path.join(next, "index.d.ts"), `export * from "./danfojs-node/src";\n`);
+  writeFileSync(path.join(next, ".stamp"), stamp);
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(next, out);
+  rmSync(old, { recursive: true, force: true });
+  console.log(`vendor/danfo: danfojs-node ${figures.version}, ${figures.inputs} modules → ${(figures.bytes / 1e6).toFixed(2)} MB`);
+}

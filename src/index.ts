@@ -13,6 +13,15 @@ export * as frames from "./frames";
 export * as plot from "./plot";
 export * as internals from "./internals";
 export type { Simulator, SimulatorOptions, SimulatorCredentials, FaultOptions, RateLimitOptions, ReportTiming, Clock, ManualClock } from "./sim";
+/**
+ * The types of the frames and tables the package returns, named from the package itself: a notebook's
+ * `const df = frames.yieldCurve(…)` compiles under tslab (which emits declarations for each cell) only
+ * when the inferred type can be named from the user's folder, and a re-export here is such a name
+ * (danfo ships in vendor/danfo; apache-arrow may sit in the package's own node_modules when it is linked).
+ */
+export type { DataFrame, Series } from "../vendor/danfo";
+export type { Table as ArrowTable } from "apache-arrow";
+export type { ColumnTable, ColumnKind, TableMeta } from "./frames/column-table";
 
 /**
  * Starts the embedded simulator of the service on 127.0.0.1 (see `src/sim`). The HTTP server code loads

@@ -1,0 +1,219 @@
+/**
+ * The package where a quant uses it: in a folder of their own, outside this checkout (issue 27).
+ *
+ * - Installed: `npm pack`, then `npm install <tarball>` into an empty temp folder with only the npm
+ *   registry (what `npm install risk-portal-lab` would do): no URL dependency, no install script, nothing
+ *   in the folder's package.json but the dependency; its node_modules ≤ 150 MB. Then tslab and deno beside
+ *   it (what a user adds for a kernel), and one notebook run there, every cell ok, the chart inline:
+ *   under tslab by `npx risk-portal-lab run`, under tslab by Jupyter itself (`jupyter nbconvert --execute`
+ *   with the folder's own tslab kernel), and under Deno by `npx risk-portal-lab run --kernel deno` (the
+ *   runner speaks Jupyter's protocol to `deno jupyter --kernel`, no Python).
+ * - Linked: `npm install <checkout>` (a symlink; the package's dependencies stay in the checkout's own
+ *   node_modules), the same notebook under tslab. Before the package named its frame types, tslab refused
+ *   `const df = frames.yieldCurve(…)` there: "The inferred type of 'df' cannot be named without a
+ *   reference to 'risk-portal-lab/node_modules/danfojs-node'", and the same for an Arrow table.
+ *
+ * The notebook holds in top-level consts a DataFrame, a sorted one, a tidy tenor frame, a batch result,
+ * a pivot, a SQL result, an Arrow table and a figure, the kinds tslab must be able to name.
+ * dist/ and vendor/ are built by test/global-setup.ts; `npm pack --ignore-scripts` packs them as they are.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { missingJupyter } from "../notebook/executed";
+
+const exec = promisify(execFile);
+const root = path.resolve(__dirname, "../..");
+const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
+const missing = missingJupyter();
+const MAX_NODE_MODULES_MB = 150;
+
+/** Every RISK_PORTAL_* variable cleared (the notebook must use the embedded simulator), no pydevd noise. */
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries({ ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", npm_config_yes: "true" }).filter(
+    ([k]) => !k.startsWith("RISK_PORTAL_") && !k.startsWith("npm_package_") && k !== "NODE_OPTIONS" && k !== "INIT_CWD",
+  ),
+);
+
+const CELLS = [
+  `import { connect, frames, plot, startSimulator } from "risk-portal-lab";`,
+  `const conn = await connect({ log: () => {} });\nconst rp = conn.rp;`,
+  `const curve = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
+const df = frames.yieldCurve(curve);
+const sorted = df.sortValues("maturity", { ascending: false });
+const tidy = frames.curveTenors([curve], ["1Y", "10Y"]);
+console.log("rows", df.shape[0], sorted.shape[0], tidy.shape[0]);`,
+  `const batch = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
+const wide = frames.pivotCurves(batch);
+const book = frames.pivot(df, { index: "maturity", columns: "currency", values: "rate" });
+const db = await frames.duckdb({ threads: 1 });
+const answer = await db.query("select 41 + 1 as x");
+console.log("sql", answer.column("x").values[0], "pivot", wide.shape[0] > 0, book.shape[0]);`,
+  `const arrowTable = frames.toArrow(df);
+const fig = plot.yieldCurve(df);
+plot.show(fig);`,
+  `await db.close();\nawait conn.close();\nconsole.log("closed", arrowTable.numRows);`,
+];
+
+function notebook(kernel: "tslab" | "deno"): string {
+  const kernelspec =
+    kernel === "deno" ? { name: "deno", display_name: "Deno", language: "typescript" } : { name: "tslab", display_name: "TypeScript", language: "typescript" };
+  const cells = CELLS.map((source, i) => ({ cell_type: "code", id: `c${i}`, metadata: {}, execution_count: null, outputs: [], source }));
+  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: { kernelspec, language_info: { name: "typescript" } }, cells }, null, 1);
+}
+
+async function sh(command: string, args: string[], cwd: string, timeoutMs = 240_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await exec(command, args, {
+      cwd,
+      env: { ...env, ...extraEnv },
+      encoding: "utf8",
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout = "", stderr = "", message } = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${message.split("\n")[0]}\n${`${stdout}\n${stderr}`.split("\n").slice(-40).join("\n")}`);
+  }
+}
+
+function sizeMb(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += statSync(path.join(entry.parentPath, entry.name)).size;
+  }
+  return bytes / 1024 / 1024;
+}
+
+interface Output {
+  output_type: string;
+  data?: Record<string, unknown>;
+  text?: string | string[];
+  ename?: string;
+  evalue?: string;
+}
+
+/** The executed notebook's outputs per cell, with the problems found: errors, a chart not inline. */
+function readExecuted(file: string): { problems: string[]; text: string } {
+  const nb = JSON.parse(readFileSync(file, "utf8")) as { cells: { outputs?: Output[] }[] };
+  const problems: string[] = [];
+  let text = "";
+  nb.cells.forEach((cell, i) => {
+    for (const o of cell.outputs ?? []) {
+      if (o.output_type === "error") problems.push(`cell ${i + 1}: ${o.ename}: ${o.evalue}`);
+      if (o.output_type === "stream") text += Array.isArray(o.text) ? o.text.join("") : (o.text ?? "");
+    }
+  });
+  const chart = nb.cells[4]?.outputs?.some((o) => o.output_type === "display_data" && typeof o.data?.["application/vnd.plotly.v1+json"] === "object");
+  if (!chart) problems.push("cell 5: no inline chart (a display_data with application/vnd.plotly.v1+json)");
+  return { problems, text };
+}
+
+function expectRan(file: string): void {
+  const { problems, text } = readExecuted(file);
+  expect(problems, `${file}:\n${text}`).toEqual([]);
+  expect(text).toContain("rows 18 18 2");
+  expect(text).toContain("sql 42 pivot true");
+  expect(text).toContain("closed 18");
+}
+
+describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's own folder", () => {
+  const work = mkdtempSync(path.join(tmpdir(), "rpl-consumer-"));
+  const installed = path.join(work, "installed");
+  const linked = path.join(work, "linked");
+  let tarball = "";
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`these tests need Jupyter: ${missing}; run \`bash scripts/setup-jupyter.sh\``);
+    const packed = await sh("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", work], root);
+    tarball = path.join(work, packed.trim().split("\n").at(-1)!.trim());
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it(`installs from the tarball alone, in ≤ ${MAX_NODE_MODULES_MB} MB, with no URL dependency and no install script`, async () => {
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(path.join(installed, "package.json"), JSON.stringify({ name: "my-notebooks", version: "1.0.0", private: true }));
+    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], installed);
+    const lock = readFileSync(path.join(installed, "package-lock.json"), "utf8");
+    const urls = [...lock.matchAll(/"resolved": "([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((u) => !u.startsWith("https://registry.npmjs.org/") && !u.startsWith("file:"));
+    expect(urls, "every package from the npm registry").toEqual([]);
+    const scripts = await sh("npm", ["install-scripts", "ls"], installed);
+    expect(scripts).toMatch(/No packages with unreviewed install scripts/);
+    const mb = sizeMb(path.join(installed, "node_modules"));
+    console.log(`consumer node_modules after installing the tarball: ${mb.toFixed(0)} MB`);
+    expect(mb).toBeLessThanOrEqual(MAX_NODE_MODULES_MB);
+    // What a user adds for the kernels.
+    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "tslab", "deno"], installed);
+  }, 300_000);
+
+  it("runs a notebook there under tslab with the package's runner", async () => {
+    writeFileSync(path.join(installed, "analysis.ipynb"), notebook("tslab"));
+    const out = await sh(path.join(installed, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out-tslab"], installed);
+    expect(out).toMatch(/cell 6\/6 ok/);
+    expectRan(path.join(installed, "out-tslab", "analysis.ipynb"));
+  }, 240_000);
+
+  it("runs it under the folder's own tslab kernel with jupyter nbconvert", async () => {
+    const prefix = path.join(work, "jupyter");
+    await sh(
+      path.join(installed, "node_modules", ".bin", "tslab"),
+      [
+        "install",
+        `--python=${existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3"}`,
+        `--binary=${path.join(installed, "node_modules", ".bin", "tslab")}`,
+        `--prefix=${prefix}`,
+      ],
+      installed,
+    );
+    const jupyterEnv = {
+      JUPYTER_PATH: path.join(prefix, "share", "jupyter"),
+      JUPYTER_DATA_DIR: path.join(work, "jupyter-data"),
+      JUPYTER_CONFIG_DIR: path.join(work, "jupyter-config"),
+    };
+    await sh(
+      "jupyter",
+      [
+        "nbconvert",
+        "--to",
+        "notebook",
+        "--execute",
+        "--ExecutePreprocessor.kernel_name=tslab",
+        "--ExecutePreprocessor.timeout=180",
+        "--output-dir",
+        "out-nbconvert",
+        "analysis.ipynb",
+      ],
+      installed,
+      240_000,
+      jupyterEnv,
+    );
+    expectRan(path.join(installed, "out-nbconvert", "analysis.ipynb"));
+  }, 260_000);
+
+  it("runs it under Deno's kernel with the package's runner (no Python)", async () => {
+    writeFileSync(path.join(installed, "analysis-deno.ipynb"), notebook("deno"));
+    const out = await sh(
+      path.join(installed, "node_modules", ".bin", "risk-portal-lab"),
+      ["run", "analysis-deno.ipynb", "--kernel", "deno", "--out", "out-deno"],
+      installed,
+    );
+    expect(out).toMatch(/cell 6\/6 ok/);
+    expectRan(path.join(installed, "out-deno", "analysis-deno.ipynb"));
+  }, 240_000);
+
+  it("names every frame type under tslab when the checkout is linked (npm install <checkout>)", async () => {
+    mkdirSync(linked, { recursive: true });
+    writeFileSync(path.join(linked, "package.json"), JSON.stringify({ name: "my-linked-notebooks", version: "1.0.0", private: true }));
+    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", root, "tslab"], linked);
+    expect(existsSync(path.join(linked, "node_modules", "risk-portal-lab", "vendor", "danfo", "index.js"))).toBe(true);
+    writeFileSync(path.join(linked, "analysis.ipynb"), notebook("tslab"));
+    await sh(path.join(linked, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out"], linked);
+    expectRan(path.join(linked, "out", "analysis.ipynb"));
+  }, 300_000);
+});
