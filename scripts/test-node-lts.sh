@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the test suite (or the files given) under the current Node LTS besides the machine's Node 20: the
-# package declares `engines.node >= 20.3`, so both must pass. The binary comes from scripts/node-lts.sh.
+# Runs the test suite (or the files given) under the current Node LTS (26; NODE_LTS=22 for the oldest
+# supported line): the package declares `engines.node >= 22`, and CI runs `npm test` under Node 22, then
+# this under 26. The binary comes from scripts/node-lts.sh.
 # Its directory goes first on PATH, so everything the tests start runs under it too: the simulator CLI
 # and the runner (`process.execPath`), and the tslab kernels Jupyter starts (`#!/usr/bin/env node`).
 set -euo pipefail
