@@ -8,7 +8,7 @@ import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
-import { NotebookError, runNotebook, titleOf, type RunOptions } from "./runner";
+import { NotebookError, runNotebook, titleOf, type CellDone, type KernelName, type RunOptions } from "./runner";
 
 export interface BatchOptions {
   params?: Record<string, unknown>;
@@ -19,6 +19,11 @@ export interface BatchOptions {
   logError?: (line: string) => void;
   /** Called before each code cell of each notebook (a progress display). */
   onCell?: (info: { file: string; index: number; total: number }) => void;
+  /** Called after each code cell of each notebook, with how it ended and how long it took. */
+  onCellDone?: (info: CellDone & { file: string }) => void;
+  /** The kernel (`tslab`, the default, or `deno`) and the deno executable (see `RunOptions`). */
+  kernel?: KernelName;
+  deno?: string;
   /** Environment for the notebooks (merged over process.env). */
   env?: Record<string, string | undefined>;
   /** Longest a cell may run, ms (see `RunOptions.cellTimeoutMs`). */
@@ -67,8 +72,16 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const width = Math.max(0, ...files.map((f) => path.basename(f, ".ipynb").length));
   for (const file of files) {
     const t0 = performance.now();
-    const runOptions: RunOptions = { params: options.params, outDir, env: options.env, cellTimeoutMs: options.cellTimeoutMs };
+    const runOptions: RunOptions = {
+      params: options.params,
+      outDir,
+      env: options.env,
+      cellTimeoutMs: options.cellTimeoutMs,
+      kernel: options.kernel,
+      deno: options.deno,
+    };
     if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
+    if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
     const name = path.basename(file, ".ipynb").padEnd(width);
     try {
       const result = await runNotebook(file, runOptions);

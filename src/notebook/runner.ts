@@ -10,53 +10,24 @@
  */
 import { notebookSession } from "../session";
 import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, type TslabRunnerParts } from "../tslab";
-import { RiskPortalError } from "../client/errors";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "node:util";
-import { parseNotebook, sourceOf, type Cell, type CellFailure, type MimeBundle, type Notebook, type Output } from "./ipynb";
-import { injectParameters } from "./params";
-import { renderHtml } from "./render-html";
+import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
+import { runWithKernel } from "./kernel-runner";
+import { CellTimeout, prepareRun, reportCell, withTimeout, writeOutputs, type PreparedRun, type RunOptions, type RunResult } from "./run-shared";
 
 export type { CellFailure } from "./ipynb";
-
-export interface RunOptions {
-  /** Parameters injected after the `parameters` cell (values as given, see `parseParameterValue`). */
-  params?: Record<string, unknown>;
-  /** Directory for the executed `.ipynb` and its `.html`. Default: `out/` under the current directory. */
-  outDir?: string;
-  /** Called before each code cell runs (progress). Runs with the real stdout/stderr, not the cell's. */
-  onCell?: (info: { index: number; total: number; source: string; id?: string }) => void;
-  /** Environment the notebook sees (merged over `process.env`), e.g. to force the simulator. */
-  env?: Record<string, string | undefined>;
-  /**
-   * Longest a cell may run, ms; then it is interrupted and fails (only a cell that awaits can be
-   * interrupted: a synchronous endless loop cannot). Default 10 minutes.
-   */
-  cellTimeoutMs?: number;
-}
-
-export interface RunResult {
-  notebook: Notebook;
-  ipynbPath: string;
-  htmlPath: string;
-  durationMs: number;
-  /** Set when a cell failed; the cells after it did not run. */
-  failure?: CellFailure;
-}
-
-/** The notebook failed: `failure` names the cell and the error; the partial outputs were still written. */
-export class NotebookError extends RiskPortalError {
-  constructor(
-    message: string,
-    readonly result: RunResult,
-  ) {
-    super(message, { operation: "runNotebook" });
-  }
-}
-
-/** Default {@link RunOptions.cellTimeoutMs}. */
-export const DEFAULT_CELL_TIMEOUT_MS = 10 * 60_000;
+export {
+  DEFAULT_CELL_TIMEOUT_MS,
+  NotebookError,
+  cellDoneLine,
+  describeFailure,
+  titleOf,
+  type CellDone,
+  type KernelName,
+  type RunOptions,
+  type RunResult,
+} from "./run-shared";
 
 /** A cell's error as nbformat stores it. */
 interface CellError {
@@ -85,6 +56,8 @@ function cellError(value: unknown): CellError {
  * cell fails (the outputs up to it are still written).
  */
 export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
+  if (options.kernel === "deno") return runWithKernel(file, options);
+  if (options.kernel !== undefined && options.kernel !== "tslab") throw new Error(`unknown kernel ${JSON.stringify(options.kernel)}: tslab or deno`);
   const started = performance.now();
   const run = await prepareRun(file, options);
   // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's
@@ -92,38 +65,6 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
   notebookSession().start();
   const failure = await executeCells(run, options);
   return writeOutputs(run, failure, performance.now() - started);
-}
-
-/** A notebook read and parameterised, and where its outputs go. */
-interface PreparedRun {
-  file: string;
-  absolute: string;
-  outDir: string;
-  base: string;
-  cellTimeoutMs: number;
-  params: Record<string, unknown>;
-  /** The notebook to execute (a copy: cells receive their outputs in place). */
-  nb: Notebook;
-  codeCells: number;
-}
-
-async function prepareRun(file: string, options: RunOptions): Promise<PreparedRun> {
-  const absolute = path.resolve(file);
-  const cellTimeoutMs = options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS;
-  if (!(cellTimeoutMs > 0)) throw new RangeError(`cellTimeoutMs must be > 0, got ${cellTimeoutMs}`);
-  const source = parseNotebook(await readFile(absolute, "utf8"), file);
-  const params = options.params ?? {};
-  const nb = injectParameters(structuredClone(source), params, file);
-  return {
-    file,
-    absolute,
-    outDir: path.resolve(options.outDir ?? "out"),
-    base: path.basename(absolute, ".ipynb"),
-    cellTimeoutMs,
-    params,
-    nb,
-    codeCells: nb.cells.filter((c) => c.cell_type === "code").length,
-  };
 }
 
 /** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
@@ -138,7 +79,9 @@ async function executeCells(run: PreparedRun, options: RunOptions): Promise<Cell
     for (let i = 0; i < run.nb.cells.length && !failure; i++) {
       const cell = run.nb.cells[i]!;
       if (cell.cell_type !== "code") continue;
+      const started = performance.now();
       failure = await runCell({ cell, index: i, codeIndex: ++codeIndex }, run, options, kernel, out, proc);
+      reportCell(options, run.codeCells, { id: cell.id, codeIndex }, failure, performance.now() - started);
     }
   } finally {
     await proc.leave();
@@ -333,65 +276,6 @@ function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOu
       Object.assign(process.env, previousEnv);
     },
   };
-}
-
-/** The executed `.ipynb` (with the run's parameters, status and duration in its metadata) and its `.html`. */
-async function writeOutputs(run: PreparedRun, failure: CellFailure | undefined, durationMs: number): Promise<RunResult> {
-  const { nb } = run;
-  nb.metadata = {
-    ...nb.metadata,
-    risk_portal_lab: {
-      parameters: run.params,
-      status: failure ? "failed" : "ok",
-      duration_s: Math.round(durationMs / 100) / 10,
-      ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}),
-    },
-  };
-  await mkdir(run.outDir, { recursive: true });
-  const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
-  const htmlPath = path.join(run.outDir, `${run.base}.html`);
-  await writeFile(ipynbPath, JSON.stringify(nb, null, 1) + "\n");
-  await writeFile(htmlPath, renderHtml(nb, { title: titleOf(nb) ?? run.base, failure }));
-  const result: RunResult = { notebook: nb, ipynbPath, htmlPath, durationMs, failure };
-  if (failure) throw new NotebookError(describeFailure(run.file, failure, run.codeCells), result);
-  return result;
-}
-
-/** `notebooks/x.ipynb: code cell 6 of 7 (id "load") failed: const bad: number = "x";` then the error, indented. */
-export function describeFailure(file: string, failure: CellFailure, codeCells: number): string {
-  const firstLine = failure.source.split("\n").find((l) => l.trim() && !l.trim().startsWith("//")) ?? failure.source.split("\n")[0] ?? "";
-  const line = firstLine.trim().length > 80 ? `${firstLine.trim().slice(0, 79)}…` : firstLine.trim();
-  const error = failure.error.split("\n").slice(0, 12).join("\n    ");
-  return `${file}: code cell ${failure.codeCell} of ${codeCells}${failure.id ? ` (id "${failure.id}")` : ""} failed: ${line}\n    ${error}`;
-}
-
-/** The text of the notebook's first markdown heading, if any. */
-export function titleOf(nb: Notebook): string | undefined {
-  for (const cell of nb.cells) {
-    if (cell.cell_type !== "markdown") continue;
-    const heading = /^#\s+(.+)$/m.exec(sourceOf(cell));
-    if (heading) return heading[1]!.trim();
-  }
-  return undefined;
-}
-
-class CellTimeout extends Error {}
-
-/** `promise`, or a CellTimeout after `ms` (calling `onTimeout` first, to interrupt the cell). */
-async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(new CellTimeout(`the cell ran longer than ${ms / 1000} s and was interrupted`));
-    }, ms);
-    timer.unref?.();
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Outputs as nbformat stores them: display ids are runtime-only. */

@@ -82,6 +82,11 @@ describe("parameters", () => {
   });
 });
 
+/** stderr without the per-cell lines (`runner-throw: cell 2/3 ok 0.1 s`), and those lines' `2/3 ok`. */
+const CELL_LINE = /^[\w-]+: cell (\d+\/\d+ (?:ok|failed|timed out)) \d+\.\d s(?::.*)?\n/gm;
+const withoutCellLines = (stderr: string) => stderr.replace(CELL_LINE, "");
+const cellStatuses = (stderr: string) => [...stderr.matchAll(CELL_LINE)].map((m) => m[1]);
+
 describe("risk-portal-lab run", () => {
   let failed: Run;
   let passed: Run;
@@ -104,7 +109,8 @@ describe("risk-portal-lab run", () => {
     expect(passed.stdout).toMatch(
       /^✔ runner-throw {2}3 cells, 0 charts\s+\d+\.\d s {2}→ .*runner-throw\.html\n1 notebook passed in \d+\.\d s → open .*index\.html\n$/,
     );
-    expect(passed.stderr).toBe("");
+    expect(withoutCellLines(passed.stderr)).toBe("");
+    expect(cellStatuses(passed.stderr)).toEqual(["1/3 ok", "2/3 ok", "3/3 ok"]);
     const nb = Executed.read(path.join(passDir, "runner-throw.ipynb"));
     expect(nb.stdout("throw-check")).toBe("fail is false\n");
     expect(nb.stdout("throw-after")).toBe("after the check\n");
@@ -134,7 +140,8 @@ describe("risk-portal-lab run", () => {
 
   it("stops at a cell that does not type-check: exit 1, the cell and the error named, later cells not run", () => {
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(
+    expect(cellStatuses(failed.stderr)).toEqual(["1/8 ok", "2/8 ok", "3/8 ok", "4/8 ok", "5/8 ok", "6/8 ok", "7/8 failed"]);
+    expect(withoutCellLines(failed.stderr)).toBe(
       `✘ test/notebook/runner-smoke.ipynb: code cell 7 of 8 (id "smoke-bad") failed: const _bad: number = "x";\n    1:7 - Type 'string' is not assignable to type 'number'.\n`,
     );
     expect(failed.stdout).toMatch(/^1 failed, 0 passed in \d+\.\d s/);
@@ -152,7 +159,8 @@ describe("risk-portal-lab run", () => {
 
   it("stops at a cell that throws: exit 1, the cell and the exception named, the notebook's own stack kept", () => {
     expect(thrown.code).toBe(1);
-    expect(thrown.stderr).toBe(
+    expect(cellStatuses(thrown.stderr)).toEqual(["1/4 ok", "2/4 ok", "3/4 failed"]);
+    expect(withoutCellLines(thrown.stderr)).toBe(
       `✘ test/notebook/runner-throw.ipynb: code cell 3 of 4 (id "throw-check") failed: function check(value: boolean): void {\n    RangeError: kaboom (fail = true)\n`,
     );
     const nb = Executed.read(path.join(throwDir, "runner-throw.ipynb"));

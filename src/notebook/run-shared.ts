@@ -1,0 +1,184 @@
+/**
+ * What both notebook runners share (tslab's executor in this process, runner.ts; a Jupyter kernel such
+ * as Deno's over its messaging protocol, kernel-runner.ts): the options, reading the notebook and
+ * injecting its parameters, writing the executed `.ipynb` and its `.html`, describing a failure.
+ */
+import { RiskPortalError } from "../client/errors";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseNotebook, sourceOf, type CellFailure, type Notebook } from "./ipynb";
+import { injectParameters } from "./params";
+import { renderHtml } from "./render-html";
+
+export interface RunOptions {
+  /** Parameters injected after the `parameters` cell (values as given, see `parseParameterValue`). */
+  params?: Record<string, unknown>;
+  /** Directory for the executed `.ipynb` and its `.html`. Default: `out/` under the current directory. */
+  outDir?: string;
+  /** Called before each code cell runs (progress). Runs with the real stdout/stderr, not the cell's. */
+  onCell?: (info: { index: number; total: number; source: string; id?: string }) => void;
+  /** Environment the notebook sees (merged over `process.env`), e.g. to force the simulator. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Longest a cell may run, ms; then it is interrupted and fails (only a cell that awaits can be
+   * interrupted: a synchronous endless loop cannot). Default 10 minutes.
+   */
+  cellTimeoutMs?: number;
+  /**
+   * Which kernel runs the notebook: `tslab` (default; tslab's executor in this process) or `deno`
+   * (Deno's Jupyter kernel, `deno jupyter --kernel`, spoken to over Jupyter's messaging protocol).
+   */
+  kernel?: KernelName;
+  /** The deno executable (`--kernel deno`); default: $DENO_BIN, node_modules/.bin/deno, then PATH (see `findDeno`). */
+  deno?: string;
+  /** Called after each code cell, with how it ended and how long it took (`cell 4/12 ok 1.3 s`). */
+  onCellDone?: (info: CellDone) => void;
+}
+
+export type KernelName = "tslab" | "deno";
+export const KERNELS: readonly KernelName[] = ["tslab", "deno"];
+
+/** How a code cell ended: `ok`, `failed` (with the error's first line) or `timed out`. */
+export interface CellDone {
+  index: number;
+  total: number;
+  id?: string;
+  status: "ok" | "failed" | "timed out";
+  ms: number;
+  error?: string;
+}
+
+/** Tells `onCellDone` how a code cell ended. */
+export function reportCell(options: RunOptions, total: number, at: { id?: string; codeIndex: number }, failure: CellFailure | undefined, ms: number): void {
+  if (!options.onCellDone) return;
+  const status = !failure ? "ok" : failure.ename === "CellTimeout" ? "timed out" : "failed";
+  const info: CellDone = { index: at.codeIndex, total, status, ms };
+  if (at.id) info.id = at.id;
+  if (failure) info.error = failure.error;
+  options.onCellDone(info);
+}
+
+/** `cell 4/12 ok 1.3 s`, `cell 5/12 failed 0.2 s: TypeError: …`. */
+export function cellDoneLine(info: CellDone): string {
+  const error = info.error ? `: ${info.error.split("\n")[0]}` : "";
+  return `cell ${info.index}/${info.total} ${info.status} ${(info.ms / 1000).toFixed(1)} s${error}`;
+}
+
+export interface RunResult {
+  notebook: Notebook;
+  ipynbPath: string;
+  htmlPath: string;
+  durationMs: number;
+  /** Set when a cell failed; the cells after it did not run. */
+  failure?: CellFailure;
+}
+
+/** The notebook failed: `failure` names the cell and the error; the partial outputs were still written. */
+export class NotebookError extends RiskPortalError {
+  constructor(
+    message: string,
+    readonly result: RunResult,
+  ) {
+    super(message, { operation: "runNotebook" });
+  }
+}
+
+/** Default {@link RunOptions.cellTimeoutMs}. */
+export const DEFAULT_CELL_TIMEOUT_MS = 10 * 60_000;
+
+/** A notebook read and parameterised, and where its outputs go. */
+export interface PreparedRun {
+  file: string;
+  absolute: string;
+  outDir: string;
+  base: string;
+  cellTimeoutMs: number;
+  params: Record<string, unknown>;
+  /** The notebook to execute (a copy: cells receive their outputs in place). */
+  nb: Notebook;
+  codeCells: number;
+}
+
+export async function prepareRun(file: string, options: RunOptions): Promise<PreparedRun> {
+  const absolute = path.resolve(file);
+  const cellTimeoutMs = options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS;
+  if (!(cellTimeoutMs > 0)) throw new RangeError(`cellTimeoutMs must be > 0, got ${cellTimeoutMs}`);
+  const source = parseNotebook(await readFile(absolute, "utf8"), file);
+  const params = options.params ?? {};
+  const nb = injectParameters(structuredClone(source), params, file);
+  return {
+    file,
+    absolute,
+    outDir: path.resolve(options.outDir ?? "out"),
+    base: path.basename(absolute, ".ipynb"),
+    cellTimeoutMs,
+    params,
+    nb,
+    codeCells: nb.cells.filter((c) => c.cell_type === "code").length,
+  };
+}
+
+/** The executed `.ipynb` (with the run's parameters, status and duration in its metadata) and its `.html`. */
+export async function writeOutputs(
+  run: PreparedRun,
+  failure: CellFailure | undefined,
+  durationMs: number,
+  extra: Record<string, unknown> = {},
+): Promise<RunResult> {
+  const { nb } = run;
+  nb.metadata = {
+    ...nb.metadata,
+    risk_portal_lab: {
+      parameters: run.params,
+      status: failure ? "failed" : "ok",
+      duration_s: Math.round(durationMs / 100) / 10,
+      ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}),
+      ...extra,
+    },
+  };
+  await mkdir(run.outDir, { recursive: true });
+  const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
+  const htmlPath = path.join(run.outDir, `${run.base}.html`);
+  await writeFile(ipynbPath, JSON.stringify(nb, null, 1) + "\n");
+  await writeFile(htmlPath, renderHtml(nb, { title: titleOf(nb) ?? run.base, failure }));
+  const result: RunResult = { notebook: nb, ipynbPath, htmlPath, durationMs, failure };
+  if (failure) throw new NotebookError(describeFailure(run.file, failure, run.codeCells), result);
+  return result;
+}
+
+/** `notebooks/x.ipynb: code cell 6 of 7 (id "load") failed: const bad: number = "x";` then the error, indented. */
+export function describeFailure(file: string, failure: CellFailure, codeCells: number): string {
+  const firstLine = failure.source.split("\n").find((l) => l.trim() && !l.trim().startsWith("//")) ?? failure.source.split("\n")[0] ?? "";
+  const line = firstLine.trim().length > 80 ? `${firstLine.trim().slice(0, 79)}…` : firstLine.trim();
+  const error = failure.error.split("\n").slice(0, 12).join("\n    ");
+  return `${file}: code cell ${failure.codeCell} of ${codeCells}${failure.id ? ` (id "${failure.id}")` : ""} failed: ${line}\n    ${error}`;
+}
+
+/** The text of the notebook's first markdown heading, if any. */
+export function titleOf(nb: Notebook): string | undefined {
+  for (const cell of nb.cells) {
+    if (cell.cell_type !== "markdown") continue;
+    const heading = /^#\s+(.+)$/m.exec(sourceOf(cell));
+    if (heading) return heading[1]!.trim();
+  }
+  return undefined;
+}
+
+export class CellTimeout extends Error {}
+
+/** `promise`, or a CellTimeout after `ms` (calling `onTimeout` first, to interrupt the cell). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new CellTimeout(`the cell ran longer than ${ms / 1000} s and was interrupted`));
+    }, ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
