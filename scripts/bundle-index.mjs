@@ -44,7 +44,11 @@ await build({
   platform: "node",
   format: "cjs",
   target: "node22",
-  keepNames: true, // class and function names (error names, stack traces) as written
+  // Whitespace and syntax minified (a third less to compile on every import), names kept: class and
+  // function names (error names, stack traces) read as written; the source map maps back to src/.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
   sourcemap: true,
   sourcesContent: false,
   plugins: [externals],
