@@ -132,7 +132,11 @@ export function loadRunnerTslab(): TslabRunnerParts {
     };
     /* eslint-enable @typescript-eslint/no-require-imports */
   } catch (error) {
-    throw new Error(`the notebook runner needs tslab (npm install tslab): ${(error as Error).message}`);
+    // tslab is an optional peer dependency: a user of Deno's kernel need not have it.
+    const reason = (error as Error).message.split("\n")[0];
+    throw new Error(`the notebook runner needs tslab to run a notebook under tslab: npm install tslab (or run it under Deno: --kernel deno). ${reason}`, {
+      cause: error,
+    });
   }
 }
 

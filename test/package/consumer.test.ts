@@ -148,6 +148,14 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
     const mb = sizeMb(path.join(installed, "node_modules"));
     console.log(`consumer node_modules after installing the tarball: ${mb.toFixed(0)} MB`);
     expect(mb).toBeLessThanOrEqual(MAX_NODE_MODULES_MB);
+    // tslab is an optional peer: without it the tslab runner says what to install, in one line.
+    writeFileSync(path.join(installed, "analysis.ipynb"), notebook("tslab"));
+    const refused = await sh(path.join(installed, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out-none"], installed).then(
+      () => "ran without tslab",
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/needs tslab to run a notebook under tslab: npm install tslab \(or run it under Deno: --kernel deno\)/);
+    expect(refused).not.toMatch(/Require stack/);
     // What a user adds for the kernels.
     await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "tslab", "deno"], installed);
   }, 300_000);
