@@ -6,8 +6,9 @@
  *   message with the whole mime bundle, through the function tslab's own `display.raw` calls (see
  *   src/tslab.ts, the one file that knows tslab's modules); lines updated in place through tslab's
  *   public `newDisplay()`.
- * - Deno's kernel (`deno jupyter`): `Deno.jupyter.display(bundle, { raw: true })`, lines updated in
- *   place with a `display_id` and `update` (src/deno.ts). Figures, tables and DataFrames also answer
+ * - Deno's kernel (`deno jupyter`): `Deno.jupyter.broadcast` of a `display_data` (src/deno.ts), which
+ *   paces large bundles so that each is on the wire before the cell can end; lines updated in place
+ *   with a `display_id` (`update_display_data`). Figures, tables and DataFrames also answer
  *   `Symbol.for("Jupyter.display")`, so a bare `fig` or `table` as a cell's last expression renders
  *   there too ({@link makeDisplayable}).
  * - Plain Node (scripts, tests, a terminal): no kernel display; `plot.show` writes files, progress goes
@@ -119,15 +120,16 @@ function denoDisplay(jupyter: DenoJupyter): KernelDisplay {
 /** The symbol Deno's kernel (and other JavaScript kernels) call to display a cell's result. */
 export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
 
-/** Makes the mime bundle of a displayable value; set by the plot module (src/plot/show.ts). */
-let bundleMaker: ((value: object) => MimeBundle) | undefined;
+/** Makes the mime bundle of a displayable value (Deno's kernel awaits a promise); set by src/plot/show.ts. */
+type BundleMaker = (value: object) => MimeBundle | Promise<MimeBundle>;
+let bundleMaker: BundleMaker | undefined;
 
 /** Registers how displayable values become mime bundles (src/plot/show.ts does, when it loads). */
-export function setBundleMaker(make: (value: object) => MimeBundle): void {
+export function setBundleMaker(make: BundleMaker): void {
   bundleMaker = make;
 }
 
-function displayMethod(this: object): MimeBundle {
+function displayMethod(this: object): MimeBundle | Promise<MimeBundle> {
   return bundleMaker ? bundleMaker(this) : { "text/plain": Object.prototype.toString.call(this) };
 }
 

@@ -7,7 +7,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { DenoSender, denoJupyter, type DenoJupyter } from "../src/deno";
+import { bundleChars, DenoSender, denoJupyter, PACE_FROM_CHARS, paceAfter, type DenoJupyter } from "../src/deno";
+import { PLOTLY_PART_CHARS } from "../src/plot/plotly-parts";
 import * as frames from "../src/frames";
 import * as plot from "../src/plot";
 import { PLOTLY_MIME } from "../src/plot/show";
@@ -217,6 +218,27 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
     expect(third![1].update).toBeUndefined();
   });
 
+  it("uses broadcast when Deno has it (the send starts at once), and pauses after a large message only", () => {
+    const messages: [string, Record<string, unknown>][] = [];
+    const pauses: number[] = [];
+    const jupyter: DenoJupyter = {
+      display: () => Promise.reject(new Error("display is the fallback only")),
+      broadcast: (type, content) => (messages.push([type, content]), Promise.resolve()),
+    };
+    const sender = new DenoSender(jupyter, (ms) => void pauses.push(ms));
+    const part = { "text/html": "x".repeat(PLOTLY_PART_CHARS), "text/plain": "part" };
+    void sender.send({ "text/plain": "small" });
+    void sender.send(part); // synchronously: broadcast called before send returns
+    expect(messages.map(([t]) => t)).toEqual(["display_data", "display_data"]);
+    void sender.send({ "text/plain": "line" }, { displayId: "d1", update: true });
+    expect(messages[2]).toEqual(["update_display_data", { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } }]);
+    expect(messages[1]![1]).toEqual({ data: part, metadata: {}, transient: {} });
+    expect(pauses).toEqual([0, paceAfter(bundleChars(part)), 0]);
+    expect(paceAfter(PACE_FROM_CHARS - 1)).toBe(0);
+    expect(paceAfter(bundleChars(part))).toBeGreaterThanOrEqual(3); // what the measurements kept (see deno.ts)
+    expect(bundleChars({ a: "xy", b: { c: 1 } })).toBe(2 + '{"c":1}'.length);
+  });
+
   it("reports a send the kernel refused on stderr, never as an unhandled rejection", async () => {
     const errors: string[] = [];
     const spy = vi.spyOn(console, "error").mockImplementation((m: string) => void errors.push(m));
@@ -264,8 +286,9 @@ describe('Symbol.for("Jupyter.display") on figures, tables and DataFrames (a bar
     const bundle = display(fig);
     expect(Object.keys(bundle)).toEqual([PLOTLY_MIME, "text/html", "text/plain"]);
     expect(bundle["text/plain"]).toBe(plot.figureSummary(fig));
-    expect(bundle["text/html"]).toContain("embedded by risk-portal-lab (offline)"); // the session's first chart
-    expect(display(fig)["text/html"]).not.toContain("embedded by risk-portal-lab (offline)");
+    // plotly.js goes in parts to the kernel display, before the figure: no kernel here, none in the bundle.
+    expect(bundle["text/html"]).not.toContain("embedded by risk-portal-lab (offline)");
+    expect(bundle["text/html"]).toContain("Plotly.newPlot(");
   });
 
   it("is invisible to JSON, keys and equality (the figure stays plain plotly data)", () => {

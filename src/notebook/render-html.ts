@@ -1,12 +1,16 @@
 /**
  * An executed notebook as one standalone HTML page: markdown, code, and outputs in order. Plotly
  * outputs are drawn from their `application/vnd.plotly.v1+json` data with plotly.js embedded once at
- * the end of the page (no network), tables and other HTML outputs are kept as they are, images inline.
+ * the end of the page (no network), so the plotly.js parts a kernel session sent with its first chart
+ * (src/plot/plotly-parts.ts) are left out; tables and other HTML outputs are kept as they are, images
+ * inline.
  */
 import { escapeHtml } from "../plot/labels";
 import { sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+/** plotly-parts.ts's PLOTLY_PART_MIME (not imported: the plot module loads only when a chart is there). */
+const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
 
 export interface RenderOptions {
   title: string;
@@ -84,6 +88,7 @@ function renderOutput(output: Output, plot: () => typeof import("../plot/html"))
     case "display_data":
     case "execute_result": {
       const data = output.data;
+      if (data[PLOTLY_PART_MIME] !== undefined) return "";
       if (data[PLOTLY_MIME]) return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
       if (typeof data["text/html"] === "string" || Array.isArray(data["text/html"])) return joinText(data["text/html"]);
       if (data["image/png"]) return `<img alt="figure" src="data:image/png;base64,${joinText(data["image/png"]).trim()}">`;

@@ -8,19 +8,17 @@ import { notebookSession } from "../session";
 import { createHash } from "node:crypto";
 import type { Figure } from "./figure";
 import { escapeHtml } from "./labels";
+import { DRAIN_QUEUE, EMBED_MARKER, QUEUE } from "./plotly-parts";
 import { plotlySource } from "./plotly-source";
 import { DEFAULT_HEIGHT } from "./theme";
-
-/** The global the draw scripts queue on until plotly.js has loaded. */
-const QUEUE = "__riskPortalLabPlotlyQueue";
 
 /** Shown where JavaScript does not run (an untrusted notebook, GitHub's viewer). */
 const NO_SCRIPT_TEXT = "Interactive plotly chart: it appears in a trusted notebook or in the exported HTML (JavaScript is not running here).";
 
-/** Shown when the script runs but plotly.js was never embedded on this page. */
+/** Shown while plotly.js has not loaded on this page (its parts are still arriving, or are not on the page). */
 const NO_PLOTLY_TEXT =
-  "This chart needs plotly.js, which risk-portal-lab embeds once per kernel session, in the first chart's output. " +
-  'That output is not on this page (cleared, or its cell re-run): show the chart again with plot.show(fig, { plotlyJs: "always" }).';
+  "Loading plotly.js… risk-portal-lab embeds it once per kernel session, in parts, in the outputs of the first chart's cell. " +
+  'If this stays, those outputs are not on this page (cleared, or the cell re-run): show the chart again with plot.show(fig, { plotlyJs: "always" }).';
 
 /**
  * JSON that is safe inside a `<script>` element: `<`, `>` and `&` escaped (no `</script>` or `<!--`
@@ -42,12 +40,11 @@ export function scriptText(js: string): string {
 /** The plotly.js bundle in a `<script>` element, then a script that draws every chart queued before it. */
 export function plotlyScripts(): string {
   const { text, version } = plotlySource();
-  const drain = `(function(){var q=window.${QUEUE};window.${QUEUE}=[];if(q)for(var i=0;i<q.length;i++){try{q[i]()}catch(e){console.error(e)}}})();`;
-  return `<script type="text/javascript">/* plotly.js ${version}, embedded by risk-portal-lab (offline) */\n${scriptText(text)}\n</script>\n<script type="text/javascript">${drain}</script>`;
+  return `<script type="text/javascript">/* plotly.js ${version}, ${EMBED_MARKER} */\n${scriptText(text)}\n</script>\n<script type="text/javascript">${DRAIN_QUEUE}</script>`;
 }
 
 export interface FragmentOptions {
-  /** Include the plotly.js bundle before the chart (about 4.8 MB). */
+  /** Include the whole plotly.js bundle before the chart (about 4.8 MB; notebooks get it in parts instead, see plotly-parts.ts). */
   plotly: boolean;
   /** The chart element's id. Default: {@link figureId}. */
   id?: string;

@@ -1,12 +1,14 @@
 /**
  * `show(figOrFrame)`: one call from a notebook cell to a chart or a table, under either kernel.
  *
- * In a notebook (tslab or Deno's kernel, src/display.ts) it sends ONE display message whose bundle
- * holds, for a figure, `application/vnd.plotly.v1+json` (frontends with a plotly renderer use it), a
- * self-contained `text/html` rendering (everything else, and HTML exports: no CDN, no network) and
- * `text/plain`; for a table, `text/html` and `text/plain`. plotly.js (~4.8 MB) is embedded in the
- * first chart's HTML of the kernel session only; later charts draw with it. Outside a kernel, `show`
- * writes an HTML file and prints its path.
+ * In a notebook (tslab or Deno's kernel, src/display.ts) it sends ONE display message per figure or
+ * table whose bundle holds, for a figure, `application/vnd.plotly.v1+json` (frontends with a plotly
+ * renderer use it), an HTML rendering (everything else, and HTML exports: no CDN, no network) and
+ * `text/plain`; for a table, `text/html` and `text/plain`. The first chart of a kernel session is
+ * followed by plotly.js (~4.8 MB) in small parts, each its own display (src/plot/plotly-parts.ts): no
+ * message is big enough for Deno's kernel to announce idle before it is out. Charts wait for plotly.js
+ * on the page, so their order does not matter. Outside a kernel, `show` writes an HTML file and prints
+ * its path.
  *
  * The same bundles answer `Symbol.for("Jupyter.display")` on figures, tables and DataFrames, so in Deno's
  * kernel a bare `fig` as a cell's last expression displays as `plot.show(fig)` does.
@@ -19,6 +21,7 @@ import type { DataFrame } from "../../vendor/danfo";
 import type { ColumnTable } from "../frames/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
+import { plotlyPartBundles } from "./plotly-parts";
 import { isColumnTable, isDataFrame } from "./input";
 import { findKernelDisplay, makeDisplayable, setBundleMaker, type KernelDisplay, type MimeBundle } from "../display";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText } from "./table-view";
@@ -31,8 +34,9 @@ export type Showable = Figure | ColumnTable | DataFrame | { table: ColumnTable; 
 
 export interface ShowOptions {
   /**
-   * In a notebook: `once` (default) embeds plotly.js in the first chart of the kernel session only;
-   * `always` embeds it in this chart too (use it after clearing the output that held it).
+   * In a notebook: `once` (default) sends plotly.js (in parts, after the chart) with the first chart of
+   * the kernel session only; `always` sends it with this chart too (use it after clearing the outputs
+   * that held it).
    */
   plotlyJs?: "once" | "always";
   /** Table rows shown from the top and from the bottom. Default 5. */
@@ -68,7 +72,7 @@ export function figureSummary(fig: Figure): string {
 
 /**
  * Displays a figure or a table. In a notebook (tslab or Deno's kernel): inline, as one display message
- * (see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
+ * (the session's first chart followed by plotly.js in parts; see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
  * page with plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
  *
  * ```ts
@@ -89,7 +93,7 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
       "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result",
     );
   if (display) {
-    display.send(displayBundle(value, { rows, plotlyJs: options.plotlyJs }));
+    for (const bundle of displayBundles(value, { rows, plotlyJs: options.plotlyJs })) display.send(bundle);
     return undefined;
   }
   if (isFigure(value)) return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
@@ -98,19 +102,20 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
 }
 
 /**
- * The mime bundle `show` sends for a figure or a table in a notebook: a figure's bundle carries plotly.js
- * when it is the session's first chart (or `plotlyJs: "always"`), which this records. Throws for
- * anything else.
+ * The mime bundles `show` sends for a figure or a table in a notebook, in order: the value's own bundle,
+ * then, after the session's first chart (or with `plotlyJs: "always"`), plotly.js in parts; this records
+ * that they were sent. Throws for anything else.
  */
-export function displayBundle(value: Showable, options: { rows?: number; plotlyJs?: "once" | "always" } = {}): MimeBundle {
+export function displayBundles(value: Showable, options: { rows?: number; plotlyJs?: "once" | "always" } = {}): MimeBundle[] {
   if (isFigure(value)) {
-    const embed = options.plotlyJs === "always" || !plotlyEmbedded;
-    const bundle = mimeBundle(value, { plotly: embed });
-    if (embed) plotlyEmbedded = true;
-    return bundle;
+    const figure = mimeBundle(value, { plotly: false });
+    if (plotlyEmbedded && options.plotlyJs !== "always") return [figure];
+    const parts = plotlyPartBundles();
+    plotlyEmbedded = true;
+    return [figure, ...parts];
   }
   const { html, text } = tableView(value, options.rows ?? DEFAULT_TABLE_ROWS);
-  return { "text/html": html, "text/plain": text };
+  return [{ "text/html": html, "text/plain": text }];
 }
 
 /** The HTML and text of a table (or batch result), with a note when some of the batch's calls failed. */
@@ -132,8 +137,26 @@ function tableView(value: Showable, rows: number): { html: string; text: string 
 export function displayable<F extends Figure>(fig: F): F {
   return makeDisplayable(fig);
 }
+/**
+ * The bundle a figure, table or DataFrame answers `Symbol.for("Jupyter.display")` with (Deno's kernel
+ * sends it as the cell's result): show's bundle of the value. When plotly.js parts go with it, they are
+ * sent to the kernel display first, and the bundle comes after a short wait (Deno awaits it) in which
+ * the kernel puts them on the wire. Outside a kernel, nothing is sent and plotly.js counts as not sent.
+ */
+export function resultBundle(value: Showable, display: KernelDisplay | undefined = findKernelDisplay()): MimeBundle | Promise<MimeBundle> {
+  const [own, ...parts] = displayBundles(value);
+  if (parts.length === 0) return own!;
+  if (!display) {
+    plotlyEmbedded = false;
+    return own!;
+  }
+  for (const part of parts) display.send(part);
+  return new Promise((resolve) => setTimeout(() => resolve(own!), RESULT_AFTER_PARTS_MS));
+}
+/** How long a bare figure's result waits after its plotly.js parts (the kernel finishes sending them meanwhile). */
+const RESULT_AFTER_PARTS_MS = 50;
 // Figures, tables and DataFrames that answer Symbol.for("Jupyter.display") get show's bundle.
-setBundleMaker((value) => displayBundle(value as Showable));
+setBundleMaker((value) => resultBundle(value as Showable));
 
 /**
  * Forget that plotly.js was sent to the notebook: the next `show` embeds it again (for when the output

@@ -1,8 +1,8 @@
 /**
  * plot.show from a real notebook: runs show-check.ipynb under the tslab (TypeScript) Jupyter kernel with
  * `jupyter nbconvert --execute` and checks that each `show` call produced ONE display output carrying
- * both `application/vnd.plotly.v1+json` and a self-contained `text/html`, that plotly.js is embedded once
- * across the two charts, and that a DataFrame shows as an HTML table. Then exports the executed notebook
+ * both `application/vnd.plotly.v1+json` and `text/html`, that plotly.js follows the first chart once,
+ * in parts, and that a DataFrame shows as an HTML table. Then exports the executed notebook
  * to HTML (`nbconvert --to html`) and opens it in headless Chromium with the network refused: both charts
  * must draw.
  *
@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
+import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
 import { EMBED_MARKER, joined, missingJupyter, PLOTLY_MIME } from "./executed";
 
 const run = promisify(execFile);
@@ -101,7 +102,8 @@ describe("show-check.ipynb under the tslab kernel", () => {
       ["show-check-3", 1],
       ["show-check-4", 2],
     ] as const) {
-      const outputs = outputsOf(id);
+      // The chart, then (the session's first only) plotly.js in parts, each its own small display.
+      const outputs = outputsOf(id).filter((o) => !o.data?.[PLOTLY_PART_MIME]);
       expect(
         outputs.map((o) => o.output_type),
         id,
@@ -121,7 +123,11 @@ describe("show-check.ipynb under the tslab kernel", () => {
     const htmls = cells.flatMap((c) => (c.outputs ?? []).map((o) => joined(o.data?.["text/html"])));
     const embeds = htmls.map((h) => h.split(EMBED_MARKER).length - 1);
     expect(embeds.reduce((a, b) => a + b, 0)).toBe(1);
-    expect(joined(outputsOf("show-check-3")[0]!.data!["text/html"]).includes(EMBED_MARKER)).toBe(true);
+    const first = outputsOf("show-check-3");
+    expect(first.map((o) => o.output_type)).toEqual(new Array(first.length).fill("display_data"));
+    expect(first.slice(1).map((o) => (o.data![PLOTLY_PART_MIME] as { part: number }).part)).toEqual(first.slice(1).map((_, i) => i + 1));
+    expect(joined(first[1]!.data!["text/html"]).includes(EMBED_MARKER)).toBe(true);
+    expect(outputsOf("show-check-4")).toHaveLength(1);
     expect(joined(outputsOf("show-check-4")[0]!.data!["text/html"]).length).toBeLessThan(20_000);
   });
 

@@ -11,6 +11,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as plot from "../../src/plot";
+import { plotlyPartBundles } from "../../src/plot/plotly-parts";
 import { drawnCharts, inCI, inkShare, missingChromium, openOfflineBrowser, pngSize, SETUP_HINT, type OfflineBrowser } from "./browser";
 import { simData, type SimData } from "./sim-data";
 
@@ -118,6 +119,20 @@ describe("charts in headless Chromium, offline", () => {
       await open("reversed.html", `${later}\n${first}`);
       charts = await drawnCharts(page, 2);
       expect(charts.map((c) => c.traces)).toEqual([smiles.data.length, curve.data.length]);
+
+      // As a notebook gets it: the first chart, then plotly.js in parts (each its own output), then another
+      // chart; and with the parts rendered in any order (a frontend that renders the last one first).
+      const parts = plotlyPartBundles().map((p) => p["text/html"] as string);
+      await open("parts.html", [plot.mimeBundle(curve, { plotly: false })["text/html"] as string, ...parts, later].join("\n"));
+      charts = await drawnCharts(page, 2);
+      expect(charts.map((c) => [c.svg, c.traces])).toEqual([
+        [true, curve.data.length],
+        [true, smiles.data.length],
+      ]);
+      const shuffled = parts.map((p, i) => [p, (i * 7919) % parts.length] as const).sort((x, y) => x[1] - y[1]);
+      await open("parts-shuffled.html", [later, ...shuffled.map(([p]) => p)].join("\n"));
+      charts = await drawnCharts(page, 1);
+      expect(charts.map((c) => [c.svg, c.traces])).toEqual([[true, smiles.data.length]]);
 
       // The output that held plotly.js is gone: the chart's place says what happened and what to do.
       await open("missing.html", later);

@@ -1,4 +1,4 @@
-/** show(): one bundle per call in a kernel (plotly.js once per session), an HTML file elsewhere. */
+/** show(): one bundle per call in a kernel (plotly.js in parts once per session), an HTML file elsewhere. */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vites
 import * as frames from "../../src/frames";
 import { mimeBundle, PLOTLY_MIME, plotlySource, resetPlotlyEmbed, show, yieldCurve, type Figure } from "../../src/plot";
 import type { KernelDisplay, MimeBundle } from "../../src/display";
-import { showWith } from "../../src/plot/show";
+import { PLOTLY_PART_CHARS, PLOTLY_PART_MIME, plotlyPartBundles } from "../../src/plot/plotly-parts";
+import { resultBundle, showWith } from "../../src/plot/show";
 
 const fig: Figure = {
   data: [{ type: "scatter", name: "USD", x: [1, 2, 5], y: [0.045, 0.044, 0.043] }],
@@ -27,35 +28,68 @@ beforeEach(() => resetPlotlyEmbed());
 afterEach(() => vi.restoreAllMocks());
 
 describe("show in a notebook kernel", () => {
-  it("sends one bundle per figure with the plotly JSON, a self-contained HTML rendering and a text line", () => {
+  it("sends the figure's bundle (plotly JSON, HTML that draws it, a text line), then plotly.js in parts", () => {
     const display = recorder();
     expect(showWith(display, fig)).toBeUndefined();
-    expect(display.sent).toHaveLength(1);
+    const parts = plotlyPartBundles();
+    expect(display.sent).toHaveLength(1 + parts.length);
     const bundle = display.sent[0]!;
     expect(Object.keys(bundle).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
     expect(bundle[PLOTLY_MIME]).toEqual({ data: fig.data, layout: fig.layout, config: fig.config });
     expect(bundle["text/plain"]).toBe('Figure "USD zero curve · 2026-11-20" (1 trace: scatter)');
-    // (Booleans, not string matchers: a failing matcher would print the 5 MB HTML.)
+    // (Booleans, not string matchers: a failing matcher would print megabytes.)
     const html = bundle["text/html"] as string;
-    expect(html.includes(MARKER)).toBe(true);
-    expect(html.includes(plotlySource().text.slice(0, 300))).toBe(true);
+    expect(html.includes(MARKER)).toBe(false);
+    expect(html.length).toBeLessThan(3_000);
     expect(html.includes("Plotly.newPlot(el,fig.data,fig.layout,fig.config)")).toBe(true);
+    expect(display.sent.slice(1)).toEqual(parts);
   });
 
-  it("embeds plotly.js in the first chart of the session only, unless asked again", () => {
+  it("splits plotly.js into parts of at most PLOTLY_PART_CHARS that join to the bundle, the marker in the first", () => {
+    const parts = plotlyPartBundles();
+    const { text, version } = plotlySource();
+    expect(parts.length).toBe(Math.ceil(text.length / PLOTLY_PART_CHARS));
+    const pieces = parts.map((p, i) => {
+      expect(p[PLOTLY_PART_MIME]).toEqual({ version, part: i + 1, of: parts.length });
+      expect(p["text/plain"]).toBe(`plotly.js ${version} for the charts (offline), part ${i + 1} of ${parts.length}`);
+      const html = p["text/html"] as string;
+      expect(html.split(MARKER).length - 1).toBe(i === 0 ? 1 : 0);
+      // The piece is the last argument: a JSON string literal (with </script and <!-- escaped).
+      const literal = /,("(?:[^"\\]|\\.)*")\);<\/script>$/.exec(html)![1]!;
+      expect(/<\/script|<!--/i.test(literal)).toBe(false);
+      return JSON.parse(literal.replace(/<\\\/script/gi, "</script").replace(/<\\!--/g, "<!--")) as string;
+    });
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(PLOTLY_PART_CHARS);
+    expect(pieces.join("") === text).toBe(true);
+    expect(plotlyPartBundles()).toBe(parts); // computed once
+    expect(() => plotlyPartBundles(0)).toThrow(/whole number > 0/);
+  });
+
+  it("sends plotly.js with the first chart of the session only, unless asked again", () => {
     const display = recorder();
     showWith(display, fig);
+    const afterFirst = display.sent.length;
     showWith(display, fig);
+    expect(display.sent.length).toBe(afterFirst + 1);
     showWith(display, fig, { plotlyJs: "always" });
-    const embeds = display.sent.map((b) => (b["text/html"] as string).split(MARKER).length - 1);
-    expect(embeds).toEqual([1, 0, 1]);
-    // The later chart waits for plotly.js if its output renders first, and is ~1 KB, not ~5 MB.
-    const second = display.sent[1]!["text/html"] as string;
+    expect(display.sent.length).toBe(2 * afterFirst + 1);
+    const second = display.sent[afterFirst]!["text/html"] as string;
     expect(second.includes("__riskPortalLabPlotlyQueue")).toBe(true);
-    expect(second.length).toBeLessThan(3_000);
     resetPlotlyEmbed();
     showWith(display, fig);
-    expect((display.sent[3]!["text/html"] as string).includes(MARKER)).toBe(true);
+    expect(display.sent.length).toBe(3 * afterFirst + 1);
+  });
+
+  it("a bare figure's result (Deno's Symbol.for(\"Jupyter.display\")) sends the parts first, then resolves to the figure", async () => {
+    const display = recorder();
+    const result = resultBundle(fig, display);
+    expect(result).toBeInstanceOf(Promise);
+    expect(display.sent).toEqual(plotlyPartBundles());
+    expect(Object.keys(await result).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
+    expect(resultBundle(fig, display)).not.toBeInstanceOf(Promise); // plotly.js went already
+    resetPlotlyEmbed();
+    expect(resultBundle(fig, undefined)).not.toBeInstanceOf(Promise); // no kernel: nothing sent…
+    expect(resultBundle(fig, display)).toBeInstanceOf(Promise); // …so the next chart in a kernel sends it
   });
 
   it("shows a table as HTML (shape, column types, head and tail) and text, in one bundle", () => {
