@@ -1,15 +1,15 @@
 /**
  * The showcase notebooks under Deno's Jupyter kernel (`deno jupyter`, from the npm registry's `deno`
- * package, registered by scripts/setup-jupyter.sh): the same six notebooks, the same cells, executed
- * through Jupyter (jupyter_client and nbclient talking to the real kernel over ZMQ), must pass the same
- * checks as under tslab (test/notebook/expected.ts): every chart inline as a plotly MIME bundle with its
- * HTML rendering, tables as HTML, progress lines updated in place. Then the executed notebooks are
- * exported to HTML (`jupyter nbconvert --to html`) and opened in headless Chromium with the network
- * refused: every chart draws.
+ * package): the same six notebooks, the same cells, executed by `risk-portal-lab run --kernel deno`
+ * (the runner speaks Jupyter's messaging protocol to the real kernel itself, src/notebook/jupyter/),
+ * must pass the same checks as under tslab (test/notebook/expected.ts): every chart inline as a plotly
+ * MIME bundle with its HTML rendering, tables as HTML, progress lines updated in place. Then the executed
+ * notebooks are exported to HTML by Jupyter (`jupyter nbconvert --to html`) and opened in headless
+ * Chromium with the network refused: every chart draws.
  *
- * Deno's kernel (2.9) sends a cell's `idle` before some of its outputs; nbconvert stops listening at idle
- * and would drop them, so the notebooks run through scripts/jupyter-execute.py, which keeps listening
- * for a second after idle (it counts the late outputs in the notebook's metadata).
+ * Deno's kernel (2.9) sends a cell's `idle` before some of its outputs and tags printed text with the
+ * request current when its stdio task sends it; the runner keeps late outputs and fences each cell (as
+ * scripts/jupyter-execute.py did for nbclient, which these tests used before).
  *
  * Also deno-check.ipynb: a bare figure, table or DataFrame as a cell's last expression displays as
  * `plot.show` would, `frames.notebookLine()` updates one line in place, and what a cell prints stays
@@ -23,26 +23,28 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import {
-  EMBED_MARKER,
-  Executed,
-  inCI,
-  joined,
-  JUPYTER_HINT,
-  missingJupyter,
-  notebookEnv,
-  PLOTLY_MIME,
-  runJupyterKeepingLateOutputs,
-  type Run,
-} from "./executed";
+import { findDeno } from "../../src/notebook/jupyter/find-deno";
+import { EMBED_MARKER, Executed, inCI, joined, JUPYTER_HINT, missingJupyter, notebookEnv, PLOTLY_MIME, root, runCli, type Run } from "./executed";
 import { checkNotebook, NOTEBOOK_DIR, NOTEBOOKS } from "./expected";
 
 const RUN_TIMEOUT_MS = 420_000;
 const run = promisify(execFile);
 
-const missing = missingJupyter("deno");
+/** Why Deno's kernel cannot run here (no deno found), or undefined. */
+function missingDeno(): string | undefined {
+  try {
+    findDeno({ dirs: [root] });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+const missing = missingDeno();
+const DENO_HINT = "run `npm ci` (the deno package is a dev dependency)";
+// Only the HTML export needs Jupyter (nbconvert).
+const jupyterMissing = missingJupyter("deno");
 const chromiumMissing = missingChromium();
-if (missing && !inCI) console.warn(`test/notebook: skipping the Deno kernel runs: ${missing}; ${JUPYTER_HINT}.`);
+if (missing && !inCI) console.warn(`test/notebook: skipping the Deno kernel runs: ${missing}; ${DENO_HINT}.`);
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-deno-"));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -50,23 +52,19 @@ const CHECK = path.join(__dirname, "deno-check.ipynb");
 
 let result: Run | undefined;
 
-describe("the showcase notebooks under Deno's kernel (through Jupyter)", () => {
+describe("the showcase notebooks under Deno's kernel (risk-portal-lab run --kernel deno)", () => {
   if (missing && inCI) {
     it("runs in CI", () => {
-      throw new Error(`The Deno kernel runs must happen in CI, but ${missing}: ${JUPYTER_HINT}.`);
+      throw new Error(`The Deno kernel runs must happen in CI, but ${missing}: ${DENO_HINT}.`);
     });
     return;
   }
-  const why = missing ? ` (skipped: ${missing}; ${JUPYTER_HINT})` : "";
+  const why = missing ? ` (skipped: ${missing}; ${DENO_HINT})` : "";
 
   beforeAll(async () => {
     if (missing) return;
-    result = await runJupyterKeepingLateOutputs(
-      "deno",
-      [...NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)), CHECK],
-      outDir,
-      RUN_TIMEOUT_MS - 20_000,
-    );
+    const files = [...NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)), CHECK];
+    result = await runCli(["run", "--kernel", "deno", "--out", outDir, ...files], RUN_TIMEOUT_MS - 20_000);
   }, RUN_TIMEOUT_MS);
 
   it.skipIf(missing !== undefined)(`executes every notebook${why}`, () => {
@@ -103,7 +101,7 @@ describe("the showcase notebooks under Deno's kernel (through Jupyter)", () => {
 
   it.skipIf(missing !== undefined)(`what a cell prints is that cell's output, even right after a cell that printed 2,000 lines${why}`, () => {
     // Deno's kernel tags printed text with the request current when its stdio task gets to it, which may
-    // be the next cell's: scripts/jupyter-execute.py fences each cell (see there).
+    // be the next cell's: the runner fences each cell (src/notebook/jupyter/outputs.ts).
     const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
     const burst = Array.from({ length: 2000 }, (_, i) => `burst line ${i + 1}\n`).join("");
     expect(nb.stdout("deno-check-burst") === burst, `the burst cell printed ${nb.stdout("deno-check-burst").split("\n").length - 1} lines`).toBe(true);
@@ -111,11 +109,19 @@ describe("the showcase notebooks under Deno's kernel (through Jupyter)", () => {
     expect(nb.stdout("deno-check-6")).toBe("");
   });
 
-  const skipBrowser = missing !== undefined || (chromiumMissing !== undefined && !inCI);
+  const skipBrowser = missing !== undefined || ((chromiumMissing !== undefined || jupyterMissing !== undefined) && !inCI);
+  const skipped = missing
+    ? why
+    : chromiumMissing
+      ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})`
+      : jupyterMissing
+        ? ` (skipped: ${jupyterMissing}; ${JUPYTER_HINT})`
+        : "";
   it.skipIf(skipBrowser)(
-    `exported to HTML, every chart draws in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
+    `exported to HTML by Jupyter, every chart draws in Chromium with the network refused${skipped}`,
     async () => {
       if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      if (jupyterMissing) throw new Error(`The HTML export must run in CI, but ${jupyterMissing}: ${JUPYTER_HINT}.`);
       const files = NOTEBOOKS.map((n) => path.join(outDir, `${n}.ipynb`));
       await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ...files], {
         encoding: "utf8",

@@ -98,24 +98,6 @@ export function missingJupyter(kernel = "tslab"): string | undefined {
   return undefined;
 }
 
-/** The Python that runs Jupyter (from jupyter-nbconvert's `#!` line): it has nbclient and nbformat. */
-export function jupyterPython(): string {
-  const which = spawnSync("sh", ["-c", "command -v jupyter-nbconvert"], { encoding: "utf8" });
-  const script = which.stdout.trim();
-  const shebang = script && existsSync(script) ? /^#!\s*(\S+)/.exec(readFileSync(script, "utf8").slice(0, 200))?.[1] : undefined;
-  return shebang && existsSync(shebang) ? shebang : "python3";
-}
-
-/**
- * The notebooks executed through Jupyter with `kernel` by scripts/jupyter-execute.py (nbclient, as
- * nbconvert does, but keeping outputs the kernel sends after its idle: Deno's kernel does), each in its
- * own kernel with the notebook's directory as the working directory; the executed copies go to `outDir`.
- */
-export function runJupyterKeepingLateOutputs(kernel: string, files: readonly string[], outDir: string, timeoutMs: number): Promise<Run> {
-  const script = path.join(root, "scripts", "jupyter-execute.py");
-  return runCommand(jupyterPython(), [script, "--kernel", kernel, "--output-dir", outDir, "--timeout", "180", ...files], { timeoutMs });
-}
-
 export interface Output {
   output_type: string;
   name?: string;
