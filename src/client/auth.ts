@@ -9,6 +9,7 @@ import { HEADERS, OAUTH } from "../api/assumptions";
 import { AuthenticationError, ConfigurationError, NetworkError, RedirectError, RiskPortalError, TimeoutError, errorFromResponse } from "./errors";
 import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
+import { decodeForDisplay, readBody } from "./body";
 import { followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 
 /** A token from {@link GetToken}, with its expiry when known (never known: it is used until a 401). */
@@ -113,6 +114,9 @@ const tokenReply = z.looseObject({
   token_type: z.string().refine((t) => t.toLowerCase() === OAUTH.tokenType.toLowerCase(), { error: `expected token_type "${OAUTH.tokenType}"` }),
   expires_in: z.coerce.number().positive().optional(),
 });
+
+/** The most of a token endpoint's reply that is read. */
+const TOKEN_REPLY_BYTES = 2 ** 20;
 
 /** Lifetime assumed when the token endpoint does not say (`expires_in` is optional in RFC 6749). */
 const DEFAULT_LIFETIME_MS = 3_600_000;
@@ -342,7 +346,8 @@ class ClientCredentials extends CachedBearer {
           cause: redactor.cause(error),
         });
       }
-      const text = await response.text();
+      // A token reply is small: a body past 1 MiB (a compression bomb, a page) is cut there, and then unusable.
+      const text = decodeForDisplay((await readBody(response, TOKEN_REPLY_BYTES, true)).bytes).text;
       let body: unknown = text;
       try {
         body = JSON.parse(text);

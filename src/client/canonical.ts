@@ -5,6 +5,7 @@
  * `2026-11-20T00:00:00Z`), query parameters sorted. Two requests the server cannot tell apart have one
  * key; `describeDifferences` says where two requests differ, field by field.
  */
+import { setOwn } from "./redact";
 
 export interface CanonicalRequest {
   readonly method: string;
@@ -38,7 +39,7 @@ export function canonicalValue(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = canonicalValue(v);
+    if (v !== undefined) setOwn(out, key, canonicalValue(v));
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider
 import { ResponseCache, type CacheOptions } from "./cache";
 import { Cassette, type CassetteOptions } from "./cassette";
 import { ConfigurationError } from "./errors";
-import { send, sendStreaming, type BodySink, type CallOptions, type PipelineConfig, type Streamed } from "./pipeline";
+import { checkLimit, send, sendStreaming, type BodySink, type CallOptions, type PipelineConfig, type Streamed } from "./pipeline";
 import { Redactor } from "./redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
@@ -56,6 +56,13 @@ export interface RiskPortalClientOptions {
    * Bypass it per call with `{ cache: false }`, refresh an entry with `{ cache: "refresh" }`.
    */
   cache?: boolean | CacheOptions | ResponseCache;
+  /**
+   * The most bytes an answer may have, counted decompressed as it arrives: past it the call ends with
+   * `ResponseTooLargeError` (never retried). Default per operation: 512 MiB for transaction tables, 32 MiB
+   * for everything else; this sets it for every operation (a call's `maxResponseBytes` wins). Streaming a
+   * table into Parquet holds no body and is not limited by it.
+   */
+  maxResponseBytes?: number;
 }
 
 /** The environment variable naming the service's brand (client, simulator and CLI). */
@@ -144,6 +151,7 @@ export class RiskPortalClient {
       now,
       cassette: this.cassette,
       cache: this.cache,
+      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: checkLimit(options.maxResponseBytes, "configure") }),
     };
 
     // One method per entry of the resources table: `(input, options?)`, or `(options?)` for an operation without input.

@@ -172,6 +172,37 @@ export class RedirectError extends RiskPortalError {
   }
 }
 
+/**
+ * The answer passed its size limit (`maxResponseBytes`, counted on the decompressed bytes as they
+ * arrive): reading stopped there, so a compression bomb or an endless body cannot fill memory. Never
+ * retried (the next answer would be as large). `limit` is the limit in bytes.
+ */
+export class ResponseTooLargeError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly limit: number,
+  ) {
+    super(message, details);
+  }
+}
+
+/**
+ * The answer broke HTTP: headers larger than the client accepts, a malformed status line or framing, a
+ * corrupt compressed body. Not a connection that broke (that is a {@link NetworkError}), and never
+ * retried: a proxy or the service sends what no client accepts. `code` is the platform's
+ * (`UND_ERR_HEADERS_OVERFLOW`, `HPE_HEADER_OVERFLOW`, …).
+ */
+export class ProtocolError extends RiskPortalError {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    readonly code: string,
+  ) {
+    super(message, details);
+  }
+}
+
 const STATUS_CLASSES: Record<number, typeof HttpError> = {
   400: BadRequestError,
   401: AuthenticationError,

@@ -25,6 +25,8 @@ export {
   AbortError,
   NetworkError,
   RedirectError,
+  ResponseTooLargeError,
+  ProtocolError,
   CassetteMissError,
   type ErrorDetails,
   type WriteOutcome,

@@ -20,20 +20,24 @@ import {
   ConfigurationError,
   NetworkError,
   OperationFailedError,
+  ProtocolError,
   RedirectError,
   RateLimitError,
   RequestValidationError,
+  ResponseTooLargeError,
   ResponseValidationError,
   RiskPortalError,
   TimeoutError,
   errorFromResponse,
   formatIssues,
   type ErrorDetails,
+  type WriteOutcome,
 } from "./errors";
+import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
 import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
-import { DEFAULT_RETRY, backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, resolveRetry, type RetryOptions } from "./retry";
+import { DEFAULT_RETRY, backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, protocolViolation, resolveRetry, type RetryOptions } from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */
 export interface CallOptions {
@@ -60,6 +64,30 @@ export interface CallOptions {
    * uses it, `false` neither reads nor stores, `"refresh"` asks the server and stores the answer.
    */
   cache?: boolean | "refresh";
+  /**
+   * The most bytes the answer may have, counted decompressed as they arrive (see
+   * {@link defaultMaxResponseBytes}); past it the call ends with `ResponseTooLargeError`. A streamed call
+   * (`requestStream`, Parquet) holds no body: only this option, not the client's, limits it.
+   */
+  maxResponseBytes?: number;
+}
+
+/** The size limit of a small answer (everything but transaction tables): 32 MiB. */
+export const SMALL_ANSWER_BYTES = 32 * 2 ** 20;
+/** The size limit of an answer that is a table (`GetTransactionTable`): 512 MiB. */
+export const TABLE_ANSWER_BYTES = 512 * 2 ** 20;
+/** Operations whose answers are tables, and may be large. */
+const TABLE_OPERATIONS = new Set(["GetTransactionTable"]);
+/** How much of an error answer's body is kept (it is shown, not used): 1 MiB. */
+const ERROR_BODY_BYTES = 2 ** 20;
+/** How much of an answer of the wrong Content-Type is shown. */
+const PREVIEW_BYTES = 200;
+/** JSON media types: application/json, application/problem+json, application/vnd.x+json, text/json. */
+const JSON_TYPE = /^\s*(application\/([\w.+-]*\+)?json|text\/json)\s*(;|$)/i;
+
+/** An operation's default `maxResponseBytes`: tables 512 MiB, everything else 32 MiB. */
+export function defaultMaxResponseBytes(op: OperationDef): number {
+  return TABLE_OPERATIONS.has(op.name) ? TABLE_ANSWER_BYTES : SMALL_ANSWER_BYTES;
 }
 
 export interface PipelineConfig {
@@ -80,6 +108,8 @@ export interface PipelineConfig {
   cassette?: Cassette;
   /** The response cache for cacheable reads, when the client has one. */
   cache?: ResponseCache;
+  /** The client's size limit for every answer held whole (undefined: each operation's default). */
+  maxResponseBytes?: number;
 }
 
 /** What the server (or a cassette) answered with a success status, before decoding. */
@@ -186,7 +216,11 @@ async function streamBody(call: PreparedCall, response: Response): Promise<void>
   const sink = call.sink!;
   await toSink(() => sink.reset());
   if (!response.body) return;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) await toSink(() => sink.chunk(chunk));
+  const counter = new ByteCounter(call.options.maxResponseBytes ?? Infinity);
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    counter.add(chunk);
+    await toSink(() => sink.chunk(chunk));
+  }
 }
 
 /**
@@ -198,6 +232,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   readonly redactor: Redactor;
   readonly timeoutMs: number;
   readonly retry: RetryOptions;
+  /** The most bytes an answer held whole may have (decompressed). */
+  readonly maxResponseBytes: number;
   /** Uploads and launcher creates: their errors say whether the server may have applied them. */
   readonly write: boolean;
   readonly url: string;
@@ -231,6 +267,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     this.redactor = config.redactor;
     this.timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
     this.retry = callRetry(config.retry, options.retry, op.name);
+    this.maxResponseBytes = checkLimit(options.maxResponseBytes ?? config.maxResponseBytes ?? defaultMaxResponseBytes(op), op.name);
     this.write = op.retry === "write";
     const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
     this.url = config.baseUrl + op.path;
@@ -279,7 +316,29 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   }
 
   decode(got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
-    return decodeResponse(this.op, got.text, () => this.details({ status: got.status, requestId: got.requestId }), this.options, this.redactor);
+    const after = this.outcomeUnknown(got.status);
+    const details = () => this.details({ status: got.status, requestId: got.requestId, ...after.extra });
+    return decodeResponse(this.op, got.text, details, this.options, this.redactor, { note: after.note, failed: this.failedOutcome() });
+  }
+
+  /**
+   * A write whose request left but whose answer could not be taken (a 2xx that cannot be read, an answer
+   * that broke HTTP): its outcome is unknown, and the note says how to check. Nothing for reads, or
+   * for a write that was never sent (replayed).
+   */
+  outcomeUnknown(status?: number): { extra: Partial<ErrorDetails>; note: string } {
+    if (!this.write || this.sends === 0) return { extra: {}, note: "" };
+    const said = status === undefined ? "The request was sent" : `The server answered HTTP ${status}`;
+    return {
+      extra: { outcome: "unknown" },
+      note: ` ${said}, so it may have applied it.${this.howToCheck()} Re-sending it unchecked may apply it twice.`,
+    };
+  }
+
+  /** A write the server reported failed (`is_success: false`): all or nothing, unless it asked for best effort. */
+  failedOutcome(): WriteOutcome | undefined {
+    if (!this.write) return undefined;
+    return this.#encoded.body?.use_best_effort === true ? "unknown" : "not-applied";
   }
 
   /** Starts the call's deadline (the whole call, retries included) and joins the caller's signal to it. */
@@ -381,8 +440,9 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
   try {
     const response = replayed ? replayResponse(replayed) : await exchange(call);
     status = response.status;
+    if (!replayed && response.ok) await refuseNonJson(call, response);
     const streamed = call.sink !== undefined && response.ok && !replayed && !cassette;
-    const text = streamed ? (await streamBody(call, response), "") : await response.text();
+    const text = streamed ? (await streamBody(call, response), "") : await readText(call, response);
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
     const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
@@ -390,6 +450,7 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
     return httpFailure(call, response, text, requestId);
   } catch (error) {
     if (error instanceof SinkFailure) throw error.error;
+    if (error instanceof BodyTooLarge || error instanceof InvalidUtf8) throw bodyFailure(call, error, status);
     if (error instanceof RiskPortalError) {
       // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
       if (error.operation === "token" && call.sends === sendsBefore && transientTokenFailure(error)) return { failure: error, retryable: true };
@@ -402,8 +463,88 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
         call.details(),
         cassette!.path,
       );
+    const violation = protocolViolation(error);
+    if (violation) throw protocolFailure(call, error, violation, status);
     return { failure: transportFailure(call, error, status), retryable: isRetryable(call.op.retry, { networkError: error }, call.retry) };
   }
+}
+
+/**
+ * An answer's body as text, read as a stream against the call's size limit and decoded as strict UTF-8
+ * (throws BodyTooLarge, InvalidUtf8). An error answer's body is only shown: its first MiB is kept, and
+ * invalid UTF-8 in it is noted with its offset.
+ */
+async function readText(call: PreparedCall, response: Response): Promise<string> {
+  if (response.ok) return decodeUtf8((await readBody(response, call.maxResponseBytes)).bytes);
+  const kept = Math.min(call.maxResponseBytes, ERROR_BODY_BYTES);
+  const { bytes, truncated } = await readBody(response, kept, true);
+  const { text, invalidAt } = decodeForDisplay(bytes);
+  return `${text}${invalidAt === undefined ? "" : ` [not valid UTF-8 at byte ${invalidAt}]`}${truncated ? ` [cut at ${formatBytes(kept)}]` : ""}`;
+}
+
+/** A success answer of a JSON operation must say JSON (or nothing): an HTML page that happens to parse is not data. */
+async function refuseNonJson(call: PreparedCall, response: Response): Promise<void> {
+  const type = response.headers.get("content-type");
+  if (type === null || JSON_TYPE.test(type)) return;
+  const { bytes, truncated } = await readBody(response, PREVIEW_BYTES, true);
+  const preview = call.redactor.text(decodeForDisplay(bytes).text + (truncated ? "…" : ""));
+  const after = call.outcomeUnknown(response.status);
+  throw new ResponseValidationError(
+    call.redactor.text(`${call.op.name}: the server answered HTTP ${response.status} with Content-Type ${type}, not JSON: ${preview}`) + after.note,
+    call.details({ status: response.status, body: preview, ...after.extra }),
+    [],
+  );
+}
+
+/** A body refused as it was read: past the size limit, or not UTF-8. */
+function bodyFailure(call: PreparedCall, refused: BodyTooLarge | InvalidUtf8, status: number | undefined): RiskPortalError {
+  const after = call.outcomeUnknown(status);
+  const details = call.details({ ...(status === undefined ? {} : { status }), ...after.extra });
+  const name = call.op.name;
+  if (refused instanceof InvalidUtf8)
+    return new ResponseValidationError(
+      `${name}: the response is not valid UTF-8 at byte ${refused.offset}: refused, not read with replacement characters.${after.note}`,
+      details,
+      [],
+    );
+  const stream = TABLE_OPERATIONS.has(name) ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))" : "";
+  const message =
+    `${name}: the response passed its size limit of ${formatBytes(refused.limit)} (maxResponseBytes, counted decompressed): reading stopped after ${formatBytes(refused.received)}. ` +
+    `If the answer is meant to be this large, to raise it: { maxResponseBytes: ${nextLimit(refused.limit)} } on the call or the client${stream}.${after.note}`;
+  return new ResponseTooLargeError(message, details, refused.limit);
+}
+
+/** An answer that broke HTTP: its own error, never retried (see {@link protocolViolation}). */
+function protocolFailure(call: PreparedCall, error: unknown, code: string, status: number | undefined): ProtocolError {
+  const origin = call.redactor.text(new URL(call.url).origin);
+  const what = /HEADER.*OVERFLOW/.test(code)
+    ? "its headers are larger than the client accepts"
+    : code.startsWith("Z_")
+      ? "its compressed body is corrupt"
+      : "it is not well-formed HTTP";
+  const after = call.outcomeUnknown(status);
+  return new ProtocolError(
+    `${call.op.name}: the answer from ${origin} broke HTTP: ${what} (${code}); not retried: a proxy or the service sends what no HTTP client accepts.${after.note}`,
+    call.details({ cause: call.redactor.cause(error), ...(status === undefined ? {} : { status }), ...after.extra }),
+    code,
+  );
+}
+
+/** `4 MiB`, `1.5 GiB`, `64 KiB`, `200 bytes`. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [
+    ["GiB", 2 ** 30],
+    ["MiB", 2 ** 20],
+    ["KiB", 2 ** 10],
+  ] as const) {
+    if (n >= size) return `${Number((n / size).toFixed(2))} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+/** A limit to suggest: four times the one that was passed, in whole MiB. */
+function nextLimit(limit: number): number {
+  return Math.ceil((limit * 4) / 2 ** 20) * 2 ** 20;
 }
 
 /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
@@ -559,6 +700,15 @@ function checkTimeout(value: unknown, operation: string): number {
   );
 }
 
+/** A size limit: a positive number of bytes, or Infinity for none. Checked before anything is sent. */
+export function checkLimit(value: unknown, operation: string): number {
+  if (typeof value === "number" && value > 0) return value;
+  throw new ConfigurationError(
+    `${operation}: maxResponseBytes must be a number of bytes > 0 (Infinity for no limit), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}; nothing was sent`,
+    { operation },
+  );
+}
+
 function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: string): RetryOptions {
   if (call === undefined) return base;
   try {
@@ -568,14 +718,27 @@ function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: st
   }
 }
 
-function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: () => ErrorDetails, options: CallOptions, redactor: Redactor): ResponseOf<Op> {
+/** What a write's decoding errors add: how to check (the answer was a 2xx), and the outcome of a reported failure. */
+interface DecodeNotes {
+  note: string;
+  failed?: WriteOutcome;
+}
+
+function decodeResponse<Op extends OperationDef>(
+  op: Op,
+  text: string,
+  details: () => ErrorDetails,
+  options: CallOptions,
+  redactor: Redactor,
+  notes: DecodeNotes = { note: "" },
+): ResponseOf<Op> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
     throw new ResponseValidationError(
-      redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`),
+      redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`) + notes.note,
       { ...details(), body: redactor.text(text) },
       [],
     );
@@ -584,7 +747,7 @@ function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: 
   if (!parsed.success) {
     const issues = toFieldIssues(parsed.error);
     throw new ResponseValidationError(
-      redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`),
+      redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`) + notes.note,
       { ...details(), body: redactor.value(json) },
       issues,
     );
@@ -594,9 +757,10 @@ function decodeResponse<Op extends OperationDef>(op: Op, text: string, details: 
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
     const messages = outcome.error_messages ?? [];
     const said = messages.length ? messages.slice(0, 5).join("; ") + (messages.length > 5 ? ` … and ${messages.length - 5} more` : "") : "no message given";
+    const partly = notes.failed === "unknown" ? ` With use_best_effort the records not named may have been stored.${notes.note}` : "";
     throw new OperationFailedError(
-      redactor.text(`${op.name} reported failure: ${said}`),
-      { ...details(), body: redactor.value(json) },
+      redactor.text(`${op.name} reported failure: ${said}`) + partly,
+      { ...details(), ...(notes.failed ? { outcome: notes.failed } : {}), body: redactor.value(json) },
       redactor.value(messages),
     );
   }

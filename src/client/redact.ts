@@ -25,6 +25,16 @@ const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{16,}=*/g;
 /** `https://user:pass@host` → `https://[REDACTED]@host`. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 
+/**
+ * `target[key] = value`, except that a `__proto__` key (which JSON.parse makes an ordinary property)
+ * stays an ordinary property instead of replacing `target`'s prototype. Every copy of server JSON goes
+ * through here (`constructor` and `prototype` keys are ordinary properties on assignment already).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 export class Redactor {
   readonly #secrets = new Set<string>();
 
@@ -91,8 +101,8 @@ export class Redactor {
       }
       const out = to as Record<string, unknown>;
       for (const [key, v] of Object.entries(from)) {
-        if (!SECRET_KEY.test(key) || v === null || v === undefined) out[key] = leaf(v);
-        else out[key] = keepTail && typeof v === "string" ? maskSecret(v) : REDACTED;
+        if (!SECRET_KEY.test(key) || v === null || v === undefined) setOwn(out, key, leaf(v));
+        else setOwn(out, key, keepTail && typeof v === "string" ? maskSecret(v) : REDACTED);
       }
     }
     return root;

@@ -98,6 +98,26 @@ export function neverReachedServer(error: unknown): boolean {
   return false;
 }
 
+/** Parser codes that mean the connection ended early (a broken connection, not a malformed answer). */
+const EARLY_END_CODES = new Set(["HPE_INVALID_EOF_STATE", "HPE_CLOSED_CONNECTION"]);
+
+/**
+ * The code of a failure that means the answer broke HTTP rather than the connection: oversized headers
+ * (undici's `UND_ERR_HEADERS_OVERFLOW`, Node's `HPE_HEADER_OVERFLOW` under node-fetch), a malformed
+ * answer (llhttp's other `HPE_*` codes), a corrupt compressed body (`Z_DATA_ERROR`); undefined otherwise.
+ */
+export function protocolViolation(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (code === "UND_ERR_HEADERS_OVERFLOW" || code === "Z_DATA_ERROR") return code;
+      if (code.startsWith("HPE_") && !EARLY_END_CODES.has(code)) return code;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /**
  * A17: may this failure be retried? Reads: network errors and the retry statuses. Writes: only when the
  * request provably never reached the server (connection refused, DNS failure).

@@ -133,7 +133,7 @@ describe("responses that do not fit the schema", () => {
   });
 
   it("a body that is not JSON says so", async () => {
-    server.on(LOOKBACKS, { status: 200, body: "OK" });
+    server.on(LOOKBACKS, { status: 200, body: "OK", headers: { "content-type": "application/json" } });
     await expect(rp.report.lookBacks()).rejects.toThrow("LookBacks: the server's response is not JSON: OK");
   });
 

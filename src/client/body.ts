@@ -1,0 +1,100 @@
+/**
+ * Reading an answer's body without trusting it: as a stream, counting the bytes as they arrive (after
+ * decompression: Node's fetch and node-fetch decompress gzip, deflate and brotli as the body streams),
+ * stopping at a limit, and decoding UTF-8 strictly. A compression bomb stops at the limit instead of
+ * filling memory; invalid UTF-8 is refused with its byte offset instead of becoming U+FFFD.
+ */
+
+/** The body passed its limit; reading stopped (the stream was cancelled). */
+export class BodyTooLarge {
+  constructor(
+    readonly limit: number,
+    readonly received: number,
+  ) {}
+}
+
+/** The body is not valid UTF-8; `offset` is the first byte of the first invalid sequence. */
+export class InvalidUtf8 {
+  constructor(readonly offset: number) {}
+}
+
+/** A body's bytes as read, and whether it went on past what was read. */
+export interface BodyBytes {
+  bytes: Uint8Array;
+  truncated: boolean;
+}
+
+/**
+ * Reads `response`'s body chunk by chunk, at most `limit` bytes. Past the limit the stream is cancelled
+ * (which stops the download and the decompression) and {@link BodyTooLarge} is thrown, or, with
+ * `truncate`, the first `limit` bytes are returned.
+ */
+export async function readBody(response: Response, limit: number, truncate = false): Promise<BodyBytes> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body) {
+    // A web stream (Node's fetch) or a Node stream (node-fetch): both are async iterables, and leaving
+    // the loop early cancels the one and destroys the other.
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (total + chunk.byteLength > limit) {
+        if (!truncate) throw new BodyTooLarge(limit, total + chunk.byteLength);
+        chunks.push(chunk.subarray(0, limit - total));
+        return { bytes: Buffer.concat(chunks, limit), truncated: true };
+      }
+      chunks.push(chunk);
+      total += chunk.byteLength;
+    }
+  }
+  return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total), truncated: false };
+}
+
+/** Counts a streamed body's bytes against a limit, chunk by chunk. */
+export class ByteCounter {
+  #total = 0;
+  constructor(readonly limit: number) {}
+  add(chunk: Uint8Array): void {
+    this.#total += chunk.byteLength;
+    if (this.#total > this.limit) throw new BodyTooLarge(this.limit, this.#total);
+  }
+}
+
+const strict = new TextDecoder("utf-8", { fatal: true });
+const lenient = new TextDecoder("utf-8");
+
+/** The text of UTF-8 bytes (a BOM dropped, as `response.text()` does); throws {@link InvalidUtf8}. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    throw new InvalidUtf8(Math.max(0, invalidUtf8At(bytes)));
+  }
+}
+
+/** For what is only shown (a preview, an error body): invalid sequences become U+FFFD, and `invalidAt` says where the first was. */
+export function decodeForDisplay(bytes: Uint8Array): { text: string; invalidAt?: number } {
+  const at = invalidUtf8At(bytes);
+  return { text: lenient.decode(bytes), ...(at >= 0 ? { invalidAt: at } : {}) };
+}
+
+/**
+ * The offset of the first byte of the first invalid UTF-8 sequence (stray or missing continuation
+ * bytes, overlong forms, surrogates, values past U+10FFFF, a sequence cut off at the end), or -1.
+ */
+export function invalidUtf8At(b: Uint8Array): number {
+  for (let i = 0; i < b.length;) {
+    const lead = b[i]!;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    const more = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+    if (more === 0 || i + more >= b.length) return i;
+    // The second byte's range rules out overlong forms, surrogates and values past U+10FFFF.
+    const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+    const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+    if (b[i + 1]! < lo || b[i + 1]! > hi) return i;
+    for (let k = 2; k <= more; k++) if ((b[i + k]! & 0xc0) !== 0x80) return i;
+    i += more + 1;
+  }
+  return -1;
+}
