@@ -27,13 +27,8 @@ const FENCE_TIMEOUT_MS = 60_000;
 export async function runWithKernel(file: string, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
   const run = await prepareRun(file, options);
-  const dir = path.dirname(run.absolute);
-  const deno = findDeno({ flag: options.deno, dirs: [dir, process.cwd()] });
-  const kernel = await JupyterKernel.start({
-    argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
-    cwd: dir,
-    env: kernelEnv(options.env),
-    name: "Deno's kernel",
+  const kernel = await startDeno(run, options).catch((error: Error) => {
+    throw new Error(`${run.file}: ${error.message}`);
   });
   const book = new KernelOutputs(kernel);
   let failure: CellFailure | undefined;
@@ -47,6 +42,18 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
   if (failure) clearAfter(run, failure.index);
   const extra = { kernel: "deno", late_outputs: book.late, reattributed_streams: book.reattributed, lost_promises: book.lostPromises };
   return writeOutputs(run, failure, performance.now() - started, extra);
+}
+
+/** Deno's kernel for the notebook, in its folder, with its environment. */
+async function startDeno(run: PreparedRun, options: RunOptions): Promise<JupyterKernel> {
+  const dir = path.dirname(run.absolute);
+  const deno = findDeno({ flag: options.deno, dirs: [dir, process.cwd()] });
+  return JupyterKernel.start({
+    argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+    cwd: dir,
+    env: kernelEnv(options.env),
+    name: "Deno's kernel",
+  });
 }
 
 /** process.env with `env` over it (undefined removes a variable). */
