@@ -14,6 +14,11 @@ export const EMBED_MARKER = "embedded by risk-portal-lab (offline)";
 export const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
 export const JUPYTER_HINT = "run `bash scripts/setup-jupyter.sh` (after `npm ci`)";
 
+/** stderr without the runner's per-cell lines (`runner-throw: cell 2/3 ok 0.1 s`), and those lines' `2/3 ok`. */
+const CELL_LINE = /^[\w-]+: cell (\d+\/\d+ (?:ok|failed|timed out)) \d+\.\d s(?::.*)?\n/gm;
+export const withoutCellLines = (stderr: string): string => stderr.replace(CELL_LINE, "");
+export const cellStatuses = (stderr: string): (string | undefined)[] => [...stderr.matchAll(CELL_LINE)].map((m) => m[1]);
+
 /**
  * The environment of the notebooks under test: no real service configured (so `connect()` starts the
  * simulator), and no pydevd "frozen modules" warning from every Jupyter start.

@@ -20,7 +20,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseNotebook } from "../../src/notebook/ipynb";
 import { injectParameters } from "../../src/notebook/params";
-import { Executed, inCI, JUPYTER_HINT, joined, missingJupyter, root, runCli, runJupyter, type Run } from "./executed";
+import { Executed, inCI, JUPYTER_HINT, joined, missingJupyter, root, runCli, runJupyter, withoutCellLines, type Run } from "./executed";
 import { checkNotebook, connectCell, NOTEBOOK_DIR, NOTEBOOKS, provenanceLines, replayLine } from "./expected";
 
 /** The replays run together with the other notebook tests on two cores. */
@@ -97,7 +97,7 @@ describe("risk-portal-lab demo --replay: every notebook from its committed casse
 describe("a replay whose request changed", () => {
   it("stops at the cell that asked, with the closest recorded request and the difference (notebook 01, currency SEK)", () => {
     expect(changed.code).toBe(1);
-    const error = changed.stderr;
+    const error = withoutCellLines(changed.stderr);
     // The first cell that asks is a batch (frames.fetchYieldCurvesColumns): a replay miss is not one failed date among others, it throws.
     expect(error).toMatch(/^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /);
     expect(error).toMatch(

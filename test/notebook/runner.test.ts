@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Notebook } from "../../src/notebook/ipynb";
 import { declaredParameters, injectParameters, parameterDeclarations, parseParameterValue } from "../../src/notebook/params";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import { Executed, inCI, PLOTLY_MIME, runCli, type Run } from "./executed";
+import { cellStatuses, Executed, inCI, PLOTLY_MIME, runCli, withoutCellLines, type Run } from "./executed";
+import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
 
 const smoke = path.join(__dirname, "runner-smoke.ipynb");
 const throwing = path.join(__dirname, "runner-throw.ipynb");
@@ -82,11 +83,6 @@ describe("parameters", () => {
   });
 });
 
-/** stderr without the per-cell lines (`runner-throw: cell 2/3 ok 0.1 s`), and those lines' `2/3 ok`. */
-const CELL_LINE = /^[\w-]+: cell (\d+\/\d+ (?:ok|failed|timed out)) \d+\.\d s(?::.*)?\n/gm;
-const withoutCellLines = (stderr: string) => stderr.replace(CELL_LINE, "");
-const cellStatuses = (stderr: string) => [...stderr.matchAll(CELL_LINE)].map((m) => m[1]);
-
 describe("risk-portal-lab run", () => {
   let failed: Run;
   let passed: Run;
@@ -131,8 +127,13 @@ describe("risk-portal-lab run", () => {
     const nb = Executed.read(path.join(smokeDir, "runner-smoke.ipynb"));
     expect(nb.stdout("smoke-connect")).toMatch(/^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+/);
     const chart = nb.outputs("smoke-chart");
-    expect(chart.map((o) => o.output_type)).toEqual(["display_data"]);
+    // The chart, then plotly.js in parts (the session's first chart; src/plot/plotly-parts.ts), in order.
+    expect(chart.every((o) => o.output_type === "display_data")).toBe(true);
     expect(Object.keys(chart[0]!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
+    const parts = chart.slice(1).map((o) => o.data![PLOTLY_PART_MIME] as { part: number; of: number });
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.map((p) => p.part)).toEqual(parts.map((_, i) => i + 1));
+    expect(parts.every((p) => p.of === parts.length)).toBe(true);
     expect(nb.figures("smoke-chart")[0]!.layout.title?.text).toBe("EUR zero curve for the runner test");
     expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: "smoke-chart" });
     expect(nb.outputs("smoke-html")).toEqual([{ output_type: "display_data", data: { "text/html": "<b>bold</b>" }, metadata: {} }]);
