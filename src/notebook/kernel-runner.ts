@@ -40,7 +40,7 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
     await kernel.shutdown();
   }
   if (failure) clearAfter(run, failure.index);
-  const extra = { kernel: "deno", late_outputs: book.late, reattributed_streams: book.reattributed, lost_promises: book.lostPromises };
+  const extra = { kernel: "deno", late_outputs: book.late, reattributed_streams: book.reattributed };
   return writeOutputs(run, failure, performance.now() - started, extra);
 }
 
@@ -121,10 +121,7 @@ async function runCell(
   if (content.status === "ok") return fenced;
   if (content.status === "error") {
     const shown = state.outputs.some((o) => o.output_type === "error");
-    if (!shown && lostPromise(content)) {
-      book.lostPromises++;
-      return fenced;
-    }
+    if (!shown && lostPromise(content)) return fail(at, state, "Error", LOST_PROMISE);
     return fail(at, state, content.ename ?? "Error", content.evalue ?? "", shown ? undefined : content.traceback);
   }
   return fail(at, state, "Error", `the kernel answered ${JSON.stringify(content.status)}`);
@@ -132,12 +129,14 @@ async function runCell(
 
 /**
  * Deno's kernel (2.9) answers `Error: Execution failed`, with no traceback and no error on iopub, when
- * V8's inspector lost the cell's promise (its stderr says `Promise was collected`): it happens to a cell
- * whose display of several MB is still being sent when the cell ends (a notebook's first chart, which
- * carries plotly.js). The cell's code ran and its outputs arrive; nothing of the notebook failed, so
- * the cell counts as done (`lost_promises` in the notebook's metadata counts these). A cell that throws
- * gets its error on iopub, and fails.
+ * V8's inspector lost the cell's promise (its stderr says `Promise was collected`). It happened to cells
+ * whose display of several MB was still being sent when the cell ended (a first chart carrying plotly.js
+ * in one message, before plotly.js went in parts: src/plot/plotly-parts.ts); not seen since. The cell's
+ * code may well have run, but the kernel did not say it finished: the cell fails, saying so.
  */
+const LOST_PROMISE =
+  "Execution failed: Deno's kernel answered with no error or traceback (V8 lost the cell's promise; its stderr says 'Promise was collected'). The cell's code may have run; run the notebook again.";
+
 function lostPromise(content: { ename?: string; evalue?: string; traceback?: string[] }): boolean {
   return content.ename === "Error" && content.evalue === "Execution failed" && (content.traceback ?? []).length === 0;
 }

@@ -39,8 +39,6 @@ export class KernelOutputs {
   /** Outputs that arrived after the cell was done, and printed texts given back by a fence. */
   late = 0;
   reattributed = 0;
-  /** Cells whose promise Deno's kernel lost (see kernel-runner.ts). */
-  lostPromises = 0;
   lastMessageAt = performance.now();
   #cells = new Map<string, CellState>();
   #fences = new Map<string, Fence>();
