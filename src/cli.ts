@@ -17,8 +17,9 @@ const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
          -p, --param k=v set a parameter of the cell tagged "parameters" (repeatable; JSON values
                          such as 3, true or [1,2] keep their type, anything else is a string)
          --out DIR       where the executed .ipynb, its .html and index.html go (default out/)
-         --kernel NAME   tslab (default: tslab's executor in this process) or deno (Deno's Jupyter
-                         kernel, \`deno jupyter --kernel\`, spoken to directly)
+         --kernel NAME   tslab (tslab's executor in this process) or deno (Deno's Jupyter kernel,
+                         \`deno jupyter --kernel\`, spoken to directly); default: the one the
+                         notebook's kernelspec names (deno for a Deno notebook, else tslab)
          --deno PATH     the deno to run with --kernel deno (default: $DENO_BIN, else
                          node_modules/.bin/deno in the notebook's folder, the current one or above,
                          else deno on PATH; \`npm install deno\` installs one)
@@ -215,7 +216,7 @@ async function run(args: string[]): Promise<number> {
       param: { type: "string", short: "p", multiple: true },
       out: { type: "string", default: "out" },
       "cell-timeout": { type: "string" },
-      kernel: { type: "string", default: "tslab" },
+      kernel: { type: "string" },
       deno: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -227,9 +228,9 @@ async function run(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError("run needs at least one notebook");
-  const kernel = values.kernel as KernelName;
-  if (kernel !== "tslab" && kernel !== "deno") throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
-  if (values.deno !== undefined && kernel !== "deno") throw new UsageError("--deno only applies with --kernel deno");
+  const kernel = values.kernel as KernelName | undefined;
+  if (kernel !== undefined && kernel !== "tslab" && kernel !== "deno") throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
+  if (values.deno !== undefined && kernel === "tslab") throw new UsageError("--deno only applies to Deno's kernel");
   const { parseParameterValue } = await import("./notebook/params");
   const params: Record<string, unknown> = {};
   for (const p of values.param ?? []) {

@@ -21,7 +21,7 @@ export interface BatchOptions {
   onCell?: (info: { file: string; index: number; total: number }) => void;
   /** Called after each code cell of each notebook, with how it ended and how long it took. */
   onCellDone?: (info: CellDone & { file: string }) => void;
-  /** The kernel (`tslab`, the default, or `deno`) and the deno executable (see `RunOptions`). */
+  /** The kernel (`tslab` or `deno`; default: the notebook's kernelspec) and the deno executable (see `RunOptions`). */
   kernel?: KernelName;
   deno?: string;
   /** Environment for the notebooks (merged over process.env). */

@@ -25,8 +25,9 @@ export interface RunOptions {
    */
   cellTimeoutMs?: number;
   /**
-   * Which kernel runs the notebook: `tslab` (default; tslab's executor in this process) or `deno`
-   * (Deno's Jupyter kernel, `deno jupyter --kernel`, spoken to over Jupyter's messaging protocol).
+   * Which kernel runs the notebook: `tslab` (tslab's executor in this process) or `deno` (Deno's Jupyter
+   * kernel, `deno jupyter --kernel`, spoken to over Jupyter's messaging protocol). Default: the one the
+   * notebook's kernelspec names ({@link notebookKernel}).
    */
   kernel?: KernelName;
   /** The deno executable (`--kernel deno`); default: $DENO_BIN, node_modules/.bin/deno, then PATH (see `findDeno`). */
@@ -37,6 +38,21 @@ export interface RunOptions {
 
 export type KernelName = "tslab" | "deno";
 export const KERNELS: readonly KernelName[] = ["tslab", "deno"];
+
+/**
+ * The kernel a notebook was written for, when none is asked for: `deno` when its kernelspec names Deno's
+ * kernel (`deno jupyter --install` registers `deno`), else `tslab`. A file that cannot be read or parsed
+ * says `tslab` here and fails with its own error when the run reads it.
+ */
+export async function notebookKernel(file: string): Promise<KernelName> {
+  try {
+    const nb = JSON.parse(await readFile(file, "utf8")) as { metadata?: { kernelspec?: { name?: unknown } } };
+    const name = nb.metadata?.kernelspec?.name;
+    return typeof name === "string" && /^deno\b/i.test(name) ? "deno" : "tslab";
+  } catch {
+    return "tslab";
+  }
+}
 
 /** How a code cell ended: `ok`, `failed` (with the error's first line) or `timed out`. */
 export interface CellDone {

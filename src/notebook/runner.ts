@@ -14,7 +14,17 @@ import path from "node:path";
 import { format } from "node:util";
 import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
 import { runWithKernel } from "./kernel-runner";
-import { CellTimeout, prepareRun, reportCell, withTimeout, writeOutputs, type PreparedRun, type RunOptions, type RunResult } from "./run-shared";
+import {
+  CellTimeout,
+  notebookKernel,
+  prepareRun,
+  reportCell,
+  withTimeout,
+  writeOutputs,
+  type PreparedRun,
+  type RunOptions,
+  type RunResult,
+} from "./run-shared";
 
 export type { CellFailure } from "./ipynb";
 export {
@@ -56,8 +66,9 @@ function cellError(value: unknown): CellError {
  * cell fails (the outputs up to it are still written).
  */
 export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
-  if (options.kernel === "deno") return runWithKernel(file, options);
-  if (options.kernel !== undefined && options.kernel !== "tslab") throw new Error(`unknown kernel ${JSON.stringify(options.kernel)}: tslab or deno`);
+  const kernel = options.kernel ?? (await notebookKernel(file));
+  if (kernel === "deno") return runWithKernel(file, { ...options, kernel });
+  if (kernel !== "tslab") throw new Error(`unknown kernel ${JSON.stringify(kernel)}: tslab or deno`);
   const started = performance.now();
   const run = await prepareRun(file, options);
   // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's

@@ -75,7 +75,8 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab run --kernel de
     before = kernelDirs();
     [passed, failed, timedOut] = await Promise.all([
       runCli(["run", main, "--kernel", "deno", "--param", "greeting=hi", "-p", "lines=4", "--out", path.join(outDir, "main")], CLI_TIMEOUT_MS),
-      runCli(["run", failing, "--kernel", "deno", "--out", path.join(outDir, "fail")], CLI_TIMEOUT_MS),
+      // No --kernel: the notebook's kernelspec (deno) decides.
+      runCli(["run", failing, "--out", path.join(outDir, "fail")], CLI_TIMEOUT_MS),
       runCli(["run", slow, "--kernel", "deno", "--cell-timeout", "2", "--out", path.join(outDir, "slow")], CLI_TIMEOUT_MS),
     ]);
   }, CLI_TIMEOUT_MS);
@@ -145,7 +146,7 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab run --kernel de
     expect(out).toEqual({ output_type: "stream", name: "stdout", text: "about to fail\n" });
     expect(error).toMatchObject({ output_type: "error", ename: "TypeError" });
     expect(nb.cell("never")).toMatchObject({ outputs: [], execution_count: null });
-    expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ status: "failed", failed_cell: "throws" });
+    expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ status: "failed", failed_cell: "throws", kernel: "deno" });
   });
 
   it("--cell-timeout stops a slow cell, writes it as timed out, and kills the kernel", () => {
