@@ -8,7 +8,7 @@
  * Deno's kernel (2.9) sends a cell's `status: idle` from another thread than the cell's own outputs,
  * 2–15 ms after the cell's code returns, whatever is still being sent, and a frontend that closes the
  * cell at idle (JupyterLab, nbconvert, papermill) drops what comes later. Measured with plain nbconvert
- * (test/notebook/deno-nbconvert.test.ts and the probes in its comment): what is sent while the cell's
+ * (test/notebook/show-deno.test.ts): what is sent while the cell's
  * code still runs is on the wire before idle, when the kernel's socket has room; messages sent back to
  * back fill it, and then they and all after them wait for the kernel's event loop, after the cell. So
  * the sender calls `broadcast` (which starts sending at once; `display` waits a microtask first) and,
