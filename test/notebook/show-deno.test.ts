@@ -14,11 +14,10 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLOTLY_PART_CHARS, PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
-import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
+import { drawExported, missingChromium, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
 import { EMBED_MARKER, inCI, joined, JUPYTER_HINT, missingJupyter, notebookEnv, PLOTLY_MIME, type Cell } from "./executed";
 
 const run = promisify(execFile);
@@ -123,25 +122,15 @@ describe(`show-deno.ipynb under Deno's kernel through plain nbconvert, ${RUNS} r
     `exported to HTML, draws both charts in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
       if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
-      await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, path.join(outDir, "run-1.ipynb")], {
-        env: notebookEnv(),
-        timeout: 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      const b = await openOfflineBrowser();
-      try {
-        const page = await b.context.newPage();
-        await page.goto(pathToFileURL(path.join(outDir, "run-1.html")).href);
-        const charts = await drawnCharts(page, 2);
-        expect(charts.map((c) => [c.svg, c.traces])).toEqual([
+      const drawn = await drawExported(path.join(outDir, "run-1.ipynb"), outDir, notebookEnv(), 2);
+      expect(drawn).toEqual({
+        charts: [
           [true, 1],
           [true, 2],
-        ]);
-        expect(b.external.filter((u) => /plotly/i.test(u))).toEqual([]);
-        expect(b.errors).toEqual([]);
-      } finally {
-        await b.close();
-      }
+        ],
+        plotlyRequests: [],
+        errors: [],
+      });
     },
     120_000,
   );

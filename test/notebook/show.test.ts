@@ -15,10 +15,9 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
+import { drawExported, missingChromium, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
 import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
 import { EMBED_MARKER, joined, missingJupyter, PLOTLY_MIME } from "./executed";
 
@@ -150,27 +149,15 @@ describe("show-check.ipynb under the tslab kernel", () => {
     `survives export to HTML: both charts draw in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
       if (chromiumMissing) throw new Error(`The HTML-export check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
-      await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, executed], {
-        encoding: "utf8",
-        env,
-        timeout: 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      const b = await openOfflineBrowser();
-      try {
-        const page = await b.context.newPage();
-        await page.goto(pathToFileURL(path.join(outDir, "show-check.html")).href);
-        const charts = await drawnCharts(page, 2);
-        expect(charts.map((c) => [c.svg, c.traces])).toEqual([
+      const drawn = await drawExported(executed, outDir, env, 2);
+      expect(drawn).toEqual({
+        charts: [
           [true, 1],
           [true, 2],
-        ]);
-        // The export template may try its own assets (MathJax, require.js); nothing of ours, and no plotly CDN.
-        expect(b.external.filter((u) => /plotly/i.test(u))).toEqual([]);
-        expect(b.errors).toEqual([]);
-      } finally {
-        await b.close();
-      }
+        ],
+        plotlyRequests: [],
+        errors: [],
+      });
     },
     120_000,
   );

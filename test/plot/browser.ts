@@ -3,8 +3,14 @@
  * inline data: URL) is refused and recorded, so a test can assert that nothing tried to reach out.
  * Uses the system Chromium (scripts/setup-chromium.sh) through playwright-core; nothing is downloaded.
  */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CHROMIUM_ARGS, findChromium } from "../../src/plot/to-png";
+
+const run = promisify(execFile);
 
 export const SETUP_HINT = "run `bash scripts/setup-chromium.sh`";
 export const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
@@ -75,6 +81,30 @@ export async function drawnCharts(page: Page, count: number, timeoutMs = 60_000)
       };
     }),
   );
+}
+
+/**
+ * An executed notebook exported to HTML by `jupyter nbconvert --to html` (into `outDir`), opened offline:
+ * each drawn chart as `[svg drawn, traces]`, the requests for plotly that were refused (none expected: the
+ * notebook embeds it) and the page's errors.
+ */
+export async function drawExported(
+  ipynb: string,
+  outDir: string,
+  env: NodeJS.ProcessEnv,
+  count: number,
+): Promise<{ charts: [boolean, number][]; plotlyRequests: string[]; errors: string[] }> {
+  await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ipynb], { encoding: "utf8", env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const b = await openOfflineBrowser();
+  try {
+    const page = await b.context.newPage();
+    await page.goto(pathToFileURL(path.join(outDir, `${path.basename(ipynb, ".ipynb")}.html`)).href);
+    const charts = (await drawnCharts(page, count)).map((c): [boolean, number] => [c.svg, c.traces]);
+    // The export template may try its own assets (MathJax, require.js); nothing of ours, and no plotly CDN.
+    return { charts, plotlyRequests: b.external.filter((u) => /plotly/i.test(u)), errors: b.errors };
+  } finally {
+    await b.close();
+  }
 }
 
 /** Share of pixels that are not (near) white in a PNG, measured by the browser itself. */
