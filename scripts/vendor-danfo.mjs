@@ -146,7 +146,7 @@ function inputsStamp() {
 const stamp = inputsStamp();
 const stampFile = path.join(out, ".stamp");
 if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && existsSync(path.join(out, "index.js"))) {
-  console.log("vendor/danfo: up to date");
+  // Up to date: nothing to say.
 } else {
   // Built beside, then swapped in: a build running meanwhile (npm pack, a test) never sees a half-written folder.
   const next = `${out}.${process.pid}.tmp`;

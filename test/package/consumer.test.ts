@@ -137,7 +137,8 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
   it(`installs from the tarball alone, in ≤ ${MAX_NODE_MODULES_MB} MB, with no URL dependency and no install script`, async () => {
     mkdirSync(installed, { recursive: true });
     writeFileSync(path.join(installed, "package.json"), JSON.stringify({ name: "my-notebooks", version: "1.0.0", private: true }));
-    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], installed);
+    const output = await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], installed);
+    expect(output, "npm names no package whose install scripts it skipped or wants approved").not.toMatch(/install-scripts|allowScripts/);
     const lock = readFileSync(path.join(installed, "package-lock.json"), "utf8");
     const urls = [...lock.matchAll(/"resolved": "([^"]+)"/g)]
       .map((m) => m[1]!)
