@@ -46,6 +46,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     bodyLimit: deps.bodyLimitBytes,
     genReqId: () => `sim-${(++requestCounter).toString(36).padStart(6, "0")}`,
     return503OnClosing: true,
+    // close() ends every connection, not only idle ones: a client may leave a connection open that
+    // never carried a request (Node 22's fetch after a body it cut short: the size limit), and
+    // waiting on it would hang close() for good.
+    forceCloseConnections: true,
     // Transport-level refusals (headers too large, bad framing) are problem details too, not Node's bare answer.
     clientErrorHandler: (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket),
     // Node would answer a request without Host with a bare 400 of its own; the gate answers it instead.
