@@ -28,6 +28,7 @@ export {
   sliceParams,
   centredSlice,
   minTotalVariance,
+  modelMinTotalVariance,
   butterflyG,
   densityFactor,
   sviW,

@@ -18,7 +18,7 @@
  * key: `b`, `zeta`, `vTilde`, `callWing`, `T`, …) and the failed condition; none returns NaN or ∞.
  */
 import { VolModelError, fmt } from "./errors";
-import { rawSvi, sliceParams, type RawSvi, type SliceParams } from "./svi";
+import { modelMinTotalVariance, rawSvi, sliceParams, type RawSvi, type SliceParams } from "./svi";
 
 /**
  * Natural SVI (GJ §3.2): `w(k) = delta + omega/2·(1 + zeta·rho·(k − mu) + sqrt((zeta·(k − mu) + rho)² + (1 − rho²)))`.
@@ -351,18 +351,14 @@ export function modelToRaw(model: SliceParams, T: number): RawSvi {
 /**
  * The model's form → jump-wings at maturity `T` years: `v = vol²`, `psi = skew`, `p = putWing`, `c = callWing`
  * (the same quantities, vol-model.md), and `vTilde = min_k w(k)/T` of the raw slice {@link modelToRaw} gives,
- * `(theta − b·R·(rho − beta)²/(1 − rho·beta + (s/R)·sqrt(1 − rho²)))/T` with `R = sqrt(m² + s²)`, `beta = m/R`:
- * `a + b·s·sqrt(1 − rho²)` without its cancellation (the same number svi.ts `rawSvi` holds ≥ 0).
+ * `a + b·s·sqrt(1 − rho²)` computed from the model's parameters by svi.ts `modelMinTotalVariance` (the same
+ * number `rawSvi` holds ≥ 0).
  * Checks the slice as {@link modelToRaw} does.
  */
 export function modelToJumpWings(model: SliceParams, T: number): JumpWings {
-  const { b, rho, m, s } = modelRaw(model, T);
-  const theta = model.vol * model.vol * T;
-  // The minimum written without cancellation between a and b·s·sqrt(1 − rho²), as rawSvi's own check computes it.
-  const R = Math.hypot(m, s);
-  const beta = m / R;
-  const d = rho - beta;
-  const minW = theta - (b * R * d * d) / (1 - rho * beta + (s / R) * Math.sqrt((1 - rho) * (1 + rho)));
+  modelRaw(model, T); // its checks
+  // The minimum from the model's parameters, as rawSvi's own check computes it (no cancellation, no m/R rounding).
+  const minW = modelMinTotalVariance(model, T);
   const out = { v: model.vol * model.vol, psi: model.skew, p: model.putWing, c: model.callWing, vTilde: minW / T };
   checkOutput("jumpWings", out, "the model slice");
   return out;

@@ -17,7 +17,7 @@ import {
   type PriceOptionsOptions,
 } from "./pricing";
 import { FORWARD_CALL_DELTA, checkStrikeType, deltaConvention, deltaFromK, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
-import { rawSvi, minTotalVariance, type RawSvi, type SliceParams } from "./svi";
+import { rawSvi, modelMinTotalVariance, type RawSvi, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
 
 /** One benchmark of a validated surface: its inputs, its raw SVI equivalent, and derived values. */
@@ -170,7 +170,7 @@ export class VolSurfaceModel {
           theta: vv * T,
           ...params,
           ...raw,
-          minTotalVariance: minTotalVariance({ theta: vv * T, b: raw.b, rho: raw.rho, m: raw.m, s: raw.s }),
+          minTotalVariance: modelMinTotalVariance(params, T),
         }),
       );
     }

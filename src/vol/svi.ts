@@ -96,7 +96,7 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
       `the parameters overflow or underflow in double precision (theta = ${fmt(theta)}, b = ${fmt(b)}, m = ${fmt(m)}, s = ${fmt(s)}); rescale vol, smile or wings`,
     );
   }
-  const minW = minTotalVariance({ theta, b, rho, m, s });
+  const minW = minFromModel(theta, psi, kappa, rho, beta);
   if (!(minW >= 0)) {
     fail(
       where,
@@ -106,6 +106,27 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
     );
   }
   return raw;
+}
+
+/**
+ * The minimum over k of the total variance of the model's slice at maturity `T` years, from the model's
+ * parameters: `a + b·s·sqrt(1 − rho²)` (vol-model.md) written as
+ * `theta·(1 − 2·(1 − beta²)·q / (1 − rho·beta + sqrt((1 − beta²)(1 − rho²))))`, `q = psi²/(psi² + sqrt(theta)·kappa)`
+ * (so `b·R·(rho − beta)² = 2·theta·(1 − beta²)·q`, with `rho − beta = 4·psi/(c + p)` exact). Nothing in it
+ * grows with `R`: a skew-free slice (`beta = rho`) has exactly `theta`, however tiny its smile, where the
+ * centred form of {@link minTotalVariance}, given `m` and `s` near 1e149, finds `rho − m/R` ≈ 1e-16 by
+ * rounding and a minimum of −1e116. Assumes the conditions {@link rawSvi} checks.
+ */
+export function modelMinTotalVariance(params: SliceParams, T: number): number {
+  const { vol: v, skew: psi, smile: kappa, putWing: p, callWing: c } = params;
+  return minFromModel(v * v * T, psi, kappa, (c - p) / (c + p), (c - p - 4 * psi) / (c + p));
+}
+
+function minFromModel(theta: number, psi: number, kappa: number, rho: number, beta: number): number {
+  // q = psi²/(psi² + sqrt(theta)·kappa) as 1/(1 + sqrt(theta)·kappa/psi²), no psi² to underflow; in [0, ∞) when w''(0) > 0.
+  const q = psi === 0 ? 0 : 1 / (1 + (Math.sqrt(theta) * kappa) / psi / psi);
+  const oneMinusBeta2 = (1 - beta) * (1 + beta);
+  return theta * (1 - (2 * oneMinusBeta2 * q) / (1 - rho * beta + Math.sqrt(oneMinusBeta2 * (1 - rho) * (1 + rho))));
 }
 
 /**
@@ -175,6 +196,9 @@ export function centredSlice(raw: RawSvi): SviSlice {
  * The minimum over k of a slice's total variance. For a raw slice `a + b·s·sqrt(1 − rho²)`; for a centred
  * one ({@link SviSlice}) the same value written without cancellation:
  * `theta − b·R·(rho − beta)² / ((1 − rho·beta) + (s/R)·sqrt(1 − rho²))`, `R = sqrt(m² + s²)`, `beta = m/R`.
+ * This is the minimum of the slice as its rounded `m` and `s` describe it: when they are huge (a tiny smile)
+ * `beta = m/R` is known to an ulp only, and `b·R·(rho − beta)²` can be −1e116 on a slice whose true minimum
+ * is `theta`. For the model's own slices use {@link modelMinTotalVariance}, which the model checks and reports.
  */
 export function minTotalVariance(slice: RawSvi | SviSlice): number {
   if (!("theta" in slice)) return slice.a + slice.b * slice.s * Math.sqrt(1 - slice.rho * slice.rho);

@@ -125,3 +125,37 @@ describe("one predicate for a forward within double precision", () => {
     expect(() => up.vols(71 * 365, [100], PercentForward)).toThrow(/outside double precision/);
   });
 });
+
+describe("a skew-free slice with unequal wings and a tiny smile (m and s near 1e149)", () => {
+  // psi = 0 makes beta = rho exactly, so the minimum total variance is theta (at k = 0) and, to double precision,
+  // w(k) = theta + sqrt(theta)·kappa·k² (+ O(k³/R)): 0.04 at every k below. Recomputing beta as m/sqrt(m² + s²)
+  // from the rounded m and s put rho − beta at ~1e-16 and the minimum at −1e116 (issue 28).
+  const smiles = [1e-140, 1e-145, 1e-150, 1e-155, 1e-160, 1e-162, 1e-165, 1e-170, 1e-300];
+  const wings: [number, number][] = [
+    [1, 0.5],
+    [0.5, 1],
+    [0.7, 1.3],
+  ];
+  const cases = smiles.flatMap((kappa) => wings.map(([p, c]) => [kappa, p, c] as const));
+
+  it.each(cases)("smile %s, put wing %s, call wing %s: accepted, minimum 0.04, w(k) = 0.04 and the vol 0.2 at every k", (kappa, p, c) => {
+    const raw = rawSvi({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }, 1);
+    expect(Math.abs(raw.m)).toBeGreaterThan(1e138);
+    const s = fromSurface(oneYear({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }));
+    expect(s.benchmarks[0]!.minTotalVariance).toBe(0.2 * 0.2); // theta, as the model computes it (0.04000000000000001)
+    const ks = [-5, -2, -0.3, -1e-3, 0, 1e-3, 0.3, 2, 5];
+    const w = s.totalVariance(365, ks);
+    // To 1e-15·(1 + |k|) relative: m and s hold beta = m/R to an ulp, which tilts w by b·k·1e-16 at most.
+    ks.forEach((k, q) => expect(Math.abs(w[q]! - (0.2 * 0.2 + 0.2 * kappa * k * k))).toBeLessThanOrEqual(0.04e-15 * (1 + Math.abs(k))));
+    expect(s.vols(365, [100], PercentForward)[0]).toBe(0.2);
+    expect(diagnose(s).ok).toBe(true);
+  });
+
+  it("refuses a smile so small that R = b(1 − beta²)/w''(0) leaves double precision, saying so (1e-320: w''(0) is subnormal)", () => {
+    expect(() => rawSvi({ vol: 0.2, skew: 0, smile: 1e-320, putWing: 1, callWing: 0.5 }, 1)).toThrow(/overflow or underflow in double precision/);
+  });
+
+  it("still refuses a slice whose minimum is truly negative, with that minimum (Vogt's p, c with skew 0.1: −0.00151)", () => {
+    expect(() => rawSvi({ vol: 0.2, skew: 0.1, smile: 1e-150, putWing: 0.5, callWing: 1 }, 1)).toThrow(/got -0\.001514144572 /);
+  });
+});
