@@ -7,7 +7,7 @@ import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, 
 import { parseIsoDate } from "../frames/iso-date";
 import { CurveError } from "./errors";
 import { DEFAULT_INTERPOLATION, INTERPOLATIONS, makeInterpolator, makeNodes, type Interpolation, type Interpolator, type Nodes } from "./interpolation";
-import { addMonths, calendarDayOf, parseTenor, roundYears, toYears, yearFraction, type TimeInput } from "./tenor";
+import { addMonths, calendarDayOf, DAY_COUNTS, dayCountFraction, parseTenor, roundYears, toYears, yearFraction, type DayCount, type TimeInput } from "./tenor";
 
 const DAY_MS = 86_400_000;
 
@@ -48,6 +48,14 @@ export interface CompoundingOptions {
 export interface ParRateOptions {
   /** Fixed-leg payments per year: 1 (default), 2, 3, 4, 6 or 12. */
   frequency?: number;
+  /**
+   * How each period accrues, from its unadjusted start and end dates (see {@link DayCount}): `ACT/365F`,
+   * `ACT/360`, `30/360` (US / Bond Basis) or `30E/360`. The 30/360 counts need dates, so a tenor string;
+   * with a year fraction, `ACT/365F` accrues the periods' year fractions and `ACT/360` them × 365/360.
+   * Without it, every full period accrues exactly `1/frequency` whatever its dates (no day count), and a
+   * front stub its ACT/365 length.
+   */
+  dayCount?: DayCount;
 }
 
 const FREQUENCIES = [1, 2, 3, 4, 6, 12];
@@ -209,23 +217,36 @@ export class Curve {
    * The par rate of a fixed leg paying `frequency` times a year (default 1) to `tenor`:
    * `(1 − DF(T)) / Σ α_k·DF(t_k)`. Payment dates run back from `T` every 12/frequency months (calendar
    * arithmetic from the market date, end-of-month clamped, unadjusted; for a year fraction, every
-   * 1/frequency years); a full period accrues `1/frequency` (30/360 on unadjusted dates), a shorter
-   * first period (a front stub) its ACT/365 length. Annual compounding of that rate; decimal.
+   * 1/frequency years), the first period starting at the market date. The accruals `α_k`: with
+   * `dayCount`, that count on each period's unadjusted dates (see {@link ParRateOptions.dayCount});
+   * without, exactly `1/frequency` a full period whatever its dates (not 30/360: 31 Jan → 28 Feb is 1/12,
+   * where 30/360 says 28/360) and a shorter first period (a front stub) its ACT/365 length. Annual
+   * compounding of that rate; decimal.
    */
   parRate(tenor: TimeInput, options: ParRateOptions = {}): number {
     const frequency = options.frequency ?? 1;
     if (!FREQUENCIES.includes(frequency))
       throw new CurveError(`options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got ${String(frequency)}`, "options.frequency");
-    const times = this.paymentTimes(tenor, frequency);
+    const dayCount = checkDayCount(options.dayCount);
+    const schedule = this.#schedule(tenor, frequency);
+    const { times } = schedule;
+    const accruals = dayCount === undefined ? defaultAccruals(schedule, frequency) : this.#accruals(schedule, dayCount);
     let annuity = 0;
-    let previous = 0;
-    for (let k = 0; k < times.length; k++) {
-      const tk = times[k]!;
-      const full = k > 0 || times.full;
-      annuity += (full ? 1 / frequency : tk - previous) * this.discountFactor(tk);
-      previous = tk;
-    }
+    for (let k = 0; k < times.length; k++) annuity += accruals[k]! * this.discountFactor(times[k]!);
     return (1 - this.discountFactor(times[times.length - 1]!)) / annuity;
+  }
+
+  /** Each period's accrual under `dayCount`: on the unadjusted dates, or (a year fraction) from the times. */
+  #accruals({ times, days }: Schedule, dayCount: DayCount): number[] {
+    if (days !== null) return days.map((d, k) => dayCountFraction(dayCount, k === 0 ? this.#day : days[k - 1]!, d));
+    if (dayCount === "30/360" || dayCount === "30E/360") {
+      throw new CurveError(
+        `options.dayCount ${dayCount} needs payment dates: give the tenor as a string such as "2Y" (a year fraction has none)`,
+        "options.dayCount",
+      );
+    }
+    const scale = dayCount === "ACT/360" ? 365 / 360 : 1;
+    return times.map((t, k) => (t - (k === 0 ? 0 : times[k - 1]!)) * scale);
   }
 
   /**
@@ -233,34 +254,65 @@ export class Curve {
    * period is a whole one (no front stub).
    */
   paymentTimes(tenor: TimeInput, frequency = 1): number[] & { full: boolean } {
-    const out: number[] = [];
+    const { times, full } = this.#schedule(tenor, frequency);
+    return Object.assign(times, { full });
+  }
+
+  /** Payment times (ascending), their days (ms at 00:00 UTC; null for a year fraction) and whether there is no front stub. */
+  #schedule(tenor: TimeInput, frequency: number): Schedule {
+    const times: number[] = [];
     let full = false;
     if (typeof tenor === "string") {
       const units = parseTenor(tenor);
       const step = 12 / frequency;
+      const days: number[] = [];
       for (let k = 0; ; k++) {
         const months = units.months - k * step;
         if (k > 0 && months <= 0) {
           full = months === 0 && units.days === 0;
           break;
         }
-        out.push(roundYears(yearFraction(this.#day, addMonths(this.#day, months) + units.days * DAY_MS)));
+        days.push(addMonths(this.#day, months) + units.days * DAY_MS);
       }
-    } else {
-      const end = this.years(tenor, "tenor");
-      if (end === 0) throw new CurveError("tenor must be > 0 years for a par rate, got 0", "tenor");
-      for (let k = 0; ; k++) {
-        const tk = end - k / frequency;
-        if (k > 0 && tk <= 1e-9) {
-          full = Math.abs(tk) <= 1e-9;
-          break;
-        }
-        out.push(tk);
-      }
+      days.reverse();
+      return { times: days.map((d) => roundYears(yearFraction(this.#day, d))), days, full };
     }
-    out.reverse();
-    return Object.assign(out, { full });
+    const end = this.years(tenor, "tenor");
+    if (end === 0) throw new CurveError("tenor must be > 0 years for a par rate, got 0", "tenor");
+    for (let k = 0; ; k++) {
+      const tk = end - k / frequency;
+      if (k > 0 && tk <= 1e-9) {
+        full = Math.abs(tk) <= 1e-9;
+        break;
+      }
+      times.push(tk);
+    }
+    times.reverse();
+    return { times, days: null, full };
   }
+}
+
+/** A fixed leg's schedule: payment times (years), their days (null for a year-fraction tenor), no front stub. */
+interface Schedule {
+  times: number[];
+  days: number[] | null;
+  full: boolean;
+}
+
+/** Without a day count: `1/frequency` a full period, a front stub its ACT/365 length. */
+function defaultAccruals({ times, full }: Schedule, frequency: number): number[] {
+  return times.map((t, k) => (k > 0 || full ? 1 / frequency : t));
+}
+
+/** The dayCount option, checked (undefined when absent). */
+function checkDayCount(dayCount: DayCount | undefined): DayCount | undefined {
+  if (dayCount === undefined || DAY_COUNTS.includes(dayCount)) return dayCount;
+  throw new CurveError(
+    `options.dayCount must be ${DAY_COUNTS.map((d) => `"${d}"`)
+      .join(", ")
+      .replace(/, ([^,]*)$/, " or $1")}; got ${JSON.stringify(dayCount)}`,
+    "options.dayCount",
+  );
 }
 
 /** Index of the first pillar time >= y (y strictly inside (t_0, t_{n-1})). */

@@ -22,5 +22,16 @@
 export { CurveError } from "./errors";
 export { Curve, fromResponse, type Pillar, type CurveOptions, type CompoundingOptions, type ParRateOptions } from "./curve";
 export { DEFAULT_INTERPOLATION, INTERPOLATIONS, type Interpolation } from "./interpolation";
-export { parseTenor, addMonths, addTenor, tenorText, DAYS_PER_YEAR, type TenorUnits, type TimeInput } from "./tenor";
+export {
+  parseTenor,
+  addMonths,
+  addTenor,
+  tenorText,
+  dayCountFraction,
+  DAYS_PER_YEAR,
+  DAY_COUNTS,
+  type DayCount,
+  type TenorUnits,
+  type TimeInput,
+} from "./tenor";
 export { spread, butterfly, type SpreadOptions } from "./spread";

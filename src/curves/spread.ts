@@ -2,7 +2,7 @@
 import type { Compounding } from "../frames/curve-math";
 import type { Curve } from "./curve";
 import { CurveError } from "./errors";
-import type { TimeInput } from "./tenor";
+import type { DayCount, TimeInput } from "./tenor";
 
 export interface SpreadOptions {
   /** Which rate: `zero` (default; the zero rate in `compounding`) or `par` (the par swap rate, `frequency` payments a year). */
@@ -13,12 +13,14 @@ export interface SpreadOptions {
   compounding?: Compounding;
   /** For `measure: "par"`: fixed-leg payments a year. Default 1. */
   frequency?: number;
+  /** For `measure: "par"`: how the fixed leg accrues (see `ParRateOptions.dayCount`). */
+  dayCount?: DayCount;
 }
 
 function rateAt(curve: Curve, t: TimeInput, options: SpreadOptions): number {
   const measure = options.measure ?? "zero";
   if (measure === "zero") return curve.zeroRate(t, { compounding: options.compounding });
-  if (measure === "par") return curve.parRate(t, { frequency: options.frequency });
+  if (measure === "par") return curve.parRate(t, { frequency: options.frequency, dayCount: options.dayCount });
   throw new CurveError(`options.measure must be "zero" or "par", got ${JSON.stringify(measure)}`, "options.measure");
 }
 
