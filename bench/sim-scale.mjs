@@ -74,7 +74,7 @@ async function latency(sim, calls) {
 
 /** Valid prices of the simulator's bonds on business days before the data's last day, cycling. */
 async function priceRecords(sim) {
-  const tradables = await (await fetch(`${sim.url}/sim/tradables`)).json();
+  const tradables = await (await fetch(`${sim.url}/sim/tradables`, { headers: sim.headers })).json();
   const bonds = tradables.filter((t) => t.kind === "bond");
   const days = [];
   for (let d = Date.parse("2026-11-20T00:00:00Z"); days.length < 500; d -= 86_400_000) {

@@ -58,7 +58,7 @@ export async function measureSim() {
       if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
       return text;
     };
-    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
+    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.key } })).json();
     const strikes = Array.from({ length: 100 }, (_, i) => 50 + i);
     const ops = {
       "GetVol (100 strikes)": post("/api/Tradable/GetVol", JSON.stringify({ surface, maturity: 120, strikes, strike_type: 1 })),

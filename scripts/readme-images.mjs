@@ -98,7 +98,7 @@ try {
   figures["curve-surface"] = plot.curveSurface(history);
 
   // Vols: the simulator's SPX surface through the local model, and the service cross-check.
-  const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
+  const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
   const model = vol.fromSurface(surface);
   figures["vol-smiles"] = plot.volSmiles(model.grid([30, 61, 91, 182, 365, 730], range(60, 140, 2), STRIKE_TYPE.PercentForward));
   figures["vol-surface"] = plot.volSurface(frames.volGridColumns(model.grid(range(14, 730, 22), range(60, 140, 2.5), STRIKE_TYPE.PercentForward)));
@@ -123,7 +123,7 @@ try {
   // A portfolio's trades, and what buying the EURO STOXX 50 would do to it.
   const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
   figures.transactions = plot.transactions(trades);
-  const tradables = await (await fetch(`${sim.url}/sim/tradables`)).json();
+  const tradables = await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
   const sx5e = tradables.find((t) => t.id === "SX5E.XEUR");
   const effects = await rp.tradable.positionEffects({ tradable_id: sx5e.id, pricing_date: AS_OF, next_trade_event: sx5e.next_trade_event.event });
   // Positions before the event, from the portfolio's trades: units of the index, and the EUR they cost.

@@ -33,7 +33,7 @@ beforeAll(async () => {
   const baseUrl = sim.url;
   const apiKey = sim.credentials.apiKey;
   const rp = new pkg.RiskPortalClient({ baseUrl, auth: { apiKey } });
-  const surface = await (await fetch(`${baseUrl}/sim/surface?asset=SPX`)).json();
+  const surface = await (await fetch(`${baseUrl}/sim/surface?asset=SPX`, { headers: { "x-api-key": apiKey } })).json();
   const req = { surface, maturity: 90, strikes: [4800, 5000, 5200], strike_type: pkg.STRIKE_TYPE.Absolute };
   const request = { tradable_id: "AAPL.XNAS", pricing_date: "2026-11-20", next_trade_event: { $type: "BuyEvent", unit_price: 189.5, quantity: 100 } };
   const bond = {

@@ -14,6 +14,7 @@ import { decodeRequest, formatPath, isRecord, type FieldIssue } from "../api/ope
 import { jsonShapeIssue } from "../api/guards";
 import type { Authenticator } from "./auth";
 import { TOKEN_PATH } from "./auth";
+import { isAllowedHost, pathIssue, PUBLIC_ROUTES } from "./gate";
 import type { FaultInjector, RateLimiter } from "./limits";
 import { buildOpenApi } from "./openapi";
 import { problem, validationProblem, type Problem } from "./problem";
@@ -27,6 +28,8 @@ export interface AppDeps {
   bodyLimitBytes: number;
   /** The service's brand: requests are read in its spelling (or the neutral one), answers written in it. */
   brand: string;
+  /** Host names served besides the loopback ones (see `gate.ts`). */
+  extraHosts?: readonly string[];
 }
 
 /** JSON media types the spec accepts for bodies: application/json, text/json, application/*+json (incl. json-patch+json). */
@@ -97,7 +100,7 @@ function registerParsers(app: FastifyInstance): void {
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
     // Only the token endpoint takes a form; everywhere else it is an unsupported media type.
-    if (!req.url.startsWith(TOKEN_PATH))
+    if (req.routeOptions.url !== TOKEN_PATH)
       return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
@@ -141,16 +144,19 @@ function keyIssue(value: unknown, path: (string | number)[]): FieldIssue | undef
   return undefined;
 }
 
-/** Before any route: the request id, injected faults, authentication and the rate limit; truncation on the way out. */
+/**
+ * Before any route: the request id; the Host and the path's spelling (`gate.ts`); injected faults;
+ * credentials on every route but the public ones; the rate limit. Each is decided on the route the
+ * router matched (or, for no route, the path, which `pathIssue` has made plain). Truncation on the way out.
+ */
 function registerGate(app: FastifyInstance, deps: AppDeps): void {
   const { auth, rateLimiter, faults } = deps;
   app.addHook("onRequest", async (req, reply) => {
     void reply.header(HEADERS.requestId, req.id);
-    // What Node would refuse with a bare 400 (`requireHostHeader` is off so that this answer is a problem).
-    if (req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor === 1 && req.headers.host === undefined)
-      return sendProblem(reply.header("connection", "close"), problem(400, "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)", req.url));
-    const isApi = req.url.startsWith("/api/");
-    if (faults && (isApi || (faults.options.includeTokenEndpoint && req.url.startsWith(TOKEN_PATH)))) {
+    const refused = requestIssue(req, deps.extraHosts ?? []);
+    if (refused) return sendProblem(refused.close ? reply.header("connection", "close") : reply, refused.problem);
+    const routed = req.routeOptions.url ?? req.url.split("?", 1)[0]!;
+    if (faults && (routed.startsWith("/api/") || (faults.options.includeTokenEndpoint && routed === TOKEN_PATH))) {
       const delay = faults.latencyMs();
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       const fault = faults.draw();
@@ -161,7 +167,7 @@ function registerGate(app: FastifyInstance, deps: AppDeps): void {
       if (fault.kind === "error") return sendProblem(reply, problem(fault.status, "injected fault", req.url));
       if (fault.kind === "truncate") req.truncate = true;
     }
-    if (!isApi) return;
+    if (req.routeOptions.url !== undefined && PUBLIC_ROUTES.has(req.routeOptions.url)) return;
     const who = auth.authenticate(req.headers);
     if ("refused" in who) {
       void reply.header("www-authenticate", 'Bearer realm="risk-portal-simulator"');
@@ -184,6 +190,24 @@ function registerGate(app: FastifyInstance, deps: AppDeps): void {
     reply.raw.write(bytes.subarray(0, bytes.length >> 1), () => reply.raw.socket?.destroy());
     return payload;
   });
+}
+
+/**
+ * A request refused before routing: HTTP/1.1 without Host (what Node would refuse with a bare 400;
+ * `requireHostHeader` is off so that this answer is a problem), a Host that is not loopback (421), a
+ * path spelled so that its decoded form differs where it matters (400).
+ */
+function requestIssue(req: FastifyRequest, extraHosts: readonly string[]): { problem: Problem; close?: boolean } | undefined {
+  const host = req.headers.host;
+  if (host === undefined) {
+    if (req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor === 1)
+      return { problem: problem(400, "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)", req.url), close: true };
+  } else if (!isAllowedHost(host, extraHosts)) {
+    const detail = "the simulator answers only requests addressed to a loopback name or address (localhost, 127.0.0.0/8, [::1]) in the Host header";
+    return { problem: problem(421, detail, req.url) };
+  }
+  const issue = pathIssue(req.url);
+  return issue ? { problem: problem(400, issue, req.url) } : undefined;
 }
 
 /** Every error as problem details: the service's own (with field paths), fastify's 4xx, a 404 for no route. */
@@ -240,7 +264,10 @@ interface SimRoute {
   answer(service: SimService, req: FastifyRequest, brand: Brand): unknown;
 }
 
-/** The simulator's own routes, declared like the operations (the client side: `src/notebook/sim-helpers.ts`). */
+/**
+ * The simulator's own routes, declared like the operations (the client side: `src/notebook/sim-helpers.ts`).
+ * They need the simulator's credentials like every API route: `POST /sim/batch` runs every saved item.
+ */
 const SIM_ROUTES: readonly SimRoute[] = [
   {
     method: "GET",

@@ -16,6 +16,7 @@ import { buildApp } from "./app";
 import { Authenticator, TOKEN_PATH, type SimulatorCredentials } from "./auth";
 import { systemClock, type Clock } from "./clock";
 import { DEFAULT_REPORT_TIMING, type ReportTiming } from "./data/reports";
+import { extraHostNames } from "./gate";
 import { FaultInjector, RateLimiter, type FaultOptions, type RateLimitOptions } from "./limits";
 import { SimService } from "./service";
 import { Store } from "./store";
@@ -31,7 +32,11 @@ export const DEFAULT_AS_OF = "2026-11-20";
 export interface SimulatorOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
-  /** Host to bind. Default 127.0.0.1 (the simulator is for this machine only). */
+  /**
+   * Host to bind. Default 127.0.0.1 (the simulator is for this machine only). Requests must name a
+   * loopback host (`localhost`, `127.0.0.0/8`, `[::1]`) or this one in `Host` (a wildcard such as
+   * 0.0.0.0 names none); any other is refused with 421 (DNS rebinding).
+   */
   host?: string;
   /** Seed of all generated data. Default 1. */
   seed?: number;
@@ -120,6 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults: options.faults ? new FaultInjector(options.faults, seed) : undefined,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     brand,
+    extraHosts: extraHostNames(options.host),
   });
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();

@@ -62,7 +62,7 @@ describe("frames from the simulator carry live provenance", () => {
   });
 
   it("volResults and volResultsWide", async () => {
-    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
+    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
     const requests = [91, 182].map((maturity) => ({ surface, maturity, strikes: [90, 100, 110], strike_type: STRIKE_TYPE.PercentForward }));
     const [a, b] = await Promise.all(requests.map((r) => rp.tradable.getVol(r)));
     expectOneLive(frames.volResultsColumns(a!, requests[0]!), frames.volResults(a!, requests[0]!), "GetVol", "/api/Tradable/GetVol");
@@ -79,7 +79,7 @@ describe("frames from the simulator carry live provenance", () => {
   });
 
   it("positionEffects", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+    const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
       id: string;
       next_trade_event: { event: Record<string, unknown> & { $type: string } };
     }[];

@@ -106,10 +106,11 @@ describe("recording", () => {
     expect(portfolios.map((p) => p.name)).toContain("GLOBAL-MACRO");
     // The helper answers as the raw route does (AAPL.XNAS and AAPL name one equity); the old path form is gone.
     const surface = await conn.sim!.surface("AAPL.XNAS");
-    const raw = (await (await fetch(`${conn.baseUrl}/sim/surface?asset=AAPL`)).json()) as unknown;
+    const simKey = { headers: { "x-api-key": conn.simulator!.credentials.apiKey } };
+    const raw = (await (await fetch(`${conn.baseUrl}/sim/surface?asset=AAPL`, simKey)).json()) as unknown;
     expect(surface).toEqual(raw);
-    expect((await fetch(`${conn.baseUrl}/sim/surface`)).status).toBe(400);
-    expect((await fetch(`${conn.baseUrl}/sim/surfaces/AAPL`)).status).toBe(404);
+    expect((await fetch(`${conn.baseUrl}/sim/surface`, simKey)).status).toBe(400);
+    expect((await fetch(`${conn.baseUrl}/sim/surfaces/AAPL`, simKey)).status).toBe(404);
     await expect(conn.sim!.surface(" ")).rejects.toThrow(RequestValidationError);
     const t0 = performance.now();
     await conn.sleep(60);

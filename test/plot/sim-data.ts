@@ -59,7 +59,9 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 export async function simData(): Promise<SimData> {
   const sim = await startSimulator({ transactionRows: 2_000 });
   const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
-  const surface = once(async () => (await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json()) as WireSurface);
+  const surface = once(
+    async () => (await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as WireSurface,
+  );
   const grid = once(async () => fromSurface(await surface()).grid([30, 91, 182, 365, 730], range(60, 140, 5), STRIKE_TYPE.PercentForward));
   return {
     sim,
@@ -77,7 +79,7 @@ export async function simData(): Promise<SimData> {
     reports: once(async () => (await frames.fetchReportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 10), progress: "none" })).table),
     trades: once(() => frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" })),
     effects: once(async () => {
-      const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+      const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
         id: string;
         next_trade_event: { event: Record<string, unknown> & { $type: string } };
       }[];

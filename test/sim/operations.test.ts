@@ -88,7 +88,7 @@ describe("discount curves", () => {
 
 describe("tradables", () => {
   it("GetVol uses the project's vol model: ATM-forward at a benchmark is the benchmark's vol", async () => {
-    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`)).json();
+    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
     const { vols, strike_type } = await rp.tradable.getVol({ surface, maturity: surface.benchmark_maturities[3], strikes: [80, 100, 120], strike_type: 1 });
     expect(strike_type).toBe(1);
     expect(vols[1]).toBeCloseTo(surface.vols[3], 12);
@@ -101,9 +101,12 @@ describe("tradables", () => {
     for (const seed of [1, 2, 3]) {
       const other = seed === 1 ? sim : await startSimulator({ rateLimit: false, seed });
       try {
-        const tradables = (await (await fetch(`${other.url}/sim/tradables`)).json()) as { id: string; kind: string }[];
+        const tradables = (await (await fetch(`${other.url}/sim/tradables`, { headers: { "x-api-key": other.credentials.apiKey } })).json()) as {
+          id: string;
+          kind: string;
+        }[];
         for (const t of tradables.filter((x) => x.kind === "equity")) {
-          const report = diagnose(await (await fetch(`${other.url}/sim/surface?asset=${t.id}`)).json());
+          const report = diagnose(await (await fetch(`${other.url}/sim/surface?asset=${t.id}`, { headers: { "x-api-key": other.credentials.apiKey } })).json());
           expect(report.ok, `${t.id} (seed ${seed}): ${JSON.stringify(report).slice(0, 300)}`).toBe(true);
         }
       } finally {
@@ -113,7 +116,10 @@ describe("tradables", () => {
   });
 
   it("briefs every tradable it lists, and an unknown tradable is a 404 with problem details", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as { id: string; kind: string }[];
+    const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
+      id: string;
+      kind: string;
+    }[];
     expect(new Set(tradables.map((t) => t.kind))).toEqual(new Set(["bond", "equity", "option"]));
     for (const t of tradables) expect((await rp.tradable.brief({ tradableId: t.id })).brief).toContain(t.id);
     const error = await rp.tradable.brief({ tradableId: "NOPE.XX" }).catch((e) => e);
@@ -145,7 +151,7 @@ describe("tradables", () => {
   });
 
   it("every tradable's own next event yields effects through the client", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`)).json()) as {
+    const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
       id: string;
       next_trade_event: { date: string; event: Record<string, unknown> & { $type: string } };
     }[];

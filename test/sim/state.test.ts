@@ -118,7 +118,10 @@ describe("equity vol curve uploads", () => {
     const out = await rp.marketData.uploadEquityVolCurves({ equity_vol_curves: [curve] });
     expect(out.is_success).toBe(true);
     expect((await rp.tradable.brief({ tradableId: "SAP.XETR" })).brief).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 31.0%, 91d 29.0%, 365d 27.0%.");
-    const surface = (await raw(`${sim.url}/sim/surface?asset=SAP`)).body as { vols: number[]; benchmark_maturities: number[] };
+    const surface = (await raw(`${sim.url}/sim/surface?asset=SAP`, { headers: { "x-api-key": sim.credentials.apiKey } })).body as {
+      vols: number[];
+      benchmark_maturities: number[];
+    };
     expect(surface.vols[surface.benchmark_maturities.indexOf(91)]).toBeCloseTo(0.29, 12);
   });
 
