@@ -199,7 +199,11 @@ export class Curve {
 
   /**
    * The instantaneous forward rate at `t` (continuous): `d(z·t)/dt`, from the right at a pillar (and at
-   * 0). Piecewise constant under `log-linear-df`; continuous between pillars under `monotone-convex`.
+   * 0). Piecewise constant under `log-linear-df`. Under `monotone-convex`, continuous inside each
+   * interval and at the interior pillars, except: a step at the first pillar (from the flat stub), a step at
+   * the last (to the flat tail), and a step at a pillar next to an interval whose pillar forward at one
+   * end equals its discrete forward and at the other does not (1Y/2Y/3Y at 3%, 5Y/10Y at 3.6%: 3.00% up to
+   * 3Y, 3.50% at 3Y). That is Hagan–West's construction's limit; see `interpolation.ts`.
    */
   instantaneousForward(t: TimeInput): number {
     const y = this.years(t);

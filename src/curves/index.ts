@@ -7,7 +7,9 @@
  * - All three interpolations go through every pillar exactly (`zeroRate(pillar.t) === pillar.rate`).
  * - Before the first pillar the zero rate is flat (the first pillar's); after the last the forward is
  *   flat (the last pillar-to-pillar forward). Under monotone convex the first interval is that flat
- *   stub too, so the forward steps at the first pillar from its rate to Hagan–West's pillar forward.
+ *   stub too, so the forward steps at the first pillar from its rate to Hagan–West's pillar forward, and
+ *   at the last to the flat tail; in between it is continuous except next to an interval whose pillar
+ *   forward equals its discrete forward at one end only (see `Curve.instantaneousForward`).
  * - A tenor is measured from the market date as written (`"1M"` from 31 Jan is 28 Feb), ACT/365,
  *   rounded to 6 decimals like the service's maturities.
  * - Bad input throws `CurveError` (a `RiskPortalError`) naming the argument; nothing returns NaN.

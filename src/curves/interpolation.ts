@@ -86,6 +86,20 @@ function logLinearDf({ t, I, fd }: Nodes): Interpolator {
  *
  * The first interval `(0, t_0]` is the curve's flat-zero stub (see `curve.ts`), not the paper's
  * quadratic, so `f_0` (the forward at 0) is never needed.
+ *
+ * Continuity. The forward is continuous inside every interval. At a pillar it is continuous except:
+ * - at `t_0`, where it steps from the stub's `z_0` to `f_0`, and at the last pillar, where it steps from
+ *   `f_{n−1}` to the flat tail `fd_{n−1}` (`curve.ts`);
+ * - where an interval has exactly one end of `g` at 0. Interval `i` with `g0 = f_{i−1} − fd_i = 0 ≠ g1`:
+ *   g is region (iv) with `η = 1`, `A = 0`, i.e. `g ≡ 0`, so the forward is flat at `fd_i` and jumps to
+ *   `f_i` at `t_i`. With `g1 = f_i − fd_i = 0 ≠ g0` (`η = 0`) it is flat from `t_{i−1}` on, having jumped
+ *   there from `f_{i−1}` to `fd_i`. This happens when two neighbouring intervals have one discrete forward
+ *   (their shared pillar's forward is that forward): pillars 1Y/2Y/3Y at 3%, 5Y/10Y at 3.6% give 3.00% up
+ *   to 3Y and 3.50% at 3Y. It is the construction's own limit, kept as such: as `g0 → 0` from either
+ *   side (region (ii) below, (iv) above) the climb to `g1` is squeezed into a ramp about `3|g0|/|g1|·h`
+ *   wide against the pillar and the zero rates converge to the flat ones; a continuous patch there (the
+ *   one quadratic with these ends, say) would move the zero rates inside the interval by up to
+ *   `(4/27)·|g1|·h/t` when a pillar rate moves by 1e-12. A `g` within rounding of 0 counts as 0.
  */
 function monotoneConvex(nodes: Nodes, positivity: boolean): Interpolator {
   const { t, I, fd } = nodes;
@@ -105,10 +119,12 @@ function monotoneConvex(nodes: Nodes, positivity: boolean): Interpolator {
     for (let i = 0; i < n - 1; i++) f[i] = Math.min(Math.max(0, f[i]!), 2 * Math.min(fd[i]!, fd[i + 1]!));
     if (n >= 2) f[n - 1] = Math.min(Math.max(0, f[n - 1]!), 2 * fd[n - 1]!);
   }
+  const tol = roundingTolerances(nodes);
+  const snap = (g: number, i: number) => (Math.abs(g) <= tol[i]! ? 0 : g);
   const at = (i: number, s: number) => {
     const h = t[i]! - t[i - 1]!;
     const x = (s - t[i - 1]!) / h;
-    return { h, x, ...gOf(f[i - 1]! - fd[i]!, f[i]! - fd[i]!, x) };
+    return { h, x, ...gOf(snap(f[i - 1]! - fd[i]!, i), snap(f[i]! - fd[i]!, i), x) };
   };
   return {
     integral(i, s) {
@@ -117,6 +133,23 @@ function monotoneConvex(nodes: Nodes, positivity: boolean): Interpolator {
     },
     forward: (i, s) => fd[i]! + at(i, s).g,
   };
+}
+
+/**
+ * Per interval i, a bound on the rounding in its `g0`, `g1` (pillar forwards and discrete forwards of
+ * intervals i − 1 … i + 1, each `(I_j − I_{j−1})/h_j` known to a few ulps of `I` over `h`). A `g` within it is
+ * 0 in exact arithmetic (equal neighbouring discrete forwards, say) and is taken as 0: without this, the
+ * forward at such a pillar was `fd` or the pillar forward by the sign of a 1e-18 residue.
+ */
+function roundingTolerances({ t, I, fd }: Nodes): Float64Array {
+  const n = t.length;
+  const err = (j: number) => {
+    const h = j === 0 ? t[0]! : t[j]! - t[j - 1]!;
+    return 4 * Number.EPSILON * ((Math.abs(j === 0 ? 0 : I[j - 1]!) + Math.abs(I[j]!)) / h + Math.abs(fd[j]!));
+  };
+  const tol = new Float64Array(n);
+  for (let i = 1; i < n; i++) tol[i] = 4 * Math.max(err(i - 1), err(i), i + 1 < n ? err(i + 1) : 0);
+  return tol;
 }
 
 /**

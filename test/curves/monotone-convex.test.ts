@@ -180,3 +180,110 @@ describe("gOf(g0, g1, x): Hagan–West's g on [0, 1]", () => {
     expect(previous).toBeCloseTo(g1, 15);
   });
 });
+
+/**
+ * Where the forward is continuous, and exactly where it is not (issue 28). Interval j = (t_{j−1}, t_j] has
+ * `g0 = f_{j−1} − fd_j`, `g1 = f_j − fd_j`. When one of them is 0 and the other is not, Hagan–West's g is region
+ * (iv) with η = 1 (g0 = 0) or η = 0 (g1 = 0) and A = 0: g ≡ 0 on the interval, so the forward is flat at fd_j
+ * and jumps to the pillar forward at the end whose g is not 0. That is the construction's limit, not a slip:
+ * g0 → 0 from either side (region (ii) below, (iv) above) squeezes the quadratic that climbs to g1 into a
+ * ramp 3|g0|/|g1|·h wide against the pillar, and the zero rates converge to the flat ones.
+ */
+describe("monotone convex: continuity of the forward at the pillars", () => {
+  /** Pillars 1Y/2Y/3Y at 3%, 5Y/10Y at 3.6%: discrete forwards 3%, 3%, 3%, 4.5%, 3.6%. */
+  const ts = [1, 2, 3, 5, 10];
+  const zs = [0.03, 0.03, 0.03, 0.036, 0.036];
+
+  it("jumps 50 bp at 3Y, where the interval (2, 3] has g0 = f(2) − 3% = 0 and g1 = f(3) − 3% = 0.5%", () => {
+    const c = mc(ts, zs);
+    expect(c.instantaneousForward(2.5)).toBeCloseTo(0.03, 15);
+    expect(c.instantaneousForward(3 - 1e-9)).toBeCloseTo(0.03, 15);
+    expect(c.instantaneousForward(3)).toBeCloseTo(0.035, 15); // (1/3)·4.5% + (2/3)·3%
+    expect(c.instantaneousForward(3 + 1e-9)).toBeCloseTo(0.035, 8);
+    ts.forEach((t, i) => expect(c.zeroRate(t)).toBe(zs[i]));
+  });
+
+  it("is the limit of the curves around it: moving the 2Y rate by ε narrows a ramp against 3Y, the zero rates converge", () => {
+    const flat = mc(ts, zs);
+    for (const sign of [1, -1]) {
+      let previousWidth = Infinity;
+      for (const eps of [1e-5, 1e-7, 1e-9]) {
+        const c = mc(ts, [0.03, 0.03 + sign * eps, 0.03, 0.036, 0.036]);
+        // g0 = f(2) − fd(2, 3] = 2ε·sign: the forward reaches 3.5% at 3Y, stays near 3% until a ramp of width ~3·2ε/0.5%.
+        expect(c.instantaneousForward(3 - 1e-12)).toBeCloseTo(0.035, 4);
+        expect(c.instantaneousForward(2.9)).toBeCloseTo(0.03, 3);
+        let width = 0;
+        for (let k = 1; k <= 4000; k++) if (Math.abs(c.instantaneousForward(3 - k / 4000) - 0.03) > 0.001) width = k / 4000;
+        expect(width).toBeLessThanOrEqual(previousWidth);
+        previousWidth = width;
+        for (const t of [2.25, 2.5, 2.75, 2.999]) expect(Math.abs(c.zeroRate(t) - flat.zeroRate(t))).toBeLessThan(10 * eps);
+      }
+      expect(previousWidth).toBeLessThan(1e-3);
+    }
+  });
+
+  /**
+   * The rule, from HW's formulas (pillarForwards above): the forward from the left at pillar p and at p itself
+   * (from the right). At t_0 it steps from the flat stub (z_0); after t_{n−1} it is flat at fd_{n−1}.
+   */
+  function expectedAtPillars(ts: readonly number[], zs: readonly number[]) {
+    const n = ts.length;
+    const f = pillarForwards(ts, zs, true);
+    const fd = ts.map((t, i) => (zs[i]! * t - (i === 0 ? 0 : zs[i - 1]! * ts[i - 1]!)) / (t - (i === 0 ? 0 : ts[i - 1]!)));
+    const zero = (x: number) => Math.abs(x) <= 1e-12;
+    const g0 = (j: number) => f[j - 1]! - fd[j]!;
+    const g1 = (j: number) => f[j]! - fd[j]!;
+    return ts.map((_, p) => ({
+      left: p === 0 ? zs[0]! : zero(g0(p)) && !zero(g1(p)) ? fd[p]! : f[p]!,
+      right: p === n - 1 ? fd[n - 1]! : zero(g1(p + 1)) && !zero(g0(p + 1)) ? fd[p + 1]! : f[p]!,
+    }));
+  }
+
+  it("on random curves: continuous at every interior pillar except exactly where the rule says, by the rule's amount", () => {
+    const forwards = fc.constantFrom(0.01, 0.02, 0.03, 0.045, 0.06); // few values: equal neighbours are common
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 480 }), { minLength: 2, maxLength: 8 }),
+        fc.array(forwards, { minLength: 8, maxLength: 8 }),
+        (months, fds) => {
+          const ts = [...months].sort((a, b) => a - b).map((m) => m / 12);
+          const zs = zerosFromForwards(ts, fds);
+          const c = mc(ts, zs);
+          const expected = expectedAtPillars(ts, zs);
+          ts.forEach((t, p) => {
+            const { left, right } = expected[p]!;
+            expect(Math.abs(c.instantaneousForward(t - 1e-11) - left)).toBeLessThanOrEqual(1e-6);
+            expect(Math.abs(c.instantaneousForward(t) - right)).toBeLessThanOrEqual(1e-12);
+            if (p > 0 && p < ts.length - 1 && Math.abs(left - right) <= 1e-12) {
+              expect(Math.abs(c.instantaneousForward(t - 1e-11) - c.instantaneousForward(t))).toBeLessThanOrEqual(1e-6);
+            }
+          });
+        },
+      ),
+      { seed: 28, numRuns: 500 },
+    );
+  });
+
+  it("on random curves with distinct discrete forwards: continuous at every interior pillar", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 480 }), { minLength: 3, maxLength: 8 }),
+        fc.uniqueArray(fc.integer({ min: 10, max: 1000 }), { minLength: 8, maxLength: 8 }),
+        (months, bps) => {
+          const ts = [...months].sort((a, b) => a - b).map((m) => m / 12);
+          const zs = zerosFromForwards(
+            ts,
+            bps.map((b) => b * 1e-4),
+          );
+          const c = mc(ts, zs);
+          const expected = expectedAtPillars(ts, zs);
+          for (let p = 1; p < ts.length - 1; p++) {
+            if (Math.abs(expected[p]!.left - expected[p]!.right) > 1e-12) continue; // the collar can make an end degenerate
+            expect(Math.abs(c.instantaneousForward(ts[p]! - 1e-11) - c.instantaneousForward(ts[p]!))).toBeLessThanOrEqual(1e-6);
+          }
+        },
+      ),
+      { seed: 28, numRuns: 500 },
+    );
+  });
+});
