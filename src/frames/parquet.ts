@@ -5,18 +5,24 @@
  *
  * What a frame knows beyond its values goes in the files' key-value metadata, as JSON: the kinds and
  * category levels of its columns and its facts (`risk_portal_lab.meta`), and the responses its rows came
- * from (`risk_portal_lab.provenance`); reading it back restores them. Dates are written as TIMESTAMP
- * (UTC instants, microseconds).
+ * from (`risk_portal_lab.provenance`); reading it back restores them. Dates are written as TIMESTAMP WITH
+ * TIME ZONE (Parquet `TIMESTAMP(isAdjustedToUTC = true, MICROS)`: UTC instants, microseconds), so Spark,
+ * pandas and pyarrow read them as UTC.
+ *
+ * Writing over something never loses it: the new file or dataset is written beside the target first,
+ * then moved in place by rename; an overwrite replaces only what the dataset owns (its partition folders
+ * and `.parquet` files, not a `NOTES.md` or `.git/` beside them), and on any failure what was there stays.
  */
-import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
 import { columnTableOf, type TableLike } from "./arrow";
 import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
-import { ColumnarError } from "./errors";
-import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession } from "./sql";
+import { ColumnarError, SqlError } from "./errors";
+import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
 export const PARQUET_PROVENANCE_KEY = "risk_portal_lab.provenance";
@@ -56,19 +62,111 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
   if (!["zstd", "snappy", "gzip", "uncompressed"].includes(compression))
     throw new ColumnarError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`, "Parquet");
   const out = path.resolve(target);
-  checkParquetTarget(out, partitionBy.length > 0, options.overwrite ?? false, "frames.writeParquet");
-  mkdirSync(partitionBy.length ? out : path.dirname(out), { recursive: true });
+  const who = "frames.writeParquet";
+  checkParquetTarget(out, partitionBy.length > 0, options.overwrite ?? false, who);
+  mkdirSync(path.dirname(out), { recursive: true });
+  const staging = besidePath(out);
+  const written = partitionBy.length ? path.join(staging, "dataset") : path.join(staging, path.basename(out));
+  try {
+    mkdirSync(partitionBy.length ? written : staging, { recursive: true });
+    await copyToParquet(table, written, partitionBy, compression);
+    if (partitionBy.length) replaceDataset(written, out, who);
+    else replaceFile(written, out, who);
+  } catch (error) {
+    throw writeFailed(error, out, who);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return { path: out, rows: table.rowCount, files: partitionBy.length ? parquetFiles(out) : [out] };
+}
 
+/** `copy … to`: the table as Parquet at `to` (a directory of partitions with `partitionBy`). */
+async function copyToParquet(table: ColumnTable, to: string, partitionBy: string[], compression: string): Promise<void> {
   const session = await SqlSession.open();
   try {
     await session.register("t", table);
     const copyOptions = ["FORMAT parquet", `COMPRESSION ${compression}`, parquetKvOption(parquetMetaJson(table), table.meta.provenance)];
-    if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`, "OVERWRITE_OR_IGNORE true");
-    await session.run(`copy t to ${quoteString(out)} (${copyOptions.join(", ")})`);
+    if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`);
+    await session.run(`copy (select ${parquetSelectList(table.columns, table.kinds, partitionBy)} from t) to ${quoteString(to)} (${copyOptions.join(", ")})`);
   } finally {
     await session.close();
   }
-  return { path: out, rows: table.rowCount, files: partitionBy.length ? parquetFiles(out) : [out] };
+}
+
+/**
+ * The SELECT list that writes `columns` to Parquet: dates (DuckDB TIMESTAMPs, UTC instants) as TIMESTAMP
+ * WITH TIME ZONE, which Parquet marks as adjusted to UTC; partition columns (`asIs`) as they are, so their
+ * folder names stay `2026-11-20 00:00:00`.
+ */
+export function parquetSelectList(columns: readonly string[], kinds: Record<string, ColumnKind>, asIs: readonly string[] = []): string {
+  return columns.map((c) => (kinds[c] === "date" && !asIs.includes(c) ? `timezone('UTC', ${quoteIdent(c)}) as ${quoteIdent(c)}` : quoteIdent(c))).join(", ");
+}
+
+/** A fresh name beside `target` (same directory, so the same file system: a rename moves it in place). */
+export function besidePath(target: string, tag = "partial"): string {
+  return `${target}.${tag}-${randomUUID()}`;
+}
+
+/** A name in a dataset's directory that belongs to the dataset: a hive partition folder (`book=…`) or a Parquet file. */
+export function isDatasetEntry(name: string): boolean {
+  return !name.startsWith(".") && (name.includes("=") || name.endsWith(".parquet"));
+}
+
+/** Moves the complete new file at `written` over `out` (one rename: until then the previous file is untouched). */
+export function replaceFile(written: string, out: string, who: string): void {
+  try {
+    renameSync(written, out);
+  } catch (error) {
+    throw new ColumnarError(`${who}: could not move the new file into ${out}: ${(error as Error).message}; the previous file is as it was`, "Parquet", error);
+  }
+}
+
+/**
+ * Replaces the dataset in `dir` (its partition folders and Parquet files; anything else stays) by the
+ * complete one written at `written`, by renames: the previous entries are set aside, the new ones moved
+ * in, then the previous ones removed. On a failure, the previous entries are put back.
+ */
+export function replaceDataset(written: string, dir: string, who: string): void {
+  mkdirSync(dir, { recursive: true });
+  const aside = besidePath(dir, "previous");
+  const moved: string[] = [];
+  const placed: string[] = [];
+  try {
+    mkdirSync(aside);
+    for (const name of readdirSync(dir).filter(isDatasetEntry)) {
+      renameSync(path.join(dir, name), path.join(aside, name));
+      moved.push(name);
+    }
+    for (const name of readdirSync(written)) {
+      renameSync(path.join(written, name), path.join(dir, name));
+      placed.push(name);
+    }
+  } catch (error) {
+    const back = putBack(placed, dir, written) && putBack(moved, aside, dir);
+    if (back) rmSync(aside, { recursive: true, force: true });
+    const previous = back ? "the previous dataset is as it was" : `the previous dataset's files that could not be put back are in ${aside}`;
+    throw new ColumnarError(`${who}: could not move the new dataset into ${dir}: ${(error as Error).message}; ${previous}`, "Parquet", error);
+  }
+  rmSync(aside, { recursive: true, force: true });
+}
+
+/** Moves `names` from `from` back to `to`; false when one could not be moved (it stays in `from`). */
+function putBack(names: readonly string[], from: string, to: string): boolean {
+  let all = true;
+  for (const name of names)
+    try {
+      renameSync(path.join(from, name), path.join(to, name));
+    } catch {
+      all = false;
+    }
+  return all;
+}
+
+/** A failed write as an error naming the target and DuckDB's reason (without the SQL), saying the previous data stays. */
+export function writeFailed(error: unknown, out: string, who: string): unknown {
+  if (!(error instanceof SqlError)) return error;
+  const reason = error.cause instanceof Error ? error.cause.message.split("\n")[0] : error.message.split("\n")[0];
+  return new ColumnarError(`${who}: could not write ${out}: ${reason}; nothing was replaced (what was there is as it was)`, "Parquet", error);
 }
 
 /** What the files' `risk_portal_lab.meta` holds. */
@@ -128,16 +226,18 @@ export function parquetFiles(dir: string): string[] {
 }
 
 /**
- * Reads a Parquet file, a dataset directory (hive partitions become columns) or a glob into a column
- * table; files written by {@link writeParquet} get their kinds, category levels and provenance back.
+ * Reads a Parquet file or a dataset directory (hive partitions become columns) into a column table;
+ * files written by {@link writeParquet} get their kinds, category levels and provenance back. The path
+ * is taken as it is (`data[1]` is that directory); with `{ glob: true }` it is a glob
+ * (`trades-2026-*.parquet`).
  */
-export async function readParquetColumns(source: string): Promise<ColumnTable> {
-  const from = parquetScan(source);
+export async function readParquetColumns(source: string, options: ParquetPathOptions = {}): Promise<ColumnTable> {
+  const from = parquetScan(source, options);
   const session = await SqlSession.open();
   try {
     const data = await session.queryColumns(`select * from ${from}`);
     const kv = await session.queryColumns(
-      `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(parquetGlob(source))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
+      `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(parquetGlob(source, options))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
     );
     return restore(data, kv, source);
   } finally {
@@ -146,8 +246,8 @@ export async function readParquetColumns(source: string): Promise<ColumnTable> {
 }
 
 /** {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index). */
-export async function readParquet(source: string): Promise<DataFrame> {
-  return toDataFrame(await readParquetColumns(source));
+export async function readParquet(source: string, options: ParquetPathOptions = {}): Promise<DataFrame> {
+  return toDataFrame(await readParquetColumns(source, options));
 }
 
 /** The data with the kinds, levels, facts and provenance the files' metadata carries (first file's meta; every file's provenance, once each). */

@@ -9,7 +9,8 @@
  * `date` → TIMESTAMP, the UTC instant; `mixed` → VARCHAR of each value as text; `empty` → VARCHAR, all
  * NULL) and filled 2,048 rows at a time through DuckDB's appender. Results come back by type: integers
  * (BIGINT counts) as numbers while they fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as
- * `Date`s, ENUM as categories with their levels, lists and structs as received (a `mixed` column).
+ * `Date`s, ENUM as categories with their levels, lists and structs as received (a `mixed` column). The
+ * session's time zone is UTC, whatever the machine's.
  */
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
@@ -98,7 +99,11 @@ export class SqlSession {
       settings.threads = String(options.threads);
     }
     const instance = await DuckDBInstance.create(":memory:", settings);
-    return new SqlSession(instance, await instance.connect());
+    const connection = await instance.connect();
+    // Dates are UTC instants: TIMESTAMP WITH TIME ZONE values (Parquet files' dates) are truncated,
+    // formatted and split into parts in UTC, not in the machine's zone.
+    await connection.run("set TimeZone = 'UTC'");
+    return new SqlSession(instance, connection);
   }
 
   /** The names registered so far. */
@@ -121,13 +126,14 @@ export class SqlSession {
   }
 
   /**
-   * Makes the Parquet file, directory (read with its hive partitions: `currency=USD/…`) or glob at
-   * `path` queryable as `name`, without loading it into memory (a view over `read_parquet`).
+   * Makes the Parquet file or directory (read with its hive partitions: `currency=USD/…`) at `path`
+   * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
+   * as it is; with `{ glob: true }` it is a glob.
    */
-  async registerParquet(name: string, path: string): Promise<this> {
+  async registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
     this.#open();
     checkName(name);
-    const from = parquetScan(path);
+    const from = parquetScan(path, options);
     await this.#drop(name);
     await this.#connection.run(`create view ${quoteIdent(name)} as select * from ${from}`);
     const rows = await this.#connection.runAndReadAll(`select count(*) from ${quoteIdent(name)}`);
@@ -230,17 +236,33 @@ function isArrowTable(value: unknown): value is arrow.Table {
   return value instanceof loadArrow().Table;
 }
 
-/** The glob DuckDB reads for a Parquet file, a glob, or a directory (all its `.parquet` files). */
-export function parquetGlob(path: string): string {
+/** How a Parquet path is read: as it is (the default), or as a glob. */
+export interface ParquetPathOptions {
+  /** The path is a glob (`*`, `?`, `[…]`, `**`): every Parquet file it matches. Default false: the path as it is, whatever it contains. */
+  glob?: boolean;
+}
+
+/**
+ * The glob DuckDB reads for a Parquet file or a directory (all its `.parquet` files): the path as it is,
+ * its `*`, `?` and `[` escaped (`data[1]` is that directory, not `data1`); with `{ glob: true }`, the glob given.
+ */
+export function parquetGlob(path: string, options: ParquetPathOptions = {}): string {
   if (typeof path !== "string" || path === "") throw new TypeError("a Parquet path must be a non-empty string");
-  if (/[*?[]/.test(path)) return path;
-  if (!existsSync(path)) throw new ColumnarError(`no Parquet file or directory at ${path}`, "Parquet");
-  return statSync(path).isDirectory() ? `${path.replace(/[\\/]+$/, "")}/**/*.parquet` : path;
+  if (options.glob) return path;
+  if (!existsSync(path))
+    throw new ColumnarError(`no Parquet file or directory at ${path}${/[*?[]/.test(path) ? " (for a glob, pass { glob: true })" : ""}`, "Parquet");
+  const literal = escapeGlob(path);
+  return statSync(path).isDirectory() ? `${literal.replace(/[\\/]+$/, "")}/**/*.parquet` : literal;
+}
+
+/** A path as a DuckDB glob matching only itself: `*`, `?` and `[` each in brackets. */
+export function escapeGlob(path: string): string {
+  return path.replace(/[*?[]/g, (c) => `[${c}]`);
 }
 
 /** `read_parquet(…)` of {@link parquetGlob}'s glob, hive partitions read. */
-export function parquetScan(path: string): string {
-  return `read_parquet(${quoteString(parquetGlob(path))}, hive_partitioning = true, union_by_name = true)`;
+export function parquetScan(path: string, options: ParquetPathOptions = {}): string {
+  return `read_parquet(${quoteString(parquetGlob(path, options))}, hive_partitioning = true, union_by_name = true)`;
 }
 
 /**

@@ -6,10 +6,11 @@
  * In memory (one long table), or with `parquet: dir` straight into a hive-partitioned Parquet dataset
  * (`dir/portfolio=…/month=…/part_….parquet`): each call's answer streams to disk as it arrives (see
  * transaction-stream.ts) and is appended to the dataset, so memory holds a batch of rows per call in
- * flight, never a table — a year of tables fits on a laptop.
+ * flight, never a table — a year of tables fits on a laptop. The dataset is written beside the target and
+ * moved in at the end; with `overwrite`, a previous dataset (its partition folders, not other files) is
+ * replaced only when every call succeeded.
  */
-import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
@@ -18,10 +19,10 @@ import { concatColumns } from "./concat";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 import { describeFailure, throwReplayMiss } from "./failure";
-import { parquetFiles, parquetKvOption, type ParquetMeta } from "./parquet";
+import { besidePath, isDatasetEntry, parquetFiles, parquetKvOption, parquetSelectList, replaceDataset, type ParquetMeta } from "./parquet";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
-import { quoteIdent, quoteString, SqlSession } from "./sql";
+import { quoteString, SqlSession } from "./sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns } from "./transaction-table";
 import type { BatchColumns, BatchFrame } from "./yield-curves";
@@ -49,11 +50,18 @@ export interface TransactionTablesFailure {
 
 /** What {@link fetchTransactionTablesColumns} wrote with `parquet`. */
 export interface TransactionDataset {
-  /** The dataset's directory (read it with `frames.readParquet(path)`, DuckDB or Spark). */
+  /** The dataset's directory (read it with `frames.readParquet(path)`, DuckDB or Spark); see `replaced`. */
   path: string;
   rows: number;
   files: string[];
   failures: TransactionTablesFailure[];
+  /**
+   * Whether the dataset at the target is the new one. With `overwrite`, a previous dataset is replaced
+   * only when every call succeeded; otherwise it stays as it was and `path` is where the new rows are.
+   */
+  replaced: boolean;
+  /** What did not go as asked: a previous dataset kept, and where the new rows are. */
+  warnings: string[];
 }
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
@@ -148,10 +156,11 @@ export async function fetchTransactionTablesColumns(
         if (result.value) tables.push(result.value);
       } else failures.push({ portfolio: calls[i]!.portfolio, month: calls[i]!.window?.month ?? null, ...describeFailure(result.reason) });
     });
-    if (sink) return { ...(await sink.close()), failures };
+    if (sink) return { ...(await sink.finish(failures.length, calls.length)), failures };
     return { table: concatColumns(tables, "GetTransactionTable"), failures };
   } finally {
     await sink?.close();
+    sink?.discard();
   }
 }
 
@@ -161,34 +170,37 @@ export async function fetchTransactionTables(rp: RiskPortalClient, options: Tran
   return { frame: toDataFrame(table), failures };
 }
 
-/** A dataset being written: one SQL session; each call's staged table appended as its own files under its partitions. */
+/** A dataset being written: one SQL session; each call's staged table appended as its own files under its partitions, beside the target until the end. */
 class DatasetSink {
   #rows = 0;
   #calls = 0;
-  #closed: Promise<{ path: string; rows: number; files: string[] }> | undefined;
-  /** Where the calls in flight spool and stage their answers: beside the dataset, removed at the end. */
+  #closed: Promise<void> | undefined;
+  /** Where the calls in flight spool and stage their answers, and the new dataset is written: beside the target, removed at the end. */
   readonly #staging: string;
+  readonly #written: string;
 
   private constructor(
     readonly dir: string,
+    readonly hadDataset: boolean,
     readonly session: SqlSession,
   ) {
-    this.#staging = `${dir}.partial-${randomUUID()}`;
+    this.#staging = besidePath(dir);
+    this.#written = path.join(this.#staging, "dataset");
+    mkdirSync(this.#written, { recursive: true });
   }
 
   static async open(target: string, overwrite: boolean): Promise<DatasetSink> {
     const dir = path.resolve(target);
-    let exists = false;
+    let entries: string[] | undefined;
     try {
-      exists = statSync(dir).isDirectory() ? readdirSync(dir).length > 0 : true;
-    } catch {
-      exists = false;
+      entries = statSync(dir).isDirectory() ? readdirSync(dir) : undefined;
+      if (entries === undefined) throw new ColumnarError(`parquet: ${dir} exists and is a file; a dataset is a directory (nothing was fetched)`, "Parquet");
+      if (entries.length > 0 && !overwrite)
+        throw new ColumnarError(`parquet: ${dir} exists and is not an empty directory; pass overwrite: true to replace it (nothing was fetched)`, "Parquet");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    if (exists && !overwrite)
-      throw new ColumnarError(`parquet: ${dir} exists and is not an empty directory; pass overwrite: true to replace it (nothing was fetched)`, "Parquet");
-    if (exists) rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    return new DatasetSink(dir, await SqlSession.open({ threads: 1 }));
+    return new DatasetSink(dir, (entries ?? []).some(isDatasetEntry), await SqlSession.open({ threads: 1 }));
   }
 
   /** A fresh staging directory for one call. */
@@ -196,7 +208,7 @@ class DatasetSink {
     return path.join(this.#staging, `call-${this.#calls++}`);
   }
 
-  /** Appends a staged table's rows to the dataset, labelled with its portfolio and month. */
+  /** Appends a staged table's rows to the new dataset, labelled with its portfolio and month. */
   async append(staged: StagedTable, portfolio: string, month: string | null): Promise<void> {
     if (staged.rows === 0) return;
     const own = staged.columns.filter((c) => c !== "portfolio" && c !== "month");
@@ -205,12 +217,12 @@ class DatasetSink {
       kinds: { portfolio: "category", month: month === null ? "empty" : "category", ...Object.fromEntries(own.map((c) => [c, staged.meta.kinds[c]!])) },
       categories: { ...staged.meta.categories, portfolio: [portfolio], ...(month === null ? {} : { month: [month] }) },
     };
-    const select = `select ${labelColumns({ portfolio, month })}, ${own.map(quoteIdent).join(", ")} from ${partsScan(staged.parts)}`;
+    const select = `select ${labelColumns({ portfolio, month })}, ${parquetSelectList(own, staged.meta.kinds)} from ${partsScan(staged.parts)}`;
     const partitions = month === null ? '"portfolio"' : '"portfolio", "month"';
     // One session, one table at a time: the calls in flight queue here, in the order they return.
     const run = async (): Promise<void> => {
       await this.session.run(
-        `copy (${select}) to ${quoteString(this.dir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${parquetKvOption(meta, staged.provenance)})`,
+        `copy (${select}) to ${quoteString(this.#written)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${parquetKvOption(meta, staged.provenance)})`,
       );
       this.#rows += staged.rows;
     };
@@ -220,14 +232,42 @@ class DatasetSink {
 
   #queue: Promise<void> = Promise.resolve();
 
-  close(): Promise<{ path: string; rows: number; files: string[] }> {
-    this.#closed ??= this.#queue
-      .catch(() => undefined)
-      .then(async () => {
-        await this.session.close();
-        rmSync(this.#staging, { recursive: true, force: true });
-        return { path: this.dir, rows: this.#rows, files: parquetFiles(this.dir) };
-      });
+  /**
+   * The new dataset in place of the previous one, once every call has settled. A previous dataset is
+   * replaced only when every call succeeded; otherwise it stays as it was, and the new rows (if any)
+   * stay beside it, in a directory the result names.
+   */
+  async finish(failures: number, calls: number): Promise<Omit<TransactionDataset, "failures">> {
+    await this.close();
+    const who = "frames.fetchTransactionTablesColumns";
+    if (failures === 0 || !this.hadDataset) {
+      replaceDataset(this.#written, this.dir, who);
+      return { path: this.dir, rows: this.#rows, files: parquetFiles(this.dir), replaced: true, warnings: [] };
+    }
+    const kept = `the dataset at ${this.dir} was kept as it was`;
+    if (this.#rows === 0) return { path: this.dir, rows: 0, files: [], replaced: false, warnings: [`every call failed: ${kept} (nothing was replaced)`] };
+    const beside = besidePath(this.dir, "incomplete");
+    renameSync(this.#written, beside);
+    const ok = calls - failures;
+    return {
+      path: beside,
+      rows: this.#rows,
+      files: parquetFiles(beside),
+      replaced: false,
+      warnings: [
+        `${failures} of ${calls} calls failed: ${kept}; the rows of the ${ok} call${ok === 1 ? "" : "s"} that succeeded are in ${beside} (read it with frames.readParquet, move it in place, or delete it)`,
+      ],
+    };
+  }
+
+  /** Closes the session, once the appends queued have ended. */
+  close(): Promise<void> {
+    this.#closed ??= this.#queue.catch(() => undefined).then(() => this.session.close());
     return this.#closed;
+  }
+
+  /** Removes the staging area: the calls' spools and parts, and the new dataset unless {@link finish} moved it. */
+  discard(): void {
+    rmSync(this.#staging, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ import type { Provenance } from "../client/provenance";
 import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
 import { ColumnarError } from "./errors";
 import { JsonRowScanner, JsonScanError } from "./json-rows";
-import { checkParquetTarget, parquetKvOption, type ParquetMeta } from "./parquet";
+import { checkParquetTarget, parquetKvOption, parquetSelectList, replaceFile, writeFailed, type ParquetMeta } from "./parquet";
 import { quoteIdent, quoteString, SqlSession } from "./sql";
 import { transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
 
@@ -107,7 +107,8 @@ export async function stageTransactionTable(
 
 /**
  * Fetches a transaction table into one Parquet file at `target`, streaming (see the module's note).
- * Refuses to write over an existing file unless `overwrite`.
+ * Refuses to write over an existing file unless `overwrite`; with it, the previous file stays until the
+ * new one is complete (written beside it, then renamed over it), and stays on any failure.
  */
 export async function fetchTransactionTableToParquet(
   rp: RiskPortalClient,
@@ -132,15 +133,20 @@ export async function fetchTransactionTableToParquet(
       bytes: staged.bytes,
     };
     if (staged.parts.length === 0) return { ...written, files: [], warnings: [...staged.meta.warnings, "the table has no rows: no file was written"] };
-    rmSync(out, { force: true });
+    // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
+    const final = path.join(workDir, path.basename(out));
     const session = await SqlSession.open({ threads: 1 });
     try {
+      const select = parquetSelectList(staged.columns, staged.meta.kinds);
       await session.run(
-        `copy (select * from ${partsScan(staged.parts)}) to ${quoteString(out)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
+        `copy (select ${select} from ${partsScan(staged.parts)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
       );
+    } catch (error) {
+      throw writeFailed(error, out, "frames.fetchTransactionTable");
     } finally {
       await session.close();
     }
+    replaceFile(final, out, "frames.fetchTransactionTable");
     return { ...written, files: [out], warnings: staged.meta.warnings };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
