@@ -226,9 +226,9 @@ describe("monotone convex: continuity of the forward at the pillars", () => {
    * The rule, from HW's formulas (pillarForwards above): the forward from the left at pillar p and at p itself
    * (from the right). At t_0 it steps from the flat stub (z_0); after t_{n−1} it is flat at fd_{n−1}.
    */
-  function expectedAtPillars(ts: readonly number[], zs: readonly number[]) {
+  function expectedAtPillars(ts: readonly number[], zs: readonly number[], collar = true) {
     const n = ts.length;
-    const f = pillarForwards(ts, zs, true);
+    const f = pillarForwards(ts, zs, collar);
     const fd = ts.map((t, i) => (zs[i]! * t - (i === 0 ? 0 : zs[i - 1]! * ts[i - 1]!)) / (t - (i === 0 ? 0 : ts[i - 1]!)));
     const zero = (x: number) => Math.abs(x) <= 1e-12;
     const g0 = (j: number) => f[j - 1]! - fd[j]!;
@@ -257,6 +257,26 @@ describe("monotone convex: continuity of the forward at the pillars", () => {
             if (p > 0 && p < ts.length - 1 && Math.abs(left - right) <= 1e-12) {
               expect(Math.abs(c.instantaneousForward(t - 1e-11) - c.instantaneousForward(t))).toBeLessThanOrEqual(1e-6);
             }
+          });
+        },
+      ),
+      { seed: 28, numRuns: 500 },
+    );
+  });
+
+  it("on random curves with negative and zero forwards (no collar): the same rule holds", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 480 }), { minLength: 2, maxLength: 8 }),
+        fc.array(fc.constantFrom(-0.005, 0, 0.01, 0.03), { minLength: 8, maxLength: 8 }),
+        (months, fds) => {
+          const ts = [...months].sort((a, b) => a - b).map((m) => m / 12);
+          const zs = zerosFromForwards(ts, fds);
+          const c = mc(ts, zs, false);
+          const expected = expectedAtPillars(ts, zs, false);
+          ts.forEach((t, p) => {
+            expect(Math.abs(c.instantaneousForward(t - 1e-11) - expected[p]!.left)).toBeLessThanOrEqual(1e-6);
+            expect(Math.abs(c.instantaneousForward(t) - expected[p]!.right)).toBeLessThanOrEqual(1e-12);
           });
         },
       ),
