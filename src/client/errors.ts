@@ -219,11 +219,20 @@ export function errorFromResponse(details: ErrorDetails & { status: number; stat
   let said = "";
   if (problem) said = [problem.title, problem.detail].filter(Boolean).join(": ");
   else if (typeof details.body === "string") said = details.body.slice(0, 300);
-  else if (details.body !== undefined) said = JSON.stringify(details.body).slice(0, 300);
+  else if (details.body !== undefined) said = shortJson(details.body);
   const head = `${details.operation} failed: HTTP ${details.status}${details.statusText ? ` ${details.statusText}` : ""}`;
   const message = `${head}${said ? ` — ${said}` : ""}${details.requestId ? ` (request id ${details.requestId})` : ""}${details.note ? `. ${details.note}` : ""}`;
   const { note: _note, ...rest } = details;
   return new Class(message, rest, problem);
+}
+
+/** A parsed body's first 300 characters as JSON; one nested too deep to write says so instead of overflowing the stack. */
+function shortJson(body: unknown): string {
+  try {
+    return JSON.stringify(body).slice(0, 300);
+  } catch {
+    return `(a JSON ${Array.isArray(body) ? "array" : "value"} nested too deep to show)`;
+  }
 }
 
 /** `a.b: reason; c[2]: reason` — field issues in one line. */

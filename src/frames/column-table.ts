@@ -92,7 +92,8 @@ export function preview(value: unknown): string {
   try {
     text = typeof value === "string" ? JSON.stringify(value) : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
   } catch {
-    text = String(value);
+    // Nested too deep for JSON.stringify: String() of such an array overflows the stack as well.
+    text = Array.isArray(value) ? "[…]" : typeof value === "object" && value !== null ? "{…}" : String(value);
   }
   return text.length > MAX_PREVIEW ? `${text.slice(0, MAX_PREVIEW - 1)}…` : text;
 }

@@ -11,6 +11,12 @@
  * handed out by {@link JsonRowScanner.end}, to be read the way a response held in memory is.
  */
 
+/**
+ * The deepest a row may nest objects and arrays, the row itself counted: a deeper row is refused, naming
+ * it (a value 200,000 deep would overflow the stack wherever it is shown or written).
+ */
+export const MAX_ROW_DEPTH = 1_000;
+
 /** What the body held besides the streamed rows. */
 export interface ScannedBody {
   /** The top-level fields other than `data_table`, parsed. */
@@ -358,7 +364,7 @@ export class JsonRowScanner {
         inString = true;
         content = true;
       } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
-        depth++;
+        if (++depth > MAX_ROW_DEPTH) throw this.#tooDeep(this.#offset + i);
         content = true;
       } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (depth === 0) {
@@ -385,6 +391,11 @@ export class JsonRowScanner {
     this.#escape = escape;
     this.#content = content;
     return { i: n, from };
+  }
+
+  /** The row being read nests deeper than {@link MAX_ROW_DEPTH}: its index is the rows before it. */
+  #tooDeep(offset: number): JsonScanError {
+    return new JsonScanError(`data_table row ${this.#rows + this.#commas} is nested too deep: more than ${MAX_ROW_DEPTH} levels of objects and arrays`, offset);
   }
 
   /** The rows collected so far plus `chunk[from, end)`, parsed. */

@@ -18,6 +18,7 @@ import type { RiskPortalClient } from "../client/client";
 import { emptyTable, finishColumn, preview, TableBuilder, type ColumnTable, type FinishedColumn, type TableShape } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "./iso-date";
+import { MAX_ROW_DEPTH } from "./json-rows";
 import { provenanceFrom } from "./provenance";
 import { fetchTransactionTableToParquet, type TransactionTableWritten } from "./transaction-stream";
 
@@ -152,12 +153,59 @@ function buildTransactionTable(input: unknown, options: TransactionTableOptions,
   for (const w of collected.warnings) builder.warn(w);
   for (const column of collected.columns) {
     const done = column.done ?? finishColumn(column.name, column.raw!, { owned, detectDates });
+    // Only a column holding objects or arrays is `mixed`: the one place a cell can nest.
+    if (done.kind === "mixed") refuseDeepCells(column.name, done.values);
     column.raw = undefined; // let the scratch array go as soon as its column is finished
     builder.addFinished(column.name, done);
   }
   const table = builder.build();
   table.meta.shape = shape;
   return table;
+}
+
+/** A cell may nest one level less than a row (the row counts as one): see {@link MAX_ROW_DEPTH}. */
+function refuseDeepCells(name: string, values: unknown[]): void {
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v === "object" && v !== null && !(v instanceof Date) && nestsDeeperThan(v, MAX_ROW_DEPTH - 1)) throw tooDeep(i, `its "${name}"`);
+  }
+}
+
+const NEST_STACK: object[] = [];
+const NEST_DEPTHS: number[] = [];
+
+/** Whether a value nests more than `max` levels of objects and arrays, itself counted (iterative: any depth). */
+function nestsDeeperThan(value: object, max: number): boolean {
+  // Shared scratch stacks: a column of small objects costs no allocation per cell.
+  const stack = NEST_STACK;
+  const depths = NEST_DEPTHS;
+  stack.length = depths.length = 0;
+  stack.push(value);
+  depths.push(1);
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) {
+      stack.length = depths.length = 0;
+      return true;
+    }
+    for (const key in v) {
+      const child = (v as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null && !(child instanceof Date)) {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** A row nested deeper than {@link MAX_ROW_DEPTH}, as the error that names it. */
+function tooDeep(row: number, what: string): TableShapeError {
+  return new TableShapeError(
+    `data_table row ${row}: ${what} is nested too deep (more than ${MAX_ROW_DEPTH} levels of objects and arrays, the row counted); refused: a value this deep cannot be shown or written`,
+  );
 }
 
 /** Column names from `{columns: [...]}`: strings, or objects naming the column (`{name}`, `{ColumnName}`, …). */
@@ -206,6 +254,7 @@ function objectRowView(rows: unknown[], warnings: string[]): Record<string, unkn
     if (row === null || typeof row !== "object" || Array.isArray(row)) {
       if (firstNotObject < 0) firstNotObject = i;
       notObjects++;
+      if (Array.isArray(row) && nestsDeeperThan(row, MAX_ROW_DEPTH)) throw tooDeep(i, "the row");
     }
   }
   if (notObjects === 0) return rows as Record<string, unknown>[];
