@@ -29,12 +29,35 @@ export interface ErrorDetails {
 
 /**
  * What a failed write did on the server, as far as the client can know:
- * - `not-applied`: the request provably never reached the server, or the server refused it (4xx);
- * - `unknown`: it went out, but its answer was lost (connection broken, timeout, 5xx): the server may
- *   have applied it, and re-sending it may apply it twice;
+ * - `not-applied`: the request provably never reached the server, or the server refused it (4xx, or
+ *   `is_success: false` without `use_best_effort`: all or nothing);
+ * - `partially-applied`: with `use_best_effort`, the server stored some records and rejected others
+ *   (`OperationFailedError`'s `stored`, `rejected`): re-sending the whole request stores those again;
+ * - `unknown`: it went out, but its answer was lost (connection broken, timeout, 5xx), or the answer does
+ *   not say which records were stored: the server may have applied it, and re-sending it may apply it twice;
  * - `applied`: the server answered success, but something on this machine failed afterwards.
  */
-export type WriteOutcome = "not-applied" | "unknown" | "applied";
+export type WriteOutcome = "not-applied" | "partially-applied" | "unknown" | "applied";
+
+/** A record a best-effort write's server rejected: its index in the request's records, and what it said. */
+export interface RejectedRecord {
+  /** Index in the request's records (`bond_data`, `equity_vol_curves`). */
+  index: number;
+  /** The server's messages about it. */
+  messages: string[];
+  /** frames.upload*: the rows of the source the record was built from. */
+  rows?: number[];
+}
+
+/** What the answer of a failed best-effort write says was stored: counts, and the records rejected. */
+export interface WriteReport {
+  /** Records sent. */
+  sent: number;
+  /** Records the server stored (`sent` minus those rejected). */
+  stored: number;
+  /** The records rejected, by index, with the server's messages. */
+  rejected: RejectedRecord[];
+}
 
 /**
  * Base of every error this library throws on purpose — the client's, and the frames', the vol model's,
@@ -126,14 +149,27 @@ export class RateLimitError extends HttpError {
 /** 5xx: the server failed. */
 export class ServerError extends HttpError {}
 
-/** The operation ran but reported failure: `is_success` false, with the server's `error_messages`. */
+/**
+ * The operation ran but reported failure: `is_success` false, with the server's `error_messages`. When
+ * the answer of a best-effort write names the records it rejected, `sent`, `stored` and `rejected` say
+ * what was stored (`outcome` `partially-applied`, or `not-applied` when none was).
+ */
 export class OperationFailedError extends RiskPortalError {
+  readonly sent?: number;
+  readonly stored?: number;
+  readonly rejected?: readonly RejectedRecord[];
   constructor(
     message: string,
     details: ErrorDetails,
     readonly errorMessages: readonly string[],
+    report?: WriteReport,
   ) {
     super(message, details);
+    if (report) {
+      this.sent = report.sent;
+      this.stored = report.stored;
+      this.rejected = report.rejected;
+    }
   }
 }
 
@@ -233,6 +269,18 @@ function shortJson(body: unknown): string {
   } catch {
     return `(a JSON ${Array.isArray(body) ? "array" : "value"} nested too deep to show)`;
   }
+}
+
+/**
+ * The error as a copy that carries a write's `outcome` (and a note added to its message): for an error
+ * thrown without one, e.g. a token request's, which may be shared by several calls and is not changed.
+ */
+export function withOutcome<E extends RiskPortalError>(error: E, outcome: WriteOutcome, note = ""): E {
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+  Object.defineProperty(copy, "outcome", { value: outcome, enumerable: true, configurable: true });
+  if (note) Object.defineProperty(copy, "message", { value: `${error.message}${note}`, writable: true, configurable: true });
+  return copy;
 }
 
 /** `a.b: reason; c[2]: reason` — field issues in one line. */

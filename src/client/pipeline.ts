@@ -30,8 +30,10 @@ import {
   TimeoutError,
   errorFromResponse,
   formatIssues,
+  withOutcome,
   type ErrorDetails,
   type WriteOutcome,
+  type WriteReport,
 } from "./errors";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
@@ -147,7 +149,35 @@ export interface Streamed {
  * recorded) → decode → remember (cache, emptied after a change) → provenance.
  */
 export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
-  const call = new PreparedCall(config, op, input, options);
+  const call = prepare(config, op, input, options);
+  try {
+    return await sendPrepared(call);
+  } catch (error) {
+    throw withWriteOutcome(call, error);
+  }
+}
+
+/** The call, its input and options checked; a write refused here was not sent (`not-applied`). */
+function prepare<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions): PreparedCall<Op> {
+  try {
+    return new PreparedCall(config, op, input, options);
+  } catch (error) {
+    if (op.retry === "write" && error instanceof RiskPortalError && error.outcome === undefined) throw withOutcome(error, "not-applied");
+    throw error;
+  }
+}
+
+/**
+ * A write's error always says what the write did: one thrown without an `outcome` (a token request's, a
+ * cassette's, the caller's abort) gets `not-applied` when nothing was sent, else `unknown`.
+ */
+function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
+  if (!call.write || !(error instanceof RiskPortalError) || error.outcome !== undefined) return error;
+  if (call.sends === 0) return withOutcome(error, "not-applied", ` ${call.op.name} was not sent.`);
+  return withOutcome(error, "unknown", ` ${call.op.name} had been sent: the server may have applied it.${call.howToCheck()}`);
+}
+
+async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op>> {
   const hit = await fromCache(call);
   if (hit) return hit;
   call.startClock();
@@ -183,7 +213,7 @@ export async function sendStreaming<Op extends OperationDef>(
   sink: BodySink,
   options: CallOptions = {},
 ): Promise<Streamed> {
-  const call = new PreparedCall(config, op, input, { ...options, cache: false });
+  const call = prepare(config, op, input, { ...options, cache: false });
   call.sink = sink;
   call.startClock();
   try {
@@ -318,16 +348,17 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   decode(got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
     const after = this.outcomeUnknown(got.status);
     const details = () => this.details({ status: got.status, requestId: got.requestId, ...after.extra });
-    return decodeResponse(this.op, got.text, details, this.options, this.redactor, { note: after.note, failed: this.failedOutcome() });
+    return decodeResponse(this.op, got.text, details, this.options, this.redactor, { note: after.note, failed: (messages) => this.failedWrite(messages) });
   }
 
   /**
    * A write whose request left but whose answer could not be taken (a 2xx that cannot be read, an answer
-   * that broke HTTP): its outcome is unknown, and the note says how to check. Nothing for reads, or
-   * for a write that was never sent (replayed).
+   * that broke HTTP): its outcome is unknown, and the note says how to check. Nothing for reads; a
+   * write that was never sent (a cassette answered) is not-applied.
    */
   outcomeUnknown(status?: number): { extra: Partial<ErrorDetails>; note: string } {
-    if (!this.write || this.sends === 0) return { extra: {}, note: "" };
+    if (!this.write) return { extra: {}, note: "" };
+    if (this.sends === 0) return { extra: { outcome: "not-applied" }, note: ` ${this.op.name} was not sent (a cassette answered).` };
     const said = status === undefined ? "The request was sent" : `The server answered HTTP ${status}`;
     return {
       extra: { outcome: "unknown" },
@@ -335,10 +366,19 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     };
   }
 
-  /** A write the server reported failed (`is_success: false`): all or nothing, unless it asked for best effort. */
-  failedOutcome(): WriteOutcome | undefined {
+  /**
+   * A write the server reported failed (`is_success: false`): all or nothing, unless it asked for best
+   * effort. Then the messages say what was stored when each names one rejected record (`bond_data[3]: …`);
+   * a refusal of the whole request says "nothing was stored"; anything else leaves it unknown.
+   */
+  failedWrite(messages: readonly string[]): FailedWrite | undefined {
     if (!this.write) return undefined;
-    return this.#encoded.body?.use_best_effort === true ? "unknown" : "not-applied";
+    const body = this.#encoded.body;
+    if (body?.use_best_effort !== true) return { outcome: "not-applied" };
+    const report = bestEffortReport(body, messages);
+    if (report) return { outcome: report.stored > 0 ? "partially-applied" : "not-applied", report };
+    if (messages.some((m) => /\bnothing was stored\b/i.test(m))) return { outcome: "not-applied" };
+    return { outcome: "unknown" };
   }
 
   /** Starts the call's deadline (the whole call, retries included) and joins the caller's signal to it. */
@@ -364,8 +404,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   /** The call's own deadline or the caller's abort, as the error that says so (and what a write may have done). */
   stopped(waiting: string): RiskPortalError {
     const sent = this.write && this.sends > 0;
-    const unknown = sent ? { outcome: "unknown" as const } : {};
-    const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : "";
+    const unknown = sent ? { outcome: "unknown" as const } : this.write ? { outcome: "not-applied" as const } : {};
+    const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : this.write ? "; nothing was sent" : "";
     if (this.deadline.signal.aborted)
       return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
     return new AbortError(
@@ -552,7 +592,16 @@ export async function exchange(call: PreparedCall): Promise<Response> {
   const first = await sendFollowing(call);
   if (first.response.status !== 401 || call.refreshed) return first.response;
   call.refreshed = true;
-  if (!(await call.config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs))) return first.response;
+  let refreshed: boolean;
+  try {
+    refreshed = await call.config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs);
+  } catch (error) {
+    // The server had refused the write (401): a token that cannot be renewed leaves it not applied.
+    if (call.write && error instanceof RiskPortalError && error.outcome === undefined)
+      throw withOutcome(error, "not-applied", ` The server had answered HTTP 401: ${call.op.name} was not applied.`);
+    throw error;
+  }
+  if (!refreshed) return first.response;
   await discardBody(first.response);
   return (await sendFollowing(call)).response;
 }
@@ -568,6 +617,8 @@ async function sendFollowing(call: PreparedCall): Promise<{ used: string; respon
     const headers = requestHeaders(call, hop.body !== undefined);
     const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
     used = typeof applied === "string" ? applied : await applied;
+    // Aborted before it left (a signal aborted already, or while a token was fetched): nothing was sent.
+    if (call.signal.aborted) throw call.signal.reason;
     call.sends++;
     return config.fetch(hop.url, { method: hop.method, headers, body: hop.body, signal: call.signal, redirect: "manual" });
   };
@@ -660,9 +711,11 @@ export function record(call: PreparedCall, response: Response, text: string, rec
   } catch (error) {
     const done = call.write && response.ok ? ` The server answered HTTP ${response.status}: ${call.op.name} was applied; do not re-send it.` : "";
     const why = call.redactor.text((error as Error)?.message ?? String(error));
+    const refused: WriteOutcome = response.status >= 500 ? "unknown" : "not-applied";
+    const outcome = call.write ? { outcome: done ? ("applied" as const) : refused } : {};
     throw new CassetteError(
       `${call.op.name}: could not record to the cassette ${cassette.path}: ${why}.${done}`,
-      call.details({ ...(done ? { outcome: "applied" as const } : {}), cause: call.redactor.cause(error) }),
+      call.details({ ...outcome, cause: call.redactor.cause(error) }),
       cassette.path,
     );
   }
@@ -718,10 +771,44 @@ function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: st
   }
 }
 
-/** What a write's decoding errors add: how to check (the answer was a 2xx), and the outcome of a reported failure. */
+/** What a write's decoding errors add: how to check (the answer was a 2xx), and what a reported failure did. */
 interface DecodeNotes {
   note: string;
-  failed?: WriteOutcome;
+  failed?: (messages: readonly string[]) => FailedWrite | undefined;
+}
+
+/** What a write the server reported failed did: its outcome, and for best effort what was stored. */
+export interface FailedWrite {
+  outcome: WriteOutcome;
+  report?: WriteReport;
+}
+
+/** `bond_data[3]: …`: a message about one record of an array of the request. */
+const RECORD_MESSAGE = /^\s*([A-Za-z_$][\w$]*)\[(\d+)\]/;
+
+/**
+ * What a best-effort write's answer says was stored, when every message names one record of the same
+ * array of the request (`bond_data[3]: unknown bond`): the records named were rejected, the others
+ * stored. Undefined when any message names no record (the answer does not say).
+ */
+export function bestEffortReport(body: Record<string, unknown>, messages: readonly string[]): WriteReport | undefined {
+  let field: string | undefined;
+  const rejected = new Map<number, string[]>();
+  for (const message of messages) {
+    const named = RECORD_MESSAGE.exec(message);
+    if (!named || (field !== undefined && named[1] !== field)) return undefined;
+    const records = body[named[1]!];
+    const index = Number(named[2]);
+    if (!Array.isArray(records) || index >= records.length) return undefined;
+    field = named[1];
+    const said = rejected.get(index) ?? [];
+    said.push(message);
+    rejected.set(index, said);
+  }
+  if (field === undefined) return undefined;
+  const sent = (body[field] as unknown[]).length;
+  const list = [...rejected].sort((a, b) => a[0] - b[0]).map(([index, said]) => ({ index, messages: said }));
+  return { sent, stored: sent - rejected.size, rejected: list };
 }
 
 function decodeResponse<Op extends OperationDef>(
@@ -755,16 +842,40 @@ function decodeResponse<Op extends OperationDef>(
   const data = parsed.data as ResponseOf<Op>;
   const outcome = data as { is_success?: boolean; error_messages?: string[] };
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
-    const messages = outcome.error_messages ?? [];
-    const said = messages.length ? messages.slice(0, 5).join("; ") + (messages.length > 5 ? ` … and ${messages.length - 5} more` : "") : "no message given";
-    const partly = notes.failed === "unknown" ? ` With use_best_effort the records not named may have been stored.${notes.note}` : "";
+    const messages = redactor.value(outcome.error_messages ?? []);
+    const failed = notes.failed?.(messages);
     throw new OperationFailedError(
-      redactor.text(`${op.name} reported failure: ${said}`) + partly,
-      { ...details(), ...(notes.failed ? { outcome: notes.failed } : {}), body: redactor.value(json) },
-      redactor.value(messages),
+      redactor.text(failureMessage(op.name, messages, failed, notes.note)),
+      { ...details(), ...(failed ? { outcome: failed.outcome } : {}), body: redactor.value(json) },
+      messages,
+      failed?.report,
     );
   }
   return data;
+}
+
+/** Up to `max` messages in one line, and how many more. */
+export function listMessages(messages: readonly string[], max = 5): string {
+  if (messages.length === 0) return "no message given";
+  return messages.slice(0, max).join("; ") + (messages.length > max ? ` … and ${messages.length - max} more` : "");
+}
+
+/** A reported failure's message: what the server said, and what was stored (or that it is not known). */
+function failureMessage(name: string, messages: readonly string[], failed: FailedWrite | undefined, note: string): string {
+  const said = listMessages(messages);
+  const report = failed?.report;
+  if (report && report.stored > 0) {
+    const indices = report.rejected.map((r) => r.index);
+    const shown = indices.slice(0, 20).join(", ") + (indices.length > 20 ? ", …" : "");
+    return (
+      `${name} partially applied: ${report.stored} of the ${report.sent} records were stored, ${report.rejected.length} rejected — ${said}. ` +
+      `The ${report.stored} stored are on the service now: re-sending the same request would store the ${report.stored} again; send only the rejected records (indices ${shown}), fixed.`
+    );
+  }
+  if (report) return `${name} reported failure: none of the ${report.sent} records was stored (all rejected) — ${said}`;
+  if (failed?.outcome === "unknown") return `${name} reported failure: ${said}. With use_best_effort the records not named may have been stored.${note}`;
+  if (failed) return `${name} reported failure: ${said}. It was not applied (without use_best_effort a write is all or nothing).`;
+  return `${name} reported failure: ${said}`;
 }
 
 function parseBody(text: string): unknown {

@@ -11,7 +11,9 @@ import type { RiskPortalClient } from "../client/client";
 import {
   byRow,
   convertCell,
+  inSourceTerms,
   isBlank,
+  notSent,
   issueToRowError,
   readRows,
   unknownColumnErrors,
@@ -49,6 +51,8 @@ export interface BondPriceRecordsResult {
   errors: RowError[];
   /** For each record, the row it came from. */
   rows: number[];
+  /** CSV sources: the line each row starts on, by row. */
+  lines?: number[];
 }
 
 /**
@@ -86,7 +90,7 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
       for (const issue of parsed.error.issues) errors.push(issueToRowError(issue, i, line));
     }
   });
-  return { records: withoutTypeTags(records), errors: byRow(errors), rows };
+  return { records: withoutTypeTags(records), errors: byRow(errors), rows, ...(read.lines ? { lines: read.lines } : {}) };
 }
 
 export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<CallOptions, "throwOnFailure"> {
@@ -108,16 +112,25 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
  */
 export async function uploadBondPrices(rp: RiskPortalClient, source: RowSource, options: UploadBondPricesOptions = {}): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, ...callOptions } = options;
-  const { records, errors } = bondPriceRecords(source, { unknownColumns });
-  if (errors.length > 0) throw new RowValidationError("UploadBondPriceData", errors);
-  if (records.length === 0) throw new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]);
-  return rp.marketData.uploadBondPrices(
-    {
-      // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
-      ...(use_best_effort === undefined ? {} : { use_best_effort }),
-      ...(trigger_immediate_bootstrap === undefined ? {} : { trigger_immediate_bootstrap }),
-      bond_data: records,
-    },
-    callOptions,
-  );
+  const { records, errors, rows, lines } = bondPriceRecords(source, { unknownColumns });
+  if (errors.length > 0) throw notSent(new RowValidationError("UploadBondPriceData", errors));
+  if (records.length === 0) throw notSent(new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]));
+  return rp.marketData
+    .uploadBondPrices(
+      {
+        // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
+        ...(use_best_effort === undefined ? {} : { use_best_effort }),
+        ...(trigger_immediate_bootstrap === undefined ? {} : { trigger_immediate_bootstrap }),
+        bond_data: records,
+      },
+      callOptions,
+    )
+    .catch((error: unknown) => {
+      throw inSourceTerms(
+        error,
+        source,
+        rows.map((row) => [row]),
+        lines,
+      );
+    });
 }

@@ -13,8 +13,10 @@ import { preview } from "./column-table";
 import {
   byRow,
   convertCell,
+  inSourceTerms,
   isBlank,
   issueToRowError,
+  notSent,
   readRows,
   unknownColumnErrors,
   withoutTypeTags,
@@ -49,6 +51,8 @@ export interface EquityVolCurvesResult {
   errors: RowError[];
   /** For each curve, the rows it was built from (in maturity order). */
   rows: number[][];
+  /** CSV sources: the line each row starts on, by row. */
+  lines?: number[];
 }
 
 interface Point {
@@ -143,7 +147,7 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     curves.push(curve);
     rows.push([row]);
   }
-  return { curves: withoutTypeTags(curves), errors: byRow(errors), rows };
+  return { curves: withoutTypeTags(curves), errors: byRow(errors), rows, ...(read.lines ? { lines: read.lines } : {}) };
 }
 
 /**
@@ -211,8 +215,12 @@ export interface UploadEquityVolCurvesOptions extends RecordsFromRowsOptions, Om
  */
 export async function uploadEquityVolCurves(rp: RiskPortalClient, source: RowSource, options: UploadEquityVolCurvesOptions = {}): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, ...callOptions } = options;
-  const { curves, errors } = equityVolCurveRecords(source, { unknownColumns });
-  if (errors.length > 0) throw new RowValidationError("UploadEquityVolCurves", errors);
-  if (curves.length === 0) throw new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]);
-  return rp.marketData.uploadEquityVolCurves({ ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves }, callOptions);
+  const { curves, errors, rows, lines } = equityVolCurveRecords(source, { unknownColumns });
+  if (errors.length > 0) throw notSent(new RowValidationError("UploadEquityVolCurves", errors));
+  if (curves.length === 0) throw notSent(new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]));
+  return rp.marketData
+    .uploadEquityVolCurves({ ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves }, callOptions)
+    .catch((error: unknown) => {
+      throw inSourceTerms(error, source, rows, lines);
+    });
 }

@@ -8,7 +8,8 @@ import type { z } from "zod";
 import { formatPath } from "../api/operation";
 import { preview } from "./column-table";
 import { parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
-import { CsvError, type RowError } from "./errors";
+import { OperationFailedError, withOutcome } from "../client/errors";
+import { CsvError, type RowError, type RowValidationError } from "./errors";
 
 /** Anything with danfo's `columns` and row-major `values` (a danfo DataFrame). */
 export interface DataFrameLike {
@@ -205,4 +206,49 @@ export function withoutTypeTags<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (k !== "$type") out[k] = withoutTypeTags(v);
   return out as T;
+}
+
+/** What a source is called in a message: re-sending "the whole file" (or CSV text, frame, array). */
+function sourceNoun(source: RowSource): string {
+  if (Array.isArray(source)) return "array";
+  if (isDataFrameLike(source)) return "frame";
+  return "csvFile" in source ? "file" : "CSV text";
+}
+
+/** `bond_data[3]: unknown bond` → `unknown bond`; `equity_vol_curves[1].vols[0]: 9` → `vols[0]: 9`. */
+function withoutRecordPrefix(message: string): string {
+  return message.replace(/^\s*[A-Za-z_$][\w$]*\[\d+\](?:\.|:\s*)?/, "");
+}
+
+/**
+ * A best-effort upload the service stored in part, said in the source's terms: the rejected records'
+ * rows (and CSV lines), and that re-sending the whole source would store the others again. `recordRows[i]`
+ * are the rows record `i` was built from. Any other error is returned as it is.
+ */
+export function inSourceTerms(error: unknown, source: RowSource, recordRows: readonly (readonly number[])[], lines?: readonly (number | undefined)[]): unknown {
+  if (!(error instanceof OperationFailedError) || error.outcome !== "partially-applied" || !error.rejected) return error;
+  const rejected = error.rejected.map((r) => ({ ...r, rows: [...(recordRows[r.index] ?? [])] }));
+  const where = (rows: number[]) => {
+    const line = rows.length === 1 ? lines?.[rows[0]!] : undefined;
+    const named = `row${rows.length === 1 ? "" : "s"} ${rows.join(", ")}`;
+    return line === undefined ? named : `line ${line} (${named})`;
+  };
+  const shown = rejected.slice(0, 5).map((r) => `${where(r.rows)}: ${r.messages.map(withoutRecordPrefix).join("; ")}`);
+  if (rejected.length > 5) shown.push(`… and ${rejected.length - 5} more`);
+  const rows = rejected.flatMap((r) => r.rows);
+  const { stored, sent } = error as { stored: number; sent: number };
+  const message =
+    `${error.operation} partially applied: ${stored} of the ${sent} records were stored, ${rejected.length} rejected — ${shown.join("; ")}. ` +
+    `The ${stored} stored are on the service now: re-sending the whole ${sourceNoun(source)} would store the ${stored} again; send only the rejected row${rows.length === 1 ? "" : "s"} (${rows.slice(0, 20).join(", ")}${rows.length > 20 ? ", …" : ""}), fixed.`;
+  const { operation, method, url, status, requestId, body, outcome } = error;
+  return new OperationFailedError(message, { operation, method, url, status, requestId, body, outcome, cause: error.cause }, error.errorMessages, {
+    sent,
+    stored,
+    rejected,
+  });
+}
+
+/** Rows refused before anything was sent: a write's error says it was not applied. */
+export function notSent(error: RowValidationError): RowValidationError {
+  return withOutcome(error, "not-applied");
 }

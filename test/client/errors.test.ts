@@ -91,7 +91,10 @@ describe("operation outcomes", () => {
     expect(error).toBeInstanceOf(OperationFailedError);
     expect(error.errorMessages).toEqual(failed.error_messages);
     expect(error.status).toBe(200);
-    expect(error.message).toBe("UploadBondPriceData reported failure: bond_data[0]: unknown bond; bond_data[2]: price <= 0");
+    expect(error.message).toBe(
+      "UploadBondPriceData reported failure: bond_data[0]: unknown bond; bond_data[2]: price <= 0. It was not applied (without use_best_effort a write is all or nothing).",
+    );
+    expect(error.outcome).toBe("not-applied");
   });
 
   it("throwOnFailure: false returns the outcome instead", async () => {
