@@ -19,7 +19,7 @@ import { concatColumns } from "./concat";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 import { describeFailure, throwReplayMiss } from "./failure";
-import { besidePath, isDatasetEntry, parquetFiles, parquetKvOption, parquetSelectList, replaceDataset, type ParquetMeta } from "./parquet";
+import { besidePath, isDatasetEntry, parquetFiles, parquetKvOption, parquetSelectList, replaceDataset, writeFailed, type ParquetMeta } from "./parquet";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { quoteString, SqlSession } from "./sql";
@@ -221,9 +221,13 @@ class DatasetSink {
     const partitions = month === null ? '"portfolio"' : '"portfolio", "month"';
     // One session, one table at a time: the calls in flight queue here, in the order they return.
     const run = async (): Promise<void> => {
-      await this.session.run(
-        `copy (${select}) to ${quoteString(this.#written)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${parquetKvOption(meta, staged.provenance)})`,
-      );
+      try {
+        await this.session.run(
+          `copy (${select}) to ${quoteString(this.#written)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitions}), APPEND true, FILENAME_PATTERN 'part_{uuid}', ${parquetKvOption(meta, staged.provenance)})`,
+        );
+      } catch (error) {
+        throw writeFailed(error, this.dir, "frames.fetchTransactionTablesColumns");
+      }
       this.#rows += staged.rows;
     };
     this.#queue = this.#queue.then(run, run);

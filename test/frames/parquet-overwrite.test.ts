@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -211,6 +211,26 @@ describe("frames.fetchTransactionTablesColumns(…, { parquet, overwrite: true }
     expect((await frames.readParquetColumns(out)).rowCount).toBe(first.rows);
     expectUnrelatedKept(out);
     expectNothingBeside(out);
+  });
+
+  it.skipIf(!canMount)("a disk that fills keeps the previous dataset intact", async () => {
+    const disk = tmpfs("disk-panel", 1 << 20);
+    const out = path.join(disk, "panel");
+    const first = await fetch(out, ["GLOBAL-MACRO"], false);
+    unrelated(out);
+    const { bavail, bsize } = statfsSync(disk);
+    writeFileSync(path.join(disk, "filler"), Buffer.alloc(Math.max(0, bavail * bsize - 8192))); // 8 KB left
+    const full = await fetch(out, ["RATES-EU", "EQ-LONG-SHORT"]);
+    expect(full.failures.map((f) => [f.portfolio, f.error])).toEqual([
+      ["RATES-EU", expect.stringMatching(/panel.*no space left on device/i)],
+      ["EQ-LONG-SHORT", expect.stringMatching(/panel.*no space left on device/i)],
+    ]);
+    expect(full.failures.map((f) => f.error).join("\n")).not.toMatch(/copy \(select/); // the reason, not the SQL
+    expect(full).toMatchObject({ path: out, rows: 0, replaced: false });
+    expect(await portfoliosIn(out)).toEqual(["GLOBAL-MACRO"]);
+    expect((await frames.readParquetColumns(out)).rowCount).toBe(first.rows);
+    expectUnrelatedKept(out);
+    expect(readdirSync(disk).sort()).toEqual(["filler", "panel"]);
   });
 
   it("when some calls fail, the previous dataset is intact and the new rows are kept beside it, named", async () => {
