@@ -142,3 +142,52 @@ export function loadRunnerTslab(): TslabRunnerParts {
 
 /** Stack frames of tslab's executor (not the notebook's: not worth showing). */
 export const TSLAB_EXECUTOR_FRAME = /[\\/]tslab[\\/]dist[\\/]executor\.js/;
+
+/** How tslab's executor ends the code it runs with `vm.runInThisContext` (a cell, wrapped in a function). */
+const TSLAB_CELL_END = "\n})(__tslab__.exports, __tslab__.require)";
+
+/**
+ * Runs `execute` (tslab's executor running one cell) with the cell's synchronous part limited to
+ * `timeoutMs`. tslab runs a cell's code with `vm.runInThisContext` and no timeout, so a CPU-bound loop
+ * (`while (true) {}`) held this process for good, and no timer could fire to stop it. While `execute`
+ * is pending, that call gets `timeout: timeoutMs`, and V8 stops the loop there; tslab reports it as the
+ * cell's error. The synchronous part is the whole cell without top-level await, and up to its first
+ * `await` with one; code that runs later (after an await, in a timer) is not limited, and neither is
+ * the type-check before it (seconds for a first cell, as tslab's checker starts). `timedOut` says
+ * whether the limit fired.
+ */
+export async function withSyncLimit(timeoutMs: number, execute: () => Promise<boolean>): Promise<{ ok: boolean; timedOut: boolean }> {
+  const limit = { timeoutMs, timedOut: false };
+  limits.push(limit);
+  if (limits.length === 1) patchVm();
+  try {
+    const ok = await execute();
+    return { ok, timedOut: limit.timedOut };
+  } finally {
+    limits.splice(limits.indexOf(limit), 1);
+    if (limits.length === 0) unpatchVm();
+  }
+}
+
+/** The cells running under {@link withSyncLimit} (one, unless notebooks run concurrently): the last started applies. */
+const limits: { timeoutMs: number; timedOut: boolean }[] = [];
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself, which tslab calls through
+const vm = require("node:vm") as typeof import("node:vm");
+const runInThisContext = vm.runInThisContext;
+
+function patchVm(): void {
+  vm.runInThisContext = function (code: string, options?: import("node:vm").RunningScriptOptions | string) {
+    const limit = limits.at(-1);
+    if (!limit || typeof code !== "string" || !code.endsWith(TSLAB_CELL_END)) return runInThisContext.call(vm, code, options);
+    try {
+      return runInThisContext.call(vm, code, { ...(typeof options === "object" ? options : {}), timeout: Math.max(1, Math.ceil(limit.timeoutMs)) });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") limit.timedOut = true;
+      throw error;
+    }
+  } as typeof vm.runInThisContext;
+}
+
+function unpatchVm(): void {
+  vm.runInThisContext = runInThisContext;
+}

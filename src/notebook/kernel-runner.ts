@@ -14,7 +14,7 @@ import { findDeno } from "./jupyter/find-deno";
 import { JupyterKernel, stripAnsi } from "./jupyter/kernel";
 import { KernelOutputs, type CellState } from "./jupyter/outputs";
 import type { Message } from "./jupyter/wire";
-import { prepareRun, reportCell, writeOutputs, type PreparedRun, type RunOptions, type RunResult } from "./run-shared";
+import { prepareRun, reportCell, timeoutMessage, writeOutputs, type PreparedRun, type RunOptions, type RunResult } from "./run-shared";
 
 /** After the last cell, outputs still on their way are kept until the kernel is quiet this long, ms. */
 const QUIET_MS = 500;
@@ -37,6 +37,7 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
     if (!failure || failure.ename !== "CellTimeout") await book.quiet(QUIET_MS);
   } finally {
     book.detach();
+    book.finish();
     await kernel.shutdown();
   }
   if (failure) clearAfter(run, failure.index);
@@ -112,7 +113,7 @@ async function runCell(
   );
   if ("timedOut" in outcome) {
     await Promise.race([kernel.interrupt().then(() => request.reply), new Promise((r) => setTimeout(r, INTERRUPT_GRACE_MS))]).catch(() => undefined);
-    return fail(at, state, "CellTimeout", `the cell ran longer than ${run.cellTimeoutMs / 1000} s and was interrupted`);
+    return fail(at, state, "CellTimeout", timeoutMessage(run.cellTimeoutMs));
   }
   if ("died" in outcome) return fail(at, state, "KernelDied", outcome.died.message);
   const fenced = await fence(kernel, book, state, at);

@@ -45,6 +45,17 @@ export function parseParameterValue(text: string): unknown {
   }
 }
 
+/**
+ * `value` as a literal in TypeScript source: its JSON, with U+2028 and U+2029 escaped. JSON leaves them
+ * raw (only since ES2019 may a JavaScript string hold them), and TypeScript's scanner, which tslab
+ * compiles each cell with, ends a string literal at either ("Unterminated string literal"). The other
+ * characters JSON leaves raw are none that a string literal cannot hold (control characters and lone
+ * surrogates it escapes).
+ */
+export function sourceLiteral(value: unknown): string {
+  return JSON.stringify(value)?.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`) ?? "undefined";
+}
+
 /** The index of the cell tagged `parameters`, or -1. */
 export function parametersCellIndex(nb: Notebook): number {
   return nb.cells.findIndex((c) => c.cell_type === "code" && c.metadata?.tags?.includes(PARAMETERS_TAG));
@@ -67,7 +78,7 @@ export function injectParameters(original: Notebook, params: Record<string, unkn
     throw new Error(`${file}: unknown parameter ${unknown.join(", ")}; its parameters cell declares ${declared.map((d) => d.name).join(", ") || "nothing"}`);
   const lines = names.map((n) => {
     const type = declared.find((d) => d.name === n)?.type;
-    return `const ${n}${type ? `: ${type}` : ""} = ${JSON.stringify(params[n])};`;
+    return `const ${n}${type ? `: ${type}` : ""} = ${sourceLiteral(params[n])};`;
   });
   const source = ["// Parameters injected by risk-portal-lab run", ...lines].join("\n");
   const injected: Cell = { cell_type: "code", id: INJECTED_TAG, source, metadata: { tags: [INJECTED_TAG] }, outputs: [], execution_count: null };

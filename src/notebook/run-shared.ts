@@ -20,8 +20,10 @@ export interface RunOptions {
   /** Environment the notebook sees (merged over `process.env`), e.g. to force the simulator. */
   env?: Record<string, string | undefined>;
   /**
-   * Longest a cell may run, ms; then it is interrupted and fails (only a cell that awaits can be
-   * interrupted: a synchronous endless loop cannot). Default 10 minutes.
+   * Longest a cell may run, ms; then it is interrupted and fails. Under Deno the kernel is killed when
+   * the interrupt does not end it; under tslab a cell that awaits is interrupted, and a CPU-bound one
+   * (`while (true) {}`) is stopped by V8 when its code has run that long, though not code it runs after
+   * an `await` or in a timer, which holds the runner's process. Default 10 minutes.
    */
   cellTimeoutMs?: number;
   /**
@@ -182,13 +184,16 @@ export function titleOf(nb: Notebook): string | undefined {
 
 export class CellTimeout extends Error {}
 
+/** What a timed-out cell's error says. */
+export const timeoutMessage = (ms: number): string => `the cell ran longer than ${ms / 1000} s and was interrupted`;
+
 /** `promise`, or a CellTimeout after `ms` (calling `onTimeout` first, to interrupt the cell). */
 export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onTimeout();
-      reject(new CellTimeout(`the cell ran longer than ${ms / 1000} s and was interrupted`));
+      reject(new CellTimeout(timeoutMessage(ms)));
     }, ms);
     timer.unref?.();
   });
@@ -197,4 +202,92 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout:
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Most a code cell's stored outputs may hold, bytes (UTF-8): more is cut, with a note (see {@link CellOutputCap}). */
+export const MAX_CELL_OUTPUT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * One cell's budget of stored output, spent as the outputs arrive, so a cell printing 100 MB costs the
+ * runner 10 MiB, not 100 MB and its copies in the `.ipynb` and `.html`. Printed text is kept up to the
+ * limit (cut after the last whole line that fits, never inside a character), then nothing more of the
+ * cell is kept: the stored outputs are always what the cell showed first. What was cut is counted for
+ * {@link note}. Errors are not counted: they are always kept.
+ */
+export class CellOutputCap {
+  #left: number;
+  #cut = false;
+  #bytes = 0;
+  #newlines = 0;
+  #midLine = false;
+  #displays = 0;
+  /** Whether the text kept so far ends a line (false while none is kept). */
+  #keptLineEnd = false;
+
+  constructor(readonly limit = MAX_CELL_OUTPUT_BYTES) {
+    this.#left = limit;
+  }
+
+  /** Whether something was cut (and everything after it will be). */
+  get cut(): boolean {
+    return this.#cut;
+  }
+
+  /** The part of `text` to keep: all of it while it fits, then a prefix, then "". */
+  text(text: string): string {
+    if (this.#cut) return (this.#drop(text), "");
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= this.#left) {
+      this.#left -= bytes;
+      if (text) this.#keptLineEnd = text.endsWith("\n");
+      return text;
+    }
+    const fits = new TextEncoder().encodeInto(text, new Uint8Array(this.#left)).read ?? 0;
+    const lineEnd = fits > 0 ? text.lastIndexOf("\n", fits - 1) : -1;
+    // A line that does not fit is left out whole, unless nothing kept so far ended a line.
+    const keep = lineEnd >= 0 ? lineEnd + 1 : this.#keptLineEnd ? 0 : fits;
+    this.#cut = true;
+    this.#drop(text.slice(keep));
+    return text.slice(0, keep);
+  }
+
+  /** Whether a display or result with this data is kept (`previous`: the data it replaces, when it updates one). */
+  display(data: unknown, previous?: unknown): boolean {
+    if (!this.#cut) {
+      const bytes = sizeOf(data) - (previous === undefined ? 0 : sizeOf(previous));
+      if (bytes <= this.#left) {
+        this.#left -= bytes;
+        return true;
+      }
+      this.#cut = true;
+    }
+    this.#displays++;
+    return false;
+  }
+
+  /** What was cut, as a line for the cell's output; undefined when nothing was. */
+  note(): string | undefined {
+    if (!this.#cut) return undefined;
+    const n = (x: number, unit: string) => `${x.toLocaleString("en-US")} ${unit}${x === 1 ? "" : "s"}`;
+    const lines = this.#newlines + (this.#midLine ? 1 : 0);
+    const parts = [];
+    if (this.#bytes) parts.push(`${n(this.#bytes, "byte")} (${n(lines, "line")}) of printed text`);
+    if (this.#displays) parts.push(n(this.#displays, "display"));
+    const MiB = 1024 * 1024;
+    const limit = this.limit % MiB === 0 ? `${this.limit / MiB} MiB` : n(this.limit, "byte");
+    return `[risk-portal-lab: this cell's output passed its limit of ${limit}; not kept: ${parts.join(" and ")}]\n`;
+  }
+
+  #drop(text: string): void {
+    if (!text) return;
+    this.#bytes += Buffer.byteLength(text);
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#newlines++;
+    this.#midLine = !text.endsWith("\n");
+  }
+}
+
+/** The bytes a mime bundle takes in the notebook: its text values as UTF-8, other values as JSON. */
+function sizeOf(data: unknown): number {
+  const values = data && typeof data === "object" && !Array.isArray(data) ? Object.values(data) : [data];
+  return values.reduce<number>((sum, v) => sum + Buffer.byteLength(typeof v === "string" ? v : (JSON.stringify(v) ?? "")), 0);
 }

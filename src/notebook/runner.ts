@@ -9,16 +9,18 @@
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
 import { notebookSession } from "../session";
-import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, type TslabRunnerParts } from "../tslab";
+import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, withSyncLimit, type TslabRunnerParts } from "../tslab";
 import path from "node:path";
 import { format } from "node:util";
 import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
 import { runWithKernel } from "./kernel-runner";
 import {
+  CellOutputCap,
   CellTimeout,
   notebookKernel,
   prepareRun,
   reportCell,
+  timeoutMessage,
   withTimeout,
   writeOutputs,
   type PreparedRun,
@@ -147,7 +149,7 @@ async function runCell(
   proc.captureWrites();
   let ok: boolean;
   try {
-    ok = code.trim() === "" ? true : await withTimeout(kernel.execute(code), run.cellTimeoutMs, () => kernel.interrupt());
+    ok = code.trim() === "" ? true : await executeWithin(kernel, code, run.cellTimeoutMs);
   } catch (error) {
     if (!(error instanceof CellTimeout)) throw error;
     ok = false;
@@ -159,14 +161,14 @@ async function runCell(
   cell.execution_count = codeIndex;
   if (ok) {
     if (out.errors.length) out.stream("stderr", `${out.errors.map((e) => e.traceback.join("\n")).join("\n")}\n`);
-    cell.outputs = stripTransient(out.outputs);
+    cell.outputs = stripTransient(out.finish());
     return undefined;
   }
   const first = out.errors[0] ?? { ename: "Error", evalue: "the cell failed", traceback: ["the cell failed"] };
   const evalue = first.ename === "TSError" ? out.errors.map((e) => e.evalue).join("\n") : first.evalue;
   const traceback = first.ename === "TSError" ? out.errors.map((e) => e.evalue) : first.traceback;
   out.outputs.push({ output_type: "error", ename: first.ename, evalue, traceback });
-  cell.outputs = stripTransient(out.outputs);
+  cell.outputs = stripTransient(out.finish());
   const failure: CellFailure = {
     index,
     codeCell: codeIndex,
@@ -179,6 +181,20 @@ async function runCell(
 }
 
 /**
+ * Runs a cell with tslab's executor, or throws CellTimeout after `ms`: a cell that awaits is interrupted
+ * then; a CPU-bound one is stopped by V8 when its code has run that long (withSyncLimit).
+ */
+async function executeWithin(kernel: Kernel, code: string, ms: number): Promise<boolean> {
+  const { ok, timedOut } = await withTimeout(
+    withSyncLimit(ms, () => kernel.execute(code)),
+    ms,
+    () => kernel.interrupt(),
+  );
+  if (timedOut) throw new CellTimeout(timeoutMessage(ms));
+  return ok;
+}
+
+/**
  * One cell's outputs as the kernel would send them: stdout and stderr merged into streams, results,
  * display data (an update replaces the output with its display id: progress lines), and the errors
  * kept apart until the cell ends.
@@ -187,14 +203,37 @@ class CellOutputs {
   outputs: Output[] = [];
   readonly errors: CellError[] = [];
   #executionCount = 0;
+  /** The cell's budget of stored output, and the note of what it cut (pushed at the first cut, filled in at the end). */
+  #cap = new CellOutputCap();
+  #note: (Output & { output_type: "stream" }) | undefined;
 
   startCell(executionCount: number): void {
     this.outputs = [];
     this.errors.length = 0;
     this.#executionCount = executionCount;
+    this.#cap = new CellOutputCap();
+    this.#note = undefined;
   }
 
-  stream(name: "stdout" | "stderr", text: string): void {
+  /** The cell's outputs, the note saying what was cut (if anything was) filled in. */
+  finish(): Output[] {
+    if (this.#note) this.#note.text = this.#cap.note() ?? "";
+    return this.outputs;
+  }
+
+  #cut(): void {
+    if (this.#note || !this.#cap.cut) return;
+    this.#note = { output_type: "stream", name: "stderr", text: "" };
+    this.outputs.push(this.#note);
+  }
+
+  stream(name: "stdout" | "stderr", chunk: string): void {
+    const text = this.#cap.text(chunk);
+    if (text) this.#append(name, text);
+    this.#cut();
+  }
+
+  #append(name: "stdout" | "stderr", text: string): void {
     const last = this.outputs.at(-1);
     if (last?.output_type === "stream" && last.name === name) last.text += text;
     else this.outputs.push({ output_type: "stream", name, text });
@@ -202,6 +241,7 @@ class CellOutputs {
 
   log(...args: unknown[]): void {
     const value = args.length === 1 && typeof args[0] !== "string" ? format("%O", args[0]) : format(...args);
+    if (!this.#cap.display(value)) return this.#cut();
     this.outputs.push({ output_type: "execute_result", data: { "text/plain": value }, metadata: {}, execution_count: this.#executionCount });
   }
 
@@ -216,11 +256,13 @@ class CellOutputs {
     const id = (data.transient as { display_id?: string } | undefined)?.display_id;
     if (update && id) {
       const i = this.outputs.findIndex((o) => o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id);
-      if (i >= 0) {
-        this.outputs[i] = { ...output, transient: data.transient };
-        return;
+      const previous = this.outputs[i];
+      if (previous?.output_type === "display_data") {
+        if (this.#cap.display(output.data, previous.data)) this.outputs[i] = { ...output, transient: data.transient };
+        return this.#cut();
       }
     }
+    if (!this.#cap.display(output.data)) return this.#cut();
     this.outputs.push(id ? { ...output, transient: data.transient } : output);
   }
 }

@@ -11,6 +11,7 @@
  * tagged with the fence's request before the marker is the cell's and goes back to it.
  */
 import type { Cell, Output } from "../ipynb";
+import { CellOutputCap } from "../run-shared";
 import type { JupyterKernel } from "./kernel";
 import type { Message } from "./wire";
 
@@ -27,6 +28,10 @@ export interface CellState {
   done: boolean;
   clearOnNext: boolean;
   resolveIdle: () => void;
+  /** The cell's budget of stored output (a fresh one when the cell clears its output). */
+  cap: CellOutputCap;
+  /** Says what the cap cut: pushed at the first cut, its text filled in by `finish()`. */
+  note?: Output & { output_type: "stream" };
 }
 
 interface Fence {
@@ -59,7 +64,7 @@ export class KernelOutputs {
   begin(cell: Cell, executionCount: number): CellState {
     let resolveIdle!: () => void;
     const idle = new Promise<void>((r) => (resolveIdle = r));
-    const state: CellState = { cell, outputs: [], executionCount, idle, done: false, clearOnNext: false, resolveIdle };
+    const state: CellState = { cell, outputs: [], executionCount, idle, done: false, clearOnNext: false, resolveIdle, cap: new CellOutputCap() };
     cell.outputs = state.outputs;
     cell.execution_count = executionCount;
     return state;
@@ -67,6 +72,11 @@ export class KernelOutputs {
 
   track(msgId: string, state: CellState): void {
     this.#cells.set(msgId, state);
+  }
+
+  /** Fills in the notes of the cells whose outputs were cut. */
+  finish(): void {
+    for (const state of this.#cells.values()) if (state.note) state.note.text = state.cap.note() ?? "";
   }
 
   /** Resolves when the fence request `msgId` has printed `marker`. */
@@ -112,20 +122,33 @@ export class KernelOutputs {
   #output(state: CellState, type: string, content: Record<string, unknown>): void {
     if (type === "clear_output") {
       if (content.wait) state.clearOnNext = true;
-      else state.outputs.length = 0;
+      else clear(state);
       return;
     }
     if (type === "update_display_data") return this.#update(content);
     if (state.clearOnNext) {
-      state.outputs.length = 0;
+      clear(state);
       state.clearOnNext = false;
     }
     const output = toOutput(type, content, state.executionCount);
-    if (output.output_type === "stream") return this.#stream(state, output.name, output.text);
+    if (output.output_type === "stream") {
+      const text = state.cap.text(output.text);
+      if (text) this.#stream(state, output.name, text);
+      return this.#cut(state);
+    }
+    if (output.output_type !== "error" && !state.cap.display(output.data)) return this.#cut(state);
     state.outputs.push(output);
     const displayId = (content.transient as { display_id?: unknown } | undefined)?.display_id;
     if (output.output_type === "display_data" && typeof displayId === "string")
       this.#displays.set(displayId, [...(this.#displays.get(displayId) ?? []), output]);
+  }
+
+  /** After the cap's first cut, a note (before the cell's error, as printed text goes). */
+  #cut(state: CellState): void {
+    if (state.note || !state.cap.cut) return;
+    state.note = { output_type: "stream", name: "stderr", text: "" };
+    const errorAt = state.outputs.findIndex((o) => o.output_type === "error");
+    state.outputs.splice(errorAt < 0 ? state.outputs.length : errorAt, 0, state.note);
   }
 
   /**
@@ -141,15 +164,27 @@ export class KernelOutputs {
     else state.outputs.splice(at, 0, { output_type: "stream", name, text });
   }
 
-  /** update_display_data: every output shown with that display_id takes the new data (none is added). */
+  /** update_display_data: every output shown with that display_id takes the new data (none is added), within its cell's cap. */
   #update(content: Record<string, unknown>): void {
     const displayId = (content.transient as { display_id?: unknown } | undefined)?.display_id;
     for (const o of typeof displayId === "string" ? (this.#displays.get(displayId) ?? []) : []) {
       if (o.output_type !== "display_data") continue;
+      const state = [...this.#cells.values()].find((s) => s.outputs.includes(o));
+      if (state && !state.cap.display(content.data ?? {}, o.data)) {
+        this.#cut(state);
+        continue;
+      }
       o.data = (content.data as Record<string, unknown>) ?? {};
       o.metadata = (content.metadata as Record<string, unknown>) ?? {};
     }
   }
+}
+
+/** A cell's outputs cleared: its cap starts again (what is stored is bounded all the same). */
+function clear(state: CellState): void {
+  state.outputs.length = 0;
+  state.cap = new CellOutputCap();
+  state.note = undefined;
 }
 
 /** An iopub message's content as the nbformat output it becomes. */
