@@ -17,19 +17,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findDeno } from "../../src/notebook/jupyter/find-deno";
-import { cli, Executed, inCI, joined, notebookEnv, PLOTLY_MIME, root, runCli, type Run } from "./executed";
+import { cli, Executed, inCI, joined, notebookEnv, PLOTLY_MIME, root, runCli, missingDeno, type Run } from "./executed";
 
 const CLI_TIMEOUT_MS = 120_000;
 const main = "test/notebook/deno-runner.ipynb";
 const failing = "test/notebook/deno-runner-fail.ipynb";
 const slow = "test/notebook/deno-runner-slow.ipynb";
 
-let missing: string | undefined;
-try {
-  findDeno({ dirs: [root] });
-} catch (error) {
-  missing = (error as Error).message;
-}
+const missing = missingDeno();
 if (missing && !inCI) console.warn(`test/notebook/deno-runner: skipping: ${missing}`);
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-deno-runner-"));

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { findDeno } from "../../src/notebook/jupyter/find-deno";
 
 export const root = path.resolve(__dirname, "..", "..");
 export const cli = path.join(root, "dist", "cli.js");
@@ -86,6 +87,16 @@ export function runJupyter(files: readonly string[], outDir: string, timeoutMs: 
     ...files,
   ];
   return runCommand("jupyter", args, { timeoutMs });
+}
+
+/** Why no deno can be found for the Deno runner (src/notebook/jupyter/find-deno.ts), or undefined when one can. */
+export function missingDeno(): string | undefined {
+  try {
+    findDeno({ dirs: [root] });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** Why Jupyter with the given kernel (tslab unless said) cannot run here, or undefined when it can. */

@@ -12,22 +12,16 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findDeno } from "../../src/notebook/jupyter/find-deno";
 import { CellOutputCap, MAX_CELL_OUTPUT_BYTES } from "../../src/notebook/run-shared";
 import { injectParameters } from "../../src/notebook/params";
-import { cellStatuses, cli, Executed, inCI, joined, root, runCli, runCommand, type Run } from "./executed";
+import { cellStatuses, cli, Executed, inCI, joined, runCli, runCommand, missingDeno, type Run } from "./executed";
 
 const CLI_TIMEOUT_MS = 120_000;
 const busy = "test/notebook/runner-busy.ipynb";
 const params = "test/notebook/runner-params.ipynb";
 const loud = "test/notebook/runner-loud.ipynb";
 
-let noDeno: string | undefined;
-try {
-  findDeno({ dirs: [root] });
-} catch (error) {
-  noDeno = (error as Error).message;
-}
+const noDeno = missingDeno();
 if (noDeno && !inCI) console.warn(`test/notebook/runner-limits: skipping the Deno runs: ${noDeno}`);
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-runner-limits-"));

@@ -17,24 +17,21 @@
  * a pivot, a SQL result, an Arrow table and a figure, the kinds tslab must be able to name.
  * dist/ and vendor/ are built by test/global-setup.ts; `npm pack --ignore-scripts` packs them as they are.
  */
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingJupyter } from "../notebook/executed";
+import { missingJupyter, notebookEnv, runCommand } from "../notebook/executed";
 
-const exec = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
 const missing = missingJupyter();
 const MAX_NODE_MODULES_MB = 150;
 
-/** Every RISK_PORTAL_* variable cleared (the notebook must use the embedded simulator), no pydevd noise. */
+/** The notebooks' environment (no service configured), without what the test's own npm run set for npm. */
 const env: NodeJS.ProcessEnv = Object.fromEntries(
-  Object.entries({ ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", npm_config_yes: "true" }).filter(
-    ([k]) => !k.startsWith("RISK_PORTAL_") && !k.startsWith("npm_package_") && k !== "NODE_OPTIONS" && k !== "INIT_CWD",
+  Object.entries({ ...notebookEnv(), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", npm_config_yes: "true" }).filter(
+    ([k]) => !k.startsWith("npm_package_") && k !== "NODE_OPTIONS" && k !== "INIT_CWD",
   ),
 );
 
@@ -65,20 +62,12 @@ function notebook(kernel: "tslab" | "deno"): string {
   return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: { kernelspec, language_info: { name: "typescript" } }, cells }, null, 1);
 }
 
+/** Runs a command to the end; its output (stdout, then stderr), or an error with the output's tail. */
 async function sh(command: string, args: string[], cwd: string, timeoutMs = 240_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
-  try {
-    const { stdout, stderr } = await exec(command, args, {
-      cwd,
-      env: { ...env, ...extraEnv },
-      encoding: "utf8",
-      timeout: timeoutMs,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return `${stdout}${stderr}`;
-  } catch (error) {
-    const { stdout = "", stderr = "", message } = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${message.split("\n")[0]}\n${`${stdout}\n${stderr}`.split("\n").slice(-40).join("\n")}`);
-  }
+  const run = await runCommand(command, args, { cwd, timeoutMs, env: { ...env, ...extraEnv } });
+  const output = `${run.stdout}${run.stderr}`;
+  if (run.code !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${run.code}\n${output.split("\n").slice(-40).join("\n")}`);
+  return output;
 }
 
 function sizeMb(dir: string): number {
