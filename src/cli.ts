@@ -6,6 +6,7 @@
  *   run NOTEBOOK… [--kernel tslab|deno] [--param name=value]… [--out DIR] [--cell-timeout S] [--deno PATH]
  *                                                                       execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
+ *   diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]   what changed between two runs
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -24,6 +25,9 @@ const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
                          node_modules/.bin/deno in the notebook's folder, the current one or above,
                          else deno on PATH; \`npm install deno\` installs one)
          --cell-timeout S  interrupt a cell after S seconds and stop there (default 600)
+         --compare PREV  compare the run with an earlier run of it (PREV: its executed .ipynb, or a
+                         directory holding <name>.ipynb): writes DIR/<name>.diff.html and prints
+                         what changed (see diff)
 `;
 
 const RUN_USAGE = `usage: risk-portal-lab run NOTEBOOK… [--kernel tslab|deno] [--out DIR] [--param k=v]… [--cell-timeout S] [--deno PATH]
@@ -33,6 +37,24 @@ and DIR/index.html; prints a line per cell as it finishes (cell 4/12 ok 1.3 s) o
 notebook on stdout; exits 1 when a cell fails, naming the notebook, the cell and the error.
 
 ${RUN_OPTIONS.replace(/^ {9}/gm, "  ")}`;
+
+const DIFF_OPTIONS = `         BEFORE AFTER    two executed .ipynb of the same notebook (runs, e.g. yesterday's and today's)
+         --out FILE      the HTML report (default: beside AFTER, <name>.diff.html)
+         --tolerance X   numbers within X × max(1, |value|) are the same (default 1e-9)
+         --json          print the diff as JSON instead of the summary line
+`;
+
+const DIFF_USAGE = `usage: risk-portal-lab diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]
+
+What changed between two runs of a notebook, cell by cell: printed text with numbers read as numbers
+(a reformatted number is no change), tables by key (rows added, removed, changed; largest moves first),
+charts trace by trace (with a before/after overlay), errors that appeared or went away. Set aside as
+what every run changes: execution counts, durations, date-times with a time of day, loopback ports,
+request ids, temporary paths, the connect() line and tables' provenance. Writes an HTML report (offline)
+and prints one line; exits 0 when nothing changed, 1 when something did, 2 on bad input (a missing
+file, a file that is not a notebook, two different notebooks).
+
+${DIFF_OPTIONS.replace(/^ {9}/gm, "  ")}`;
 
 const USAGE = `usage: risk-portal-lab <command> [options]
 
@@ -62,7 +84,8 @@ ${RUN_OPTIONS}  demo   run every notebook in notebooks/ against the embedded sim
                          no server, no credentials
          --out DIR       output directory (default out/)
          --cell-timeout S  as for run
-`;
+  diff   what changed between two runs of a notebook (exit 0: nothing, 1: something, 2: bad input)
+${DIFF_OPTIONS}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -73,6 +96,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "sim") return sim(rest);
   if (command === "run") return run(rest);
   if (command === "demo") return demo(rest);
+  if (command === "diff") return diff(rest);
   process.stderr.write(`risk-portal-lab: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 2;
 }
@@ -218,6 +242,7 @@ async function run(args: string[]): Promise<number> {
       "cell-timeout": { type: "string" },
       kernel: { type: "string" },
       deno: { type: "string" },
+      compare: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: true,
@@ -227,6 +252,8 @@ async function run(args: string[]): Promise<number> {
     process.stdout.write(RUN_USAGE);
     return 0;
   }
+  // Read before the run: the run may write over it (the same --out).
+  const previous = values.compare === undefined ? undefined : await previousRuns(values.compare, positionals);
   if (positionals.length === 0) throw new UsageError("run needs at least one notebook");
   const kernel = values.kernel as KernelName | undefined;
   if (kernel !== undefined && kernel !== "tslab" && kernel !== "deno") throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
@@ -241,7 +268,87 @@ async function run(args: string[]): Promise<number> {
   const { runNotebooks } = await import("./notebook/batch");
   const options = { params, outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), kernel, deno: values.deno };
   const summary = await runNotebooks(positionals, { ...options, ...notebookLogs(), ...cellLines() });
+  if (previous) await compareWithPrevious(previous, summary.results);
   return summary.failed ? 1 : 0;
+}
+
+/** `--compare PREV`: each notebook's earlier run, read now (PREV: an .ipynb for one notebook, or a directory of them). */
+async function previousRuns(compare: string, notebooks: readonly string[]) {
+  const { existsSync, statSync } = await import("node:fs");
+  const { readRun, NotebookDiffError } = await import("./notebook/diff");
+  const directory = existsSync(compare) && statSync(compare).isDirectory();
+  if (!directory && notebooks.length > 1)
+    throw new UsageError(`--compare with several notebooks needs a directory of earlier runs, got the file ${JSON.stringify(compare)}`);
+  const runs = new Map<string, { file: string; notebook: import("./notebook/ipynb").Notebook }>();
+  for (const nb of notebooks) {
+    const file = directory ? path.join(compare, path.basename(nb)) : compare;
+    try {
+      runs.set(path.basename(nb, ".ipynb"), { file, notebook: await readRun(file) });
+    } catch (error) {
+      if (error instanceof NotebookDiffError) throw new UsageError(`--compare: ${error.message}`);
+      throw error;
+    }
+  }
+  return runs;
+}
+
+/** Writes `<out>/<name>.diff.html` beside each run that wrote its .ipynb, and prints the summary line. */
+async function compareWithPrevious(
+  previous: Awaited<ReturnType<typeof previousRuns>>,
+  results: readonly { file: string; ipynbPath?: string }[],
+): Promise<void> {
+  const { compareRun } = await import("./notebook/diff/compare");
+  for (const r of results) {
+    const earlier = previous.get(path.basename(r.file, ".ipynb"));
+    if (!earlier || !r.ipynbPath) continue;
+    try {
+      const { diff, reportPath } = await compareRun(earlier, r.ipynbPath);
+      stdout(`  compared with ${earlier.file}: ${diff.summary} → ${relativePath(reportPath)}\n`);
+    } catch (error) {
+      stderr(`  compared with ${earlier.file}: ${(error as Error).message}\n`);
+    }
+  }
+}
+
+async function diff(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      out: { type: "string" },
+      tolerance: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(DIFF_USAGE);
+    return 0;
+  }
+  if (positionals.length !== 2) throw new UsageError(`diff needs two notebooks, BEFORE.ipynb AFTER.ipynb; got ${positionals.length}`);
+  const tolerance = values.tolerance === undefined ? undefined : Number(values.tolerance);
+  if (tolerance !== undefined && !(values.tolerance!.trim() !== "" && Number.isFinite(tolerance) && tolerance >= 0))
+    throw new UsageError(`--tolerance must be a number >= 0 (1e-9, 0.001), got ${JSON.stringify(values.tolerance)}`);
+  const [before, after] = positionals as [string, string];
+  const { diffNotebookFiles } = await import("./notebook/diff");
+  const { writeReport, defaultReportPath } = await import("./notebook/diff/report");
+  try {
+    const d = await diffNotebookFiles(before, after, { tolerance });
+    const report = await writeReport(d, values.out ?? defaultReportPath(after));
+    const { overlayless } = await import("./notebook/diff/compare");
+    stdout(values.json ? `${JSON.stringify({ ...overlayless(d), report })}\n` : `${d.summary} → ${relativePath(report)}\n`);
+    return d.changed ? 1 : 0;
+  } catch (error) {
+    // Exit 1 means "changed": anything that stops the diff is bad input (2).
+    stderr(`risk-portal-lab diff: ${(error as Error).message}\n`);
+    return 2;
+  }
+}
+
+function relativePath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith("..") ? file : rel;
 }
 
 /** A line per cell as it finishes, on stderr (`01-yield-curves: cell 4/12 ok 1.3 s`); on a terminal, the running cell too. */

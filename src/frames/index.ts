@@ -86,3 +86,6 @@ export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResul
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
 export { RowValidationError, CsvError, TableShapeError, ColumnarError, SqlError, PivotError, formatRowError, type RowError } from "./errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";
+
+// Comparing two tables
+export { diff, FrameDiffError, DEFAULT_DIFF_TOLERANCE, type DiffOptions, type FrameDiff, type RowChange, type CellChange } from "./diff";
