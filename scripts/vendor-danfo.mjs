@@ -35,12 +35,14 @@ const SHIMS = {
   "@tensorflow/tfjs-node": `
 const tf = require("@tensorflow/tfjs-core");
 require("@tensorflow/tfjs-core/dist/public/chained_ops/register_all_chained_ops");
-require("@tensorflow/tfjs-backend-cpu");
+const { MathBackendCPU } = require("@tensorflow/tfjs-backend-cpu");
 const data = require("@tensorflow/tfjs-data");
+// The CPU backend's first write prints "Hi, looks like you are running TensorFlow.js in Node.js … install
+// our node backend" (console.warn, so into a notebook's output): the native backend is what this bundle
+// exists to avoid. Every CPU backend, this one and any made again (tf.engine().reset() makes a new one),
+// starts with firstUse false: the constructor's "this.firstUse = true" meets this setter and is dropped.
+Object.defineProperty(MathBackendCPU.prototype, "firstUse", { get: () => false, set: () => {}, configurable: true });
 tf.setBackend("cpu");
-// The CPU backend's first write prints "install our node backend" in Node: the native backend is what
-// this bundle exists to avoid, so the advice is switched off.
-tf.findBackend("cpu").firstUse = false;
 module.exports = { ...tf, data };`,
   // The entry: danfo's own, with the Excel functions refusing at the call (the xlsx stand-in alone would
   // throw inside danfo's file callback, out of reach of the caller's try/await).

@@ -2,12 +2,13 @@
  * The one place danfo is loaded (lazily, on first use: importing the package must not load danfo or
  * tensorflow) and the one place a {@link ColumnTable} becomes a danfo DataFrame.
  *
- * How danfo holds our values (danfojs-node 1.2):
- * - dtypes are labels: `float32` columns keep JavaScript doubles (Series arithmetic is exact in double
- *   precision; only frame-wide tensor operations such as `df.add(1)` go through float32 tensors).
+ * How danfo holds our values (danfojs-node 1.2, as corrected by ./danfo-fixes when it loads):
+ * - number columns hold JavaScript doubles and say `float64` in `dtypes` (danfo's own label, `float32`,
+ *   stays inside the frame, where danfo's code checks it); frame-wide arithmetic and comparisons
+ *   (`df.add(1)`, `df.gt(0)`) and Series arithmetic are computed in doubles.
  * - `datetime` columns hold `Date` objects untouched. danfo's own inference would call a column of
  *   Dates and nulls `float32`, so dtypes are always passed explicitly.
- * - missing values: `NaN` in `float32` columns (`null + 1` would be `1` in danfo's Series arithmetic;
+ * - missing values: `NaN` in number columns (`null + 1` would be `1` in danfo's Series arithmetic;
  *   `NaN + 1` stays missing), `null` elsewhere; `isNa()`, `dropNa()` and `fillNa()` see both.
  * - there is no categorical dtype: category columns are `string` columns, and their levels are in
  *   {@link frameInfo}`(df).categories`.
@@ -15,6 +16,9 @@
 import type { DataFrame } from "../../vendor/danfo";
 import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "./column-table";
 import { makeDisplayable } from "../display";
+import { applyDanfoFixes } from "./danfo-fixes";
+import { frameFromColumns } from "./danfo-fixes/build";
+import type { FrameClass } from "./danfo-fixes/types";
 
 type Danfo = typeof import("../../vendor/danfo");
 
@@ -38,6 +42,8 @@ export function loadDanfo(): Danfo {
     for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === "DataFrame"; up = Object.getPrototypeOf(up) as object | null)
       proto = up;
     makeDisplayable(proto);
+    // What danfo gets wrong on the frames people use (danfo-fixes/index.ts lists it), corrected once.
+    applyDanfoFixes(danfo);
   }
   return danfo;
 }
@@ -51,13 +57,13 @@ export function isDataFrame(value: unknown): value is DataFrame {
 
 /** danfo's dtype for each column kind. */
 export const DTYPE_OF_KIND: Record<ColumnKind, string> = {
-  number: "float32",
+  number: "float64",
   string: "string",
   category: "string",
   boolean: "boolean",
   date: "datetime",
   mixed: "string",
-  empty: "float32",
+  empty: "float64",
 };
 
 /** What {@link frameInfo} returns: the table's meta, plus the columns renamed for danfo. */
@@ -81,14 +87,6 @@ const infos = new WeakMap<object, FrameInfo>();
  */
 export function frameInfo(df: DataFrame): FrameInfo | undefined {
   return infos.get(df);
-}
-
-interface DanfoInternals {
-  $data: unknown[];
-  $dataIncolumnFormat: unknown[][];
-  $index: number[];
-  $getColumnData(column: string, returnSeries: false): unknown[];
-  readonly shape: number[];
 }
 
 let reserved: Set<string> | undefined;
@@ -131,7 +129,7 @@ export function toDataFrame(table: ColumnTable): DataFrame {
     kinds[names[j]!] = kind;
     dtypes.push(DTYPE_OF_KIND[kind]);
     const values = table.data[column]!;
-    // An all-missing column is float32 in the frame, so its missing values are NaN there too.
+    // An all-missing column is float64 in the frame, so its missing values are NaN there too.
     columns.push(kind === "empty" ? values.map(() => NaN) : values);
   });
 
@@ -142,46 +140,16 @@ export function toDataFrame(table: ColumnTable): DataFrame {
     if (table.rowCount > 0) warnings.push(`${table.rowCount} rows without any field: the DataFrame is empty`);
     df = new d.DataFrame([], { columns: names, dtypes });
   } else {
-    df = fromColumns(d, names, dtypes, columns, table.rowCount);
+    // One transposition, not danfo's two (danfo-fixes/build.ts); the frame is danfojs-node's class.
+    df = frameFromColumns(d.DataFrame as unknown as FrameClass, names, dtypes, columns, table.rowCount) as unknown as DataFrame;
   }
   infos.set(df, { ...table.meta, warnings, kinds, renamed });
   return df;
 }
 
-/**
- * Builds the frame from columns with ONE transposition. danfo's constructor transposes twice for
- * column input (columns → rows, then rows → columns again for its column cache), which at a million rows
- * costs about as much as everything else together. So: construct an empty frame with the columns and
- * dtypes (danfo validates them and defines the column accessors), then set the row array, the column
- * cache (our arrays) and the index exactly as danfo's constructor would. A self-check compares the
- * result with what danfo reports; if this danfo version keeps its state differently, the public
- * constructor is used instead (slower, same frame).
- */
-function fromColumns(d: Danfo, names: string[], dtypes: string[], columns: unknown[][], n: number): DataFrame {
-  const width = columns.length;
-  const rows = new Array<unknown[]>(n);
-  for (let i = 0; i < n; i++) {
-    const row = new Array<unknown>(width);
-    for (let j = 0; j < width; j++) row[j] = columns[j]![i];
-    rows[i] = row;
-  }
-  const index = new Array<number>(n);
-  for (let i = 0; i < n; i++) index[i] = i;
-
-  const df = new d.DataFrame([], { columns: names, dtypes });
-  const internals = df as unknown as DanfoInternals;
-  if (Array.isArray(internals.$data) && Array.isArray(internals.$dataIncolumnFormat) && Array.isArray(internals.$index)) {
-    internals.$data = rows;
-    internals.$dataIncolumnFormat = columns;
-    internals.$index = index;
-    const shape = internals.shape;
-    if (shape[0] === n && shape[1] === width && internals.$getColumnData(names[0]!, false) === columns[0] && df.dtypes.length === width) return df;
-  }
-  return new d.DataFrame(rows, { columns: names, dtypes });
-}
-
-/** What a danfo dtype holds, as a column kind (`float32` and `int32` columns hold JavaScript doubles). */
+/** What a danfo dtype holds, as a column kind (`float64`, `float32` and `int32` columns hold JavaScript doubles). */
 export const KIND_OF_DTYPE: Readonly<Record<string, ColumnKind>> = {
+  float64: "number",
   float32: "number",
   int32: "number",
   string: "string",

@@ -16,7 +16,7 @@ describe("toDataFrame(table)", () => {
   it("keeps the column order and sets danfo dtypes from the kinds", () => {
     const df = toDataFrame(table());
     expect(df.columns).toEqual(["price", "trade_date", "status", "ok", "mixed", "nothing"]);
-    expect(df.dtypes).toEqual(["float32", "datetime", "string", "boolean", "string", "float32"]);
+    expect(df.dtypes).toEqual(["float64", "datetime", "string", "boolean", "string", "float64"]);
     expect(df.shape).toEqual([3, 6]);
   });
 
@@ -28,7 +28,7 @@ describe("toDataFrame(table)", () => {
     expect(values[2]!.toISOString()).toBe("2026-11-21T07:00:00.000Z");
   });
 
-  it("keeps numbers exact (float32 is only danfo's label) and missing numbers as NaN, which danfo's isNa sees", () => {
+  it("keeps numbers exact (float64 columns of doubles) and missing numbers as NaN, which danfo's isNa sees", () => {
     const df = toDataFrame(table());
     const price = df.column("price");
     expect(price.values).toEqual([99.5, NaN, 101.25]);

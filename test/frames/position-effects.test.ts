@@ -24,6 +24,6 @@ describe("positionEffectsColumns(response)", () => {
   });
 
   it("positionEffects is the DataFrame", () => {
-    expect(positionEffects(effects()).dtypes.slice(0, 3)).toEqual(["datetime", "float32", "string"]);
+    expect(positionEffects(effects()).dtypes.slice(0, 3)).toEqual(["datetime", "float64", "string"]);
   });
 });

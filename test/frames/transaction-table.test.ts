@@ -165,7 +165,7 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
 });
 
 describe("transactionTable(response)", () => {
-  it("is a danfo DataFrame with datetime, float32 and string dtypes and the shape in frameInfo", () => {
+  it("is a danfo DataFrame with datetime, float64 and string dtypes and the shape in frameInfo", () => {
     const df = transactionTable(fixture(SHAPES["columns+data"]));
     expect(df.shape).toEqual([6, 14]);
     expect(df.dtypes.slice(0, 3)).toEqual(["string", "datetime", "datetime"]);

@@ -72,7 +72,7 @@ describe("yieldCurve(response)", () => {
   it("is a danfo DataFrame with dates as datetime and the fields attached", () => {
     const df = yieldCurve(curve(), { derived: true });
     expect(df.shape).toEqual([9, 10]);
-    expect(df.dtypes.slice(0, 4)).toEqual(["string", "datetime", "float32", "float32"]);
+    expect(df.dtypes.slice(0, 4)).toEqual(["string", "datetime", "float64", "float64"]);
     expect(frameInfo(df)!.fields.latest_market_date).toBe("2026-11-20T00:00:00+00:00");
   });
 });
