@@ -45,6 +45,19 @@ export {
 } from "./notebook/connect";
 export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
+  diffNotebooks,
+  diffNotebookFiles,
+  NotebookDiffError,
+  type NotebookDiff,
+  type NotebookDiffOptions,
+  type CellDiff,
+  type ChartChange,
+  type TraceChange,
+  type TableChange,
+} from "./notebook/diff";
+export { diffFigures } from "./notebook/diff/chart";
+export { writeReport as writeDiffReport, reportHtml as diffReportHtml } from "./notebook/diff/report";
+export {
   STRIKE_TYPE,
   REPORT_STATUSES,
   REPORT_END_STATUSES,

@@ -305,8 +305,9 @@ function statusTable(a: ColumnTable, b: ColumnTable, d: FrameDiff, at: readonly 
     ...removed.map((i) => ({ status: "removed", i })),
   ];
   const builder = new TableBuilder(rows.length, `frames.diff · ${d.summary}`);
+  // "status" says what happened to the row, unless a key column has that name.
   builder.add(
-    "status",
+    d.key.includes("status") ? "diff_status" : "status",
     rows.map((r) => r.status),
     { hint: "string" },
   );

@@ -171,6 +171,29 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
       expect(verdicts).toMatch(/0\s+sortValues inplace, then query\s+6\s+[1-6]\s+[1-6]\s+.* in; .* out\s+✘ WRONG\n/);
     }
   },
+  "07-what-changed": (nb) => {
+    // frames.diff of one curve a week apart: every point's rates moved, none added or removed; the table shows before/after/delta.
+    expect(nb.stdout("wc-curve")).toMatch(
+      /^USD curve 2026-11-13 → 2026-11-20: 18 rows changed, 0 added, 0 removed, 0 unchanged \(key fitted_instrument_name\)\n {2}USD SWAP \d+Y: zero rate /,
+    );
+    expect(nb.html("wc-curve")).toContain("<th>rate_before</th><th>rate_after</th><th>rate_delta</th>");
+    // diffFigures of the five curves: a line per currency, and the overlay (before and after of each).
+    expect(
+      nb
+        .stdout("wc-charts")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(":")[0]),
+    ).toEqual(["USD", "EUR", "GBP", "JPY", "CHF"]);
+    const overlay = nb.figures("wc-charts")[0]!;
+    expect(overlay.data.map((t) => t.name)).toHaveLength(10);
+    expect(overlay.layout.title?.text).toBe("Zero curves · 2026-11-20: before (dashed) and after (solid)");
+    // Report statuses of two pricing dates, paired on portfolio and report name.
+    expect(nb.stdout("wc-reports")).toMatch(
+      /^report statuses 2026-11-19 → 2026-11-20: (\d+) rows? changed, 0 added, 0 removed, \d+ unchanged \(key portfolio_name, report_name\)\n/,
+    );
+    expect(nb.html("wc-reports")).toContain("<th>status_before</th><th>status_after</th>");
+  },
 };
 
 /**

@@ -3,7 +3,8 @@
  * name (by position when names repeat), their points paired by x, their values compared as numbers; and a
  * before/after overlay figure of each changed chart for the report.
  */
-import { sameNumber } from "../../frames/diff";
+import { DEFAULT_DIFF_TOLERANCE, sameNumber } from "../../frames/diff";
+import type { Figure } from "../../plot/figure";
 
 /** A plotly figure as a notebook output stores it. */
 export interface PlotlyJson {
@@ -33,8 +34,8 @@ export interface ChartChange {
   traces: TraceChange[];
   /** The title changed (before's title). */
   titleBefore?: string;
-  /** Before (dashed) and after (solid) of the changed traces; Δ as a heatmap for z traces. */
-  overlay?: PlotlyJson;
+  /** Before (dashed) and after (solid) of the changed traces; Δ as a heatmap for z traces (a figure for `plot.show`). */
+  overlay?: Figure;
 }
 
 /** A figure's title as plain text. */
@@ -129,7 +130,12 @@ function diffSeries(
   const xa = f.xField ? ((a[f.xField] as unknown[] | undefined) ?? ya.map((_, k) => k)) : ya.map((_, k) => k);
   const xb = f.xField ? ((b[f.xField] as unknown[] | undefined) ?? yb.map((_, k) => k)) : yb.map((_, k) => k);
   const keyOf = (x: unknown) => (typeof x === "number" ? `n${x}` : `s${JSON.stringify(x)}`);
-  const uniqueX = new Set(xa.map(keyOf)).size === xa.length && new Set(xb.map(keyOf)).size === xb.length;
+  const byX = new Set(xa.map(keyOf)).size === xa.length && new Set(xb.map(keyOf)).size === xb.length;
+  // Points whose x moved as a whole (a curve's maturities a week later: the same pillars, other year
+  // fractions) pair by position when the counts agree and few x values are shared.
+  const shared = byX ? xb.filter((x) => xa.some((y) => keyOf(y) === keyOf(x))).length : 0;
+  const xMoved = byX && xa.length === xb.length && shared * 2 < xa.length && xa.length > 0;
+  const uniqueX = byX && !xMoved;
   const where = new Map<string, number>();
   (uniqueX ? xb : xb.map((_, k) => k)).forEach((x, k) => where.set(keyOf(x), k));
   const t: TraceChange = { name: f.name, type: f.type, status: "changed", points: 0, changed: 0, added: 0, removed: 0 };
@@ -145,7 +151,8 @@ function diffSeries(
     if (t.move === undefined || move > t.move) Object.assign(t, { move, at: String(xb[j]) });
   });
   t.added = xb.length - matched.size;
-  return t.changed || t.added || t.removed ? t : undefined;
+  if (xMoved) t.note = "x values moved: points paired by position";
+  return t.changed || t.added || t.removed || xMoved ? t : undefined;
 }
 
 function diffGrid(
@@ -186,13 +193,7 @@ export const MAX_OVERLAY_TRACES = 12;
  * ones dashed; a z trace (heatmap, surface, contour) as a heatmap of after − before when its grid kept
  * its shape. The axes are after's; sliders, menus, shapes and annotations are left out.
  */
-function overlayFigure(
-  before: PlotlyJson,
-  after: PlotlyJson,
-  pairs: [number | undefined, number | undefined][],
-  traces: TraceChange[],
-  title: string,
-): PlotlyJson {
+function overlayFigure(before: PlotlyJson, after: PlotlyJson, pairs: [number | undefined, number | undefined][], traces: TraceChange[], title: string): Figure {
   const order = traces.map((_, k) => k).sort((x, y) => (traces[y]!.move ?? 0) - (traces[x]!.move ?? 0));
   const data: Record<string, unknown>[] = [];
   for (const k of order.slice(0, MAX_OVERLAY_TRACES)) {
@@ -213,7 +214,7 @@ function overlayFigure(
   }
   const layout: Record<string, unknown> = { title: { text: `${title}: before (dashed) and after (solid)` }, height: 420, showlegend: true };
   for (const [key, value] of Object.entries(after.layout ?? {})) if (/^[xy]axis\d*$|^barmode$|^grid$|^scene\d*$/.test(key)) layout[key] = value;
-  return { data, layout };
+  return { data, layout } as unknown as Figure;
 }
 
 /** A trace for the overlay: visible, hover kept, before dashed and faded. */
@@ -221,4 +222,25 @@ function styled(t: Record<string, unknown>, name: string, before: boolean): Reco
   const { visible: _visible, ids: _ids, transforms: _transforms, legendgroup: _group, ...rest } = t;
   const line = { ...((t.line as object | undefined) ?? {}), ...(before ? { dash: "dash" } : {}) };
   return { ...rest, name, showlegend: true, ...(before ? { opacity: 0.55 } : {}), ...(traceType(t) === "scatter" ? { line } : {}) };
+}
+
+/**
+ * Two plotly figures compared trace by trace, as `risk-portal-lab diff` compares a chart of two runs:
+ * undefined when they draw the same (numbers within the tolerance, default 1e-9 × max(1, |value|)),
+ * else the traces that changed and an `overlay` figure (before dashed, after solid) to `plot.show`.
+ */
+export function diffFigures(
+  before: { data: readonly object[]; layout?: object },
+  after: { data: readonly object[]; layout?: object },
+  options: { tolerance?: number } = {},
+): ChartChange | undefined {
+  for (const [fig, which] of [
+    [before, "before"],
+    [after, "after"],
+  ] as const)
+    if (typeof fig !== "object" || fig === null || !Array.isArray(fig.data))
+      throw new TypeError(`diffFigures: ${which} must be a plotly figure { data: [...], layout }`);
+  const tolerance = options.tolerance ?? DEFAULT_DIFF_TOLERANCE;
+  if (typeof tolerance !== "number" || !(tolerance >= 0)) throw new RangeError(`diffFigures: tolerance must be a number >= 0, got ${String(tolerance)}`);
+  return diffCharts(before as PlotlyJson, after as PlotlyJson, tolerance);
 }

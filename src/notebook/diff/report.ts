@@ -7,7 +7,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FrameDiff } from "../../frames/diff";
-import type { Figure } from "../../plot/figure";
 import { figureFragment, plotlyScripts } from "../../plot/html";
 import { escapeHtml as esc } from "../../plot/labels";
 import { exactNumber } from "../../plot/table-view";
@@ -168,7 +167,7 @@ function chartSection(ch: ChartChange): string {
     return `<tr class="${t.status}"><td>${esc(t.name)}</td><td>${esc(t.type)}</td><td>${esc(what)}</td><td>${esc(move)}</td></tr>`;
   });
   const more = ch.traces.length > MAX_LISTED ? `<p class="muted">… and ${ch.traces.length - MAX_LISTED} more traces</p>` : "";
-  const overlay = ch.overlay && ch.overlay.data.length ? figureFragment(ch.overlay as unknown as Figure, { plotly: false }) : "";
+  const overlay = ch.overlay && ch.overlay.data.length ? figureFragment(ch.overlay, { plotly: false }) : "";
   return `<h3>Chart ${title}: ${ch.traces.length} trace${ch.traces.length === 1 ? "" : "s"} changed</h3><table><tr><th>trace</th><th>type</th><th>what</th><th>largest move</th></tr>${rows.join("")}</table>${more}${overlay}`;
 }
 
