@@ -64,6 +64,22 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
+/** What a byte is to the row scanner outside strings (a table: one load instead of a chain of comparisons). */
+const C_OTHER = 0;
+const C_SPACE = 1;
+const C_QUOTE = 2;
+const C_OPEN = 3;
+const C_CLOSE = 4;
+const C_COMMA = 5;
+const BYTE_CLASS = new Uint8Array(256);
+for (const b of [0x20, 0x0a, 0x0d, 0x09]) BYTE_CLASS[b] = C_SPACE;
+BYTE_CLASS[QUOTE] = C_QUOTE;
+BYTE_CLASS[OPEN_BRACE] = C_OPEN;
+BYTE_CLASS[OPEN_BRACKET] = C_OPEN;
+BYTE_CLASS[CLOSE_BRACE] = C_CLOSE;
+BYTE_CLASS[CLOSE_BRACKET] = C_CLOSE;
+BYTE_CLASS[COMMA] = C_COMMA;
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
@@ -352,21 +368,40 @@ export class JsonRowScanner {
     let inString = this.#inString;
     let escape = this.#escape;
     let content = this.#content;
-    for (; i < n; i++) {
-      const b = chunk[i]!;
+    while (i < n) {
       if (inString) {
-        if (escape) escape = false;
-        else if (b === BACKSLASH) escape = true;
-        else if (b === QUOTE) inString = false;
+        // Most of a row is text: a tight loop to the string's closing quote (a backslash skips the byte after it).
+        if (escape) {
+          escape = false;
+          i++;
+        }
+        for (; i < n; i++) {
+          const b = chunk[i]!;
+          if (b === QUOTE) break;
+          if (b === BACKSLASH) {
+            if (i + 1 === n) {
+              escape = true;
+              i = n;
+              break;
+            }
+            i++;
+          }
+        }
+        if (i >= n) break;
+        inString = false;
+        i++;
         continue;
       }
-      if (b === QUOTE) {
+      const b = chunk[i]!;
+      const c = BYTE_CLASS[b]!;
+      if (c === C_OTHER) content = true;
+      else if (c === C_QUOTE) {
         inString = true;
         content = true;
-      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      } else if (c === C_OPEN) {
         if (++depth > MAX_ROW_DEPTH) throw this.#tooDeep(this.#offset + i);
         content = true;
-      } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      } else if (c === C_CLOSE) {
         if (depth === 0) {
           if (b !== CLOSE_BRACKET) throw new JsonScanError(`unexpected "}" in data_table`, this.#offset + i);
           if (content) batches.push(this.#batch(chunk, from, i));
@@ -378,13 +413,14 @@ export class JsonRowScanner {
           return { i: i + 1, from: i + 1 };
         }
         depth--;
-      } else if (b === COMMA) {
+      } else if (c === C_COMMA) {
         if (depth === 0 && ++this.#commas >= this.batchRows) {
           batches.push(this.#batch(chunk, from, i));
           from = i + 1;
           content = false;
         }
-      } else if (!isSpace(b)) content = true;
+      }
+      i++;
     }
     this.#depth = depth;
     this.#inString = inString;

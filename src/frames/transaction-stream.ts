@@ -77,31 +77,51 @@ export async function stageTransactionTable(
 ): Promise<StagedTable> {
   const { dates, batchRows = STREAM_BATCH_ROWS, ...callOptions } = options;
   mkdirSync(workDir, { recursive: true });
-  const sink = new SpoolSink(path.join(workDir, "body.json"), { dates, batchRows });
+  const stager = new Stager(workDir);
+  const sink = new SpoolSink(path.join(workDir, "body.json"), { dates, batchRows }, stager);
   try {
     const { provenance } = await rp.requestStream(getTransactionTable, request, sink, callOptions);
     const scanned = sink.scanned(provenance);
-    const session = await SqlSession.open({ threads: 1 });
-    try {
-      const parts: string[] = [];
-      const stage = async (table: ColumnTable) => {
-        const part = path.join(workDir, `part_${String(parts.length).padStart(6, "0")}.parquet`);
-        await session.register("batch", table);
-        await session.run(`copy batch to ${quoteString(part)} (FORMAT parquet, COMPRESSION snappy)`);
-        await session.run("drop table batch");
-        parts.push(part);
-      };
-      if (scanned.whole) {
-        if (scanned.whole.rowCount > 0) await stage(scanned.whole);
-      } else {
-        for (const batch of sink.reread()) await stage(sink.schema.conform(batch));
-      }
-      return { meta: scanned.meta, columns: scanned.columns, rows: scanned.rows, bytes: scanned.bytes, provenance: [provenance], parts };
-    } finally {
-      await session.close();
+    if (scanned.whole) {
+      if (scanned.whole.rowCount > 0) await stager.stage(scanned.whole);
+    } else if (!sink.stagedAsRead) {
+      // A batch's kinds differed from the first's: what was staged as it arrived is redone with the kinds of the whole table.
+      stager.discard();
+      for (const batch of sink.reread()) await stager.stage(sink.schema.conform(batch));
     }
+    return { meta: scanned.meta, columns: scanned.columns, rows: scanned.rows, bytes: scanned.bytes, provenance: [provenance], parts: [...stager.parts] };
   } finally {
     sink.close();
+    await stager.close();
+  }
+}
+
+/** Writes batches as Parquet parts under a work directory, in order, through one DuckDB session opened on first use. */
+class Stager {
+  readonly parts: string[] = [];
+  #session?: Promise<SqlSession>;
+
+  constructor(readonly workDir: string) {}
+
+  async stage(table: ColumnTable): Promise<void> {
+    const session = await (this.#session ??= SqlSession.open({ threads: 1 }));
+    const part = path.join(this.workDir, `part_${String(this.parts.length).padStart(6, "0")}.parquet`);
+    await session.register("batch", table);
+    await session.run(`copy batch to ${quoteString(part)} (FORMAT parquet, COMPRESSION snappy)`);
+    await session.run("drop table batch");
+    this.parts.push(part);
+  }
+
+  /** Forgets (and removes) the parts staged so far. */
+  discard(): void {
+    for (const part of this.parts) rmSync(part, { force: true });
+    this.parts.length = 0;
+  }
+
+  async close(): Promise<void> {
+    const session = this.#session;
+    this.#session = undefined;
+    if (session) await (await session.catch(() => undefined))?.close();
   }
 }
 
@@ -135,7 +155,8 @@ export async function fetchTransactionTableToParquet(
     if (staged.parts.length === 0) return { ...written, files: [], warnings: [...staged.meta.warnings, "the table has no rows: no file was written"] };
     // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
     const final = path.join(workDir, path.basename(out));
-    const session = await SqlSession.open({ threads: 1 });
+    // All cores, as frames.writeParquet: a COPY from one scan keeps the rows in order (the parts' order).
+    const session = await SqlSession.open();
     try {
       const select = parquetSelectList(staged.columns, staged.meta.kinds);
       await session.run(
@@ -153,7 +174,7 @@ export async function fetchTransactionTableToParquet(
   }
 }
 
-/** `read_parquet([…])` over staged parts, in their order (one thread keeps the rows in that order). */
+/** `read_parquet([…])` over staged parts, in their order (DuckDB keeps a single scan's insertion order, whatever its threads). */
 export function partsScan(parts: readonly string[]): string {
   return `read_parquet([${parts.map(quoteString).join(", ")}])`;
 }
@@ -174,10 +195,16 @@ class SpoolSink implements BodySink {
   #written = 0;
   #scanner!: JsonRowScanner;
   schema!: Schema;
+  /**
+   * Whether every batch so far had the first batch's columns and kinds: then each was staged as it
+   * arrived, built exactly as the second pass would build it, and the second pass is not needed.
+   */
+  stagedAsRead = true;
 
   constructor(
     readonly file: string,
     readonly options: { dates?: TransactionTableOptions["dates"]; batchRows: number },
+    readonly stager: Stager,
   ) {}
 
   reset(): void {
@@ -186,16 +213,26 @@ class SpoolSink implements BodySink {
     this.#written = 0;
     this.#scanner = new JsonRowScanner(this.options.batchRows);
     this.schema = new Schema(this.options.dates);
+    this.stager.discard();
+    this.stagedAsRead = true;
   }
 
-  chunk(bytes: Uint8Array): void {
+  async chunk(bytes: Uint8Array): Promise<void> {
     try {
       for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, this.#written + at);
       this.#written += bytes.length;
     } catch (error) {
       throw new ColumnarError(`GetTransactionTable: could not write the response to ${this.file}: ${(error as Error).message}`, "Parquet", error);
     }
-    for (const batch of scanning(() => this.#scanner.push(bytes))) this.schema.observe(batch);
+    for (const batch of scanning(() => this.#scanner.push(bytes))) {
+      const table = this.schema.observe(batch);
+      if (!this.stagedAsRead) continue;
+      if (this.schema.agrees(table)) await this.stager.stage(this.schema.conform(batch, table));
+      else {
+        this.stagedAsRead = false;
+        this.stager.discard();
+      }
+    }
   }
 
   /** After the body: its fields, and the table read whole when its layout does not stream. */
@@ -266,7 +303,8 @@ class Schema {
     return Object.fromEntries(this.names.map((n) => [n, this.#kinds.get(n)!]));
   }
 
-  observe(rows: unknown[]): void {
+  /** Learns the kinds of one batch; returns the batch's own table. */
+  observe(rows: unknown[]): ColumnTable {
     const table = transactionTableColumns(rows, { dates: this.dates });
     const offset = this.rows;
     for (const w of table.meta.warnings) this.warnings.push(w.replace(/\brows? (\d+)/g, (m, i: string) => m.replace(i, String(Number(i) + offset))));
@@ -283,11 +321,17 @@ class Schema {
       }
     }
     this.rows += table.rowCount;
+    return table;
   }
 
-  /** One batch built with the kinds of the whole table. */
-  conform(rows: unknown[]): ColumnTable {
-    const table = transactionTableColumns(rows, { dates: this.dates });
+  /** Whether a batch's own table has exactly the columns (in order) and kinds known so far. */
+  agrees(table: ColumnTable): boolean {
+    if (table.columns.length !== this.names.length) return false;
+    return table.columns.every((name, j) => name === this.names[j] && table.kinds[name] === this.#kinds.get(name));
+  }
+
+  /** One batch built with the kinds of the whole table (`table`: the batch's own, when already built). */
+  conform(rows: unknown[], table = transactionTableColumns(rows, { dates: this.dates })): ColumnTable {
     const n = table.rowCount;
     const builder = new TableBuilder(n, SOURCE, {}, []);
     for (const name of this.names) {
