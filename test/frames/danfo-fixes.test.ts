@@ -183,6 +183,24 @@ describe("dtypes", () => {
   });
 });
 
+describe("operations that changed their input", () => {
+  it("fillNa of some columns leaves the frame as it was (danfo: wrote the fills into its rows)", () => {
+    const make = (): Any => new d.DataFrame({ v: [1.5, NaN], n: [1, 2] });
+    const theirs = make();
+    upstream(() => theirs.fillNa([0], { columns: ["v"] }));
+    expect(theirs.values[1]).toEqual([0, 2]);
+    expect(theirs["v"].values[1]).toBeNaN(); // rows and columns disagree
+    const ours = make();
+    expect(ours.fillNa([0], { columns: ["v"] }).values).toEqual([
+      [1.5, 1],
+      [0, 2],
+    ]);
+    expect(ours.values[1]).toEqual([NaN, 2]);
+    ours.fillNa([0], { columns: ["v"], inplace: true });
+    expect(ours["v"].values).toEqual([1.5, 0]);
+  });
+});
+
 describe("sortValues", () => {
   it("by one column or several, per-column direction, stable, missing last, labels kept", () => {
     const df = trades();

@@ -30,26 +30,37 @@ function keyPart(v: unknown): string {
   return `${typeof v}:${String(v)}`;
 }
 
-/** Group ids by first appearance. */
-function groupRows(keyColumns: unknown[][], n: number): Groups {
-  const ids = new Int32Array(n);
-  const firstRow: number[] = [];
+/** Codes of one key column (0, 1, … by first appearance) and how many distinct values it has. */
+function codesOf(column: readonly unknown[]): { codes: Int32Array; count: number } {
+  const codes = new Int32Array(column.length);
   const seen = new Map<unknown, number>();
-  const single = keyColumns.length === 1 ? keyColumns[0]! : undefined;
-  for (let i = 0; i < n; i++) {
-    let key: unknown;
-    if (single) {
-      const v = single[i];
-      key = typeof v === "string" || (typeof v === "number" && !Number.isNaN(v)) ? v : keyPart(v);
-    } else key = keyColumns.map((c) => keyPart(c[i])).join("\u0000");
-    let id = seen.get(key);
-    if (id === undefined) {
-      id = firstRow.length;
-      seen.set(key, id);
-      firstRow.push(i);
-    }
-    ids[i] = id;
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i];
+    const key = typeof v === "string" || (typeof v === "number" && !Number.isNaN(v)) ? v : keyPart(v);
+    let code = seen.get(key);
+    if (code === undefined) seen.set(key, (code = seen.size));
+    codes[i] = code;
   }
+  return { codes, count: seen.size };
+}
+
+/** Group ids by first appearance: the codes of the key columns combined one column at a time. */
+function groupRows(keyColumns: unknown[][], n: number): Groups {
+  let { codes: ids, count } = codesOf(keyColumns[0]!);
+  for (const column of keyColumns.slice(1)) {
+    const next = codesOf(column);
+    const pairs = new Map<number, number>();
+    const combined = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const pair = ids[i]! * next.count + next.codes[i]!;
+      let id = pairs.get(pair);
+      if (id === undefined) pairs.set(pair, (id = pairs.size));
+      combined[i] = id;
+    }
+    [ids, count] = [combined, pairs.size];
+  }
+  const firstRow = new Array<number>(count).fill(-1);
+  for (let i = 0; i < n; i++) if (firstRow[ids[i]!] === -1) firstRow[ids[i]!] = i;
   return { ids, firstRow };
 }
 
@@ -76,16 +87,15 @@ function reduce(values: readonly unknown[], ids: Int32Array, groups: number, op:
   }
   const acc = new Array<unknown>(groups);
   const started = new Uint8Array(groups);
+  const fold: (a: number, v: number) => number = op === "sum" ? (a, v) => a + v : op === "max" ? (a, v) => (a > v ? a : v) : (a, v) => (a < v ? a : v);
   for (let i = 0; i < ids.length; i++) {
     const g = ids[i]!;
     const v = values[i] as number;
-    if (!started[g]) {
+    if (started[g]) acc[g] = fold(acc[g] as number, v);
+    else {
       started[g] = 1;
       acc[g] = v;
-      continue;
     }
-    const a = acc[g] as number;
-    acc[g] = op === "sum" ? a + v : op === "max" ? (a > v ? a : v) : a < v ? a : v;
   }
   return acc;
 }

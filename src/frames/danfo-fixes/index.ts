@@ -8,16 +8,16 @@
  * - sort.ts: `sortValues` by a typed-array argsort, one or several columns, stable, missing last;
  * - aggregate.ts: `groupby(…).agg(…)` and its shortcuts for sum/mean/count/min/max in one pass, and
  *   `describe` over the number columns without mathjs (danfo's threw on a frame with a date column);
- * - here: `concat` along rows no longer grows its first input's columns.
+ * - copies.ts: `concat` along rows and `fillNa` of some columns no longer change their input.
  * {@link withUpstreamDanfo} runs code with danfo's own methods back (tests and bench/danfo.mjs compare).
  */
 import { installAggregates } from "./aggregate";
 import { installArithmetic } from "./arithmetic";
-import { takeFrame } from "./build";
+import { installCopies } from "./copies";
 import { installDtypes } from "./dtypes";
 import { installIndexing } from "./indexing";
 import { installSort } from "./sort";
-import { isFrame, type DanfoClasses, type FrameClass } from "./types";
+import type { DanfoClasses, FrameClass } from "./types";
 
 /** One replaced member: where, its descriptor as danfo had it, and ours. */
 interface Replaced {
@@ -75,23 +75,8 @@ export function applyDanfoFixes(danfo: { DataFrame: unknown; Series: unknown }):
   installArithmetic(cls, patch);
   installSort(cls, patch);
   installAggregates(cls, patch);
-  installConcat(danfo, cls, patch);
+  installCopies(danfo, cls, patch);
   Object.defineProperty(frame, REPLACED, { value: replaced, enumerable: false });
-}
-
-/**
- * danfo's `concat` along rows appends the other frames' values to the FIRST frame's own column arrays:
- * after `concat({ dfList: [a, b], axis: 0 })`, `a["x"]` throws (its columns are longer than its index).
- * The first frame is copied first, so the inputs stay as they were.
- */
-function installConcat(exports: Record<string, unknown>, cls: DanfoClasses, patch: (target: object, key: string, value: unknown) => void): void {
-  const concat = exports.concat as ((options: { dfList: unknown[]; axis: number }) => unknown) | undefined;
-  if (typeof concat !== "function") return;
-  patch(exports, "concat", function (options: { dfList: unknown[]; axis: number }) {
-    const [first, ...rest] = Array.isArray(options?.dfList) ? options.dfList : [];
-    if (options.axis !== 0 || !isFrame(first, cls.DataFrame)) return concat(options);
-    return concat({ ...options, dfList: [takeFrame(cls.DataFrame, first, null, null), ...rest] });
-  });
 }
 
 /** A member's descriptor, looked up the prototype chain. */
