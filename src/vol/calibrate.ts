@@ -24,8 +24,9 @@
  * The other conditions are constraints, handled by an augmented Lagrangian (Powell–Hestenes–Rockafellar):
  * each adds a row `sqrt(ρ)·max(0, μ/ρ − C(x))` to the residuals, exactly zero while `C ≥ 0` and its
  * multiplier μ is 0 — so quotes that an arbitrage-free slice produced are fitted exactly, with no penalty
- * at all. `C` is a family's minimum over k on each side of the money (k ≤ 0, k ≥ 0), found on a grid and
- * refined by golden-section search, so it follows the worst point as the slice moves (a smooth function
+ * at all. `C` is a family's minimum over k in one stretch of the axis (k split at 0, ±1/4, ±1, ±4, …, ±256,
+ * so that two dips of nearly equal depth get a row each), found on a grid and refined by golden-section
+ * search at each low local minimum, so it follows the worst point as the slice moves (a smooth function
  * of x, its gradient taken at the minimiser). The families, each shifted by a margin δ
  * ({@link CALIBRATION_MARGINS}):
  *
@@ -499,6 +500,71 @@ function smileAt(sl: Slice, k: number, out: Float64Array): void {
   out[2] = (sl.b * sl.s2) / (q * sq);
 }
 
+/** w, w', w'' of a slice on a grid, one array each. */
+interface SmileArrays {
+  w: Float64Array;
+  w1: Float64Array;
+  w2: Float64Array;
+}
+
+function smileArrays(n: number): SmileArrays {
+  return { w: new Float64Array(n), w1: new Float64Array(n), w2: new Float64Array(n) };
+}
+
+/** {@link smileAt} at every grid point (the same operations, so the same doubles). */
+function smileOn(sl: Slice, grid: Float64Array, out: SmileArrays): void {
+  const { theta, b, rho, m, s2, R } = sl;
+  const { w, w1, w2 } = out;
+  for (let j = 0; j < grid.length; j++) {
+    const k = grid[j]!;
+    const d = k - m;
+    const q = d * d + s2;
+    const sq = Math.sqrt(q);
+    w[j] = theta + b * (rho * k + (k * (k - 2 * m)) / (sq + R));
+    w1[j] = b * (rho + d / sq);
+    w2[j] = (b * s2) / (q * sq);
+  }
+}
+
+/**
+ * {@link familyValue} of one family at every grid point into `out` from `offset` (the same operations as
+ * at one point): `C` this slice's smile on the grid, `P` the previous slice's.
+ */
+function familyOn(
+  f: Family,
+  grid: Float64Array,
+  sl: Slice,
+  C: SmileArrays,
+  P: SmileArrays,
+  calScale: number,
+  calMargin: number,
+  out: Float64Array,
+  offset: number,
+): void {
+  const n = grid.length;
+  const margin = CALIBRATION_MARGINS.butterfly;
+  switch (f.kind) {
+    case "butterfly":
+      for (let j = 0; j < n; j++) out[offset + j] = densityFactor(grid[j]!, C.w[j]!, C.w1[j]!, C.w2[j]!) - margin;
+      return;
+    case "calendar":
+      for (let j = 0; j < n; j++) out[offset + j] = calScale * (C.w[j]! - P.w[j]! - calMargin);
+      return;
+    case "between": {
+      const x = f.x;
+      const y = 1 - x;
+      for (let j = 0; j < n; j++) {
+        out[offset + j] = densityFactor(grid[j]!, y * P.w[j]! + x * C.w[j]!, y * P.w1[j]! + x * C.w1[j]!, y * P.w2[j]! + x * C.w2[j]!) - margin;
+      }
+      return;
+    }
+    default: {
+      const add = sl.theta * (f.r - 1);
+      for (let j = 0; j < n; j++) out[offset + j] = densityFactor(grid[j]!, C.w[j]! + add, C.w1[j]!, C.w2[j]!) - margin;
+    }
+  }
+}
+
 /** Put and call asymptotes `w ≈ S·|k| + I` of a slice: `S = b(1 ∓ rho)`, `I = theta − b·(R ∓ m)`. */
 function asymptote(sl: Slice, wing: "put" | "call"): { S: number; I: number } {
   return wing === "call" ? { S: sl.slopeCall, I: sl.theta - sl.b * (sl.R + sl.m) } : { S: sl.slopePut, I: sl.theta - sl.b * (sl.R - sl.m) };
@@ -545,15 +611,48 @@ function goldenMin(f: (k: number) => number, a: number, b: number, guess: number
 }
 
 /**
+ * The minimum of f on [a, b] around the grid point `guess`: f at 8 equal steps first (a dip narrower than
+ * the grid's spacing may sit beside the grid point's own minimum), then golden-section search between the
+ * neighbours of the lowest. Returns `guess` if nothing lower is found.
+ */
+function scanMin(f: (k: number) => number, a: number, b: number, guess: number): number {
+  if (!(a < b)) return guess;
+  const STEPS = 8;
+  let best = guess;
+  let fBest = f(guess);
+  for (let i = 1; i < STEPS; i++) {
+    const k = a + ((b - a) * i) / STEPS;
+    const fk = f(k);
+    if (fk < fBest) [best, fBest] = [k, fk];
+  }
+  const h = (b - a) / STEPS;
+  const [k, fk] = goldenSectionMin(f, Math.max(a, best - h), Math.min(b, best + h), 1e-12, 60);
+  return fk <= fBest ? k : best;
+}
+
+/**
+ * Where the constraint rows split the log-moneyness axis: each family has one row per stretch between
+ * consecutive edges (both sides of the money), for its minimum over that stretch. A family often has two
+ * local minima of nearly equal depth (near the money and far out in a wing); one row for both would
+ * follow whichever is lower and have a kink where they cross, which stalls the solver.
+ */
+const REGION_EDGES = Object.freeze([-LOG_MONEYNESS_LIMIT, -256, -64, -16, -4, -1, -0.25, 0, 0.25, 1, 4, 16, 64, 256, LOG_MONEYNESS_LIMIT]);
+const REGIONS = REGION_EDGES.length - 1;
+/** A stretch's grid minimum is refined only when it is below this (vol-like units): well above it the row is 0 either way. */
+const REFINE_BELOW = 1e-3;
+/** At most this many local minima of a stretch are refined (the lowest). */
+const MAX_DIPS = 4;
+
+/**
  * Levenberg–Marquardt's view of one slice under the augmented Lagrangian of its constraints. Rows:
- * `sw_q·(σ(k_q) − σ_q)` for the quotes; then, for each constraint family and each side of the money
- * (k ≤ 0, k ≥ 0), one row for the family's minimum over that side, `C(x) = min_k c(x, k)` (the lowest
- * grid point, refined by golden-section search between its neighbours), shifted by its margin; then the
- * scalar constraints. A constraint row is `sqrt(ρ)·max(0, μ/ρ − C)` (Powell–Hestenes–Rockafellar), zero
- * while the constraint holds and its multiplier μ is 0. Because the row follows the minimum wherever it
- * moves, it is a smooth function of x (envelope theorem: its gradient is ∂c/∂x at the minimiser, which
- * `prepare` holds fixed for the Jacobian), so the solver sees a handful of smooth constraints rather than
- * a thousand grid points switching on and off. With `penalties` false, the quotes alone.
+ * `sw_q·(σ(k_q) − σ_q)` for the quotes; then, for each constraint family and each stretch of k
+ * ({@link REGION_EDGES}), one row for the family's minimum over that stretch, `C(x) = min_k c(x, k)` (the
+ * lowest grid point, refined by golden-section search between its neighbours), shifted by its margin;
+ * then the scalar constraints. A constraint row is `sqrt(ρ)·max(0, μ/ρ − C)` (Powell–Hestenes–Rockafellar),
+ * zero while the constraint holds and its multiplier μ is 0. Because the row follows the minimum wherever
+ * it moves, it is a smooth function of x (envelope theorem: its gradient is ∂c/∂x at the minimiser, which
+ * `prepare` holds fixed for the Jacobian), so the solver sees a few smooth constraints rather than a
+ * thousand grid points switching on and off. With `penalties` false, the quotes alone.
  */
 class SliceProblem implements LeastSquaresProblem {
   readonly parameters = 5;
@@ -568,15 +667,20 @@ class SliceProblem implements LeastSquaresProblem {
   readonly #families: Family[];
   readonly #calScale: number;
   readonly #calMargin: number;
-  /** Sorted grid; `#zero` is the index of k = 0 in it. */
+  /** Sorted grid (with every region edge in it); `#edges[r]` is the grid index of REGION_EDGES[r]. */
   #grid: Float64Array = new Float64Array(0);
-  #zero = 0;
-  /** w, w', w'' of the previous slice at each grid point (3 per point). */
-  #prevSmile = new Float64Array(0);
+  #edges = new Int32Array(REGION_EDGES.length);
+  /** w, w', w'' of the previous slice and of the current one at each grid point. */
+  #prevSmile = smileArrays(0);
+  #curSmile = smileArrays(0);
   /** Multipliers, one per constraint row. */
   readonly #mu: Float64Array;
-  /** The minimiser of each (family, side) at the point of the last `prepare`. */
+  /** The minimiser of each (family, region) at the point of the last `prepare`. */
   readonly #kStar: Float64Array;
+  /** The minimisers found by the last `residuals`, and at which point: `prepare` at that point reuses them. */
+  readonly #lastK: Float64Array;
+  readonly #lastX = new Float64Array(5).fill(NaN);
+  readonly #minimaOut: Float64Array;
   readonly #cur = new Float64Array(3);
   readonly #prv = new Float64Array(3);
   #values = new Float64Array(0);
@@ -592,33 +696,31 @@ class SliceProblem implements LeastSquaresProblem {
     // Total variance to vol near the money: dσ ≈ dw / (2·v·T).
     this.#calScale = 1 / (2 * start.vol * q.T);
     this.#calMargin = prev ? CALIBRATION_MARGINS.calendarRelative * prev.theta + CALIBRATION_MARGINS.calendarAbsolute : 0;
-    const constraints = penalties ? 2 * this.#families.length + this.#scalars : 0;
-    this.#mu = new Float64Array(constraints);
-    this.#kStar = new Float64Array(2 * this.#families.length);
-    this.rows = this.always + constraints;
-    this.addPoints([0, ...Array.from(grid)]);
+    const regionRows = REGIONS * this.#families.length;
+    this.#mu = new Float64Array(regionRows + this.#scalars);
+    this.#kStar = new Float64Array(regionRows);
+    this.#lastK = new Float64Array(regionRows);
+    this.#minimaOut = new Float64Array(regionRows);
+    this.rows = this.always + this.#mu.length;
+    if (penalties) this.addPoints([...REGION_EDGES, ...Array.from(grid)]);
   }
 
   /** Adds points to the sampling grid of the constraint families. */
   addPoints(points: ArrayLike<number>): void {
     const grid = sortedUnique([...this.#grid, ...Array.from(points)]);
-    const prev = this.#prev;
-    const prevSmile = new Float64Array(3 * grid.length);
-    if (prev) {
-      const tmp = new Float64Array(3);
-      for (let j = 0; j < grid.length; j++) {
-        smileAt(prev, grid[j]!, tmp);
-        prevSmile.set(tmp, 3 * j);
-      }
-    }
+    const prevSmile = smileArrays(grid.length);
+    if (this.#prev) smileOn(this.#prev, grid, prevSmile);
+    this.#curSmile = smileArrays(grid.length);
     this.#grid = grid;
-    this.#zero = grid.indexOf(0);
+    this.#edges = Int32Array.from(REGION_EDGES, (e) => grid.indexOf(e));
     this.#prevSmile = prevSmile;
     this.#values = new Float64Array(grid.length * this.#families.length);
+    this.#lastX.fill(NaN);
   }
 
   prepare(x: Float64Array): void {
-    this.#minima(decode(x, this.#space), this.#kStar, undefined);
+    if (x.every((v, i) => v === this.#lastX[i])) this.#kStar.set(this.#lastK);
+    else this.#minima(decode(x, this.#space), this.#kStar, undefined);
   }
 
   residuals(x: Float64Array, out: Float64Array): void {
@@ -626,12 +728,13 @@ class SliceProblem implements LeastSquaresProblem {
     const nq = this.always;
     for (let j = 0; j < nq; j++) out[j] = this.#quote(sl, j);
     if (this.#mu.length === 0) return;
-    const F = this.#families.length;
-    const minima = new Float64Array(2 * F);
-    this.#minima(sl, undefined, minima);
+    const R = this.#kStar.length;
+    const minima = this.#minimaOut;
+    this.#minima(sl, this.#lastK, minima);
+    this.#lastX.set(x);
     const sqrtRho = Math.sqrt(this.rho);
-    for (let c = 0; c < 2 * F; c++) out[nq + c] = this.#penalty(this.#mu[c]!, minima[c]!, sqrtRho);
-    for (let s = 0; s < this.#scalars; s++) out[nq + 2 * F + s] = this.#penalty(this.#mu[2 * F + s]!, this.#scalar(sl, s), sqrtRho);
+    for (let c = 0; c < R; c++) out[nq + c] = this.#penalty(this.#mu[c]!, minima[c]!, sqrtRho);
+    for (let s = 0; s < this.#scalars; s++) out[nq + R + s] = this.#penalty(this.#mu[R + s]!, this.#scalar(sl, s), sqrtRho);
   }
 
   residualRows(x: Float64Array, which: Int32Array, count: number, out: Float64Array): void {
@@ -639,7 +742,9 @@ class SliceProblem implements LeastSquaresProblem {
     const sqrtRho = Math.sqrt(this.rho);
     for (let q = 0; q < count; q++) {
       const j = which[q]!;
-      out[q] = j < this.always ? this.#quote(sl, j) : this.#penalty(this.#mu[j - this.always]!, this.#constraintAtKStar(sl, j - this.always), sqrtRho);
+      // Penalty rows unclamped (the solver's model takes max(0, ·) itself): a row just above 0 would
+      // otherwise get half its slope from the central difference.
+      out[q] = j < this.always ? this.#quote(sl, j) : sqrtRho * (this.#mu[j - this.always]! / this.rho - this.#constraintAtKStar(sl, j - this.always));
     }
   }
 
@@ -662,10 +767,10 @@ class SliceProblem implements LeastSquaresProblem {
   active(x: Float64Array): Set<CalibrationConstraint> {
     const values = this.#constraints(x);
     const out = new Set<CalibrationConstraint>();
-    const F = this.#families.length;
+    const R = this.#kStar.length;
     for (let c = 0; c < values.length; c++) {
       if (this.#mu[c] === 0 && !(values[c]! < 0)) continue;
-      out.add(c < 2 * F && this.#families[c >> 1]!.kind !== "calendar" ? "butterfly" : "calendar");
+      out.add(c < R && this.#familyOf(c).kind !== "calendar" ? "butterfly" : "calendar");
     }
     const sl = decode(x, this.#space);
     if (sl.putPosition >= 1 - PRESSED || sl.callPosition >= 1 - PRESSED) out.add("lee");
@@ -674,45 +779,75 @@ class SliceProblem implements LeastSquaresProblem {
     return out;
   }
 
+  #familyOf(c: number): Family {
+    return this.#families[Math.floor(c / REGIONS)]!;
+  }
+
   /** Every constraint value at x (families' minima, then scalars), shifted by the margins. */
   #constraints(x: Float64Array): Float64Array {
     const sl = decode(x, this.#space);
-    const F = this.#families.length;
+    const R = this.#kStar.length;
     const values = new Float64Array(this.#mu.length);
     if (values.length === 0) return values;
     this.#minima(sl, undefined, values);
-    for (let s = 0; s < this.#scalars; s++) values[2 * F + s] = this.#scalar(sl, s);
+    for (let s = 0; s < this.#scalars; s++) values[R + s] = this.#scalar(sl, s);
     return values;
   }
 
-  /** Each family's minimum over each side of the money (k ≤ 0, k ≥ 0): where (`kStar`) and its value (`minima`). */
+  /** Each family's minimum over each region: where (`kStar`) and its value (`minima`). */
   #minima(sl: Slice, kStar: Float64Array | undefined, minima: Float64Array | undefined): void {
-    const grid = this.#grid;
-    const n = grid.length;
     const F = this.#families.length;
     if (F === 0) return;
-    const values = this.#values;
-    const cur = this.#cur;
-    const prv = this.#prv;
-    for (let p = 0; p < n; p++) {
-      smileAt(sl, grid[p]!, cur);
-      if (this.#prev) prv.set(this.#prevSmile.subarray(3 * p, 3 * p + 3));
-      for (let f = 0; f < F; f++) values[f * n + p] = familyValue(this.#families[f]!, grid[p]!, sl, cur, prv, this.#calScale, this.#calMargin);
-    }
-    const z = this.#zero;
+    this.#sampleFamilies(sl);
+    const { n, grid, values, edges } = { n: this.#grid.length, grid: this.#grid, values: this.#values, edges: this.#edges };
     for (let f = 0; f < F; f++) {
       const family = this.#families[f]!;
-      for (let side = 0; side < 2; side++) {
-        const [lo, hi] = side === 0 ? [0, z] : [z, n - 1];
+      const value = (k: number) => this.#familyAt(family, sl, k);
+      for (let region = 0; region < REGIONS; region++) {
+        const lo = edges[region]!;
+        const hi = edges[region + 1]!;
         let best = lo;
         for (let p = lo + 1; p <= hi; p++) if (!(values[f * n + p]! >= values[f * n + best]!)) best = p;
-        const a = grid[Math.max(lo, best - 1)]!;
-        const b = grid[Math.min(hi, best + 1)]!;
-        const value = (k: number) => this.#familyAt(family, sl, k);
-        const k = a < b ? goldenMin(value, a, b, grid[best]!) : grid[best]!;
-        kStar?.set([k], 2 * f + side);
-        if (minima) minima[2 * f + side] = Math.min(value(k), values[f * n + best]!);
+        let k = grid[best]!;
+        let vk = values[f * n + best]!;
+        // Every low local minimum of the samples refined (the lowest few): two dips of nearly equal depth
+        // would otherwise make the row jump between them as the grid's lowest point changes.
+        const dips = this.#dips(f, lo, hi);
+        for (const p of dips) {
+          const kp = scanMin(value, grid[Math.max(lo, p - 1)]!, grid[Math.min(hi, p + 1)]!, grid[p]!);
+          const vp = kp === grid[p] ? values[f * n + p]! : value(kp);
+          if (vp < vk) [k, vk] = [kp, vp];
+        }
+        const c = f * REGIONS + region;
+        if (kStar) kStar[c] = k;
+        if (minima) minima[c] = vk;
       }
+    }
+  }
+
+  /** Grid indices of the local minima of family f's samples in [lo, hi] below {@link REFINE_BELOW}, the lowest {@link MAX_DIPS}. */
+  #dips(f: number, lo: number, hi: number): number[] {
+    const n = this.#grid.length;
+    const v = this.#values;
+    const out: number[] = [];
+    if (hi <= lo) return out;
+    for (let p = lo; p <= hi; p++) {
+      const vp = v[f * n + p]!;
+      if (!(vp < REFINE_BELOW)) continue;
+      if ((p > lo && !(vp <= v[f * n + p - 1]!)) || (p < hi && !(vp <= v[f * n + p + 1]!))) continue;
+      out.push(p);
+    }
+    if (out.length > MAX_DIPS) out.sort((a, b) => v[f * n + a]! - v[f * n + b]!).length = MAX_DIPS;
+    return out;
+  }
+
+  /** Every family's value at every grid point into `#values` (family-major). */
+  #sampleFamilies(sl: Slice): void {
+    const grid = this.#grid;
+    const n = grid.length;
+    smileOn(sl, grid, this.#curSmile);
+    for (let f = 0; f < this.#families.length; f++) {
+      familyOn(this.#families[f]!, grid, sl, this.#curSmile, this.#prevSmile, this.#calScale, this.#calMargin, this.#values, f * n);
     }
   }
 
@@ -723,9 +858,9 @@ class SliceProblem implements LeastSquaresProblem {
   }
 
   #constraintAtKStar(sl: Slice, c: number): number {
-    const F = this.#families.length;
-    if (c < 2 * F) return this.#familyAt(this.#families[c >> 1]!, sl, this.#kStar[c]!);
-    return this.#scalar(sl, c - 2 * F);
+    const R = this.#kStar.length;
+    if (c < R) return this.#familyAt(this.#familyOf(c), sl, this.#kStar[c]!);
+    return this.#scalar(sl, c - R);
   }
 
   #penalty(mu: number, value: number, sqrtRho: number): number {
@@ -749,8 +884,7 @@ class SliceProblem implements LeastSquaresProblem {
   }
 
   #tolerance(c: number): number {
-    const F = this.#families.length;
-    if (c < 2 * F) return this.#families[c >> 1]!.kind === "calendar" ? (this.#calScale * this.#calMargin) / 2 : CALIBRATION_MARGINS.butterfly / 2;
+    if (c < this.#kStar.length) return this.#familyOf(c).kind === "calendar" ? (this.#calScale * this.#calMargin) / 2 : CALIBRATION_MARGINS.butterfly / 2;
     return (this.#calScale * CALIBRATION_MARGINS.asymptote) / 2;
   }
 }
@@ -849,10 +983,17 @@ function checkGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array): Fl
  */
 function check(sl: Slice, prev: Slice | undefined, last: boolean, quotes: Float64Array): { failed: boolean; points: number[] } {
   const grid = checkGrid(sl, prev, quotes);
+  const n = grid.length;
+  // Both smiles at every grid point once; each family is a combination of them.
+  const C = smileArrays(n);
+  const P = smileArrays(n);
+  smileOn(sl, grid, C);
+  if (prev) smileOn(prev, grid, P);
   const cur = new Float64Array(3);
   const prv = new Float64Array(3);
   const points: number[] = [];
   let failed = false;
+  const v = new Float64Array(n);
   for (const f of familiesOf(prev, last)) {
     // Unshifted values (g, or w_i − w_{i−1}) and the margin they are held to.
     const margin =
@@ -862,14 +1003,15 @@ function check(sl: Slice, prev: Slice | undefined, last: boolean, quotes: Float6
       if (prev) smileAt(prev, k, prv);
       return f.kind === "calendar" ? cur[0]! - prv[0]! : familyValue(f, k, sl, cur, prv, 1, 0) + CALIBRATION_MARGINS.butterfly;
     };
-    const v = grid.map(value);
-    for (let j = 0; j < grid.length; j++) {
+    familyOn(f, grid, sl, C, P, 1, 0, v, 0);
+    if (f.kind !== "calendar") for (let j = 0; j < n; j++) v[j] = v[j]! + CALIBRATION_MARGINS.butterfly;
+    for (let j = 0; j < n; j++) {
       const vj = v[j]!;
       if (!(vj >= 0)) {
         failed = true;
         points.push(grid[j]!);
       }
-      if (j > 0 && j + 1 < grid.length && vj < v[j - 1]! && vj <= v[j + 1]! && vj < 1e3 * margin + 1e-3) {
+      if (j > 0 && j + 1 < n && vj < v[j - 1]! && vj <= v[j + 1]! && vj < 1e3 * margin + 1e-3) {
         const k = goldenMin(value, grid[j - 1]!, grid[j + 1]!, grid[j]!);
         const vk = value(k);
         if (!(vk >= 0)) failed = true;

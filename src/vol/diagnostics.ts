@@ -4,10 +4,10 @@
  * model's range (a skew or wing it cannot take). Reported, never thrown.
  */
 import { VolModelError, fmt } from "./errors";
-import { LOG_MONEYNESS_LIMIT, fromSurface, type VolSurfaceModel } from "./surface";
+import { LOG_MONEYNESS_LIMIT, fromSurface, type Benchmark, type VolSurfaceModel } from "./surface";
 import { toFloat64, type SurfaceLike } from "./surface-input";
 import { goldenSectionMin } from "./optimize";
-import { densityFactor, sviW, sviW1, sviW2, type SviSlice } from "./svi";
+import { densityFactor, type SviSlice } from "./svi";
 
 /** One failed check: where (benchmarks, maturities, log-moneyness) and by how much. */
 export interface Violation {
@@ -99,19 +99,88 @@ export const INTERPOLATED_CHECKS = Object.freeze({ between: Object.freeze([0.25,
 const BETWEEN = INTERPOLATED_CHECKS.between;
 const PAST_LAST = INTERPOLATED_CHECKS.pastLast;
 
-/** A slice's total variance and its first two k-derivatives. */
-type Smile = (k: number, out: Float64Array) => void;
+/**
+ * `sqrt(x² + y²)` as V8's `Math.hypot` computes it for two finite arguments (both scaled by the larger
+ * magnitude, then `sqrt(p² + q²)·max`), so the same double, without the builtin call.
+ */
+function hypot2(x: number, y: number): number {
+  const ax = Math.abs(x);
+  const ay = Math.abs(y);
+  const max = ax > ay ? ax : ay;
+  if (!(max > 0 && max < Infinity)) return Math.hypot(x, y);
+  const p = ax / max;
+  const q = ay / max;
+  return Math.sqrt(p * p + q * q) * max;
+}
 
-function sliceSmile(sl: SviSlice): Smile {
-  return (k, out) => {
-    out[0] = sviW(sl, k);
-    out[1] = sviW1(sl, k);
-    out[2] = sviW2(sl, k);
-  };
+/**
+ * A slice's total variance `w` and its first two k-derivatives, evaluated with exactly the operations of
+ * `sviW`, `sviW1` and `sviW2` (so the same doubles), sharing `sqrt((k − m)² + s²)` between them and
+ * `sqrt(m² + s²)` across points: the hot loop of {@link diagnose}.
+ */
+class SliceSmile {
+  readonly #theta: number;
+  readonly #b: number;
+  readonly #rho: number;
+  readonly #m: number;
+  readonly #s: number;
+  readonly #alpha: number;
+  readonly #M: number;
+  readonly #sAlpha: number;
+  readonly #rAlpha: number;
+  readonly #bOverS: number;
+
+  constructor(sl: SviSlice) {
+    this.#theta = sl.theta;
+    this.#b = sl.b;
+    this.#rho = sl.rho;
+    this.#m = sl.m;
+    this.#s = sl.s;
+    const R = Math.hypot(sl.m, sl.s);
+    this.#alpha = R > 1 ? 1 / R : 1;
+    this.#M = sl.m * this.#alpha;
+    this.#sAlpha = sl.s * this.#alpha;
+    this.#rAlpha = R * this.#alpha;
+    this.#bOverS = sl.b / sl.s;
+  }
+
+  /** `w(k)` as `sviW` computes it; `h` is `hypot(k − m, s)` when known (it is the centred term's root when alpha = 1). */
+  w(k: number, h?: number): number {
+    const alpha = this.#alpha;
+    const ka = k * alpha;
+    const root = h !== undefined && alpha === 1 ? h : hypot2(ka - this.#M, this.#sAlpha);
+    return this.#theta + this.#b * (this.#rho * k + (k * (ka - 2 * this.#M)) / (root + this.#rAlpha));
+  }
+
+  /** w, w', w'' at k into out[0..2]. */
+  at(k: number, out: Float64Array): void {
+    const d = k - this.#m;
+    const h = hypot2(d, this.#s);
+    out[0] = this.w(k, h);
+    out[1] = this.#b * (this.#rho + d / h);
+    const r = this.#s / h;
+    out[2] = this.#bOverS * r * r * r;
+  }
+}
+
+/** w, w', w'' of a smile at each grid point: three arrays. */
+type SmileValues = [Float64Array, Float64Array, Float64Array];
+
+function evaluateOn(smile: SliceSmile, grid: Float64Array): SmileValues {
+  const n = grid.length;
+  const out: SmileValues = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+  const tmp = new Float64Array(3);
+  for (let q = 0; q < n; q++) {
+    smile.at(grid[q]!, tmp);
+    out[0][q] = tmp[0]!;
+    out[1][q] = tmp[1]!;
+    out[2][q] = tmp[2]!;
+  }
+  return out;
 }
 
 /** The adaptive grid of one slice, sorted, within |k| ≤ LOG_MONEYNESS_LIMIT. */
-function sliceGrid(sl: SviSlice): number[] {
+function sliceGrid(sl: SviSlice): Float64Array {
   const out: number[] = [];
   const st = Math.sqrt(sl.theta);
   const nz = Math.round(Z_MAX / Z_STEP);
@@ -123,32 +192,97 @@ function sliceGrid(sl: SviSlice): number[] {
     if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) out.push(k);
   }
   out.push(-LOG_MONEYNESS_LIMIT, LOG_MONEYNESS_LIMIT);
-  return sortedUnique(out);
+  return sortedUnique(Float64Array.from(out));
 }
 
-function sortedUnique(xs: number[]): number[] {
-  xs.sort((a, b) => a - b);
-  const out: number[] = [];
-  for (const x of xs) if (out.length === 0 || x !== out[out.length - 1]) out.push(x);
+/** The values sorted ascending, each once. (No grid here holds −0 or NaN, so the typed sort orders them as a comparison sort would.) */
+function sortedUnique(xs: Float64Array): Float64Array {
+  xs.sort();
+  let n = 0;
+  for (let j = 0; j < xs.length; j++) if (n === 0 || xs[j] !== xs[n - 1]) xs[n++] = xs[j]!;
+  return xs.slice(0, n);
+}
+
+/**
+ * The union of two sorted grids, each value once, and where each point came from (`fromA[q]`: index in
+ * `a` or −1; likewise `fromB`), so that values already computed on either grid are reused.
+ */
+function mergeGrids(a: Float64Array, b: Float64Array): { grid: Float64Array; fromA: Int32Array; fromB: Int32Array } {
+  const grid = new Float64Array(a.length + b.length);
+  const fromA = new Int32Array(grid.length).fill(-1);
+  const fromB = new Int32Array(grid.length).fill(-1);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const x = i < a.length ? a[i]! : Infinity;
+    const y = j < b.length ? b[j]! : Infinity;
+    if (i < a.length && (j >= b.length || x <= y)) {
+      grid[n] = x;
+      fromA[n] = i++;
+      if (j < b.length && y === x) fromB[n] = j++;
+    } else {
+      grid[n] = y;
+      fromB[n] = j++;
+    }
+    n++;
+  }
+  return { grid: grid.slice(0, n), fromA: fromA.slice(0, n), fromB: fromB.slice(0, n) };
+}
+
+/** A smile's values on a merged grid: copied from its own grid where the point is one of its own, computed elsewhere. */
+function valuesOnMerged(smile: SliceSmile, grid: Float64Array, own: SmileValues, from: Int32Array): SmileValues {
+  const n = grid.length;
+  const out: SmileValues = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+  const tmp = new Float64Array(3);
+  for (let q = 0; q < n; q++) {
+    const i = from[q]!;
+    if (i >= 0) {
+      out[0][q] = own[0][i]!;
+      out[1][q] = own[1][i]!;
+      out[2][q] = own[2][i]!;
+    } else {
+      smile.at(grid[q]!, tmp);
+      out[0][q] = tmp[0]!;
+      out[1][q] = tmp[1]!;
+      out[2][q] = tmp[2]!;
+    }
+  }
   return out;
 }
 
 /**
- * `f` on the grid (or `values`, f already evaluated there), plus each interior local minimum refined by golden-section search between its
- * neighbours (so a dip between grid points is found), merged in order. NaN stays NaN.
+ * `values` (f on the grid) plus each interior local minimum refined by golden-section search between its
+ * neighbours (so a dip between grid points is found), merged in order (a refined point after a grid point
+ * at the same k). NaN stays NaN.
  */
-function sample(grid: readonly number[], f: (k: number) => number, refine: boolean, values?: ArrayLike<number>): { k: number[]; v: number[] } {
-  const v = values ? Array.from(values) : grid.map(f);
-  if (!refine) return { k: [...grid], v };
-  const extra: [number, number][] = [];
+function sample(grid: Float64Array, values: Float64Array, f: (k: number) => number, refine: boolean): { k: Float64Array; v: Float64Array } {
+  if (!refine) return { k: grid, v: values };
+  const extraK: number[] = [];
+  const extraV: number[] = [];
   for (let q = 1; q + 1 < grid.length; q++) {
-    const c = v[q]!;
-    if (c < v[q - 1]! && c <= v[q + 1]!) extra.push(goldenMin(f, grid[q - 1]!, grid[q + 1]!));
+    const c = values[q]!;
+    if (c < values[q - 1]! && c <= values[q + 1]!) {
+      const [km, vm] = goldenMin(f, grid[q - 1]!, grid[q + 1]!);
+      extraK.push(km);
+      extraV.push(vm);
+    }
   }
-  if (extra.length === 0) return { k: [...grid], v };
-  const pts = grid.map((k, q) => [k, v[q]!] as [number, number]).concat(extra);
-  pts.sort((a, b) => a[0] - b[0]);
-  return { k: pts.map((p) => p[0]), v: pts.map((p) => p[1]) };
+  if (extraK.length === 0) return { k: grid, v: values };
+  const n = grid.length + extraK.length;
+  const k = new Float64Array(n);
+  const v = new Float64Array(n);
+  // Both are in order (local minima are at least two points apart, each refined between its neighbours).
+  for (let i = 0, j = 0, o = 0; o < n; o++) {
+    if (j >= extraK.length || (i < grid.length && grid[i]! <= extraK[j]!)) {
+      k[o] = grid[i]!;
+      v[o] = values[i++]!;
+    } else {
+      k[o] = extraK[j]!;
+      v[o] = extraV[j++]!;
+    }
+  }
+  return { k, v };
 }
 
 /** The minimum of `f` on [a, b] by golden-section search, to 1e−14 relative: `[k, f(k)]`. */
@@ -158,8 +292,8 @@ function goldenMin(f: (k: number) => number, a: number, b: number): [number, num
 
 /** Contiguous runs of failing points (value < −tolerance, or NaN: undefined counts as failed), each reported at its worst point. */
 function runs(
-  k: readonly number[],
-  value: readonly number[],
+  k: ArrayLike<number>,
+  value: ArrayLike<number>,
   tolerance: number,
   make: (worst: number, value: number, from: number, to: number) => Violation,
 ): Violation[] {
@@ -184,6 +318,168 @@ function runs(
   return out;
 }
 
+/** What one {@link diagnose} run collects. */
+interface Findings {
+  butterfly: Violation[];
+  calendar: Violation[];
+  lee: Violation[];
+  points: number;
+  /** True for the adaptive grid (refinement, wings, interpolated smiles). */
+  adaptive: boolean;
+  tolerance: number;
+}
+
+/** Where a butterfly check is: for the messages. */
+interface Where {
+  benchmarks: number[];
+  maturity: number;
+  label: string;
+}
+
+/** g at each grid point from w, w', w'' there (into `out`). */
+function gOn(grid: Float64Array, w0: Float64Array, w1: Float64Array, w2: Float64Array, add: number, out: Float64Array): Float64Array {
+  for (let q = 0; q < grid.length; q++) out[q] = densityFactor(grid[q]!, add === 0 ? w0[q]! : w0[q]! + add, w1[q]!, w2[q]!);
+  return out;
+}
+
+/**
+ * Butterfly runs of one smile (a benchmark or an interpolated one): `g` its values on the grid, and
+ * `smileAt` (the same smile at any k) for the refinements.
+ */
+function checkButterfly(found: Findings, grid: Float64Array, g: Float64Array, smileAt: (k: number, out: Float64Array) => void, where: Where): void {
+  const tmp = new Float64Array(3);
+  const gAt = (kq: number) => {
+    smileAt(kq, tmp);
+    return densityFactor(kq, tmp[0]!, tmp[1]!, tmp[2]!);
+  };
+  const sampled = sample(grid, g, gAt, found.adaptive);
+  found.points += sampled.k.length;
+  found.butterfly.push(
+    ...runs(sampled.k, sampled.v, found.tolerance, (kw, value, from, to) => ({
+      check: "butterfly",
+      benchmarks: where.benchmarks,
+      maturities: [where.maturity],
+      k: kw,
+      kRange: [from, to],
+      value,
+      amount: -value,
+      message: `${where.label}: butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${Number.isNaN(value) ? "undefined (total variance 0)" : fmt(value)}`,
+    })),
+  );
+}
+
+/** Lee's bound on both wings of one benchmark. */
+function checkLee(found: Findings, b: Benchmark): void {
+  for (const [wing, slope] of [
+    ["put", b.b * (1 - b.rho)],
+    ["call", b.b * (1 + b.rho)],
+  ] as const) {
+    if (!(slope > LEE_BOUND + found.tolerance)) continue;
+    const kw = wing === "put" ? -Infinity : Infinity;
+    found.lee.push({
+      check: "lee",
+      benchmarks: [b.index],
+      maturities: [b.maturity],
+      k: kw,
+      kRange: [kw, kw],
+      wing,
+      value: slope,
+      amount: slope - LEE_BOUND,
+      message: `benchmark ${b.index} (maturity ${fmt(b.maturity)} d): ${wing} wing slope of total variance ${fmt(slope)} exceeds Lee's bound ${LEE_BOUND} by ${fmt(slope - LEE_BOUND)}`,
+    });
+  }
+}
+
+/** One benchmark, smile and grid, with its values there. */
+interface Evaluated {
+  b: Benchmark;
+  smile: SliceSmile;
+  grid: Float64Array;
+  values: SmileValues;
+}
+
+/** Calendar between consecutive benchmarks on their merged grid (and in the wings), and the butterfly of the smiles interpolated between them. */
+function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): void {
+  const { grid, fromA, fromB } = found.adaptive
+    ? mergeGrids(lo.grid, hi.grid)
+    : { grid: lo.grid, fromA: identity(lo.grid.length), fromB: identity(hi.grid.length) };
+  const L = valuesOnMerged(lo.smile, grid, lo.values, fromA);
+  const H = valuesOnMerged(hi.smile, grid, hi.values, fromB);
+  const nk = grid.length;
+  const diff = new Float64Array(nk);
+  for (let q = 0; q < nk; q++) diff[q] = H[0][q]! - L[0][q]!;
+  const sampled = sample(grid, diff, (kq) => hi.smile.w(kq) - lo.smile.w(kq), found.adaptive);
+  found.points += sampled.k.length;
+  const [a, b] = [lo.b, hi.b];
+  const violations = runs(sampled.k, sampled.v, found.tolerance, (kw, value, from, to) => ({
+    check: "calendar",
+    benchmarks: [i, i + 1],
+    maturities: [a.maturity, b.maturity],
+    k: kw,
+    kRange: [from, to],
+    value,
+    amount: -value,
+    message: `benchmarks ${i} and ${i + 1} (${fmt(a.maturity)} d, ${fmt(b.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
+  }));
+  if (found.adaptive) addWingCalendar(violations, a, b, found.tolerance, i);
+  found.calendar.push(...violations);
+  if (!found.adaptive) return;
+  const tmp3 = new Float64Array(3);
+  const g = new Float64Array(nk);
+  for (const x of BETWEEN) {
+    const days = a.maturity + x * (b.maturity - a.maturity);
+    const smileAt = (kq: number, out: Float64Array) => {
+      lo.smile.at(kq, tmp3);
+      hi.smile.at(kq, out);
+      for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp3[d]! + x * out[d]!;
+    };
+    const y = 1 - x;
+    for (let q = 0; q < nk; q++) g[q] = densityFactor(grid[q]!, y * L[0][q]! + x * H[0][q]!, y * L[1][q]! + x * H[1][q]!, y * L[2][q]! + x * H[2][q]!);
+    checkButterfly(found, grid, g, smileAt, {
+      benchmarks: [i, i + 1],
+      maturity: days,
+      label: `between benchmarks ${i} and ${i + 1}, at the interpolated maturity ${fmt(days)} d`,
+    });
+  }
+}
+
+const identity = (n: number): Int32Array => Int32Array.from({ length: n }, (_, q) => q);
+
+/** The calendar check in each wing beyond the grid, joined to a failing run that reaches the grid's end. */
+function addWingCalendar(found: Violation[], lo: Benchmark, hi: Benchmark, tolerance: number, i: number): void {
+  for (const wing of ["put", "call"] as const) {
+    const v = wingCalendar(lo, hi, wing, tolerance, i);
+    if (!v) continue;
+    const edge = wing === "call" ? LOG_MONEYNESS_LIMIT : -LOG_MONEYNESS_LIMIT;
+    const touching = found.find((f) => f.kRange[wing === "call" ? 1 : 0] === edge);
+    if (touching) {
+      touching.kRange[wing === "call" ? 1 : 0] = wing === "call" ? Infinity : -Infinity;
+      touching.wing = wing;
+      touching.message += `, and on out to k = ${wing === "call" ? "+" : "-"}Infinity (${v.why})`;
+    } else {
+      found.push(v.violation);
+    }
+  }
+}
+
+/** The butterfly of the smiles past the last benchmark (`w_n + theta_n·(r − 1)`). */
+function checkPastLast(found: Findings, last: Evaluated): void {
+  const n = last.grid.length;
+  for (const r of PAST_LAST) {
+    const add = last.b.theta * (r - 1);
+    const g = gOn(last.grid, last.values[0], last.values[1], last.values[2], add, new Float64Array(n));
+    const smileAt = (kq: number, out: Float64Array) => {
+      last.smile.at(kq, out);
+      out[0] = out[0]! + add;
+    };
+    checkButterfly(found, last.grid, g, smileAt, {
+      benchmarks: [last.b.index],
+      maturity: last.b.maturity * r,
+      label: `past the last benchmark, at maturity ${fmt(last.b.maturity * r)} d`,
+    });
+  }
+}
+
 /**
  * Checks a surface's benchmarks for static arbitrage and reports where and by how much each check fails:
  * - butterfly: `g(k) ≥ 0` (GJ eq. 2.1) for each benchmark, and for the interpolated smiles at 1/4, 1/2
@@ -205,7 +501,7 @@ function runs(
  * (a surface the model cannot evaluate is reported under `invalid`).
  */
 export function diagnose(model: VolSurfaceModel | SurfaceLike, options: DiagnoseOptions = {}): ArbitrageReport {
-  const given = options.k === undefined ? undefined : Array.from(toFloat64(options.k, "k"));
+  const given = options.k === undefined ? undefined : toFloat64(options.k, "k");
   const tolerance = options.tolerance ?? 1e-12;
   if (!(tolerance >= 0)) throw new VolModelError(`tolerance must be a number >= 0; got ${tolerance}`, { field: "tolerance", condition: "tolerance >= 0" });
   const k = Float64Array.from(given ?? []);
@@ -217,158 +513,24 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
     if (!(error instanceof VolModelError)) throw error;
     return { ok: false, evaluated: false, invalid: [invalidMark(model, error)], butterfly: [], calendar: [], lee: [], grid, points: 0, k };
   }
-  const butterfly: Violation[] = [];
-  const calendar: Violation[] = [];
-  const lee: Violation[] = [];
-  let points = 0;
-  const grids = bms.map((b) => given ?? sliceGrid(b));
-  const tmp = new Float64Array(3);
-  const tmp2 = new Float64Array(3);
-
-  /** Butterfly runs of one smile (a benchmark or an interpolated one). */
-  const checkButterfly = (
-    smile: Smile,
-    gridK: readonly number[],
-    where: { benchmarks: number[]; maturity: number; label: string },
-    values?: ArrayLike<number>,
-  ) => {
-    const g = (kq: number) => {
-      smile(kq, tmp);
-      return densityFactor(kq, tmp[0]!, tmp[1]!, tmp[2]!);
-    };
-    const sampled = sample(gridK, g, !given, values);
-    points += sampled.k.length;
-    butterfly.push(
-      ...runs(sampled.k, sampled.v, tolerance, (kw, value, from, to) => ({
-        check: "butterfly",
-        benchmarks: where.benchmarks,
-        maturities: [where.maturity],
-        k: kw,
-        kRange: [from, to],
-        value,
-        amount: -value,
-        message: `${where.label}: butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${Number.isNaN(value) ? "undefined (total variance 0)" : fmt(value)}`,
-      })),
-    );
-  };
-
-  for (const b of bms) {
-    checkButterfly(sliceSmile(b), grids[b.index]!, {
-      benchmarks: [b.index],
-      maturity: b.maturity,
-      label: `benchmark ${b.index} (maturity ${fmt(b.maturity)} d)`,
+  const found: Findings = { butterfly: [], calendar: [], lee: [], points: 0, adaptive: !given, tolerance };
+  const slices: Evaluated[] = bms.map((b) => {
+    const smile = new SliceSmile(b);
+    const g = given ? Float64Array.from(given) : sliceGrid(b);
+    return { b, smile, grid: g, values: evaluateOn(smile, g) };
+  });
+  for (const s of slices) {
+    const [w0, w1, w2] = s.values;
+    checkButterfly(found, s.grid, gOn(s.grid, w0, w1, w2, 0, new Float64Array(s.grid.length)), (kq, out) => s.smile.at(kq, out), {
+      benchmarks: [s.b.index],
+      maturity: s.b.maturity,
+      label: `benchmark ${s.b.index} (maturity ${fmt(s.b.maturity)} d)`,
     });
-    for (const [wing, slope] of [
-      ["put", b.b * (1 - b.rho)],
-      ["call", b.b * (1 + b.rho)],
-    ] as const) {
-      if (slope > LEE_BOUND + tolerance) {
-        const kw = wing === "put" ? -Infinity : Infinity;
-        lee.push({
-          check: "lee",
-          benchmarks: [b.index],
-          maturities: [b.maturity],
-          k: kw,
-          kRange: [kw, kw],
-          wing,
-          value: slope,
-          amount: slope - LEE_BOUND,
-          message: `benchmark ${b.index} (maturity ${fmt(b.maturity)} d): ${wing} wing slope of total variance ${fmt(slope)} exceeds Lee's bound ${LEE_BOUND} by ${fmt(slope - LEE_BOUND)}`,
-        });
-      }
-    }
+    checkLee(found, s.b);
   }
-
-  for (let i = 0; i + 1 < bms.length; i++) {
-    const [lo, hi] = [bms[i]!, bms[i + 1]!];
-    const gridK = given ?? sortedUnique([...grids[i]!, ...grids[i + 1]!]);
-    // Both smiles and their k-derivatives on the pair's grid, once: the calendar difference and the
-    // interpolated smiles below are combinations of these (only refinements evaluate afresh).
-    const [wl, wh] = [sliceSmile(lo), sliceSmile(hi)];
-    const nk = gridK.length;
-    const L = [new Float64Array(nk), new Float64Array(nk), new Float64Array(nk)];
-    const H = [new Float64Array(nk), new Float64Array(nk), new Float64Array(nk)];
-    for (let q = 0; q < nk; q++) {
-      wl(gridK[q]!, tmp);
-      wh(gridK[q]!, tmp2);
-      for (let d = 0; d < 3; d++) {
-        L[d]![q] = tmp[d]!;
-        H[d]![q] = tmp2[d]!;
-      }
-    }
-    const diff = H[0]!.map((h, q) => h - L[0]![q]!);
-    const sampled = sample(gridK, (kq) => sviW(hi, kq) - sviW(lo, kq), !given, diff);
-    points += sampled.k.length;
-    const found = runs(sampled.k, sampled.v, tolerance, (kw, value, from, to) => ({
-      check: "calendar",
-      benchmarks: [i, i + 1],
-      maturities: [lo.maturity, hi.maturity],
-      k: kw,
-      kRange: [from, to],
-      value,
-      amount: -value,
-      message: `benchmarks ${i} and ${i + 1} (${fmt(lo.maturity)} d, ${fmt(hi.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
-    }));
-    if (!given) {
-      for (const wing of ["put", "call"] as const) {
-        const v = wingCalendar(lo, hi, wing, tolerance, i);
-        if (!v) continue;
-        const edge = wing === "call" ? LOG_MONEYNESS_LIMIT : -LOG_MONEYNESS_LIMIT;
-        const touching = found.find((f) => f.kRange[wing === "call" ? 1 : 0] === edge);
-        if (touching) {
-          touching.kRange[wing === "call" ? 1 : 0] = wing === "call" ? Infinity : -Infinity;
-          touching.wing = wing;
-          touching.message += `, and on out to k = ${wing === "call" ? "+" : "-"}Infinity (${v.why})`;
-        } else {
-          found.push(v.violation);
-        }
-      }
-    }
-    calendar.push(...found);
-
-    if (!given) {
-      const tmp3 = new Float64Array(3);
-      for (const x of BETWEEN) {
-        const days = lo.maturity + x * (hi.maturity - lo.maturity);
-        const smile: Smile = (kq, out) => {
-          wl(kq, tmp3);
-          wh(kq, out);
-          for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp3[d]! + x * out[d]!;
-        };
-        const values = new Float64Array(nk);
-        for (let q = 0; q < nk; q++) {
-          const c = (d: number) => (1 - x) * L[d]![q]! + x * H[d]![q]!;
-          values[q] = densityFactor(gridK[q]!, c(0), c(1), c(2));
-        }
-        checkButterfly(
-          smile,
-          gridK,
-          {
-            benchmarks: [i, i + 1],
-            maturity: days,
-            label: `between benchmarks ${i} and ${i + 1}, at the interpolated maturity ${fmt(days)} d`,
-          },
-          values,
-        );
-      }
-    }
-  }
-  if (!given && bms.length > 0) {
-    const last = bms[bms.length - 1]!;
-    const wl = sliceSmile(last);
-    for (const r of PAST_LAST) {
-      const add = last.theta * (r - 1);
-      const smile: Smile = (kq, out) => {
-        wl(kq, out);
-        out[0] = out[0]! + add;
-      };
-      checkButterfly(smile, grids[last.index]!, {
-        benchmarks: [last.index],
-        maturity: last.maturity * r,
-        label: `past the last benchmark, at maturity ${fmt(last.maturity * r)} d`,
-      });
-    }
-  }
+  for (let i = 0; i + 1 < slices.length; i++) checkPair(found, i, slices[i]!, slices[i + 1]!);
+  if (found.adaptive && slices.length > 0) checkPastLast(found, slices[slices.length - 1]!);
+  const { butterfly, calendar, lee, points } = found;
   return { ok: butterfly.length + calendar.length + lee.length === 0, evaluated: true, invalid: [], butterfly, calendar, lee, grid, points, k };
 }
 

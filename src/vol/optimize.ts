@@ -2,9 +2,10 @@
  * A small Levenberg–Marquardt least-squares solver for the calibrator (a handful of parameters, at most a
  * few thousand residual rows): minimises `½·Σ r_j(x)²` with a central-difference Jacobian, Marquardt's
  * diagonal scaling and Nielsen's damping update (K. Madsen, H. B. Nielsen, O. Tingleff, "Methods for
- * non-linear least squares problems", 2nd ed., 2004, §3.2). Penalty rows that are exactly zero (a
- * satisfied constraint written as `max(0, ·)`) have a zero gradient there and are left out of the
- * Jacobian, so a few thousand constraint points cost one evaluation each per step, not six.
+ * non-linear least squares problems", 2nd ed., 2004, §3.2). Penalty rows `max(0, f_j)` (a constraint
+ * written as a row that is zero while it holds) enter the linear model as `max(0, f_j + J_j·h)`: the step
+ * takes in the rows it would switch on and leaves out those it would switch off (an active set), so the
+ * solver neither runs into a constraint it is next to nor bounces off it.
  */
 
 /** A least-squares problem `min ½·Σ r_j(x)²` over `x ∈ R^n`. */
@@ -43,6 +44,8 @@ export interface LevenbergMarquardtOptions {
   stepTolerance?: number;
   /** Stop when the cost `½·Σ r²` is at most this (an exact fit). Default 1e-30. */
   costTolerance?: number;
+  /** The starting damping μ. Default 1e-3; a run that continues an earlier one can pass on its `damping`. */
+  damping?: number;
 }
 
 /** Why {@link levenbergMarquardt} stopped. */
@@ -59,6 +62,8 @@ export interface LevenbergMarquardtResult {
   /** True when a tolerance stopped it (not the iteration limit or a stall). */
   converged: boolean;
   reason: StopReason;
+  /** The damping μ at the end. */
+  damping: number;
 }
 
 /** Cost `½·Σ r²`, or Infinity when a residual is not finite. */
@@ -97,140 +102,211 @@ export function choleskySolve(M: Float64Array, b: Float64Array, n: number, h: Fl
 }
 
 /**
- * Minimises `½·Σ r_j(x)²` from `x0` by Levenberg–Marquardt. The Jacobian is taken by central differences
- * (step `6e−6·max(1, |x_i|)`, about the cube root of the machine epsilon) over the data rows and the
- * non-zero penalty rows; the damped normal equations `(JᵀJ + μ·D)·h = −Jᵀr` use Marquardt's scaling `D`
- * (the running maximum of diag(JᵀJ)), so the parameters need not share a scale. A zero-residual problem
- * converges quadratically to its exact solution; the stopping rules are those of the options.
+ * One Levenberg–Marquardt run (see {@link levenbergMarquardt}): the current point, its residuals, and the
+ * linear model there. Penalty rows (`j ≥ always`) are `max(0, f_j)`: the model keeps every one of them,
+ * with its unclamped value `u_j = f_j(x)` and slope, and counts it as `½·max(0, u_j + J_j·h)²`. The step
+ * solves the damped normal equations of the data rows and the penalty rows that are non-zero at x, then
+ * adds any zero row the step would make positive and solves again (an active set), so that a step does
+ * not run blindly into a constraint it is next to, nor bounce off it.
  */
-export function levenbergMarquardt(problem: LeastSquaresProblem, x0: ArrayLike<number>, options: LevenbergMarquardtOptions = {}): LevenbergMarquardtResult {
-  const n = problem.parameters;
-  const rowsN = problem.rows;
-  const maxIterations = options.maxIterations ?? 200;
-  const gradTol = options.gradientTolerance ?? 1e-15;
-  const stepTol = options.stepTolerance ?? 1e-12;
-  const costTol = options.costTolerance ?? 1e-30;
+class LmRun {
+  readonly x: Float64Array;
+  cost: number;
+  readonly r: Float64Array;
+  readonly #problem: LeastSquaresProblem;
+  readonly #n: number;
+  readonly #rows: number;
+  readonly #all: Int32Array;
+  /** Unclamped values at x (data rows: the residuals). */
+  readonly #u: Float64Array;
+  readonly #J: Float64Array;
+  readonly #rPlus: Float64Array;
+  readonly #rMinus: Float64Array;
+  /** JᵀJ and Jᵀu over the data rows and the non-zero penalty rows: the base of every step. */
+  readonly A: Float64Array;
+  readonly g: Float64Array;
+  readonly #M: Float64Array;
+  readonly #gs: Float64Array;
+  readonly #active: Uint8Array;
 
-  const x = Float64Array.from(x0);
-  const xNew = new Float64Array(n);
-  const r = new Float64Array(rowsN);
-  const rNew = new Float64Array(rowsN);
-  const which = new Int32Array(rowsN);
-  const rPlus = new Float64Array(rowsN);
-  const rMinus = new Float64Array(rowsN);
-  const J = new Float64Array(rowsN * n);
-  const A = new Float64Array(n * n);
-  const g = new Float64Array(n);
-  const D = new Float64Array(n);
-  const M = new Float64Array(n * n);
-  const h = new Float64Array(n);
-  const negG = new Float64Array(n);
-  const xStep = new Float64Array(n);
+  constructor(problem: LeastSquaresProblem, x0: ArrayLike<number>) {
+    const n = problem.parameters;
+    const rows = problem.rows;
+    this.#problem = problem;
+    this.#n = n;
+    this.#rows = rows;
+    this.x = Float64Array.from(x0);
+    this.r = new Float64Array(rows);
+    this.#all = Int32Array.from({ length: rows }, (_, j) => j);
+    this.#u = new Float64Array(rows);
+    this.#J = new Float64Array(rows * n);
+    this.#rPlus = new Float64Array(rows);
+    this.#rMinus = new Float64Array(rows);
+    this.A = new Float64Array(n * n);
+    this.g = new Float64Array(n);
+    this.#M = new Float64Array(n * n);
+    this.#gs = new Float64Array(n);
+    this.#active = new Uint8Array(rows);
+    problem.residuals(this.x, this.r);
+    this.cost = costOf(this.r);
+  }
 
-  problem.residuals(x, r);
-  let cost = costOf(r);
-  if (!Number.isFinite(cost)) return { x, cost, iterations: 0, converged: false, reason: "stalled" };
-
-  /** The Jacobian rows at x (data and active penalties) into J, A = JᵀJ, g = Jᵀr. */
-  let count = 0;
-  const linearise = (): void => {
-    problem.prepare?.(x);
-    count = 0;
-    for (let j = 0; j < rowsN; j++) if (j < problem.always || r[j] !== 0) which[count++] = j;
+  /** The Jacobian of every row at x (central differences), the unclamped values, and the base A, g. */
+  linearise(): void {
+    const { x, r } = this;
+    const n = this.#n;
+    const rows = this.#rows;
+    const always = this.#problem.always;
+    const J = this.#J;
+    const u = this.#u;
+    this.#problem.prepare?.(x);
+    this.#problem.residualRows(x, this.#all, rows, u);
+    // The cost's own values where they are non-zero (the unclamped form may differ in the last digits).
+    for (let j = 0; j < rows; j++) if (j < always || r[j] !== 0) u[j] = r[j]!;
     for (let i = 0; i < n; i++) {
       const xi = x[i]!;
       const step = 6e-6 * Math.max(1, Math.abs(xi));
-      xStep[i] = step;
       x[i] = xi + step;
-      problem.residualRows(x, which, count, rPlus);
+      this.#problem.residualRows(x, this.#all, rows, this.#rPlus);
       x[i] = xi - step;
-      problem.residualRows(x, which, count, rMinus);
+      this.#problem.residualRows(x, this.#all, rows, this.#rMinus);
       x[i] = xi;
       const inv = 1 / (2 * step);
-      for (let q = 0; q < count; q++) J[q * n + i] = (rPlus[q]! - rMinus[q]!) * inv;
-    }
-    A.fill(0);
-    g.fill(0);
-    for (let q = 0; q < count; q++) {
-      const rq = r[which[q]!]!;
-      const row = q * n;
-      for (let i = 0; i < n; i++) {
-        const Ji = J[row + i]!;
-        if (!Number.isFinite(Ji)) continue;
-        g[i] = g[i]! + Ji * rq;
-        for (let k = 0; k <= i; k++) A[i * n + k] = A[i * n + k]! + Ji * J[row + k]!;
+      for (let j = 0; j < rows; j++) {
+        const d = (this.#rPlus[j]! - this.#rMinus[j]!) * inv;
+        J[j * n + i] = Number.isFinite(d) ? d : 0;
       }
     }
-    for (let i = 0; i < n; i++) for (let k = 0; k < i; k++) A[k * n + i] = A[i * n + k]!;
-  };
-
-  linearise();
-  let maxDiag = 0;
-  for (let i = 0; i < n; i++) {
-    D[i] = A[i * n + i]!;
-    maxDiag = Math.max(maxDiag, D[i]!);
+    this.A.fill(0);
+    this.g.fill(0);
+    for (let j = 0; j < rows; j++) {
+      const base = j < always || r[j] !== 0;
+      this.#active[j] = base ? 1 : 0;
+      if (base) this.#addRow(j, this.A, this.g);
+    }
   }
+
+  #addRow(j: number, A: Float64Array, g: Float64Array): void {
+    const n = this.#n;
+    const J = this.#J;
+    const uj = this.#u[j]!;
+    for (let i = 0; i < n; i++) {
+      const Ji = J[j * n + i]!;
+      g[i] = g[i]! + Ji * uj;
+      for (let k = 0; k < n; k++) A[i * n + k] = A[i * n + k]! + Ji * J[j * n + k]!;
+    }
+  }
+
+  /** `J_j·h` */
+  #slope(j: number, h: Float64Array): number {
+    let s = 0;
+    for (let i = 0; i < this.#n; i++) s += this.#J[j * this.#n + i]! * h[i]!;
+    return s;
+  }
+
+  /**
+   * The step `h` of damping `mu` (scaling D) for the piecewise model: the penalty rows in it are those the
+   * step leaves positive (`u_j + J_j·h > 0`), found by re-solving until that set settles (a few rounds).
+   * Undefined when the damped matrix is not positive definite; else the decrease the model predicts.
+   */
+  step(mu: number, D: Float64Array, h: Float64Array): number | undefined {
+    const n = this.#n;
+    const always = this.#problem.always;
+    const M = this.#M;
+    const gs = this.#gs;
+    const active = this.#active;
+    const damped = new Float64Array(n * n);
+    const negG = new Float64Array(n);
+    for (let j = always; j < this.#rows; j++) active[j] = this.r[j] !== 0 ? 1 : 0;
+    M.set(this.A);
+    gs.set(this.g);
+    for (let round = 0; ; round++) {
+      damped.set(M);
+      for (let i = 0; i < n; i++) {
+        damped[i * n + i] = damped[i * n + i]! + mu * D[i]!;
+        negG[i] = -gs[i]!;
+      }
+      if (!choleskySolve(damped, negG, n, h)) return undefined;
+      let changed = false;
+      for (let j = always; j < this.#rows; j++) {
+        const on = this.#u[j]! + this.#slope(j, h) > 0 ? 1 : 0;
+        if (on !== active[j]) changed = true;
+        active[j] = on;
+      }
+      if (!changed || round >= 8) break;
+      M.fill(0);
+      gs.fill(0);
+      for (let j = 0; j < this.#rows; j++) if (j < always || active[j]) this.#addRow(j, M, gs);
+    }
+    // L(0) − L(h) for the piecewise model: data rows (u + Jh)², penalty rows max(0, u + Jh)².
+    let model = 0;
+    for (let j = 0; j < this.#rows; j++) {
+      const v = this.#u[j]! + this.#slope(j, h);
+      if (j < always || v > 0) model += v * v;
+    }
+    return this.cost - model / 2;
+  }
+}
+
+/**
+ * Minimises `½·Σ r_j(x)²` from `x0` by Levenberg–Marquardt. The Jacobian is taken by central differences
+ * (step `6e−6·max(1, |x_i|)`, about the cube root of the machine epsilon) over every row; the damped
+ * normal equations `(JᵀJ + μ·D)·h = −Jᵀr` use Marquardt's scaling `D` (the running maximum of
+ * diag(JᵀJ)), so the parameters need not share a scale, and take in the penalty rows a step would switch
+ * on ({@link LmRun}). A zero-residual problem converges quadratically to its exact solution; the stopping
+ * rules are those of the options.
+ */
+export function levenbergMarquardt(problem: LeastSquaresProblem, x0: ArrayLike<number>, options: LevenbergMarquardtOptions = {}): LevenbergMarquardtResult {
+  const n = problem.parameters;
+  const { maxIterations = 200, gradientTolerance = 1e-15, stepTolerance = 1e-12, costTolerance = 1e-30 } = options;
+  const run = new LmRun(problem, x0);
+  const { x, A, g } = run;
+  let iterations = 0;
+  let mu = options.damping ?? 1e-3;
+  let nu = 2;
+  const done = (reason: StopReason): LevenbergMarquardtResult => ({
+    x,
+    cost: run.cost,
+    iterations,
+    converged: reason !== "maxIterations" && reason !== "stalled",
+    reason,
+    damping: mu,
+  });
+  if (!Number.isFinite(run.cost)) return done("stalled");
+  run.linearise();
+  const D = Float64Array.from({ length: n }, (_, i) => A[i * n + i]!);
+  const maxDiag = Math.max(...D);
   const floorDiag = () => {
     for (let i = 0; i < n; i++) D[i] = Math.max(D[i]!, A[i * n + i]!, 1e-30 * maxDiag, 1e-300);
   };
   floorDiag();
-  let mu = 1e-3;
-  let nu = 2;
-  let iterations = 0;
-  const done = (reason: StopReason): LevenbergMarquardtResult => ({
-    x,
-    cost,
-    iterations,
-    converged: reason !== "maxIterations" && reason !== "stalled",
-    reason,
-  });
-
+  const h = new Float64Array(n);
+  const xNew = new Float64Array(n);
+  const rNew = new Float64Array(problem.rows);
   for (;;) {
-    if (cost <= costTol) return done("cost");
-    let gMax = 0;
-    for (let i = 0; i < n; i++) gMax = Math.max(gMax, Math.abs(g[i]!));
-    if (gMax <= gradTol) return done("gradient");
+    if (run.cost <= costTolerance) return done("cost");
+    if (Math.max(...g.map(Math.abs)) <= gradientTolerance) return done("gradient");
     if (iterations >= maxIterations) return done("maxIterations");
     iterations++;
     // Inner loop: raise the damping until a step lowers the cost.
     for (;;) {
-      for (let i = 0; i < n; i++) {
-        for (let k = 0; k < n; k++) M[i * n + k] = A[i * n + k]!;
-        M[i * n + i] = M[i * n + i]! + mu * D[i]!;
-        negG[i] = -g[i]!;
-      }
-      if (!choleskySolve(M, negG, n, h)) {
-        mu *= nu;
-        nu *= 2;
-        if (!(mu < 1e300)) return done("stalled");
-        continue;
-      }
-      let hNorm = 0;
-      let xNorm = 0;
-      for (let i = 0; i < n; i++) {
-        hNorm += h[i]! * h[i]!;
-        xNorm += x[i]! * x[i]!;
-      }
-      hNorm = Math.sqrt(hNorm);
-      xNorm = Math.sqrt(xNorm);
-      if (hNorm <= stepTol * (xNorm + stepTol)) return done("step");
-      for (let i = 0; i < n; i++) xNew[i] = x[i]! + h[i]!;
-      problem.residuals(xNew, rNew);
-      const costNew = costOf(rNew);
-      // Decrease predicted by the damped linear model: ½·hᵀ(μ·D·h − g).
-      let predicted = 0;
-      for (let i = 0; i < n; i++) predicted += h[i]! * (mu * D[i]! * h[i]! - g[i]!);
-      predicted /= 2;
-      const gain = predicted > 0 ? (cost - costNew) / predicted : -1;
-      if (costNew < cost && gain > 0) {
-        x.set(xNew);
-        r.set(rNew);
-        cost = costNew;
-        mu *= Math.max(1 / 3, 1 - (2 * gain - 1) ** 3);
-        nu = 2;
-        linearise();
-        floorDiag();
-        break;
+      const predicted = run.step(mu, D, h);
+      if (predicted !== undefined) {
+        if (Math.hypot(...h) <= stepTolerance * (Math.hypot(...x) + stepTolerance)) return done("step");
+        for (let i = 0; i < n; i++) xNew[i] = x[i]! + h[i]!;
+        problem.residuals(xNew, rNew);
+        const costNew = costOf(rNew);
+        const gain = predicted > 0 ? (run.cost - costNew) / predicted : -1;
+        if (costNew < run.cost && gain > 0) {
+          x.set(xNew);
+          run.r.set(rNew);
+          run.cost = costNew;
+          mu *= Math.max(1 / 3, 1 - (2 * gain - 1) ** 3);
+          nu = 2;
+          run.linearise();
+          floorDiag();
+          break;
+        }
       }
       mu *= nu;
       nu *= 2;
