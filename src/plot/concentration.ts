@@ -1,6 +1,6 @@
 /** `concentration`: how much of a total the largest names hold (a Lorenz-style curve), with top-N share and HHI. */
 import type { Figure, Trace } from "./figure";
-import { columnsOf, numbers, texts, type TableInput } from "./input";
+import { columnsOf, groupBy, numbers, texts, type TableInput } from "./input";
 import { displayable } from "./show";
 import { axis, baseConfig, baseLayout, INK, paletteColor } from "./theme";
 
@@ -60,11 +60,8 @@ export function concentration(input: TableInput, options: ConcentrationOptions):
   const names = texts(view, options.by);
   const values = numbers(view, options.value ?? "notional");
   const series = options.series ? texts(view, options.series) : undefined;
-  const groups = new Map<string, number[]>();
-  for (let i = 0; i < view.rowCount; i++) {
-    const key = series ? (series[i] ?? "(none)") : "";
-    groups.set(key, [...(groups.get(key) ?? []), i]);
-  }
+  // Row indices by series, in first-seen order: one push per row (n log n overall with the ranking below).
+  const groups = groupBy(view.rowCount, series ? (i) => series[i] ?? "(none)" : () => "");
   const data: Trace[] = [
     {
       type: "scatter",

@@ -53,8 +53,11 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
   const ramp = rampColors(tenors.length);
   const colorOf = (c: number, j: number) => (multi ? paletteColor(c) : ramp[j]!);
   const dashOf = (j: number) => (multi ? DASHES[j % DASHES.length]! : "solid");
+  // Each currency's curves, found in one pass (not a filter of every curve per currency).
+  const byCurrency = new Map(t.currencies.map((ccy) => [ccy, [] as typeof t.curves]));
+  for (const k of t.curves) byCurrency.get(k.currency)!.push(k);
   t.currencies.forEach((ccy, c) => {
-    const curves = t.curves.filter((k) => k.currency === ccy).sort((a, b) => a.marketDate - b.marketDate);
+    const curves = byCurrency.get(ccy)!.sort((a, b) => a.marketDate - b.marketDate);
     const dates = curves.map((k) => plotDate(k.marketDate));
     const at = curves.map((k) => curveAt(t, k, tenors));
     tenors.forEach((tenor, j) => {

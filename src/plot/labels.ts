@@ -51,13 +51,20 @@ export function atmStrike(strikeType: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * The formats of `toLocaleString("en-US")` and `toLocaleString("en-US", { maximumFractionDigits: 20 })`,
+ * made once: `toLocaleString` builds a new formatter on every call, the slowest part of labelling a big grid.
+ */
+let whole: Intl.NumberFormat | undefined;
+let fraction: Intl.NumberFormat | undefined;
+
 /** Whole numbers with thousands separators, others to `digits` significant digits: `1,250,000`, `0.0123`. */
 export function formatNumber(v: number, digits = 6): string {
   if (!Number.isFinite(v)) return String(v);
-  if (Number.isInteger(v)) return v.toLocaleString("en-US");
+  if (Number.isInteger(v)) return (whole ??= new Intl.NumberFormat("en-US")).format(v);
   const abs = Math.abs(v);
   if (abs !== 0 && (abs < 1e-4 || abs >= 1e15)) return v.toExponential(Math.max(0, digits - 1)).replace(/\.?0+e/, "e");
-  return Number(v.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 20 });
+  return (fraction ??= new Intl.NumberFormat("en-US", { maximumFractionDigits: 20 })).format(Number(v.toPrecision(digits)));
 }
 
 /** HTML-escapes text for labels that plotly renders as HTML (names, hover text). */

@@ -39,9 +39,12 @@ export function reportStatus(input: TableInput | GetReportInfosResponse | readon
   const dates = [...new Set(days.filter(Number.isFinite))].sort((a, b) => a - b);
   const dateIndex = new Map(dates.map((d, i) => [d, i]));
 
+  // Sets, not includes() per row: one pass over the rows whatever the number of statuses.
   const known = [...(view.levels("status") ?? REPORT_STATUSES)];
-  for (const s of status) if (s !== null && !known.includes(s)) known.push(s);
-  const present = known.filter((s) => status.includes(s));
+  const seen = new Set<string | null>(status);
+  const knownSet = new Set(known);
+  for (const s of seen) if (s !== null && !knownSet.has(s)) known.push(s);
+  const present = known.filter((s) => seen.has(s));
   const counts = new Map(present.map((s) => [s, new Array<number>(dates.length).fill(0)]));
   let undated = 0;
   for (let r = 0; r < view.rowCount; r++) {

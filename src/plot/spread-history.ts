@@ -48,7 +48,11 @@ export function spreadHistory(input: CurveObjectsInput, options: SpreadHistoryOp
   const short = names.map((n) => n.replace(/Y$/, "")).join("s") + "s";
 
   const byCurrency = new Map<string, Curve[]>();
-  for (const c of curves) byCurrency.set(c.currency, [...(byCurrency.get(c.currency) ?? []), c]);
+  for (const c of curves) {
+    let list = byCurrency.get(c.currency);
+    if (!list) byCurrency.set(c.currency, (list = []));
+    list.push(c);
+  }
   const data: Trace[] = [...byCurrency.entries()].map(([ccy, list], k) => {
     const sorted = [...list].sort((a, b) => a.marketDate.getTime() - b.marketDate.getTime());
     return {
@@ -62,8 +66,16 @@ export function spreadHistory(input: CurveObjectsInput, options: SpreadHistoryOp
       hovertemplate: `${ccy} %{x}: %{y:.1f} bp<extra></extra>`,
     };
   });
-  const times = curves.map((c) => c.marketDate.getTime());
-  const span = times.length ? ` · ${plotDate(Math.min(...times))} to ${plotDate(Math.max(...times))}` : "";
+  // A loop, not Math.min(...times): spreading a long list overflows the call stack. NaN as Math.min gives it.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const c of curves) {
+    const t = c.marketDate.getTime();
+    first = Number.isNaN(t) || t < first ? t : first;
+    last = Number.isNaN(t) || t > last ? t : last;
+    if (Number.isNaN(t)) break;
+  }
+  const span = curves.length ? ` · ${plotDate(first)} to ${plotDate(last)}` : "";
   const rates = measure === "par" ? "par swap rates" : "zero rates";
   return displayable({
     data,

@@ -45,7 +45,8 @@ export function transactions(input: TableInput | TransactionTableResponse, optio
   const trades = readTrades(columnsOf(isTableInput(input) ? input : transactionTableColumns(input), "plot.transactions"));
   const bars = notionalBars(trades, options.reportingCurrency);
   const { chosen, chosenClass } = chooseInstruments(trades, options);
-  const data: Trace[] = [...bars.traces, ...chosen.map((name, k) => quantityLine(trades, name, paletteColor(bars.currencies.length + k)))];
+  const rowsOf = rowsByInstrument(trades, chosen);
+  const data: Trace[] = [...bars.traces, ...chosen.map((name, k) => quantityLine(trades, name, rowsOf.get(name)!, paletteColor(bars.currencies.length + k)))];
   const [from, to] = dateRange(trades.date);
   const title =
     options.title ??
@@ -118,7 +119,8 @@ function notionalBars(
   }
   // A category axis lists from the bottom: ascending order puts the largest at the top.
   const counterparties = [...weight.keys()].sort((a, b) => weight.get(a)! - weight.get(b)!);
-  const currencies = [...gross.keys()].sort((a, b) => sum(gross.get(b)!) * scale.get(b)! - sum(gross.get(a)!) * scale.get(a)!);
+  const total = new Map([...gross].map(([ccy, m]) => [ccy, sum(m) * scale.get(ccy)!]));
+  const currencies = [...gross.keys()].sort((a, b) => total.get(b)! - total.get(a)!);
   const axes: BarAxis[] = reporting
     ? [{ id: "x", title: `Gross notional (${reporting.currency})` }]
     : currencies.map((ccy, k) => ({ id: k === 0 ? "x" : `x${k + 2}`, title: ccy || "no currency" }));
@@ -141,9 +143,14 @@ function notionalBars(
 /** The instruments of the right panel: those asked for, or the top ones by gross notional of the leading asset class. */
 function chooseInstruments(t: Trades, options: TransactionsOptions): { chosen: string[]; chosenClass: string | null } {
   if (options.instruments) {
-    const chosen = options.instruments.map((wanted) => {
-      const at = t.instrument.findIndex((name, i) => name === wanted || t.ids[i] === wanted);
-      if (at < 0) throw new RangeError(`plot.transactions: no trade of instrument "${wanted}"`);
+    // The first row of each name and of each id, found in one pass (not a search of every row per instrument).
+    const wanted = new Set(options.instruments);
+    const first = new Map<string, number>();
+    for (let i = 0; i < t.n; i++)
+      for (const key of [t.instrument[i], t.ids[i]]) if (key !== null && key !== undefined && wanted.has(key) && !first.has(key)) first.set(key, i);
+    const chosen = options.instruments.map((w) => {
+      const at = first.get(w);
+      if (at === undefined) throw new RangeError(`plot.transactions: no trade of instrument "${w}"`);
       return t.instrument[at]!;
     });
     return { chosen, chosenClass: null };
@@ -162,11 +169,21 @@ function chooseInstruments(t: Trades, options: TransactionsOptions): { chosen: s
   return { chosen: ranked.filter((name) => classOf.get(name) === chosenClass).slice(0, options.top ?? 5), chosenClass };
 }
 
-/** Right panel: one instrument's cumulative quantity over its trade dates, as a step line. */
-function quantityLine(t: Trades, name: string, color: string): Trace {
-  const perDay = new Map<number, number>();
+/** The rows of each chosen instrument, in row order, in one pass over the trades. */
+function rowsByInstrument(t: Trades, chosen: readonly string[]): Map<string, number[]> {
+  const rows = new Map<string, number[]>(chosen.map((name) => [name, []]));
   for (let i = 0; i < t.n; i++) {
-    if (t.instrument[i] !== name || !Number.isFinite(t.date[i]!) || !Number.isFinite(t.quantity[i]!)) continue;
+    const name = t.instrument[i];
+    if (name !== null && name !== undefined) rows.get(name)?.push(i);
+  }
+  return rows;
+}
+
+/** Right panel: one instrument's cumulative quantity over its trade dates (`rows`: its rows), as a step line. */
+function quantityLine(t: Trades, name: string, rows: readonly number[], color: string): Trace {
+  const perDay = new Map<number, number>();
+  for (const i of rows) {
+    if (!Number.isFinite(t.date[i]!) || !Number.isFinite(t.quantity[i]!)) continue;
     perDay.set(t.date[i]!, (perDay.get(t.date[i]!) ?? 0) + t.quantity[i]!);
   }
   const days = [...perDay.keys()].sort((a, b) => a - b);

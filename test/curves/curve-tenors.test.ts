@@ -184,7 +184,10 @@ describe("plot.curveTenorHeatmap(history, { tenors })", () => {
     const z = fig.data[0]!.z as number[][];
     const want = curveTenorHeatmap(usd, { tenors: TENORS }).data[0]!.z as number[][];
     z.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(want[i]![j]!, 12)));
-    expect(() => curveTenorHeatmap(table, { tenors: TENORS })).toThrow(/draws one currency; the input has USD, EUR: choose one with \{ currency \}/);
+    // Without { currency }: one panel per currency (test/plot/curve-tenor-panels.test.ts draws them).
+    const both = curveTenorHeatmap(table, { tenors: TENORS });
+    expect(both.data.map((t) => t.name)).toEqual(["USD zero rate", "EUR zero rate"]);
+    expect(both.data[0]!.z).toEqual(fig.data[0]!.z);
   });
 
   it("uses the default tenors when none are given", () => {
