@@ -294,34 +294,36 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
   const values = table.data[column]!;
   const n = table.rowCount;
   if (kind === "number") {
+    // One pass: the values and, for NaN (missing), the validity bits.
     const items = new Float64Array(n);
-    const valid = validityOf(values, (v) => v === v, n);
-    for (let i = 0; i < n; i++) items[i] = values[i] as number;
-    return { ddl: "DOUBLE", write: blockWriter(B, items, valid) };
+    const valid = new Validity(n);
+    for (let i = 0; i < n; i++) {
+      const v = values[i] as number;
+      items[i] = v;
+      if (v !== v) valid.missing(i);
+    }
+    return { ddl: "DOUBLE", write: blockWriter(B, items, valid.mask) };
   }
   if (kind === "date") {
     // TIMESTAMP is a 64-bit count of microseconds: written as two 32-bit words per row (a block copy),
     // far cheaper than a BigInt per value.
-    const valid = validityOf(values, (v) => v !== null, n);
-    return { ddl: "TIMESTAMP", write: blockWriter(B, timestampWords(values as (Date | null)[], n), valid, 8) };
+    const valid = new Validity(n);
+    const words = timestampWords(values as (Date | null)[], n, valid);
+    return { ddl: "TIMESTAMP", write: blockWriter(B, words, valid.mask, 8) };
   }
   if (kind === "string") {
     // Text of at most 12 UTF-8 bytes per value: DuckDB keeps it inside the 16-byte string record, so
     // the records are built here and copied in one block per chunk.
-    const inline = inlineText(values as (string | null)[], n);
-    if (inline)
-      return {
-        ddl: "VARCHAR",
-        write: blockWriter(
-          B,
-          inline,
-          validityOf(values, (v) => v !== null, n),
-          16,
-        ),
-      };
+    const valid = new Validity(n);
+    const inline = inlineText(values as (string | null)[], n, valid);
+    if (inline) return { ddl: "VARCHAR", write: blockWriter(B, inline, valid.mask, 16) };
   }
-  if (kind === "category" || (kind === "string" && n >= ENUM_TEXT_MIN_ROWS)) {
-    const levels = kind === "category" ? categoryLevels(table, column) : distinctText(values as (string | null)[], Math.min(ENUM_MAX_LEVELS, n / 4));
+  if (kind === "string" && n >= ENUM_TEXT_MIN_ROWS) {
+    const coded = textCodes(values as (string | null)[], n, Math.min(ENUM_MAX_LEVELS, n / 4));
+    if (coded) return { ddl: `ENUM(${coded.levels.map(quoteString).join(", ")})`, after: "VARCHAR", write: blockWriter(B, coded.items, coded.valid) };
+  }
+  if (kind === "category") {
+    const levels = categoryLevels(table, column);
     if (levels && levels.length > 0 && levels.length <= ENUM_MAX_LEVELS) {
       const index = new Map(levels.map((l, i) => [l, i]));
       const items = levels.length <= 255 ? new Uint8Array(n) : new Uint16Array(n);
@@ -330,7 +332,7 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
         const v = values[i] as string | null;
         if (v !== null) items[i] = index.get(v)!;
       }
-      return { ddl: `ENUM(${levels.map(quoteString).join(", ")})`, after: kind === "string" ? "VARCHAR" : undefined, write: blockWriter(B, items, valid) };
+      return { ddl: `ENUM(${levels.map(quoteString).join(", ")})`, write: blockWriter(B, items, valid) };
     }
   }
   const text = (v: unknown): string | boolean | null =>
@@ -345,38 +347,72 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
   };
 }
 
-/** The distinct non-missing values, sorted, or undefined when there are more than `max`. */
-function distinctText(values: readonly (string | null)[], max: number): string[] | undefined {
-  const seen = new Set<string>();
-  for (const v of values) {
-    if (v === null || seen.has(v)) continue;
-    seen.add(v);
-    if (seen.size > max) return undefined;
+/**
+ * Text as an ENUM: its distinct non-missing values sorted (the levels), each row's level index and the
+ * validity bits, in one hash lookup per value; undefined when there are more than `max` distinct values.
+ */
+function textCodes(
+  values: readonly (string | null)[],
+  n: number,
+  max: number,
+): { levels: string[]; items: Uint8Array | Uint16Array; valid?: Uint8Array } | undefined {
+  // Codes in the order first seen, then renumbered in the levels' sorted order.
+  const seen = new Map<string, number>();
+  const first = new Uint16Array(n);
+  const valid = new Validity(n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) {
+      valid.missing(i);
+      continue;
+    }
+    let code = seen.get(v);
+    if (code === undefined) {
+      if (seen.size + 1 > max) return undefined;
+      code = seen.size;
+      seen.set(v, code);
+    }
+    first[i] = code;
   }
-  return [...seen].sort();
+  if (seen.size === 0) return undefined;
+  const levels = [...seen.keys()].sort();
+  const rank = new Uint16Array(levels.length);
+  levels.forEach((level, r) => (rank[seen.get(level)!] = r));
+  const items = levels.length <= 255 ? new Uint8Array(n) : new Uint16Array(n);
+  for (let i = 0; i < n; i++) items[i] = rank[first[i]!]!;
+  return { levels, items, valid: valid.mask };
+}
+
+/** DuckDB's validity mask, made on the first missing row (bit i set = row i present, little-endian 64-bit words). */
+class Validity {
+  mask?: Uint8Array;
+  constructor(readonly n: number) {}
+  missing(i: number): void {
+    this.mask ??= new Uint8Array(Math.ceil(this.n / 64) * 8).fill(0xff);
+    this.mask[i >> 3]! &= ~(1 << (i & 7));
+  }
 }
 
 /** DuckDB's validity mask (bit i set = row i present, little-endian 64-bit words), or undefined when every row is present. */
 function validityOf(values: readonly unknown[], present: (v: unknown) => boolean, n: number): Uint8Array | undefined {
-  let mask: Uint8Array | undefined;
-  for (let i = 0; i < n; i++) {
-    if (present(values[i])) continue;
-    mask ??= new Uint8Array(Math.ceil(n / 64) * 8).fill(0xff);
-    mask[i >> 3]! &= ~(1 << (i & 7));
-  }
-  return mask;
+  const valid = new Validity(n);
+  for (let i = 0; i < n; i++) if (!present(values[i])) valid.missing(i);
+  return valid.mask;
 }
 
 /**
  * Dates as DuckDB's TIMESTAMP values: microseconds since the epoch as 64-bit integers, little-endian,
  * written as (low, high) 32-bit words; a date beyond ±2^53 µs (after the year 2255) goes through a BigInt.
  */
-function timestampWords(values: readonly (Date | null)[], n: number): Int32Array {
+function timestampWords(values: readonly (Date | null)[], n: number, valid: Validity): Int32Array {
   const words = new Int32Array(n * 2);
   let wide: BigInt64Array | undefined;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === null || v === undefined) continue;
+    if (v === null || v === undefined) {
+      if (v === null) valid.missing(i);
+      continue;
+    }
     const us = v.getTime() * 1000;
     if (us <= Number.MAX_SAFE_INTEGER && us >= -Number.MAX_SAFE_INTEGER) {
       const high = Math.floor(us / 4294967296);
@@ -397,12 +433,15 @@ const utf8 = new TextEncoder();
  * 32-bit length, then the bytes, zero-padded (DuckDB compares inline records whole). `undefined` when a
  * value is longer.
  */
-function inlineText(values: readonly (string | null)[], n: number): Uint8Array | undefined {
+function inlineText(values: readonly (string | null)[], n: number, valid: Validity): Uint8Array | undefined {
   const records = new Uint8Array(n * 16);
   const lengths = new Uint32Array(records.buffer);
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === null || v === undefined) continue;
+    if (v === null || v === undefined) {
+      if (v === null) valid.missing(i);
+      continue;
+    }
     if (v.length > 12) return undefined;
     const at = i * 16 + 4;
     let k = 0;

@@ -183,6 +183,20 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     expect(all.data).toEqual(t.data);
   });
 
+  it("long text of few values (loaded through an ENUM of its sorted values) and of many values loads exactly, nulls in place", async () => {
+    const n = 12_000; // at least 10,000 rows: text of at most n/4 distinct values goes through an ENUM
+    const names = ["Zeta instrument long", "alpha instrument long", "Émile instrument long", "beta instrument long", "0 first by code unit"];
+    const few = Array.from({ length: n }, (_, i) => (i % 9 === 4 ? null : names[(i * 7) % names.length]!));
+    // n/4 + 1 distinct values: one too many for an ENUM, loaded value by value.
+    const many = Array.from({ length: n }, (_, i) => (i % 10 === 1 ? null : `a long distinct value ${i % (n / 4 + 1)}`));
+    const t = new TableBuilder(n, "Hand-made").add("few", few).add("many", many).build();
+    const all = await frames.queryColumns("select * from t", { t });
+    expect(all.kinds).toEqual({ few: "string", many: "string" });
+    expect(all.data).toEqual(t.data);
+    const grouped = await frames.queryColumns("select few, count(*) as n from t group by few order by few nulls last", { t });
+    expect(grouped.data.few).toEqual([...names].sort().concat([null as unknown as string]));
+  });
+
   it("short text (copied as DuckDB's inline records) and dates of any era load exactly, and compare and group as text and time", async () => {
     const n = 6_000; // three chunks
     const words = ["", "a", "USD", "é", "𝄞", "naïve café", "12345678901", "123456789012", "ééééééé", "€€€€", "end\u0000x"];
