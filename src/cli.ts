@@ -4,8 +4,8 @@
  *   sim [--port 8787] [--data-dir DIR] [--seed N] [--rows N] [--brand NAME] [--faults P] [--latency MS]
  *       [--fault-seed N] [--token-ttl S] [--json]                          start the simulator
  *   run NOTEBOOK… [--kernel tslab|deno] [--param name=value]… [--out DIR] [--cell-timeout S] [--deno PATH]
- *                                                                       execute notebooks headless
- *   demo [--replay] [--out DIR] [--cell-timeout S]                        run every showcase notebook
+ *       [--jobs N]                                                      execute notebooks headless
+ *   demo [--replay] [--out DIR] [--cell-timeout S] [--jobs N]             run every showcase notebook
  *   diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]   what changed between two runs
  */
 import path from "node:path";
@@ -25,16 +25,19 @@ const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
                          node_modules/.bin/deno in the notebook's folder, the current one or above,
                          else deno on PATH; \`npm install deno\` installs one)
          --cell-timeout S  interrupt a cell after S seconds and stop there (default 600)
+         --jobs N        run N notebooks at once, each in a process of its own (default 1 for run,
+                         the number of cores for demo); lines and index keep the notebooks' order
          --compare PREV  compare the run with an earlier run of it (PREV: its executed .ipynb, or a
                          directory holding <name>.ipynb): writes DIR/<name>.diff.html and prints
                          what changed (see diff)
 `;
 
-const RUN_USAGE = `usage: risk-portal-lab run NOTEBOOK… [--kernel tslab|deno] [--out DIR] [--param k=v]… [--cell-timeout S] [--deno PATH]
+const RUN_USAGE = `usage: risk-portal-lab run NOTEBOOK… [--kernel tslab|deno] [--out DIR] [--param k=v]… [--cell-timeout S] [--deno PATH] [--jobs N]
 
-Executes notebooks headless, one after the other; writes DIR/<name>.ipynb (outputs stored), DIR/<name>.html
-and DIR/index.html; prints a line per cell as it finishes (cell 4/12 ok 1.3 s) on stderr and one per
-notebook on stdout; exits 1 when a cell fails, naming the notebook, the cell and the error.
+Executes notebooks headless, one after the other (or --jobs at a time); writes DIR/<name>.ipynb (outputs
+stored), DIR/<name>.html and DIR/index.html; prints a line per cell as it finishes (cell 4/12 ok 1.3 s)
+on stderr and one per notebook on stdout; exits 1 when a cell fails, naming the notebook, the cell and
+the error.
 
 ${RUN_OPTIONS.replace(/^ {9}/gm, "  ")}`;
 
@@ -83,7 +86,7 @@ ${RUN_OPTIONS}  demo   run every notebook in notebooks/ against the embedded sim
          --replay        replay each notebook's cassette (fixtures/cassettes/) instead: offline,
                          no server, no credentials
          --out DIR       output directory (default out/)
-         --cell-timeout S  as for run
+         --cell-timeout S, --jobs N  as for run
   diff   what changed between two runs of a notebook (exit 0: nothing, 1: something, 2: bad input)
 ${DIFF_OPTIONS}`;
 
@@ -243,6 +246,7 @@ async function run(args: string[]): Promise<number> {
       kernel: { type: "string" },
       deno: { type: "string" },
       compare: { type: "string" },
+      jobs: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: true,
@@ -266,7 +270,7 @@ async function run(args: string[]): Promise<number> {
     params[p.slice(0, eq)] = parseParameterValue(p.slice(eq + 1));
   }
   const { runNotebooks } = await import("./notebook/batch");
-  const options = { params, outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), kernel, deno: values.deno };
+  const options = { params, outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), kernel, deno: values.deno, jobs: jobCount(values.jobs) };
   const summary = await runNotebooks(positionals, { ...options, ...notebookLogs(), ...cellLines() });
   if (previous) await compareWithPrevious(previous, summary.results);
   return summary.failed ? 1 : 0;
@@ -368,7 +372,12 @@ function cellLines() {
 async function demo(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { out: { type: "string", default: "out" }, "cell-timeout": { type: "string" }, replay: { type: "boolean", default: false } },
+    options: {
+      out: { type: "string", default: "out" },
+      "cell-timeout": { type: "string" },
+      replay: { type: "boolean", default: false },
+      jobs: { type: "string" },
+    },
     strict: true,
   });
   const { runDemo, demoNotebooks } = await import("./notebook/batch");
@@ -377,7 +386,14 @@ async function demo(args: string[]): Promise<number> {
     ? "offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)"
     : "against the embedded simulator (data as of 2026-11-20)";
   stdout(`risk-portal-lab demo: ${files.length} notebooks, run headless ${how}\n`);
-  const summary = await runDemo({ outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), replay: values.replay, ...notebookLogs() });
+  const jobs = jobCount(values.jobs);
+  const summary = await runDemo({
+    outDir: values.out,
+    cellTimeoutMs: cellTimeout(values["cell-timeout"]),
+    replay: values.replay,
+    ...(jobs ? { jobs } : {}),
+    ...notebookLogs(),
+  });
   return summary.failed ? 1 : 0;
 }
 
@@ -398,6 +414,14 @@ function notebookLogs() {
     logError: (line: string) => (clear(), stderr(`${line}\n`)),
     onCell: tty ? ({ file, index, total }: { file: string; index: number; total: number }) => stderr(`\r\x1b[K  ${file}: cell ${index}/${total}…`) : undefined,
   };
+}
+
+/** `--jobs N`: how many notebooks run at once (undefined: the command's default). */
+function jobCount(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!(Number.isInteger(n) && n >= 1 && n <= 64)) throw new UsageError(`--jobs must be a whole number from 1 to 64, got ${JSON.stringify(text)}`);
+  return n;
 }
 
 function cellTimeout(text: string | undefined): number | undefined {

@@ -2,8 +2,10 @@
  * Running several notebooks: one line per notebook on the terminal, an index page linking the rendered
  * notebooks, and a summary. `runDemo` runs every showcase notebook against the embedded simulator.
  */
+import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
@@ -28,6 +30,12 @@ export interface BatchOptions {
   env?: Record<string, string | undefined>;
   /** Longest a cell may run, ms (see `RunOptions.cellTimeoutMs`). */
   cellTimeoutMs?: number;
+  /**
+   * How many notebooks run at once, each in a worker process of its own (tslab's executor type-checks
+   * every cell: the notebooks' time is CPU, so one per core). Default 1: one after the other, in this
+   * process. Results and the index keep the notebooks' order either way.
+   */
+  jobs?: number;
   /** Title of the index page. Default `risk-portal-lab notebooks`. */
   title?: string;
   /** A line under the title of the index page (what the notebooks ran against). */
@@ -61,45 +69,24 @@ export interface BatchSummary {
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 
-/** Runs notebooks one after the other (each in a fresh executor); a failure does not stop the others. */
+/** Runs notebooks (one after the other, or `jobs` at a time in worker processes); a failure does not stop the others. */
 export async function runNotebooks(files: readonly string[], options: BatchOptions): Promise<BatchSummary> {
   const log = options.log ?? (() => undefined);
   const logError = options.logError ?? log;
   const started = performance.now();
-  const results: BatchResult[] = [];
   const outDir = path.resolve(options.outDir);
   await mkdir(outDir, { recursive: true });
   const width = Math.max(0, ...files.map((f) => path.basename(f, ".ipynb").length));
-  for (const file of files) {
-    const t0 = performance.now();
-    const runOptions: RunOptions = {
-      params: options.params,
-      outDir,
-      env: options.env,
-      cellTimeoutMs: options.cellTimeoutMs,
-      kernel: options.kernel,
-      deno: options.deno,
-    };
-    if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
-    if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
-    const name = path.basename(file, ".ipynb").padEnd(width);
-    try {
-      const result = await runNotebook(file, runOptions);
-      const r = describe(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
-      results.push(r);
-      log(
-        `✔ ${name}  ${`${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19)}${seconds(r.durationMs).padStart(6)}  → ${relative(result.htmlPath)}`,
-      );
-    } catch (error) {
-      const message = (error as Error).message;
-      const partial = error instanceof NotebookError ? error.result : undefined;
-      const r = partial
-        ? describe(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
-        : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
-      results.push(r);
-      logError(`✘ ${message}`);
-    }
-  }
+  const report = (r: BatchResult) => {
+    const name = path.basename(r.file, ".ipynb").padEnd(width);
+    if (!r.ok) return logError(`✘ ${r.error}`);
+    const what = `${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19);
+    log(`✔ ${name}  ${what}${seconds(r.durationMs).padStart(6)}  → ${relative(r.htmlPath!)}`);
+  };
+  const jobs = Math.min(files.length, Math.max(1, Math.floor(options.jobs ?? 1)));
+  const worker = jobs > 1 ? workerScript() : undefined;
+  const run = { ...options, outDir };
+  const results = worker ? await runInWorkers(worker, files, run, jobs, report) : await runInProcess(files, run, report);
   const indexPath = path.join(outDir, "index.html");
   const failed = results.filter((r) => !r.ok).length;
   const durationMs = performance.now() - started;
@@ -109,6 +96,143 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const passed = results.length - failed;
   log(`${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`);
   return { results, failed, durationMs, indexPath };
+}
+
+/** The options of one notebook's run that cross to a worker process (the callbacks stay here). */
+function taskOptions(options: BatchOptions): WorkerTask["options"] {
+  const { params, outDir, env, cellTimeoutMs, kernel, deno } = options;
+  return { params, outDir, env, cellTimeoutMs, kernel, deno };
+}
+
+/** Each notebook in this process with a fresh executor, one after the other. */
+async function runInProcess(files: readonly string[], options: BatchOptions, report: (r: BatchResult) => void): Promise<BatchResult[]> {
+  const results: BatchResult[] = [];
+  for (const file of files) {
+    const t0 = performance.now();
+    const runOptions: RunOptions = taskOptions(options);
+    if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
+    if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
+    let r: BatchResult;
+    try {
+      const result = await runNotebook(file, runOptions);
+      r = describeRun(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
+    } catch (error) {
+      const message = (error as Error).message;
+      const partial = error instanceof NotebookError ? error.result : undefined;
+      r = partial
+        ? describeRun(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
+        : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
+    }
+    results.push(r);
+    report(r);
+  }
+  return results;
+}
+
+/** What a batch worker is sent: one notebook, and the options of its run. */
+export interface WorkerTask {
+  file: string;
+  options: Pick<RunOptions, "params" | "outDir" | "env" | "cellTimeoutMs" | "kernel" | "deno">;
+}
+
+/** What a batch worker sends back: cell progress, then the notebook's result. */
+export type WorkerReply =
+  | { kind: "cell"; file: string; index: number; total: number }
+  | { kind: "cellDone"; file: string; info: CellDone }
+  | { kind: "done"; file: string; result: BatchResult };
+
+/**
+ * The worker script beside this module (dist/notebook/batch-worker.js); from the TypeScript sources (the
+ * tests), the built one in dist/. Undefined when neither exists: the batch then runs in this process.
+ */
+function workerScript(): string | undefined {
+  const candidates = [path.join(__dirname, "batch-worker.js"), path.resolve(__dirname, "..", "..", "dist", "notebook", "batch-worker.js")];
+  return candidates.find((f) => existsSync(f));
+}
+
+/**
+ * `jobs` worker processes take the notebooks in order, one at a time each; the results are reported in
+ * the notebooks' order (a line as soon as every notebook before it has ended), cell events as they come.
+ */
+async function runInWorkers(
+  script: string,
+  files: readonly string[],
+  options: BatchOptions,
+  jobs: number,
+  report: (r: BatchResult) => void,
+): Promise<BatchResult[]> {
+  const results = new Array<BatchResult | undefined>(files.length);
+  let next = 0;
+  let reported = 0;
+  const onReply = (reply: WorkerReply) => {
+    if (reply.kind === "cell") options.onCell?.({ file: reply.file, index: reply.index, total: reply.total });
+    else if (reply.kind === "cellDone") options.onCellDone?.({ ...reply.info, file: reply.file });
+  };
+  const lane = async () => {
+    let worker: BatchWorker | undefined;
+    try {
+      while (next < files.length) {
+        const i = next++;
+        worker ??= new BatchWorker(script);
+        results[i] = await worker.run({ file: files[i]!, options: taskOptions(options) }, onReply);
+        if (!worker.alive) worker = undefined;
+        while (reported < files.length && results[reported]) report(results[reported++]!);
+      }
+    } finally {
+      worker?.close();
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, lane));
+  return results as BatchResult[];
+}
+
+/** Output a worker printed outside any cell, kept (its last 16 KiB) to explain a worker that died. */
+const WORKER_OUTPUT_KEPT = 16 * 1024;
+
+/** One worker process of a parallel batch (batch-worker.ts). */
+class BatchWorker {
+  private readonly child: ChildProcess;
+  private output = "";
+  private ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private waiting: ((reply: WorkerReply | undefined) => void) | undefined;
+  private onReply: (reply: WorkerReply) => void = () => undefined;
+
+  constructor(script: string) {
+    this.child = fork(script, [], { execArgv: [], serialization: "advanced", stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString("utf8")).slice(-WORKER_OUTPUT_KEPT));
+    this.child.stdout!.on("data", keep);
+    this.child.stderr!.on("data", keep);
+    this.child.on("message", (reply: WorkerReply) => (reply.kind === "done" ? this.waiting?.(reply) : this.onReply(reply)));
+    this.child.on("exit", (code, signal) => {
+      this.ended = { code, signal };
+      this.waiting?.(undefined);
+    });
+  }
+
+  get alive(): boolean {
+    return this.ended === undefined;
+  }
+
+  /** Runs one notebook; a worker that dies on the way gives a failed result saying how it ended. */
+  async run(task: WorkerTask, onReply: (reply: WorkerReply) => void): Promise<BatchResult> {
+    const t0 = performance.now();
+    this.onReply = onReply;
+    const reply = await new Promise<WorkerReply | undefined>((resolve) => {
+      this.waiting = resolve;
+      if (this.ended) resolve(undefined);
+      else this.child.send(task);
+    });
+    this.waiting = undefined;
+    if (reply?.kind === "done") return reply.result;
+    const how = this.ended?.signal ? `was killed (${this.ended.signal})` : `exited with code ${this.ended?.code}`;
+    const tail = this.output.trim().split("\n").slice(-20).join("\n");
+    const error = `${path.basename(task.file)}: the worker process running it ${how} before the notebook ended${tail ? `; it printed:\n${tail}` : ""}`;
+    return { file: task.file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error };
+  }
+
+  close(): void {
+    if (this.alive && this.child.connected) this.child.disconnect();
+  }
 }
 
 /** The showcase notebooks of this repository (`notebooks/*.ipynb`, in name order). */
@@ -122,8 +246,9 @@ export async function demoNotebooks(): Promise<string[]> {
 
 /**
  * The showcase notebooks, run against the embedded simulator whatever the environment says (each
- * notebook's `connect()` starts one in this process, with the fixed data of 2026-11-20); with
- * `replay: true`, from their cassettes in `fixtures/cassettes/` instead (no server at all).
+ * notebook's `connect()` starts one in its process, with the fixed data of 2026-11-20); with
+ * `replay: true`, from their cassettes in `fixtures/cassettes/` instead (no server at all). As many at
+ * once as there are cores (`jobs`), each in a worker process.
  */
 export async function runDemo(options: Omit<BatchOptions, "params"> & { replay?: boolean }): Promise<BatchSummary> {
   const { replay, ...rest } = options;
@@ -133,13 +258,15 @@ export async function runDemo(options: Omit<BatchOptions, "params"> & { replay?:
     note: replay
       ? "Each notebook ran headless, offline, replaying its cassette (fixtures/cassettes/, recorded against the embedded simulator: seed 1, data as of 2026-11-20); no server was contacted."
       : "Each notebook ran headless against an embedded simulator of the service, started in its own process (seed 1, data as of 2026-11-20).",
+    jobs: availableParallelism(),
     ...rest,
     ...(replay ? { params: { replay: true } } : {}),
     env: { ...options.env, RISK_PORTAL_BASE_URL: "" },
   });
 }
 
-function describe(file: string, nb: Notebook, ok: boolean, durationMs: number, extra: Partial<BatchResult>): BatchResult {
+/** A notebook's line in the batch: cells run, charts shown, its title and first paragraph. */
+export function describeRun(file: string, nb: Notebook, ok: boolean, durationMs: number, extra: Partial<BatchResult>): BatchResult {
   const code = nb.cells.filter((c) => c.cell_type === "code" && c.execution_count != null);
   const charts = code
     .flatMap((c) => c.outputs ?? [])
