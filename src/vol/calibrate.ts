@@ -447,35 +447,55 @@ function totalVariance(sl: Slice, k: number): number {
 // ---------------------------------------------------------------------------------------------------
 // Grids
 
-/** Points `center + scale·sinh(j·step)` with |k| ≤ the model's limit. */
-function sinhPoints(out: number[], center: number, scale: number, step: number): void {
-  if (!(scale > 0 && Number.isFinite(scale))) return;
-  const tMax = Math.asinh((LOG_MONEYNESS_LIMIT + Math.abs(center)) / scale);
-  const n = Math.ceil(tMax / step);
-  for (let j = -n; j <= n; j++) {
-    const k = center + scale * Math.sinh(j * step);
-    if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) out.push(k);
-  }
-}
+/** A growing list of grid points in a Float64Array (no boxed array, no copy through an iterator). */
+class Points {
+  #a = new Float64Array(1024);
+  #n = 0;
 
-/** The points sorted ascending, each once (−0 and 0 count as one). */
-function sortedUnique(points: number[]): Float64Array {
-  const a = Float64Array.from(points).sort();
-  let n = 0;
-  for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[n - 1]) a[n++] = a[j]!;
-  return a.slice(0, n);
+  push(k: number): void {
+    if (this.#n === this.#a.length) {
+      const bigger = new Float64Array(2 * this.#n);
+      bigger.set(this.#a);
+      this.#a = bigger;
+    }
+    this.#a[this.#n++] = k;
+  }
+
+  pushAll(ks: ArrayLike<number>): void {
+    for (let j = 0; j < ks.length; j++) this.push(ks[j]!);
+  }
+
+  /** Points `center + scale·sinh(j·step)` with |k| ≤ the model's limit. */
+  sinh(center: number, scale: number, step: number): void {
+    if (!(scale > 0 && Number.isFinite(scale))) return;
+    const tMax = Math.asinh((LOG_MONEYNESS_LIMIT + Math.abs(center)) / scale);
+    const n = Math.ceil(tMax / step);
+    for (let j = -n; j <= n; j++) {
+      const k = center + scale * Math.sinh(j * step);
+      if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) this.push(k);
+    }
+  }
+
+  /** The points sorted ascending, each once (−0 and 0 count as one). */
+  sortedUnique(): Float64Array {
+    const a = this.#a.subarray(0, this.#n).sort();
+    let n = 0;
+    for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[n - 1]) a[n++] = a[j]!;
+    return a.slice(0, n);
+  }
 }
 
 /** The constraint grid of a slice: scaled to it (around m at scale s, around 0 at scale sqrt(theta)) and to the previous slice, plus the quotes. */
 function constraintGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array, step: number): Float64Array {
-  const pts: number[] = [...quotes];
-  sinhPoints(pts, sl.m, sl.s, step);
-  sinhPoints(pts, 0, sl.sqrtTheta, step);
+  const pts = new Points();
+  pts.pushAll(quotes);
+  pts.sinh(sl.m, sl.s, step);
+  pts.sinh(0, sl.sqrtTheta, step);
   if (prev) {
-    sinhPoints(pts, prev.m, prev.s, step);
-    sinhPoints(pts, 0, prev.sqrtTheta, step);
+    pts.sinh(prev.m, prev.s, step);
+    pts.sinh(0, prev.sqrtTheta, step);
   }
-  return sortedUnique(pts);
+  return pts.sortedUnique();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -707,7 +727,10 @@ class SliceProblem implements LeastSquaresProblem {
 
   /** Adds points to the sampling grid of the constraint families. */
   addPoints(points: ArrayLike<number>): void {
-    const grid = sortedUnique([...this.#grid, ...Array.from(points)]);
+    const all = new Points();
+    all.pushAll(this.#grid);
+    all.pushAll(points);
+    const grid = all.sortedUnique();
     const prevSmile = smileArrays(grid.length);
     if (this.#prev) smileOn(this.#prev, grid, prevSmile);
     this.#curSmile = smileArrays(grid.length);
@@ -789,7 +812,8 @@ class SliceProblem implements LeastSquaresProblem {
     const R = this.#kStar.length;
     const values = new Float64Array(this.#mu.length);
     if (values.length === 0) return values;
-    this.#minima(sl, undefined, values);
+    if (x.every((v, i) => v === this.#lastX[i])) values.set(this.#minimaOut);
+    else this.#minima(sl, undefined, values);
     for (let s = 0; s < this.#scalars; s++) values[R + s] = this.#scalar(sl, s);
     return values;
   }
@@ -966,12 +990,15 @@ function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
  * quotes and ±1e4.
  */
 function checkGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array): Float64Array {
-  const pts: number[] = [...quotes, -LOG_MONEYNESS_LIMIT, LOG_MONEYNESS_LIMIT];
+  const pts = new Points();
+  pts.pushAll(quotes);
+  pts.push(-LOG_MONEYNESS_LIMIT);
+  pts.push(LOG_MONEYNESS_LIMIT);
   for (const s of prev ? [sl, prev] : [sl]) {
     for (let i = -500; i <= 500; i++) pts.push(s.sqrtTheta * i * 0.02);
-    sinhPoints(pts, s.m, s.s, CHECK_STEP);
+    pts.sinh(s.m, s.s, CHECK_STEP);
   }
-  return sortedUnique(pts);
+  return pts.sortedUnique();
 }
 
 /**

@@ -128,6 +128,10 @@ class LmRun {
   readonly #M: Float64Array;
   readonly #gs: Float64Array;
   readonly #active: Uint8Array;
+  /** Rows in the linear model (see {@link linearise}), listed in `#which[0 … #count − 1]`. */
+  readonly #near: Uint8Array;
+  readonly #which: Int32Array;
+  #count = 0;
 
   constructor(problem: LeastSquaresProblem, x0: ArrayLike<number>) {
     const n = problem.parameters;
@@ -147,11 +151,17 @@ class LmRun {
     this.#M = new Float64Array(n * n);
     this.#gs = new Float64Array(n);
     this.#active = new Uint8Array(rows);
+    this.#near = new Uint8Array(rows);
+    this.#which = new Int32Array(rows);
     problem.residuals(this.x, this.r);
     this.cost = costOf(this.r);
   }
 
-  /** The Jacobian of every row at x (central differences), the unclamped values, and the base A, g. */
+  /**
+   * The unclamped values at x, and the Jacobian (central differences) of the rows that can matter to a
+   * step: the data, the non-zero penalty rows, and the zero ones within `10·‖r‖` of switching on (a step
+   * of the Gauss–Newton kind moves the residuals by about ‖r‖; the rest stay off). Then the base A, g.
+   */
   linearise(): void {
     const { x, r } = this;
     const n = this.#n;
@@ -161,20 +171,29 @@ class LmRun {
     const u = this.#u;
     this.#problem.prepare?.(x);
     this.#problem.residualRows(x, this.#all, rows, u);
-    // The cost's own values where they are non-zero (the unclamped form may differ in the last digits).
-    for (let j = 0; j < rows; j++) if (j < always || r[j] !== 0) u[j] = r[j]!;
+    const reach = -10 * Math.sqrt(2 * this.cost);
+    let count = 0;
+    for (let j = 0; j < rows; j++) {
+      // The cost's own values where they are non-zero (the unclamped form may differ in the last digits).
+      if (j < always || r[j] !== 0) u[j] = r[j]!;
+      const near = j < always || r[j] !== 0 || u[j]! > reach;
+      this.#near[j] = near ? 1 : 0;
+      if (near) this.#which[count++] = j;
+    }
+    this.#count = count;
+    const which = this.#which;
     for (let i = 0; i < n; i++) {
       const xi = x[i]!;
       const step = 6e-6 * Math.max(1, Math.abs(xi));
       x[i] = xi + step;
-      this.#problem.residualRows(x, this.#all, rows, this.#rPlus);
+      this.#problem.residualRows(x, which, count, this.#rPlus);
       x[i] = xi - step;
-      this.#problem.residualRows(x, this.#all, rows, this.#rMinus);
+      this.#problem.residualRows(x, which, count, this.#rMinus);
       x[i] = xi;
       const inv = 1 / (2 * step);
-      for (let j = 0; j < rows; j++) {
-        const d = (this.#rPlus[j]! - this.#rMinus[j]!) * inv;
-        J[j * n + i] = Number.isFinite(d) ? d : 0;
+      for (let q = 0; q < count; q++) {
+        const d = (this.#rPlus[q]! - this.#rMinus[q]!) * inv;
+        J[which[q]! * n + i] = Number.isFinite(d) ? d : 0;
       }
     }
     this.A.fill(0);
@@ -229,7 +248,7 @@ class LmRun {
       if (!choleskySolve(damped, negG, n, h)) return undefined;
       let changed = false;
       for (let j = always; j < this.#rows; j++) {
-        const on = this.#u[j]! + this.#slope(j, h) > 0 ? 1 : 0;
+        const on = this.#near[j] && this.#u[j]! + this.#slope(j, h) > 0 ? 1 : 0;
         if (on !== active[j]) changed = true;
         active[j] = on;
       }
@@ -240,7 +259,8 @@ class LmRun {
     }
     // L(0) − L(h) for the piecewise model: data rows (u + Jh)², penalty rows max(0, u + Jh)².
     let model = 0;
-    for (let j = 0; j < this.#rows; j++) {
+    for (let q = 0; q < this.#count; q++) {
+      const j = this.#which[q]!;
       const v = this.#u[j]! + this.#slope(j, h);
       if (j < always || v > 0) model += v * v;
     }
