@@ -56,7 +56,7 @@ export {
   type TableChange,
 } from "./notebook/diff";
 export { diffFigures } from "./notebook/diff/chart";
-export { writeReport as writeDiffReport, reportHtml as diffReportHtml } from "./notebook/diff/report";
+export { writeReport as writeDiffReport } from "./notebook/diff/report";
 export {
   STRIKE_TYPE,
   REPORT_STATUSES,

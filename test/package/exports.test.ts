@@ -21,6 +21,7 @@ const ROOT_EXPORTS = [
   "IDENTIFIER_TYPES",
   "NetworkError",
   "NotFoundError",
+  "NotebookDiffError",
   "NotebookError",
   "OperationFailedError",
   "PORTFOLIO_TYPES",
@@ -46,6 +47,9 @@ const ROOT_EXPORTS = [
   "closeAllConnections",
   "connect",
   "curves",
+  "diffFigures",
+  "diffNotebookFiles",
+  "diffNotebooks",
   "formatProvenance",
   "frames",
   "internals",
@@ -55,6 +59,7 @@ const ROOT_EXPORTS = [
   "runNotebook",
   "startSimulator",
   "vol",
+  "writeDiffReport",
 ];
 
 /** The pipeline's parts, for tools built on the package: out of the root, under one clearly named namespace. */
