@@ -30,6 +30,31 @@ export interface Columns {
 /** The structural checks of a column table and a DataFrame (frames owns them). */
 export { isColumnTable, isDataFrame };
 
+/**
+ * The part of a danfo Series read to show it (structural: danfo is never loaded by this module): a column
+ * (`df["notional"]`, `df.column("notional")`), or what a Series' `describe()`, `valueCounts()`, … return.
+ */
+export interface SeriesLike {
+  values: ArrayLike<unknown>;
+  index: ArrayLike<unknown>;
+  /** `[name]`. */
+  columns: string[];
+  dtype: string;
+}
+
+/** True for a danfo Series: values, an index, a dtype, and no `column()` (which a DataFrame has). */
+export function isSeries(value: unknown): value is SeriesLike {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as { column?: unknown; values?: { length?: unknown }; index?: { length?: unknown }; columns?: unknown; dtype?: unknown };
+  return (
+    typeof v.column !== "function" &&
+    typeof v.dtype === "string" &&
+    Array.isArray(v.columns) &&
+    typeof v.values?.length === "number" &&
+    typeof v.index?.length === "number"
+  );
+}
+
 /** The part of a danfo DataFrame read here (structural: danfo is never loaded by this module). */
 interface FrameLike {
   shape: number[];

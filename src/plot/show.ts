@@ -22,15 +22,19 @@ import type { ColumnTable } from "../frames/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
 import { plotlyPartBundles } from "./plotly-parts";
-import { isColumnTable, isDataFrame } from "./input";
+import { isColumnTable, isDataFrame, isSeries, type SeriesLike } from "./input";
 import { findKernelDisplay, makeDisplayable, setBundleMaker, type KernelDisplay, type MimeBundle } from "../display";
-import { DEFAULT_TABLE_ROWS, tableHtml, tableText } from "./table-view";
+import { DEFAULT_TABLE_ROWS, tableHtml, tableText, type TableLike } from "./table-view";
 
 /** The mime type of plotly figures (JupyterLab, VS Code and nteract render it with their plotly extension). */
 export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 
-/** What `show` displays: a figure, a table or DataFrame, or a batch result (`{ table }` / `{ frame }`). */
-export type Showable = Figure | ColumnTable | DataFrame | { table: ColumnTable; failures?: unknown[] } | { frame: DataFrame; failures?: unknown[] };
+/**
+ * What `show` displays: a figure, a table, a DataFrame or Series (a column, what `describe()` returns), or
+ * a batch result (`{ table }` / `{ frame }`).
+ */
+export type Showable =
+  Figure | ColumnTable | DataFrame | SeriesLike | { table: ColumnTable; failures?: unknown[] } | { frame: DataFrame; failures?: unknown[] };
 
 export interface ShowOptions {
   /**
@@ -78,6 +82,8 @@ export function figureSummary(fig: Figure): string {
  * ```ts
  * plot.show(plot.yieldCurve(df));
  * plot.show(frames.transactionTable(response));   // shape, column types, head and tail
+ * plot.show(df["notional"]);                       // a Series: its index and values
+ * plot.show(df.describe());                        // count, mean, std, … per column
  * ```
  */
 export function show(value: Showable, options: ShowOptions = {}): string | undefined {
@@ -90,7 +96,7 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
   if (!(Number.isInteger(rows) && rows > 0)) throw new RangeError(`show: rows must be a whole number > 0; got ${rows}`);
   if (!isFigure(value) && !tableOf(value))
     throw new TypeError(
-      "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame, or a { table } / { frame } batch result",
+      "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame or Series, or a { table } / { frame } batch result",
     );
   if (display) {
     for (const bundle of displayBundles(value, { rows, plotlyJs: options.plotlyJs })) display.send(bundle);
@@ -168,8 +174,8 @@ export function resetPlotlyEmbed(): void {
 // A new notebook session embeds plotly.js again with its first chart.
 notebookSession().onStart(resetPlotlyEmbed);
 
-function tableOf(value: unknown): ColumnTable | DataFrame | undefined {
-  if (isColumnTable(value) || isDataFrame(value)) return value;
+function tableOf(value: unknown): TableLike | undefined {
+  if (isColumnTable(value) || isDataFrame(value) || isSeries(value)) return value;
   if (typeof value !== "object" || value === null) return undefined;
   const batch = value as { table?: unknown; frame?: unknown };
   if (isColumnTable(batch.table)) return batch.table;

@@ -8,14 +8,14 @@ import { formatProvenance } from "../client/provenance";
 import type { ColumnKind, ColumnTable } from "../frames/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
-import { isColumnTable, isDataFrame, plotDate } from "./input";
+import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
 import { escapeHtml } from "./labels";
 
 /** Rows shown from the top and from the bottom by default. */
 export const DEFAULT_TABLE_ROWS = 5;
 
 interface Preview {
-  what: "DataFrame" | "ColumnTable";
+  what: "DataFrame" | "ColumnTable" | "Series";
   rows: number;
   columns: string[];
   types: string[];
@@ -34,7 +34,11 @@ function pickRows(total: number, n: number): { take: number[]; gap: number | und
   return { take: [...[...Array(n).keys()], ...[...Array(n).keys()].map((i) => total - n + i)], gap: n };
 }
 
-function preview(input: ColumnTable | DataFrame, n: number): Preview {
+/** What the table views show: a column table, a DataFrame, or a Series (as a one-column table with its index). */
+export type TableLike = ColumnTable | DataFrame | SeriesLike;
+
+function preview(input: TableLike, n: number): Preview {
+  if (isSeries(input)) return seriesPreview(input, n);
   const origin = formatProvenance(provenance(input));
   if (isColumnTable(input)) {
     const { take, gap } = pickRows(input.rowCount, n);
@@ -74,6 +78,22 @@ function preview(input: ColumnTable | DataFrame, n: number): Preview {
     source: info?.source,
     warnings: info?.warnings ?? [],
     origin,
+  };
+}
+
+/** A Series: its index and its values, the name as the column, danfo's dtype as what its values are; only the rows shown are read. */
+function seriesPreview(series: SeriesLike, n: number): Preview {
+  const total = series.values.length;
+  const { take, gap } = pickRows(total, n);
+  return {
+    what: "Series",
+    rows: total,
+    columns: [String(series.columns[0] ?? "")],
+    types: [dtypeLabel(series.dtype)],
+    shown: take.map((i) => ({ index: series.index[i] ?? i, cells: [series.values[i]] })),
+    gap,
+    warnings: [],
+    origin: "",
   };
 }
 
@@ -132,15 +152,21 @@ const CSS = [
   ".rpl-table th.rpl-index,.rpl-table td.rpl-index{color:#6b7685;text-align:right}",
 ].join("");
 
+/** `4,859 rows × 13 columns`; a Series: `291 rows`. */
+function shapeText(p: Preview): string {
+  const rows = `${p.rows.toLocaleString("en-US")} row${p.rows === 1 ? "" : "s"}`;
+  return p.what === "Series" ? rows : `${rows} × ${p.columns.length} column${p.columns.length === 1 ? "" : "s"}`;
+}
+
 /**
  * A table as HTML: a caption (`DataFrame · 4,859 rows × 13 columns · from GetTransactionTable`), then
  * the column names with their types, the first `rows` and last `rows` rows, one line saying where the
  * rows came from (operation, request, source, server, time received; when the table has provenance),
  * and the number of warnings the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
  */
-export function tableHtml(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
+export function tableHtml(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
   const p = preview(input, rows);
-  const shape = `${p.rows.toLocaleString("en-US")} row${p.rows === 1 ? "" : "s"} × ${p.columns.length} column${p.columns.length === 1 ? "" : "s"}`;
+  const shape = shapeText(p);
   const from = p.source ? ` <span class="rpl-muted">· from ${escapeHtml(p.source)}</span>` : "";
   const shownNote = p.gap !== undefined ? ` <span class="rpl-muted">· first ${rows} and last ${rows} rows</span>` : "";
   const head = `<tr><th class="rpl-index"></th>${p.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr>`;
@@ -172,7 +198,7 @@ export function tableHtml(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_R
  * The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle;
  * the last line is `source: …` when the table has provenance.
  */
-export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_ROWS): string {
+export function tableText(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
   const p = preview(input, rows);
   const header = ["", ...p.columns];
   const types = ["", ...p.types];
@@ -190,7 +216,7 @@ export function tableText(input: ColumnTable | DataFrame, rows = DEFAULT_TABLE_R
   const from = p.source ? ` · from ${p.source}` : "";
   const footer = p.origin ? [`source: ${p.origin}`] : [];
   return [
-    `${p.what} · ${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns${from}`,
+    `${p.what} · ${p.what === "Series" ? shapeText(p) : `${p.rows.toLocaleString("en-US")} rows × ${p.columns.length} columns`}${from}`,
     fmt(header),
     fmt(types),
     ...lines.map(fmt),
@@ -202,7 +228,7 @@ function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
-/** True for what `tableHtml` shows: a column table or a danfo DataFrame. */
-export function isTable(value: unknown): value is ColumnTable | DataFrame {
-  return isColumnTable(value) || isDataFrame(value);
+/** True for what `tableHtml` shows: a column table, a danfo DataFrame or a danfo Series. */
+export function isTable(value: unknown): value is TableLike {
+  return isColumnTable(value) || isDataFrame(value) || isSeries(value);
 }

@@ -144,6 +144,21 @@ describe("show-check.ipynb under the tslab kernel", () => {
     expect(joined(data["text/plain"])).toMatch(/^DataFrame · \d+ rows × 7 columns · from RateAsset\n/);
   });
 
+  it.skipIf(missing !== undefined)(`shows a danfo Series and describe()'s statistics as HTML tables (issue 29)${why}`, () => {
+    const series = outputsOf("show-check-series");
+    expect(series.map((o) => o.output_type)).toEqual(["display_data"]);
+    expect(Object.keys(series[0]!.data!).sort()).toEqual(["text/html", "text/plain"]);
+    const html = joined(series[0]!.data!["text/html"]);
+    expect(html).toMatch(/<b>Series<\/b> · \d+ rows <span class="rpl-muted">· first 5 and last 5 rows<\/span>/);
+    expect(html).toContain('<tr><th class="rpl-index"></th><th>rate</th></tr>');
+    expect(joined(series[0]!.data!["text/plain"])).toMatch(/^Series · \d+ rows\n\s+rate\n\s+number\n\s*0\s+0\.0\d+/);
+    const stats = outputsOf("show-check-describe");
+    expect(stats.map((o) => o.output_type)).toEqual(["display_data"]);
+    const text = joined(stats[0]!.data!["text/plain"]);
+    expect(text).toMatch(/^DataFrame · 7 rows × \d+ columns\n/);
+    for (const label of ["count", "mean", "std", "min", "median", "max", "variance"]) expect(text).toMatch(new RegExp(`\\n\\s*${label}\\s`));
+  });
+
   const skipExport = missing !== undefined || (chromiumMissing !== undefined && !inCI);
   it.skipIf(skipExport)(
     `survives export to HTML: both charts draw in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
