@@ -398,7 +398,21 @@ function decode(x: ArrayLike<number>, space: SliceSpace): Slice {
     s,
     s2: s * s,
     R: Math.sqrt(m * m + s * s),
-    valid: [vol, skew, smile, putWing, callWing, b, m, s].every(Number.isFinite) && vol > 0 && putWing > 0 && callWing > 0 && s > 0 && theta > 0,
+    // (Each finite, and the positive ones > 0: NaN fails every comparison.)
+    valid:
+      vol > 0 &&
+      vol < Infinity &&
+      putWing > 0 &&
+      putWing < Infinity &&
+      callWing > 0 &&
+      callWing < Infinity &&
+      s > 0 &&
+      s < Infinity &&
+      theta > 0 &&
+      Number.isFinite(skew) &&
+      Number.isFinite(smile) &&
+      Number.isFinite(b) &&
+      Number.isFinite(m),
     minW: (theta * (w2 - w2min)) / w2,
     curvatureSlack: e / w2,
     slopePut,
@@ -529,6 +543,17 @@ interface SmileArrays {
 
 function smileArrays(n: number): SmileArrays {
   return { w: new Float64Array(n), w1: new Float64Array(n), w2: new Float64Array(n) };
+}
+
+/**
+ * Work arrays of the fine-grid check, kept between calls (the check runs once or more per slice on some
+ * 3000 points: fresh arrays each time would be megabytes of garbage per calibration). At least `n` long.
+ */
+const checkScratch = { n: 0, C: smileArrays(0), P: smileArrays(0), v: new Float64Array(0) };
+
+function checkArrays(n: number): typeof checkScratch {
+  if (checkScratch.n < n) Object.assign(checkScratch, { n, C: smileArrays(n), P: smileArrays(n), v: new Float64Array(n) });
+  return checkScratch;
 }
 
 /** {@link smileAt} at every grid point (the same operations, so the same doubles). */
@@ -990,15 +1015,33 @@ function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
  * quotes and ±1e4.
  */
 function checkGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array): Float64Array {
-  const pts = new Points();
-  pts.pushAll(quotes);
-  pts.push(-LOG_MONEYNESS_LIMIT);
-  pts.push(LOG_MONEYNESS_LIMIT);
+  const ends = new Points();
+  ends.pushAll(quotes);
+  ends.push(-LOG_MONEYNESS_LIMIT);
+  ends.push(LOG_MONEYNESS_LIMIT);
+  let grid = ends.sortedUnique();
+  // Each family of points is ascending already: merge them rather than sort the lot.
   for (const s of prev ? [sl, prev] : [sl]) {
-    for (let i = -500; i <= 500; i++) pts.push(s.sqrtTheta * i * 0.02);
-    pts.sinh(s.m, s.s, CHECK_STEP);
+    const z = new Float64Array(1001);
+    for (let i = -500; i <= 500; i++) z[i + 500] = s.sqrtTheta * i * 0.02;
+    const sinh = new Points();
+    sinh.sinh(s.m, s.s, CHECK_STEP);
+    grid = mergeUnique(mergeUnique(grid, z), sinh.sortedUnique());
   }
-  return pts.sortedUnique();
+  return grid;
+}
+
+/** The union of two ascending arrays, ascending, each value once (−0 and 0 count as one). */
+function mergeUnique(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const x = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (n === 0 || x !== out[n - 1]) out[n++] = x;
+  }
+  return out.slice(0, n);
 }
 
 /**
@@ -1012,15 +1055,13 @@ function check(sl: Slice, prev: Slice | undefined, last: boolean, quotes: Float6
   const grid = checkGrid(sl, prev, quotes);
   const n = grid.length;
   // Both smiles at every grid point once; each family is a combination of them.
-  const C = smileArrays(n);
-  const P = smileArrays(n);
+  const { C, P, v } = checkArrays(n);
   smileOn(sl, grid, C);
   if (prev) smileOn(prev, grid, P);
   const cur = new Float64Array(3);
   const prv = new Float64Array(3);
   const points: number[] = [];
   let failed = false;
-  const v = new Float64Array(n);
   for (const f of familiesOf(prev, last)) {
     // Unshifted values (g, or w_i − w_{i−1}) and the margin they are held to.
     const margin =

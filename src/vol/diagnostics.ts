@@ -203,20 +203,40 @@ function sortedUnique(xs: Float64Array): Float64Array {
   return xs.slice(0, n);
 }
 
+/** Work arrays of the pair checks, reused from pair to pair (at least `n` long). */
+class PairScratch {
+  n = 0;
+  grid = new Float64Array(0);
+  fromA = new Int32Array(0);
+  fromB = new Int32Array(0);
+  L: SmileValues = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
+  H: SmileValues = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
+  diff = new Float64Array(0);
+  g = new Float64Array(0);
+
+  reserve(n: number): void {
+    if (this.n >= n) return;
+    const f = () => new Float64Array(n);
+    Object.assign(this, { n, grid: f(), fromA: new Int32Array(n), fromB: new Int32Array(n), L: [f(), f(), f()], H: [f(), f(), f()], diff: f(), g: f() });
+  }
+}
+
 /**
- * The union of two sorted grids, each value once, and where each point came from (`fromA[q]`: index in
- * `a` or −1; likewise `fromB`), so that values already computed on either grid are reused.
+ * The union of two sorted grids into `out.grid`, each value once, and where each point came from
+ * (`fromA[q]`: index in `a` or −1; likewise `fromB`), so that values already computed on either grid are
+ * reused. Returns the number of points.
  */
-function mergeGrids(a: Float64Array, b: Float64Array): { grid: Float64Array; fromA: Int32Array; fromB: Int32Array } {
-  const grid = new Float64Array(a.length + b.length);
-  const fromA = new Int32Array(grid.length).fill(-1);
-  const fromB = new Int32Array(grid.length).fill(-1);
+function mergeGrids(a: Float64Array, b: Float64Array, out: PairScratch): number {
+  out.reserve(a.length + b.length);
+  const { grid, fromA, fromB } = out;
   let i = 0;
   let j = 0;
   let n = 0;
   while (i < a.length || j < b.length) {
     const x = i < a.length ? a[i]! : Infinity;
     const y = j < b.length ? b[j]! : Infinity;
+    fromA[n] = -1;
+    fromB[n] = -1;
     if (i < a.length && (j >= b.length || x <= y)) {
       grid[n] = x;
       fromA[n] = i++;
@@ -227,13 +247,11 @@ function mergeGrids(a: Float64Array, b: Float64Array): { grid: Float64Array; fro
     }
     n++;
   }
-  return { grid: grid.slice(0, n), fromA: fromA.slice(0, n), fromB: fromB.slice(0, n) };
+  return n;
 }
 
-/** A smile's values on a merged grid: copied from its own grid where the point is one of its own, computed elsewhere. */
-function valuesOnMerged(smile: SliceSmile, grid: Float64Array, own: SmileValues, from: Int32Array): SmileValues {
-  const n = grid.length;
-  const out: SmileValues = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+/** A smile's values on the first `n` points of a merged grid into `out`: copied from its own grid where the point is one of its own, computed elsewhere. */
+function valuesOnMerged(smile: SliceSmile, grid: Float64Array, n: number, own: SmileValues, from: Int32Array, out: SmileValues): void {
   const tmp = new Float64Array(3);
   for (let q = 0; q < n; q++) {
     const i = from[q]!;
@@ -248,7 +266,6 @@ function valuesOnMerged(smile: SliceSmile, grid: Float64Array, own: SmileValues,
       out[2][q] = tmp[2]!;
     }
   }
-  return out;
 }
 
 /**
@@ -327,6 +344,7 @@ interface Findings {
   /** True for the adaptive grid (refinement, wings, interpolated smiles). */
   adaptive: boolean;
   tolerance: number;
+  scratch: PairScratch;
 }
 
 /** Where a butterfly check is: for the messages. */
@@ -400,13 +418,21 @@ interface Evaluated {
 
 /** Calendar between consecutive benchmarks on their merged grid (and in the wings), and the butterfly of the smiles interpolated between them. */
 function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): void {
-  const { grid, fromA, fromB } = found.adaptive
-    ? mergeGrids(lo.grid, hi.grid)
-    : { grid: lo.grid, fromA: identity(lo.grid.length), fromB: identity(hi.grid.length) };
-  const L = valuesOnMerged(lo.smile, grid, lo.values, fromA);
-  const H = valuesOnMerged(hi.smile, grid, hi.values, fromB);
-  const nk = grid.length;
-  const diff = new Float64Array(nk);
+  const scratch = found.scratch;
+  let nk: number;
+  if (found.adaptive) {
+    nk = mergeGrids(lo.grid, hi.grid, scratch);
+  } else {
+    nk = lo.grid.length;
+    scratch.reserve(nk);
+    scratch.grid.set(lo.grid);
+    for (let q = 0; q < nk; q++) scratch.fromA[q] = scratch.fromB[q] = q;
+  }
+  const grid = scratch.grid.subarray(0, nk);
+  const { L, H, diff: diffAll, g: gAll } = scratch;
+  valuesOnMerged(lo.smile, grid, nk, lo.values, scratch.fromA, L);
+  valuesOnMerged(hi.smile, grid, nk, hi.values, scratch.fromB, H);
+  const diff = diffAll.subarray(0, nk);
   for (let q = 0; q < nk; q++) diff[q] = H[0][q]! - L[0][q]!;
   const sampled = sample(grid, diff, (kq) => hi.smile.w(kq) - lo.smile.w(kq), found.adaptive);
   found.points += sampled.k.length;
@@ -425,7 +451,7 @@ function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): vo
   found.calendar.push(...violations);
   if (!found.adaptive) return;
   const tmp3 = new Float64Array(3);
-  const g = new Float64Array(nk);
+  const g = gAll.subarray(0, nk);
   for (const x of BETWEEN) {
     const days = a.maturity + x * (b.maturity - a.maturity);
     const smileAt = (kq: number, out: Float64Array) => {
@@ -442,8 +468,6 @@ function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): vo
     });
   }
 }
-
-const identity = (n: number): Int32Array => Int32Array.from({ length: n }, (_, q) => q);
 
 /** The calendar check in each wing beyond the grid, joined to a failing run that reaches the grid's end. */
 function addWingCalendar(found: Violation[], lo: Benchmark, hi: Benchmark, tolerance: number, i: number): void {
@@ -513,7 +537,7 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
     if (!(error instanceof VolModelError)) throw error;
     return { ok: false, evaluated: false, invalid: [invalidMark(model, error)], butterfly: [], calendar: [], lee: [], grid, points: 0, k };
   }
-  const found: Findings = { butterfly: [], calendar: [], lee: [], points: 0, adaptive: !given, tolerance };
+  const found: Findings = { butterfly: [], calendar: [], lee: [], points: 0, adaptive: !given, tolerance, scratch: new PairScratch() };
   const slices: Evaluated[] = bms.map((b) => {
     const smile = new SliceSmile(b);
     const g = given ? Float64Array.from(given) : sliceGrid(b);

@@ -73,6 +73,20 @@ function costOf(r: Float64Array): number {
   return Number.isFinite(s) ? s / 2 : Infinity;
 }
 
+/** `max |v_i|` */
+function maxAbs(v: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < v.length; i++) m = Math.max(m, Math.abs(v[i]!));
+  return m;
+}
+
+/** Euclidean norm (no overflow care needed: the parameters are a few numbers of order 1–100). */
+function norm(v: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  return Math.sqrt(s);
+}
+
 /** Solves the symmetric positive definite system `M·h = b` (n × n, row-major) by Cholesky; false when M is not positive definite. */
 export function choleskySolve(M: Float64Array, b: Float64Array, n: number, h: Float64Array): boolean {
   const L = new Float64Array(n * n);
@@ -305,14 +319,14 @@ export function levenbergMarquardt(problem: LeastSquaresProblem, x0: ArrayLike<n
   const rNew = new Float64Array(problem.rows);
   for (;;) {
     if (run.cost <= costTolerance) return done("cost");
-    if (Math.max(...g.map(Math.abs)) <= gradientTolerance) return done("gradient");
+    if (maxAbs(g) <= gradientTolerance) return done("gradient");
     if (iterations >= maxIterations) return done("maxIterations");
     iterations++;
     // Inner loop: raise the damping until a step lowers the cost.
     for (;;) {
       const predicted = run.step(mu, D, h);
       if (predicted !== undefined) {
-        if (Math.hypot(...h) <= stepTolerance * (Math.hypot(...x) + stepTolerance)) return done("step");
+        if (norm(h) <= stepTolerance * (norm(x) + stepTolerance)) return done("step");
         for (let i = 0; i < n; i++) xNew[i] = x[i]! + h[i]!;
         problem.residuals(xNew, rNew);
         const costNew = costOf(rNew);
