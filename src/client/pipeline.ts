@@ -10,7 +10,7 @@
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
 import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
-import { MAX_TIMER_MS, raceAbort, type AuthProvider } from "./auth";
+import { raceAbort, type AuthProvider } from "./auth";
 import type { CacheEntry, ResponseCache } from "./cache";
 import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
 import { replayResponse, type Cassette, type Exchange } from "./cassette";
@@ -35,6 +35,7 @@ import {
   type WriteOutcome,
   type WriteReport,
 } from "./errors";
+import { startDeadline, type Deadline } from "./deadline";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
@@ -73,6 +74,9 @@ export interface CallOptions {
    */
   maxResponseBytes?: number;
 }
+
+/** A call's signal before its clock starts: never aborted. */
+const NOT_STARTED = new AbortController().signal;
 
 /** The size limit of a small answer (everything but transaction tables): 32 MiB. */
 export const SMALL_ANSWER_BYTES = 32 * 2 ** 20;
@@ -178,11 +182,12 @@ function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
 }
 
 async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op>> {
-  const hit = await fromCache(call);
+  // Without a cache there is nothing to look up or share: no await (each costs a turn of the event loop's microtasks).
+  const hit = call.cache ? await fromCache(call) : undefined;
   if (hit) return hit;
   call.startClock();
   try {
-    const shared = await joinInFlight(call);
+    const shared = call.shareable ? await joinInFlight(call) : undefined;
     if (shared) return shared;
     const generation = call.cache?.generation;
     const answer = attempts(call);
@@ -193,7 +198,7 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
       );
     const got = await answer;
     const data = call.decode(got);
-    await remember(call, got, generation);
+    if (call.cache || (call.op.mutates && call.config.cache)) await remember(call, got, generation);
     return attachProvenance(data, call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed));
   } finally {
     call.stopClock();
@@ -275,10 +280,12 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   readonly #encoded: { body?: Record<string, unknown>; query?: Record<string, string> };
   #canonical?: CanonicalRequest;
   #masked?: CanonicalRequest;
-  readonly deadline = new AbortController();
-  signal: AbortSignal = this.deadline.signal;
+  /** The call's deadline, from {@link startClock} (shared with calls of the same timeout that end within a few ms). */
+  #deadline?: Deadline;
+  #released = false;
+  /** Aborts at the deadline or with the caller's signal (from {@link startClock}; before it, never). */
+  signal: AbortSignal = NOT_STARTED;
   startedMs = 0;
-  #timer?: ReturnType<typeof setTimeout>;
   /** Requests of this call that left for the server (a write's answer may then be lost, not its effect). */
   sends = 0;
   /** Whether the one refresh-and-resend after a 401 was used. */
@@ -329,20 +336,28 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
 
   /** The response's provenance; it names the request lazily (most responses never have theirs looked at). */
   provenance(source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance {
-    const masked = () => (this.#masked ??= this.redactor.mask(this.request()));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const call = this;
     const cassette = this.config.cassette;
-    return {
+    // Optional fields are added in place (in this order), not spread from fresh objects: this runs on every answer.
+    const provenance: { -readonly [K in keyof Provenance]: Provenance[K] } = {
       operation: this.op.name,
       get request() {
-        return masked();
+        return call.maskedRequest();
       },
       receivedAt,
       source,
       baseUrl: replayed ? cassette!.baseUrl : this.config.baseUrl,
-      ...(requestId === undefined ? {} : { requestId }),
-      ...(replayed ? { cassette: cassette!.path } : {}),
-      ...(this.finalUrl && !replayed ? { url: this.redactor.text(this.finalUrl) } : {}),
     };
+    if (requestId !== undefined) provenance.requestId = requestId;
+    if (replayed) provenance.cassette = cassette!.path;
+    if (this.finalUrl && !replayed) provenance.url = this.redactor.text(this.finalUrl);
+    return provenance;
+  }
+
+  /** The request with secrets masked, for provenance: computed once, when first looked at. */
+  maskedRequest(): CanonicalRequest {
+    return (this.#masked ??= this.redactor.mask(this.request()));
   }
 
   decode(got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
@@ -384,12 +399,19 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   /** Starts the call's deadline (the whole call, retries included) and joins the caller's signal to it. */
   startClock(): void {
     this.startedMs = this.config.now();
-    if (Number.isFinite(this.timeoutMs) && this.timeoutMs <= MAX_TIMER_MS) this.#timer = setTimeout(() => this.deadline.abort(), this.timeoutMs);
-    if (this.options.signal) this.signal = AbortSignal.any([this.options.signal, this.deadline.signal]);
+    this.#deadline = startDeadline(this.timeoutMs);
+    this.signal = this.options.signal ? AbortSignal.any([this.options.signal, this.#deadline.signal]) : this.#deadline.signal;
   }
 
   stopClock(): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#released || !this.#deadline) return;
+    this.#released = true;
+    this.#deadline.release();
+  }
+
+  /** Whether the call's own deadline has passed (not the caller's abort). */
+  get timedOut(): boolean {
+    return this.#deadline?.signal.aborted ?? false;
   }
 
   get deadlineAtMs(): number {
@@ -406,8 +428,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     const sent = this.write && this.sends > 0;
     const unknown = sent ? { outcome: "unknown" as const } : this.write ? { outcome: "not-applied" as const } : {};
     const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : this.write ? "; nothing was sent" : "";
-    if (this.deadline.signal.aborted)
-      return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
+    if (this.timedOut) return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
     return new AbortError(
       `${this.op.name} was aborted by the caller${note}`,
       this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }),

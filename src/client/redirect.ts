@@ -53,7 +53,9 @@ export async function followSameOrigin(first: Hop, send: (hop: Hop) => Promise<R
 function checkNotFollowed(response: Response, hop: Hop): void {
   if (response.type === "opaqueredirect" || (response.status === 0 && response.type !== "error")) throw new RedirectRefused(0, "hidden");
   const url = response.url;
-  if (response.redirected || (url && new URL(url).origin !== new URL(hop.url).origin)) throw new RedirectRefused(response.status, "followed by fetch", url);
+  // The same URL string is the same origin: no parsing on the usual path.
+  if (response.redirected || (url && url !== hop.url && new URL(url).origin !== new URL(hop.url).origin))
+    throw new RedirectRefused(response.status, "followed by fetch", url);
 }
 
 function nextHop(hop: Hop, response: Response, redirects: number): Hop {
