@@ -105,9 +105,12 @@ async function bundle(dir) {
 /** Packages danfo's declarations import that a consumer does not have: each imported name becomes `any`. */
 const FOREIGN_TYPES = ["table", "plotly.js-dist-min", "node-fetch", "papaparse", "xlsx", "request"];
 
-/** danfo's `.d.ts` text with each import of a foreign package replaced by local `any` aliases. */
+/**
+ * danfo's `.d.ts` text with each import of a foreign package replaced by local `any` aliases, and
+ * `sortValues` typed as src/frames/danfo-fixes/sort.ts takes it: one column or several, one direction or one per column.
+ */
 function localiseTypes(text) {
-  return text.replace(/^import\s+(.+?)\s+from\s+["']([^"']+)["'];?$/gm, (line, what, from) => {
+  return multiSort(text).replace(/^import\s+(.+?)\s+from\s+["']([^"']+)["'];?$/gm, (line, what, from) => {
     if (!FOREIGN_TYPES.includes(from)) return line;
     const names = what.startsWith("{")
       ? what
@@ -123,6 +126,14 @@ function localiseTypes(text) {
       : [what.trim()];
     return names.map((n) => `declare type ${n} = any; declare const ${n}: any;`).join(" ") + ` // was: from "${from}"`;
   });
+}
+
+/** `sortValues(column: string, { ascending?: boolean })` → `string | string[]`, `boolean | boolean[]`. */
+function multiSort(text) {
+  return text.replace(
+    /sortValues\(column: string, options\?: \{([^}]*)\}/g,
+    (_, body) => `sortValues(column: string | string[], options?: {${body.replace("ascending?: boolean;", "ascending?: boolean | boolean[];")}}`,
+  );
 }
 
 function copyTypes(from, to) {

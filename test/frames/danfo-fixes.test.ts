@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { loadDanfo, toDataFrame, fromDataFrame, KIND_OF_DTYPE } from "../../src/frames/danfo";
 import { withUpstreamDanfo } from "../../src/frames/danfo-fixes";
 import { TableBuilder } from "../../src/frames/column-table";
+import type { DataFrame } from "../../vendor/danfo";
 
 const d = loadDanfo();
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- danfo's methods as a user calls them (its types lack several)
@@ -215,6 +216,11 @@ describe("sortValues", () => {
       [null, 2],
     ]);
     expect(dates.sortValues("t", { ascending: false })["v"].values).toEqual([1, 3, 2]);
+  });
+
+  it("is typed for several columns and directions (vendor/danfo's declarations say so)", () => {
+    const typed: DataFrame = toDataFrame(new TableBuilder(3, "test", {}).add("a", [2, 1, 2]).add("b", [1, 2, 3]).build());
+    expect(typed.sortValues(["a", "b"], { ascending: [true, false] }).index).toEqual([1, 2, 0]);
   });
 
   it("equals danfo's result where danfo is right (no missing values), and in place too", () => {
