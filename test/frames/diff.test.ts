@@ -83,7 +83,9 @@ describe("frames.diff", () => {
     expect(d.summary).toBe("1 row changed, 0 added, 0 removed, 0 unchanged (key id); columns added: extra; columns removed: old");
     expect(diff(a, b, { key: "id", columns: [] }).rows).toEqual([]);
   });
+});
 
+describe("frames.diff: bad input and display", () => {
   it("refuses a missing key column, a repeated or missing key, and a bad tolerance, naming the column", () => {
     const ok = table({ id: ["a", "b"], v: [1, 2] });
     expect(() => diff(ok, table({ ID: ["a"], v: [1] }), { key: "id" })).toThrow(

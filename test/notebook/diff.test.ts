@@ -6,7 +6,7 @@
  * against itself show no change (exit 0); bad input exits 2; Chromium draws the report's overlays
  * offline. And --compare under Deno's kernel, on the small Deno runner notebook.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -108,6 +108,28 @@ describe("risk-portal-lab diff", () => {
     expect(d.cells.map((c) => c.id)).toEqual(["yc-derived-check"]);
     expect(d.cells[0]!.texts[0]!.diff.changes[0]!.move).toBeCloseTo(1e-6, 12);
     expect((await diffCli(out("usd"), moved, "--tolerance", "1e-5")).code).toBe(0);
+  });
+});
+
+describe("risk-portal-lab diff: errors in a run, bad input", () => {
+  it("names an error that appeared (and went away) and the cells that then did not run", async () => {
+    const nb = readNotebook(out("usd"));
+    const code = nb.cells.filter((c) => c.cell_type === "code");
+    const at = code.findIndex((c) => c.id === "yc-history");
+    code[at]!.outputs = [{ output_type: "error", ename: "TimeoutError", evalue: "RateAsset timed out after 30000 ms", traceback: [] }];
+    for (const cell of code.slice(at + 1)) Object.assign(cell, { outputs: [], execution_count: null });
+    const failed = path.join(dir, "failed", `${NAME}.ipynb`);
+    mkdirSync(path.dirname(failed), { recursive: true });
+    writeFileSync(failed, JSON.stringify(nb));
+    const later = code.length - at - 1;
+    const run = await diffCli(out("usd"), failed, "--json");
+    expect(run.code, run.stderr).toBe(1);
+    const d = JSON.parse(run.stdout) as { summary: string; cells: { id: string; error?: { kind: string; after?: string }; ran?: string }[] };
+    expect(d.summary).toMatch(new RegExp(`^${NAME}: ${later + 1} of 13 code cells changed \\(\\d texts?, 1 error, ${later} ran in one run only\\)$`));
+    expect(d.cells[0]).toMatchObject({ id: "yc-history", error: { kind: "appeared", after: "TimeoutError: RateAsset timed out after 30000 ms" } });
+    expect(d.cells.slice(1).map((c) => c.ran)).toEqual(Array(later).fill("before only"));
+    const back = JSON.parse((await diffCli(failed, out("usd"), "--json")).stdout) as typeof d;
+    expect(back.cells[0]!.error).toMatchObject({ kind: "went away" });
   });
 
   it("exits 2 on a missing file, a file that is not a notebook, two different notebooks and bad flags", async () => {

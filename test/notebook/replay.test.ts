@@ -77,9 +77,9 @@ describe("risk-portal-lab demo --replay: every notebook from its committed casse
     expect(headless.code, headless.stderr).toBe(0);
     const lines = headless.stdout.trim().split("\n");
     expect(lines[0]).toBe(
-      "risk-portal-lab demo: 6 notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)",
+      `risk-portal-lab demo: ${NOTEBOOKS.length} notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)`,
     );
-    expect(lines.at(-1)).toMatch(/^6 notebooks passed in \d+\.\d s → open .*index\.html$/);
+    expect(lines.at(-1)).toMatch(new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`));
     expect(headless.stderr).toBe("");
     expect(readFileSync(path.join(headlessDir, "index.html"), "utf8")).toContain("replaying its cassette (fixtures/cassettes/");
   });

@@ -52,7 +52,8 @@ export interface NotebookDiff {
   cells: CellDiff[];
   /** Cells whose source was edited but whose results did not change. */
   edited: number;
-  counts: { cells: number; texts: number; tables: number; charts: number; errors: number; added: number; removed: number };
+  /** `ranInOneRun`: cells that ran in one run only (after a failure, or not executed); `added`/`removed`: cells only after/before. */
+  counts: { cells: number; texts: number; tables: number; charts: number; errors: number; ranInOneRun: number; added: number; removed: number };
   changed: boolean;
   summary: string;
 }
@@ -140,6 +141,7 @@ function countOf(cells: readonly CellDiff[]): NotebookDiff["counts"] {
     tables: cells.reduce((n, c) => n + c.tables.length, 0),
     charts: cells.reduce((n, c) => n + c.charts.length, 0),
     errors: cells.filter((c) => c.error).length,
+    ranInOneRun: cells.filter((c) => c.status === "changed" && c.ran).length,
     added: cells.filter((c) => c.status === "added").length,
     removed: cells.filter((c) => c.status === "removed").length,
   };
@@ -172,6 +174,7 @@ export function summaryLine(d: NotebookDiff): string {
     c.tables && plural(c.tables, "table"),
     c.charts && plural(c.charts, "chart"),
     c.errors && plural(c.errors, "error"),
+    c.ranInOneRun && `${c.ranInOneRun} ran in one run only`,
     c.added && `${c.added} added`,
     c.removed && `${c.removed} removed`,
   ].filter(Boolean);
