@@ -1,8 +1,27 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The tests that drive whole programs: Jupyter and Deno kernels, the notebook runner, the packed package
+ * installed in a temporary folder, headless Chromium, the CLI as a process. `npm test` runs everything;
+ * `npm run test:unit` leaves these out (a quick loop while working), `npm run test:e2e` runs only them.
+ */
+const E2E = [
+  "test/notebook/**/*.test.ts",
+  "test/package/**/*.test.ts",
+  "test/plot/browser.test.ts",
+  "test/plot/controls.test.ts",
+  "test/plot/curve-tenor-panels.test.ts",
+  "test/plot/to-png.test.ts",
+  "test/sim/cli.test.ts",
+];
+
+const set = process.env.RPL_TEST_SET;
+if (set !== undefined && set !== "unit" && set !== "e2e") throw new Error(`RPL_TEST_SET must be unit or e2e, got ${JSON.stringify(set)}`);
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: set === "e2e" ? E2E : ["test/**/*.test.ts"],
+    exclude: set === "unit" ? ["**/node_modules/**", ...E2E] : ["**/node_modules/**"],
     // Builds dist/ (when src/ changed) before any test, for the package-level tests in test/package and test/notebook.
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup-fast-check.ts"],
