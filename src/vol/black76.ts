@@ -153,10 +153,56 @@ function asymptoticD(h: number, t: number): number {
 }
 
 /**
+ * Small t (`t < 0.21`, in {@link fill}): `D = Y(h + t) − Y(h − t)` as the odd Taylor series of Y about h,
+ * `D = 2·Σ_j Y^(2j+1)(h)·t^(2j+1)/(2j+1)!`, from `yh = Y(h)`. From `Y' = 1 + hY` every derivative is a
+ * polynomial in h plus one times Y; with `a = 1 + h·Y(h) = Y'(h)` the odd ones are `U_j(h²) + a·V_j(h²)`,
+ * the integer polynomials below (`Y‴ = −1 + a·(3 + h²)`, …), every term of the series positive. Seven
+ * terms, through t¹³: the first one left out is below 2e-16 of the sum for t < 0.21. This function is its
+ * terms t⁹ … t¹³ (over t⁹); the rest is written out in {@link fill} (the engine would inline neither whole).
+ */
+function taylorTail(z: number, a: number, w: number): number {
+  const t4 = (-561 + z * (-285 + z * (-33 - z)) + a * (945 + z * (1260 + z * (378 + z * (36 + z))))) * (1 / 362880);
+  const t5 = (-6555 + z * (-4680 + z * (-840 + z * (-52 - z))) + a * (10395 + z * (17325 + z * (6930 + z * (990 + z * (55 + z)))))) * (1 / 39916800);
+  const t6 =
+    (-89055 +
+      z * (-82845 + z * (-20370 + z * (-1926 + z * (-75 - z)))) +
+      a * (135135 + z * (270270 + z * (135135 + z * (25740 + z * (2145 + z * (78 + z))))))) *
+    (1 / 6227020800);
+  return t4 + w * (t5 + w * t6);
+}
+
+/** The limits of {@link Black76Greeks} where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
+function writeLimits(
+  out: Black76Arrays,
+  q: number,
+  x: number,
+  intrinsic: number,
+  call: boolean,
+  F: number,
+  sqrtT: number,
+  sigma: number,
+  DF: number,
+  r: number,
+): void {
+  const atm = x === 0;
+  const price = DF * intrinsic;
+  out.price[q] = price;
+  out.delta[q] = call ? DF * (x > 0 ? 1 : atm ? 0.5 : 0) : -DF * (x < 0 ? 1 : atm ? 0.5 : 0);
+  out.gamma[q] = atm ? Infinity : 0;
+  out.vega[q] = atm ? DF * F * sqrtT * INV_SQRT_2PI : 0;
+  out.theta[q] = atm && sqrtT === 0 && sigma > 0 ? -Infinity : r * price;
+}
+
+/**
  * The hot loop: options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol
  * for all) into `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite,
- * DF > 0, `r` the rate implied by DF (0 at T = 0). The common regions are written out inline, so that no
- * double crosses a function call per strike (V8 boxes those: an allocation each).
+ * DF > 0, `r` the rate implied by DF (0 at T = 0).
+ *
+ * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
+ * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
+ * `e^(ht)·φ(h + t) = e^(−ht)·φ(h − t) = E`) and `D = Y(h + t) − Y(h − t)`. The delta needs
+ * `N(−|d1|) = φ(d1)·Y(−|d1|)`, which in the two outer regions is one of the two Y's of D (|d1| is `t − ho`
+ * or `|ho + t|`), so those options take two erfcx, not three.
  */
 function fill(
   F: number,
@@ -185,14 +231,7 @@ function fill(
     const intrinsic = call ? (F > K ? F - K : 0) : K > F ? K - F : 0;
     const h = x / s;
     if (!(s > 0) || !(h - h === 0)) {
-      // σ√T = 0 (or so small that |ln(F/K)|/(σ√T) overflows): the limits documented on Black76Greeks.
-      const atm = x === 0;
-      const price = DF * intrinsic;
-      outPrice[q] = price;
-      outDelta[q] = call ? DF * (x > 0 ? 1 : atm ? 0.5 : 0) : -DF * (x < 0 ? 1 : atm ? 0.5 : 0);
-      outGamma[q] = atm ? Infinity : 0;
-      outVega[q] = atm ? DF * F * sqrtT * INV_SQRT_2PI : 0;
-      outTheta[q] = atm && sqrtT === 0 && sigma > 0 ? -Infinity : r * price;
+      writeLimits(out, q, x, intrinsic, call, F, sqrtT, sigma, DF, r);
       continue;
     }
     const t = 0.5 * s;
@@ -201,46 +240,31 @@ function fill(
     // underflow but the product does not (a huge forward and strike).
     const arg = -0.5 * (h * h + t * t);
     const fPhi = (arg > -600 ? Math.exp(arg) * sqrtFK : Math.exp(arg + Math.log(sqrtFK))) * INV_SQRT_2PI;
-    // The out-of-the-money value sqrt(F·K)·b with Jäckel's normalised b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)
-    // at h = ho = −|ln(F/K)|/(σ√T) ≤ 0, written b = E·D: E = φ(h)·e^(−t²/2) (so sqrt(F·K)·E = fPhi, as
-    // e^(ht)·φ(h + t) = e^(−ht)·φ(h − t) = E) and D = Y(h + t) − Y(h − t), Y(z) = N(z)/φ(z) = sqrt(π/2)·erfcx(−z/√2).
-    // The delta needs N(−|d1|) = φ(d1)·Y(−|d1|). Every Y is evaluated in one place (the loop over `ys`
-    // below), so that the engine inlines erfcx once and no double is boxed per strike.
     const ho = h < 0 ? h : -h;
     const d1 = h + t;
     const region = ho + t <= ASYMPTOTIC_H ? 0 : t < SMALL_T ? 1 : ho + t > 0.85 ? 2 : 3;
-    // Y(−|d1|), then Y(ho) (small t), or Y(−(ho + t)) and Y(ho − t) (N(d1) not small), or Y(ho ± t).
+    // The Y's as erfcx arguments (Y(z) = sqrt(π/2)·erfcx(−z/√2)), all through one call site below so that
+    // the engine inlines erfcx once: [0] Y(−|d1|) when it is not one of the others, [1], [2] those of D.
+    // In the outer regions |d1| is t − ho (h ≥ 0) or |ho + t|: the delta reuses one of D's.
+    const deltaAt = region < 2 || (region === 3 && h < 0 && d1 >= 0) ? 0 : h >= 0 ? 2 : 1;
     yArg[0] = (d1 < 0 ? -d1 : d1) * Math.SQRT1_2;
-    const m = region === 0 ? 1 : region === 1 ? 2 : 3;
     if (region === 1) yArg[1] = -ho * Math.SQRT1_2;
     else if (region >= 2) {
       yArg[1] = (region === 2 ? ho + t : -(ho + t)) * Math.SQRT1_2;
       yArg[2] = (t - ho) * Math.SQRT1_2;
     }
-    for (let j = 0; j < m; j++) yVal[j] = SQRT_HALF_PI * erfcx(yArg[j]!);
+    const m = region === 0 ? 1 : region === 1 ? 2 : 3;
+    for (let j = deltaAt === 0 ? 0 : 1; j < m; j++) yVal[j] = SQRT_HALF_PI * erfcx(yArg[j]!);
     let otm: number;
-    if (region === 0) {
-      otm = fPhi * asymptoticD(ho, t);
-    } else if (region === 1) {
-      // Small t: D as the odd Taylor series of Y about h, D = 2·Σ_j Y^(2j+1)(h)·t^(2j+1)/(2j+1)!. From
-      // Y' = 1 + hY every derivative is a polynomial in h plus one times Y; with a = 1 + h·Y(h) = Y'(h) the
-      // odd ones are U_j(h²) + a·V_j(h²), the integer polynomials below (Y‴ = −1 + a·(3 + h²), …), every
-      // term of the series positive. Seven terms, through t¹³: the first one left out is below 2e-16 of the
-      // sum for t < 0.21.
+    if (region === 0) otm = fPhi * asymptoticD(ho, t);
+    else if (region === 1) {
       const a = 1 + ho * yVal[1]!;
       const z = ho * ho;
       const w = t * t;
       const t1 = (-1 + a * (3 + z)) * (1 / 6);
       const t2 = (-7 - z + a * (15 + z * (10 + z))) * (1 / 120);
       const t3 = (-57 + z * (-18 - z) + a * (105 + z * (105 + z * (21 + z)))) * (1 / 5040);
-      const t4 = (-561 + z * (-285 + z * (-33 - z)) + a * (945 + z * (1260 + z * (378 + z * (36 + z))))) * (1 / 362880);
-      const t5 = (-6555 + z * (-4680 + z * (-840 + z * (-52 - z))) + a * (10395 + z * (17325 + z * (6930 + z * (990 + z * (55 + z)))))) * (1 / 39916800);
-      const t6 =
-        (-89055 +
-          z * (-82845 + z * (-20370 + z * (-1926 + z * (-75 - z)))) +
-          a * (135135 + z * (270270 + z * (135135 + z * (25740 + z * (2145 + z * (78 + z))))))) *
-        (1 / 6227020800);
-      otm = fPhi * 2 * t * (a + w * (t1 + w * (t2 + w * (t3 + w * (t4 + w * (t5 + w * t6))))));
+      otm = fPhi * 2 * t * (a + w * (t1 + w * (t2 + w * (t3 + w * taylorTail(z, a, w)))));
     } else if (region === 2) {
       // N(d1) is not small, nothing to cancel: e^(ht)·N(h + t) = e^(ht) − E·Y(−(h + t)); the second term as
       // E·Y(h − t) cannot overflow.
@@ -250,8 +274,9 @@ function fill(
       // The difference of Mills ratios loses at most a factor ~25 (at t = 0.21, h + t = −10).
       otm = fPhi * (yVal[1]! - yVal[2]!);
     }
+    const yDelta = yVal[deltaAt]!;
     const price = DF * (otm + intrinsic);
-    const tail = (fPhi / F) * yVal[0]!;
+    const tail = (fPhi / F) * yDelta;
     outPrice[q] = price;
     outDelta[q] = call ? DF * (d1 < 0 ? tail : 1 - tail) : -DF * (d1 < 0 ? 1 - tail : tail);
     outGamma[q] = (DF * fPhi) / F / (F * s);

@@ -222,6 +222,37 @@ function readNumbers(value: unknown, path: string, benchmark: number): Float64Ar
   return out;
 }
 
+/** The log-forward-moneyness of each quote of `smiles[i]` from its strikes in their convention (each checked). */
+function logMoneyness(
+  x: Float64Array,
+  vols: Float64Array,
+  strikeType: ModelStrikeType,
+  at: { path: string; i: number; T: number; forward: number; spot: number },
+): Float64Array {
+  const { path, i } = at;
+  const sqrtT = Math.sqrt(at.T);
+  const k = new Float64Array(x.length);
+  const shift = logShift(strikeType, Math.log(at.forward), Math.log(at.spot));
+  for (let j = 0; j < x.length; j++) {
+    const xj = x[j]!;
+    const field = `${path}.strikes[${j}]`;
+    if (shift !== undefined) {
+      if (!(xj > 0)) fail(`${field} must be a finite number > 0; got ${fmt(xj)}`, field, "strike > 0", i);
+      k[j] = Math.log(xj) + shift;
+    } else if (strikeType === "delta") {
+      if (!(xj > 0 && xj < 1)) fail(`${field} must be a forward call delta in (0, 1); got ${fmt(xj)}`, field, "0 < delta < 1", i);
+      const sw = vols[j]! * sqrtT;
+      k[j] = sw * (sw / 2 - normInv(xj));
+    } else {
+      k[j] = xj;
+    }
+    if (!(Math.abs(k[j]!) <= LOG_MONEYNESS_LIMIT)) {
+      fail(`${field}: log-moneyness ${fmt(k[j]!)} is beyond the model's limit |k| <= ${LOG_MONEYNESS_LIMIT}`, field, "|k| <= 1e4", i);
+    }
+  }
+  return k;
+}
+
 /** Reads and checks `smiles[i]` (see {@link calibrate} for the conditions): log-moneyness of each quote, vols, and sqrt of the weights normalised to mean 1. */
 function readSmile(raw: unknown, i: number, spot: number, rate: number, weighting: "uniform" | "vega", previous: ParsedSmile | undefined): ParsedSmile {
   const path = `smiles[${i}]`;
@@ -270,26 +301,7 @@ function readSmile(raw: unknown, i: number, spot: number, rate: number, weightin
     }
     weights.set(w);
   }
-  const sqrtT = Math.sqrt(T);
-  const k = new Float64Array(n);
-  const shift = logShift(strikeType, Math.log(forward), Math.log(spot));
-  for (let j = 0; j < n; j++) {
-    const xj = x[j]!;
-    const field = `${path}.strikes[${j}]`;
-    if (shift !== undefined) {
-      if (!(xj > 0)) fail(`${field} must be a finite number > 0; got ${fmt(xj)}`, field, "strike > 0", i);
-      k[j] = Math.log(xj) + shift;
-    } else if (strikeType === "delta") {
-      if (!(xj > 0 && xj < 1)) fail(`${field} must be a forward call delta in (0, 1); got ${fmt(xj)}`, field, "0 < delta < 1", i);
-      const sw = vols[j]! * sqrtT;
-      k[j] = sw * (sw / 2 - normInv(xj));
-    } else {
-      k[j] = xj;
-    }
-    if (!(Math.abs(k[j]!) <= LOG_MONEYNESS_LIMIT)) {
-      fail(`${field}: log-moneyness ${fmt(k[j]!)} is beyond the model's limit |k| <= ${LOG_MONEYNESS_LIMIT}`, field, "|k| <= 1e4", i);
-    }
-  }
+  const k = logMoneyness(x, vols, strikeType, { path, i, T, forward, spot });
   const distinct = new Set(k).size;
   if (distinct < MIN_QUOTES) {
     fail(
@@ -299,6 +311,7 @@ function readSmile(raw: unknown, i: number, spot: number, rate: number, weightin
       i,
     );
   }
+  const sqrtT = Math.sqrt(T);
   if (weighting === "vega") {
     for (let j = 0; j < n; j++) {
       const sw = vols[j]! * sqrtT;
