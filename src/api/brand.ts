@@ -84,9 +84,18 @@ const neutralBrand = () => brandOf(DEFAULT_BRAND);
  * understood. Plain objects and arrays are copied; nothing the caller passed is changed.
  */
 export function toNeutral(value: unknown, brand: Brand): unknown {
+  let r = neutralRewriters.get(brand);
+  if (!r) neutralRewriters.set(brand, (r = neutralRewriter(brand)));
+  return rewrite(value, r);
+}
+
+/** {@link toNeutral}'s rewriter for each brand, made once (it runs on every request). */
+const neutralRewriters = new Map<Brand, Rewriter>();
+
+function neutralRewriter(brand: Brand): Rewriter {
   const prefixes = new Set([brand.fieldPrefix, brandOf(PUBLISHED_BRAND).fieldPrefix]);
   prefixes.delete(neutralBrand().fieldPrefix);
-  return rewrite(value, {
+  return {
     key: (k) => {
       if (!prefixes.size) return k;
       const underscore = k.indexOf("_");
@@ -104,7 +113,7 @@ export function toNeutral(value: unknown, brand: Brand): unknown {
       if (k === "portfolio_type" && v.toLowerCase() === brand.portfolioType.toLowerCase()) return neutralBrand().portfolioType;
       return v;
     },
-  });
+  };
 }
 
 /** The brand's spelling of a neutral body (the inverse of {@link toNeutral}); the neutral brand returns it as it is. */
@@ -135,17 +144,19 @@ interface Rewriter {
   value(key: string, value: unknown): unknown;
 }
 
+/** An empty copy of a plain object or array (filled by {@link rewrite}), or the value rewritten. */
+function copy(r: Rewriter, from: unknown, parentKey: string): unknown {
+  if (Array.isArray(from)) return new Array<unknown>(from.length);
+  if (isRecord(from) && Object.getPrototypeOf(from) === Object.prototype) return {};
+  return r.value(parentKey, from);
+}
+
 /** A copy of plain objects and arrays with keys and string values rewritten; other values are kept as they are. */
 function rewrite(value: unknown, r: Rewriter): unknown {
   // An explicit stack: a body nested thousands deep must not overflow the call stack.
   const root: { v: unknown } = { v: value };
   const stack: { from: unknown; to: Record<string, unknown> | unknown[]; at: string | number }[] = [];
-  const copy = (from: unknown, parentKey: string): unknown => {
-    if (Array.isArray(from)) return new Array<unknown>(from.length);
-    if (isRecord(from) && Object.getPrototypeOf(from) === Object.prototype) return {};
-    return r.value(parentKey, from);
-  };
-  const start = copy(value, "");
+  const start = copy(r, value, "");
   root.v = start;
   if (start !== value && (Array.isArray(start) || isRecord(start))) stack.push({ from: value, to: start as Record<string, unknown>, at: "" });
   while (stack.length) {
@@ -155,7 +166,7 @@ function rewrite(value: unknown, r: Rewriter): unknown {
       // Array elements inherit the key of the array (`portfolio_names: ["…"]` is no enum, but a `$type` array would be).
       for (let i = 0; i < from.length; i++) {
         const item = from[i];
-        const c = copy(item, "");
+        const c = copy(r, item, "");
         out[i] = c;
         if (c !== item && (Array.isArray(c) || isRecord(c))) stack.push({ from: item, to: c as Record<string, unknown>, at: i });
       }
@@ -164,7 +175,7 @@ function rewrite(value: unknown, r: Rewriter): unknown {
     const out = to as Record<string, unknown>;
     for (const [k, item] of Object.entries(from as Record<string, unknown>)) {
       const key = r.key(k);
-      const c = copy(item, k);
+      const c = copy(r, item, k);
       out[key] = c;
       if (c !== item && (Array.isArray(c) || isRecord(c))) stack.push({ from: item, to: c as Record<string, unknown>, at: key });
     }

@@ -16,60 +16,70 @@ export const MAX_BODY_DEPTH = 64;
 export function jsonShapeIssue(value: unknown, options: { maxDepth?: number; finite?: boolean } = {}): { path: string; message: string } | undefined {
   const maxDepth = options.maxDepth ?? MAX_BODY_DEPTH;
   const checkFinite = options.finite !== false;
-  // Paths are only spelled out for the issue found: each entry knows its parent and its key.
-  const values: unknown[] = [value];
-  const parents: number[] = [-1];
-  const keys: (string | number)[] = [""];
-  const depths: number[] = [0];
-  const stack: number[] = [0];
-  const pathOf = (at: number) => {
-    const parts: (string | number)[] = [];
-    for (let i = at; i > 0; i = parents[i]!) parts.push(keys[i]!);
-    let out = "";
-    for (let j = parts.length - 1; j >= 0; j--) {
-      const key = parts[j]!;
-      out += typeof key === "number" ? `[${key}]` : out ? `.${key}` : key;
-    }
-    return out || "(root)";
-  };
-  const visit = (v: unknown, parent: number, key: string | number, depth: number) => {
-    if (typeof v === "number") {
-      if (checkFinite && !Number.isFinite(v)) {
-        values.push(v);
-        parents.push(parent);
-        keys.push(key);
-        depths.push(depth);
-        return values.length - 1;
-      }
-      return -1;
-    }
-    if (typeof v !== "object" || v === null || v instanceof Date) return -1;
-    values.push(v);
-    parents.push(parent);
-    keys.push(key);
-    depths.push(depth);
-    stack.push(values.length - 1);
-    return -1;
-  };
   if (typeof value === "number" && checkFinite && !Number.isFinite(value)) return { path: "(root)", message: notFinite(value) };
-  while (stack.length) {
-    const at = stack.pop()!;
-    const v = values[at] as object;
-    const depth = depths[at]!;
-    if (depth >= maxDepth) return { path: pathOf(at), message: `nested deeper than ${maxDepth} levels` };
+  // Paths are only spelled out for the issue found: each entry knows its parent and its key. Module-level
+  // helpers over this state, not closures: the bundle (keepNames) names every closure it makes, per call.
+  const w: Walk = { values: [value], parents: [-1], keys: [""], depths: [0], stack: [0], checkFinite };
+  while (w.stack.length) {
+    const at = w.stack.pop()!;
+    const v = w.values[at] as object;
+    const depth = w.depths[at]!;
+    if (depth >= maxDepth) return { path: pathOf(w, at), message: `nested deeper than ${maxDepth} levels` };
     let bad = -1;
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length && bad < 0; i++) bad = visit(v[i], at, i, depth + 1);
+      for (let i = 0; i < v.length && bad < 0; i++) bad = visit(w, v[i], at, i, depth + 1);
     } else {
       for (const key in v) {
         if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
-        bad = visit((v as Record<string, unknown>)[key], at, key, depth + 1);
+        bad = visit(w, (v as Record<string, unknown>)[key], at, key, depth + 1);
         if (bad >= 0) break;
       }
     }
-    if (bad >= 0) return { path: pathOf(bad), message: notFinite(values[bad] as number) };
+    if (bad >= 0) return { path: pathOf(w, bad), message: notFinite(w.values[bad] as number) };
   }
   return undefined;
+}
+
+/** The state of one {@link jsonShapeIssue} walk: every object, array or bad number met, with its parent, key and depth. */
+interface Walk {
+  values: unknown[];
+  parents: number[];
+  keys: (string | number)[];
+  depths: number[];
+  /** Entries still to look into. */
+  stack: number[];
+  checkFinite: boolean;
+}
+
+/** The wire's field notation of entry `at` (`surface.vols[3]`). */
+function pathOf(w: Walk, at: number): string {
+  const parts: (string | number)[] = [];
+  for (let i = at; i > 0; i = w.parents[i]!) parts.push(w.keys[i]!);
+  let out = "";
+  for (let j = parts.length - 1; j >= 0; j--) {
+    const key = parts[j]!;
+    out += typeof key === "number" ? `[${key}]` : out ? `.${key}` : key;
+  }
+  return out || "(root)";
+}
+
+/** Notes one value: an object or array to look into, or a bad number (its entry, returned); -1 otherwise. */
+function visit(w: Walk, v: unknown, parent: number, key: string | number, depth: number): number {
+  if (typeof v === "number") {
+    if (w.checkFinite && !Number.isFinite(v)) return add(w, v, parent, key, depth);
+    return -1;
+  }
+  if (typeof v !== "object" || v === null || v instanceof Date) return -1;
+  w.stack.push(add(w, v, parent, key, depth));
+  return -1;
+}
+
+function add(w: Walk, v: unknown, parent: number, key: string | number, depth: number): number {
+  w.values.push(v);
+  w.parents.push(parent);
+  w.keys.push(key);
+  w.depths.push(depth);
+  return w.values.length - 1;
 }
 
 function notFinite(v: number): string {

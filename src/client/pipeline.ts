@@ -361,9 +361,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   }
 
   decode(got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
-    const after = this.outcomeUnknown(got.status);
-    const details = () => this.details({ status: got.status, requestId: got.requestId, ...after.extra });
-    return decodeResponse(this.op, got.text, details, this.options, this.redactor, { note: after.note, failed: (messages) => this.failedWrite(messages) });
+    return decodeResponse(this, got);
   }
 
   /**
@@ -632,25 +630,28 @@ export async function exchange(call: PreparedCall): Promise<Response> {
  * redirect (`redirect: "manual"`); every hop's headers are built here, the credential added again.
  */
 async function sendFollowing(call: PreparedCall): Promise<{ used: string; response: Response }> {
-  const { config } = call;
-  let used = "";
-  const send = async (hop: Hop) => {
-    const headers = requestHeaders(call, hop.body !== undefined);
-    const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
-    used = typeof applied === "string" ? applied : await applied;
-    // Aborted before it left (a signal aborted already, or while a token was fetched): nothing was sent.
-    if (call.signal.aborted) throw call.signal.reason;
-    call.sends++;
-    return config.fetch(hop.url, { method: hop.method, headers, body: hop.body, signal: call.signal, redirect: "manual" });
-  };
+  const sent = { used: "" };
   try {
-    const { response, hop } = await followSameOrigin({ url: call.url, method: call.op.method, body: call.body }, send);
+    // A bound function, not a closure: the bundle (keepNames) names every closure it makes, on every call.
+    const { response, hop } = await followSameOrigin({ url: call.url, method: call.op.method, body: call.body }, sendHop.bind(undefined, call, sent));
     call.finalUrl = hop.url === call.url ? undefined : hop.url;
-    return { used, response };
+    return { used: sent.used, response };
   } catch (error) {
     if (error instanceof RedirectRefused) throw redirectFailure(call, error);
     throw error;
   }
+}
+
+/** One hop of {@link sendFollowing}: its headers built afresh, the credential added (and noted in `sent`). */
+async function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Promise<Response> {
+  const { config } = call;
+  const headers = requestHeaders(call, hop.body !== undefined);
+  const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
+  sent.used = typeof applied === "string" ? applied : await applied;
+  // Aborted before it left (a signal aborted already, or while a token was fetched): nothing was sent.
+  if (call.signal.aborted) throw call.signal.reason;
+  call.sends++;
+  return config.fetch(hop.url, { method: hop.method, headers, body: hop.body, signal: call.signal, redirect: "manual" });
 }
 
 /** A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header. */
@@ -792,12 +793,6 @@ function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: st
   }
 }
 
-/** What a write's decoding errors add: how to check (the answer was a 2xx), and what a reported failure did. */
-interface DecodeNotes {
-  note: string;
-  failed?: (messages: readonly string[]) => FailedWrite | undefined;
-}
-
 /** What a write the server reported failed did: its outcome, and for best effort what was stored. */
 export interface FailedWrite {
   outcome: WriteOutcome;
@@ -832,47 +827,55 @@ export function bestEffortReport(body: Record<string, unknown>, messages: readon
   return { sent, stored: sent - rejected.size, rejected: list };
 }
 
-function decodeResponse<Op extends OperationDef>(
-  op: Op,
-  text: string,
-  details: () => ErrorDetails,
-  options: CallOptions,
-  redactor: Redactor,
-  notes: DecodeNotes = { note: "" },
-): ResponseOf<Op> {
+/**
+ * A success answer's body, parsed and checked against the operation's schema. What an error adds for a
+ * write (the outcome, how to check) is worked out only when there is an error: this runs on every answer.
+ */
+function decodeResponse<Op extends OperationDef>(call: PreparedCall<Op>, got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
+  const { op, redactor, options } = call;
+  const text = got.text;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
+    const { note, details } = decodeFailure(call, got);
     const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
     throw new ResponseValidationError(
-      redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`) + notes.note,
-      { ...details(), body: redactor.text(text) },
+      redactor.text(`${op.name}: the server's response is not JSON${text ? `: ${preview}` : " (empty body)"}`) + note,
+      { ...details, body: redactor.text(text) },
       [],
     );
   }
   const parsed = op.response.safeParse(json);
   if (!parsed.success) {
+    const { note, details } = decodeFailure(call, got);
     const issues = toFieldIssues(parsed.error);
     throw new ResponseValidationError(
-      redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`) + notes.note,
-      { ...details(), body: redactor.value(json) },
+      redactor.text(`${op.name}: the server's response does not fit the schema — ${formatIssues(issues)}`) + note,
+      { ...details, body: redactor.value(json) },
       issues,
     );
   }
   const data = parsed.data as ResponseOf<Op>;
   const outcome = data as { is_success?: boolean; error_messages?: string[] };
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
+    const { note, details } = decodeFailure(call, got);
     const messages = redactor.value(outcome.error_messages ?? []);
-    const failed = notes.failed?.(messages);
+    const failed = call.failedWrite(messages);
     throw new OperationFailedError(
-      redactor.text(failureMessage(op.name, messages, failed, notes.note)),
-      { ...details(), ...(failed ? { outcome: failed.outcome } : {}), body: redactor.value(json) },
+      redactor.text(failureMessage(op.name, messages, failed, note)),
+      { ...details, ...(failed ? { outcome: failed.outcome } : {}), body: redactor.value(json) },
       messages,
       failed?.report,
     );
   }
   return data;
+}
+
+/** What a decoding error of this answer says of the call (no closure per answer: the bundle names each one it makes). */
+function decodeFailure(call: PreparedCall, got: { status: number; requestId?: string }): { note: string; details: ErrorDetails } {
+  const after = call.outcomeUnknown(got.status);
+  return { note: after.note, details: call.details({ status: got.status, requestId: got.requestId, ...after.extra }) };
 }
 
 /** Up to `max` messages in one line, and how many more. */
