@@ -1,27 +1,37 @@
 /**
  * Calibration time of the local vol model: `calibrate` on a 12-maturity × 21-strike surface, with exact
- * quotes (produced by an arbitrage-free surface) and with noisy ones (the same plus seeded noise of 2 vol
- * bp), single-threaded.
+ * quotes (produced by an arbitrage-free surface), with noisy ones (the same plus seeded noise of 2 vol bp),
+ * and on its worst case (quotes from an SSVI surface plus seeded noise of 20 vol bp, which presses most
+ * slices against the calendar and butterfly constraints), single-threaded.
  *
  * What: quotes at 7 days to 3 years, 21 PercentForward strikes per maturity spread over
  * `sqrt(theta)·z` in log-moneyness for z from −3.5 to 3 (about 83%–119% of the forward at one week,
- * 55%–183% at three years), from a `buildSurface` equity surface (downward skew, steeper put wing).
- * `calibrate` includes `diagnose(fromSurface(surface))` on the result; that call is timed on its own too,
- * so the fit's share is the difference.
+ * 55%–183% at three years), from a `buildSurface` equity surface (downward skew, steeper put wing); the
+ * worst case from SSVI (`w = θ/2·(1 + ρφk + sqrt((φk + ρ)² + 1 − ρ²))`, power-law `φ = η/(θ^γ(1 + θ)^(1−γ))`,
+ * ρ = −0.7, η = 1, γ = 0.3, the same ATM vols and strikes) with N(0, (20 bp)²) noise, seed 6 (as
+ * test/vol/calibrate-ssvi.test.ts). `calibrate` includes `diagnose(fromSurface(surface))` on the result;
+ * that call is timed on its own too, so the fit's share is the difference.
  * How: the built package (dist/vol) is loaded in this process; each variant gets BENCH_CAL_WARMUP (default
  * 2) warm-up calls, then BENCH_CAL_ROUNDS (default 9) timed calls, interleaved round by round so drift hits
  * all alike; the report gives median / min / max ms of wall time and the median of this process's CPU time.
+ * With BENCH_CAL_BASELINE=<a dist directory> (e.g. of a worktree at an older commit: `git worktree add
+ * /tmp/old <commit>`, then `tsc -p tsconfig.build.json` there), that build's calibrate and diagnose run
+ * interleaved with these on the same quotes, and the report gives old / new ratios of the medians.
  * Check: with exact quotes every quote must come back to 1e-8 in vol, with noisy ones the RMSE must be of
- * the order of the noise (0.4 to 1.5 times it), and both fitted surfaces must pass `diagnose`; else the
- * run fails (exit 1).
+ * the order of the noise (0.4 to 1.5 times it), the worst case must converge on every slice, and all fitted
+ * surfaces must pass `diagnose`; else the run fails (exit 1).
  * Writes bench/results/calibrate.json. Run: `npm run build && node bench/calibrate.mjs`. One core.
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { envInt, formatTable, isMain, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
 
 /** Largest |model vol − quote| accepted with exact quotes. */
 export const EXACT_TOLERANCE = 1e-8;
 /** The noise added to the quotes (decimal vol): 2 vol bp. */
 export const NOISE = 2e-4;
+/** The noise of the worst case: 20 vol bp. */
+export const WORST_NOISE = 20e-4;
 
 export function settingsFromEnv() {
   return { rounds: envInt("BENCH_CAL_ROUNDS", 9), warmup: envInt("BENCH_CAL_WARMUP", 2) };
@@ -30,6 +40,32 @@ export function settingsFromEnv() {
 function load() {
   // The simulator's seeded generator draws the noise.
   return { vol: requireBuilt("vol", "index.js"), random: requireBuilt("sim", "random.js") };
+}
+
+/** Another build's vol module (BENCH_CAL_BASELINE: its dist directory), or undefined. */
+function loadBaseline() {
+  const dir = process.env.BENCH_CAL_BASELINE;
+  return dir ? createRequire(import.meta.url)(join(dir, "vol", "index.js")) : undefined;
+}
+
+/** The worst case: SSVI quotes at the bench surface's maturities and strikes, plus seeded noise (decimal vol). */
+function ssviQuotes(random, seed = 6, noise = WORST_NOISE, rho = -0.7, eta = 1, gamma = 0.3) {
+  const draws = random.rng(seed, "bench/calibrate/ssvi");
+  return [7, 14, 30, 60, 91, 122, 182, 273, 365, 547, 730, 1095].map((d) => {
+    const T = d / 365;
+    const atm = 0.19 + 0.07 * Math.exp(-d / 90);
+    const theta = atm * atm * T;
+    const phi = eta / (theta ** gamma * (1 + theta) ** (1 - gamma));
+    const strikes = [];
+    const vols = [];
+    for (let j = 0; j < 21; j++) {
+      const k = Math.sqrt(theta) * (-3.5 + (6.5 * j) / 20);
+      const w = (theta / 2) * (1 + rho * phi * k + Math.sqrt((phi * k + rho) ** 2 + 1 - rho * rho));
+      strikes.push(100 * Math.exp(k));
+      vols.push(Math.sqrt(w / T) + noise * draws.normal());
+    }
+    return { maturity: d, forward: 5321.5 * Math.exp(0.025 * T), strikes, strikeType: 1, vols };
+  });
 }
 
 /** The 12-maturity equity surface the quotes come from. */
@@ -68,19 +104,32 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
   const options = (smiles) => ({ spot: truth.spot_ref, referenceDate: truth.reference_date, smiles });
   const exact = quotes(vol, truth, 0, random.rng(1, "bench/calibrate"));
   const noisy = quotes(vol, truth, NOISE, random.rng(20261120, "bench/calibrate"));
+  const worst = ssviQuotes(random);
   let fitted;
   const variants = {
     exact: { name: "calibrate, exact quotes (12 x 21)", run: () => calibrate(options(exact)) },
     noisy: { name: "calibrate, quotes + 2 bp noise (12 x 21)", run: () => calibrate(options(noisy)) },
+    worst: { name: "calibrate, SSVI quotes + 20 bp noise (12 x 21)", run: () => calibrate(options(worst)) },
     diagnose: { name: "diagnose(fitted surface) alone", run: () => vol.diagnose(vol.fromSurface(fitted)) },
   };
+  const baseline = loadBaseline();
+  if (baseline) {
+    for (const key of ["exact", "noisy", "worst", "diagnose"]) {
+      const cases = { exact, noisy, worst };
+      variants[`${key}Baseline`] = {
+        name: `  the same, baseline build`,
+        run: key === "diagnose" ? () => baseline.diagnose(baseline.fromSurface(fitted)) : () => baseline.calibrate(options(cases[key])),
+      };
+    }
+  }
   fitted = variants.exact.run().surface;
   const results = {};
   const timed = timeVariants(variants, settings, {
     onResult: (key, result) => (results[key] = result),
     onRound: (r, ms) =>
       log(
-        `round ${r + 1}/${settings.rounds}: exact ${round(ms.exact.at(-1), 1)} ms, noisy ${round(ms.noisy.at(-1), 1)} ms, diagnose ${round(ms.diagnose.at(-1), 1)} ms`,
+        `round ${r + 1}/${settings.rounds}: exact ${round(ms.exact.at(-1), 1)} ms, noisy ${round(ms.noisy.at(-1), 1)} ms, ` +
+          `worst ${round(ms.worst.at(-1), 1)} ms, diagnose ${round(ms.diagnose.at(-1), 1)} ms`,
       ),
   });
 
@@ -107,20 +156,25 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     noisyRmseOverNoise: { min: Math.min(...noisyRmse) / noiseBp, max: Math.max(...noisyRmse) / noiseBp },
     exactDiagnoseOk: results.exact.diagnostics.ok,
     noisyDiagnoseOk: results.noisy.diagnostics.ok,
+    worstConverged: results.worst.fit.every((f) => f.converged),
+    worstDiagnoseOk: results.worst.diagnostics.ok,
   };
   check.ok =
     maxExactError <= EXACT_TOLERANCE &&
     check.noisyRmseOverNoise.min >= 0.4 &&
     check.noisyRmseOverNoise.max <= 1.5 &&
     check.exactDiagnoseOk &&
-    check.noisyDiagnoseOk;
+    check.noisyDiagnoseOk &&
+    check.worstConverged &&
+    check.worstDiagnoseOk;
   return {
     settings,
     surface: { maturities: truth.benchmark_maturities, strikesPerMaturity: 21, strikeType: "PercentForward", noiseBp },
     variants: Object.fromEntries(
       Object.entries(variants).map(([key, v]) => [key, { name: v.name, ms: summarise(timed.ms[key]), cpuMs: summarise(timed.cpuMs[key]) }]),
     ),
-    fits: { exact: summary(results.exact), noisy: summary(results.noisy) },
+    fits: { exact: summary(results.exact), noisy: summary(results.noisy), worst: summary(results.worst) },
+    baseline: baseline ? { dir: process.env.BENCH_CAL_BASELINE, worst: summary(results.worstBaseline) } : undefined,
     check,
   };
 }
@@ -128,15 +182,33 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
 export function formatCalibrate(r) {
   const rows = Object.values(r.variants).map((v) => statRow(v.name, v.ms, v.cpuMs, (x) => round(x, 1)));
   const fitOnly = (key) => round(r.variants[key].ms.median - r.variants.diagnose.ms.median, 1);
+  const ratios = r.baseline
+    ? [
+        "",
+        `baseline ${r.baseline.dir}: old / new, medians of wall (CPU) time: ` +
+          ["exact", "noisy", "worst", "diagnose"]
+            .map(
+              (k) =>
+                `${k} ${round(r.variants[`${k}Baseline`].ms.median / r.variants[k].ms.median, 2)}x ` +
+                `(${round(r.variants[`${k}Baseline`].cpuMs.median / r.variants[k].cpuMs.median, 2)}x)`,
+            )
+            .join(", "),
+        `baseline worst case converged per maturity: [${r.baseline.worst.converged ? "all" : "not all"}]`,
+      ]
+    : [];
   return [
     formatTable(["variant", "ms median", "min", "max", "spread", "CPU ms median"], rows),
+    ...ratios,
     "",
     `fit alone (calibrate − diagnose, medians): exact ${fitOnly("exact")} ms, noisy ${fitOnly("noisy")} ms`,
     `iterations per maturity: exact [${r.fits.exact.iterations.join(", ")}], noisy [${r.fits.noisy.iterations.join(", ")}]`,
     `noisy RMSE per maturity (vol bp, noise ${r.surface.noiseBp} bp): [${r.fits.noisy.rmseBp.map((x) => round(x, 2)).join(", ")}]`,
+    `worst case (SSVI + ${WORST_NOISE * 1e4} bp): iterations [${r.fits.worst.iterations.join(", ")}], RMSE [${r.fits.worst.rmseBp.map((x) => round(x, 1)).join(", ")}], ` +
+      `every slice converged: ${r.check.worstConverged}`,
     `check: ${r.check.ok ? "OK" : "FAILED"} — exact quotes back to ${r.check.exactMaxVolError.toExponential(2)} in vol (tolerance ${r.check.exactTolerance}), ` +
       `noisy RMSE ${round(r.check.noisyRmseOverNoise.min, 2)}–${round(r.check.noisyRmseOverNoise.max, 2)} × noise, ` +
-      `diagnose ${r.check.exactDiagnoseOk && r.check.noisyDiagnoseOk ? "ok" : "FAILED"}`,
+      `diagnose ${r.check.exactDiagnoseOk && r.check.noisyDiagnoseOk && r.check.worstDiagnoseOk ? "ok" : "FAILED"}, ` +
+      `worst case ${r.check.worstConverged ? "converged" : "NOT converged"}`,
   ].join("\n");
 }
 
