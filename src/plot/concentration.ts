@@ -28,17 +28,37 @@ export interface ConcentrationStats {
 
 /** Σ|value| per name, largest first, and the concentration figures of those shares. */
 export function concentrationStats(names: readonly (string | null)[], values: readonly number[], top: number): ConcentrationStats {
-  const gross = new Map<string, number>();
-  names.forEach((n, i) => {
+  // Sums in a Float64Array by the name's slot (first seen first), one Map lookup per row; then the slots
+  // ranked by sum, largest first, ties in the order first seen (a total order: the same as a stable sort).
+  const slot = new Map<string, number>();
+  const keys: string[] = [];
+  const sums = new Float64Array(names.length);
+  for (let i = 0; i < names.length; i++) {
     const v = Math.abs(values[i]!);
-    if (Number.isFinite(v)) gross.set(n ?? "(none)", (gross.get(n ?? "(none)") ?? 0) + v);
-  });
-  const ranked = [...gross.entries()].sort((a, b) => b[1] - a[1]);
-  const total = ranked.reduce((s, [, v]) => s + v, 0);
+    if (!Number.isFinite(v)) continue;
+    const key = names[i] ?? "(none)";
+    let k = slot.get(key);
+    if (k === undefined) {
+      k = keys.length;
+      slot.set(key, k);
+      keys.push(key);
+    }
+    sums[k]! += v;
+  }
+  const m = keys.length;
+  const order = Array.from({ length: m }, (_, k) => k).sort((a, b) => sums[b]! - sums[a]! || a - b);
+  let total = 0;
+  for (const k of order) total += sums[k]!;
   let running = 0;
-  const cumulative = ranked.map(([, v]) => (running += v) / total);
-  const hhi = ranked.reduce((s, [, v]) => s + (v / total) ** 2, 0);
-  return { names: ranked.map(([n]) => n), cumulative, topShare: cumulative[Math.min(top, ranked.length) - 1] ?? 0, hhi, effective: hhi > 0 ? 1 / hhi : 0 };
+  let hhi = 0;
+  const cumulative = new Array<number>(m);
+  const ranked = new Array<string>(m);
+  order.forEach((k, j) => {
+    cumulative[j] = (running += sums[k]!) / total;
+    ranked[j] = keys[k]!;
+  });
+  for (const k of order) hhi += (sums[k]! / total) ** 2;
+  return { names: ranked, cumulative, topShare: cumulative[Math.min(top, m) - 1] ?? 0, hhi, effective: hhi > 0 ? 1 / hhi : 0 };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -60,8 +80,20 @@ export function concentration(input: TableInput, options: ConcentrationOptions):
   const names = texts(view, options.by);
   const values = numbers(view, options.value ?? "notional");
   const series = options.series ? texts(view, options.series) : undefined;
-  // Row indices by series, in first-seen order: one push per row (n log n overall with the ranking below).
-  const groups = groupBy(view.rowCount, series ? (i) => series[i] ?? "(none)" : () => "");
+  // One curve per series (row indices grouped in one pass, first seen first), or one of every row: the
+  // columns as they are, no copy. Each curve n log n (concentrationStats).
+  const curves: [string, ConcentrationStats][] = series
+    ? [...groupBy(view.rowCount, (i) => series[i] ?? "(none)")].map(([key, rows]) => [
+        key,
+        concentrationStats(
+          rows.map((i) => names[i]!),
+          rows.map((i) => values[i]!),
+          top,
+        ),
+      ])
+    : view.rowCount > 0
+      ? [["", concentrationStats(names, values, top)]]
+      : [];
   const data: Trace[] = [
     {
       type: "scatter",
@@ -73,25 +105,7 @@ export function concentration(input: TableInput, options: ConcentrationOptions):
       hoverinfo: "skip",
     },
   ];
-  [...groups.entries()].forEach(([key, rows], k) => {
-    const s = concentrationStats(
-      rows.map((i) => names[i]!),
-      rows.map((i) => values[i]!),
-      top,
-    );
-    const n = s.names.length;
-    data.push({
-      type: "scatter",
-      mode: n > 30 ? "lines" : "lines+markers",
-      name: `${key ? `${key}: ` : ""}top ${Math.min(top, n)} ${pct(s.topShare)} · HHI ${s.hhi.toFixed(3)} · ≈${s.effective.toFixed(1)} names`,
-      x: [0, ...s.names.map((_, j) => ((j + 1) / n) * 100)],
-      y: [0, ...s.cumulative.map((c) => c * 100)],
-      customdata: ["", ...s.names],
-      line: { color: paletteColor(k), width: 2, shape: "linear" },
-      marker: { color: paletteColor(k), size: 5 },
-      hovertemplate: `${key ? `${key}<br>` : ""}up to %{customdata}: %{y:.1f}% of the total<extra></extra>`,
-    });
-  });
+  curves.forEach(([key, s], k) => data.push(curveTrace(key, s, top, k)));
   const value = options.value ?? "notional";
   return displayable({
     data,
@@ -102,4 +116,31 @@ export function concentration(input: TableInput, options: ConcentrationOptions):
     }),
     config: baseConfig(),
   });
+}
+
+/** One curve: 0 then each name's cumulative share against its rank as a share of the names (arrays made at their length, no copies). */
+function curveTrace(key: string, s: ConcentrationStats, top: number, k: number): Trace {
+  const n = s.names.length;
+  const x = new Array<number>(n + 1);
+  const y = new Array<number>(n + 1);
+  const customdata = new Array<string>(n + 1);
+  x[0] = 0;
+  y[0] = 0;
+  customdata[0] = "";
+  for (let j = 0; j < n; j++) {
+    x[j + 1] = ((j + 1) / n) * 100;
+    y[j + 1] = s.cumulative[j]! * 100;
+    customdata[j + 1] = s.names[j]!;
+  }
+  return {
+    type: "scatter",
+    mode: n > 30 ? "lines" : "lines+markers",
+    name: `${key ? `${key}: ` : ""}top ${Math.min(top, n)} ${pct(s.topShare)} · HHI ${s.hhi.toFixed(3)} · ≈${s.effective.toFixed(1)} names`,
+    x,
+    y,
+    customdata,
+    line: { color: paletteColor(k), width: 2, shape: "linear" },
+    marker: { color: paletteColor(k), size: 5 },
+    hovertemplate: `${key ? `${key}<br>` : ""}up to %{customdata}: %{y:.1f}% of the total<extra></extra>`,
+  };
 }
