@@ -17,8 +17,13 @@
  * Check: the vectorised results must equal the scalar API bit for bit, and agree with the naive formula to
  * 1e-9 relative where the naive one is itself accurate (prices above 1e-3 of the forward), else the run
  * fails (exit 1).
+ * With BENCH_BLACK_BASELINE=<a dist directory> (e.g. of a worktree at an older commit, built with `tsc -p
+ * tsconfig.build.json`), that build's `black76Strikes` runs interleaved with this one on the same inputs
+ * (output reused), its results checked against this one's to 1e-12 relative, and the report gives the ratio.
  * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { envInt, formatTable, isMain, perSecond, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
 
 /** Largest relative |vectorised − naive| accepted where the naive formula is accurate. */
@@ -34,7 +39,9 @@ export function settingsFromEnv() {
 }
 
 function load() {
-  return { black: requireBuilt("vol", "black76.js"), normal: requireBuilt("vol", "normal.js") };
+  const dir = process.env.BENCH_BLACK_BASELINE;
+  const baseline = dir ? createRequire(import.meta.url)(join(dir, "vol", "black76.js")) : undefined;
+  return { black: requireBuilt("vol", "black76.js"), normal: requireBuilt("vol", "normal.js"), baseline };
 }
 
 /** The textbook formulas inline, output arrays given: no validation, no parity, no regions. */
@@ -70,7 +77,7 @@ const arrays = (n) => ({
 });
 
 export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
-  const { black, normal } = load();
+  const { black, normal, baseline } = load();
   const n = settings.strikes;
   const market = { forward: 5321.5, maturity: 0.55, discountFactor: Math.exp(-0.03 * 0.55), kind: "call" };
   const strikes = new Float64Array(n);
@@ -105,6 +112,14 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     },
     naive: { name: "textbook formulas inline (context)", count: n, run: () => naiveLoop(normal.normCdf, market, strikes, vols, naiveOut).price },
   };
+  const baselineOut = arrays(n);
+  if (baseline) {
+    variants.vectorisedBaseline = {
+      name: "black76Strikes, output reused: baseline build",
+      count: n,
+      run: () => baseline.black76Strikes(market, strikes, vols, baselineOut).price,
+    };
+  }
   const rate = (key, ms) => round(perSecond(variants[key].count, ms[key].at(-1)) / 1e6, 2);
   const timed = timeVariants(variants, settings, {
     onResult: (_, result) => (sink += result[result.length - 1]),
@@ -134,7 +149,17 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     }
   }
   const finite = Object.values(out).every((a) => a.every((x) => Number.isFinite(x)));
-  const checkOk = finite && scalarMismatches === 0 && maxRelVsNaive <= CHECK_TOLERANCE;
+  let maxRelVsBaseline = 0;
+  if (baseline) {
+    baseline.black76Strikes(market, strikes, vols, baselineOut);
+    for (const key of ["price", "delta", "gamma", "vega", "theta"]) {
+      for (let q = 0; q < n; q++) {
+        const b = baselineOut[key][q];
+        maxRelVsBaseline = Math.max(maxRelVsBaseline, b === out[key][q] ? 0 : Math.abs(out[key][q] - b) / Math.abs(b));
+      }
+    }
+  }
+  const checkOk = finite && scalarMismatches === 0 && maxRelVsNaive <= CHECK_TOLERANCE && maxRelVsBaseline <= 1e-12;
 
   const stats = Object.fromEntries(
     Object.entries(variants).map(([key, v]) => [
@@ -153,6 +178,13 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     variants: stats,
     vectorisedOverScalar: stats.vectorised.optionsPerS.median / stats.scalar.optionsPerS.median,
     vectorisedOverNaive: stats.vectorised.optionsPerS.median / stats.naive.optionsPerS.median,
+    vectorisedOverBaseline: baseline
+      ? {
+          wall: stats.vectorised.optionsPerS.median / stats.vectorisedBaseline.optionsPerS.median,
+          cpu: stats.vectorised.optionsPerCpuS.median / stats.vectorisedBaseline.optionsPerCpuS.median,
+          maxRelDiff: maxRelVsBaseline,
+        }
+      : undefined,
     check: {
       ok: checkOk,
       tolerance: CHECK_TOLERANCE,
@@ -174,6 +206,12 @@ export function formatBlack(r) {
     "",
     `vectorised: ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
       `${round(r.vectorisedOverNaive * 100, 0)}% of the naive textbook loop`,
+    ...(r.vectorisedOverBaseline
+      ? [
+          `vectorised / baseline build: ${round(r.vectorisedOverBaseline.wall, 2)}x (per CPU-s ${round(r.vectorisedOverBaseline.cpu, 2)}x), ` +
+            `max relative difference ${r.vectorisedOverBaseline.maxRelDiff.toExponential(2)}`,
+        ]
+      : []),
     `check: ${r.check.ok ? "OK" : "FAILED"} — vectorised = scalar on ${r.check.scalarCompared} options (${r.check.scalarMismatches} mismatches); ` +
       `max relative |vectorised − naive| = ${r.check.maxRelDiffVsNaive.toExponential(2)} over ${r.check.naiveCompared} options with price > 1e-3·F ` +
       `(tolerance ${r.check.tolerance})`,

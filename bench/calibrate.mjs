@@ -117,7 +117,7 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     for (const key of ["exact", "noisy", "worst", "diagnose"]) {
       const cases = { exact, noisy, worst };
       variants[`${key}Baseline`] = {
-        name: `  the same, baseline build`,
+        name: `${key === "diagnose" ? "diagnose" : `calibrate, ${key}`}: baseline build`,
         run: key === "diagnose" ? () => baseline.diagnose(baseline.fromSurface(fitted)) : () => baseline.calibrate(options(cases[key])),
       };
     }
