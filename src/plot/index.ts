@@ -7,8 +7,9 @@
  *   `reportStatus`, `transactions`, `positionEffects`, `spreadHistory`, `concentration`. Each takes a frames column table, a danfo
  *   DataFrame, or the raw response (see each one's comment).
  * - `show(figOrFrame)`: in a tslab kernel, one display message with the plotly JSON and a
- *   self-contained HTML rendering (plotly.js embedded once per kernel session); tables as HTML with
- *   shape, column types, head and tail. Elsewhere: an HTML file, its path printed.
+ *   self-contained HTML rendering (plotly.js embedded once per kernel session); tables, DataFrames and
+ *   Series (a column, `describe()`) as HTML with shape, column types, head and tail. Elsewhere: an HTML
+ *   file, its path printed.
  * - `toHtml(fig, path)`: standalone, offline page. `toPng(fig, path)`: headless Chromium.
  *
  * Importing this module loads neither plotly.js (read from disk on first display), danfo, nor
