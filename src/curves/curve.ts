@@ -3,8 +3,8 @@
  * rates, forwards and par swap rates at any year fraction or tenor, under one of three interpolations.
  */
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
-import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "../frames/curve-math";
-import { parseIsoDate } from "../frames/iso-date";
+import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "./compounding";
+import { parseIsoDate } from "../table/iso-date";
 import { CurveError } from "./errors";
 import { DEFAULT_INTERPOLATION, INTERPOLATIONS, makeInterpolator, makeNodes, type Interpolation, type Interpolator, type Nodes } from "./interpolation";
 import { addMonths, calendarDayOf, DAY_COUNTS, dayCountFraction, parseTenor, roundYears, toYears, yearFraction, type DayCount, type TimeInput } from "./tenor";
@@ -41,7 +41,7 @@ export interface CurveOptions {
 }
 
 export interface CompoundingOptions {
-  /** How the returned rate compounds (see `frames.Compounding`). Default `continuous`, the service's convention. */
+  /** How the returned rate compounds (see `curves.Compounding`). Default `continuous`, the service's convention. */
   compounding?: Compounding;
 }
 

@@ -1,5 +1,5 @@
 /** Curve spreads and butterflies (2s10s, 2s5s10s), in basis points by default. */
-import type { Compounding } from "../frames/curve-math";
+import type { Compounding } from "./compounding";
 import type { Curve } from "./curve";
 import { CurveError } from "./errors";
 import type { DayCount, TimeInput } from "./tenor";

@@ -5,12 +5,12 @@
  */
 export { loadDanfo, toDataFrame, fromDataFrame, frameInfo, DTYPE_OF_KIND, type FrameInfo } from "./danfo";
 export { numbersOf, valuesOf, emptyTable, type ColumnTable, type ColumnKind, type ColumnHint, type TableMeta, type TableShape } from "./column-table";
-export { parseIsoDate, toDate } from "./iso-date";
+export { parseIsoDate, toDate } from "../table/iso-date";
 export { provenance, type Provenance, type ProvenanceSource } from "./provenance";
 
 // Responses → frames
 export { yieldCurve, yieldCurveColumns, YIELD_CURVE_COLUMNS, type YieldCurveOptions } from "./yield-curve";
-export { discountFactor, forwardRate, curveMeasures, DEFAULT_COMPOUNDING, type Compounding, type CurveMeasures } from "./curve-math";
+export { discountFactor, forwardRate, curveMeasures, DEFAULT_COMPOUNDING, type Compounding, type CurveMeasures } from "../curves/compounding";
 export { curveTenors, curveTenorsColumns, CURVE_TENOR_COLUMNS, type CurveSource, type CurveTenorsOptions } from "./curve-tenors";
 export {
   volResults,

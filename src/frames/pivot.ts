@@ -3,7 +3,7 @@ import type { DataFrame } from "../../vendor/danfo";
 import { finishColumn, isColumnTable, TableBuilder, valuesOf, type ColumnKind, type ColumnTable } from "./column-table";
 import { fromDataFrame, isDataFrame, toDataFrame } from "./danfo";
 import { PivotError } from "./errors";
-import { dateLabel } from "./iso-date";
+import { dateLabel } from "../table/iso-date";
 
 /**
  * How the rows of one (index, key) pair make its cell. Missing values are skipped; a pair without a

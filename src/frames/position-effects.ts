@@ -4,7 +4,7 @@ import { isRecord } from "../api/operation";
 import type { PositionEffectsResponse } from "../api/tradable";
 import type { ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
-import { parseIsoDate } from "./iso-date";
+import { parseIsoDate } from "../table/iso-date";
 import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";
 

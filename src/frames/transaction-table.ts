@@ -17,7 +17,7 @@ import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { emptyTable, finishColumn, preview, TableBuilder, type ColumnTable, type FinishedColumn, type TableShape } from "./column-table";
 import { toDataFrame } from "./danfo";
-import { parseIsoDate } from "./iso-date";
+import { parseIsoDate } from "../table/iso-date";
 import { MAX_ROW_DEPTH } from "./json-rows";
 import { provenanceFrom } from "./provenance";
 import { fetchTransactionTableToParquet, type TransactionTableWritten } from "./transaction-stream";

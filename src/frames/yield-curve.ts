@@ -3,9 +3,9 @@ import type { DataFrame } from "../../vendor/danfo";
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { isRecord } from "../api/operation";
 import { finishColumn, type ColumnTable } from "./column-table";
-import { curveMeasures, DEFAULT_COMPOUNDING, type Compounding } from "./curve-math";
+import { curveMeasures, DEFAULT_COMPOUNDING, type Compounding } from "../curves/compounding";
 import { toDataFrame } from "./danfo";
-import { parseIsoDate } from "./iso-date";
+import { parseIsoDate } from "../table/iso-date";
 import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords } from "./records";
 

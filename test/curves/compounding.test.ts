@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { curveMeasures, discountFactor, forwardRate } from "../../src/frames/curve-math";
+import { curveMeasures, discountFactor, forwardRate } from "../../src/curves/compounding";
 
 describe("discountFactor(rate, t, compounding)", () => {
   it("is exp(-r t) by default (continuous)", () => {

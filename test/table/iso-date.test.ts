@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dateLabel, isIsoDate, parseIsoDate, toDate } from "../../src/frames/iso-date";
+import { dateLabel, isIsoDate, parseIsoDate, toDate } from "../../src/table/iso-date";
 
 describe("parseIsoDate(text)", () => {
   it("reads a date alone as midnight UTC", () => {
