@@ -13,7 +13,7 @@ import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { black76Strikes, type Black76Arrays, type OptionKind } from "./black76";
 import { VolModelError, fmt } from "./errors";
 import { checkStrikeType, deltaConvention, deltaFromK, type DeltaStrikeType, type ModelStrikeType } from "./strikes";
-import type { Benchmark, VolSurfaceModel } from "./surface";
+import type { Benchmark, SurfaceView } from "./surface-view";
 import { densityFactor, sviW, sviW1, sviW2 } from "./svi";
 
 /** Where strikes sit at one maturity: the forward, and each strike as a price and as log-moneyness. */
@@ -30,7 +30,7 @@ export interface StrikesAt {
   k: Float64Array;
 }
 
-function strikesAt(model: VolSurfaceModel, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): StrikesAt {
+function strikesAt(model: SurfaceView, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): StrikesAt {
   const k = model.logMoneyness(maturityDays, strikes, strikeType);
   // Prices from k (no second delta solve); the model refuses a strike outside double precision.
   const K = strikeType === STRIKE_TYPE.Absolute ? Float64Array.from(strikes) : model.absoluteStrikes(maturityDays, k, "logMoneyness");
@@ -70,7 +70,7 @@ export interface OptionPrices extends StrikesAt, Black76Arrays {
  * ```
  */
 export function priceOptions(
-  model: VolSurfaceModel,
+  model: SurfaceView,
   maturityDays: number,
   strikes: ArrayLike<number>,
   strikeType: ModelStrikeType,
@@ -92,7 +92,7 @@ export function priceOptions(
  * inverse of passing that convention as the strike type.
  */
 export function strikeDeltas(
-  model: VolSurfaceModel,
+  model: SurfaceView,
   maturityDays: number,
   strikes: ArrayLike<number>,
   strikeType: ModelStrikeType,
@@ -200,7 +200,7 @@ export interface ImpliedDensity extends StrikesAt {
  * those strikes listed in `negative`. Throws {@link VolModelError} for a strike where `w = 0` (possible
  * only at the minimum of a slice whose minimum total variance is exactly 0).
  */
-export function impliedDensity(model: VolSurfaceModel, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
+export function impliedDensity(model: SurfaceView, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
   const at = strikesAt(model, maturityDays, strikes, strikeType);
   const bms = model.benchmarks;
   const plan = smilePlan(bms, at.T);
@@ -288,7 +288,7 @@ export interface LocalVol extends StrikesAt {
  * strike instead. Throws for a strike where w = 0.
  */
 export function localVol(
-  model: VolSurfaceModel,
+  model: SurfaceView,
   maturityDays: number,
   strikes: ArrayLike<number>,
   strikeType: ModelStrikeType,

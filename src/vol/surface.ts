@@ -17,26 +17,11 @@ import {
   type PriceOptionsOptions,
 } from "./pricing";
 import { FORWARD_CALL_DELTA, checkStrikeType, deltaConvention, deltaFromK, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
-import { rawSvi, modelMinTotalVariance, type RawSvi, type SliceParams } from "./svi";
+import { rawSvi, modelMinTotalVariance, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
+import type { Benchmark, SurfaceView } from "./surface-view";
 
-/** One benchmark of a validated surface: its inputs, its raw SVI equivalent, and derived values. */
-export interface Benchmark extends SliceParams, RawSvi {
-  /** 0-based index. */
-  readonly index: number;
-  /** Maturity in calendar days after the reference date. */
-  readonly maturity: number;
-  /** Maturity in years (`maturity / DAYS_PER_YEAR`). */
-  readonly T: number;
-  /** `benchmark_fwd_factors[i]`. */
-  readonly fwdFactor: number;
-  /** Forward `F_i = spot_ref · fwdFactor`. */
-  readonly forward: number;
-  /** ATM total variance `theta = v²·T`. */
-  readonly theta: number;
-  /** Minimum total variance over k, `a + b·s·sqrt(1 − rho²)` (≥ 0 on a valid surface). */
-  readonly minTotalVariance: number;
-}
+export type { Benchmark } from "./surface-view";
 
 /** Vols on a maturities × strikes grid. */
 export interface VolGrid {
@@ -119,7 +104,7 @@ function strikeError(x: Float64Array, q: number, field = "strikes"): VolModelErr
  * at fixed log-forward-moneyness, log-linear forwards, and extrapolation on both ends. Maturities are
  * calendar days after `referenceDate` (`T = days / DAYS_PER_YEAR`). Build one with {@link fromSurface}.
  */
-export class VolSurfaceModel {
+export class VolSurfaceModel implements SurfaceView {
   /** Spot reference (`spot_ref`); `F(0)`. */
   readonly spotRef: number;
   /** `reference_date`: maturities count calendar days from here. */
