@@ -5,6 +5,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { RiskPortalError } from "../client/errors";
+import type { Provenance } from "../client/provenance";
 import { makeDisplayable } from "../display";
 import { TableBuilder, isColumnTable, preview, type ColumnKind, type ColumnTable } from "./column-table";
 import { fromDataFrame, isDataFrame } from "./danfo";
@@ -236,9 +237,14 @@ function rowChanges(a: ColumnTable, b: ColumnTable, i: number, j: number, column
   return out;
 }
 
+/** Where a table's rows came from (its responses), so that a diff's tables say it too: before's, then after's. */
+function sourcesOf(t: ColumnTable): Provenance[] {
+  return Array.isArray(t.meta?.provenance) ? t.meta.provenance : [];
+}
+
 /** The rows at `positions` of `t`, every column. */
 function pick(t: ColumnTable, positions: readonly number[], source: string): ColumnTable {
-  const builder = new TableBuilder(positions.length, source);
+  const builder = new TableBuilder(positions.length, source, {}, sourcesOf(t));
   for (const c of t.columns)
     builder.add(
       c,
@@ -269,7 +275,7 @@ function changedTable(
   at: readonly { i: number; j: number }[],
   rows: readonly RowChange[],
 ): ColumnTable {
-  const builder = new TableBuilder(at.length, "frames.diff: changed rows");
+  const builder = new TableBuilder(at.length, "frames.diff: changed rows", {}, [...sourcesOf(a), ...sourcesOf(b)]);
   for (const c of key)
     builder.add(
       c,
@@ -304,7 +310,7 @@ function statusTable(a: ColumnTable, b: ColumnTable, d: FrameDiff, at: readonly 
     ...added.map((j) => ({ status: "added", j })),
     ...removed.map((i) => ({ status: "removed", i })),
   ];
-  const builder = new TableBuilder(rows.length, `frames.diff · ${d.summary}`);
+  const builder = new TableBuilder(rows.length, `frames.diff · ${d.summary}`, {}, [...sourcesOf(a), ...sourcesOf(b)]);
   // "status" says what happened to the row, unless a key column has that name.
   builder.add(
     d.key.includes("status") ? "diff_status" : "status",

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Provenance } from "../../src/client/provenance";
 import { TableBuilder, type ColumnTable } from "../../src/frames/column-table";
 import { toDataFrame } from "../../src/frames/danfo";
 import { diff, FrameDiffError } from "../../src/frames/diff";
@@ -67,6 +68,24 @@ describe("frames.diff", () => {
     ]);
     // A key column named "status": the column saying what happened to the row is diff_status.
     expect(diff(b, a, { key: ["status", "book", "trade"] }).table.columns[0]).toBe("diff_status");
+  });
+
+  it("says where its rows came from: the provenance of before's rows, then after's", () => {
+    const from = (date: string): Provenance => ({
+      operation: "RateAsset",
+      request: { method: "POST", path: "/api/RateAsset", body: { currency: "USD", market_date: date } },
+      receivedAt: `${date}T08:00:00.000Z`,
+      source: "live",
+      baseUrl: "http://127.0.0.1:8787",
+    });
+    const sourced = (rates: number[], date: string) => {
+      const builder = new TableBuilder(2, "RateAsset", {}, [from(date)]);
+      return builder.add("tenor", ["1Y", "2Y"]).add("rate", rates).build();
+    };
+    const d = diff(sourced([0.04, 0.041], "2026-11-13"), sourced([0.04, 0.042], "2026-11-20"), { key: "tenor" });
+    for (const t of [d.table, d.changed]) expect(t.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-13T08:00:00.000Z", "2026-11-20T08:00:00.000Z"]);
+    expect(d.added.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-20T08:00:00.000Z"]);
+    expect(d.removed.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-13T08:00:00.000Z"]);
   });
 
   it("takes danfo DataFrames as well as column tables", () => {
