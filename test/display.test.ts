@@ -308,6 +308,16 @@ describe('Symbol.for("Jupyter.display") on figures, tables and DataFrames (a bar
     expect(display(df.head(3))["text/plain"]).toMatch(/^DataFrame · 3 rows/);
   });
 
+  it("a danfo Series (a column, a sorted one, describe() of a column) answers with the table view, not danfo's text", () => {
+    const df = frames.toDataFrame(curve);
+    const column = df.columns.find((c, i) => df.dtypes[i] === "float64")!;
+    const series = df[column] as unknown as object;
+    expect(display(series)["text/plain"]).toMatch(new RegExp(`^Series · ${curve.rowCount} rows`));
+    expect(display(series)["text/html"]).toContain("<table");
+    const sorted = (df[column] as unknown as { sortValues(o: object): object }).sortValues({ ascending: false });
+    expect(display(sorted)["text/plain"]).toMatch(/^Series · /);
+  });
+
   it("keeps a method a value already has", () => {
     const own = () => ({ "text/plain": "mine" });
     const value = makeDisplayable({ [JUPYTER]: own });

@@ -34,18 +34,22 @@ export function loadDanfo(): Danfo {
   if (!danfo) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     danfo = require("../../vendor/danfo") as Danfo;
-    // Every DataFrame, made here or by danfo, displays as plot.show would when it is a cell's last
-    // expression in Deno's kernel (a non-enumerable Symbol.for("Jupyter.display") on the prototype).
-    // danfojs-node's DataFrame extends danfojs-base's, and what head(), sortValues(), … return is the
-    // base class: the method goes on the base, which the node class inherits.
-    let proto: object = danfo.DataFrame.prototype;
-    for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === "DataFrame"; up = Object.getPrototypeOf(up) as object | null)
-      proto = up;
-    makeDisplayable(proto);
+    // Every DataFrame and Series, made here or by danfo, displays as plot.show would when it is a cell's
+    // last expression in Deno's kernel (a non-enumerable Symbol.for("Jupyter.display") on the prototype).
+    // danfojs-node's classes extend danfojs-base's, and what head(), sortValues(), … return is the base
+    // class: the method goes on the base, which the node class inherits.
+    makeDisplayable(baseOf(danfo.DataFrame.prototype, "DataFrame"));
+    makeDisplayable(baseOf(danfo.Series.prototype, "Series"));
     // What danfo gets wrong on the frames people use (danfo-fixes/index.ts lists it), corrected once.
     applyDanfoFixes(danfo);
   }
   return danfo;
+}
+
+/** The last prototype up the chain whose constructor is still called `name` (danfojs-base's class). */
+function baseOf(proto: object, name: string): object {
+  for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === name; up = Object.getPrototypeOf(up) as object | null) proto = up;
+  return proto;
 }
 
 /** True for a danfo DataFrame (structural: column(), columns, dtypes, shape; danfo is not loaded). */
