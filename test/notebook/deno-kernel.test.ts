@@ -1,6 +1,6 @@
 /**
  * The showcase notebooks under Deno's Jupyter kernel (`deno jupyter`, from the npm registry's `deno`
- * package): the same six notebooks, the same cells, executed by `risk-portal-lab run --kernel deno`
+ * package): the same seven notebooks, the same cells, executed by `risk-portal-lab run --kernel deno`
  * (the runner speaks Jupyter's messaging protocol to the real kernel itself, src/notebook/jupyter/),
  * must pass the same checks as under tslab (test/notebook/expected.ts): every chart inline as a plotly
  * MIME bundle with its HTML rendering, tables as HTML, progress lines updated in place. Then the executed
