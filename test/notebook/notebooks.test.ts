@@ -73,7 +73,7 @@ beforeAll(async () => {
 }, RUN_TIMEOUT_MS);
 
 describe("the showcase notebooks", () => {
-  it("are the seven showcase notebooks (issue 7's five, issue 16's year of trades, issue 24's what changed), each with a parameters cell and one connect() call", () => {
+  it("are the seven showcase notebooks (issue 7's five, issue 16's year of trades, issue 32's what changed), each with a parameters cell and one connect() call", () => {
     expect(NOTEBOOKS).toEqual(Object.keys(EXPECTED));
     for (const name of NOTEBOOKS) {
       const nb = Executed.read(path.join(NOTEBOOK_DIR, `${name}.ipynb`));
