@@ -73,8 +73,8 @@ if (!importTime.ok) process.exitCode = 1;
 
 // The other benchmarks run in their own processes (each measures its own peak memory or loads its own
 // server) and write their own results: vol model, DataFrames, simulator, its scaling with stored data,
-// a bad day (20% faults), replay, the charts' scaling with their rows.
-for (const bench of ["vol.mjs", "frames.mjs", "sim.mjs", "sim-scale.mjs", "faults.mjs", "replay.mjs", "plot-scale.mjs"]) {
+// a bad day (20% faults), replay, the charts' scaling with their rows, diffing two runs of each notebook.
+for (const bench of ["vol.mjs", "frames.mjs", "danfo.mjs", "sim.mjs", "sim-scale.mjs", "faults.mjs", "replay.mjs", "plot-scale.mjs", "diff.mjs"]) {
   console.log(`\n=== bench/${bench} ===`);
   const run = spawnSync(process.execPath, ["--expose-gc", join(BENCH_DIR, bench)], { stdio: "inherit" });
   if (run.status !== 0) {
