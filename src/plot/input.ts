@@ -6,7 +6,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
 import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
-import { parseIsoDate } from "../frames/iso-date";
+import { parseIsoDate } from "../table/iso-date";
 
 /** A table a builder accepts: column table, DataFrame, or a batch helper's `{ table }` / `{ frame }`. */
 export type TableInput = ColumnTable | DataFrame | { table: ColumnTable } | { frame: DataFrame };
