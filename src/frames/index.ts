@@ -24,15 +24,8 @@ export {
   type VolGrid,
   type GetVolResult,
 } from "./vol";
-export {
-  transactionTable,
-  transactionTableColumns,
-  fetchTransactionTable,
-  fetchTransactionTableColumns,
-  detectTableShape,
-  type TransactionTableOptions,
-  type ToParquetOptions,
-} from "./transaction-table";
+export { transactionTable, transactionTableColumns, detectTableShape, type TransactionTableOptions } from "./transaction-table";
+export { fetchTransactionTable, fetchTransactionTableColumns, type ToParquetOptions } from "./transaction-fetch";
 export type { TransactionTableWritten } from "./transaction-stream";
 export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
 export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";

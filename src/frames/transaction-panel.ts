@@ -24,7 +24,7 @@ import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { quoteString, SqlSession } from "./sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
-import { fetchTransactionTableColumns } from "./transaction-table";
+import { fetchTransactionTableColumns } from "./transaction-fetch";
 import type { BatchColumns, BatchFrame } from "./yield-curves";
 
 export interface TransactionTablesOptions extends ProgressOptions {

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
-import {
-  detectTableShape,
-  fetchTransactionTable,
-  fetchTransactionTableColumns,
-  transactionTable,
-  transactionTableColumns,
-} from "../../src/frames/transaction-table";
+import { detectTableShape, transactionTable, transactionTableColumns } from "../../src/frames/transaction-table";
+import { fetchTransactionTable, fetchTransactionTableColumns } from "../../src/frames/transaction-fetch";
 import { TableShapeError } from "../../src/frames/errors";
 import { frameInfo } from "../../src/frames/danfo";
 import { startLoopback, type Loopback } from "../helpers/loopback";
