@@ -86,9 +86,10 @@ export async function stageTransactionTable(
       if (scanned.whole.rowCount > 0) await stager.stage(scanned.whole);
     } else if (!sink.stagedAsRead) {
       // A batch's kinds differed from the first's: what was staged as it arrived is redone with the kinds of the whole table.
-      stager.discard();
+      await stager.discard();
       for (const batch of sink.reread()) await stager.stage(sink.schema.conform(batch));
     }
+    await stager.settle();
     return { meta: scanned.meta, columns: scanned.columns, rows: scanned.rows, bytes: scanned.bytes, provenance: [provenance], parts: [...stager.parts] };
   } finally {
     sink.close();
@@ -96,14 +97,35 @@ export async function stageTransactionTable(
   }
 }
 
-/** Writes batches as Parquet parts under a work directory, in order, through one DuckDB session opened on first use. */
+/**
+ * Writes batches as Parquet parts under a work directory, in order, through one DuckDB session opened on
+ * first use. A part is written (by DuckDB, off the main thread) while the next batch is read: one at a time.
+ */
 class Stager {
   readonly parts: string[] = [];
   #session?: Promise<SqlSession>;
+  /** The part being written, if any. */
+  #pending?: Promise<void>;
 
   constructor(readonly workDir: string) {}
 
+  /** Starts writing `table` as the next part, once the part before it is written (throws what writing that one threw). */
   async stage(table: ColumnTable): Promise<void> {
+    await this.settle();
+    const pending = this.#write(table);
+    // Observed by settle(), discard() or close(); until then its failure is not unhandled.
+    pending.catch(() => undefined);
+    this.#pending = pending;
+  }
+
+  /** Waits for the part being written; throws what writing it threw. */
+  async settle(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending) await pending;
+  }
+
+  async #write(table: ColumnTable): Promise<void> {
     const session = await (this.#session ??= SqlSession.open({ threads: 1 }));
     const part = path.join(this.workDir, `part_${String(this.parts.length).padStart(6, "0")}.parquet`);
     await session.register("batch", table);
@@ -112,13 +134,15 @@ class Stager {
     this.parts.push(part);
   }
 
-  /** Forgets (and removes) the parts staged so far. */
-  discard(): void {
+  /** Forgets (and removes) the parts staged so far, once the one being written is done (whatever became of it). */
+  async discard(): Promise<void> {
+    await this.settle().catch(() => undefined);
     for (const part of this.parts) rmSync(part, { force: true });
     this.parts.length = 0;
   }
 
   async close(): Promise<void> {
+    await this.settle().catch(() => undefined);
     const session = this.#session;
     this.#session = undefined;
     if (session) await (await session.catch(() => undefined))?.close();
@@ -207,13 +231,13 @@ class SpoolSink implements BodySink {
     readonly stager: Stager,
   ) {}
 
-  reset(): void {
+  async reset(): Promise<void> {
+    await this.stager.discard();
     if (this.#fd === undefined) this.#fd = openSync(this.file, "w+");
     else ftruncateSync(this.#fd, 0);
     this.#written = 0;
     this.#scanner = new JsonRowScanner(this.options.batchRows);
     this.schema = new Schema(this.options.dates);
-    this.stager.discard();
     this.stagedAsRead = true;
   }
 
@@ -230,7 +254,7 @@ class SpoolSink implements BodySink {
       if (this.schema.agrees(table)) await this.stager.stage(this.schema.conform(batch, table));
       else {
         this.stagedAsRead = false;
-        this.stager.discard();
+        await this.stager.discard();
       }
     }
   }
