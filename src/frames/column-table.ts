@@ -10,7 +10,7 @@
  */
 import type { Provenance } from "../client/provenance";
 import { makeDisplayable } from "../display";
-import { parseIsoDate } from "./iso-date";
+import { parseIsoDate } from "../table/iso-date";
 
 /**
  * What a column holds:
