@@ -33,11 +33,10 @@ const ipynb = {
 };
 
 /**
- * Files that still break a structure rule, and which: JsonRowScanner.push is 91 lines.
+ * Files that may still break a structure rule (a warning there, an error elsewhere), and which: none now.
+ * A file goes here only while its fix is under way, and leaves with the fix.
  */
-export const STRUCTURE_LEFT = {
-  "src/frames/json-rows.ts": ["max-lines-per-function"],
-};
+export const STRUCTURE_LEFT = {};
 
 export default tseslint.config(
   // .cache/ holds local tool downloads and scratch builds (git ignores it too).

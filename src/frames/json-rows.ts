@@ -196,47 +196,14 @@ export class JsonRowScanner {
           break;
         }
         case S.Value: {
-          const b = chunk[i]!;
-          if (isSpace(b)) {
-            i++;
-            break;
-          }
-          if (this.#key === "data_table") this.#hasDataTable = true;
-          if (this.#key === "data_table" && b === OPEN_BRACKET) {
-            this.#state = S.Rows;
-            this.#depth = 0;
-            this.#commas = 0;
-            this.#content = false;
-            i++;
-            from = i;
-            break;
-          }
-          this.#state = S.Capture;
-          this.#depth = 0;
-          this.#scalar = !(b === OPEN_BRACE || b === OPEN_BRACKET || b === QUOTE);
-          from = i;
+          const r = this.#startValue(chunk, i, from);
+          i = r.i;
+          from = r.from;
           break;
         }
-        case S.Capture: {
-          const end = this.#scanValue(chunk, i);
-          if (end < 0) {
-            this.#pieces.add(chunk, from, n);
-            i = n;
-            break;
-          }
-          const text = this.#pieces.take(this.#decoder, chunk, from, end);
-          let value: unknown;
-          try {
-            value = JSON.parse(text);
-          } catch (error) {
-            throw new JsonScanError(`the value of "${this.#key}" is not JSON: ${(error as Error).message}`, this.#offset + end);
-          }
-          if (this.#key === "data_table") this.#dataTable = value;
-          else this.#fields[this.#key] = value;
-          this.#state = S.CommaOrEnd;
-          i = end;
+        case S.Capture:
+          i = this.#capture(chunk, i, from);
           break;
-        }
         case S.Rows: {
           const r = this.#scanRows(chunk, i, from, batches);
           i = r.i;
@@ -249,6 +216,44 @@ export class JsonRowScanner {
     else if (this.#state === S.KeyString) this.#pieces.add(chunk, from, n);
     this.#offset += n;
     return batches;
+  }
+
+  /** A field's value begins (white space skipped): the rows of `data_table`, or a value to capture whole. */
+  #startValue(chunk: Uint8Array, i: number, from: number): { i: number; from: number } {
+    const b = chunk[i]!;
+    if (isSpace(b)) return { i: i + 1, from };
+    if (this.#key === "data_table") this.#hasDataTable = true;
+    if (this.#key === "data_table" && b === OPEN_BRACKET) {
+      this.#state = S.Rows;
+      this.#depth = 0;
+      this.#commas = 0;
+      this.#content = false;
+      return { i: i + 1, from: i + 1 };
+    }
+    this.#state = S.Capture;
+    this.#depth = 0;
+    this.#scalar = !(b === OPEN_BRACE || b === OPEN_BRACKET || b === QUOTE);
+    return { i, from: i };
+  }
+
+  /** A captured value: parsed and kept when it ends in this chunk, else collected for the next; returns where scanning goes on. */
+  #capture(chunk: Uint8Array, i: number, from: number): number {
+    const end = this.#scanValue(chunk, i);
+    if (end < 0) {
+      this.#pieces.add(chunk, from, chunk.length);
+      return chunk.length;
+    }
+    const text = this.#pieces.take(this.#decoder, chunk, from, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new JsonScanError(`the value of "${this.#key}" is not JSON: ${(error as Error).message}`, this.#offset + end);
+    }
+    if (this.#key === "data_table") this.#dataTable = value;
+    else this.#fields[this.#key] = value;
+    this.#state = S.CommaOrEnd;
+    return end;
   }
 
   /** The body is complete: what it held besides the rows. Throws when it ended early. */
