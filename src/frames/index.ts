@@ -25,8 +25,8 @@ export {
   type GetVolResult,
 } from "./vol";
 export { transactionTable, transactionTableColumns, detectTableShape, type TransactionTableOptions } from "./transaction-table";
-export { fetchTransactionTable, fetchTransactionTableColumns, type ToParquetOptions } from "./transaction-fetch";
-export type { TransactionTableWritten } from "./transaction-stream";
+export { fetchTransactionTable, fetchTransactionTableColumns } from "./transaction-fetch";
+export { fetchTransactionTableToParquet, type TransactionTableWritten, type StreamOptions } from "./transaction-stream";
 export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
 export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";
 export { positionEffects, positionEffectsColumns } from "./position-effects";
@@ -41,6 +41,7 @@ export { writeParquet, readParquet, readParquetColumns, type WriteParquetOptions
 export {
   fetchTransactionTables,
   fetchTransactionTablesColumns,
+  fetchTransactionTablesToParquet,
   type TransactionTablesOptions,
   type TransactionTablesFailure,
   type TransactionDataset,

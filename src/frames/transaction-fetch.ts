@@ -1,8 +1,7 @@
 /**
- * Fetching a transaction table: into memory as a column table or DataFrame (the lean path: the answer
- * checked without copying, each row released once its cells are in the columns), or, with `parquet:
- * file`, streamed into a Parquet file (transaction-stream.ts). Apart from transaction-table.ts, which
- * reads a table and which the stream uses, so that neither imports the other.
+ * Fetching a transaction table into memory, as a column table or DataFrame (the lean path: the answer
+ * checked without copying, each row released once its cells are in the columns). Streaming one into a
+ * Parquet file is its own verb, `fetchTransactionTableToParquet` (transaction-stream.ts).
  */
 import { z } from "zod";
 import type { DataFrame } from "../../vendor/danfo";
@@ -13,7 +12,6 @@ import type { RiskPortalClient } from "../client/client";
 import type { ColumnTable } from "./column-table";
 import { toDataFrame } from "./danfo";
 import { buildTransactionTable, type TransactionTableOptions } from "./transaction-table";
-import { fetchTransactionTableToParquet, type TransactionTableWritten } from "./transaction-stream";
 
 /** `GetTransactionTable` with a response check that does not copy the table (the pipeline's schema copies arrays). */
 const leanTransactionTable = defineOperation({
@@ -21,57 +19,44 @@ const leanTransactionTable = defineOperation({
   response: z.custom<{ data_table: unknown }>((v) => isRecord(v) && "data_table" in v, { error: "expected an object with a data_table field" }),
 });
 
-/** Options of a fetch straight into Parquet: the file, and whether it may replace one. */
-export interface ToParquetOptions {
-  /** A Parquet file to stream the table into instead of returning it (see `frames.readParquet`). */
-  parquet: string;
-  /** Replace an existing file (default false: it is an error, and nothing is fetched). */
-  overwrite?: boolean;
+/**
+ * The `parquet` option that these functions took until issue 31 (it changed what they return): a clear
+ * error naming the verb that streams into Parquet now, instead of silently fetching into memory.
+ */
+export function refuseParquetOption(options: object, verb: string, instead: string): void {
+  if (options !== null && typeof options === "object" && "parquet" in options)
+    throw new TypeError(`${verb} has no parquet option: it always returns the table. To stream into a Parquet file, call ${instead}`);
 }
 
 /**
  * Fetches a transaction table and returns its column table, holding the payload once: the response is
  * checked without copying, and each row object is released as soon as its cells are in the columns, so
  * the parsed rows and the finished columns are never both complete in memory. Same request, retries,
- * auth and errors as `rp.position.transactionTable`.
- *
- * With `parquet: file` the table is not returned but streamed into that Parquet file as its answer
- * arrives, never held whole (a batch of 20,000 rows at a time): for tables larger than memory. The
- * columns get the same kinds as in memory; what was written is returned.
+ * auth and errors as `rp.position.transactionTable`. For a table larger than memory, stream it into a
+ * Parquet file instead: {@link fetchTransactionTableToParquet}.
  *
  * ```ts
  * const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
- * const file = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }, { parquet: "data/trades.parquet" });
  * ```
  */
 export async function fetchTransactionTableColumns(
   rp: RiskPortalClient,
   request: TransactionTableRequest,
-  options: TransactionTableOptions & CallOptions & ToParquetOptions,
-): Promise<TransactionTableWritten>;
-export async function fetchTransactionTableColumns(
-  rp: RiskPortalClient,
-  request: TransactionTableRequest,
-  options?: TransactionTableOptions & CallOptions,
-): Promise<ColumnTable>;
-export async function fetchTransactionTableColumns(
-  rp: RiskPortalClient,
-  request: TransactionTableRequest,
-  options: TransactionTableOptions & CallOptions & Partial<ToParquetOptions> = {},
-): Promise<ColumnTable | TransactionTableWritten> {
-  const { dates, parquet, overwrite, ...callOptions } = options;
-  if (parquet !== undefined) {
-    if (typeof parquet !== "string" || parquet === "") throw new TypeError('parquet must be a file path, e.g. "data/trades.parquet"');
-    return fetchTransactionTableToParquet(rp, request, parquet, { ...callOptions, dates, overwrite });
-  }
+  options: TransactionTableOptions & CallOptions = {},
+): Promise<ColumnTable> {
+  refuseParquetOption(
+    options,
+    "frames.fetchTransactionTableColumns",
+    'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })',
+  );
+  const { dates, ...callOptions } = options;
   const response = await rp.request(leanTransactionTable, request, callOptions);
   return buildTransactionTable(response, { dates }, true);
 }
 
 /**
  * {@link fetchTransactionTableColumns} as a danfo DataFrame: the lean end-to-end path (HTTP → parse →
- * frame) for large tables; with `parquet: file`, streamed into that file instead (what was written is
- * returned).
+ * frame) for large tables.
  *
  * ```ts
  * const df = await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" });
@@ -80,18 +65,8 @@ export async function fetchTransactionTableColumns(
 export async function fetchTransactionTable(
   rp: RiskPortalClient,
   request: TransactionTableRequest,
-  options: TransactionTableOptions & CallOptions & ToParquetOptions,
-): Promise<TransactionTableWritten>;
-export async function fetchTransactionTable(
-  rp: RiskPortalClient,
-  request: TransactionTableRequest,
-  options?: TransactionTableOptions & CallOptions,
-): Promise<DataFrame>;
-export async function fetchTransactionTable(
-  rp: RiskPortalClient,
-  request: TransactionTableRequest,
-  options: TransactionTableOptions & CallOptions & Partial<ToParquetOptions> = {},
-): Promise<DataFrame | TransactionTableWritten> {
-  if (options.parquet !== undefined) return fetchTransactionTableColumns(rp, request, options as TransactionTableOptions & CallOptions & ToParquetOptions);
+  options: TransactionTableOptions & CallOptions = {},
+): Promise<DataFrame> {
+  refuseParquetOption(options, "frames.fetchTransactionTable", 'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })');
   return toDataFrame(await fetchTransactionTableColumns(rp, request, options));
 }

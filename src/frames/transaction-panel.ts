@@ -3,8 +3,8 @@
  * (its trades between the month's first and last instant), with bounded concurrency, progress, and the
  * failed calls beside the result. Each table gets a `portfolio` and a `month` column.
  *
- * In memory (one long table), or with `parquet: dir` straight into a hive-partitioned Parquet dataset
- * (`dir/portfolio=…/month=…/part_….parquet`): each call's answer streams to disk as it arrives (see
+ * In memory (one long table, `fetchTransactionTablesColumns`), or straight into a hive-partitioned Parquet dataset (`fetchTransactionTablesToParquet`,
+ * `dir/portfolio=…/month=…/part_….parquet`): each call's answer streams to disk as it arrives (see
  * transaction-stream.ts) and is appended to the dataset, so memory holds a batch of rows per call in
  * flight, never a table — a year of tables fits on a laptop. The dataset is written beside the target and
  * moved in at the end; with `overwrite`, a previous dataset (its partition folders, not other files) is
@@ -24,7 +24,7 @@ import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { quoteString, SqlSession } from "./sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
-import { fetchTransactionTableColumns } from "./transaction-fetch";
+import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
 import type { BatchColumns, BatchFrame } from "./yield-curves";
 
 export interface TransactionTablesOptions extends ProgressOptions {
@@ -48,7 +48,7 @@ export interface TransactionTablesFailure {
   status?: number;
 }
 
-/** What {@link fetchTransactionTablesColumns} wrote with `parquet`. */
+/** What {@link fetchTransactionTablesToParquet} wrote. */
 export interface TransactionDataset {
   /** The dataset's directory (read it with `frames.readParquet(path)`, DuckDB or Spark); see `replaced`. */
   path: string;
@@ -90,78 +90,122 @@ function labelled(table: ColumnTable, portfolio: string, month: string | null): 
 
 /**
  * Every portfolio × month's transaction table, as one long column table (portfolios, then months, in
- * the order given), the failed calls beside it; or, with `parquet`, written into a dataset as each call
- * returns.
+ * the order given), the failed calls beside it. For tables larger than memory, write them into a
+ * dataset instead: {@link fetchTransactionTablesToParquet}.
  *
  * ```ts
  * const months = ["2026-01", "2026-02", "2026-03"];
  * const { table, failures } = await frames.fetchTransactionTablesColumns(rp, { portfolios: ["GLOBAL-MACRO", "EM-CREDIT"], months });
- * const dataset = await frames.fetchTransactionTablesColumns(rp, { portfolios, months, parquet: "data/trades" });
  * ```
  */
-export async function fetchTransactionTablesColumns(
+export async function fetchTransactionTablesColumns(rp: RiskPortalClient, options: TransactionTablesOptions): Promise<BatchColumns<TransactionTablesFailure>> {
+  refuseParquetOption(options, "frames.fetchTransactionTablesColumns", 'frames.fetchTransactionTablesToParquet(rp, { portfolios, months }, "data/trades")');
+  const calls = planCalls(options);
+  const { tables, failures } = await fetchCalls(rp, options, calls, undefined);
+  return { table: concatColumns(tables, "GetTransactionTable"), failures };
+}
+
+/**
+ * Every portfolio × month's transaction table written into a hive-partitioned Parquet dataset at `dir`
+ * (`dir/portfolio=…/month=…/part_….parquet`) as each call's answer arrives, never held whole; the failed
+ * calls beside what was written. Refuses a `dir` that holds anything unless `overwrite: true`, and then
+ * replaces it only when every call succeeded (see {@link TransactionDataset}`.replaced`).
+ *
+ * ```ts
+ * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"] }, "data/trades");
+ * const trades = await frames.readParquet(dataset.path);
+ * ```
+ */
+export async function fetchTransactionTablesToParquet(
   rp: RiskPortalClient,
-  options: TransactionTablesOptions & { parquet: string; overwrite?: boolean },
-): Promise<TransactionDataset>;
-export async function fetchTransactionTablesColumns(rp: RiskPortalClient, options: TransactionTablesOptions): Promise<BatchColumns<TransactionTablesFailure>>;
-export async function fetchTransactionTablesColumns(
-  rp: RiskPortalClient,
-  options: TransactionTablesOptions & { parquet?: string; overwrite?: boolean },
-): Promise<BatchColumns<TransactionTablesFailure> | TransactionDataset> {
+  options: TransactionTablesOptions & { overwrite?: boolean },
+  dir: string,
+): Promise<TransactionDataset> {
+  if (typeof dir !== "string" || dir === "") throw new TypeError('dir must be a directory path, e.g. "data/trades"');
+  const calls = planCalls(options);
+  const sink = await DatasetSink.open(dir, options.overwrite ?? false);
+  try {
+    const { failures } = await fetchCalls(rp, options, calls, sink);
+    return { ...(await sink.finish(failures.length, calls.length)), failures };
+  } finally {
+    await sink.close();
+    sink.discard();
+  }
+}
+
+interface PanelCall {
+  portfolio: string;
+  window: { month: string; start_date: string; end_date: string } | null;
+}
+
+/** One call per portfolio and month (or per portfolio), after checking the options (nothing is fetched when they are wrong). */
+function planCalls(options: TransactionTablesOptions): PanelCall[] {
   const { portfolios, months } = options;
   if (!Array.isArray(portfolios) || portfolios.length === 0) throw new TypeError('portfolios must be a non-empty array, e.g. ["GLOBAL-MACRO"]');
   const windows = months === undefined ? [null] : months.map((m) => ({ month: m, ...monthWindow(m) }));
   if (windows.length === 0) throw new TypeError('months, when given, must be a non-empty array, e.g. ["2026-01", "2026-02"]');
-  const limit = checkConcurrency(options.concurrency);
-  const calls = portfolios.flatMap((portfolio) => windows.map((w) => ({ portfolio, window: w })));
-  const sink = options.parquet === undefined ? undefined : await DatasetSink.open(options.parquet, options.overwrite ?? false);
+  checkConcurrency(options.concurrency);
+  return portfolios.flatMap((portfolio) => windows.map((w) => ({ portfolio, window: w })));
+}
+
+/** Runs the calls (bounded, with progress): each table kept in memory, or appended to `sink`; the failures beside. */
+async function fetchCalls(
+  rp: RiskPortalClient,
+  options: TransactionTablesOptions,
+  calls: PanelCall[],
+  sink: DatasetSink | undefined,
+): Promise<{ tables: ColumnTable[]; failures: TransactionTablesFailure[] }> {
   const tracker = new ProgressTracker("transaction tables", calls.length, options);
+  const settled = await settleBounded(
+    calls,
+    checkConcurrency(options.concurrency),
+    async ({ portfolio, window }) => {
+      const item = `${portfolio}${window ? ` ${window.month}` : ""}`;
+      try {
+        const kept = await fetchCall(rp, options, { portfolio, window }, sink);
+        tracker.step(item, true);
+        return kept;
+      } catch (error) {
+        tracker.step(item, false);
+        throw error;
+      }
+    },
+    options.signal,
+  );
+  throwReplayMiss(settled);
+  const tables: ColumnTable[] = [];
+  const failures: TransactionTablesFailure[] = [];
+  settled.forEach((result, i) => {
+    if (result.status === "fulfilled") {
+      if (result.value) tables.push(result.value);
+    } else failures.push({ portfolio: calls[i]!.portfolio, month: calls[i]!.window?.month ?? null, ...describeFailure(result.reason) });
+  });
+  return { tables, failures };
+}
+
+/** One portfolio (and month): its table labelled in memory, or streamed into the dataset (undefined then). */
+async function fetchCall(
+  rp: RiskPortalClient,
+  options: TransactionTablesOptions,
+  call: PanelCall,
+  sink: DatasetSink | undefined,
+): Promise<ColumnTable | undefined> {
+  const { portfolio, window } = call;
+  const request = {
+    portfolio_name: portfolio,
+    ...(window ? { start_date: window.start_date, end_date: window.end_date } : {}),
+    ...(options.counterparties ? { counterparties: [...options.counterparties] } : {}),
+    ...(options.include_zero_quantities !== undefined ? { include_zero_quantities: options.include_zero_quantities } : {}),
+  };
+  const month = window?.month ?? null;
+  if (!sink) return labelled(await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }), portfolio, month);
+  const workDir = sink.workDir();
   try {
-    const settled = await settleBounded(
-      calls,
-      limit,
-      async ({ portfolio, window }) => {
-        const item = `${portfolio}${window ? ` ${window.month}` : ""}`;
-        try {
-          const request = {
-            portfolio_name: portfolio,
-            ...(window ? { start_date: window.start_date, end_date: window.end_date } : {}),
-            ...(options.counterparties ? { counterparties: [...options.counterparties] } : {}),
-            ...(options.include_zero_quantities !== undefined ? { include_zero_quantities: options.include_zero_quantities } : {}),
-          };
-          const month = window?.month ?? null;
-          let kept: ColumnTable | undefined;
-          if (sink) {
-            const workDir = sink.workDir();
-            try {
-              await sink.append(await stageTransactionTable(rp, request, workDir, { ...options.call, signal: options.signal }), portfolio, month);
-            } finally {
-              rmSync(workDir, { recursive: true, force: true });
-            }
-          } else kept = labelled(await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }), portfolio, month);
-          tracker.step(item, true);
-          return kept;
-        } catch (error) {
-          tracker.step(item, false);
-          throw error;
-        }
-      },
-      options.signal,
-    );
-    throwReplayMiss(settled);
-    const tables: ColumnTable[] = [];
-    const failures: TransactionTablesFailure[] = [];
-    settled.forEach((result, i) => {
-      if (result.status === "fulfilled") {
-        if (result.value) tables.push(result.value);
-      } else failures.push({ portfolio: calls[i]!.portfolio, month: calls[i]!.window?.month ?? null, ...describeFailure(result.reason) });
-    });
-    if (sink) return { ...(await sink.finish(failures.length, calls.length)), failures };
-    return { table: concatColumns(tables, "GetTransactionTable"), failures };
+    await sink.append(await stageTransactionTable(rp, request, workDir, { ...options.call, signal: options.signal }), portfolio, month);
   } finally {
-    await sink?.close();
-    sink?.discard();
+    rmSync(workDir, { recursive: true, force: true });
   }
+  return undefined;
 }
 
 /** {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it. */

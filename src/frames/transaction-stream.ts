@@ -150,9 +150,15 @@ class Stager {
 }
 
 /**
- * Fetches a transaction table into one Parquet file at `target`, streaming (see the module's note).
- * Refuses to write over an existing file unless `overwrite`; with it, the previous file stays until the
- * new one is complete (written beside it, then renamed over it), and stays on any failure.
+ * Fetches a transaction table into one Parquet file at `target`, streaming (see the module's note): for
+ * tables larger than memory; what was written is returned. Refuses to write over an existing file unless
+ * `overwrite`; with it, the previous file stays until the new one is complete (written beside it, then
+ * renamed over it), and stays on any failure.
+ *
+ * ```ts
+ * const file = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "GLOBAL-MACRO" }, "data/trades.parquet");
+ * const trades = await frames.readParquet(file.path);
+ * ```
  */
 export async function fetchTransactionTableToParquet(
   rp: RiskPortalClient,
@@ -160,9 +166,10 @@ export async function fetchTransactionTableToParquet(
   target: string,
   options: StreamOptions & { overwrite?: boolean } = {},
 ): Promise<TransactionTableWritten> {
+  if (typeof target !== "string" || target === "") throw new TypeError('target must be a file path, e.g. "data/trades.parquet"');
   const { overwrite = false, ...rest } = options;
   const out = path.resolve(target);
-  checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTable");
+  checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTableToParquet");
   mkdirSync(path.dirname(out), { recursive: true });
   const workDir = `${out}.partial-${randomUUID()}`;
   try {
@@ -187,11 +194,11 @@ export async function fetchTransactionTableToParquet(
         `copy (select ${select} from ${partsScan(staged.parts)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
       );
     } catch (error) {
-      throw writeFailed(error, out, "frames.fetchTransactionTable");
+      throw writeFailed(error, out, "frames.fetchTransactionTableToParquet");
     } finally {
       await session.close();
     }
-    replaceFile(final, out, "frames.fetchTransactionTable");
+    replaceFile(final, out, "frames.fetchTransactionTableToParquet");
     return { ...written, files: [out], warnings: staged.meta.warnings };
   } finally {
     rmSync(workDir, { recursive: true, force: true });

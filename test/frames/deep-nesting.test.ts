@@ -145,10 +145,10 @@ describe("over HTTP: a table answer with a row nested 200,000 deep", () => {
     expect((error as Error).message).toMatch(/^data_table row 1: its "x" is nested too deep/);
   });
 
-  it("frames.fetchTransactionTable(…, { parquet }): ResponseValidationError naming the row, no file left", async () => {
+  it("frames.fetchTransactionTableToParquet: ResponseValidationError naming the row, no file left", async () => {
     answer = { status: 200, body: table };
     const file = path.join(dir, "t.parquet");
-    const error = await frames.fetchTransactionTable(client(), { portfolio_name: "P" }, { parquet: file }).catch((e: unknown) => e);
+    const error = await frames.fetchTransactionTableToParquet(client(), { portfolio_name: "P" }, file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as Error).message).toMatch(/data_table row 1 is nested too deep: more than 1000 levels/);
   });

@@ -160,7 +160,7 @@ describe("a streamed fetch with overwrite: true", () => {
       const file = path.join(disk, "rates.parquet");
       await frames.writeParquet(trades(["old"], 10), file);
       const before = readFileSync(file);
-      await expect(frames.fetchTransactionTableColumns(rp, { portfolio_name: "P" }, { parquet: file, overwrite: true })).rejects.toThrow(
+      await expect(frames.fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file, { overwrite: true })).rejects.toThrow(
         /rates\.parquet.*(No space left|not enough space|disk)/is,
       );
       expect(readFileSync(file).equals(before)).toBe(true);
@@ -172,7 +172,7 @@ describe("a streamed fetch with overwrite: true", () => {
   });
 });
 
-describe("frames.fetchTransactionTablesColumns(…, { parquet, overwrite: true })", () => {
+describe("frames.fetchTransactionTablesToParquet(…, { overwrite: true }, dir)", () => {
   let sim: Simulator;
   let rp: RiskPortalClient;
   beforeAll(async () => {
@@ -183,7 +183,7 @@ describe("frames.fetchTransactionTablesColumns(…, { parquet, overwrite: true }
     await sim?.close();
   });
   const fetch = (out: string, portfolios: string[], overwrite = true) =>
-    frames.fetchTransactionTablesColumns(rp, { portfolios, months: ["2026-10"], parquet: out, overwrite, progress: "none" });
+    frames.fetchTransactionTablesToParquet(rp, { portfolios, months: ["2026-10"], overwrite, progress: "none" }, out);
   const portfoliosIn = async (out: string) =>
     (await frames.queryColumns(`select distinct portfolio from read_parquet('${out}/**/*.parquet', hive_partitioning = true) order by 1`)).data.portfolio;
 

@@ -124,12 +124,12 @@ describe("Parquet dates are UTC instants", () => {
       const inMemory = await frames.fetchTransactionTableColumns(rp, request);
       expect(inMemory.kinds.trade_date).toBe("date");
       const file = path.join(dir, "stream.parquet");
-      await frames.fetchTransactionTableColumns(rp, request, { parquet: file });
+      await frames.fetchTransactionTableToParquet(rp, request, file);
       expect(await schemaOf(file, "trade_date")).toEqual([UTC]);
       expect(iso((await frames.readParquetColumns(file)).data.trade_date!)).toEqual(iso(inMemory.data.trade_date!));
 
       const panel = path.join(dir, "panel");
-      const written = await frames.fetchTransactionTablesColumns(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], parquet: panel, progress: "none" });
+      const written = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], progress: "none" }, panel);
       expect(written.files).toHaveLength(1);
       expect(await schemaOf(`${panel}/**/*.parquet`, "trade_date")).toEqual([UTC]);
       expect(iso((await frames.readParquetColumns(panel)).data.trade_date!)).toEqual(iso(inMemory.data.trade_date!));

@@ -74,9 +74,9 @@ describe("frames.fetchTransactionTablesColumns", () => {
     expectSame(oneByOne, byCell(panel.table));
   });
 
-  it("with parquet: streams into a hive-partitioned dataset that DuckDB reads back with the same rows and aggregates", async () => {
+  it("fetchTransactionTablesToParquet streams into a hive-partitioned dataset that DuckDB reads back with the same rows and aggregates", async () => {
     const out = path.join(dir, "panel");
-    const written = await frames.fetchTransactionTablesColumns(rp, { portfolios, months, parquet: out, progress: "none" });
+    const written = await frames.fetchTransactionTablesToParquet(rp, { portfolios, months, progress: "none" }, out);
     expect(written.failures).toEqual([]);
     expect(written.rows).toBe(panel.table.rowCount);
     expect(readdirSync(out).sort()).toEqual(portfolios.map((p) => `portfolio=${p}`).sort());
@@ -97,29 +97,18 @@ describe("frames.fetchTransactionTablesColumns", () => {
 
   it("reports failed calls beside what arrived, and never writes over a dataset unless asked", async () => {
     const out = path.join(dir, "with-failure");
-    const written = await frames.fetchTransactionTablesColumns(rp, {
-      portfolios: ["GLOBAL-MACRO", "NOPE"],
-      months: ["2026-10"],
-      parquet: out,
-      progress: "none",
-    });
+    const written = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO", "NOPE"], months: ["2026-10"], progress: "none" }, out);
     expect(written.failures).toEqual([{ portfolio: "NOPE", month: "2026-10", status: 404, error: expect.stringMatching(/Portfolio 'NOPE' not found/) }]);
     expect(readdirSync(out)).toEqual(["portfolio=GLOBAL-MACRO"]);
-    await expect(frames.fetchTransactionTablesColumns(rp, { portfolios, months, parquet: out, progress: "none" })).rejects.toThrow(
+    await expect(frames.fetchTransactionTablesToParquet(rp, { portfolios, months, progress: "none" }, out)).rejects.toThrow(
       /with-failure exists and is not an empty directory; pass overwrite: true to replace it \(nothing was fetched\)/,
     );
-    const again = await frames.fetchTransactionTablesColumns(rp, {
-      portfolios: ["RATES-EU"],
-      months: ["2026-10"],
-      parquet: out,
-      overwrite: true,
-      progress: "none",
-    });
+    const again = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["RATES-EU"], months: ["2026-10"], overwrite: true, progress: "none" }, out);
     expect(again.failures).toEqual([]);
     expect(readdirSync(out)).toEqual(["portfolio=RATES-EU"]);
     const file = path.join(dir, "a-file");
     writeFileSync(file, "x");
-    await expect(frames.fetchTransactionTablesColumns(rp, { portfolios, parquet: file, progress: "none" })).rejects.toThrow(/a-file exists/);
+    await expect(frames.fetchTransactionTablesToParquet(rp, { portfolios, progress: "none" }, file)).rejects.toThrow(/a-file exists/);
   });
 
   it("refuses a month that is not YYYY-MM, naming it", async () => {

@@ -67,24 +67,37 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
     }
   });
 
-  it("is what frames.fetchTransactionTable(…, { parquet }) does, and never writes over a file unless asked", async () => {
+  it("is frames.fetchTransactionTableToParquet, which never writes over a file unless asked", async () => {
     const target = file();
     const request = { portfolio_name: "RATES-EU", start_date: "2026-06-01T00:00:00Z", end_date: "2026-06-30T23:59:59Z" };
-    const written = await frames.fetchTransactionTable(rp, request, { parquet: target });
+    const written = await frames.fetchTransactionTableToParquet(rp, request, target);
     expect(written.rows).toBe((await frames.fetchTransactionTableColumns(rp, request)).rowCount);
-    await expect(frames.fetchTransactionTable(rp, request, { parquet: target })).rejects.toThrow(ColumnarError);
-    await expect(frames.fetchTransactionTable(rp, request, { parquet: target })).rejects.toThrow(/exists; pass \{ overwrite: true \}/);
-    expect((await frames.fetchTransactionTable(rp, request, { parquet: target, overwrite: true })).rows).toBe(written.rows);
+    await expect(frames.fetchTransactionTableToParquet(rp, request, target)).rejects.toThrow(ColumnarError);
+    await expect(frames.fetchTransactionTableToParquet(rp, request, target)).rejects.toThrow(/exists; pass \{ overwrite: true \}/);
+    expect((await frames.fetchTransactionTableToParquet(rp, request, target, { overwrite: true })).rows).toBe(written.rows);
+  });
+
+  it("the in-memory fetches refuse the parquet option they had (it changed their return type), naming the verb, before any call", async () => {
+    const request = { portfolio_name: "RATES-EU" };
+    const old = { parquet: file() } as object;
+    const verb =
+      /has no parquet option: it always returns the table\. To stream into a Parquet file, call frames\.fetchTransactionTableToParquet\(rp, request, /;
+    const offline = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", auth: { apiKey: "unused" }, retry: { limit: 0 } });
+    await expect(frames.fetchTransactionTable(offline, request, old)).rejects.toThrow(verb);
+    await expect(frames.fetchTransactionTableColumns(offline, request, old)).rejects.toThrow(verb);
+    await expect(frames.fetchTransactionTablesColumns(offline, { portfolios: ["RATES-EU"], ...old })).rejects.toThrow(
+      /frames\.fetchTransactionTablesColumns has no parquet option.*frames\.fetchTransactionTablesToParquet\(rp, \{ portfolios, months \}, "data\/trades"\)/,
+    );
   });
 
   it("records to a cassette and replays from it: the same file, from the cassette", async () => {
     const cassette = path.join(dir, "stream-cassette.json");
     const request = { portfolio_name: "GLOBAL-MACRO", start_date: "2026-01-01T00:00:00Z", end_date: "2026-03-31T23:59:59Z" };
     const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
-    const recorded = await frames.fetchTransactionTableColumns(recorder, request, { parquet: file() });
+    const recorded = await frames.fetchTransactionTableToParquet(recorder, request, file());
     const player = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: cassette, mode: "replay" } });
     const target = file();
-    const replayed = await frames.fetchTransactionTableColumns(player, request, { parquet: target });
+    const replayed = await frames.fetchTransactionTableToParquet(player, request, target);
     expect(replayed.rows).toBe(recorded.rows);
     expect(replayed.provenance[0]).toMatchObject({ source: "cassette", cassette });
     await expectSameAsInMemory(target, await frames.fetchTransactionTableColumns(player, request));
@@ -220,11 +233,11 @@ describe("streaming rows that are not all alike", () => {
     ]);
     try {
       const rp = client(server.url);
-      const empty = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "P" }, { parquet: file() });
+      const empty = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file());
       expect(empty).toMatchObject({ rows: 0, files: [], warnings: ["the table has no rows: no file was written"] });
       expect(existsSync(empty.path)).toBe(false);
       const target = file();
-      const layout = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "P" }, { parquet: target });
+      const layout = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, target);
       expect(layout).toMatchObject({ rows: 2, columns: ["a", "b"], kinds: { a: "number", b: "string" } });
       expect(contents(await frames.readParquetColumns(target))).toEqual({ a: [1, 2], b: ["x", "y"] });
     } finally {
@@ -237,12 +250,10 @@ describe("streaming rows that are not all alike", () => {
     try {
       const existing = file();
       writeFileSync(existing, "keep me");
-      await expect(frames.fetchTransactionTableColumns(client(server.url), { portfolio_name: "P" }, { parquet: existing })).rejects.toThrow(
-        /frames\.fetchTransactionTable: .* exists; pass \{ overwrite: true \}/,
+      await expect(frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, existing)).rejects.toThrow(
+        /frames\.fetchTransactionTableToParquet: .* exists; pass \{ overwrite: true \}/,
       );
-      await expect(frames.fetchTransactionTableColumns(client(server.url), { portfolio_name: "P" }, { parquet: "" })).rejects.toThrow(
-        /parquet must be a file path/,
-      );
+      await expect(frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, "")).rejects.toThrow(/target must be a file path/);
       expect(server.hits()).toBe(0);
     } finally {
       await server.close();
