@@ -3,6 +3,7 @@
  * per currency × market date, each with its points sorted by maturity, and linear interpolation on them.
  */
 import type { RateAssetResponse } from "../api/rate-asset";
+import { linearAt } from "../curves/linear";
 import { concatColumns } from "../frames/concat";
 import { yieldCurveColumns } from "../frames/yield-curve";
 import { columnsOf, groupBy, isTableInput, numbers, plotDate, texts, times, type Columns, type TableInput } from "./input";
@@ -73,19 +74,7 @@ export function readCurves(input: CurveInput, caller: string, value = "rate"): C
  * extrapolation: a gap says the curve does not reach that tenor) or when a neighbour is missing.
  */
 export function interpolate(xs: readonly number[], ys: readonly number[], x: number): number {
-  const n = xs.length;
-  if (n === 0 || !(x >= xs[0]! && x <= xs[n - 1]!)) return NaN;
-  let lo = 0;
-  let hi = n - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! <= x) lo = mid;
-    else hi = mid;
-  }
-  if (xs[lo] === x) return ys[lo]!;
-  if (xs[hi] === x) return ys[hi]!;
-  const t = (x - xs[lo]!) / (xs[hi]! - xs[lo]!);
-  return ys[lo]! + t * (ys[hi]! - ys[lo]!);
+  return linearAt(xs, ys, x, "none");
 }
 
 /** The value of `curve` at each tenor (years), by linear interpolation in maturity. */

@@ -35,6 +35,7 @@ import {
 import { Universe, yieldToMaturity, type Tradable } from "./data/universe";
 import type { Change, Store, StoredBondPrice, StoredVolCurve } from "./store";
 import { round } from "./round";
+import { linearAt } from "../curves/linear";
 
 type Out<S extends z.ZodType> = z.output<S>;
 
@@ -595,7 +596,7 @@ export class SimService {
     return this.universe.surface(
       eq,
       (t) => this.curves.zero(ccy, this.curves.latestDate, t),
-      uploaded ? (days) => interpolateFlat(uploaded.maturities, uploaded.vols, days) : undefined,
+      uploaded ? (days) => linearAt(uploaded.maturities, uploaded.vols, days, "flat") : undefined,
     );
   }
 }
@@ -605,18 +606,6 @@ const LAUNCHER_COMMON_FIELDS = new Set(["$type", "report_name", "reporting_curre
 
 function contractSize(t: Tradable): number {
   return t.kind === "option" ? t.multiplier : t.kind === "bond" ? 0.01 : 1;
-}
-
-/** Linear interpolation in maturity, flat beyond the ends. */
-function interpolateFlat(xs: number[], ys: number[], x: number): number {
-  if (x <= xs[0]!) return ys[0]!;
-  for (let i = 1; i < xs.length; i++) {
-    if (x <= xs[i]!) {
-      const w = (x - xs[i - 1]!) / (xs[i]! - xs[i - 1]!);
-      return ys[i - 1]! + w * (ys[i]! - ys[i - 1]!);
-    }
-  }
-  return ys.at(-1)!;
 }
 
 /** Inserts keeping `queue` ordered by `atMs` (appending is the usual case: one lag, a clock that moves on). */
