@@ -108,25 +108,29 @@ function taskOptions(options: BatchOptions): WorkerTask["options"] {
 async function runInProcess(files: readonly string[], options: BatchOptions, report: (r: BatchResult) => void): Promise<BatchResult[]> {
   const results: BatchResult[] = [];
   for (const file of files) {
-    const t0 = performance.now();
     const runOptions: RunOptions = taskOptions(options);
     if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
     if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
-    let r: BatchResult;
-    try {
-      const result = await runNotebook(file, runOptions);
-      r = describeRun(file, result.notebook, true, result.durationMs, { htmlPath: result.htmlPath, ipynbPath: result.ipynbPath });
-    } catch (error) {
-      const message = (error as Error).message;
-      const partial = error instanceof NotebookError ? error.result : undefined;
-      r = partial
-        ? describeRun(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
-        : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
-    }
+    const r = await runOne(file, runOptions);
     results.push(r);
     report(r);
   }
   return results;
+}
+
+/** Runs one notebook (in this process: the batch's own, or a worker's) and says how it went; never throws. */
+export async function runOne(file: string, runOptions: RunOptions): Promise<BatchResult> {
+  const t0 = performance.now();
+  try {
+    const r = await runNotebook(file, runOptions);
+    return describeRun(file, r.notebook, true, r.durationMs, { htmlPath: r.htmlPath, ipynbPath: r.ipynbPath });
+  } catch (error) {
+    const message = (error as Error).message;
+    const partial = error instanceof NotebookError ? error.result : undefined;
+    return partial
+      ? describeRun(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
+      : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
+  }
 }
 
 /** What a batch worker is sent: one notebook, and the options of its run. */
