@@ -16,7 +16,8 @@ const E2E = [
 ];
 
 const set = process.env.RPL_TEST_SET;
-if (set !== undefined && set !== "unit" && set !== "e2e") throw new Error(`RPL_TEST_SET must be unit or e2e, got ${JSON.stringify(set)}`);
+if (set !== undefined && set !== "unit" && set !== "e2e")
+  throw new Error(`RPL_TEST_SET must be unit or e2e, got ${JSON.stringify(set)}`);
 
 export default defineConfig({
   test: {

@@ -24,7 +24,18 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { envInt, formatTable, isMain, perSecond, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
+import {
+  envInt,
+  formatTable,
+  isMain,
+  perSecond,
+  requireBuilt,
+  round,
+  runStandalone,
+  statRow,
+  summarise,
+  timeVariants,
+} from "./common.mjs";
 
 /** Largest relative |vectorised − naive| accepted where the naive formula is accurate. */
 export const CHECK_TOLERANCE = 1e-9;
@@ -93,14 +104,29 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   // Plain object literals, one shape (objects made with `{ ...market, strike, vol }` come out with slow
   // properties in V8, and the bench would time property lookups instead of the API).
   const { forward, maturity, discountFactor, kind } = market;
-  const inputs = Array.from({ length: m }, (_, j) => ({ forward, strike: strikes[j * step], maturity, vol: vols[j * step], discountFactor, kind }));
+  const inputs = Array.from({ length: m }, (_, j) => ({
+    forward,
+    strike: strikes[j * step],
+    maturity,
+    vol: vols[j * step],
+    discountFactor,
+    kind,
+  }));
   const out = arrays(n);
   const naiveOut = arrays(n);
   let sink = 0;
 
   const variants = {
-    vectorised: { name: "black76Strikes, 1e6 strikes, output reused", count: n, run: () => black.black76Strikes(market, strikes, vols, out).price },
-    vectorisedAlloc: { name: "black76Strikes, 1e6 strikes, new output", count: n, run: () => black.black76Strikes(market, strikes, vols).price },
+    vectorised: {
+      name: "black76Strikes, 1e6 strikes, output reused",
+      count: n,
+      run: () => black.black76Strikes(market, strikes, vols, out).price,
+    },
+    vectorisedAlloc: {
+      name: "black76Strikes, 1e6 strikes, new output",
+      count: n,
+      run: () => black.black76Strikes(market, strikes, vols).price,
+    },
     scalar: {
       name: `black76({...}) per option, ${m} options`,
       count: m,
@@ -110,7 +136,11 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
         return [s];
       },
     },
-    naive: { name: "textbook formulas inline (context)", count: n, run: () => naiveLoop(normal.normCdf, market, strikes, vols, naiveOut).price },
+    naive: {
+      name: "textbook formulas inline (context)",
+      count: n,
+      run: () => naiveLoop(normal.normCdf, market, strikes, vols, naiveOut).price,
+    },
   };
   const baselineOut = arrays(n);
   if (baseline) {
@@ -137,7 +167,8 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   for (let j = 0; j < m; j++) {
     const g = black.black76(inputs[j]);
     const q = j * step;
-    for (const key of ["price", "delta", "gamma", "vega", "theta"]) if (!Object.is(g[key], out[key][q])) scalarMismatches++;
+    for (const key of ["price", "delta", "gamma", "vega", "theta"])
+      if (!Object.is(g[key], out[key][q])) scalarMismatches++;
   }
   let maxRelVsNaive = 0;
   let compared = 0;
@@ -202,7 +233,10 @@ export function formatBlack(r) {
   const M = (x) => round(x / 1e6, 2);
   const rows = Object.values(r.variants).map((v) => statRow(v.name, v.optionsPerS, v.optionsPerCpuS, M));
   return [
-    formatTable(["variant (price + 4 greeks per option)", "M options/s median", "min", "max", "spread", "per CPU-s median"], rows),
+    formatTable(
+      ["variant (price + 4 greeks per option)", "M options/s median", "min", "max", "spread", "per CPU-s median"],
+      rows,
+    ),
     "",
     `vectorised: ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
       `${round(r.vectorisedOverNaive * 100, 0)}% of the naive textbook loop`,

@@ -24,7 +24,17 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { envInt, formatTable, isMain, requireBuilt, round, runStandalone, statRow, summarise, timeVariants } from "./common.mjs";
+import {
+  envInt,
+  formatTable,
+  isMain,
+  requireBuilt,
+  round,
+  runStandalone,
+  statRow,
+  summarise,
+  timeVariants,
+} from "./common.mjs";
 
 /** Largest |model vol − quote| accepted with exact quotes. */
 export const EXACT_TOLERANCE = 1e-8;
@@ -118,7 +128,10 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
       const cases = { exact, noisy, worst };
       variants[`${key}Baseline`] = {
         name: `${key === "diagnose" ? "diagnose" : `calibrate, ${key}`}: baseline build`,
-        run: key === "diagnose" ? () => baseline.diagnose(baseline.fromSurface(fitted)) : () => baseline.calibrate(options(cases[key])),
+        run:
+          key === "diagnose"
+            ? () => baseline.diagnose(baseline.fromSurface(fitted))
+            : () => baseline.calibrate(options(cases[key])),
       };
     }
   }
@@ -171,7 +184,10 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     settings,
     surface: { maturities: truth.benchmark_maturities, strikesPerMaturity: 21, strikeType: "PercentForward", noiseBp },
     variants: Object.fromEntries(
-      Object.entries(variants).map(([key, v]) => [key, { name: v.name, ms: summarise(timed.ms[key]), cpuMs: summarise(timed.cpuMs[key]) }]),
+      Object.entries(variants).map(([key, v]) => [
+        key,
+        { name: v.name, ms: summarise(timed.ms[key]), cpuMs: summarise(timed.cpuMs[key]) },
+      ]),
     ),
     fits: { exact: summary(results.exact), noisy: summary(results.noisy), worst: summary(results.worst) },
     baseline: baseline ? { dir: process.env.BENCH_CAL_BASELINE, worst: summary(results.worstBaseline) } : undefined,
@@ -212,4 +228,5 @@ export function formatCalibrate(r) {
   ].join("\n");
 }
 
-if (isMain(import.meta.url)) runStandalone("calibrate", (log) => measureCalibrate(settingsFromEnv(), log), formatCalibrate);
+if (isMain(import.meta.url))
+  runStandalone("calibrate", (log) => measureCalibrate(settingsFromEnv(), log), formatCalibrate);

@@ -34,7 +34,9 @@ async function timed(fn, runs = RUNS) {
 
 const machine = { node: process.version, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length };
 const loadBefore = os.loadavg().map((x) => round(x, 2));
-console.log(`columnar bench: ${ROWS.toLocaleString("en-US")} rows, median of ${RUNS}; node ${machine.node} on ${machine.cpuModel} x${machine.cpus}`);
+console.log(
+  `columnar bench: ${ROWS.toLocaleString("en-US")} rows, median of ${RUNS}; node ${machine.node} on ${machine.cpuModel} x${machine.cpus}`,
+);
 
 const payload = transactionPayload(ROWS);
 const jsonBytes = Buffer.byteLength(payload, "latin1");
@@ -61,8 +63,11 @@ const sql = await timed(() => db.queryColumns(SQL), RUNS * 3);
 await db.close();
 const df = frames.toDataFrame(table);
 const danfo = await timed(() => df.groupby(["counterparty", "direction"]).agg({ notional: "sum" }));
-if (danfo.value.shape[0] !== sql.value.rowCount) throw new Error(`danfo found ${danfo.value.shape[0]} groups, SQL ${sql.value.rowCount}`);
-console.log(`group-by: danfo ${round(danfo.ms, 0)} ms, SQL ${round(sql.ms, 1)} ms (${round(danfo.ms / sql.ms, 1)}× faster in SQL)`);
+if (danfo.value.shape[0] !== sql.value.rowCount)
+  throw new Error(`danfo found ${danfo.value.shape[0]} groups, SQL ${sql.value.rowCount}`);
+console.log(
+  `group-by: danfo ${round(danfo.ms, 0)} ms, SQL ${round(sql.ms, 1)} ms (${round(danfo.ms / sql.ms, 1)}× faster in SQL)`,
+);
 
 const dir = mkdtempSync(join(os.tmpdir(), "rpl-columnar-bench-"));
 let parquetBytes;
@@ -74,12 +79,26 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`Parquet (zstd): ${round(parquetBytes / 1e6, 1)} MB = 1/${round(jsonBytes / parquetBytes, 1)} of the JSON, written in ${round(parquetMs, 0)} ms`);
+console.log(
+  `Parquet (zstd): ${round(parquetBytes / 1e6, 1)} MB = 1/${round(jsonBytes / parquetBytes, 1)} of the JSON, written in ${round(parquetMs, 0)} ms`,
+);
 
 const rows = [
-  ["load: column table → DuckDB ÷ JSON.parse", `${round(load.ms / parse.ms, 2)}× (${round(load.ms, 0)} / ${round(parse.ms, 0)} ms)`, "≤ 0.5×"],
-  ["group-by: danfo ÷ SQL", `${round(danfo.ms / sql.ms, 1)}× (${round(danfo.ms, 0)} / ${round(sql.ms, 1)} ms)`, "≥ 20×"],
-  ["size: Parquet ÷ JSON", `1/${round(jsonBytes / parquetBytes, 1)} (${round(parquetBytes / 1e6, 1)} / ${round(jsonBytes / 1e6, 1)} MB)`, "≤ 1/10"],
+  [
+    "load: column table → DuckDB ÷ JSON.parse",
+    `${round(load.ms / parse.ms, 2)}× (${round(load.ms, 0)} / ${round(parse.ms, 0)} ms)`,
+    "≤ 0.5×",
+  ],
+  [
+    "group-by: danfo ÷ SQL",
+    `${round(danfo.ms / sql.ms, 1)}× (${round(danfo.ms, 0)} / ${round(sql.ms, 1)} ms)`,
+    "≥ 20×",
+  ],
+  [
+    "size: Parquet ÷ JSON",
+    `1/${round(jsonBytes / parquetBytes, 1)} (${round(parquetBytes / 1e6, 1)} / ${round(jsonBytes / 1e6, 1)} MB)`,
+    "≤ 1/10",
+  ],
 ];
 console.log(`\n${formatTable(["figure", "measured", "target"], rows)}`);
 const loadAfter = os.loadavg().map((x) => round(x, 2));

@@ -109,7 +109,14 @@ export function summarise(values) {
 export const round = (x, digits = 2) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
 /** A row of a results table: name, median, min, max, spread, and the CPU median (or "-" without `cpu`), the figures through `f`. */
-export const statRow = (name, s, cpu, f) => [name, f(s.median), f(s.min), f(s.max), `${round(s.spreadPct, 1)}%`, cpu ? f(cpu.median) : "-"];
+export const statRow = (name, s, cpu, f) => [
+  name,
+  f(s.median),
+  f(s.min),
+  f(s.max),
+  `${round(s.spreadPct, 1)}%`,
+  cpu ? f(cpu.median) : "-",
+];
 
 /** Prints rows of objects as an aligned text table (first column left-aligned, the rest right-aligned). */
 export function formatTable(headers, rows) {
@@ -135,7 +142,12 @@ export const isMain = (metaUrl) => process.argv[1] !== undefined && fileURLToPat
  * code 1 when the result's `check.ok` is false (a fast wrong answer does not pass).
  */
 export function runStandalone(name, measure, format) {
-  const machine = { node: process.version, v8: process.versions.v8, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length };
+  const machine = {
+    node: process.version,
+    v8: process.versions.v8,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    cpus: os.cpus().length,
+  };
   const loadBefore = os.loadavg().map((x) => round(x, 2));
   console.log(`node ${machine.node} on ${machine.cpuModel} x${machine.cpus}; load average ${loadBefore.join(" ")}\n`);
   const startedAt = new Date();

@@ -159,7 +159,8 @@ function measureSize(n, lib, upstream, TableBuilder, log) {
     after: () => df.sortValues("notional", { ascending: false }),
   });
   out.sortValues = { jsMs: sort.ms.js, afterMs: sort.ms.after, ratio: sort.ms.after / sort.ms.js, beforeMs: null };
-  if (n <= UPSTREAM_SORT_MAX) [out.sortValues.beforeMs] = time(() => upstream(() => df.sortValues("notional", { ascending: false })));
+  if (n <= UPSTREAM_SORT_MAX)
+    [out.sortValues.beforeMs] = time(() => upstream(() => df.sortValues("notional", { ascending: false })));
   log(`${n} rows: sortValues ${JSON.stringify(out.sortValues)}`);
 
   const spec = { notional: "sum", price: "mean" };
@@ -167,7 +168,8 @@ function measureSize(n, lib, upstream, TableBuilder, log) {
   const ccys = table.data.currency;
   const group = medians({
     after: () => df.groupby(["book", "currency"]).agg(spec),
-    columnTable: () => lib.frames.pivotColumns(table, { index: "book", columns: "currency", values: "notional", agg: "sum" }),
+    columnTable: () =>
+      lib.frames.pivotColumns(table, { index: "book", columns: "currency", values: "notional", agg: "sum" }),
     jsMap: () => {
       const sums = new Map();
       for (let i = 0; i < n; i++) {
@@ -178,7 +180,9 @@ function measureSize(n, lib, upstream, TableBuilder, log) {
     },
   });
   const [beforeMs, theirs] = time(() => upstream(() => df.groupby(["book", "currency"]).agg(spec)));
-  const same = JSON.stringify(theirs.values) === JSON.stringify(group.last.after.values) && theirs.columns.join() === group.last.after.columns.join();
+  const same =
+    JSON.stringify(theirs.values) === JSON.stringify(group.last.after.values) &&
+    theirs.columns.join() === group.last.after.columns.join();
   out.groupby = {
     afterMs: group.ms.after,
     columnTableMs: group.ms.columnTable,
@@ -200,10 +204,12 @@ export function measureDanfo(log = () => {}) {
   const sizes = SIZES.map((n) => measureSize(n, lib, upstream, TableBuilder, log));
   const problems = [];
   for (const s of sizes) {
-    if (s.queryAfterSort.after.wrong !== 0 || s.queryAfterSort.after.rows !== s.queryAfterSort.after.want) problems.push(`${s.rows}: query after sort wrong`);
+    if (s.queryAfterSort.after.wrong !== 0 || s.queryAfterSort.after.rows !== s.queryAfterSort.after.want)
+      problems.push(`${s.rows}: query after sort wrong`);
     if (s.arithmetic.after.maxError !== 0) problems.push(`${s.rows}: mul(2) not exact`);
     if (s.sortValues.ratio > 10) problems.push(`${s.rows}: sortValues ${round(s.sortValues.ratio, 1)}x the JS sort`);
-    if (s.groupby.ratioToColumnTable > 2) problems.push(`${s.rows}: groupby ${round(s.groupby.ratioToColumnTable, 1)}x the column table`);
+    if (s.groupby.ratioToColumnTable > 2)
+      problems.push(`${s.rows}: groupby ${round(s.groupby.ratioToColumnTable, 1)}x the column table`);
     if (!s.groupby.sameAsDanfo) problems.push(`${s.rows}: groupby differs from danfo's`);
   }
   return { sizes, check: { ok: problems.length === 0, problems } };

@@ -24,7 +24,8 @@ function cliRun(args) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("RISK_PORTAL_")) delete env[key];
   const run = spawnSync(process.execPath, [cli, ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`risk-portal-lab ${args.join(" ")} failed (exit ${run.status}):\n${run.stderr.slice(-2000)}`);
+  if (run.status !== 0)
+    throw new Error(`risk-portal-lab ${args.join(" ")} failed (exit ${run.status}):\n${run.stderr.slice(-2000)}`);
   return run.stdout;
 }
 
@@ -56,8 +57,16 @@ export async function measureDiff(log) {
     const { writeReport } = requireBuilt("notebook", "diff", "report.js");
     const names = readdirSync(join(dir, "live")).filter((f) => f.endsWith(".ipynb") && !f.endsWith(".diff.ipynb"));
     const pairs = [
-      ...names.map((f) => ({ label: `${f.replace(/\.ipynb$/, "")} (live vs replay)`, before: join(dir, "live", f), after: join(dir, "replay", f) })),
-      { label: "01-yield-curves (USD vs EUR)", before: join(dir, "live", "01-yield-curves.ipynb"), after: join(dir, "eur", "01-yield-curves.ipynb") },
+      ...names.map((f) => ({
+        label: `${f.replace(/\.ipynb$/, "")} (live vs replay)`,
+        before: join(dir, "live", f),
+        after: join(dir, "replay", f),
+      })),
+      {
+        label: "01-yield-curves (USD vs EUR)",
+        before: join(dir, "live", "01-yield-curves.ipynb"),
+        after: join(dir, "eur", "01-yield-curves.ipynb"),
+      },
     ];
     const rows = [];
     for (const p of pairs) {

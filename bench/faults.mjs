@@ -16,12 +16,24 @@ import { BENCH_DIR, envInt, formatTable, isMain, loadPackage } from "./common.mj
 
 const CONCURRENCY = 16;
 
-export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000), writes = envInt("BENCH_FAULT_WRITES", 300) } = {}) {
+export async function measureFaults({
+  reads = envInt("BENCH_FAULT_READS", 2000),
+  writes = envInt("BENCH_FAULT_WRITES", 300),
+} = {}) {
   const { startSimulator, RiskPortalClient, internals } = loadPackage();
   const { DEFAULT_RETRY } = internals;
-  const sim = await startSimulator({ rateLimit: false, faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 }, seed: 11 });
+  const sim = await startSimulator({
+    rateLimit: false,
+    faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 },
+    seed: 11,
+  });
   const client = (retry = {}, cache) =>
-    new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry, ...(cache ? { cache } : {}) });
+    new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      retry,
+      ...(cache ? { cache } : {}),
+    });
   try {
     const readRound = async (limit) => {
       let retries = 0;
@@ -61,21 +73,30 @@ export async function measureFaults({ reads = envInt("BENCH_FAULT_READS", 2000),
         labels.succeeded++;
       } catch (error) {
         labels[error.outcome ?? "other"] = (labels[error.outcome ?? "other"] ?? 0) + 1;
-        if (error.outcome === "unknown" && /could not reach/.test(error.message)) labels.saysCouldNotReachAfterSending++;
+        if (error.outcome === "unknown" && /could not reach/.test(error.message))
+          labels.saysCouldNotReachAfterSending++;
       }
     }
 
     const dir = mkdtempSync(join(tmpdir(), "rpl-bench-cache-"));
     try {
       const cached = client({}, { dir });
-      const results = await Promise.allSettled(Array.from({ length: 64 }, () => cached.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 64 }, () => cached.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" })),
+      );
       const cache = {
         concurrent: 64,
         failed: results.filter((r) => r.status === "rejected").length,
         toServer: cached.cache.stats.misses,
         ...cached.cache.stats,
       };
-      return { faults: "10% 500/503, 5% dropped, 5% cut off", readsDefault, readsOld, writes: { count: writes, ...labels }, cache };
+      return {
+        faults: "10% 500/503, 5% dropped, 5% cut off",
+        readsDefault,
+        readsOld,
+        writes: { count: writes, ...labels },
+        cache,
+      };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

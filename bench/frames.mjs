@@ -43,7 +43,11 @@ function summariseRuns(runs) {
   return {
     runs,
     totalMs: median(pick((r) => r.totalMs)),
-    peakMB: { min: Math.min(...pick((r) => r.peakMB)), median: median(pick((r) => r.peakMB)), max: Math.max(...pick((r) => r.peakMB)) },
+    peakMB: {
+      min: Math.min(...pick((r) => r.peakMB)),
+      median: median(pick((r) => r.peakMB)),
+      max: Math.max(...pick((r) => r.peakMB)),
+    },
     retainedHeapMB: median(pick((r) => r.retained.heapMB)),
   };
 }
@@ -73,7 +77,9 @@ export function transactionPayloadBuffer(rows) {
   let at = buffer.write('{"data_table":[', 0, "latin1");
   for (let i = 0; i < rows; i++) {
     const tradeDay = day0 + Math.floor((i / rows) * 365) * 86_400_000;
-    const trade = new Date(tradeDay + Math.floor(random() * 8 * 3600) * 1000 + 8 * 3_600_000).toISOString().slice(0, 19);
+    const trade = new Date(tradeDay + Math.floor(random() * 8 * 3600) * 1000 + 8 * 3_600_000)
+      .toISOString()
+      .slice(0, 19);
     const settle = new Date(tradeDay + 2 * 86_400_000).toISOString().slice(0, 10);
     const tradable = Math.floor(random() * 5000);
     const quantity = Math.round((random() - 0.45) * 20_000) * 100;
@@ -146,7 +152,12 @@ const children = {
     const frame = timed(() => frames.toDataFrame(table.value));
     const afterFrame = { peakMB: peakMB(), heapMB: heapMB() };
     const df = frame.value;
-    const check = { shape: df.shape, dtypes: df.dtypes, kinds: table.value.kinds, warnings: table.value.meta.warnings.length };
+    const check = {
+      shape: df.shape,
+      dtypes: df.dtypes,
+      kinds: table.value.kinds,
+      warnings: table.value.meta.warnings.length,
+    };
     response = null;
     return {
       rows: ROWS,
@@ -175,7 +186,12 @@ const children = {
     const frames = loadFrames();
     const { RiskPortalClient } = loadClient();
     const danfoLoadMs = loadDanfoTimed(frames);
-    const rp = new RiskPortalClient({ baseUrl: url, auth: { token: "bench-token-0123456789" }, timeoutMs: 600_000, retry: false });
+    const rp = new RiskPortalClient({
+      baseUrl: url,
+      auth: { token: "bench-token-0123456789" },
+      timeoutMs: 600_000,
+      retry: false,
+    });
     gc();
     const baseline = { rssMB: rssMB(), peakMB: peakMB() };
     const fetched = await timedAsync(() => rp.position.transactionTable({ portfolio_name: "BENCH" }));
@@ -201,13 +217,24 @@ const children = {
     const frames = loadFrames();
     const { RiskPortalClient } = loadClient();
     const danfoLoadMs = loadDanfoTimed(frames);
-    const rp = new RiskPortalClient({ baseUrl: url, auth: { token: "bench-token-0123456789" }, timeoutMs: 600_000, retry: false });
+    const rp = new RiskPortalClient({
+      baseUrl: url,
+      auth: { token: "bench-token-0123456789" },
+      timeoutMs: 600_000,
+      retry: false,
+    });
     gc();
     const baseline = { rssMB: rssMB(), peakMB: peakMB() };
     const all = await timedAsync(() => frames.fetchTransactionTable(rp, { portfolio_name: "BENCH" }));
     const peak = peakMB();
     gc(); // what a notebook keeps: `const df = await frames.fetchTransactionTable(rp, …)`
-    return { danfoLoadMs, baseline, totalMs: all.ms, peakMB: peak, retained: { heapMB: heapMB(), shape: all.value.shape } };
+    return {
+      danfoLoadMs,
+      baseline,
+      totalMs: all.ms,
+      peakMB: peak,
+      retained: { heapMB: heapMB(), shape: all.value.shape },
+    };
   },
 
   /** Serves the payload to one client process at a time; prints its URL. */
@@ -227,13 +254,17 @@ const children = {
 };
 
 async function runChild(variant, arg) {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", SCRIPT, `--child=${variant}`, ...(arg ? [arg] : [])], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    maxBuffer: 16 * MB,
-    timeout: 20 * 60_000,
-    env: { ...process.env, FRAMES_BENCH_ROWS: String(ROWS) },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--expose-gc", SCRIPT, `--child=${variant}`, ...(arg ? [arg] : [])],
+    {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      maxBuffer: 16 * MB,
+      timeout: 20 * 60_000,
+      env: { ...process.env, FRAMES_BENCH_ROWS: String(ROWS) },
+    },
+  );
   return JSON.parse(stdout.trim().split("\n").pop());
 }
 
@@ -255,7 +286,12 @@ async function startServer() {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const machine = { node: process.version, cpuModel: os.cpus()[0]?.model ?? "unknown", cpus: os.cpus().length, memoryGiB: round(os.totalmem() / 2 ** 30, 1) };
+  const machine = {
+    node: process.version,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    cpus: os.cpus().length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+  };
   const loadBefore = os.loadavg().map((x) => round(x, 2));
   console.log(
     `frames bench: ${ROWS.toLocaleString("en-US")} rows × 13 columns; node ${machine.node}, ${machine.cpus} CPUs; load average ${loadBefore.join(" ")}`,
@@ -296,13 +332,19 @@ async function main() {
         ["JSON.parse", ms(inProcess.parse.ms), mb(inProcess.parse.peakMB)],
         ["adapter: column table", ms(inProcess.table.ms), mb(inProcess.table.peakMB)],
         ["adapter: DataFrame from the table", ms(inProcess.frame.ms), mb(inProcess.frame.peakMB)],
-        ["adapter total (table + DataFrame)", `${ms(adapterMs)} = ${round(ratio, 2)}× JSON.parse`, mb(inProcess.frame.peakMB)],
+        [
+          "adapter total (table + DataFrame)",
+          `${ms(adapterMs)} = ${round(ratio, 2)}× JSON.parse`,
+          mb(inProcess.frame.peakMB),
+        ],
         ["(JSON.parse in a process of its own)", ms(parseOnly.parse.ms), mb(parseOnly.parse.peakMB)],
       ],
     ),
   );
   const range = (p) => `${mb(p.min)}–${mb(p.max)}`;
-  console.log(`\nend to end over loopback HTTP, ${E2E_RUNS} runs each (median time; peak RSS min–max; heap still held afterwards, median):`);
+  console.log(
+    `\nend to end over loopback HTTP, ${E2E_RUNS} runs each (median time; peak RSS min–max; heap still held afterwards, median):`,
+  );
   console.log(
     formatTable(
       ["path", "time", "peak RSS", "held after"],
@@ -313,7 +355,12 @@ async function main() {
           range(e2eClient.peakMB),
           `${mb(e2eClient.retainedHeapMB)} (res + df)`,
         ],
-        ["frames.fetchTransactionTable(rp, …)", ms(e2eLean.totalMs), range(e2eLean.peakMB), `${mb(e2eLean.retainedHeapMB)} (df)`],
+        [
+          "frames.fetchTransactionTable(rp, …)",
+          ms(e2eLean.totalMs),
+          range(e2eLean.peakMB),
+          `${mb(e2eLean.retainedHeapMB)} (df)`,
+        ],
       ],
     ),
   );

@@ -46,7 +46,12 @@ function runChild(target) {
   const env = { ...process.env };
   delete env.NODE_OPTIONS; // no inspector / loaders / --cpu-prof inherited from the parent
   const t0 = performance.now();
-  const out = spawnSync(process.execPath, ["-e", CHILD, target, segments], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
+  const out = spawnSync(process.execPath, ["-e", CHILD, target, segments], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   const wallMs = performance.now() - t0;
   if (out.error) throw out.error;
   if (out.status !== 0) throw new Error(`import child failed (status ${out.status}): ${out.stderr}`);
@@ -73,7 +78,11 @@ export function measureImportTime({ runs = envInt("BENCH_IMPORT_RUNS", 15), warm
     imp.push(m);
   }
   const last = imp[imp.length - 1];
-  const heavy = HEAVY.map((h) => ({ name: h.name, modules: Math.max(...imp.map((r) => r.heavy[h.name])), fatal: h.fatal }));
+  const heavy = HEAVY.map((h) => ({
+    name: h.name,
+    modules: Math.max(...imp.map((r) => r.heavy[h.name])),
+    fatal: h.fatal,
+  }));
   const wallImport = summarise(imp.map((r) => r.wallMs));
   const wallBaseline = summarise(base.map((r) => r.wallMs));
   return {
@@ -102,7 +111,9 @@ export function formatImportTime(r) {
       ["require() inside child", ...ms(r.inChildRequireMs)],
     ],
   );
-  const heavy = r.heavy.map((h) => `${h.name}: ${h.modules ? `LOADED (${h.modules} modules)` : "not loaded"}`).join(", ");
+  const heavy = r.heavy
+    .map((h) => `${h.name}: ${h.modules ? `LOADED (${h.modules} modules)` : "not loaded"}`)
+    .join(", ");
   return [
     `import time of ${r.target} (via ${r.via})`,
     table,

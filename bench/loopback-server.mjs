@@ -73,7 +73,10 @@ function start() {
     req.on("end", () => {
       const body = routes.get(`${req.method} ${req.url}`);
       served++;
-      res.writeHead(body ? 200 : 404, { "content-type": body ? "application/json" : "application/problem+json", "content-length": (body ?? notFound).length });
+      res.writeHead(body ? 200 : 404, {
+        "content-type": body ? "application/json" : "application/problem+json",
+        "content-length": (body ?? notFound).length,
+      });
       res.end(body ?? notFound);
     });
   });

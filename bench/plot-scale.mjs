@@ -23,7 +23,17 @@
  * Run: `npm run build && node --expose-gc bench/plot-scale.mjs`. Writes bench/results/plot-scale.json.
  */
 import { join, resolve } from "node:path";
-import { DIST_ENTRY, envInt, formatTable, isMain, median, repoRequire, round, runStandalone, timeCall } from "./common.mjs";
+import {
+  DIST_ENTRY,
+  envInt,
+  formatTable,
+  isMain,
+  median,
+  repoRequire,
+  round,
+  runStandalone,
+  timeCall,
+} from "./common.mjs";
 
 /** The issue's bound: time(40,000 rows) / time(4,000 rows). */
 export const MAX_RATIO = 20;
@@ -31,14 +41,21 @@ const SMALL = 4_000;
 const LARGE = 40_000;
 
 function settingsFromEnv() {
-  return { rounds: envInt("BENCH_PLOT_ROUNDS", 9), dist: process.env.BENCH_PLOT_DIST ? resolve(process.env.BENCH_PLOT_DIST) : undefined };
+  return {
+    rounds: envInt("BENCH_PLOT_ROUNDS", 9),
+    dist: process.env.BENCH_PLOT_DIST ? resolve(process.env.BENCH_PLOT_DIST) : undefined,
+  };
 }
 
 /** A column table as the frames adapters make it (plain arrays, kinds, meta). */
 function table(source, rowCount, columns) {
   const kinds = {};
   for (const [name, values] of Object.entries(columns))
-    kinds[name] = values.some((v) => v instanceof Date) ? "date" : values.some((v) => typeof v === "string") ? "string" : "number";
+    kinds[name] = values.some((v) => v instanceof Date)
+      ? "date"
+      : values.some((v) => typeof v === "string")
+        ? "string"
+        : "number";
   return {
     columns: Object.keys(columns),
     data: columns,
@@ -97,7 +114,9 @@ export function syntheticTables(rows, seed = 29) {
   }
   const effects = { contract_identifier: [], quantity: [] };
   for (let k = 0; k < rows; k++) {
-    effects.contract_identifier.push(["SPX.XCBO", "SX5E.XEUR", "USD", "EUR", "US10Y", "DE10Y", "NKY.XOSE", "GBP"][k % 8]);
+    effects.contract_identifier.push(
+      ["SPX.XCBO", "SX5E.XEUR", "USD", "EUR", "US10Y", "DE10Y", "NKY.XOSE", "GBP"][k % 8],
+    );
     effects.quantity.push(Math.round((r() - 0.5) * 200));
   }
   return {
@@ -113,7 +132,8 @@ export function variants(lib, trades, synthetic) {
   const { plot } = lib;
   return {
     "concentration by trade_id": () => plot.concentration(trades, { by: "trade_id", value: "notional" }),
-    "concentration by counterparty × currency": () => plot.concentration(trades, { by: "counterparty", series: "currency" }),
+    "concentration by counterparty × currency": () =>
+      plot.concentration(trades, { by: "counterparty", series: "currency" }),
     transactions: () => plot.transactions(trades),
     "table preview (tableHtml + tableText)": () => plot.tableHtml(trades).length + plot.tableText(trades).length,
     positionEffects: () => plot.positionEffects(synthetic.effects),
@@ -135,7 +155,8 @@ async function simulatorTrades(lib) {
   try {
     const rp = new lib.RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
     const res = await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", include_zero_quantities: true });
-    const rowsOf = (n) => lib.frames.transactionTableColumns({ ...res, data_table: (res.data_table ?? []).slice(0, n) });
+    const rowsOf = (n) =>
+      lib.frames.transactionTableColumns({ ...res, data_table: (res.data_table ?? []).slice(0, n) });
     return { small: rowsOf(SMALL), large: rowsOf(LARGE) };
   } finally {
     await sim.close();
@@ -156,7 +177,10 @@ function sample(fn, reps) {
 
 /** Medians at both sizes and their ratio, per builder. */
 export function measurePlotScale(lib, inputs, settings, log = () => {}) {
-  const sizes = { small: variants(lib, inputs.trades.small, inputs.synthetic.small), large: variants(lib, inputs.trades.large, inputs.synthetic.large) };
+  const sizes = {
+    small: variants(lib, inputs.trades.small, inputs.synthetic.small),
+    large: variants(lib, inputs.trades.large, inputs.synthetic.large),
+  };
   const builders = {};
   let sink = 0;
   for (const name of Object.keys(sizes.small)) {
@@ -169,9 +193,18 @@ export function measurePlotScale(lib, inputs, settings, log = () => {}) {
         ms[size].push(t.ms);
         cpu[size].push(t.cpuMs);
       }
-    const b = { smallMs: median(ms.small), largeMs: median(ms.large), smallCpuMs: median(cpu.small), largeCpuMs: median(cpu.large) };
+    const b = {
+      smallMs: median(ms.small),
+      largeMs: median(ms.large),
+      smallCpuMs: median(cpu.small),
+      largeCpuMs: median(cpu.large),
+    };
     // The ratio of CPU medians: other processes taking the core away (most of the noise on a shared machine) do not count.
-    builders[name] = { ...b, ratio: b.largeCpuMs / Math.max(b.smallCpuMs, 0.01), wallRatio: b.largeMs / Math.max(b.smallMs, 0.01) };
+    builders[name] = {
+      ...b,
+      ratio: b.largeCpuMs / Math.max(b.smallCpuMs, 0.01),
+      wallRatio: b.largeMs / Math.max(b.smallMs, 0.01),
+    };
     log(
       `${name}: CPU ${round(b.smallCpuMs, 3)} ms at 4k rows, ${round(b.largeCpuMs, 2)} ms at 40k (${round(builders[name].ratio, 1)}x; wall ${round(builders[name].wallRatio, 1)}x)`,
     );
@@ -201,7 +234,9 @@ export function formatPlotScale(r) {
   return [
     formatTable(["builder", "CPU 4,000 rows", "CPU 40,000 rows", "ratio", "wall 4k / 40k", "wall ratio"], rows),
     `medians of ${r.rounds} rounds (samples of ${r.reps.small} calls at 4k, ${r.reps.large} at 40k${r.gcBetweenSamples ? ", a GC before each" : ""}), build ${r.dist}`,
-    r.check.ok ? `every builder within ${r.check.maxRatio}x for 10x the rows (CPU)` : `OVER ${r.check.maxRatio}x: ${r.check.over.join(", ")}`,
+    r.check.ok
+      ? `every builder within ${r.check.maxRatio}x for 10x the rows (CPU)`
+      : `OVER ${r.check.maxRatio}x: ${r.check.over.join(", ")}`,
   ].join("\n");
 }
 

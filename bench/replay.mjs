@@ -24,7 +24,8 @@ export async function measureReplay() {
     const auth = { apiKey: sim.key };
     const calls = {
       "RateAsset (1 curve)": (rp) => () => rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }),
-      "GetTransactionTable (5,000 rows)": (rp) => () => rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }),
+      "GetTransactionTable (5,000 rows)": (rp) => () =>
+        rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }),
     };
     const results = {};
     for (const [name, call] of Object.entries(calls)) {
@@ -44,8 +45,14 @@ export async function measureReplay() {
         for (let r = 0; r < rounds; r++) perSource[source].push(await drive(run, requests));
       }
       // Concurrent first calls all miss (the cache does not merge identical requests in flight): at most one per worker.
-      if (clients.cache.cache.stats.misses > 16) throw new Error(`the cache missed ${clients.cache.cache.stats.misses} times (expected at most 16)`);
-      results[name] = Object.fromEntries(Object.entries(perSource).map(([k, v]) => [k, { median: round(median(v), 0), rounds: v.map((x) => round(x, 0)) }]));
+      if (clients.cache.cache.stats.misses > 16)
+        throw new Error(`the cache missed ${clients.cache.cache.stats.misses} times (expected at most 16)`);
+      results[name] = Object.fromEntries(
+        Object.entries(perSource).map(([k, v]) => [
+          k,
+          { median: round(median(v), 0), rounds: v.map((x) => round(x, 0)) },
+        ]),
+      );
     }
 
     // Recording a notebook-sized cassette: distinct requests (one curve per currency and business day).
@@ -54,7 +61,9 @@ export async function measureReplay() {
     const t0 = performance.now();
     const currencies = ["USD", "EUR", "GBP", "JPY", "CHF"];
     for (let i = 0; i < recordCount; i++) {
-      const day = new Date(Date.UTC(2026, 10, 20) - Math.floor(i / currencies.length) * 7 * 86_400_000).toISOString().slice(0, 10);
+      const day = new Date(Date.UTC(2026, 10, 20) - Math.floor(i / currencies.length) * 7 * 86_400_000)
+        .toISOString()
+        .slice(0, 10);
       await recorder.rateAsset.getCurve({ currency: currencies[i % currencies.length], market_date: day });
     }
     const recordMs = performance.now() - t0;
@@ -72,7 +81,9 @@ export async function measureReplay() {
 }
 
 export function formatReplay(r) {
-  const lines = [`client calls by source: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds (req/s, median and per round)`];
+  const lines = [
+    `client calls by source: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds (req/s, median and per round)`,
+  ];
   const rows = [];
   for (const [op, bySource] of Object.entries(r.rps))
     for (const [source, v] of Object.entries(bySource)) rows.push([op, source, String(v.median), v.rounds.join(" / ")]);

@@ -36,8 +36,14 @@ const rows = [
   ["import: added to process start (median wall delta)", `${round(importTime.deltaMs, 1)} ms`],
   ["import: require() inside the child (median)", `${round(importTime.inChildRequireMs.median, 1)} ms`],
   ["import: modules loaded / danfo, plotly loaded", `${importTime.modulesLoaded} / ${importTime.ok ? "no" : "YES"}`],
-  ...Object.entries(throughput.variants).map(([v, x]) => [`throughput ${v}. ${x.name}`, `${round(x.rpsMedian, 0)} req/s`]),
-  ...throughput.overheads.map((o) => [`overhead ${o.label} (req/s lost; client CPU/req)`, `${round(o.rpsOverheadPct, 1)}%; +${round(o.cpuOverheadPct, 1)}%`]),
+  ...Object.entries(throughput.variants).map(([v, x]) => [
+    `throughput ${v}. ${x.name}`,
+    `${round(x.rpsMedian, 0)} req/s`,
+  ]),
+  ...throughput.overheads.map((o) => [
+    `overhead ${o.label} (req/s lost; client CPU/req)`,
+    `${round(o.rpsOverheadPct, 1)}%; +${round(o.cpuOverheadPct, 1)}%`,
+  ]),
 ];
 console.log(formatTable(["summary", "value"], rows));
 console.log(`load average before ${loadBefore.join(" ")}, after ${loadAfter.join(" ")} (${machine.cpus} CPUs)`);
@@ -74,7 +80,17 @@ if (!importTime.ok) process.exitCode = 1;
 // The other benchmarks run in their own processes (each measures its own peak memory or loads its own
 // server) and write their own results: vol model, DataFrames, simulator, its scaling with stored data,
 // a bad day (20% faults), replay, the charts' scaling with their rows, diffing two runs of each notebook.
-for (const bench of ["vol.mjs", "frames.mjs", "danfo.mjs", "sim.mjs", "sim-scale.mjs", "faults.mjs", "replay.mjs", "plot-scale.mjs", "diff.mjs"]) {
+for (const bench of [
+  "vol.mjs",
+  "frames.mjs",
+  "danfo.mjs",
+  "sim.mjs",
+  "sim-scale.mjs",
+  "faults.mjs",
+  "replay.mjs",
+  "plot-scale.mjs",
+  "diff.mjs",
+]) {
   console.log(`\n=== bench/${bench} ===`);
   const run = spawnSync(process.execPath, ["--expose-gc", join(BENCH_DIR, bench)], { stdio: "inherit" });
   if (run.status !== 0) {

@@ -23,9 +23,13 @@ const PER_UPLOAD = 40_000;
 
 function startSim(dist, dataDir) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(dist, "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dataDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(dist, "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--data-dir", dataDir],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error("simulator did not start within 120 s")), 120_000);
     child.once("exit", (code) => reject(new Error(`simulator exited early (${code})`)));
@@ -36,8 +40,10 @@ function startSim(dist, dataDir) {
         url,
         headers: { "x-api-key": credentials.apiKey, "content-type": "application/json" },
         startMs: performance.now() - t0,
-        rssMB: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024,
-        stop: () => new Promise((r) => (child.removeAllListeners("exit"), child.once("exit", r), child.kill("SIGTERM"))),
+        rssMB: () =>
+          Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024,
+        stop: () =>
+          new Promise((r) => (child.removeAllListeners("exit"), child.once("exit", r), child.kill("SIGTERM"))),
       });
     });
   });
@@ -123,7 +129,9 @@ export async function measureSimScale({
     const loaded = await latency(sim, calls);
     const rssMB = sim.rssMB();
     await sim.stop();
-    const files = Object.fromEntries(readdirSync(dataDir).map((n) => [n, round(statSync(join(dataDir, n)).size / 1e6, 1)]));
+    const files = Object.fromEntries(
+      readdirSync(dataDir).map((n) => [n, round(statSync(join(dataDir, n)).size / 1e6, 1)]),
+    );
     sim = await startSim(dist, dataDir);
     const restarted = await latency(sim, calls);
     const restartMs = sim.startMs;
@@ -175,7 +183,12 @@ async function measureStore(dist, dataDir) {
   await store.compactNow();
   const compactS = (performance.now() - t) / 1000;
   await store.close();
-  return { records, openS: round(openS, 2), compactS: round(compactS, 2), snapshotMB: round(statSync(join(dataDir, "snapshot.jsonl")).size / 1e6, 1) };
+  return {
+    records,
+    openS: round(openS, 2),
+    compactS: round(compactS, 2),
+    snapshotMB: round(statSync(join(dataDir, "snapshot.jsonl")).size / 1e6, 1),
+  };
 }
 
 const roundAll = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v, 2)]));
@@ -204,7 +217,9 @@ export function formatSimScale(r) {
         ],
       ],
     ),
-    `within 2x of the empty state: ${Object.values(r.ratio).every((x) => x <= 2) ? "yes" : "NO"} (${Object.entries(r.ratio)
+    `within 2x of the empty state: ${Object.values(r.ratio).every((x) => x <= 2) ? "yes" : "NO"} (${Object.entries(
+      r.ratio,
+    )
       .map(([k, v]) => `${k} ${v}x`)
       .join(", ")})`,
     `uploads of 40,000: first ${r.upload.firstMs} ms, last ${r.upload.lastMs} ms, median ${r.upload.perUploadMsMedian} ms, ${r.upload.totalS} s in all; RSS ${r.rssMB.empty} MB empty, ${r.rssMB.loaded} MB after`,

@@ -17,16 +17,24 @@ const CONCURRENCY = 16;
 const CAP_MS = 20_000;
 
 export function startSim(rows) {
-  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--rows", String(rows)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, "dist", "cli.js"), "sim", "--port", "0", "--json", "--no-rate-limit", "--rows", String(rows)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("simulator did not start within 20 s")), 20_000);
     child.once("exit", (code) => reject(new Error(`simulator exited early (${code})`)));
     createInterface({ input: child.stdout }).once("line", (line) => {
       clearTimeout(timer);
       const { url, credentials } = JSON.parse(line);
-      resolve({ url, key: credentials.apiKey, stop: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+      resolve({
+        url,
+        key: credentials.apiKey,
+        stop: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))),
+      });
     });
   });
 }
@@ -58,18 +66,25 @@ export async function measureSim() {
       if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
       return text;
     };
-    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.key } })).json();
+    const surface = await (
+      await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.key } })
+    ).json();
     const strikes = Array.from({ length: 100 }, (_, i) => 50 + i);
     const ops = {
-      "GetVol (100 strikes)": post("/api/Tradable/GetVol", JSON.stringify({ surface, maturity: 120, strikes, strike_type: 1 })),
+      "GetVol (100 strikes)": post(
+        "/api/Tradable/GetVol",
+        JSON.stringify({ surface, maturity: 120, strikes, strike_type: 1 }),
+      ),
       RateAsset: post("/api/RateAsset", JSON.stringify({ currency: "USD", market_date: "2026-11-20" })),
     };
     // Sanity: the answers are what they should be before anything is timed.
-    if (JSON.parse(await ops["GetVol (100 strikes)"]()).vols.length !== 100) throw new Error("GetVol answered the wrong number of vols");
+    if (JSON.parse(await ops["GetVol (100 strikes)"]()).vols.length !== 100)
+      throw new Error("GetVol answered the wrong number of vols");
     const perOp = {};
     for (const name of Object.keys(ops)) perOp[name] = [];
     for (const name of Object.keys(ops)) await drive(ops[name], 300); // warm-up
-    for (let r = 0; r < rounds; r++) for (const [name, call] of Object.entries(ops)) perOp[name].push(await drive(call, requests));
+    for (let r = 0; r < rounds; r++)
+      for (const [name, call] of Object.entries(ops)) perOp[name].push(await drive(call, requests));
 
     // The million-row table: first byte, full body, and bytes, streamed (the server never holds it whole).
     const table = [];
@@ -95,7 +110,9 @@ export async function measureSim() {
       concurrency: CONCURRENCY,
       requests,
       rounds,
-      rps: Object.fromEntries(Object.entries(perOp).map(([k, v]) => [k, { median: round(median(v), 0), rounds: v.map((x) => round(x, 0)) }])),
+      rps: Object.fromEntries(
+        Object.entries(perOp).map(([k, v]) => [k, { median: round(median(v), 0), rounds: v.map((x) => round(x, 0)) }]),
+      ),
       transactionTable: {
         rows,
         firstByteMs: round(median(table.map((t) => t.firstByteMs)), 1),
@@ -109,7 +126,9 @@ export async function measureSim() {
 }
 
 export function formatSim(r) {
-  const lines = [`simulator: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds, bare fetch against dist/cli.js sim`];
+  const lines = [
+    `simulator: concurrency ${r.concurrency}, ${r.requests} requests x ${r.rounds} rounds, bare fetch against dist/cli.js sim`,
+  ];
   lines.push(
     formatTable(
       ["operation", "req/s (median)", "per round"],
@@ -117,7 +136,9 @@ export function formatSim(r) {
     ),
   );
   const t = r.transactionTable;
-  lines.push(`GetTransactionTable, ${t.rows.toLocaleString("en")} rows: first byte ${t.firstByteMs} ms, whole body ${t.totalMs} ms, ${t.megabytes} MB`);
+  lines.push(
+    `GetTransactionTable, ${t.rows.toLocaleString("en")} rows: first byte ${t.firstByteMs} ms, whole body ${t.totalMs} ms, ${t.megabytes} MB`,
+  );
   return lines.join("\n");
 }
 

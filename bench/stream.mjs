@@ -39,11 +39,15 @@ async function child(mode, url, apiKey, file) {
 
 function runChild(mode, url, apiKey, file) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [new URL(import.meta.url).pathname, "--child", mode, url, apiKey, file], { stdio: ["ignore", "pipe", "inherit"] });
+    const proc = spawn(process.execPath, [new URL(import.meta.url).pathname, "--child", mode, url, apiKey, file], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     proc.stdout.on("data", (d) => (out += d));
     proc.on("error", reject);
-    proc.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited with ${code}`))));
+    proc.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited with ${code}`)),
+    );
   });
 }
 
@@ -63,7 +67,9 @@ async function main() {
       const file = join(dir, `${mode}.parquet`);
       const r = await runChild(mode, sim.url, sim.credentials.apiKey, file);
       results[mode] = { ...r, fileMB: statSync(file).size / 1e6 };
-      console.log(`${mode}: ${r.rows.toLocaleString("en-US")} rows in ${round(r.ms / 1000, 1)} s, peak RSS ${round(r.peakRssMB, 0)} MB`);
+      console.log(
+        `${mode}: ${r.rows.toLocaleString("en-US")} rows in ${round(r.ms / 1000, 1)} s, peak RSS ${round(r.peakRssMB, 0)} MB`,
+      );
     }
     // Row for row: what one file has and the other has not, both ways (EXCEPT ALL keeps duplicates).
     const [s, m] = ["stream", "memory"].map((mode) => `read_parquet('${join(dir, `${mode}.parquet`)}')`);

@@ -28,7 +28,17 @@
 import { fork } from "node:child_process";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { BENCH_DIR, envInt, formatTable, isMain, loadPackage, median, quantile, repoRequire, round } from "./common.mjs";
+import {
+  BENCH_DIR,
+  envInt,
+  formatTable,
+  isMain,
+  loadPackage,
+  median,
+  quantile,
+  repoRequire,
+  round,
+} from "./common.mjs";
 
 const TOKEN = "bench-token-0000";
 /** What the client is asked for... */
@@ -67,7 +77,10 @@ export function settingsFromEnv() {
 
 /** Starts the loopback server child and resolves once it listens. */
 function startServer() {
-  const child = fork(join(BENCH_DIR, "loopback-server.mjs"), ["--serve"], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [] });
+  const child = fork(join(BENCH_DIR, "loopback-server.mjs"), ["--serve"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: [],
+  });
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("bench server did not start within 10 s")), 10_000);
     child.once("error", reject);
@@ -155,7 +168,8 @@ async function drive(call, { total, concurrency, capMs }) {
   let stallTimer;
   const stalled = new Promise((_, reject) => {
     stallTimer = setTimeout(
-      () => reject(new Error(`run stalled: ${issued - completed} requests unanswered ${STALL_GRACE_MS} ms after the cap`)),
+      () =>
+        reject(new Error(`run stalled: ${issued - completed} requests unanswered ${STALL_GRACE_MS} ms after the cap`)),
       capMs + STALL_GRACE_MS,
     );
   });
@@ -267,7 +281,19 @@ export function formatThroughput(r) {
   ]);
   const lines = [
     `throughput: POST /api/RateAsset (20-point curve), concurrency ${s.concurrency}, ${s.requests} requests x ${s.rounds} rounds (warm-up ${s.warmup}, cap ${s.capMs} ms)`,
-    formatTable(["variant", "req/s (median)", "per round", "spread", "client CPU us/req", "server CPU us/req", "p50 ms", "p99 ms"], rows),
+    formatTable(
+      [
+        "variant",
+        "req/s (median)",
+        "per round",
+        "spread",
+        "client CPU us/req",
+        "server CPU us/req",
+        "p50 ms",
+        "p99 ms",
+      ],
+      rows,
+    ),
   ];
   for (const o of r.overheads) {
     const perRound = o.rpsOverheadPctPerRound.map((p) => round(p, 1)).join(" / ");
@@ -276,7 +302,8 @@ export function formatThroughput(r) {
         `+${round(o.cpuExtraUsPerReq, 0)} us client CPU per request (+${round(o.cpuOverheadPct, 1)}%)`,
     );
   }
-  if (Object.values(r.variants).some((x) => x.capped)) lines.push("note: some runs hit the time cap; their rps is over the requests completed.");
+  if (Object.values(r.variants).some((x) => x.capped))
+    lines.push("note: some runs hit the time cap; their rps is over the requests completed.");
   return lines.join("\n");
 }
 

@@ -100,12 +100,21 @@ export function naiveVols(math, surface, maturityDays, strikes, strikeType, { DA
   const svi = (r, k) =>
     math.add(
       r.a,
-      math.multiply(r.b, math.add(math.multiply(r.rho, math.subtract(k, r.m)), math.sqrt(math.add(math.pow(math.subtract(k, r.m), 2), math.pow(r.s, 2))))),
+      math.multiply(
+        r.b,
+        math.add(
+          math.multiply(r.rho, math.subtract(k, r.m)),
+          math.sqrt(math.add(math.pow(math.subtract(k, r.m), 2), math.pow(r.s, 2))),
+        ),
+      ),
     );
   const T = math.divide(maturityDays, DAYS_PER_YEAR);
   // ln F(T): piecewise linear through (0, ln spot) and (T_i, ln F_i), last segment continued.
   const xs = [0, ...slices.map((r) => r.T)];
-  const ys = [math.log(surface.spot_ref), ...surface.benchmark_fwd_factors.map((f) => math.log(math.multiply(surface.spot_ref, f)))];
+  const ys = [
+    math.log(surface.spot_ref),
+    ...surface.benchmark_fwd_factors.map((f) => math.log(math.multiply(surface.spot_ref, f))),
+  ];
   let seg = xs.length - 2;
   for (let q = 0; q + 1 < xs.length; q++) {
     if (math.smallerEq(T, xs[q + 1])) {
@@ -114,7 +123,13 @@ export function naiveVols(math, surface, maturityDays, strikes, strikeType, { DA
     }
   }
   const F = math.exp(
-    math.add(ys[seg], math.multiply(math.divide(math.subtract(ys[seg + 1], ys[seg]), math.subtract(xs[seg + 1], xs[seg])), math.subtract(T, xs[seg]))),
+    math.add(
+      ys[seg],
+      math.multiply(
+        math.divide(math.subtract(ys[seg + 1], ys[seg]), math.subtract(xs[seg + 1], xs[seg])),
+        math.subtract(T, xs[seg]),
+      ),
+    ),
   );
   const out = new Float64Array(strikes.length);
   for (let j = 0; j < strikes.length; j++) {
@@ -130,7 +145,10 @@ export function naiveVols(math, surface, maturityDays, strikes, strikeType, { DA
     if (math.smallerEq(T, slices[0].T)) {
       w = math.multiply(math.divide(T, slices[0].T), svi(slices[0], k));
     } else if (math.largerEq(T, slices[n - 1].T)) {
-      w = math.add(svi(slices[n - 1], k), math.multiply(slices[n - 1].theta, math.subtract(math.divide(T, slices[n - 1].T), 1)));
+      w = math.add(
+        svi(slices[n - 1], k),
+        math.multiply(slices[n - 1].theta, math.subtract(math.divide(T, slices[n - 1].T), 1)),
+      );
     } else {
       let i = 0;
       while (!(math.smallerEq(slices[i].T, T) && math.smallerEq(T, slices[i + 1].T))) i++;
@@ -192,23 +210,44 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   let sink = 0;
 
   const variants = {
-    model: { name: "vols(200 d, 1e6 PercentForward) two slices", count: n, run: () => model.vols(maturity, strikes, STRIKE_TYPE.PercentForward) },
+    model: {
+      name: "vols(200 d, 1e6 PercentForward) two slices",
+      count: n,
+      run: () => model.vols(maturity, strikes, STRIKE_TYPE.PercentForward),
+    },
     hand: { name: "hand-written loop, same formulas", count: n, run: () => hand(strikes) },
     handReuse: { name: "hand-written loop, output reused", count: n, run: () => hand(strikes, handOut) },
-    absolute: { name: "vols(200 d, 1e6 Absolute)", count: n, run: () => model.vols(maturity, absStrikes, STRIKE_TYPE.Absolute) },
-    node: { name: "vols(182 d = benchmark, 1e6) one slice", count: n, run: () => model.vols(182, strikes, STRIKE_TYPE.PercentForward) },
-    beyond: { name: "vols(1000 d > last, 1e6) one slice", count: n, run: () => model.vols(1000, strikes, STRIKE_TYPE.PercentForward) },
+    absolute: {
+      name: "vols(200 d, 1e6 Absolute)",
+      count: n,
+      run: () => model.vols(maturity, absStrikes, STRIKE_TYPE.Absolute),
+    },
+    node: {
+      name: "vols(182 d = benchmark, 1e6) one slice",
+      count: n,
+      run: () => model.vols(182, strikes, STRIKE_TYPE.PercentForward),
+    },
+    beyond: {
+      name: "vols(1000 d > last, 1e6) one slice",
+      count: n,
+      run: () => model.vols(1000, strikes, STRIKE_TYPE.PercentForward),
+    },
     grid: {
       name: `grid ${gridMaturities.length} x ${gridStrikes.length}`,
       count: gridMaturities.length * gridStrikes.length,
       run: () => model.grid(gridMaturities, gridStrikes, STRIKE_TYPE.PercentForward).vols,
     },
-    delta: { name: "vols(200 d, 1e4 deltas) root solve", count: deltas.length, run: () => model.vols(maturity, deltas, "delta") },
+    delta: {
+      name: "vols(200 d, 1e4 deltas) root solve",
+      count: deltas.length,
+      run: () => model.vols(maturity, deltas, "delta"),
+    },
   };
   const rate = (key, ms) => round(perSecond(variants[key].count, ms[key].at(-1)) / 1e6, 1);
   const timed = timeVariants(variants, settings, {
     onResult: (_, result) => (sink += result[result.length - 1]),
-    onRound: (r, ms) => log(`round ${r + 1}/${settings.rounds}: model ${rate("model", ms)} M vols/s, hand ${rate("hand", ms)} M vols/s`),
+    onRound: (r, ms) =>
+      log(`round ${r + 1}/${settings.rounds}: model ${rate("model", ms)} M vols/s, hand ${rate("hand", ms)} M vols/s`),
   });
 
   // Naive path on an evenly spread subset, timed and compared vol by vol.
@@ -218,7 +257,9 @@ export function measureVol(settings = settingsFromEnv(), log = () => {}) {
   const naiveRates = [];
   let naive;
   for (let r = 0; r < settings.naiveRounds; r++) {
-    const { ms, result } = timeCall(() => naiveVols(math, surface, maturity, subset, STRIKE_TYPE.PercentForward, assumptions));
+    const { ms, result } = timeCall(() =>
+      naiveVols(math, surface, maturity, subset, STRIKE_TYPE.PercentForward, assumptions),
+    );
     naive = result;
     naiveRates.push(perSecond(subset.length, ms));
     log(`naive round ${r + 1}/${settings.naiveRounds}: ${round(naiveRates.at(-1) / 1e3, 1)} k vols/s`);

@@ -35,7 +35,15 @@ function stale() {
   if (!existsSync(path.join(root, "vendor", "danfo", "index.js"))) return true;
   const outputs = ["dist/index.js", "dist/cli.js"].map((f) => path.join(root, f));
   if (!outputs.every((f) => existsSync(f))) return true;
-  const inputs = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build.mjs", "scripts/bundle-index.mjs", "scripts/vendor-danfo.mjs"];
+  const inputs = [
+    "src",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "package.json",
+    "scripts/build.mjs",
+    "scripts/bundle-index.mjs",
+    "scripts/vendor-danfo.mjs",
+  ];
   return newest(inputs.map((f) => path.join(root, f))) > Math.min(...outputs.map((f) => statSync(f).mtimeMs));
 }
 

@@ -55,4 +55,6 @@ await build({
   logLevel: "warning",
 });
 const kb = Math.round(statSync(outfile).size / 1024);
-console.log(`dist/index.js: one bundle of src/index.ts with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`);
+console.log(
+  `dist/index.js: one bundle of src/index.ts with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`,
+);

@@ -109,7 +109,8 @@ function importPath(start, goal, depsOfFile) {
  * `require("…")`, `import("…")` and `import("…").T` in types.
  */
 function importVisitors(onSource) {
-  const literal = (node) => (node && node.type === "Literal" && typeof node.value === "string" ? onSource(node, node.value) : undefined);
+  const literal = (node) =>
+    node && node.type === "Literal" && typeof node.value === "string" ? onSource(node, node.value) : undefined;
   return {
     ImportDeclaration: (node) => literal(node.source),
     ExportNamedDeclaration: (node) => literal(node.source),
@@ -119,7 +120,8 @@ function importVisitors(onSource) {
     // typescript-eslint 8 names the specifier `source`; `argument` (a TSLiteralType) is its older, deprecated name.
     TSImportType: (node) => literal(node.source ?? node.argument?.literal),
     CallExpression: (node) => {
-      if (node.callee.type === "Identifier" && node.callee.name === "require" && node.arguments.length === 1) literal(node.arguments[0]);
+      if (node.callee.type === "Identifier" && node.callee.name === "require" && node.arguments.length === 1)
+        literal(node.arguments[0]);
     },
   };
 }
@@ -203,7 +205,11 @@ const noFolderCycle = {
       const backPath = []; // to → … → room
       for (let at = room; at !== null; at = previous.get(at)) backPath.unshift(at);
       const back = backPath.slice(1).map((r, i) => rooms.get(backPath[i]).get(r));
-      context.report({ node, messageId: "cycle", data: { chain: [room, ...backPath].join(" → "), back: back.join(", ") } });
+      context.report({
+        node,
+        messageId: "cycle",
+        data: { chain: [room, ...backPath].join(" → "), back: back.join(", ") },
+      });
     });
   },
 };

@@ -33,7 +33,9 @@ const AS_OF = "2026-11-20";
 /** Calendar dates `step` days apart, ending on `end`, oldest first. */
 function datesBack(end, count, step) {
   const t = Date.parse(`${end}T00:00:00Z`);
-  return Array.from({ length: count }, (_, i) => new Date(t - (count - 1 - i) * step * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: count }, (_, i) =>
+    new Date(t - (count - 1 - i) * step * 86_400_000).toISOString().slice(0, 10),
+  );
 }
 
 /** Weekdays only (report pricing dates). */
@@ -63,10 +65,21 @@ async function driftingProxy(target) {
     const request = isGetVol ? JSON.parse(body.toString("utf8")) : undefined;
     if (request?.maturity === 547) {
       res.writeHead(400, { "content-type": "application/problem+json" });
-      res.end(JSON.stringify({ type: "about:blank", title: "Bad Request", status: 400, detail: "No benchmark data for maturity 547 (demo)" }));
+      res.end(
+        JSON.stringify({
+          type: "about:blank",
+          title: "Bad Request",
+          status: 400,
+          detail: "No benchmark data for maturity 547 (demo)",
+        }),
+      );
       return;
     }
-    const upstream = await fetch(target + req.url, { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : body });
+    const upstream = await fetch(target + req.url, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
+    });
     let text = await upstream.text();
     if (isGetVol && upstream.ok && request.maturity <= 30) {
       const reply = JSON.parse(text);
@@ -77,10 +90,14 @@ async function driftingProxy(target) {
     res.end(text);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
-const range = (from, to, step) => Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(6));
+const range = (from, to, step) =>
+  Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(6));
 
 const started = performance.now();
 const sim = await startSimulator();
@@ -90,18 +107,33 @@ try {
   const figures = {};
 
   // Curves: five currencies today; USD weekly over a year for the history and the surface.
-  const today = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP", "JPY", "CHF"], marketDates: [AS_OF], progress: "none" });
+  const today = await frames.fetchYieldCurvesColumns(rp, {
+    currencies: ["USD", "EUR", "GBP", "JPY", "CHF"],
+    marketDates: [AS_OF],
+    progress: "none",
+  });
   figures["yield-curve"] = plot.yieldCurve(today);
-  const history = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 53, 7), progress: "none" });
-  if (history.failures.length) throw new Error(`curve history: ${history.failures.length} calls failed: ${JSON.stringify(history.failures[0])}`);
+  const history = await frames.fetchYieldCurvesColumns(rp, {
+    currencies: ["USD"],
+    marketDates: datesBack(AS_OF, 53, 7),
+    progress: "none",
+  });
+  if (history.failures.length)
+    throw new Error(`curve history: ${history.failures.length} calls failed: ${JSON.stringify(history.failures[0])}`);
   figures["curve-history"] = plot.curveHistory(history, { tenors: [0.25, 2, 5, 10, 30] });
   figures["curve-surface"] = plot.curveSurface(history);
 
   // Vols: the simulator's SPX surface through the local model, and the service cross-check.
-  const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
+  const surface = await (
+    await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })
+  ).json();
   const model = vol.fromSurface(surface);
-  figures["vol-smiles"] = plot.volSmiles(model.grid([30, 61, 91, 182, 365, 730], range(60, 140, 2), STRIKE_TYPE.PercentForward));
-  figures["vol-surface"] = plot.volSurface(frames.volGridColumns(model.grid(range(14, 730, 22), range(60, 140, 2.5), STRIKE_TYPE.PercentForward)));
+  figures["vol-smiles"] = plot.volSmiles(
+    model.grid([30, 61, 91, 182, 365, 730], range(60, 140, 2), STRIKE_TYPE.PercentForward),
+  );
+  figures["vol-surface"] = plot.volSurface(
+    frames.volGridColumns(model.grid(range(14, 730, 22), range(60, 140, 2.5), STRIKE_TYPE.PercentForward)),
+  );
   const proxy = await driftingProxy(sim.url);
   try {
     const drifting = new RiskPortalClient({ baseUrl: proxy.url, auth: { apiKey: sim.credentials.apiKey } });
@@ -110,29 +142,44 @@ try {
       strikes: [70, 80, 90, 95, 100, 105, 110, 120, 130],
     });
     const fig = plot.crossCheckHeatmap(check);
-    fig.layout.title.text = fig.layout.title.text.replace("GetVol vs local model", "GetVol vs local model (demo: a service drifting from the model)");
+    fig.layout.title.text = fig.layout.title.text.replace(
+      "GetVol vs local model",
+      "GetVol vs local model (demo: a service drifting from the model)",
+    );
     figures["cross-check-heatmap"] = fig;
   } finally {
     await proxy.close();
   }
 
   // Reports over six weeks of pricing dates.
-  const reports = await frames.fetchReportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 30), progress: "none" });
+  const reports = await frames.fetchReportInfosByDateColumns(rp, {
+    pricingDates: businessDaysBack(AS_OF, 30),
+    progress: "none",
+  });
   figures["report-status"] = plot.reportStatus(reports);
 
   // A portfolio's trades, and what buying the EURO STOXX 50 would do to it.
   const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
   figures.transactions = plot.transactions(trades);
-  const tradables = await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
+  const tradables = await (
+    await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })
+  ).json();
   const sx5e = tradables.find((t) => t.id === "SX5E.XEUR");
-  const effects = await rp.tradable.positionEffects({ tradable_id: sx5e.id, pricing_date: AS_OF, next_trade_event: sx5e.next_trade_event.event });
+  const effects = await rp.tradable.positionEffects({
+    tradable_id: sx5e.id,
+    pricing_date: AS_OF,
+    next_trade_event: sx5e.next_trade_event.event,
+  });
   // Positions before the event, from the portfolio's trades: units of the index, and the EUR they cost.
   const before = { [sx5e.id]: 0, EUR: 0 };
   for (let i = 0; i < trades.rowCount; i++) {
     if (trades.data.tradable_id[i] === sx5e.id) before[sx5e.id] += trades.data.quantity[i];
     if (trades.data.currency[i] === "EUR") before.EUR -= trades.data.notional[i];
   }
-  figures["position-effects"] = plot.positionEffects(effects, { before, labels: { [sx5e.id]: `${sx5e.name} (units)`, EUR: "EUR cash" } });
+  figures["position-effects"] = plot.positionEffects(effects, {
+    before,
+    labels: { [sx5e.id]: `${sx5e.name} (units)`, EUR: "EUR cash" },
+  });
 
   for (const [kind, fig] of Object.entries(figures)) {
     const file = await png.toPng(fig, path.join(outDir, `${kind}.png`), { width: 900 });

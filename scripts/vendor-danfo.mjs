@@ -50,8 +50,14 @@ module.exports = { ...tf, data };`,
 const danfo = require(${JSON.stringify(path.join(danfoDist, "danfojs-node", "src", "index.js"))});
 const { EXCEL } = require("xlsx");
 module.exports = { ...danfo, readExcel: async () => EXCEL(), toExcel: () => EXCEL() };`,
-  xlsx: refusal("Excel files (readExcel, toExcel)", "read the sheet with a library of your choice and pass its rows to new DataFrame(rows), or use CSV"),
-  request: refusal("reading JSON from a URL (readJSON of an http(s) address)", "fetch it yourself: new DataFrame(await (await fetch(url)).json())"),
+  xlsx: refusal(
+    "Excel files (readExcel, toExcel)",
+    "read the sheet with a library of your choice and pass its rows to new DataFrame(rows), or use CSV",
+  ),
+  request: refusal(
+    "reading JSON from a URL (readJSON of an http(s) address)",
+    "fetch it yourself: new DataFrame(await (await fetch(url)).json())",
+  ),
   "node-fetch": `module.exports = (...args) => globalThis.fetch(...args); module.exports.default = module.exports;`,
 };
 
@@ -74,7 +80,11 @@ const shims = {
         .join("|")})$`,
     );
     b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "danfo-shim" }));
-    b.onLoad({ filter: /.*/, namespace: "danfo-shim" }, (args) => ({ contents: SHIMS[args.path], loader: "js", resolveDir: root }));
+    b.onLoad({ filter: /.*/, namespace: "danfo-shim" }, (args) => ({
+      contents: SHIMS[args.path],
+      loader: "js",
+      resolveDir: root,
+    }));
   },
 };
 
@@ -95,11 +105,17 @@ async function bundle(dir) {
     legalComments: "eof",
     external: ["plotly.js-dist-min"],
     plugins: [shims],
-    banner: { js: `/* danfojs-node ${version} (MIT, JsData) with TensorFlow.js 3.21 (Apache-2.0), bundled by risk-portal-lab's scripts/vendor-danfo.mjs */` },
+    banner: {
+      js: `/* danfojs-node ${version} (MIT, JsData) with TensorFlow.js 3.21 (Apache-2.0), bundled by risk-portal-lab's scripts/vendor-danfo.mjs */`,
+    },
     logLevel: "warning",
     metafile: true,
   });
-  return { version, bytes: statSync(path.join(dir, "index.js")).size, inputs: Object.keys(result.metafile.inputs).length };
+  return {
+    version,
+    bytes: statSync(path.join(dir, "index.js")).size,
+    inputs: Object.keys(result.metafile.inputs).length,
+  };
 }
 
 /** Packages danfo's declarations import that a consumer does not have: each imported name becomes `any`. */
@@ -132,7 +148,8 @@ function localiseTypes(text) {
 function multiSort(text) {
   return text.replace(
     /sortValues\(column: string, options\?: \{([^}]*)\}/g,
-    (_, body) => `sortValues(column: string | string[], options?: {${body.replace("ascending?: boolean;", "ascending?: boolean | boolean[];")}}`,
+    (_, body) =>
+      `sortValues(column: string | string[], options?: {${body.replace("ascending?: boolean;", "ascending?: boolean | boolean[];")}}`,
   );
 }
 
@@ -151,7 +168,13 @@ function copyTypes(from, to) {
 /** What the bundle is made from: this script, and the versions of danfo, TensorFlow.js and esbuild. */
 function inputsStamp() {
   const hash = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url)));
-  for (const name of ["danfojs-node", "@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-data", "esbuild"])
+  for (const name of [
+    "danfojs-node",
+    "@tensorflow/tfjs-core",
+    "@tensorflow/tfjs-backend-cpu",
+    "@tensorflow/tfjs-data",
+    "esbuild",
+  ])
     hash.update(`${name}@${JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version}\n`);
   return hash.digest("hex");
 }
@@ -174,5 +197,7 @@ if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && exists
   if (existsSync(out)) renameSync(out, old);
   renameSync(next, out);
   rmSync(old, { recursive: true, force: true });
-  console.log(`vendor/danfo: danfojs-node ${figures.version}, ${figures.inputs} modules → ${(figures.bytes / 1e6).toFixed(2)} MB`);
+  console.log(
+    `vendor/danfo: danfojs-node ${figures.version}, ${figures.inputs} modules → ${(figures.bytes / 1e6).toFixed(2)} MB`,
+  );
 }

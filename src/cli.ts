@@ -163,7 +163,17 @@ function simFlags(args: string[]): SimFlags {
   const rows = values.rows === undefined ? undefined : wholeNumber(values.rows, "--rows");
   const brand = brandName(values.brand);
   const rateLimit = values["no-rate-limit"] ? false : undefined;
-  return { port, seed, dataDir: values["data-dir"], rows, brand, rateLimit, faults, tokenTtlSeconds, json: values.json };
+  return {
+    port,
+    seed,
+    dataDir: values["data-dir"],
+    rows,
+    brand,
+    rateLimit,
+    faults,
+    tokenTtlSeconds,
+    json: values.json,
+  };
 }
 
 /** `--token-ttl S` in seconds (undefined: the default), between 1 and a year. */
@@ -171,7 +181,9 @@ function tokenTtl(text: string | undefined): number | undefined {
   const tokenTtlSeconds = text === undefined ? undefined : wholeNumber(text, "--token-ttl");
   if (tokenTtlSeconds === 0) throw new UsageError("--token-ttl must be at least 1 second");
   if (tokenTtlSeconds !== undefined && tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS)
-    throw new UsageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_SECONDS} seconds (a year), got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--token-ttl must be at most ${MAX_TOKEN_TTL_SECONDS} seconds (a year), got ${JSON.stringify(text)}`,
+    );
   return tokenTtlSeconds;
 }
 
@@ -188,12 +200,25 @@ function announceSimulator(simulator: Simulator, flags: SimFlags, rows: number):
   const { faults, seed, tokenTtlSeconds } = flags;
   // The faults are drawn from --fault-seed, else from --seed (as startSimulator does).
   const faultSeed = faults ? (faults.seed ?? seed) : undefined;
-  const bad = faults ? describeFaults(faults, faultSeed!, tokenTtlSeconds) : tokenTtlSeconds ? `tokens live ${tokenTtlSeconds} s` : undefined;
-  process.stdout.write(flags.json ? simJsonLine(simulator, faults, faultSeed, tokenTtlSeconds) : simBanner(simulator, flags.dataDir, bad, rows));
+  const bad = faults
+    ? describeFaults(faults, faultSeed!, tokenTtlSeconds)
+    : tokenTtlSeconds
+      ? `tokens live ${tokenTtlSeconds} s`
+      : undefined;
+  process.stdout.write(
+    flags.json
+      ? simJsonLine(simulator, faults, faultSeed, tokenTtlSeconds)
+      : simBanner(simulator, flags.dataDir, bad, rows),
+  );
 }
 
 /** The `--json` line: `{url, brand, credentials}`, plus the faults and token lifetime when set. */
-function simJsonLine(simulator: Simulator, faults: FaultOptions | undefined, faultSeed: number | undefined, tokenTtlSeconds: number | undefined): string {
+function simJsonLine(
+  simulator: Simulator,
+  faults: FaultOptions | undefined,
+  faultSeed: number | undefined,
+  tokenTtlSeconds: number | undefined,
+): string {
   return `${JSON.stringify({
     url: simulator.url,
     brand: simulator.brand,
@@ -260,7 +285,8 @@ async function run(args: string[]): Promise<number> {
   const previous = values.compare === undefined ? undefined : await previousRuns(values.compare, positionals);
   if (positionals.length === 0) throw new UsageError("run needs at least one notebook");
   const kernel = values.kernel as KernelName | undefined;
-  if (kernel !== undefined && kernel !== "tslab" && kernel !== "deno") throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
+  if (kernel !== undefined && kernel !== "tslab" && kernel !== "deno")
+    throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
   if (values.deno !== undefined && kernel === "tslab") throw new UsageError("--deno only applies to Deno's kernel");
   const { parseParameterValue } = await import("./notebook/params");
   const params: Record<string, unknown> = {};
@@ -270,7 +296,14 @@ async function run(args: string[]): Promise<number> {
     params[p.slice(0, eq)] = parseParameterValue(p.slice(eq + 1));
   }
   const { runNotebooks } = await import("./notebook/batch");
-  const options = { params, outDir: values.out, cellTimeoutMs: cellTimeout(values["cell-timeout"]), kernel, deno: values.deno, jobs: jobCount(values.jobs) };
+  const options = {
+    params,
+    outDir: values.out,
+    cellTimeoutMs: cellTimeout(values["cell-timeout"]),
+    kernel,
+    deno: values.deno,
+    jobs: jobCount(values.jobs),
+  };
   const summary = await runNotebooks(positionals, { ...options, ...notebookLogs(), ...cellLines() });
   if (previous) await compareWithPrevious(previous, summary.results);
   return summary.failed ? 1 : 0;
@@ -282,7 +315,9 @@ async function previousRuns(compare: string, notebooks: readonly string[]) {
   const { readRun, NotebookDiffError } = await import("./notebook/diff");
   const directory = existsSync(compare) && statSync(compare).isDirectory();
   if (!directory && notebooks.length > 1)
-    throw new UsageError(`--compare with several notebooks needs a directory of earlier runs, got the file ${JSON.stringify(compare)}`);
+    throw new UsageError(
+      `--compare with several notebooks needs a directory of earlier runs, got the file ${JSON.stringify(compare)}`,
+    );
   const runs = new Map<string, { file: string; notebook: import("./notebook/ipynb").Notebook }>();
   for (const nb of notebooks) {
     const file = directory ? path.join(compare, path.basename(nb)) : compare;
@@ -330,7 +365,8 @@ async function diff(args: string[]): Promise<number> {
     process.stdout.write(DIFF_USAGE);
     return 0;
   }
-  if (positionals.length !== 2) throw new UsageError(`diff needs two notebooks, BEFORE.ipynb AFTER.ipynb; got ${positionals.length}`);
+  if (positionals.length !== 2)
+    throw new UsageError(`diff needs two notebooks, BEFORE.ipynb AFTER.ipynb; got ${positionals.length}`);
   const tolerance = values.tolerance === undefined ? undefined : Number(values.tolerance);
   if (tolerance !== undefined && !(values.tolerance!.trim() !== "" && Number.isFinite(tolerance) && tolerance >= 0))
     throw new UsageError(`--tolerance must be a number >= 0 (1e-9, 0.001), got ${JSON.stringify(values.tolerance)}`);
@@ -341,7 +377,9 @@ async function diff(args: string[]): Promise<number> {
     const d = await diffNotebookFiles(before, after, { tolerance });
     const report = await writeReport(d, values.out ?? defaultReportPath(after));
     const { overlayless } = await import("./notebook/diff/compare");
-    stdout(values.json ? `${JSON.stringify({ ...overlayless(d), report })}\n` : `${d.summary} → ${relativePath(report)}\n`);
+    stdout(
+      values.json ? `${JSON.stringify({ ...overlayless(d), report })}\n` : `${d.summary} → ${relativePath(report)}\n`,
+    );
     return d.changed ? 1 : 0;
   } catch (error) {
     // Exit 1 means "changed": anything that stops the diff is bad input (2).
@@ -363,9 +401,11 @@ function cellLines() {
   const { cellDoneLine } = require("./notebook/run-shared") as typeof import("./notebook/run-shared");
   return {
     onCell: tty
-      ? ({ file, index, total }: { file: string; index: number; total: number }) => stderr(`\r\x1b[K${name(file)}: cell ${index}/${total}…`)
+      ? ({ file, index, total }: { file: string; index: number; total: number }) =>
+          stderr(`\r\x1b[K${name(file)}: cell ${index}/${total}…`)
       : undefined,
-    onCellDone: (info: CellDone & { file: string }) => stderr(`${tty ? "\r\x1b[K" : ""}${name(info.file)}: ${cellDoneLine(info)}\n`),
+    onCellDone: (info: CellDone & { file: string }) =>
+      stderr(`${tty ? "\r\x1b[K" : ""}${name(info.file)}: ${cellDoneLine(info)}\n`),
   };
 }
 
@@ -412,7 +452,10 @@ function notebookLogs() {
   return {
     log: (line: string) => (clear(), stdout(`${line}\n`)),
     logError: (line: string) => (clear(), stderr(`${line}\n`)),
-    onCell: tty ? ({ file, index, total }: { file: string; index: number; total: number }) => stderr(`\r\x1b[K  ${file}: cell ${index}/${total}…`) : undefined,
+    onCell: tty
+      ? ({ file, index, total }: { file: string; index: number; total: number }) =>
+          stderr(`\r\x1b[K  ${file}: cell ${index}/${total}…`)
+      : undefined,
   };
 }
 
@@ -420,14 +463,16 @@ function notebookLogs() {
 function jobCount(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!(Number.isInteger(n) && n >= 1 && n <= 64)) throw new UsageError(`--jobs must be a whole number from 1 to 64, got ${JSON.stringify(text)}`);
+  if (!(Number.isInteger(n) && n >= 1 && n <= 64))
+    throw new UsageError(`--jobs must be a whole number from 1 to 64, got ${JSON.stringify(text)}`);
   return n;
 }
 
 function cellTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const s = Number(text);
-  if (!(Number.isFinite(s) && s > 0)) throw new UsageError(`--cell-timeout must be a number of seconds > 0, got ${JSON.stringify(text)}`);
+  if (!(Number.isFinite(s) && s > 0))
+    throw new UsageError(`--cell-timeout must be a number of seconds > 0, got ${JSON.stringify(text)}`);
   return s * 1000;
 }
 
@@ -437,7 +482,11 @@ const MAX_LATENCY_MS = 600_000;
 const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
 
 /** `--faults P`, `--latency MS|MIN-MAX` and `--fault-seed N` as the simulator's fault options (undefined: none). */
-function faultOptions(share: string | undefined, latency: string | undefined, faultSeed: string | undefined): FaultOptions | undefined {
+function faultOptions(
+  share: string | undefined,
+  latency: string | undefined,
+  faultSeed: string | undefined,
+): FaultOptions | undefined {
   if (share === undefined && latency === undefined) {
     if (faultSeed !== undefined) throw new UsageError("--fault-seed only applies with --faults or --latency");
     return undefined;
@@ -446,15 +495,21 @@ function faultOptions(share: string | undefined, latency: string | undefined, fa
   if (share !== undefined) {
     const p = Number(share);
     if (share.trim() === "" || !(p >= 0 && p <= 1))
-      throw new UsageError(`--faults must be a share between 0 and 1 (0.2 = one request in five), got ${JSON.stringify(share)}`);
+      throw new UsageError(
+        `--faults must be a share between 0 and 1 (0.2 = one request in five), got ${JSON.stringify(share)}`,
+      );
     Object.assign(out, { errorRate: p / 2, dropRate: p / 4, truncateRate: p / 4 });
   }
   if (latency !== undefined) {
     const range = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(latency.trim());
     if (!range || (range[2] !== undefined && Number(range[2]) < Number(range[1])))
-      throw new UsageError(`--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`);
+      throw new UsageError(
+        `--latency must be milliseconds (250) or a range MIN-MAX (100-400), got ${JSON.stringify(latency)}`,
+      );
     if (Number(range[2] ?? range[1]) > MAX_LATENCY_MS)
-      throw new UsageError(`--latency must be at most ${MAX_LATENCY_MS} ms (ten minutes), got ${JSON.stringify(latency)}`);
+      throw new UsageError(
+        `--latency must be at most ${MAX_LATENCY_MS} ms (ten minutes), got ${JSON.stringify(latency)}`,
+      );
     out.latencyMs = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
   }
   if (faultSeed !== undefined) out.seed = wholeNumber(faultSeed, "--fault-seed");
@@ -465,15 +520,19 @@ function describeFaults(f: FaultOptions, seed: number, tokenTtlSeconds: number |
   const pct = (x = 0) => `${Math.round(x * 1000) / 10}%`;
   const parts = [];
   if (f.errorRate !== undefined)
-    parts.push(`${pct(f.errorRate)} of API requests answered 500/503, ${pct(f.dropRate)} dropped, ${pct(f.truncateRate)} cut off (fault seed ${seed})`);
-  if (f.latencyMs !== undefined) parts.push(`latency ${Array.isArray(f.latencyMs) ? `${f.latencyMs[0]}-${f.latencyMs[1]}` : f.latencyMs} ms`);
+    parts.push(
+      `${pct(f.errorRate)} of API requests answered 500/503, ${pct(f.dropRate)} dropped, ${pct(f.truncateRate)} cut off (fault seed ${seed})`,
+    );
+  if (f.latencyMs !== undefined)
+    parts.push(`latency ${Array.isArray(f.latencyMs) ? `${f.latencyMs[0]}-${f.latencyMs[1]}` : f.latencyMs} ms`);
   if (tokenTtlSeconds) parts.push(`tokens live ${tokenTtlSeconds} s`);
   return parts.join("; ");
 }
 
 function wholeNumber(text: string, flag: string): number {
   const n = Number(text);
-  if (text.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number >= 0, got ${JSON.stringify(text)}`);
+  if (text.trim() === "" || !Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`${flag} must be a whole number >= 0, got ${JSON.stringify(text)}`);
   return n;
 }
 

@@ -33,7 +33,8 @@ export const PACE_CHARS_PER_MS = 44 * 1024;
 /** The characters of a bundle as sent (strings, and JSON values serialised). */
 export function bundleChars(bundle: MimeBundle): number {
   let n = 0;
-  for (const value of Object.values(bundle)) n += typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0);
+  for (const value of Object.values(bundle))
+    n += typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0);
   return n;
 }
 
@@ -90,7 +91,9 @@ export class DenoSender {
     }
     this.pauseMs(paceAfter(bundleChars(bundle)));
     return sent.catch((error: unknown) => {
-      console.error(`risk-portal-lab: Deno's kernel did not send a display (${error instanceof Error ? error.message : String(error)})`);
+      console.error(
+        `risk-portal-lab: Deno's kernel did not send a display (${error instanceof Error ? error.message : String(error)})`,
+      );
     });
   }
 
@@ -99,7 +102,11 @@ export class DenoSender {
     const { broadcast } = this.jupyter;
     if (typeof broadcast === "function") {
       const transient = options.displayId !== undefined ? { display_id: options.displayId } : {};
-      return broadcast.call(this.jupyter, options.update ? "update_display_data" : "display_data", { data: bundle, metadata: {}, transient });
+      return broadcast.call(this.jupyter, options.update ? "update_display_data" : "display_data", {
+        data: bundle,
+        metadata: {},
+        transient,
+      });
     }
     const sendOptions: { raw: true; display_id?: string; update?: boolean } = { raw: true };
     if (options.displayId !== undefined) sendOptions.display_id = options.displayId;

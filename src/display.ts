@@ -40,7 +40,10 @@ export interface KernelDisplay {
  * the runner's), else Deno's; `undefined` in a plain Node process, a test runner, or a tslab before any
  * cell ran. `tslab` and `deno` are injectable for tests.
  */
-export function findKernelDisplay(tslab: TslabHandle | undefined = displayTslab(), deno: DenoJupyter | undefined = denoJupyter()): KernelDisplay | undefined {
+export function findKernelDisplay(
+  tslab: TslabHandle | undefined = displayTslab(),
+  deno: DenoJupyter | undefined = denoJupyter(),
+): KernelDisplay | undefined {
   if (tslab) return tslabDisplay(tslab);
   if (deno) return denoDisplay(deno);
   return undefined;
@@ -141,6 +144,11 @@ function displayMethod(this: object): MimeBundle | Promise<MimeBundle> {
  */
 export function makeDisplayable<T extends object>(target: T): T {
   if (!Object.prototype.hasOwnProperty.call(target, JUPYTER_DISPLAY))
-    Object.defineProperty(target, JUPYTER_DISPLAY, { value: displayMethod, enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(target, JUPYTER_DISPLAY, {
+      value: displayMethod,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
   return target;
 }

@@ -12,7 +12,16 @@ export * as curves from "./curves";
 export * as frames from "./frames";
 export * as plot from "./plot";
 export * as internals from "./internals";
-export type { Simulator, SimulatorOptions, SimulatorCredentials, FaultOptions, RateLimitOptions, ReportTiming, Clock, ManualClock } from "./sim";
+export type {
+  Simulator,
+  SimulatorOptions,
+  SimulatorCredentials,
+  FaultOptions,
+  RateLimitOptions,
+  ReportTiming,
+  Clock,
+  ManualClock,
+} from "./sim";
 /**
  * The types of the frames and tables the package returns, named from the package itself: a notebook's
  * `const df = frames.yieldCurve(…)` compiles under tslab (which emits declarations for each cell) only
@@ -75,7 +84,12 @@ export {
   type IdentifierType,
   type Assumption,
 } from "./api/assumptions";
-export type { BondPriceRecordInput, EquityVolCurveInput, UploadBondPriceDataRequest, UploadEquityVolCurvesRequest } from "./api/market-data";
+export type {
+  BondPriceRecordInput,
+  EquityVolCurveInput,
+  UploadBondPriceDataRequest,
+  UploadEquityVolCurvesRequest,
+} from "./api/market-data";
 export type {
   VolSurfaceInput,
   GetVolRequest,
@@ -88,7 +102,13 @@ export type {
 } from "./api/tradable";
 export type { RateAssetRequest, RateAssetResponse, CurvePoint, YieldCurveModel } from "./api/rate-asset";
 export type { VarLauncherItemCreateRequest, RiskLauncherItemCreateRequest } from "./api/report-launcher";
-export type { GetReportInfosRequest, GetReportInfosResponse, ReportInfo, ReportListResponse, LookBacksResponse } from "./api/report";
+export type {
+  GetReportInfosRequest,
+  GetReportInfosResponse,
+  ReportInfo,
+  ReportListResponse,
+  LookBacksResponse,
+} from "./api/report";
 export type { TransactionTableRequest, TransactionTableResponse, DataTable } from "./api/position";
 export type { ApiKeyEntry } from "./api/user";
 export type { OperationOutcome, ProblemDetails, IdentifierInput } from "./api/common";

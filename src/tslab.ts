@@ -56,7 +56,10 @@ const TSLAB_MAIN = /[\\/]tslab[\\/](bin[\\/]tslab|dist[\\/]main\.js)$/;
  * with the session; in a kernel (the main module is tslab's), the tslab that kernel handed over to; else
  * undefined (a plain process). `mainFile` and `cwd` are injectable for tests.
  */
-export function displayTslabDir(mainFile: string | undefined = require.main?.filename, cwd: string = process.cwd()): string | undefined {
+export function displayTslabDir(
+  mainFile: string | undefined = require.main?.filename,
+  cwd: string = process.cwd(),
+): string | undefined {
   const registered = notebookSession().tslabDir;
   if (registered) return registered;
   if (!mainFile || !TSLAB_MAIN.test(mainFile)) return undefined;
@@ -81,7 +84,10 @@ function localTslabDir(cwd: string): string | undefined {
  * The tslab to display through, or undefined (a plain process, or a tslab that cannot be loaded).
  * `load` is injectable for tests.
  */
-export function displayTslab(dir: string | undefined = displayTslabDir(), load: (file: string) => unknown = require): TslabHandle | undefined {
+export function displayTslab(
+  dir: string | undefined = displayTslabDir(),
+  load: (file: string) => unknown = require,
+): TslabHandle | undefined {
   if (!dir) return undefined;
   let jupyter: TslabJupyter;
   try {
@@ -134,9 +140,12 @@ export function loadRunnerTslab(): TslabRunnerParts {
   } catch (error) {
     // tslab is an optional peer dependency: a user of Deno's kernel need not have it.
     const reason = (error as Error).message.split("\n")[0];
-    throw new Error(`the notebook runner needs tslab to run a notebook under tslab: npm install tslab (or run it under Deno: --kernel deno). ${reason}`, {
-      cause: error,
-    });
+    throw new Error(
+      `the notebook runner needs tslab to run a notebook under tslab: npm install tslab (or run it under Deno: --kernel deno). ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -156,7 +165,10 @@ const TSLAB_CELL_END = "\n})(__tslab__.exports, __tslab__.require)";
  * the type-check before it (seconds for a first cell, as tslab's checker starts). `timedOut` says
  * whether the limit fired.
  */
-export async function withSyncLimit(timeoutMs: number, execute: () => Promise<boolean>): Promise<{ ok: boolean; timedOut: boolean }> {
+export async function withSyncLimit(
+  timeoutMs: number,
+  execute: () => Promise<boolean>,
+): Promise<{ ok: boolean; timedOut: boolean }> {
   const limit = { timeoutMs, timedOut: false };
   limits.push(limit);
   if (limits.length === 1) patchVm();
@@ -178,9 +190,13 @@ const runInThisContext = vm.runInThisContext;
 function patchVm(): void {
   vm.runInThisContext = function (code: string, options?: import("node:vm").RunningScriptOptions | string) {
     const limit = limits.at(-1);
-    if (!limit || typeof code !== "string" || !code.endsWith(TSLAB_CELL_END)) return runInThisContext.call(vm, code, options);
+    if (!limit || typeof code !== "string" || !code.endsWith(TSLAB_CELL_END))
+      return runInThisContext.call(vm, code, options);
     try {
-      return runInThisContext.call(vm, code, { ...(typeof options === "object" ? options : {}), timeout: Math.max(1, Math.ceil(limit.timeoutMs)) });
+      return runInThisContext.call(vm, code, {
+        ...(typeof options === "object" ? options : {}),
+        timeout: Math.max(1, Math.ceil(limit.timeoutMs)),
+      });
     } catch (error) {
       if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") limit.timedOut = true;
       throw error;

@@ -51,14 +51,29 @@ describe("findKernelDisplay with the real tslab, registered with the session as 
     // What tslab itself sends for one mime type…
     const tslab = nodeRequire(path.join(TSLAB_DIST, "public.js")) as { display: { html(s: string): void } };
     tslab.display.html("<b>one</b>");
-    expect(calls[0]).toEqual([{ data: { "text/html": "<b>one</b>" }, metadata: {}, transient: { display_id: undefined } }, undefined]);
+    expect(calls[0]).toEqual([
+      { data: { "text/html": "<b>one</b>" }, metadata: {}, transient: { display_id: undefined } },
+      undefined,
+    ]);
     // …and what we send: the same content shape, several types in `data`, one call.
     const display = findKernelDisplay();
     expect(display?.mode).toBe("bundle");
-    display!.send({ "application/vnd.plotly.v1+json": { data: [], layout: {} }, "text/html": "<div></div>", "text/plain": "Figure" });
+    display!.send({
+      "application/vnd.plotly.v1+json": { data: [], layout: {} },
+      "text/html": "<div></div>",
+      "text/plain": "Figure",
+    });
     expect(calls).toHaveLength(2);
     expect(calls[1]).toEqual([
-      { data: { "application/vnd.plotly.v1+json": { data: [], layout: {} }, "text/html": "<div></div>", "text/plain": "Figure" }, metadata: {}, transient: {} },
+      {
+        data: {
+          "application/vnd.plotly.v1+json": { data: [], layout: {} },
+          "text/html": "<div></div>",
+          "text/plain": "Figure",
+        },
+        metadata: {},
+        transient: {},
+      },
       false,
     ]);
   });
@@ -76,7 +91,8 @@ describe("findKernelDisplay with the real tslab, registered with the session as 
 });
 
 describe("findKernelDisplay with stand-in modules", () => {
-  const handle = (jupyter: object, publicApi: () => unknown = () => undefined): TslabHandle => ({ jupyter, publicApi }) as TslabHandle;
+  const handle = (jupyter: object, publicApi: () => unknown = () => undefined): TslabHandle =>
+    ({ jupyter, publicApi }) as TslabHandle;
 
   it("is undefined without a tslab to display through", () => {
     expect(findKernelDisplay(undefined)).toBeUndefined();
@@ -84,13 +100,18 @@ describe("findKernelDisplay with stand-in modules", () => {
 
   it("sends through the tslab it is given (the kernel's own, wherever installed)", () => {
     const sent: DisplayContent[] = [];
-    findKernelDisplay(handle({ lastWriteDisplayData: (c: DisplayContent) => sent.push(c) }))!.send({ "text/plain": "hi", "text/html": "<i>hi</i>" });
+    findKernelDisplay(handle({ lastWriteDisplayData: (c: DisplayContent) => sent.push(c) }))!.send({
+      "text/plain": "hi",
+      "text/html": "<i>hi</i>",
+    });
     expect(sent).toEqual([{ data: { "text/plain": "hi", "text/html": "<i>hi</i>" }, metadata: {}, transient: {} }]);
   });
 
   it("falls back to tslab's public display.html (one type) for a tslab without the bundle path", () => {
     const html: string[] = [];
-    const display = findKernelDisplay(handle({ somethingElse: true }, () => ({ display: { html: (s: string) => html.push(s) } })))!;
+    const display = findKernelDisplay(
+      handle({ somethingElse: true }, () => ({ display: { html: (s: string) => html.push(s) } })),
+    )!;
     expect(display.mode).toBe("html-only");
     display.send({ "text/html": "<p>chart</p>", "text/plain": "chart" });
     expect(html).toEqual(["<p>chart</p>"]);
@@ -130,7 +151,9 @@ describe("which tslab (src/tslab.ts)", () => {
     expect(displayTslabDir(path.join(global, "bin", "tslab"), notebooks)).toBe(realpathSync(localDist));
     expect(displayTslabDir(path.join(global, "bin", "tslab"), project)).toBe(realpathSync(localDist));
     // A directory named node_modules is not a project (as tslab skips it).
-    expect(displayTslabDir(path.join(global, "bin", "tslab"), path.join(project, "node_modules"))).toBe(realpathSync(localDist));
+    expect(displayTslabDir(path.join(global, "bin", "tslab"), path.join(project, "node_modules"))).toBe(
+      realpathSync(localDist),
+    );
     // Not a kernel: no tslab, whatever is installed.
     expect(displayTslabDir("/work/node_modules/vitest/dist/worker.js", notebooks)).toBeUndefined();
   });
@@ -213,7 +236,10 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
     const [first, second, third] = deno.sent;
     expect(first![0]).toEqual({ "text/plain": "poll 1" });
     expect(first![1]).toEqual({ raw: true, display_id: expect.stringMatching(/^rpl-line-/) });
-    expect(second).toEqual([{ "text/plain": "poll 2 · done" }, { raw: true, display_id: first![1].display_id, update: true }]);
+    expect(second).toEqual([
+      { "text/plain": "poll 2 · done" },
+      { raw: true, display_id: first![1].display_id, update: true },
+    ]);
     expect(third![1].display_id).not.toBe(first![1].display_id);
     expect(third![1].update).toBeUndefined();
   });
@@ -231,7 +257,10 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
     void sender.send(part); // synchronously: broadcast called before send returns
     expect(messages.map(([t]) => t)).toEqual(["display_data", "display_data"]);
     void sender.send({ "text/plain": "line" }, { displayId: "d1", update: true });
-    expect(messages[2]).toEqual(["update_display_data", { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } }]);
+    expect(messages[2]).toEqual([
+      "update_display_data",
+      { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } },
+    ]);
     expect(messages[1]![1]).toEqual({ data: part, metadata: {}, transient: {} });
     expect(pauses).toEqual([0, paceAfter(bundleChars(part)), 0]);
     expect(paceAfter(PACE_FROM_CHARS - 1)).toBe(0);
@@ -252,7 +281,10 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
 
   it("a tslab kernel wins over a Deno global (tslab is what runs the cells when it is there)", () => {
     const sent: DisplayContent[] = [];
-    const tslab = { jupyter: { lastWriteDisplayData: (c: DisplayContent) => void sent.push(c) }, publicApi: () => undefined } as TslabHandle;
+    const tslab = {
+      jupyter: { lastWriteDisplayData: (c: DisplayContent) => void sent.push(c) },
+      publicApi: () => undefined,
+    } as TslabHandle;
     expect(findKernelDisplay(tslab, fakeDeno())?.kernel).toBe("tslab");
   });
 });

@@ -64,7 +64,11 @@ export default function setup(project: TestProject): void {
   const stampFile = path.join(root, "node_modules", ".cache", "risk-portal-lab", "dist-stamp.json");
 
   const tsVersion = (JSON.parse(readFileSync(tscPackage, "utf8")) as { version: string }).version;
-  const inputFiles = [...listFiles(srcDir).map((f) => path.join(srcDir, f)), path.join(root, "tsconfig.json"), path.join(root, "tsconfig.build.json")];
+  const inputFiles = [
+    ...listFiles(srcDir).map((f) => path.join(srcDir, f)),
+    path.join(root, "tsconfig.json"),
+    path.join(root, "tsconfig.build.json"),
+  ];
   const outputsHash = (): string =>
     hashFiles(
       root,
@@ -79,11 +83,15 @@ export default function setup(project: TestProject): void {
   }
 
   try {
-    execFileSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-      cwd: root,
-      stdio: "pipe",
-      encoding: "utf8",
-    });
+    execFileSync(
+      process.execPath,
+      [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+      {
+        cwd: root,
+        stdio: "pipe",
+        encoding: "utf8",
+      },
+    );
   } catch (error) {
     // tsc still emits on type errors; a half-written file elsewhere in src/ should not block every test.
     // `npm run build` and `npm run typecheck` (both in .ci/run) are where type errors fail the run.

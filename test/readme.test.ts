@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pkg from "../src";
 
 const ROOT = path.resolve(__dirname, "..");
-const BLOCKS = [...readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const BLOCKS = [...readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
+  (m) => m[1]!,
+);
 
 let sim: pkg.Simulator;
 let tmp: string;
@@ -35,7 +37,11 @@ beforeAll(async () => {
   const rp = new pkg.RiskPortalClient({ baseUrl, auth: { apiKey } });
   const surface = await (await fetch(`${baseUrl}/sim/surface?asset=SPX`, { headers: { "x-api-key": apiKey } })).json();
   const req = { surface, maturity: 90, strikes: [4800, 5000, 5200], strike_type: pkg.STRIKE_TYPE.Absolute };
-  const request = { tradable_id: "AAPL.XNAS", pricing_date: "2026-11-20", next_trade_event: { $type: "BuyEvent", unit_price: 189.5, quantity: 100 } };
+  const request = {
+    tradable_id: "AAPL.XNAS",
+    pricing_date: "2026-11-20",
+    next_trade_event: { $type: "BuyEvent", unit_price: 189.5, quantity: 100 },
+  };
   const bond = {
     date: "2026-11-20",
     bond_identifier: { code: "DE0001102580", identifier_type: "ISIN" },
@@ -108,7 +114,9 @@ describe("the README's TypeScript blocks", () => {
     async (_n, _first, code) => {
       const { body, declared } = asFunctionBody(code);
       const names = Object.keys(context).filter((n) => !declared.has(n) && /^[A-Za-z_$][\w$]*$/.test(n));
-      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<unknown>;
+      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+        ...args: string[]
+      ) => (...values: unknown[]) => Promise<unknown>;
       const run = new AsyncFunction("__pkg", ...names, body);
       await expect(run(pkg, ...names.map((n) => context[n]))).resolves.toBeUndefined();
     },

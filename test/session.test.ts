@@ -6,7 +6,9 @@ import { figureFragment } from "../src/plot/html";
 describe("notebookSession()", () => {
   it("is one object per process, on a registered symbol (every copy of the package finds the same one)", () => {
     expect(notebookSession()).toBe(notebookSession());
-    expect((globalThis as Record<symbol, unknown>)[Symbol.for("risk-portal-lab.notebook-session")]).toBe(notebookSession());
+    expect((globalThis as Record<symbol, unknown>)[Symbol.for("risk-portal-lab.notebook-session")]).toBe(
+      notebookSession(),
+    );
   });
 
   it("runs start hooks on start and end hooks on end, collecting failures", async () => {

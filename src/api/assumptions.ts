@@ -81,9 +81,18 @@ export type IdentifierType = (typeof IDENTIFIER_TYPES)[number] | (string & {});
 /** Spec: the neutral portfolio types of launcher, report and position requests and of report infos. */
 export const PORTFOLIO_TYPES = ["provider", "external", "not_set"] as const;
 /** The portfolio types the newer pages list (the brand's `derivitec`, the position-keeping systems, `not_set`). */
-export const PUBLISHED_PORTFOLIO_TYPES = ["derivitec", "enfusion", "orchestrade", "liquidity_book", "maia", "fund_studio", "not_set"] as const;
+export const PUBLISHED_PORTFOLIO_TYPES = [
+  "derivitec",
+  "enfusion",
+  "orchestrade",
+  "liquidity_book",
+  "maia",
+  "fund_studio",
+  "not_set",
+] as const;
 /** A portfolio type: the neutral or published values (typed for autocompletion), or any other string. */
-export type PortfolioType = (typeof PORTFOLIO_TYPES)[number] | (typeof PUBLISHED_PORTFOLIO_TYPES)[number] | (string & {});
+export type PortfolioType =
+  (typeof PORTFOLIO_TYPES)[number] | (typeof PUBLISHED_PORTFOLIO_TYPES)[number] | (string & {});
 
 /** A10: report statuses; a report starts `none`, goes `running`, ends in one of the end states. */
 export const REPORT_STATUSES = ["none", "running", "succeeded", "warning", "failed"] as const;
@@ -144,8 +153,18 @@ export const PUBLISHED_TRADE_EVENT_KINDS = [
   "Fixings",
 ] as const;
 /** This project's own variant names (A14 before the pages were read), still understood. */
-export const PROJECT_TRADE_EVENT_NAMES = ["SellEvent", "CouponEvent", "RedemptionEvent", "DividendEvent", "ExpiryEvent", "StockSplitEvent"] as const;
-export const TRADE_EVENT_NAMES = [...PUBLISHED_TRADE_EVENT_KINDS.map((k) => `${k}Event`), ...PROJECT_TRADE_EVENT_NAMES] as const;
+export const PROJECT_TRADE_EVENT_NAMES = [
+  "SellEvent",
+  "CouponEvent",
+  "RedemptionEvent",
+  "DividendEvent",
+  "ExpiryEvent",
+  "StockSplitEvent",
+] as const;
+export const TRADE_EVENT_NAMES = [
+  ...PUBLISHED_TRADE_EVENT_KINDS.map((k) => `${k}Event`),
+  ...PROJECT_TRADE_EVENT_NAMES,
+] as const;
 export type TradeEventName = (typeof TRADE_EVENT_NAMES)[number];
 
 /** A16: HTTP status of every success. */
@@ -153,7 +172,12 @@ export const SUCCESS_STATUS = 200;
 
 /** A16: the content type the client sends; the spec accepts these four for bodies. */
 export const REQUEST_CONTENT_TYPE = "application/json";
-export const ACCEPTED_CONTENT_TYPES = ["application/json-patch+json", "application/json", "text/json", "application/*+json"] as const;
+export const ACCEPTED_CONTENT_TYPES = [
+  "application/json-patch+json",
+  "application/json",
+  "text/json",
+  "application/*+json",
+] as const;
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /**
@@ -231,14 +255,19 @@ export const DEFAULT_PORTFOLIO_TYPE = "provider" as const;
  * combine this list with the single-name or provider-ID alternatives": the client refuses a request that
  * does. (Uploads take an environment and a provider together: the pages' examples send both.)
  */
-export const MARKET_DATA_SELECTORS = ["provider_id", "market_data_environment_name", "market_data_environment_names"] as const;
+export const MARKET_DATA_SELECTORS = [
+  "provider_id",
+  "market_data_environment_name",
+  "market_data_environment_names",
+] as const;
 
 /** Every decision, with what the public pages say of it. README.md shows this table (a test keeps them equal). */
 export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A1",
     topic: "brand of `$type`, enum values, field names",
-    decision: "one `brand` setting, default `Service` (the spec's neutral spelling); a caller may write either spelling, the wire carries the brand's",
+    decision:
+      "one `brand` setting, default `Service` (the spec's neutral spelling); a caller may write either spelling, the wire carries the brand's",
     pages: "changed",
     note: "the pages spell the brand `Derivitec` in `$type` values, in `identifier_type`/`portfolio_type` values and in audit field names (`derivitec_created`): the setting now covers all three, not only `$type`",
   },
@@ -295,7 +324,8 @@ export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A9",
     topic: "`identifier_type` values",
-    decision: "open enum; the brand's value (`Provider`) when left out; `Isin`, `Figi`, `Sedol`, `Cusip`, `Ticker` typed",
+    decision:
+      "open enum; the brand's value (`Provider`) when left out; `Isin`, `Figi`, `Sedol`, `Cusip`, `Ticker` typed",
     pages: "changed",
     note: "the older example sends `Derivitec` (the brand); the newer examples leave the field out and add `$type: MarketData.InstrumentIdentifier`",
   },
@@ -309,7 +339,8 @@ export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A11",
     topic: "launcher portfolio type and parameters",
-    decision: "`portfolio_type` (optional); the VaR and risk members flat on the body (the nested `parameters` form is still accepted and flattened)",
+    decision:
+      "`portfolio_type` (optional); the VaR and risk members flat on the body (the nested `parameters` form is still accepted and flattened)",
     pages: "changed",
     note: "the pages show the members flat and never a `parameters` object; `reporting_currency` null means the caller's currency or USD; `market_data_environment_names` and `portfolio_type` optional",
   },
@@ -330,15 +361,23 @@ export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A14",
     topic: "trade-event variants",
-    decision: "open union on `$type`; `<Kind>Event` for the published kinds, `BuyEvent` with `unit_price` alone (quantity 1 when left out)",
+    decision:
+      "open union on `$type`; `<Kind>Event` for the published kinds, `BuyEvent` with `unit_price` alone (quantity 1 when left out)",
     pages: "changed",
     note: "the newer example sends `BuyEvent` with `unit_price` only; `GetNextTradeEvents` lists Buy, CouponPayment, DividendExDate, DivPassThrough, Exercise, Expire, EarlyExercise, Fixing, Maturity, NotionalExchange, Payment, Reset, Termination, Settlement, Fixings",
   },
-  { id: "A15", topic: "GetVol request variants", decision: "the base variant with its `$type`", pages: "silent", note: "only `ApiGetVolRequest` is shown" },
+  {
+    id: "A15",
+    topic: "GetVol request variants",
+    decision: "the base variant with its `$type`",
+    pages: "silent",
+    note: "only `ApiGetVolRequest` is shown",
+  },
   {
     id: "A16",
     topic: "statuses and envelopes",
-    decision: "200 for every success; operation failures as `is_success: false`; 400 problem details with field paths; 401/403/413/415/429",
+    decision:
+      "200 for every success; operation failures as `is_success: false`; 400 problem details with field paths; 401/403/413/415/429",
     pages: "changed",
     note: "GetTradableBrief, LookBacks, ReportInfos and API-key entries carry `$type`/`is_success`/`error_messages` (and nullable fields): `is_success: false` there is an `OperationFailedError`",
   },

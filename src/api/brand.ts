@@ -101,7 +101,9 @@ function neutralRewriter(brand: Brand): Rewriter {
       const underscore = k.indexOf("_");
       if (underscore < 0 || !prefixes.has(k.slice(0, underscore))) return k;
       const suffix = k.slice(underscore + 1);
-      return (BRANDED_FIELD_SUFFIXES as readonly string[]).includes(suffix) ? `${neutralBrand().fieldPrefix}_${suffix}` : k;
+      return (BRANDED_FIELD_SUFFIXES as readonly string[]).includes(suffix)
+        ? `${neutralBrand().fieldPrefix}_${suffix}`
+        : k;
     },
     value: (k, v) => {
       if (typeof v !== "string") return v;
@@ -109,8 +111,10 @@ function neutralRewriter(brand: Brand): Rewriter {
         const t = parseTypeName(v);
         return t && (t.brand === brand.name || t.brand === DEFAULT_BRAND) ? neutralBrand().type(t.name) : v;
       }
-      if (k === "identifier_type" && v.toLowerCase() === brand.identifierType.toLowerCase()) return neutralBrand().identifierType;
-      if (k === "portfolio_type" && v.toLowerCase() === brand.portfolioType.toLowerCase()) return neutralBrand().portfolioType;
+      if (k === "identifier_type" && v.toLowerCase() === brand.identifierType.toLowerCase())
+        return neutralBrand().identifierType;
+      if (k === "portfolio_type" && v.toLowerCase() === brand.portfolioType.toLowerCase())
+        return neutralBrand().portfolioType;
       return v;
     },
   };
@@ -130,7 +134,9 @@ export function toBrand<T>(value: T, brand: Brand): T {
       if (typeof v !== "string") return v;
       if (k === "$type") {
         const t = parseTypeName(v);
-        return t && t.brand === DEFAULT_BRAND ? brand.type(t.name) : v.replace(/\bService(?=\.|ExposedApiKey)/g, brand.name);
+        return t && t.brand === DEFAULT_BRAND
+          ? brand.type(t.name)
+          : v.replace(/\bService(?=\.|ExposedApiKey)/g, brand.name);
       }
       if (k === "identifier_type" && v === neutral.identifierType) return brand.identifierType;
       if (k === "portfolio_type" && v === neutral.portfolioType) return brand.portfolioType;
@@ -158,7 +164,8 @@ function rewrite(value: unknown, r: Rewriter): unknown {
   const stack: { from: unknown; to: Record<string, unknown> | unknown[]; at: string | number }[] = [];
   const start = copy(r, value, "");
   root.v = start;
-  if (start !== value && (Array.isArray(start) || isRecord(start))) stack.push({ from: value, to: start as Record<string, unknown>, at: "" });
+  if (start !== value && (Array.isArray(start) || isRecord(start)))
+    stack.push({ from: value, to: start as Record<string, unknown>, at: "" });
   while (stack.length) {
     const { from, to } = stack.pop()!;
     if (Array.isArray(from)) {
@@ -168,7 +175,8 @@ function rewrite(value: unknown, r: Rewriter): unknown {
         const item = from[i];
         const c = copy(r, item, "");
         out[i] = c;
-        if (c !== item && (Array.isArray(c) || isRecord(c))) stack.push({ from: item, to: c as Record<string, unknown>, at: i });
+        if (c !== item && (Array.isArray(c) || isRecord(c)))
+          stack.push({ from: item, to: c as Record<string, unknown>, at: i });
       }
       continue;
     }
@@ -177,7 +185,8 @@ function rewrite(value: unknown, r: Rewriter): unknown {
       const key = r.key(k);
       const c = copy(r, item, k);
       out[key] = c;
-      if (c !== item && (Array.isArray(c) || isRecord(c))) stack.push({ from: item, to: c as Record<string, unknown>, at: key });
+      if (c !== item && (Array.isArray(c) || isRecord(c)))
+        stack.push({ from: item, to: c as Record<string, unknown>, at: key });
     }
   }
   return root.v;

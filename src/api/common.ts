@@ -47,7 +47,9 @@ export const dateTimeInput = z
     }
     return text;
   })
-  .pipe(z.iso.datetime({ offset: true, error: "expected an ISO 8601 date-time with an offset, e.g. 2026-11-20T00:00:00Z" }));
+  .pipe(
+    z.iso.datetime({ offset: true, error: "expected an ISO 8601 date-time with an offset, e.g. 2026-11-20T00:00:00Z" }),
+  );
 
 /** A date-time the server sends: ISO 8601, with an offset or (leniently) without one. Kept as a string. */
 export const dateTimeOutput = z.iso.datetime({ offset: true, local: true });
@@ -70,7 +72,11 @@ export function typeTag(shortName: string) {
     .optional()
     .superRefine((given, ctx) => {
       if (given !== undefined && given.trim() !== expected) {
-        ctx.addIssue({ code: "custom", message: `expected the $type ${shortName}, got ${JSON.stringify(given)}`, params: { expectedType: shortName, given } });
+        ctx.addIssue({
+          code: "custom",
+          message: `expected the $type ${shortName}, got ${JSON.stringify(given)}`,
+          params: { expectedType: shortName, given },
+        });
       }
     })
     .transform(() => expected);
@@ -85,11 +91,17 @@ function openEnum<T extends string>(known: readonly T[], what: string) {
         .map((k) => JSON.stringify(k))
         .join(", ")}`,
     })
-    .refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }) as unknown as z.ZodType<T | (string & {}), T | (string & {})>;
+    .refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }) as unknown as z.ZodType<
+    T | (string & {}),
+    T | (string & {})
+  >;
 }
 
 /** Portfolio type of launcher, report and position requests: the neutral or published values, or any other string (A9/A11). */
-export const portfolioTypeInput = openEnum<PortfolioType & string>([...PORTFOLIO_TYPES, ...PUBLISHED_PORTFOLIO_TYPES], "a portfolio type");
+export const portfolioTypeInput = openEnum<PortfolioType & string>(
+  [...PORTFOLIO_TYPES, ...PUBLISHED_PORTFOLIO_TYPES],
+  "a portfolio type",
+);
 
 /** Portfolio type as the server sends it: the known values, or any string a newer server adds. */
 export const portfolioTypeOutput = z.string() as unknown as z.ZodType<PortfolioType, PortfolioType>;
@@ -123,10 +135,15 @@ export const auditFields = {
  */
 export function checkOneSelector(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const given = MARKET_DATA_SELECTORS.filter(
-    (k) => body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0),
+    (k) =>
+      body[k] !== undefined && body[k] !== null && !(Array.isArray(body[k]) && (body[k] as unknown[]).length === 0),
   );
   if (given.length > 1) {
-    ctx.addIssue({ code: "custom", path: [given[1]!], message: `give one market-data selector, not ${given.join(" and ")} together` });
+    ctx.addIssue({
+      code: "custom",
+      path: [given[1]!],
+      message: `give one market-data selector, not ${given.join(" and ")} together`,
+    });
   }
 }
 
@@ -169,13 +186,18 @@ export type ProblemDetails = z.output<typeof problemDetails>;
 export const noInput = z.strictObject({});
 
 /** An ISO 4217 currency code (three upper-case letters). */
-export const currencyCode = z.string().regex(/^[A-Z]{3}$/, { error: "expected a 3-letter ISO 4217 currency code such as USD" });
+export const currencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, { error: "expected a 3-letter ISO 4217 currency code such as USD" });
 
 /** A non-empty array of finite numbers; a `Float64Array` (or any typed array) is accepted and sent as a plain array. */
 export const numberArray = z
-  .custom<readonly number[] | Float64Array>((v) => Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)), {
-    error: "expected an array of numbers (or a Float64Array)",
-  })
+  .custom<readonly number[] | Float64Array>(
+    (v) => Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)),
+    {
+      error: "expected an array of numbers (or a Float64Array)",
+    },
+  )
   .transform((v) => (Array.isArray(v) ? (v as number[]) : Array.from(v as ArrayLike<number>)))
   .pipe(z.array(z.number()).min(1, { error: "must hold at least one number" }));
 

@@ -13,10 +13,14 @@ export const MAX_BODY_DEPTH = 64;
  * `maxDepth`, or a number that is NaN or infinite (`JSON.stringify` would write `null`). Iterative, so
  * a value nested 10,000 deep is reported, not a stack overflow. `path` uses the wire's field notation.
  */
-export function jsonShapeIssue(value: unknown, options: { maxDepth?: number; finite?: boolean } = {}): { path: string; message: string } | undefined {
+export function jsonShapeIssue(
+  value: unknown,
+  options: { maxDepth?: number; finite?: boolean } = {},
+): { path: string; message: string } | undefined {
   const maxDepth = options.maxDepth ?? MAX_BODY_DEPTH;
   const checkFinite = options.finite !== false;
-  if (typeof value === "number" && checkFinite && !Number.isFinite(value)) return { path: "(root)", message: notFinite(value) };
+  if (typeof value === "number" && checkFinite && !Number.isFinite(value))
+    return { path: "(root)", message: notFinite(value) };
   // Paths are only spelled out for the issue found: each entry knows its parent and its key. Module-level
   // helpers over this state, not closures: the bundle (keepNames) names every closure it makes, per call.
   const w: Walk = { values: [value], parents: [-1], keys: [""], depths: [0], stack: [0], checkFinite };

@@ -1,7 +1,18 @@
 /** Market-data uploads: bond prices (operation 1) and equity vol curves (operation 2). */
 import { z } from "zod";
 import { TYPE_NAMES } from "./assumptions";
-import { auditFields, currencyCode, dateTimeInput, finite, identifier, nonBlank, numberArray, operationOutcome, positive, typeTag } from "./common";
+import {
+  auditFields,
+  currencyCode,
+  dateTimeInput,
+  finite,
+  identifier,
+  nonBlank,
+  numberArray,
+  operationOutcome,
+  positive,
+  typeTag,
+} from "./common";
 import { defineOperation } from "./operation";
 
 /** One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show. */
@@ -64,7 +75,8 @@ export const equityVolCurve = z
       });
     }
     curve.maturities.forEach((m, i) => {
-      if (!(m > 0)) ctx.addIssue({ code: "custom", path: ["maturities", i], message: "must be > 0 (days after reference_date)" });
+      if (!(m > 0))
+        ctx.addIssue({ code: "custom", path: ["maturities", i], message: "must be > 0 (days after reference_date)" });
       else if (i > 0 && !(m > curve.maturities[i - 1]!)) {
         ctx.addIssue({ code: "custom", path: ["maturities", i], message: "maturities must be strictly increasing" });
       }
@@ -97,7 +109,8 @@ export const uploadBondPriceData = defineOperation({
   response: operationOutcome,
   outcome: true,
   responseType: TYPE_NAMES.uploadBondPriceResponse,
-  whenOutcomeUnknown: "To check: once bootstrapped, the prices show as BOND points in RateAsset for their currency and date.",
+  whenOutcomeUnknown:
+    "To check: once bootstrapped, the prices show as BOND points in RateAsset for their currency and date.",
 });
 
 /** 2. POST /api/MarketData/UploadEquityVolCurves */

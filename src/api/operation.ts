@@ -56,7 +56,12 @@ export type ResponseOf<Op extends OperationDef> = z.output<Op["response"]>;
  * that the simulator's handler map can require one handler per name and the client can tell a call
  * that takes no input.
  */
-export function defineOperation<Req extends z.ZodType, Res extends z.ZodType, const Name extends string, const In extends OperationDef["requestIn"]>(
+export function defineOperation<
+  Req extends z.ZodType,
+  Res extends z.ZodType,
+  const Name extends string,
+  const In extends OperationDef["requestIn"],
+>(
   def: OperationDef<Req, Res> & { readonly name: Name; readonly requestIn: In },
 ): OperationDef<Req, Res> & { readonly name: Name; readonly requestIn: In } {
   return Object.freeze(def);
@@ -78,7 +83,8 @@ export interface WireOptions {
   side?: "client" | "server";
 }
 
-export type EncodeResult = { ok: true; body?: Record<string, unknown>; query?: Record<string, string> } | { ok: false; issues: FieldIssue[] };
+export type EncodeResult =
+  { ok: true; body?: Record<string, unknown>; query?: Record<string, string> } | { ok: false; issues: FieldIssue[] };
 
 /** `["surface", "vols", 3]` → `surface.vols[3]`; the empty path is `(root)`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -117,7 +123,10 @@ export function toFieldIssues(
     const params = (issue as { params?: { expectedType?: string; given?: unknown } }).params;
     out.push({
       path: formatPath(issue.path),
-      message: params && typeof params.given === "string" ? typeMessage(params.given, params.expectedType, brand, side) : issue.message,
+      message:
+        params && typeof params.given === "string"
+          ? typeMessage(params.given, params.expectedType, brand, side)
+          : issue.message,
     });
   }
   return out;
@@ -126,7 +135,12 @@ export function toFieldIssues(
 function typeMessage(given: string, expectedType: string | undefined, brand: Brand, side: WireOptions["side"]): string {
   const parsed = parseTypeName(given);
   const expected = expectedType ? ` "${brand.type(expectedType)}"` : ` a $type of brand ${brand.name}`;
-  if (parsed && parsed.brand !== brand.name && parsed.brand !== DEFAULT_BRAND && (!expectedType || parsed.name === expectedType)) {
+  if (
+    parsed &&
+    parsed.brand !== brand.name &&
+    parsed.brand !== DEFAULT_BRAND &&
+    (!expectedType || parsed.name === expectedType)
+  ) {
     return side === "client"
       ? `"${given}" is spelled for the brand "${parsed.brand}", but this client's brand is "${brand.name}": set brand: "${parsed.brand}" (or RISK_PORTAL_BRAND=${parsed.brand}), or leave $type out`
       : `"${given}" is spelled for the brand "${parsed.brand}", but this service's brand is "${brand.name}"; expected${expected}`;
@@ -139,7 +153,8 @@ function typeMessage(given: string, expectedType: string | undefined, brand: Bra
  * the brand's spelling out, `$type` first) or the query parameters.
  */
 export function encodeRequest(op: OperationDef, input: unknown, options: WireOptions = {}): EncodeResult {
-  const brand = typeof options.brand === "string" || options.brand === undefined ? brandOf(options.brand) : options.brand;
+  const brand =
+    typeof options.brand === "string" || options.brand === undefined ? brandOf(options.brand) : options.brand;
   // Before anything recursive: a value nested thousands deep must be an issue, not a stack overflow.
   const tooDeep = jsonShapeIssue(input, { finite: false });
   if (tooDeep) return { ok: false, issues: [tooDeep] };
@@ -169,7 +184,10 @@ export function decodeRequest(op: OperationDef, received: unknown, options: Wire
     return {
       ok: false,
       issues: [
-        { path: "(root)", message: `expected a JSON object, got ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}` },
+        {
+          path: "(root)",
+          message: `expected a JSON object, got ${received === null ? "null" : Array.isArray(received) ? "an array" : typeof received}`,
+        },
       ],
     };
   }
@@ -178,7 +196,8 @@ export function decodeRequest(op: OperationDef, received: unknown, options: Wire
 
 /** Both sides: neutral spelling → schema (with the unknown-field policy) → the neutral value. */
 function readRequest(op: OperationDef, input: unknown, options: WireOptions): DecodeResult {
-  const brand = typeof options.brand === "string" || options.brand === undefined ? brandOf(options.brand) : options.brand;
+  const brand =
+    typeof options.brand === "string" || options.brand === undefined ? brandOf(options.brand) : options.brand;
   const neutral = op.requestIn === "body" ? toNeutral(input, brand) : input;
   const parsed = op.request.safeParse(neutral);
   if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
@@ -234,7 +253,8 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
         continue;
       }
       if (typeof key === "number" && node instanceof z.ZodArray) next.push(node.element as z.ZodType);
-      else if (typeof key === "string" && node instanceof z.ZodObject && node.shape[key]) next.push(node.shape[key] as z.ZodType);
+      else if (typeof key === "string" && node instanceof z.ZodObject && node.shape[key])
+        next.push(node.shape[key] as z.ZodType);
     }
     nodes = next;
     if (!nodes.length) return [];
@@ -248,7 +268,8 @@ function unwrap(node: z.ZodType): z.ZodType[] {
   const stack = [node];
   while (stack.length) {
     const n = stack.pop()!;
-    if (n instanceof z.ZodOptional || n instanceof z.ZodNullable || n instanceof z.ZodDefault) stack.push(n.unwrap() as z.ZodType);
+    if (n instanceof z.ZodOptional || n instanceof z.ZodNullable || n instanceof z.ZodDefault)
+      stack.push(n.unwrap() as z.ZodType);
     else if (n instanceof z.ZodPipe) stack.push(n.in as z.ZodType);
     else if (n instanceof z.ZodUnion) stack.push(...(n.options as z.ZodType[]));
     else out.push(n);

@@ -29,7 +29,9 @@ export type TransactionTableRequest = z.input<typeof transactionTableRequest>;
  * `{columns, data}` and column-major objects also arrive. The frames adapters normalise; here any
  * array or object is accepted, and `null` is an empty table.
  */
-export const dataTable = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown()), z.null()]).transform((t) => t ?? []);
+export const dataTable = z
+  .union([z.array(z.unknown()), z.record(z.string(), z.unknown()), z.null()])
+  .transform((t) => t ?? []);
 export type DataTable = z.output<typeof dataTable>;
 
 export const transactionTableResponse = z.looseObject({ data_table: dataTable });

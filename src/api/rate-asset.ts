@@ -15,7 +15,9 @@ export const rateAssetRequest = z
   .strictObject({
     $type: typeTag(TYPE_NAMES.discountCurveRequest),
     provider_id: nonBlank.nullish(),
-    entity_access_type: (z.string() as unknown as z.ZodType<(typeof ENTITY_ACCESS_TYPES)[number] | (string & {})>).optional(),
+    entity_access_type: (
+      z.string() as unknown as z.ZodType<(typeof ENTITY_ACCESS_TYPES)[number] | (string & {})>
+    ).optional(),
     market_data_environment_names: z.array(nonBlank).nullish(),
     market_data_environment_name: nonBlank.nullish(),
     currency: currencyCode,

@@ -12,7 +12,9 @@ import { currencyCode, dateTimeInput, nonBlank, operationOutcome, portfolioTypeI
 import { defineOperation } from "./operation";
 
 /** A12: look-back display names such as `6M`, `1Y`, `10Y`. */
-export const lookBackPeriod = z.string().regex(/^\d+[DWMY]$/, { error: 'expected a look-back period such as "6M", "1Y" or "10Y"' });
+export const lookBackPeriod = z
+  .string()
+  .regex(/^\d+[DWMY]$/, { error: 'expected a look-back period such as "6M", "1Y" or "10Y"' });
 
 /** Members of a saved item the pages describe for the launchers: its client-supplied id, dates and flags. */
 const savedItemMembers = {
@@ -34,7 +36,11 @@ export const varMembers = {
   ...savedItemMembers,
   horizon: z.number().int().positive({ error: "must be a positive whole number of days" }).nullish(),
   historical_look_back_period: lookBackPeriod.nullish(),
-  confidence_level: z.number().gt(0, { error: "must be in (0, 1), e.g. 0.99 for 99%" }).lt(1, { error: "must be in (0, 1), e.g. 0.99 for 99%" }).nullish(),
+  confidence_level: z
+    .number()
+    .gt(0, { error: "must be in (0, 1), e.g. 0.99 for 99%" })
+    .lt(1, { error: "must be in (0, 1), e.g. 0.99 for 99%" })
+    .nullish(),
   first_observation_date: dateTimeInput.nullish(),
   last_observation_date: dateTimeInput.nullish(),
   /** "weighting definition": an object the pages do not detail; passed through. */
@@ -103,13 +109,19 @@ function launcherRequest<M extends z.ZodRawShape>(requestType: string, members: 
       if (first && run && Date.parse(first) > Date.parse(run))
         ctx.addIssue({ code: "custom", path: ["first_observation_date"], message: "must not be after run_date" });
       if (first && last && Date.parse(first) > Date.parse(last))
-        ctx.addIssue({ code: "custom", path: ["last_observation_date"], message: "must not be before first_observation_date" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["last_observation_date"],
+          message: "must not be before first_observation_date",
+        });
     }) as unknown as z.ZodType<LauncherOutput<M>, LauncherInput<M>>;
 }
 
 type Flat<M extends z.ZodRawShape> = z.input<z.ZodObject<M>>;
-type LauncherInput<M extends z.ZodRawShape> = z.input<z.ZodObject<typeof commonFields>> & Flat<M> & { $type?: string; [LAUNCHER_FIELDS.parameters]?: Flat<M> };
-type LauncherOutput<M extends z.ZodRawShape> = z.output<z.ZodObject<typeof commonFields>> & z.output<z.ZodObject<M>> & { $type: string };
+type LauncherInput<M extends z.ZodRawShape> = z.input<z.ZodObject<typeof commonFields>> &
+  Flat<M> & { $type?: string; [LAUNCHER_FIELDS.parameters]?: Flat<M> };
+type LauncherOutput<M extends z.ZodRawShape> = z.output<z.ZodObject<typeof commonFields>> &
+  z.output<z.ZodObject<M>> & { $type: string };
 
 export const varLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.varLauncherRequest, varMembers);
 export type VarLauncherItemCreateRequest = z.input<typeof varLauncherItemCreateRequest>;

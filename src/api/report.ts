@@ -1,7 +1,16 @@
 /** Reports: GetReportInfos (9), ReportInfos (10), LookBacks (11). */
 import { z } from "zod";
 import { LAUNCHER_FIELDS, REPORT_STATUSES, TYPE_NAMES } from "./assumptions";
-import { currencyCode, dateTimeInput, dateTimeOutput, nonBlank, noInput, portfolioTypeInput, portfolioTypeOutput, typeTag } from "./common";
+import {
+  currencyCode,
+  dateTimeInput,
+  dateTimeOutput,
+  nonBlank,
+  noInput,
+  portfolioTypeInput,
+  portfolioTypeOutput,
+  typeTag,
+} from "./common";
 import { defineOperation } from "./operation";
 
 /**
@@ -28,7 +37,11 @@ export const getReportInfosRequest = z
   })
   .superRefine((r, ctx) => {
     if (!r.pricing_date && !(r.pricing_dates && r.pricing_dates.length > 0)) {
-      ctx.addIssue({ code: "custom", path: ["pricing_date"], message: "give pricing_date (or the older pricing_dates, non-empty)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["pricing_date"],
+        message: "give pricing_date (or the older pricing_dates, non-empty)",
+      });
     }
   });
 export type GetReportInfosRequest = z.input<typeof getReportInfosRequest>;

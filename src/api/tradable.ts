@@ -15,7 +15,15 @@ import { DEFAULT_BRAND, parseTypeName, typeName } from "./brand";
 import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
 
-const SURFACE_ARRAYS = ["benchmark_fwd_factors", "smiles", "benchmark_maturities", "vols", "call_wings", "put_wings", "skews"] as const;
+const SURFACE_ARRAYS = [
+  "benchmark_fwd_factors",
+  "smiles",
+  "benchmark_maturities",
+  "vols",
+  "call_wings",
+  "put_wings",
+  "skews",
+] as const;
 
 /**
  * The vol surface of `GetVol` (field order as in the spec). Units (A6, A7): maturities in calendar days
@@ -124,13 +132,20 @@ export const tradeEvent = z.looseObject({ $type: nonBlank }).transform((event, c
   const $type = tradeEventType(event.$type);
   const parsed = parseTypeName($type);
   if (parsed && parsed.brand !== DEFAULT_BRAND) {
-    ctx.issues.push({ code: "custom", path: ["$type"], message: `a trade event of brand ${parsed.brand}`, params: { given: event.$type }, input: event.$type });
+    ctx.issues.push({
+      code: "custom",
+      path: ["$type"],
+      message: `a trade event of brand ${parsed.brand}`,
+      params: { given: event.$type },
+      input: event.$type,
+    });
     return z.NEVER;
   }
   const name = parsed ? parsed.name.slice(parsed.name.lastIndexOf(".") + 1) : $type;
   const check = KNOWN_EVENT_FIELDS[name]?.safeParse(event);
   if (check && !check.success) {
-    for (const issue of check.error.issues) ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
+    for (const issue of check.error.issues)
+      ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
     return z.NEVER;
   }
   return { ...event, $type };

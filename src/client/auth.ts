@@ -6,7 +6,15 @@
  */
 import { z } from "zod";
 import { HEADERS, OAUTH } from "../api/assumptions";
-import { AuthenticationError, ConfigurationError, NetworkError, RedirectError, RiskPortalError, TimeoutError, errorFromResponse } from "./errors";
+import {
+  AuthenticationError,
+  ConfigurationError,
+  NetworkError,
+  RedirectError,
+  RiskPortalError,
+  TimeoutError,
+  errorFromResponse,
+} from "./errors";
 import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
 import { decodeForDisplay, readBody } from "./body";
@@ -26,11 +34,17 @@ export interface TokenInfo {
  * company token broker). `reason`: `initial` (first call), `expired` (the last one reached its expiry),
  * `unauthorized` (the service answered 401 with the last one). Concurrent calls share one invocation.
  */
-export type GetToken = (context: { reason: "initial" | "expired" | "unauthorized"; signal: AbortSignal }) => string | TokenInfo | Promise<string | TokenInfo>;
+export type GetToken = (context: {
+  reason: "initial" | "expired" | "unauthorized";
+  signal: AbortSignal;
+}) => string | TokenInfo | Promise<string | TokenInfo>;
 
 /** How the client authenticates. Exactly one of the four forms. */
 export type AuthOptions =
-  { token: string } | { apiKey: string } | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string } | { getToken: GetToken };
+  | { token: string }
+  | { apiKey: string }
+  | { clientId: string; clientSecret: string; tokenUrl: string; scope?: string }
+  | { getToken: GetToken };
 
 export interface AuthProvider {
   /** A short description without secrets, for `console.log(client)`. */
@@ -57,7 +71,10 @@ export interface AuthContext {
 
 export function createAuthProvider(options: AuthOptions, context: AuthContext): AuthProvider {
   if (!options || typeof options !== "object")
-    throw new ConfigurationError("auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl } | { getToken }", { operation: "configure" });
+    throw new ConfigurationError(
+      "auth is required: { token } | { apiKey } | { clientId, clientSecret, tokenUrl } | { getToken }",
+      { operation: "configure" },
+    );
   const given = ["token", "apiKey", "clientId", "getToken"].filter((k) => k in options);
   if (given.length !== 1) {
     throw new ConfigurationError(
@@ -67,11 +84,21 @@ export function createAuthProvider(options: AuthOptions, context: AuthContext): 
       },
     );
   }
-  if ("token" in options) return staticHeader(HEADERS.authorization, "Bearer ", requireText(options.token, "auth.token"), "bearer token", context);
-  if ("apiKey" in options) return staticHeader(HEADERS.apiKey, "", requireText(options.apiKey, "auth.apiKey"), "API key", context);
+  if ("token" in options)
+    return staticHeader(
+      HEADERS.authorization,
+      "Bearer ",
+      requireText(options.token, "auth.token"),
+      "bearer token",
+      context,
+    );
+  if ("apiKey" in options)
+    return staticHeader(HEADERS.apiKey, "", requireText(options.apiKey, "auth.apiKey"), "API key", context);
   if ("getToken" in options) {
     if (typeof options.getToken !== "function")
-      throw new ConfigurationError(`auth.getToken must be a function, got ${typeof options.getToken}`, { operation: "configure" });
+      throw new ConfigurationError(`auth.getToken must be a function, got ${typeof options.getToken}`, {
+        operation: "configure",
+      });
     return new TokenCallback(options.getToken, context);
   }
   return new ClientCredentials(options, context);
@@ -82,7 +109,9 @@ export const replayOnlyAuth: AuthProvider = {
   description: "none (replaying a cassette)",
   identity: "none",
   apply() {
-    throw new ConfigurationError("this client has no credentials: it only replays a cassette", { operation: "configure" });
+    throw new ConfigurationError("this client has no credentials: it only replays a cassette", {
+      operation: "configure",
+    });
   },
   async refreshAfterUnauthorized() {
     return false;
@@ -90,11 +119,18 @@ export const replayOnlyAuth: AuthProvider = {
 };
 
 function requireText(value: unknown, field: string): string {
-  if (typeof value !== "string" || value.trim() === "") throw new ConfigurationError(`${field} must be a non-empty string`, { operation: "configure" });
+  if (typeof value !== "string" || value.trim() === "")
+    throw new ConfigurationError(`${field} must be a non-empty string`, { operation: "configure" });
   return value;
 }
 
-function staticHeader(name: string, prefix: string, secret: string, description: string, context: AuthContext): AuthProvider {
+function staticHeader(
+  name: string,
+  prefix: string,
+  secret: string,
+  description: string,
+  context: AuthContext,
+): AuthProvider {
   context.redactor.add(secret);
   return {
     description,
@@ -111,7 +147,9 @@ function staticHeader(name: string, prefix: string, secret: string, description:
 
 const tokenReply = z.looseObject({
   access_token: z.string().min(1),
-  token_type: z.string().refine((t) => t.toLowerCase() === OAUTH.tokenType.toLowerCase(), { error: `expected token_type "${OAUTH.tokenType}"` }),
+  token_type: z.string().refine((t) => t.toLowerCase() === OAUTH.tokenType.toLowerCase(), {
+    error: `expected token_type "${OAUTH.tokenType}"`,
+  }),
   expires_in: z.coerce.number().positive().optional(),
 });
 
@@ -144,7 +182,10 @@ abstract class CachedBearer implements AuthProvider {
    * A new token and its lifetime (ms; undefined: unknown). Runs once for all concurrent callers; `signal`
    * aborts when the last waiting caller's deadline has passed (then throw a TimeoutError).
    */
-  protected abstract obtain(reason: RefreshReason, signal: AbortSignal): Promise<{ value: string; lifetimeMs?: number }>;
+  protected abstract obtain(
+    reason: RefreshReason,
+    signal: AbortSignal,
+  ): Promise<{ value: string; lifetimeMs?: number }>;
 
   apply(headers: Record<string, string>, signal: AbortSignal, deadlineAtMs?: number): string | Promise<string> {
     const cached = this.#token;
@@ -165,7 +206,11 @@ abstract class CachedBearer implements AuthProvider {
     return (await this.#current(signal, "unauthorized", deadlineAtMs)) !== used;
   }
 
-  #current(signal: AbortSignal, reason: RefreshReason, deadlineAtMs = this.context.now() + this.context.timeoutMs): Promise<string> {
+  #current(
+    signal: AbortSignal,
+    reason: RefreshReason,
+    deadlineAtMs = this.context.now() + this.context.timeoutMs,
+  ): Promise<string> {
     const cached = this.#token;
     if (cached && this.context.now() < cached.refreshAtMs) return Promise.resolve(cached.value);
     if (this.#inFlight) {
@@ -254,15 +299,20 @@ class TokenCallback extends CachedBearer {
         signal,
       );
     } catch (error) {
-      if (signal.aborted) throw new TimeoutError(`getToken() did not answer within ${now() - started} ms`, details, now() - started);
+      if (signal.aborted)
+        throw new TimeoutError(`getToken() did not answer within ${now() - started} ms`, details, now() - started);
       // No token, so no call: the caller is unauthenticated (status 401), and the message says nothing was sent.
-      throw new AuthenticationError(redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`), {
-        ...details,
-        status: 401,
-        cause: redactor.cause(error),
-      });
+      throw new AuthenticationError(
+        redactor.text(`getToken() failed, nothing was sent: ${String((error as Error)?.message ?? error)}`),
+        {
+          ...details,
+          status: 401,
+          cause: redactor.cause(error),
+        },
+      );
     }
-    const info: Partial<TokenInfo> = typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? got : {};
+    const info: Partial<TokenInfo> =
+      typeof got === "string" ? { token: got } : got !== null && typeof got === "object" ? got : {};
     if (typeof info.token !== "string" || info.token.trim() === "") {
       const what =
         got === null
@@ -272,9 +322,12 @@ class TokenCallback extends CachedBearer {
             : typeof got === "string"
               ? "an empty string"
               : `a ${typeof got}`;
-      throw new ConfigurationError(`auth.getToken must return a non-empty token string or { token, expiresAt?, expiresInSeconds? }; it returned ${what}`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `auth.getToken must return a non-empty token string or { token, expiresAt?, expiresInSeconds? }; it returned ${what}`,
+        {
+          operation: "configure",
+        },
+      );
     }
     redactor.add(info.token);
     const expiresAt = info.expiresAt instanceof Date ? info.expiresAt.getTime() : info.expiresAt;
@@ -298,7 +351,10 @@ class ClientCredentials extends CachedBearer {
   /** Token requests made so far (visible for tests and diagnostics). */
   tokenRequests = 0;
 
-  constructor(options: { clientId: string; clientSecret: string; tokenUrl: string; scope?: string }, context: AuthContext) {
+  constructor(
+    options: { clientId: string; clientSecret: string; tokenUrl: string; scope?: string },
+    context: AuthContext,
+  ) {
     super(context);
     this.#clientId = requireText(options.clientId, "auth.clientId");
     this.#clientSecret = requireText(options.clientSecret, "auth.clientSecret");
@@ -325,7 +381,9 @@ class ClientCredentials extends CachedBearer {
     const form = new URLSearchParams({ grant_type: OAUTH.grantType });
     if (this.#scope) form.set("scope", this.#scope);
     // RFC 6749 §2.3.1: id and secret are form-urlencoded before going into HTTP Basic.
-    const basic = Buffer.from(`${encodeURIComponent(this.#clientId)}:${encodeURIComponent(this.#clientSecret)}`).toString("base64");
+    const basic = Buffer.from(
+      `${encodeURIComponent(this.#clientId)}:${encodeURIComponent(this.#clientSecret)}`,
+    ).toString("base64");
     redactor.add(basic); // the encoded credentials are as secret as the secret itself
     const details = { operation: "token", method: "POST", url: redactor.text(this.#tokenUrl) };
     try {
@@ -333,58 +391,92 @@ class ClientCredentials extends CachedBearer {
       try {
         // Redirects are followed within the token URL's origin only, the credentials added again here (never by fetch).
         const send = (hop: Hop) =>
-          fetch(hop.url, { method: hop.method, headers: tokenHeaders(basic, hop.body !== undefined), body: hop.body, signal, redirect: "manual" });
-        response = (await followSameOrigin({ url: this.#tokenUrl, method: "POST", body: form.toString() }, send)).response;
+          fetch(hop.url, {
+            method: hop.method,
+            headers: tokenHeaders(basic, hop.body !== undefined),
+            body: hop.body,
+            signal,
+            redirect: "manual",
+          });
+        response = (await followSameOrigin({ url: this.#tokenUrl, method: "POST", body: form.toString() }, send))
+          .response;
       } catch (error) {
         if (error instanceof RedirectRefused) {
           const location = error.location === undefined ? undefined : redactor.text(error.location);
-          throw new RedirectError(redirectMessage("token request", error, redactor, "auth.tokenUrl"), { ...details, status: error.status }, location);
+          throw new RedirectError(
+            redirectMessage("token request", error, redactor, "auth.tokenUrl"),
+            { ...details, status: error.status },
+            location,
+          );
         }
-        if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
+        if (signal.aborted)
+          throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
         throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
           ...details,
           cause: redactor.cause(error),
         });
       }
-      // A token reply is small: a body past 1 MiB (a compression bomb, a page) is cut there, and then unusable.
-      const text = decodeForDisplay((await readBody(response, TOKEN_REPLY_BYTES, true)).bytes).text;
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* not JSON: keep the text */
-      }
-      if (!response.ok) {
-        const failure = errorFromResponse({ ...details, status: response.status, statusText: response.statusText, body: redactor.value(body) });
-        if (failure.status === 400 || failure.status === 401) {
-          // RFC 6749 §5.2: invalid_client and friends arrive as 400/401; both mean the credentials are wrong.
-          throw new AuthenticationError(redactor.text(failure.message), { ...details, status: failure.status, body: failure.body }, failure.problem);
-        }
-        throw failure;
-      }
-      const parsed = tokenReply.safeParse(body);
-      if (!parsed.success) {
-        throw new AuthenticationError(
-          `token endpoint sent an unusable reply: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
-          {
-            ...details,
-            status: response.status,
-            body: redactor.value(body),
-          },
-        );
-      }
-      const token = parsed.data.access_token;
-      redactor.add(token);
-      return { value: token, lifetimeMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS };
+      return await readTokenReply(response, details, redactor);
     } catch (error) {
       if (error instanceof RiskPortalError) throw error;
-      if (signal.aborted) throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
+      if (signal.aborted)
+        throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
       throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
         ...details,
         cause: redactor.cause(error),
       });
     }
   }
+}
+
+/** Reads the token endpoint's reply: the token and its lifetime, or the error it stands for. */
+async function readTokenReply(
+  response: Response,
+  details: { operation: string; method: string; url: string },
+  redactor: Redactor,
+): Promise<{ value: string; lifetimeMs: number }> {
+  // A token reply is small: a body past 1 MiB (a compression bomb, a page) is cut there, and then unusable.
+  const text = decodeForDisplay((await readBody(response, TOKEN_REPLY_BYTES, true)).bytes).text;
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  if (!response.ok) {
+    const failure = errorFromResponse({
+      ...details,
+      status: response.status,
+      statusText: response.statusText,
+      body: redactor.value(body),
+    });
+    if (failure.status === 400 || failure.status === 401) {
+      // RFC 6749 §5.2: invalid_client and friends arrive as 400/401; both mean the credentials are wrong.
+      throw new AuthenticationError(
+        redactor.text(failure.message),
+        { ...details, status: failure.status, body: failure.body },
+        failure.problem,
+      );
+    }
+    throw failure;
+  }
+  const parsed = tokenReply.safeParse(body);
+  if (!parsed.success) {
+    throw new AuthenticationError(
+      `token endpoint sent an unusable reply: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+      {
+        ...details,
+        status: response.status,
+        body: redactor.value(body),
+      },
+    );
+  }
+  const token = parsed.data.access_token;
+  redactor.add(token);
+  return {
+    value: token,
+    lifetimeMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS,
+  };
 }
 
 function tokenHeaders(basic: string, hasBody: boolean): Record<string, string> {

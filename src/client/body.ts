@@ -87,7 +87,8 @@ export function invalidUtf8At(b: Uint8Array): number {
       i++;
       continue;
     }
-    const more = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+    const more =
+      lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
     if (more === 0 || i + more >= b.length) return i;
     // The second byte's range rules out overlong forms, surrogates and values past U+10FFFF.
     const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;

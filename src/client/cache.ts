@@ -72,9 +72,12 @@ export class ResponseCache {
   constructor(options: CacheOptions = {}, now: () => number = Date.now) {
     this.ttlMs = options.ttlMs ?? DEFAULT_CACHE_TTL_MS;
     this.maxEntries = options.maxEntries ?? DEFAULT_CACHE_ENTRIES;
-    if (!(this.ttlMs > 0)) throw new ConfigurationError(`cache.ttlMs must be > 0, got ${options.ttlMs}`, { operation: "configure" });
+    if (!(this.ttlMs > 0))
+      throw new ConfigurationError(`cache.ttlMs must be > 0, got ${options.ttlMs}`, { operation: "configure" });
     if (!(Number.isInteger(this.maxEntries) && this.maxEntries > 0))
-      throw new ConfigurationError(`cache.maxEntries must be a positive integer, got ${options.maxEntries}`, { operation: "configure" });
+      throw new ConfigurationError(`cache.maxEntries must be a positive integer, got ${options.maxEntries}`, {
+        operation: "configure",
+      });
     if (options.dir !== undefined) {
       if (typeof options.dir !== "string" || !options.dir.trim())
         throw new ConfigurationError("cache.dir must be a directory path", { operation: "configure" });
@@ -151,7 +154,10 @@ export class ResponseCache {
       const code = (error as NodeJS.ErrnoException).code;
       // Something not ours holds the entry's name (a directory): leave it alone; memory still has the entry.
       if (code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST") return;
-      throw new ConfigurationError(`the response cache could not write ${file}: ${(error as Error).message}`, { operation: "cache", cause: error });
+      throw new ConfigurationError(`the response cache could not write ${file}: ${(error as Error).message}`, {
+        operation: "cache",
+        cause: error,
+      });
     }
   }
 
@@ -162,18 +168,26 @@ export class ResponseCache {
     if (!this.dir) return;
     let names: string[];
     try {
-      names = (await readdir(this.dir, { withFileTypes: true })).filter((d) => d.isFile() && ENTRY_FILE.test(d.name)).map((d) => d.name);
+      names = (await readdir(this.dir, { withFileTypes: true }))
+        .filter((d) => d.isFile() && ENTRY_FILE.test(d.name))
+        .map((d) => d.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw new ConfigurationError(`the response cache could not list ${this.dir}: ${(error as Error).message}`, { operation: "cache", cause: error });
+      throw new ConfigurationError(`the response cache could not list ${this.dir}: ${(error as Error).message}`, {
+        operation: "cache",
+        cause: error,
+      });
     }
     await Promise.all(
       names.map((n) =>
         rm(path.join(this.dir!, n), { force: true }).catch((error: Error) => {
-          throw new ConfigurationError(`the response cache could not remove ${path.join(this.dir!, n)}: ${error.message}`, {
-            operation: "cache",
-            cause: error,
-          });
+          throw new ConfigurationError(
+            `the response cache could not remove ${path.join(this.dir!, n)}: ${error.message}`,
+            {
+              operation: "cache",
+              cause: error,
+            },
+          );
         }),
       ),
     );
@@ -225,12 +239,16 @@ function prepareDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new ConfigurationError(`cache.dir ${dir} cannot be used as the response cache's directory: ${(error as Error).message}`, {
-      operation: "configure",
-      cause: error,
-    });
+    throw new ConfigurationError(
+      `cache.dir ${dir} cannot be used as the response cache's directory: ${(error as Error).message}`,
+      {
+        operation: "configure",
+        cause: error,
+      },
+    );
   }
-  if (!statSync(dir).isDirectory()) throw new ConfigurationError(`cache.dir ${dir} is not a directory`, { operation: "configure" });
+  if (!statSync(dir).isDirectory())
+    throw new ConfigurationError(`cache.dir ${dir} is not a directory`, { operation: "configure" });
 }
 
 /** A fingerprint of a credential for cache keys: never the credential itself. */

@@ -44,8 +44,16 @@ export function canonicalValue(value: unknown): unknown {
   return out;
 }
 
-export function canonicalRequest(method: string, path: string, query?: Record<string, string>, body?: unknown): CanonicalRequest {
-  const out: { method: string; path: string; query?: Record<string, string>; body?: unknown } = { method: method.toUpperCase(), path };
+export function canonicalRequest(
+  method: string,
+  path: string,
+  query?: Record<string, string>,
+  body?: unknown,
+): CanonicalRequest {
+  const out: { method: string; path: string; query?: Record<string, string>; body?: unknown } = {
+    method: method.toUpperCase(),
+    path,
+  };
   if (query && Object.keys(query).length) out.query = canonicalValue(query) as Record<string, string>;
   if (body !== undefined) out.body = canonicalValue(body);
   return out;
@@ -86,7 +94,8 @@ export function describeDifferences(recorded: CanonicalRequest, now: CanonicalRe
     }
     if (aObj && bObj && !Array.isArray(a) && !Array.isArray(b)) {
       const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-      for (const k of keys) walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
+      for (const k of keys)
+        walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
       return;
     }
     if (JSON.stringify(a) !== JSON.stringify(b)) add(`${at}: recorded ${show(a)}, now ${show(b)}`);

@@ -31,7 +31,19 @@
  *   exchange is checked when the file is read, so a replay cannot fail halfway through a notebook.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { HEADERS } from "../api/assumptions";
@@ -114,13 +126,22 @@ export class Cassette {
   constructor(options: CassetteOptions & { baseUrl: string }) {
     const mode = options.mode ?? "auto";
     if (mode === "off" || !CASSETTE_MODES.includes(mode))
-      throw new ConfigurationError(`cassette.mode must be one of record, replay, auto; got ${JSON.stringify(mode)}`, { operation: "configure" });
+      throw new ConfigurationError(`cassette.mode must be one of record, replay, auto; got ${JSON.stringify(mode)}`, {
+        operation: "configure",
+      });
     if (typeof options.path !== "string" || !options.path.trim())
       throw new ConfigurationError("cassette.path is required: the cassette file", { operation: "configure" });
     this.path = path.resolve(options.path);
     this.mode = mode;
     const existing = mode === "record" ? undefined : Cassette.read(this.path, mode === "replay");
-    this.#file = existing ?? { format: FORMAT, version: 1, baseUrl: options.baseUrl, recordedAt: "", meta: { ...options.meta }, exchanges: [] };
+    this.#file = existing ?? {
+      format: FORMAT,
+      version: 1,
+      baseUrl: options.baseUrl,
+      recordedAt: "",
+      meta: { ...options.meta },
+      exchanges: [],
+    };
     for (const exchange of this.#file.exchanges) this.#index(exchange);
     // The recording begins now: whatever any recorder writes from here on is kept.
     if (mode === "record") this.#locked(() => this.#writeFile(this.#file));
@@ -137,8 +158,14 @@ export class Cassette {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT" && !required) return undefined;
       const why =
-        (error as NodeJS.ErrnoException).code === "ENOENT" ? 'it does not exist (record it first: mode "record" or "auto")' : (error as Error).message;
-      throw new CassetteError(`cannot ${required ? "replay" : "read"} the cassette ${file}: ${why}`, { operation: "configure" }, file);
+        (error as NodeJS.ErrnoException).code === "ENOENT"
+          ? 'it does not exist (record it first: mode "record" or "auto")'
+          : (error as Error).message;
+      throw new CassetteError(
+        `cannot ${required ? "replay" : "read"} the cassette ${file}: ${why}`,
+        { operation: "configure" },
+        file,
+      );
     }
     return parseCassette(text, file);
   }
@@ -230,7 +257,11 @@ export class Cassette {
       const onDisk = this.#changedOnDisk() ? Cassette.read(this.path, false) : undefined;
       const base = onDisk ?? this.#file;
       // A new object: should the write fail, the exchange is in neither the file nor this cassette's copy.
-      const file: CassetteFile = { ...base, recordedAt: base.recordedAt || receivedAt, exchanges: [...base.exchanges, exchange] };
+      const file: CassetteFile = {
+        ...base,
+        recordedAt: base.recordedAt || receivedAt,
+        exchanges: [...base.exchanges, exchange],
+      };
       this.#writeFile(file, redactor);
       this.#file = file;
     });
@@ -251,7 +282,12 @@ export class Cassette {
   #changedOnDisk(): boolean {
     try {
       const now = versionOf(statSync(this.path));
-      return !this.#written || now.ino !== this.#written.ino || now.size !== this.#written.size || now.mtimeMs !== this.#written.mtimeMs;
+      return (
+        !this.#written ||
+        now.ino !== this.#written.ino ||
+        now.size !== this.#written.size ||
+        now.mtimeMs !== this.#written.mtimeMs
+      );
     } catch {
       return false; // not there (yet, or removed): this cassette's copy is all there is
     }
@@ -458,7 +494,11 @@ function parseCassette(text: string, file: string): CassetteFile {
   try {
     parsed = JSON.parse(text) as Partial<CassetteFile>;
   } catch (error) {
-    throw new CassetteError(`the cassette ${file} is not JSON: ${(error as Error).message}`, { operation: "configure" }, file);
+    throw new CassetteError(
+      `the cassette ${file} is not JSON: ${(error as Error).message}`,
+      { operation: "configure" },
+      file,
+    );
   }
   if (
     !isRecord(parsed) ||
@@ -478,7 +518,12 @@ function parseCassette(text: string, file: string): CassetteFile {
   parsed.exchanges.forEach((exchange, index) => {
     const wrong = exchangeProblem(exchange);
     if (wrong)
-      throw new CassetteError(`the cassette ${file} is corrupt: exchange ${index}: ${wrong}; record it again`, { operation: "configure" }, file, index);
+      throw new CassetteError(
+        `the cassette ${file} is corrupt: exchange ${index}: ${wrong}; record it again`,
+        { operation: "configure" },
+        file,
+        index,
+      );
     origins.set(exchange, { file, index });
   });
   return { meta: {}, recordedAt: "", ...parsed } as CassetteFile;
@@ -503,8 +548,12 @@ function exchangeProblem(e: unknown): string | undefined {
   const { operation, request, response, receivedAt } = e as Partial<Record<keyof Exchange, unknown>>;
   if (typeof operation !== "string" || !operation) return "operation must be a non-empty string";
   if (!isRecord(request)) return "request must be an object";
-  if (typeof request.method !== "string" || !request.method || typeof request.path !== "string") return "request.method and request.path must be strings";
-  if (request.query !== undefined && (!isRecord(request.query) || Object.values(request.query).some((v) => typeof v !== "string")))
+  if (typeof request.method !== "string" || !request.method || typeof request.path !== "string")
+    return "request.method and request.path must be strings";
+  if (
+    request.query !== undefined &&
+    (!isRecord(request.query) || Object.values(request.query).some((v) => typeof v !== "string"))
+  )
     return "request.query must map names to strings";
   if (!isRecord(response)) return "response must be an object";
   const { status, statusText, headers, text } = response;
@@ -512,13 +561,15 @@ function exchangeProblem(e: unknown): string | undefined {
     return `response.status must be an HTTP status 200-599, got ${JSON.stringify(status)}`;
   if (statusText !== undefined && (typeof statusText !== "string" || !REASON_PHRASE.test(statusText)))
     return `response.statusText must be a reason phrase, got ${JSON.stringify(statusText)}`;
-  if (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== "string")) return "response.headers must map names to strings";
+  if (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== "string"))
+    return "response.headers must map names to strings";
   for (const [name, value] of Object.entries(headers))
     if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value as string))
       return `response.headers: fetch refuses the header ${JSON.stringify(name)}: ${JSON.stringify(value)}`;
   if (text !== undefined && typeof text !== "string") return "response.text must be a string";
   if (!("body" in response) && text === undefined) return "response must have a body (JSON) or a text";
-  if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt))) return "receivedAt must be an ISO 8601 date-time";
+  if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt)))
+    return "receivedAt must be an ISO 8601 date-time";
   return undefined;
 }
 
@@ -557,7 +608,11 @@ export function replayResponse(exchange: Exchange): Response {
       replayText.set(response, text);
     }
     const body = NO_BODY.has(response.status) ? null : text;
-    return new Response(body, { status: response.status, statusText: response.statusText ?? "", headers: response.headers });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText ?? "",
+      headers: response.headers,
+    });
   } catch (error) {
     const origin = origins.get(exchange);
     const where = origin ? `the cassette ${origin.file}: exchange ${origin.index}` : "a recorded exchange";

@@ -11,7 +11,15 @@ import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider
 import { ResponseCache, type CacheOptions } from "./cache";
 import { Cassette, type CassetteOptions } from "./cassette";
 import { ConfigurationError } from "./errors";
-import { checkLimit, send, sendStreaming, type BodySink, type CallOptions, type PipelineConfig, type Streamed } from "./pipeline";
+import {
+  checkLimit,
+  send,
+  sendStreaming,
+  type BodySink,
+  type CallOptions,
+  type PipelineConfig,
+  type Streamed,
+} from "./pipeline";
 import { Redactor } from "./redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
@@ -75,7 +83,11 @@ type Call<Op extends OperationDef> = (input: RequestInput<Op>, options?: CallOpt
 type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Promise<ResponseOf<Op>>;
 /** A group's methods as the resources table declares them (its doc comments carry over). */
 type ClientGroup<G> = {
-  readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" } ? CallWithoutInput<G[M]> : G[M] extends OperationDef ? Call<G[M]> : never;
+  readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" }
+    ? CallWithoutInput<G[M]>
+    : G[M] extends OperationDef
+      ? Call<G[M]>
+      : never;
 };
 /** Every resource group of the client. */
 export type ClientGroups = { readonly [K in keyof Resources]: ClientGroup<Resources[K]> };
@@ -110,34 +122,44 @@ export class RiskPortalClient {
   declare readonly user: ClientGroups["user"];
 
   constructor(options: RiskPortalClientOptions) {
-    if (!options || typeof options !== "object") throw new ConfigurationError("options are required: { baseUrl, auth }", { operation: "configure" });
+    if (!options || typeof options !== "object")
+      throw new ConfigurationError("options are required: { baseUrl, auth }", { operation: "configure" });
     this.baseUrl = normaliseBaseUrl(options.baseUrl);
     this.brand = options.brand ?? options.typeNamespace ?? DEFAULT_BRAND;
     let brand;
     try {
       brand = brandOf(this.brand);
     } catch {
-      throw new ConfigurationError(`brand must be a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(this.brand)}`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `brand must be a .NET namespace such as "Service" or "Derivitec", got ${JSON.stringify(this.brand)}`,
+        {
+          operation: "configure",
+        },
+      );
     }
     this.typeNamespace = this.brand;
     const unknownFields = options.unknownFields ?? "refuse";
     if (!UNKNOWN_FIELDS.includes(unknownFields))
-      throw new ConfigurationError(`unknownFields must be "refuse" or "send", got ${JSON.stringify(unknownFields)}`, { operation: "configure" });
+      throw new ConfigurationError(`unknownFields must be "refuse" or "send", got ${JSON.stringify(unknownFields)}`, {
+        operation: "configure",
+      });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!(timeoutMs > 0)) throw new ConfigurationError(`timeoutMs must be > 0, got ${timeoutMs}`, { operation: "configure" });
+    if (!(timeoutMs > 0))
+      throw new ConfigurationError(`timeoutMs must be > 0, got ${timeoutMs}`, { operation: "configure" });
     const redactor = new Redactor();
     const fetchImpl = options.fetch ?? defaultFetch();
     const now = () => Date.now();
     const cassetteOptions = options.cassette;
     if (cassetteOptions instanceof Cassette) this.cassette = cassetteOptions;
-    else if (cassetteOptions && cassetteOptions.mode !== "off") this.cassette = new Cassette({ ...cassetteOptions, baseUrl: this.baseUrl });
+    else if (cassetteOptions && cassetteOptions.mode !== "off")
+      this.cassette = new Cassette({ ...cassetteOptions, baseUrl: this.baseUrl });
     if (options.cache instanceof ResponseCache) this.cache = options.cache;
     else if (options.cache) this.cache = new ResponseCache(options.cache === true ? {} : options.cache, now);
     const replayOnly = this.cassette?.mode === "replay";
     const auth: AuthProvider =
-      options.auth === undefined && replayOnly ? replayOnlyAuth : createAuthProvider(options.auth!, { fetch: fetchImpl, redactor, timeoutMs, now });
+      options.auth === undefined && replayOnly
+        ? replayOnlyAuth
+        : createAuthProvider(options.auth!, { fetch: fetchImpl, redactor, timeoutMs, now });
     this.#config = {
       baseUrl: this.baseUrl,
       fetch: fetchImpl,
@@ -147,11 +169,16 @@ export class RiskPortalClient {
       retry: resolveRetry(options.retry),
       brand,
       unknownFields,
-      headers: Object.fromEntries([["accept", "application/json"], ...Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])]),
+      headers: Object.fromEntries([
+        ["accept", "application/json"],
+        ...Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+      ]),
       now,
       cassette: this.cassette,
       cache: this.cache,
-      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: checkLimit(options.maxResponseBytes, "configure") }),
+      ...(options.maxResponseBytes === undefined
+        ? {}
+        : { maxResponseBytes: checkLimit(options.maxResponseBytes, "configure") }),
     };
 
     // One method per entry of the resources table: `(input, options?)`, or `(options?)` for an operation without input.
@@ -177,7 +204,12 @@ export class RiskPortalClient {
    * it whole (what `frames.fetchTransactionTable(…, { parquet })` uses for tables larger than memory).
    * Same auth, retries, deadline and errors as {@link request}; the response cache is not used.
    */
-  requestStream<Op extends OperationDef>(op: Op, input: RequestInput<Op>, sink: BodySink, options?: CallOptions): Promise<Streamed> {
+  requestStream<Op extends OperationDef>(
+    op: Op,
+    input: RequestInput<Op>,
+    sink: BodySink,
+    options?: CallOptions,
+  ): Promise<Streamed> {
     return sendStreaming(this.#config, op, input, sink, options);
   }
 
@@ -187,7 +219,10 @@ export class RiskPortalClient {
    * `RISK_PORTAL_TOKEN_URL` (optional `RISK_PORTAL_SCOPE`). Optional: `RISK_PORTAL_BRAND` (or its old
    * name `RISK_PORTAL_TYPE_NAMESPACE`), `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
    */
-  static fromEnv(env: Record<string, string | undefined> = process.env, overrides: Partial<RiskPortalClientOptions> = {}): RiskPortalClient {
+  static fromEnv(
+    env: Record<string, string | undefined> = process.env,
+    overrides: Partial<RiskPortalClientOptions> = {},
+  ): RiskPortalClient {
     return new RiskPortalClient({ ...optionsFromEnv(env), ...overrides });
   }
 
@@ -200,9 +235,14 @@ export class RiskPortalClient {
   }
 
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { baseUrl: this.#config.redactor.text(this.baseUrl), auth: this.#config.auth.description, brand: this.brand };
+    const out: Record<string, unknown> = {
+      baseUrl: this.#config.redactor.text(this.baseUrl),
+      auth: this.#config.auth.description,
+      brand: this.brand,
+    };
     if (this.cassette) out.cassette = { path: this.cassette.path, mode: this.cassette.mode, ...this.cassette.stats };
-    if (this.cache) out.cache = { ttlMs: this.cache.ttlMs, ...(this.cache.dir ? { dir: this.cache.dir } : {}), ...this.cache.stats };
+    if (this.cache)
+      out.cache = { ttlMs: this.cache.ttlMs, ...(this.cache.dir ? { dir: this.cache.dir } : {}), ...this.cache.stats };
     return out;
   }
 }
@@ -215,7 +255,10 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
   };
   const baseUrl = get("RISK_PORTAL_BASE_URL");
   if (!baseUrl)
-    throw new ConfigurationError("RISK_PORTAL_BASE_URL is not set: it gives the service's address, e.g. https://risk.example.com", { operation: "configure" });
+    throw new ConfigurationError(
+      "RISK_PORTAL_BASE_URL is not set: it gives the service's address, e.g. https://risk.example.com",
+      { operation: "configure" },
+    );
   let auth: AuthOptions;
   const token = get("RISK_PORTAL_TOKEN");
   const apiKey = get("RISK_PORTAL_API_KEY");
@@ -225,11 +268,16 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
   else if (clientId) {
     const clientSecret = get("RISK_PORTAL_CLIENT_SECRET");
     const tokenUrl = get("RISK_PORTAL_TOKEN_URL");
-    const missing = [!clientSecret && "RISK_PORTAL_CLIENT_SECRET", !tokenUrl && "RISK_PORTAL_TOKEN_URL"].filter(Boolean);
+    const missing = [!clientSecret && "RISK_PORTAL_CLIENT_SECRET", !tokenUrl && "RISK_PORTAL_TOKEN_URL"].filter(
+      Boolean,
+    );
     if (missing.length)
-      throw new ConfigurationError(`RISK_PORTAL_CLIENT_ID is set but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `RISK_PORTAL_CLIENT_ID is set but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`,
+        {
+          operation: "configure",
+        },
+      );
     auth = { clientId, clientSecret: clientSecret!, tokenUrl: tokenUrl!, scope: get("RISK_PORTAL_SCOPE") };
   } else {
     throw new ConfigurationError(
@@ -244,9 +292,12 @@ export function optionsFromEnv(env: Record<string, string | undefined>): RiskPor
   if (timeout) {
     const ms = Number(timeout);
     if (!(ms > 0))
-      throw new ConfigurationError(`RISK_PORTAL_TIMEOUT_MS must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `RISK_PORTAL_TIMEOUT_MS must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`,
+        {
+          operation: "configure",
+        },
+      );
     options.timeoutMs = ms;
   }
   return options;
@@ -259,11 +310,14 @@ function normaliseBaseUrl(baseUrl: unknown): string {
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new ConfigurationError(`baseUrl is not an absolute URL: ${JSON.stringify(new Redactor().text(baseUrl))}`, { operation: "configure" });
+    throw new ConfigurationError(`baseUrl is not an absolute URL: ${JSON.stringify(new Redactor().text(baseUrl))}`, {
+      operation: "configure",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new ConfigurationError(`baseUrl must be http or https, got ${url.protocol}`, { operation: "configure" });
-  if (url.search || url.hash) throw new ConfigurationError("baseUrl must not carry a query or fragment", { operation: "configure" });
+  if (url.search || url.hash)
+    throw new ConfigurationError("baseUrl must not carry a query or fragment", { operation: "configure" });
   return url.toString().replace(/\/+$/, "");
 }
 

@@ -248,7 +248,9 @@ const STATUS_CLASSES: Record<number, typeof HttpError> = {
 };
 
 /** Picks the error class for an HTTP failure and writes a message that says what the server said. */
-export function errorFromResponse(details: ErrorDetails & { status: number; statusText?: string; note?: string }): HttpError {
+export function errorFromResponse(
+  details: ErrorDetails & { status: number; statusText?: string; note?: string },
+): HttpError {
   const Class = STATUS_CLASSES[details.status] ?? (details.status >= 500 ? ServerError : HttpError);
   const parsed = problemDetails.safeParse(details.body);
   const problem = parsed.success && (parsed.data.title || parsed.data.detail) ? parsed.data : undefined;
@@ -279,7 +281,8 @@ export function withOutcome<E extends RiskPortalError>(error: E, outcome: WriteO
   const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
   Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
   Object.defineProperty(copy, "outcome", { value: outcome, enumerable: true, configurable: true });
-  if (note) Object.defineProperty(copy, "message", { value: `${error.message}${note}`, writable: true, configurable: true });
+  if (note)
+    Object.defineProperty(copy, "message", { value: `${error.message}${note}`, writable: true, configurable: true });
   return copy;
 }
 
@@ -298,7 +301,13 @@ export class CassetteMissError extends RiskPortalError {
   /** How the request differs from the closest recorded one, one line per field. */
   readonly differences: string[];
 
-  constructor(message: string, details: ErrorDetails, cassette: string, closest: CanonicalRequest | undefined, differences: string[]) {
+  constructor(
+    message: string,
+    details: ErrorDetails,
+    cassette: string,
+    closest: CanonicalRequest | undefined,
+    differences: string[],
+  ) {
     super(message, details);
     this.cassette = cassette;
     this.closest = closest;

@@ -31,7 +31,14 @@ export {
   type ErrorDetails,
   type WriteOutcome,
 } from "./errors";
-export type { CassetteMode, CassetteOptions, CassetteFile, CassetteStats, Exchange, RecordedResponse } from "./cassette";
+export type {
+  CassetteMode,
+  CassetteOptions,
+  CassetteFile,
+  CassetteStats,
+  Exchange,
+  RecordedResponse,
+} from "./cassette";
 export type { CacheOptions, CacheStats, CacheEntry } from "./cache";
 export { provenanceOf, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 export type { CanonicalRequest } from "./canonical";

@@ -40,7 +40,16 @@ import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, r
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
 import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
-import { DEFAULT_RETRY, backoffDelayMs, isRetryable, neverReachedServer, parseRetryAfterMs, protocolViolation, resolveRetry, type RetryOptions } from "./retry";
+import {
+  DEFAULT_RETRY,
+  backoffDelayMs,
+  isRetryable,
+  neverReachedServer,
+  parseRetryAfterMs,
+  protocolViolation,
+  resolveRetry,
+  type RetryOptions,
+} from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */
 export interface CallOptions {
@@ -152,7 +161,12 @@ export interface Streamed {
  * the cache → a shared in-flight call, or attempts with retries (each: cassette or auth → fetch → read,
  * recorded) → decode → remember (cache, emptied after a change) → provenance.
  */
-export async function send<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions = {}): Promise<ResponseOf<Op>> {
+export async function send<Op extends OperationDef>(
+  config: PipelineConfig,
+  op: Op,
+  input: unknown,
+  options: CallOptions = {},
+): Promise<ResponseOf<Op>> {
   const call = prepare(config, op, input, options);
   try {
     return await sendPrepared(call);
@@ -162,11 +176,17 @@ export async function send<Op extends OperationDef>(config: PipelineConfig, op: 
 }
 
 /** The call, its input and options checked; a write refused here was not sent (`not-applied`). */
-function prepare<Op extends OperationDef>(config: PipelineConfig, op: Op, input: unknown, options: CallOptions): PreparedCall<Op> {
+function prepare<Op extends OperationDef>(
+  config: PipelineConfig,
+  op: Op,
+  input: unknown,
+  options: CallOptions,
+): PreparedCall<Op> {
   try {
     return new PreparedCall(config, op, input, options);
   } catch (error) {
-    if (op.retry === "write" && error instanceof RiskPortalError && error.outcome === undefined) throw withOutcome(error, "not-applied");
+    if (op.retry === "write" && error instanceof RiskPortalError && error.outcome === undefined)
+      throw withOutcome(error, "not-applied");
     throw error;
   }
 }
@@ -178,7 +198,11 @@ function prepare<Op extends OperationDef>(config: PipelineConfig, op: Op, input:
 function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
   if (!call.write || !(error instanceof RiskPortalError) || error.outcome !== undefined) return error;
   if (call.sends === 0) return withOutcome(error, "not-applied", ` ${call.op.name} was not sent.`);
-  return withOutcome(error, "unknown", ` ${call.op.name} had been sent: the server may have applied it.${call.howToCheck()}`);
+  return withOutcome(
+    error,
+    "unknown",
+    ` ${call.op.name} had been sent: the server may have applied it.${call.howToCheck()}`,
+  );
 }
 
 async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op>> {
@@ -199,7 +223,10 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
     const got = await answer;
     const data = call.decode(got);
     if (call.cache || (call.op.mutates && call.config.cache)) await remember(call, got, generation);
-    return attachProvenance(data, call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed));
+    return attachProvenance(
+      data,
+      call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
+    );
   } finally {
     call.stopClock();
   }
@@ -227,7 +254,10 @@ export async function sendStreaming<Op extends OperationDef>(
       await sink.reset();
       await sink.chunk(new TextEncoder().encode(got.text));
     }
-    return { status: got.status, provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed) };
+    return {
+      status: got.status,
+      provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
+    };
   } finally {
     call.stopClock();
   }
@@ -304,9 +334,15 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     this.redactor = config.redactor;
     this.timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
     this.retry = callRetry(config.retry, options.retry, op.name);
-    this.maxResponseBytes = checkLimit(options.maxResponseBytes ?? config.maxResponseBytes ?? defaultMaxResponseBytes(op), op.name);
+    this.maxResponseBytes = checkLimit(
+      options.maxResponseBytes ?? config.maxResponseBytes ?? defaultMaxResponseBytes(op),
+      op.name,
+    );
     this.write = op.retry === "write";
-    const encoded = encodeRequest(op, input, { brand: config.brand, unknownFields: options.unknownFields ?? config.unknownFields });
+    const encoded = encodeRequest(op, input, {
+      brand: config.brand,
+      unknownFields: options.unknownFields ?? config.unknownFields,
+    });
     this.url = config.baseUrl + op.path;
     if (!encoded.ok) {
       const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
@@ -317,7 +353,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
       );
     }
     this.#encoded = encoded;
-    if (encoded.query && Object.keys(encoded.query).length) this.url += `?${new URLSearchParams(encoded.query).toString()}`;
+    if (encoded.query && Object.keys(encoded.query).length)
+      this.url += `?${new URLSearchParams(encoded.query).toString()}`;
     this.body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
     this.cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
     this.cacheKey = this.cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(this.request())}` : "";
@@ -326,7 +363,12 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
 
   /** The canonical request: computed once, and only when something needs it (cassette, cache, provenance). */
   request(): CanonicalRequest {
-    return (this.#canonical ??= canonicalRequest(this.op.method, this.op.path, this.#encoded.query, this.#encoded.body));
+    return (this.#canonical ??= canonicalRequest(
+      this.op.method,
+      this.op.path,
+      this.#encoded.query,
+      this.#encoded.body,
+    ));
   }
 
   /** Error details, built only when something fails (redacting the URL on every call costs). */
@@ -335,7 +377,12 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   }
 
   /** The response's provenance; it names the request lazily (most responses never have theirs looked at). */
-  provenance(source: ProvenanceSource, receivedAt: string, requestId: string | undefined, replayed?: Exchange): Provenance {
+  provenance(
+    source: ProvenanceSource,
+    receivedAt: string,
+    requestId: string | undefined,
+    replayed?: Exchange,
+  ): Provenance {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const call = this;
     const cassette = this.config.cassette;
@@ -371,7 +418,8 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
    */
   outcomeUnknown(status?: number): { extra: Partial<ErrorDetails>; note: string } {
     if (!this.write) return { extra: {}, note: "" };
-    if (this.sends === 0) return { extra: { outcome: "not-applied" }, note: ` ${this.op.name} was not sent (a cassette answered).` };
+    if (this.sends === 0)
+      return { extra: { outcome: "not-applied" }, note: ` ${this.op.name} was not sent (a cassette answered).` };
     const said = status === undefined ? "The request was sent" : `The server answered HTTP ${status}`;
     return {
       extra: { outcome: "unknown" },
@@ -398,7 +446,9 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   startClock(): void {
     this.startedMs = this.config.now();
     this.#deadline = startDeadline(this.timeoutMs);
-    this.signal = this.options.signal ? AbortSignal.any([this.options.signal, this.#deadline.signal]) : this.#deadline.signal;
+    this.signal = this.options.signal
+      ? AbortSignal.any([this.options.signal, this.#deadline.signal])
+      : this.#deadline.signal;
   }
 
   stopClock(): void {
@@ -425,8 +475,17 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   stopped(waiting: string): RiskPortalError {
     const sent = this.write && this.sends > 0;
     const unknown = sent ? { outcome: "unknown" as const } : this.write ? { outcome: "not-applied" as const } : {};
-    const note = sent ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}` : this.write ? "; nothing was sent" : "";
-    if (this.timedOut) return new TimeoutError(`${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`, this.details(unknown), this.timeoutMs);
+    const note = sent
+      ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}`
+      : this.write
+        ? "; nothing was sent"
+        : "";
+    if (this.timedOut)
+      return new TimeoutError(
+        `${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`,
+        this.details(unknown),
+        this.timeoutMs,
+      );
     return new AbortError(
       `${this.op.name} was aborted by the caller${note}`,
       this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }),
@@ -438,14 +497,19 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
 export async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
   if (!call.cache || call.options.cache === "refresh") return undefined;
   const hit = await call.cache.get(call.cacheKey);
-  return hit && attachProvenance(call.decode({ status: 200, ...hit }), call.provenance("cache", hit.receivedAt, hit.requestId));
+  return (
+    hit &&
+    attachProvenance(call.decode({ status: 200, ...hit }), call.provenance("cache", hit.receivedAt, hit.requestId))
+  );
 }
 
 /**
  * Single flight: the answer of an identical call in flight, decoded for this caller. The leading call's
  * own timeout or abort is not this caller's: then it asks for itself (undefined).
  */
-export async function joinInFlight<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op> | undefined> {
+export async function joinInFlight<Op extends OperationDef>(
+  call: PreparedCall<Op>,
+): Promise<ResponseOf<Op> | undefined> {
   if (!call.shareable || call.options.cache === "refresh") return undefined;
   const pending = call.cache!.joinInFlight(call.cacheKey);
   if (!pending) return undefined;
@@ -457,7 +521,10 @@ export async function joinInFlight<Op extends OperationDef>(call: PreparedCall<O
     if (error instanceof TimeoutError || error instanceof AbortError) return undefined;
     throw error;
   }
-  return attachProvenance(call.decode({ status: 200, ...shared }), call.provenance("live", shared.receivedAt, shared.requestId));
+  return attachProvenance(
+    call.decode({ status: 200, ...shared }),
+    call.provenance("live", shared.receivedAt, shared.requestId),
+  );
 }
 
 /** Attempts until one succeeds, one fails for good, or the deadline leaves no room for another. */
@@ -505,14 +572,16 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
     const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
-    if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed, ...(streamed ? { streamed } : {}) };
+    if (response.ok)
+      return { status: response.status, text, receivedAt, requestId, replayed, ...(streamed ? { streamed } : {}) };
     return httpFailure(call, response, text, requestId);
   } catch (error) {
     if (error instanceof SinkFailure) throw error.error;
     if (error instanceof BodyTooLarge || error instanceof InvalidUtf8) throw bodyFailure(call, error, status);
     if (error instanceof RiskPortalError) {
       // A token request that failed in transit: this attempt sent nothing, so even a write may try again.
-      if (error.operation === "token" && call.sends === sendsBefore && transientTokenFailure(error)) return { failure: error, retryable: true };
+      if (error.operation === "token" && call.sends === sendsBefore && transientTokenFailure(error))
+        return { failure: error, retryable: true };
       throw error;
     }
     if (call.signal.aborted) throw call.stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
@@ -524,7 +593,10 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
       );
     const violation = protocolViolation(error);
     if (violation) throw protocolFailure(call, error, violation, status);
-    return { failure: transportFailure(call, error, status), retryable: isRetryable(call.op.retry, { networkError: error }, call.retry) };
+    return {
+      failure: transportFailure(call, error, status),
+      retryable: isRetryable(call.op.retry, { networkError: error }, call.retry),
+    };
   }
 }
 
@@ -549,14 +621,20 @@ async function refuseNonJson(call: PreparedCall, response: Response): Promise<vo
   const preview = call.redactor.text(decodeForDisplay(bytes).text + (truncated ? "…" : ""));
   const after = call.outcomeUnknown(response.status);
   throw new ResponseValidationError(
-    call.redactor.text(`${call.op.name}: the server answered HTTP ${response.status} with Content-Type ${type}, not JSON: ${preview}`) + after.note,
+    call.redactor.text(
+      `${call.op.name}: the server answered HTTP ${response.status} with Content-Type ${type}, not JSON: ${preview}`,
+    ) + after.note,
     call.details({ status: response.status, body: preview, ...after.extra }),
     [],
   );
 }
 
 /** A body refused as it was read: past the size limit, or not UTF-8. */
-function bodyFailure(call: PreparedCall, refused: BodyTooLarge | InvalidUtf8, status: number | undefined): RiskPortalError {
+function bodyFailure(
+  call: PreparedCall,
+  refused: BodyTooLarge | InvalidUtf8,
+  status: number | undefined,
+): RiskPortalError {
   const after = call.outcomeUnknown(status);
   const details = call.details({ ...(status === undefined ? {} : { status }), ...after.extra });
   const name = call.op.name;
@@ -566,7 +644,9 @@ function bodyFailure(call: PreparedCall, refused: BodyTooLarge | InvalidUtf8, st
       details,
       [],
     );
-  const stream = TABLE_OPERATIONS.has(name) ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))" : "";
+  const stream = TABLE_OPERATIONS.has(name)
+    ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))"
+    : "";
   const message =
     `${name}: the response passed its size limit of ${formatBytes(refused.limit)} (maxResponseBytes, counted decompressed): reading stopped after ${formatBytes(refused.received)}. ` +
     `If the answer is meant to be this large, to raise it: { maxResponseBytes: ${nextLimit(refused.limit)} } on the call or the client${stream}.${after.note}`;
@@ -633,7 +713,10 @@ async function sendFollowing(call: PreparedCall): Promise<{ used: string; respon
   const sent = { used: "" };
   try {
     // A bound function, not a closure: the bundle (keepNames) names every closure it makes, on every call.
-    const { response, hop } = await followSameOrigin({ url: call.url, method: call.op.method, body: call.body }, sendHop.bind(undefined, call, sent));
+    const { response, hop } = await followSameOrigin(
+      { url: call.url, method: call.op.method, body: call.body },
+      sendHop.bind(undefined, call, sent),
+    );
     call.finalUrl = hop.url === call.url ? undefined : hop.url;
     return { used: sent.used, response };
   } catch (error) {
@@ -651,7 +734,13 @@ async function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Pr
   // Aborted before it left (a signal aborted already, or while a token was fetched): nothing was sent.
   if (call.signal.aborted) throw call.signal.reason;
   call.sends++;
-  return config.fetch(hop.url, { method: hop.method, headers, body: hop.body, signal: call.signal, redirect: "manual" });
+  return config.fetch(hop.url, {
+    method: hop.method,
+    headers,
+    body: hop.body,
+    signal: call.signal,
+    redirect: "manual",
+  });
 }
 
 /** A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header. */
@@ -677,7 +766,12 @@ export function redirectFailure(call: PreparedCall, refused: RedirectRefused): R
 }
 
 /** An HTTP error answer as the error that says what the server said, retryable or not, with its Retry-After. */
-export function httpFailure(call: PreparedCall, response: Response, text: string, requestId: string | undefined): AttemptFailure {
+export function httpFailure(
+  call: PreparedCall,
+  response: Response,
+  text: string,
+  requestId: string | undefined,
+): AttemptFailure {
   const retryAfterMs = parseRetryAfterMs(response.headers.get(HEADERS.retryAfter), Date.now());
   const unknown = call.write && response.status >= 500;
   const failure = errorFromResponse({
@@ -686,7 +780,9 @@ export function httpFailure(call: PreparedCall, response: Response, text: string
     statusText: response.statusText,
     requestId,
     body: call.redactor.value(parseBody(text)),
-    ...(unknown ? { note: `The server failed after receiving the request: it may have applied it.${call.howToCheck()}` } : {}),
+    ...(unknown
+      ? { note: `The server failed after receiving the request: it may have applied it.${call.howToCheck()}` }
+      : {}),
   });
   if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
   return { failure, retryable: isRetryable(call.op.retry, { status: response.status }, call.retry), retryAfterMs };
@@ -707,7 +803,10 @@ export function transportFailure(call: PreparedCall, error: unknown, status: num
   const answered = status === undefined ? {} : { status };
   if (!write) {
     const when = status === undefined ? "before an answer arrived" : `while the HTTP ${status} answer was arriving`;
-    return new NetworkError(`${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`, call.details({ cause, ...answered }));
+    return new NetworkError(
+      `${op.name} failed: the connection to ${origin} broke ${when}: ${reason}`,
+      call.details({ cause, ...answered }),
+    );
   }
   const what =
     status === undefined
@@ -731,7 +830,10 @@ export function record(call: PreparedCall, response: Response, text: string, rec
       call.redactor,
     );
   } catch (error) {
-    const done = call.write && response.ok ? ` The server answered HTTP ${response.status}: ${call.op.name} was applied; do not re-send it.` : "";
+    const done =
+      call.write && response.ok
+        ? ` The server answered HTTP ${response.status}: ${call.op.name} was applied; do not re-send it.`
+        : "";
     const why = call.redactor.text((error as Error)?.message ?? String(error));
     const refused: WriteOutcome = response.status >= 500 ? "unknown" : "not-applied";
     const outcome = call.write ? { outcome: done ? ("applied" as const) : refused } : {};
@@ -745,7 +847,8 @@ export function record(call: PreparedCall, response: Response, text: string, rec
 
 /** Keeps a live answer in the cache (unless a change emptied it since `generation`); a change empties it. */
 export async function remember(call: PreparedCall, got: Received, generation: number | undefined): Promise<void> {
-  if (call.cache && !got.replayed) await call.cache.set(call.cacheKey, { ...entryOf(got), text: call.redactor.text(got.text) }, generation);
+  if (call.cache && !got.replayed)
+    await call.cache.set(call.cacheKey, { ...entryOf(got), text: call.redactor.text(got.text) }, generation);
   // A call that changes the service's data may change what reads return.
   if (call.op.mutates && call.config.cache) {
     await call.config.cache.clear().catch((error: Error) => {
@@ -758,7 +861,11 @@ export async function remember(call: PreparedCall, got: Received, generation: nu
 }
 
 function entryOf(got: Received): CacheEntry {
-  return { text: got.text, receivedAt: got.receivedAt, ...(got.requestId === undefined ? {} : { requestId: got.requestId }) };
+  return {
+    text: got.text,
+    receivedAt: got.receivedAt,
+    ...(got.requestId === undefined ? {} : { requestId: got.requestId }),
+  };
 }
 
 /** The token endpoint could not be reached, or failed with a status worth another try. */
@@ -831,7 +938,10 @@ export function bestEffortReport(body: Record<string, unknown>, messages: readon
  * A success answer's body, parsed and checked against the operation's schema. What an error adds for a
  * write (the outcome, how to check) is worked out only when there is an error: this runs on every answer.
  */
-function decodeResponse<Op extends OperationDef>(call: PreparedCall<Op>, got: { status: number; text: string; requestId?: string }): ResponseOf<Op> {
+function decodeResponse<Op extends OperationDef>(
+  call: PreparedCall<Op>,
+  got: { status: number; text: string; requestId?: string },
+): ResponseOf<Op> {
   const { op, redactor, options } = call;
   const text = got.text;
   let json: unknown;
@@ -873,7 +983,10 @@ function decodeResponse<Op extends OperationDef>(call: PreparedCall<Op>, got: { 
 }
 
 /** What a decoding error of this answer says of the call (no closure per answer: the bundle names each one it makes). */
-function decodeFailure(call: PreparedCall, got: { status: number; requestId?: string }): { note: string; details: ErrorDetails } {
+function decodeFailure(
+  call: PreparedCall,
+  got: { status: number; requestId?: string },
+): { note: string; details: ErrorDetails } {
   const after = call.outcomeUnknown(got.status);
   return { note: after.note, details: call.details({ status: got.status, requestId: got.requestId, ...after.extra }) };
 }
@@ -885,7 +998,12 @@ export function listMessages(messages: readonly string[], max = 5): string {
 }
 
 /** A reported failure's message: what the server said, and what was stored (or that it is not known). */
-function failureMessage(name: string, messages: readonly string[], failed: FailedWrite | undefined, note: string): string {
+function failureMessage(
+  name: string,
+  messages: readonly string[],
+  failed: FailedWrite | undefined,
+  note: string,
+): string {
   const said = listMessages(messages);
   const report = failed?.report;
   if (report && report.stored > 0) {
@@ -897,8 +1015,10 @@ function failureMessage(name: string, messages: readonly string[], failed: Faile
     );
   }
   if (report) return `${name} reported failure: none of the ${report.sent} records was stored (all rejected) — ${said}`;
-  if (failed?.outcome === "unknown") return `${name} reported failure: ${said}. With use_best_effort the records not named may have been stored.${note}`;
-  if (failed) return `${name} reported failure: ${said}. It was not applied (without use_best_effort a write is all or nothing).`;
+  if (failed?.outcome === "unknown")
+    return `${name} reported failure: ${said}. With use_best_effort the records not named may have been stored.${note}`;
+  if (failed)
+    return `${name} reported failure: ${said}. It was not applied (without use_best_effort a write is all or nothing).`;
   return `${name} reported failure: ${said}`;
 }
 

@@ -52,8 +52,13 @@ function shortTime(iso: string): string {
 export function requestSummary(request: CanonicalRequest, max = 80): string {
   const input = request.body ?? request.query;
   if (input === undefined) return "";
-  const shown = input && typeof input === "object" && !Array.isArray(input) ? Object.fromEntries(Object.entries(input).filter(([k]) => k !== "$type")) : input;
-  const text = JSON.stringify(shown, (_k, v: unknown) => (typeof v === "string" && /T00:00:00Z$/.test(v) ? v.slice(0, 10) : v));
+  const shown =
+    input && typeof input === "object" && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([k]) => k !== "$type"))
+      : input;
+  const text = JSON.stringify(shown, (_k, v: unknown) =>
+    typeof v === "string" && /T00:00:00Z$/.test(v) ? v.slice(0, 10) : v,
+  );
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -66,7 +71,10 @@ export function formatProvenance(list: readonly Provenance[]): string {
   if (list.length === 0) return "";
   const first = list[0]!;
   const operations = [...new Set(list.map((p) => p.operation))];
-  const what = list.length === 1 ? `${first.operation} ${requestSummary(first.request)}`.trim() : `${operations.join(", ")} ×${list.length}`;
+  const what =
+    list.length === 1
+      ? `${first.operation} ${requestSummary(first.request)}`.trim()
+      : `${operations.join(", ")} ×${list.length}`;
   const counts = new Map<ProvenanceSource, number>();
   for (const p of list) counts.set(p.source, (counts.get(p.source) ?? 0) + 1);
   const sources = counts.size === 1 ? first.source : [...counts].map(([s, n]) => `${s} ${n}`).join(", ");

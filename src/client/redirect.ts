@@ -38,7 +38,10 @@ export class RedirectRefused {
  * Throws {@link RedirectRefused} for a redirect to another origin, without a usable Location, one too
  * many, or one the fetch implementation hid or followed itself.
  */
-export async function followSameOrigin(first: Hop, send: (hop: Hop) => Promise<Response>): Promise<{ response: Response; hop: Hop }> {
+export async function followSameOrigin(
+  first: Hop,
+  send: (hop: Hop) => Promise<Response>,
+): Promise<{ response: Response; hop: Hop }> {
   let hop = first;
   for (let redirects = 0; ; redirects++) {
     const response = await send(hop);
@@ -51,7 +54,8 @@ export async function followSameOrigin(first: Hop, send: (hop: Hop) => Promise<R
 
 /** A fetch that ignored `redirect: "manual"` (or a browser's opaque redirect) cannot be trusted with the answer. */
 function checkNotFollowed(response: Response, hop: Hop): void {
-  if (response.type === "opaqueredirect" || (response.status === 0 && response.type !== "error")) throw new RedirectRefused(0, "hidden");
+  if (response.type === "opaqueredirect" || (response.status === 0 && response.type !== "error"))
+    throw new RedirectRefused(0, "hidden");
   const url = response.url;
   // The same URL string is the same origin: no parsing on the usual path.
   if (response.redirected || (url && url !== hop.url && new URL(url).origin !== new URL(hop.url).origin))
@@ -67,10 +71,12 @@ function nextHop(hop: Hop, response: Response, redirects: number): Hop {
   } catch {
     throw new RedirectRefused(response.status, "bad location", location);
   }
-  if (target.origin !== new URL(hop.url).origin) throw new RedirectRefused(response.status, "another origin", target.href);
+  if (target.origin !== new URL(hop.url).origin)
+    throw new RedirectRefused(response.status, "another origin", target.href);
   if (redirects >= MAX_REDIRECTS) throw new RedirectRefused(response.status, "too many", target.href);
   target.hash = "";
-  if (response.status === 303 && hop.method !== "GET" && hop.method !== "HEAD") return { url: target.href, method: "GET" };
+  if (response.status === 303 && hop.method !== "GET" && hop.method !== "HEAD")
+    return { url: target.href, method: "GET" };
   return { ...hop, url: target.href };
 }
 
@@ -85,7 +91,12 @@ export async function discardBody(response: Response): Promise<void> {
  * What an error says of a redirect not followed: the status, where it pointed (redacted) and, for another
  * origin, that the credential was not sent there and which setting to change if the service has moved.
  */
-export function redirectMessage(operation: string, refused: RedirectRefused, redactor: Redactor, setting: string): string {
+export function redirectMessage(
+  operation: string,
+  refused: RedirectRefused,
+  redactor: Redactor,
+  setting: string,
+): string {
   const where = refused.location === undefined ? "" : redactor.text(refused.location);
   const head = `${operation}: the server answered HTTP ${refused.status}`;
   switch (refused.reason) {

@@ -54,7 +54,8 @@ export function resolveRetry(...layers: (Partial<RetryOptions> | false | undefin
     if (layer === false) out = { ...out, limit: 0 };
     else if (layer) out = { ...out, ...layer };
   }
-  if (!Number.isInteger(out.limit) || out.limit < 0) throw new RangeError(`retry.limit must be a whole number >= 0, got ${out.limit}`);
+  if (!Number.isInteger(out.limit) || out.limit < 0)
+    throw new RangeError(`retry.limit must be a whole number >= 0, got ${out.limit}`);
   if (!(out.jitter >= 0 && out.jitter <= 1)) throw new RangeError(`retry.jitter must be in [0, 1], got ${out.jitter}`);
   return out;
 }
@@ -122,7 +123,11 @@ export function protocolViolation(error: unknown): string | undefined {
  * A17: may this failure be retried? Reads: network errors and the retry statuses. Writes: only when the
  * request provably never reached the server (connection refused, DNS failure).
  */
-export function isRetryable(retryClass: RetryClass, failure: { status?: number; networkError?: unknown }, options: RetryOptions): boolean {
+export function isRetryable(
+  retryClass: RetryClass,
+  failure: { status?: number; networkError?: unknown },
+  options: RetryOptions,
+): boolean {
   if (failure.status !== undefined) return retryClass === "read" && options.statuses.includes(failure.status);
   return retryClass === "read" || neverReachedServer(failure.networkError);
 }

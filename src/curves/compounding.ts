@@ -9,7 +9,8 @@
  * - `simple`: `DF = 1 / (1 + r·t)`
  * - `annual`, `semiannual`, `quarterly`, `monthly`, or `{ periodsPerYear: m }`: `DF = (1 + r/m)^(-m·t)`
  */
-export type Compounding = "continuous" | "simple" | "annual" | "semiannual" | "quarterly" | "monthly" | { periodsPerYear: number };
+export type Compounding =
+  "continuous" | "simple" | "annual" | "semiannual" | "quarterly" | "monthly" | { periodsPerYear: number };
 
 /** The default convention, matching the service's curves. */
 export const DEFAULT_COMPOUNDING: Compounding = "continuous";
@@ -21,7 +22,12 @@ function periodsOf(compounding: Compounding): number {
   if (compounding === "continuous") return 0;
   if (compounding === "simple") return -1;
   if (typeof compounding === "string" && compounding in PERIODS) return PERIODS[compounding]!;
-  if (typeof compounding === "object" && compounding !== null && Number.isInteger(compounding.periodsPerYear) && compounding.periodsPerYear > 0) {
+  if (
+    typeof compounding === "object" &&
+    compounding !== null &&
+    Number.isInteger(compounding.periodsPerYear) &&
+    compounding.periodsPerYear > 0
+  ) {
     return compounding.periodsPerYear;
   }
   throw new RangeError(
@@ -43,7 +49,13 @@ export function discountFactor(rate: number, t: number, compounding: Compounding
  * The forward rate between `t1` and `t2` (years, `t2 > t1`) implied by the discount factors there, in
  * the same convention; `NaN` when `t2 <= t1` or an input is not finite.
  */
-export function forwardRate(t1: number, df1: number, t2: number, df2: number, compounding: Compounding = DEFAULT_COMPOUNDING): number {
+export function forwardRate(
+  t1: number,
+  df1: number,
+  t2: number,
+  df2: number,
+  compounding: Compounding = DEFAULT_COMPOUNDING,
+): number {
   const m = periodsOf(compounding);
   const tau = t2 - t1;
   if (!(tau > 0) || !(df1 > 0) || !(df2 > 0)) return NaN;
@@ -66,14 +78,20 @@ export interface CurveMeasures {
  * ascending order, whatever the order of the points; the shortest maturity's forward runs from 0, so
  * it equals its zero rate). Results are in the points' order.
  */
-export function curveMeasures(maturities: readonly number[], rates: readonly number[], compounding: Compounding = DEFAULT_COMPOUNDING): CurveMeasures {
+export function curveMeasures(
+  maturities: readonly number[],
+  rates: readonly number[],
+  compounding: Compounding = DEFAULT_COMPOUNDING,
+): CurveMeasures {
   periodsOf(compounding); // reject a bad convention even for an empty curve
   const n = maturities.length;
   const discountFactors = new Array<number>(n);
   const forwardRates = new Array<number>(n).fill(NaN);
   const problems: string[] = [];
   for (let i = 0; i < n; i++) discountFactors[i] = discountFactor(rates[i]!, maturities[i]!, compounding);
-  const order = [...maturities.keys()].filter((i) => Number.isFinite(maturities[i]!)).sort((a, b) => maturities[a]! - maturities[b]!);
+  const order = [...maturities.keys()]
+    .filter((i) => Number.isFinite(maturities[i]!))
+    .sort((a, b) => maturities[a]! - maturities[b]!);
   let prevT = 0;
   let prevDf = 1;
   for (const i of order) {
@@ -84,7 +102,9 @@ export function curveMeasures(maturities: readonly number[], rates: readonly num
     }
     if (t === prevT) {
       problems.push(
-        t === 0 ? `maturity 0 at point ${i}: no forward over an empty period` : `maturity ${t} repeats at point ${i}: no forward over an empty period`,
+        t === 0
+          ? `maturity 0 at point ${i}: no forward over an empty period`
+          : `maturity ${t} repeats at point ${i}: no forward over an empty period`,
       );
     } else {
       forwardRates[i] = forwardRate(prevT, prevDf, t, discountFactors[i]!, compounding);

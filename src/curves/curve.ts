@@ -6,8 +6,27 @@ import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "./compounding";
 import { parseIsoDate } from "../table/iso-date";
 import { CurveError } from "./errors";
-import { DEFAULT_INTERPOLATION, INTERPOLATIONS, makeInterpolator, makeNodes, type Interpolation, type Interpolator, type Nodes } from "./interpolation";
-import { addMonths, calendarDayOf, DAY_COUNTS, dayCountFraction, parseTenor, roundYears, toYears, yearFraction, type DayCount, type TimeInput } from "./tenor";
+import {
+  DEFAULT_INTERPOLATION,
+  INTERPOLATIONS,
+  makeInterpolator,
+  makeNodes,
+  type Interpolation,
+  type Interpolator,
+  type Nodes,
+} from "./interpolation";
+import {
+  addMonths,
+  calendarDayOf,
+  DAY_COUNTS,
+  dayCountFraction,
+  parseTenor,
+  roundYears,
+  toYears,
+  yearFraction,
+  type DayCount,
+  type TimeInput,
+} from "./tenor";
 
 const DAY_MS = 86_400_000;
 
@@ -129,7 +148,9 @@ export class Curve {
       );
     }
     const day =
-      marketDate instanceof Date ? Date.UTC(marketDate.getUTCFullYear(), marketDate.getUTCMonth(), marketDate.getUTCDate()) : calendarDayOf(marketDate);
+      marketDate instanceof Date
+        ? Date.UTC(marketDate.getUTCFullYear(), marketDate.getUTCMonth(), marketDate.getUTCDate())
+        : calendarDayOf(marketDate);
     const instant = marketDate instanceof Date ? marketDate.getTime() : parseIsoDate(marketDate);
     if (Number.isNaN(day) || Number.isNaN(instant))
       throw new CurveError(`market_date must be an ISO 8601 date, got ${JSON.stringify(marketDate)}`, "market_date");
@@ -190,7 +211,11 @@ export class Curve {
     const compounding = checkCompounding(options.compounding);
     const y1 = this.years(t1, "t1");
     const y2 = this.years(t2, "t2");
-    if (!(y2 > y1)) throw new CurveError(`t2 must be after t1: got t1 = ${String(t1)} (${y1} years), t2 = ${String(t2)} (${y2} years)`, "t2");
+    if (!(y2 > y1))
+      throw new CurveError(
+        `t2 must be after t1: got t1 = ${String(t1)} (${y1} years), t2 = ${String(t2)} (${y2} years)`,
+        "t2",
+      );
     const i1 = this.#zero(y1) * y1;
     const i2 = this.#zero(y2) * y2;
     if (compounding === "continuous") return (i2 - i1) / (y2 - y1);
@@ -230,7 +255,10 @@ export class Curve {
   parRate(tenor: TimeInput, options: ParRateOptions = {}): number {
     const frequency = options.frequency ?? 1;
     if (!FREQUENCIES.includes(frequency))
-      throw new CurveError(`options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got ${String(frequency)}`, "options.frequency");
+      throw new CurveError(
+        `options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got ${String(frequency)}`,
+        "options.frequency",
+      );
     const dayCount = checkDayCount(options.dayCount);
     const schedule = this.#schedule(tenor, frequency);
     const { times } = schedule;
@@ -346,16 +374,22 @@ function checkCompounding(compounding: Compounding | undefined): Compounding {
 function shortRate(z: number, compounding: Compounding): number {
   if (compounding === "simple") return z;
   const periods =
-    typeof compounding === "object" ? compounding.periodsPerYear : { annual: 1, semiannual: 2, quarterly: 4, monthly: 12 }[compounding as string]!;
+    typeof compounding === "object"
+      ? compounding.periodsPerYear
+      : { annual: 1, semiannual: 2, quarterly: 4, monthly: 12 }[compounding as string]!;
   return periods * Math.expm1(z / periods);
 }
 
 /** The pillars, checked, sorted by `t`, a pillar repeated with the same rate kept once. */
 function checkPillars(pillars: readonly Pillar[]): Pillar[] {
-  if (pillars.length === 0) throw new CurveError("the curve has no pillars (data is empty): nothing to interpolate", "data");
+  if (pillars.length === 0)
+    throw new CurveError("the curve has no pillars (data is empty): nothing to interpolate", "data");
   pillars.forEach((p, i) => {
     if (typeof p.t !== "number" || !Number.isFinite(p.t))
-      throw new CurveError(`data[${i}].maturity must be a finite number of years, got ${String(p.t)}`, `data[${i}].maturity`);
+      throw new CurveError(
+        `data[${i}].maturity must be a finite number of years, got ${String(p.t)}`,
+        `data[${i}].maturity`,
+      );
     if (!(p.t > 0)) throw new CurveError(`data[${i}].maturity must be > 0 years, got ${p.t}`, `data[${i}].maturity`);
     if (typeof p.rate !== "number" || !Number.isFinite(p.rate))
       throw new CurveError(`data[${i}].rate must be a finite number, got ${String(p.rate)}`, `data[${i}].rate`);

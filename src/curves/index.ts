@@ -23,7 +23,14 @@
  */
 export { CurveError } from "./errors";
 export type { Compounding } from "./compounding";
-export { Curve, fromResponse, type Pillar, type CurveOptions, type CompoundingOptions, type ParRateOptions } from "./curve";
+export {
+  Curve,
+  fromResponse,
+  type Pillar,
+  type CurveOptions,
+  type CompoundingOptions,
+  type ParRateOptions,
+} from "./curve";
 export { DEFAULT_INTERPOLATION, INTERPOLATIONS, type Interpolation } from "./interpolation";
 export {
   parseTenor,

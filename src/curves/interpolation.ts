@@ -44,7 +44,11 @@ export interface Interpolator {
   forward(i: number, t: number): number;
 }
 
-export function makeInterpolator(kind: Interpolation, nodes: Nodes, options: { positivity?: boolean } = {}): Interpolator {
+export function makeInterpolator(
+  kind: Interpolation,
+  nodes: Nodes,
+  options: { positivity?: boolean } = {},
+): Interpolator {
   switch (kind) {
     case "linear-zero":
       return linearZero(nodes);
@@ -162,7 +166,10 @@ export function gOf(g0: number, g1: number, x: number): { g: number; G: number }
   if (g0 === 0 && g1 === 0) return { g: 0, G: 0 };
   if ((g0 < 0 && -0.5 * g0 <= g1 && g1 <= -2 * g0) || (g0 > 0 && -0.5 * g0 >= g1 && g1 >= -2 * g0)) {
     // (i)
-    return { g: g0 * (1 - 4 * x + 3 * x * x) + g1 * (-2 * x + 3 * x * x), G: g0 * (x - 2 * x * x + x * x * x) + g1 * (-x * x + x * x * x) };
+    return {
+      g: g0 * (1 - 4 * x + 3 * x * x) + g1 * (-2 * x + 3 * x * x),
+      G: g0 * (x - 2 * x * x + x * x * x) + g1 * (-x * x + x * x * x),
+    };
   }
   if ((g0 < 0 && g1 > -2 * g0) || (g0 > 0 && g1 < -2 * g0)) {
     // (ii)

@@ -50,7 +50,13 @@ export function spread(curve: Curve, short: TimeInput, long: TimeInput, options:
  * 2s5s10s (positive when the belly is high), in basis points unless `unit: "decimal"`; zero rates
  * (continuous) unless `measure: "par"`.
  */
-export function butterfly(curve: Curve, short: TimeInput, belly: TimeInput, long: TimeInput, options: SpreadOptions = {}): number {
+export function butterfly(
+  curve: Curve,
+  short: TimeInput,
+  belly: TimeInput,
+  long: TimeInput,
+  options: SpreadOptions = {},
+): number {
   const k = scale(options);
   return (2 * rateAt(curve, belly, options) - rateAt(curve, short, options) - rateAt(curve, long, options)) * k;
 }

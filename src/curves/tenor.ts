@@ -24,7 +24,8 @@ const TENOR = /^\s*(\d+)\s*([DWMY])\s*$/i;
  * whole number > 0. Throws a {@link CurveError} naming `argument` on anything else.
  */
 export function parseTenor(tenor: string, argument = "tenor"): TenorUnits {
-  if (typeof tenor !== "string") throw new CurveError(`${argument} must be a tenor string such as "3M" or "10Y", got ${String(tenor)}`, argument);
+  if (typeof tenor !== "string")
+    throw new CurveError(`${argument} must be a tenor string such as "3M" or "10Y", got ${String(tenor)}`, argument);
   if (/^\s*ON\s*$/i.test(tenor)) return { days: 1, months: 0 };
   const m = TENOR.exec(tenor);
   if (!m) {
@@ -34,7 +35,8 @@ export function parseTenor(tenor: string, argument = "tenor"): TenorUnits {
     );
   }
   const n = Number(m[1]);
-  if (!(n > 0) || !Number.isSafeInteger(n)) throw new CurveError(`${argument} ${JSON.stringify(tenor)} must be longer than 0`, argument);
+  if (!(n > 0) || !Number.isSafeInteger(n))
+    throw new CurveError(`${argument} ${JSON.stringify(tenor)} must be longer than 0`, argument);
   switch (m[2]!.toUpperCase()) {
     case "D":
       return { days: n, months: 0 };
@@ -83,7 +85,8 @@ export function yearFraction(fromMs: number, toMs: number): number {
  */
 export function toYears(t: TimeInput, dayMs: number, argument = "t"): number {
   if (typeof t === "number") {
-    if (Number.isNaN(t)) throw new CurveError(`${argument} is NaN: expected years >= 0 or a tenor such as "2Y"`, argument);
+    if (Number.isNaN(t))
+      throw new CurveError(`${argument} is NaN: expected years >= 0 or a tenor such as "2Y"`, argument);
     if (!Number.isFinite(t)) throw new CurveError(`${argument} must be finite years, got ${t}`, argument);
     if (t < 0) throw new CurveError(`${argument} must be >= 0 years (from the market date), got ${t}`, argument);
     return t;
@@ -92,7 +95,10 @@ export function toYears(t: TimeInput, dayMs: number, argument = "t"): number {
   // is that pillar's maturity exactly (so `zeroRate("2Y")` is the 2Y pillar's rate when the 2Y swap
   // expires on the unadjusted date). The rounding moves t by less than 16 seconds.
   if (typeof t === "string") return roundYears(yearFraction(dayMs, addTenor(dayMs, parseTenor(t, argument))));
-  throw new CurveError(`${argument} must be years (a number) or a tenor string such as "3M", got ${t === null ? "null" : typeof t}`, argument);
+  throw new CurveError(
+    `${argument} must be years (a number) or a tenor string such as "3M", got ${t === null ? "null" : typeof t}`,
+    argument,
+  );
 }
 
 /** Years to 6 decimals, as the service rounds `maturity`. */
@@ -134,6 +140,7 @@ export function dayCountFraction(dayCount: DayCount, fromMs: number, toMs: numbe
   let d2 = b.getUTCDate();
   if (d1 === 31) d1 = 30;
   if (d2 === 31 && (dayCount === "30E/360" || d1 === 30)) d2 = 30;
-  const days360 = 360 * (b.getUTCFullYear() - a.getUTCFullYear()) + 30 * (b.getUTCMonth() - a.getUTCMonth()) + (d2 - d1);
+  const days360 =
+    360 * (b.getUTCFullYear() - a.getUTCFullYear()) + 30 * (b.getUTCMonth() - a.getUTCMonth()) + (d2 - d1);
   return days360 / 360;
 }

@@ -32,7 +32,8 @@ export function apiKeysColumns(entries: readonly ApiKeyEntry[], options: ApiKeys
     ? entries
     : entries.map((e) => {
         const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(e ?? {})) out[k] = k === "exposed_value" || SECRET_FIELD.test(k) ? masked(v) : v;
+        for (const [k, v] of Object.entries(e ?? {}))
+          out[k] = k === "exposed_value" || SECRET_FIELD.test(k) ? masked(v) : v;
         return out;
       });
   return tableFromRecords(

@@ -41,7 +41,10 @@ export type TableLike = ColumnTable | DataFrame;
 export function columnTableOf(input: unknown, caller: string): ColumnTable {
   if (isColumnTable(input)) return input;
   if (isDataFrame(input)) return fromDataFrame(input);
-  throw new ColumnarError(`${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`, "Arrow");
+  throw new ColumnarError(
+    `${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`,
+    "Arrow",
+  );
 }
 
 /**
@@ -131,7 +134,14 @@ function dictionaryVector(A: Arrow, values: readonly (string | null)[], levels: 
   }
   const type = new A.Dictionary(new A.Utf8(), new A.Int32());
   const dictionary = A.vectorFromArray(all, new A.Utf8());
-  const data = A.makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls ? valid : null, data: indices, dictionary });
+  const data = A.makeData({
+    type,
+    length: n,
+    nullCount: nulls,
+    nullBitmap: nulls ? valid : null,
+    data: indices,
+    dictionary,
+  });
   return A.makeVector(data);
 }
 
@@ -143,11 +153,14 @@ function dictionaryVector(A: Arrow, values: readonly (string | null)[], levels: 
  */
 export function fromArrow(table: arrow.Table): ColumnTable {
   const A = loadArrow();
-  if (!(table instanceof A.Table)) throw new ColumnarError(`frames.fromArrow expects an apache-arrow Table; got ${describe(table)}`, "Arrow");
-  const meta = readJson<{ source?: string; fields?: Record<string, unknown>; warnings?: string[]; shape?: ColumnTable["meta"]["shape"] }>(
-    table.schema.metadata.get(ARROW_META_KEY),
-    {},
-  );
+  if (!(table instanceof A.Table))
+    throw new ColumnarError(`frames.fromArrow expects an apache-arrow Table; got ${describe(table)}`, "Arrow");
+  const meta = readJson<{
+    source?: string;
+    fields?: Record<string, unknown>;
+    warnings?: string[];
+    shape?: ColumnTable["meta"]["shape"];
+  }>(table.schema.metadata.get(ARROW_META_KEY), {});
   const provenance = readJson<ColumnTable["meta"]["provenance"]>(table.schema.metadata.get(ARROW_PROVENANCE_KEY), []);
   const builder = new TableBuilder(table.numRows, meta.source ?? "Arrow", meta.fields ?? {}, provenance);
   table.schema.fields.forEach((field, j) => {
@@ -176,19 +189,27 @@ function readColumn(A: Arrow, field: arrow.Field, vector: arrow.Vector): ReadCol
   const raw = new Array<unknown>(n);
   for (let i = 0; i < n; i++) raw[i] = vector.get(i);
   const type = field.type as arrow.DataType;
-  if (kind === "mixed") return { values: raw.map((v) => (v === null ? null : (JSON.parse(v as string) as unknown))), hint: "auto" };
+  if (kind === "mixed")
+    return { values: raw.map((v) => (v === null ? null : (JSON.parse(v as string) as unknown))), hint: "auto" };
   if (A.DataType.isDictionary(type)) {
     const dictionary = (vector.data[0]?.dictionary?.toArray() ?? []) as string[];
-    return { values: raw.map((v) => (v === null ? null : String(v))), hint: kind === "string" ? "string" : "category", levels: [...dictionary] };
+    return {
+      values: raw.map((v) => (v === null ? null : String(v))),
+      hint: kind === "string" ? "string" : "category",
+      levels: [...dictionary],
+    };
   }
-  if (A.DataType.isFloat(type) || A.DataType.isInt(type) || A.DataType.isDecimal(type)) return exactNumbers(field.name, raw);
+  if (A.DataType.isFloat(type) || A.DataType.isInt(type) || A.DataType.isDecimal(type))
+    return exactNumbers(field.name, raw);
   if (A.DataType.isTimestamp(type) || A.DataType.isDate(type))
     return { values: raw.map((v) => (v === null ? null : v instanceof Date ? v : new Date(Number(v)))), hint: "date" };
   if (A.DataType.isBool(type)) return { values: raw, hint: "boolean" };
   if (A.DataType.isUtf8(type) || A.DataType.isLargeUtf8(type)) return { values: raw, hint: "string" };
   if (A.DataType.isNull(type)) return { values: raw, hint: "auto" };
   return {
-    values: raw.map((v) => (v === null ? null : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)))),
+    values: raw.map((v) =>
+      v === null ? null : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)),
+    ),
     hint: "string",
     warning: `column "${field.name}": Arrow type ${String(type)} is read as JSON text`,
   };

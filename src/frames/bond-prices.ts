@@ -42,7 +42,8 @@ const BOND_COLUMNS: Record<string, ColumnMap> = {
   traded_price: { path: ["traded_price"], type: "number" },
   is_percentage_of_par: { path: ["is_percentage_of_par"], type: "boolean" },
 };
-for (const key of ["code", "market_identification_code", "identifier_type"]) BOND_COLUMNS[`${ID}.${key}`] = BOND_COLUMNS[key]!;
+for (const key of ["code", "market_identification_code", "identifier_type"])
+  BOND_COLUMNS[`${ID}.${key}`] = BOND_COLUMNS[key]!;
 
 export interface BondPriceRecordsResult {
   /** The valid records, in wire form (dates as ISO strings; an `identifier_type` left blank is left out). */
@@ -90,7 +91,12 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
       for (const issue of parsed.error.issues) errors.push(issueToRowError(issue, i, line));
     }
   });
-  return { records: withoutTypeTags(records), errors: byRow(errors), rows, ...(read.lines ? { lines: read.lines } : {}) };
+  return {
+    records: withoutTypeTags(records),
+    errors: byRow(errors),
+    rows,
+    ...(read.lines ? { lines: read.lines } : {}),
+  };
 }
 
 export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<CallOptions, "throwOnFailure"> {
@@ -110,11 +116,18 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
  * const outcome = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" });
  * ```
  */
-export async function uploadBondPrices(rp: RiskPortalClient, source: RowSource, options: UploadBondPricesOptions = {}): Promise<OperationOutcome> {
+export async function uploadBondPrices(
+  rp: RiskPortalClient,
+  source: RowSource,
+  options: UploadBondPricesOptions = {},
+): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, ...callOptions } = options;
   const { records, errors, rows, lines } = bondPriceRecords(source, { unknownColumns });
   if (errors.length > 0) throw notSent(new RowValidationError("UploadBondPriceData", errors));
-  if (records.length === 0) throw notSent(new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]));
+  if (records.length === 0)
+    throw notSent(
+      new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]),
+    );
   return rp.marketData
     .uploadBondPrices(
       {

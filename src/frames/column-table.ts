@@ -90,7 +90,12 @@ export function preview(value: unknown): string {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
   let text: string;
   try {
-    text = typeof value === "string" ? JSON.stringify(value) : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+    text =
+      typeof value === "string"
+        ? JSON.stringify(value)
+        : typeof value === "object" && value !== null
+          ? JSON.stringify(value)
+          : String(value);
   } catch {
     // Nested too deep for JSON.stringify: String() of such an array overflows the stack as well.
     text = Array.isArray(value) ? "[…]" : typeof value === "object" && value !== null ? "{…}" : String(value);
@@ -170,7 +175,13 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
     values,
     kind: "mixed",
     missing,
-    warning: mixedWarning(name, hint, { numbers, strings, booleans, dates, others }, { firstString, firstNumber, firstOther }, raw),
+    warning: mixedWarning(
+      name,
+      hint,
+      { numbers, strings, booleans, dates, others },
+      { firstString, firstNumber, firstOther },
+      raw,
+    ),
   };
 }
 
@@ -186,11 +197,14 @@ function mixedWarning(
   if (counts.strings) parts.push(`${counts.strings} text value${counts.strings > 1 ? "s" : ""}`);
   if (counts.booleans) parts.push(`${counts.booleans} boolean${counts.booleans > 1 ? "s" : ""}`);
   if (counts.dates) parts.push(`${counts.dates} date${counts.dates > 1 ? "s" : ""}`);
-  if (counts.others) parts.push(`${counts.others} object${counts.others > 1 ? "s" : ""}/array${counts.others > 1 ? "s" : ""}`);
+  if (counts.others)
+    parts.push(`${counts.others} object${counts.others > 1 ? "s" : ""}/array${counts.others > 1 ? "s" : ""}`);
   // Point at the value that breaks the expectation: text in a number column, else the first odd one.
   let at = first.firstOther;
-  if (hint === "number" || (counts.numbers > counts.strings && first.firstString >= 0)) at = first.firstString >= 0 ? first.firstString : at;
-  else if (at < 0) at = first.firstNumber >= 0 && counts.strings >= counts.numbers ? first.firstNumber : first.firstString;
+  if (hint === "number" || (counts.numbers > counts.strings && first.firstString >= 0))
+    at = first.firstString >= 0 ? first.firstString : at;
+  else if (at < 0)
+    at = first.firstNumber >= 0 && counts.strings >= counts.numbers ? first.firstNumber : first.firstString;
   const expected = hint === "auto" ? "" : ` (expected ${hint})`;
   const where = at >= 0 ? `, e.g. row ${at}: ${preview(raw[at])}` : "";
   return `column "${name}"${expected} holds ${parts.join(", ")}${where}; kept as received, nothing converted`;
@@ -285,7 +299,8 @@ export class TableBuilder {
 
   /** Adds a column from raw values (see {@link finishColumn}). */
   add(name: string, raw: unknown[], options: FinishOptions = {}): this {
-    if (raw.length !== this.rowCount) throw new Error(`column "${name}" has ${raw.length} values, the table has ${this.rowCount} rows`);
+    if (raw.length !== this.rowCount)
+      throw new Error(`column "${name}" has ${raw.length} values, the table has ${this.rowCount} rows`);
     return this.addFinished(name, finishColumn(name, raw, options));
   }
 
@@ -312,7 +327,13 @@ export class TableBuilder {
 
   build(): ColumnTable {
     // Displays as plot.show would when it is a cell's last expression in Deno's kernel (src/display.ts).
-    return makeDisplayable({ columns: this.#columns, data: this.#data, kinds: this.#kinds, rowCount: this.rowCount, meta: this.#meta });
+    return makeDisplayable({
+      columns: this.#columns,
+      data: this.#data,
+      kinds: this.#kinds,
+      rowCount: this.rowCount,
+      meta: this.#meta,
+    });
   }
 }
 
@@ -320,13 +341,22 @@ export class TableBuilder {
 export function isColumnTable(value: unknown): value is ColumnTable {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Partial<ColumnTable>;
-  return Array.isArray(v.columns) && typeof v.data === "object" && v.data !== null && typeof v.kinds === "object" && typeof v.rowCount === "number";
+  return (
+    Array.isArray(v.columns) &&
+    typeof v.data === "object" &&
+    v.data !== null &&
+    typeof v.kinds === "object" &&
+    typeof v.rowCount === "number"
+  );
 }
 
 /** The values of a column; throws naming the table's columns when there is no such column. */
 export function valuesOf(table: ColumnTable, name: string): unknown[] {
   const values = table.data[name];
-  if (!values) throw new Error(`no column "${name}"; the table has ${table.columns.map((c) => `"${c}"`).join(", ") || "no columns"}`);
+  if (!values)
+    throw new Error(
+      `no column "${name}"; the table has ${table.columns.map((c) => `"${c}"`).join(", ") || "no columns"}`,
+    );
   return values;
 }
 

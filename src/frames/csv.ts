@@ -55,7 +55,9 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
 /** Throws a RangeError unless the delimiter is one character other than a quote or a line break. */
 function checkDelimiter(delimiter: string): void {
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === "\n" || delimiter === "\r") {
-    throw new RangeError(`delimiter must be one character other than a quote or a line break, got ${JSON.stringify(delimiter)}`);
+    throw new RangeError(
+      `delimiter must be one character other than a quote or a line break, got ${JSON.stringify(delimiter)}`,
+    );
   }
 }
 

@@ -21,7 +21,15 @@ export interface CurveTenorsOptions extends CurveOptions {
 }
 
 /** The columns, in order. */
-export const CURVE_TENOR_COLUMNS = ["currency", "market_date", "tenor", "t", "zero_rate", "discount_factor", "forward"] as const;
+export const CURVE_TENOR_COLUMNS = [
+  "currency",
+  "market_date",
+  "tenor",
+  "t",
+  "zero_rate",
+  "discount_factor",
+  "forward",
+] as const;
 
 /**
  * Curves at `tenors` as a tidy column table, one row per curve × tenor (curves in the order given,
@@ -34,9 +42,14 @@ export const CURVE_TENOR_COLUMNS = ["currency", "market_date", "tenor", "t", "ze
  * Responses are made curves with `options.interpolation` (default `linear-zero`); `Curve`s keep their own.
  * Tenors must be strictly increasing (on every curve) and > 0; a {@link CurveError} says which are not.
  */
-export function curveTenorsColumns(curves: CurveSource | readonly CurveSource[], tenors: readonly TimeInput[], options: CurveTenorsOptions = {}): ColumnTable {
+export function curveTenorsColumns(
+  curves: CurveSource | readonly CurveSource[],
+  tenors: readonly TimeInput[],
+  options: CurveTenorsOptions = {},
+): ColumnTable {
   const sources: readonly CurveSource[] = Array.isArray(curves) ? curves : [curves as CurveSource];
-  if (!Array.isArray(tenors) || tenors.length === 0) throw new CurveError('tenors must be a non-empty array, e.g. ["3M", "2Y", "10Y"]', "tenors");
+  if (!Array.isArray(tenors) || tenors.length === 0)
+    throw new CurveError('tenors must be a non-empty array, e.g. ["3M", "2Y", "10Y"]', "tenors");
   const compounding = options.compounding ?? DEFAULT_COMPOUNDING;
   const built = sources.map((c) => (c instanceof Curve ? c : fromResponse(c, options)));
   const labels = tenors.map(tenorText);
@@ -53,7 +66,8 @@ export function curveTenorsColumns(curves: CurveSource | readonly CurveSource[],
     let previous: { t: number; label: string } | undefined;
     tenors.forEach((x, j) => {
       const y = curve.years(x, `tenors[${j}]`);
-      if (!(y > 0)) throw new CurveError(`tenors[${j}] must be after the market date, got ${String(x)}`, `tenors[${j}]`);
+      if (!(y > 0))
+        throw new CurveError(`tenors[${j}] must be after the market date, got ${String(x)}`, `tenors[${j}]`);
       if (previous && !(y > previous.t)) {
         throw new CurveError(
           `tenors must increase: tenors[${j}] ${labels[j]} (${y} years) is not after ${previous.label} (${previous.t} years) on the ${curve.currency} curve of ${curve.marketDate.toISOString().slice(0, 10)}`,
@@ -96,6 +110,10 @@ export function curveTenorsColumns(curves: CurveSource | readonly CurveSource[],
  * const df = frames.curveTenors(curvesByDate, ["3M", "2Y", "5Y", "10Y", "30Y"]);
  * ```
  */
-export function curveTenors(curves: CurveSource | readonly CurveSource[], tenors: readonly TimeInput[], options: CurveTenorsOptions = {}): DataFrame {
+export function curveTenors(
+  curves: CurveSource | readonly CurveSource[],
+  tenors: readonly TimeInput[],
+  options: CurveTenorsOptions = {},
+): DataFrame {
   return toDataFrame(curveTenorsColumns(curves, tenors, options));
 }

@@ -48,7 +48,12 @@ export function loadDanfo(): Danfo {
 
 /** The last prototype up the chain whose constructor is still called `name` (danfojs-base's class). */
 function baseOf(proto: object, name: string): object {
-  for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === name; up = Object.getPrototypeOf(up) as object | null) proto = up;
+  for (
+    let up = Object.getPrototypeOf(proto) as object | null;
+    up?.constructor?.name === name;
+    up = Object.getPrototypeOf(up) as object | null
+  )
+    proto = up;
   return proto;
 }
 
@@ -56,7 +61,9 @@ function baseOf(proto: object, name: string): object {
 export function isDataFrame(value: unknown): value is DataFrame {
   if (typeof value !== "object" || value === null) return false;
   const v = value as { column?: unknown; columns?: unknown; dtypes?: unknown; shape?: unknown };
-  return typeof v.column === "function" && Array.isArray(v.columns) && Array.isArray(v.dtypes) && Array.isArray(v.shape);
+  return (
+    typeof v.column === "function" && Array.isArray(v.columns) && Array.isArray(v.dtypes) && Array.isArray(v.shape)
+  );
 }
 
 /** danfo's dtype for each column kind. */
@@ -138,14 +145,21 @@ export function toDataFrame(table: ColumnTable): DataFrame {
   });
 
   const warnings = [...table.meta.warnings];
-  for (const [from, to] of Object.entries(renamed)) warnings.push(`column "${from}" is "${to}" in the DataFrame: "${from}" is a DataFrame member`);
+  for (const [from, to] of Object.entries(renamed))
+    warnings.push(`column "${from}" is "${to}" in the DataFrame: "${from}" is a DataFrame member`);
   let df: DataFrame;
   if (names.length === 0 || table.rowCount === 0) {
     if (table.rowCount > 0) warnings.push(`${table.rowCount} rows without any field: the DataFrame is empty`);
     df = new d.DataFrame([], { columns: names, dtypes });
   } else {
     // One transposition, not danfo's two (danfo-fixes/build.ts); the frame is danfojs-node's class.
-    df = frameFromColumns(d.DataFrame as unknown as FrameClass, names, dtypes, columns, table.rowCount) as unknown as DataFrame;
+    df = frameFromColumns(
+      d.DataFrame as unknown as FrameClass,
+      names,
+      dtypes,
+      columns,
+      table.rowCount,
+    ) as unknown as DataFrame;
   }
   infos.set(df, { ...table.meta, warnings, kinds, renamed });
   return df;

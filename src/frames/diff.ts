@@ -91,7 +91,8 @@ export function diff(before: ColumnTable | DataFrame, after: ColumnTable | DataF
   const b = asTable(after, "after");
   const key = keyColumns(options, a, b);
   const tolerance = options.tolerance ?? DEFAULT_DIFF_TOLERANCE;
-  if (typeof tolerance !== "number" || !(tolerance >= 0)) throw new FrameDiffError(`tolerance must be a number >= 0, got ${preview(tolerance)}`);
+  if (typeof tolerance !== "number" || !(tolerance >= 0))
+    throw new FrameDiffError(`tolerance must be a number >= 0, got ${preview(tolerance)}`);
   const compared = valueColumns(options, a, b, key);
   const beforeRows = keyIndex(a, key, "before");
   const afterRows = keyIndex(b, key, "after");
@@ -106,7 +107,11 @@ export function diff(before: ColumnTable | DataFrame, after: ColumnTable | DataF
     }
     const changes = rowChanges(a, b, i, j, compared, tolerance);
     if (changes.length === 0) continue;
-    rows.push({ key: key.map((c) => a.data[c]![i]), changes, move: Math.max(0, ...changes.map((c) => Math.abs(c.delta ?? 0))) });
+    rows.push({
+      key: key.map((c) => a.data[c]![i]),
+      changes,
+      move: Math.max(0, ...changes.map((c) => Math.abs(c.delta ?? 0))),
+    });
     changedAt.push({ i, j });
   }
   const added = [...afterRows].filter(([k]) => !beforeRows.has(k)).map(([, j]) => j);
@@ -154,14 +159,18 @@ function keyColumns(options: DiffOptions, a: ColumnTable, b: ColumnTable): strin
   const raw = options?.key;
   const key = typeof raw === "string" ? [raw] : Array.isArray(raw) ? [...(raw as string[])] : [];
   if (key.length === 0 || key.some((k) => typeof k !== "string" || k === ""))
-    throw new FrameDiffError(`options.key must name the column (or columns) identifying a row, e.g. { key: "id" }; got ${preview(raw)}`);
+    throw new FrameDiffError(
+      `options.key must name the column (or columns) identifying a row, e.g. { key: "id" }; got ${preview(raw)}`,
+    );
   for (const [t, which] of [
     [a, "before"],
     [b, "after"],
   ] as const) {
     const missing = key.find((k) => !t.columns.includes(k));
     if (missing !== undefined)
-      throw new FrameDiffError(`key column "${missing}" is not in ${which}; its columns are ${t.columns.map((c) => `"${c}"`).join(", ") || "none"}`);
+      throw new FrameDiffError(
+        `key column "${missing}" is not in ${which}; its columns are ${t.columns.map((c) => `"${c}"`).join(", ") || "none"}`,
+      );
   }
   return key;
 }
@@ -191,7 +200,8 @@ function keyIndex(t: ColumnTable, key: readonly string[], which: string): Map<st
     const parts: string[] = [];
     for (const c of key) {
       const part = keyPart(t.data[c]![i]);
-      if (part === undefined) throw new FrameDiffError(`key column "${c}" is missing a value in ${which}, row ${i}: every row needs a key`);
+      if (part === undefined)
+        throw new FrameDiffError(`key column "${c}" is missing a value in ${which}, row ${i}: every row needs a key`);
       parts.push(part);
     }
     const k = parts.join("\u0000");
@@ -199,7 +209,9 @@ function keyIndex(t: ColumnTable, key: readonly string[], which: string): Map<st
     if (seen !== undefined) {
       const shown = key.map((c) => preview(t.data[c]![i])).join(", ");
       const cols = key.map((c) => `"${c}"`).join(", ");
-      throw new FrameDiffError(`key ${cols} is not unique in ${which}: ${shown} is on rows ${seen} and ${i}; choose a key that names one row`);
+      throw new FrameDiffError(
+        `key ${cols} is not unique in ${which}: ${shown} is on rows ${seen} and ${i}; choose a key that names one row`,
+      );
     }
     index.set(k, i);
   }
@@ -221,14 +233,30 @@ function isMissing(v: unknown): boolean {
 /** Compares one value: undefined when the same, else the change. */
 export function compareValues(column: string, x: unknown, y: unknown, tolerance: number): CellChange | undefined {
   if (isMissing(x) && isMissing(y)) return undefined;
-  if (typeof x === "number" && typeof y === "number") return sameNumber(x, y, tolerance) ? undefined : { column, before: x, after: y, delta: y - x };
-  if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime() ? undefined : { column, before: x, after: y };
+  if (typeof x === "number" && typeof y === "number")
+    return sameNumber(x, y, tolerance) ? undefined : { column, before: x, after: y, delta: y - x };
+  if (x instanceof Date && y instanceof Date)
+    return x.getTime() === y.getTime() ? undefined : { column, before: x, after: y };
   if (x === y) return undefined;
-  if (typeof x === "object" && x !== null && typeof y === "object" && y !== null && JSON.stringify(x) === JSON.stringify(y)) return undefined;
+  if (
+    typeof x === "object" &&
+    x !== null &&
+    typeof y === "object" &&
+    y !== null &&
+    JSON.stringify(x) === JSON.stringify(y)
+  )
+    return undefined;
   return { column, before: x, after: y };
 }
 
-function rowChanges(a: ColumnTable, b: ColumnTable, i: number, j: number, columns: readonly string[], tolerance: number): CellChange[] {
+function rowChanges(
+  a: ColumnTable,
+  b: ColumnTable,
+  i: number,
+  j: number,
+  columns: readonly string[],
+  tolerance: number,
+): CellChange[] {
   const out: CellChange[] = [];
   for (const c of columns) {
     const change = compareValues(c, a.data[c]![i], b.data[c]![j], tolerance);
@@ -255,7 +283,9 @@ function pick(t: ColumnTable, positions: readonly number[], source: string): Col
 }
 
 function hintOf(kind: ColumnKind | undefined): "auto" | "number" | "string" | "boolean" | "date" | "category" {
-  return kind === "number" || kind === "string" || kind === "boolean" || kind === "date" || kind === "category" ? kind : "auto";
+  return kind === "number" || kind === "string" || kind === "boolean" || kind === "date" || kind === "category"
+    ? kind
+    : "auto";
 }
 
 /** The value columns that changed somewhere, in `before`'s order. */
@@ -287,7 +317,13 @@ function changedTable(
 }
 
 /** `<c>_before`, `<c>_after` and, for numbers, `<c>_delta`; `i`/`j` undefined: the row is not in that table. */
-function addBeforeAfter(builder: TableBuilder, a: ColumnTable, b: ColumnTable, c: string, at: readonly { i?: number; j?: number }[]): void {
+function addBeforeAfter(
+  builder: TableBuilder,
+  a: ColumnTable,
+  b: ColumnTable,
+  c: string,
+  at: readonly { i?: number; j?: number }[],
+): void {
   const hint = hintOf(a.kinds[c] === "empty" ? b.kinds[c] : a.kinds[c]);
   const x = at.map(({ i }) => (i === undefined ? null : a.data[c]![i]));
   const y = at.map(({ j }) => (j === undefined ? null : b.data[c]![j]));
@@ -304,7 +340,14 @@ function addBeforeAfter(builder: TableBuilder, a: ColumnTable, b: ColumnTable, c
 }
 
 /** Every change in one table, with a `status` column: changed (largest move first), then added, then removed. */
-function statusTable(a: ColumnTable, b: ColumnTable, d: FrameDiff, at: readonly { i: number; j: number }[], removed: number[], added: number[]): ColumnTable {
+function statusTable(
+  a: ColumnTable,
+  b: ColumnTable,
+  d: FrameDiff,
+  at: readonly { i: number; j: number }[],
+  removed: number[],
+  added: number[],
+): ColumnTable {
   const rows: { status: string; i?: number; j?: number }[] = [
     ...at.map(({ i, j }) => ({ status: "changed", i, j })),
     ...added.map((j) => ({ status: "added", j })),

@@ -78,7 +78,10 @@ interface Group {
  */
 export function equityVolCurveRecords(source: RowSource, options: RecordsFromRowsOptions = {}): EquityVolCurvesResult {
   const read = readRows(source);
-  const errors: RowError[] = [...unknownColumnErrors(read, CURVE_COLUMNS, [ID], options.unknownColumns), ...read.errors];
+  const errors: RowError[] = [
+    ...unknownColumnErrors(read, CURVE_COLUMNS, [ID], options.unknownColumns),
+    ...read.errors,
+  ];
   const groups = new Map<string, Group>();
   const whole: { curve: EquityVolCurve; row: number }[] = [];
 
@@ -97,7 +100,12 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
 
     if (Array.isArray(row.maturities) || Array.isArray(row.vols)) {
       // A whole curve in one row.
-      const candidate: Record<string, unknown> = { asset_id: idInput, reference_date: cell("reference_date"), maturities: row.maturities, vols: row.vols };
+      const candidate: Record<string, unknown> = {
+        asset_id: idInput,
+        reference_date: cell("reference_date"),
+        maturities: row.maturities,
+        vols: row.vols,
+      };
       const spot = cell("spot_ref");
       if (spot !== undefined) candidate.spot_ref = spot;
       const parsed = equityVolCurve.safeParse(candidate, { reportInput: true });
@@ -157,21 +165,38 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
  */
 function buildCurve(group: Group, errors: RowError[]): EquityVolCurve | undefined {
   const sorted = group.points.sort((a, b) => a.maturity - b.maturity);
-  const at = (p: Point, field: string, message: string): RowError => ({ row: p.row, ...(p.line !== undefined ? { line: p.line } : {}), field, message });
+  const at = (p: Point, field: string, message: string): RowError => ({
+    row: p.row,
+    ...(p.line !== undefined ? { line: p.line } : {}),
+    field,
+    message,
+  });
   let ok = true;
   let spot: Point | undefined;
   const points: Point[] = [];
   for (const p of sorted) {
     const previous = points[points.length - 1];
     if (previous && p.maturity === previous.maturity) {
-      errors.push(at(p, "maturity", `maturity ${p.maturity} repeats for this asset and reference date (also row ${previous.row}); one row per maturity`));
+      errors.push(
+        at(
+          p,
+          "maturity",
+          `maturity ${p.maturity} repeats for this asset and reference date (also row ${previous.row}); one row per maturity`,
+        ),
+      );
       ok = false;
     } else {
       points.push(p);
     }
     if (p.spotRef !== undefined) {
       if (spot && spot.spotRef !== p.spotRef) {
-        errors.push(at(p, "spot_ref", `${preview(p.spotRef)} differs from ${preview(spot.spotRef)} on row ${spot.row}; one spot_ref per curve`));
+        errors.push(
+          at(
+            p,
+            "spot_ref",
+            `${preview(p.spotRef)} differs from ${preview(spot.spotRef)} on row ${spot.row}; one spot_ref per curve`,
+          ),
+        );
         ok = false;
       }
       spot ??= p;
@@ -189,10 +214,12 @@ function buildCurve(group: Group, errors: RowError[]): EquityVolCurve | undefine
   if (parsed.success) return ok ? parsed.data : undefined;
   for (const issue of parsed.error.issues) {
     const [head, index] = issue.path;
-    const member = (head === "maturities" || head === "vols") && typeof index === "number" ? points[index]! : points[0]!;
+    const member =
+      (head === "maturities" || head === "vols") && typeof index === "number" ? points[index]! : points[0]!;
     const field = head === "maturities" ? "maturity" : head === "vols" ? "vol" : formatPath(issue.path);
     // The schema's curve-level messages (strictly increasing, > 0) name the problem; the whole curve is not worth echoing.
-    const e = issue.code === "custom" ? at(member, field, issue.message) : issueToRowError(issue, member.row, member.line);
+    const e =
+      issue.code === "custom" ? at(member, field, issue.message) : issueToRowError(issue, member.row, member.line);
     errors.push(e);
   }
   return undefined;
@@ -213,13 +240,23 @@ export interface UploadEquityVolCurvesOptions extends RecordsFromRowsOptions, Om
  * const outcome = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" });
  * ```
  */
-export async function uploadEquityVolCurves(rp: RiskPortalClient, source: RowSource, options: UploadEquityVolCurvesOptions = {}): Promise<OperationOutcome> {
+export async function uploadEquityVolCurves(
+  rp: RiskPortalClient,
+  source: RowSource,
+  options: UploadEquityVolCurvesOptions = {},
+): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, ...callOptions } = options;
   const { curves, errors, rows, lines } = equityVolCurveRecords(source, { unknownColumns });
   if (errors.length > 0) throw notSent(new RowValidationError("UploadEquityVolCurves", errors));
-  if (curves.length === 0) throw notSent(new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]));
+  if (curves.length === 0)
+    throw notSent(
+      new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]),
+    );
   return rp.marketData
-    .uploadEquityVolCurves({ ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves }, callOptions)
+    .uploadEquityVolCurves(
+      { ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves },
+      callOptions,
+    )
     .catch((error: unknown) => {
       throw inSourceTerms(error, source, rows, lines);
     });

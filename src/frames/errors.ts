@@ -17,7 +17,14 @@ export interface RowError {
 
 /** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
 export function formatRowError(e: RowError): string {
-  const where = e.row === null ? (e.line !== undefined ? `line ${e.line}` : "table") : e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
+  const where =
+    e.row === null
+      ? e.line !== undefined
+        ? `line ${e.line}`
+        : "table"
+      : e.line !== undefined
+        ? `line ${e.line} (row ${e.row})`
+        : `row ${e.row}`;
   return `${where}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }
 
@@ -36,7 +43,10 @@ export class RowValidationError extends RequestValidationError {
     super(
       `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}`,
       { operation },
-      rows.map((r) => ({ path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`, message: r.message })),
+      rows.map((r) => ({
+        path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`,
+        message: r.message,
+      })),
     );
   }
 }

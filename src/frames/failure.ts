@@ -9,12 +9,17 @@ import { ConfigurationError, RiskPortalError } from "../client/errors";
  */
 export function throwReplayMiss(settled: readonly PromiseSettledResult<unknown>[]): void {
   for (const result of settled) {
-    if (result.status === "rejected" && (result.reason instanceof CassetteMissError || result.reason instanceof ConfigurationError)) throw result.reason;
+    if (
+      result.status === "rejected" &&
+      (result.reason instanceof CassetteMissError || result.reason instanceof ConfigurationError)
+    )
+      throw result.reason;
   }
 }
 
 export function describeFailure(reason: unknown): { error: string; status?: number } {
-  if (reason instanceof RiskPortalError) return reason.status === undefined ? { error: reason.message } : { error: reason.message, status: reason.status };
+  if (reason instanceof RiskPortalError)
+    return reason.status === undefined ? { error: reason.message } : { error: reason.message, status: reason.status };
   if (reason instanceof Error) return { error: reason.message || reason.name };
   return { error: String(reason) };
 }

@@ -4,14 +4,36 @@
  * currencies, and the other direction — DataFrames, arrays or CSV files to validated upload records.
  */
 export { loadDanfo, toDataFrame, fromDataFrame, frameInfo, DTYPE_OF_KIND, type FrameInfo } from "./danfo";
-export { numbersOf, valuesOf, emptyTable, type ColumnTable, type ColumnKind, type ColumnHint, type TableMeta, type TableShape } from "./column-table";
+export {
+  numbersOf,
+  valuesOf,
+  emptyTable,
+  type ColumnTable,
+  type ColumnKind,
+  type ColumnHint,
+  type TableMeta,
+  type TableShape,
+} from "./column-table";
 export { parseIsoDate, toDate } from "../table/iso-date";
 export { provenance, type Provenance, type ProvenanceSource } from "./provenance";
 
 // Responses → frames
 export { yieldCurve, yieldCurveColumns, YIELD_CURVE_COLUMNS, type YieldCurveOptions } from "./yield-curve";
-export { discountFactor, forwardRate, curveMeasures, DEFAULT_COMPOUNDING, type Compounding, type CurveMeasures } from "../curves/compounding";
-export { curveTenors, curveTenorsColumns, CURVE_TENOR_COLUMNS, type CurveSource, type CurveTenorsOptions } from "./curve-tenors";
+export {
+  discountFactor,
+  forwardRate,
+  curveMeasures,
+  DEFAULT_COMPOUNDING,
+  type Compounding,
+  type CurveMeasures,
+} from "../curves/compounding";
+export {
+  curveTenors,
+  curveTenorsColumns,
+  CURVE_TENOR_COLUMNS,
+  type CurveSource,
+  type CurveTenorsOptions,
+} from "./curve-tenors";
 export {
   volResults,
   volResultsColumns,
@@ -24,10 +46,23 @@ export {
   type VolGrid,
   type GetVolResult,
 } from "./vol";
-export { transactionTable, transactionTableColumns, detectTableShape, type TransactionTableOptions } from "./transaction-table";
+export {
+  transactionTable,
+  transactionTableColumns,
+  detectTableShape,
+  type TransactionTableOptions,
+} from "./transaction-table";
 export { fetchTransactionTable, fetchTransactionTableColumns } from "./transaction-fetch";
 export { fetchTransactionTableToParquet, type TransactionTableWritten, type StreamOptions } from "./transaction-stream";
-export { reportInfos, reportInfosColumns, reportList, reportListColumns, lookBacks, lookBacksColumns, REPORT_INFO_FIELDS } from "./reports";
+export {
+  reportInfos,
+  reportInfosColumns,
+  reportList,
+  reportListColumns,
+  lookBacks,
+  lookBacksColumns,
+  REPORT_INFO_FIELDS,
+} from "./reports";
 export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "./api-keys";
 export { positionEffects, positionEffectsColumns } from "./position-effects";
 export { operationOutcome, operationOutcomeColumns } from "./operation-outcome";
@@ -37,7 +72,13 @@ export { concatColumns } from "./concat";
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
 export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
 export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "./sql";
-export { writeParquet, readParquet, readParquetColumns, type WriteParquetOptions, type ParquetWritten } from "./parquet";
+export {
+  writeParquet,
+  readParquet,
+  readParquetColumns,
+  type WriteParquetOptions,
+  type ParquetWritten,
+} from "./parquet";
 export {
   fetchTransactionTables,
   fetchTransactionTablesColumns,
@@ -59,7 +100,12 @@ export {
   type BatchFrame,
   type PivotCurvesOptions,
 } from "./yield-curves";
-export { fetchReportInfosByDate, fetchReportInfosByDateColumns, type ReportInfosByDateOptions, type ReportInfosFailure } from "./report-infos-by-date";
+export {
+  fetchReportInfosByDate,
+  fetchReportInfosByDateColumns,
+  type ReportInfosByDateOptions,
+  type ReportInfosFailure,
+} from "./report-infos-by-date";
 export {
   notebookLine,
   type TextDisplay,
@@ -75,11 +121,38 @@ export {
 export { DEFAULT_CONCURRENCY } from "./pool";
 
 // Frames / rows / CSV → upload records
-export { bondPriceRecords, uploadBondPrices, type BondPriceRecordsResult, type UploadBondPricesOptions } from "./bond-prices";
-export { equityVolCurveRecords, uploadEquityVolCurves, type EquityVolCurvesResult, type UploadEquityVolCurvesOptions } from "./equity-vol-curves";
+export {
+  bondPriceRecords,
+  uploadBondPrices,
+  type BondPriceRecordsResult,
+  type UploadBondPricesOptions,
+} from "./bond-prices";
+export {
+  equityVolCurveRecords,
+  uploadEquityVolCurves,
+  type EquityVolCurvesResult,
+  type UploadEquityVolCurvesOptions,
+} from "./equity-vol-curves";
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
-export { RowValidationError, CsvError, TableShapeError, ColumnarError, SqlError, PivotError, formatRowError, type RowError } from "./errors";
+export {
+  RowValidationError,
+  CsvError,
+  TableShapeError,
+  ColumnarError,
+  SqlError,
+  PivotError,
+  formatRowError,
+  type RowError,
+} from "./errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";
 
 // Comparing two tables
-export { diff, FrameDiffError, DEFAULT_DIFF_TOLERANCE, type DiffOptions, type FrameDiff, type RowChange, type CellChange } from "./diff";
+export {
+  diff,
+  FrameDiffError,
+  DEFAULT_DIFF_TOLERANCE,
+  type DiffOptions,
+  type FrameDiff,
+  type RowChange,
+  type CellChange,
+} from "./diff";

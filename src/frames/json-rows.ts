@@ -154,7 +154,8 @@ export class JsonRowScanner {
   #content = false;
 
   constructor(readonly batchRows = 20_000) {
-    if (!(Number.isInteger(batchRows) && batchRows > 0)) throw new RangeError(`batchRows must be a whole number > 0, got ${batchRows}`);
+    if (!(Number.isInteger(batchRows) && batchRows > 0))
+      throw new RangeError(`batchRows must be a whole number > 0, got ${batchRows}`);
   }
 
   /** Scans one chunk; returns the row batches it completed. */
@@ -248,7 +249,10 @@ export class JsonRowScanner {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new JsonScanError(`the value of "${this.#key}" is not JSON: ${(error as Error).message}`, this.#offset + end);
+      throw new JsonScanError(
+        `the value of "${this.#key}" is not JSON: ${(error as Error).message}`,
+        this.#offset + end,
+      );
     }
     if (this.#key === "data_table") this.#dataTable = value;
     else this.#fields[this.#key] = value;
@@ -259,8 +263,15 @@ export class JsonRowScanner {
   /** The body is complete: what it held besides the rows. Throws when it ended early. */
   end(): ScannedBody {
     if (this.#state !== S.Done) {
-      if (this.#state === S.Start) throw new JsonScanError(this.#offset === 0 ? "the body is empty" : "the body holds no JSON value", this.#offset);
-      throw new JsonScanError(`the body ended before its JSON was complete (after ${this.#offset} bytes)`, this.#offset);
+      if (this.#state === S.Start)
+        throw new JsonScanError(
+          this.#offset === 0 ? "the body is empty" : "the body holds no JSON value",
+          this.#offset,
+        );
+      throw new JsonScanError(
+        `the body ended before its JSON was complete (after ${this.#offset} bytes)`,
+        this.#offset,
+      );
     }
     return {
       fields: this.#fields,
@@ -436,7 +447,10 @@ export class JsonRowScanner {
 
   /** The row being read nests deeper than {@link MAX_ROW_DEPTH}: its index is the rows before it. */
   #tooDeep(offset: number): JsonScanError {
-    return new JsonScanError(`data_table row ${this.#rows + this.#commas} is nested too deep: more than ${MAX_ROW_DEPTH} levels of objects and arrays`, offset);
+    return new JsonScanError(
+      `data_table row ${this.#rows + this.#commas} is nested too deep: more than ${MAX_ROW_DEPTH} levels of objects and arrays`,
+      offset,
+    );
   }
 
   /** The rows collected so far plus `chunk[from, end)`, parsed. */
@@ -448,7 +462,10 @@ export class JsonRowScanner {
     try {
       rows = JSON.parse(`[${text}]`);
     } catch (error) {
-      throw new JsonScanError(`data_table rows ${this.#rows}… are not JSON: ${(error as Error).message}`, this.#offset + end);
+      throw new JsonScanError(
+        `data_table rows ${this.#rows}… are not JSON: ${(error as Error).message}`,
+        this.#offset + end,
+      );
     }
     this.#rows += (rows as unknown[]).length;
     return rows as unknown[];

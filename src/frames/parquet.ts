@@ -52,15 +52,30 @@ export interface ParquetWritten {
  * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"] });
  * ```
  */
-export async function writeParquet(input: TableLike, target: string, options: WriteParquetOptions = {}): Promise<ParquetWritten> {
+export async function writeParquet(
+  input: TableLike,
+  target: string,
+  options: WriteParquetOptions = {},
+): Promise<ParquetWritten> {
   const table = columnTableOf(input, "frames.writeParquet");
-  const partitionBy = options.partitionBy === undefined ? [] : Array.isArray(options.partitionBy) ? options.partitionBy : [options.partitionBy];
+  const partitionBy =
+    options.partitionBy === undefined
+      ? []
+      : Array.isArray(options.partitionBy)
+        ? options.partitionBy
+        : [options.partitionBy];
   for (const c of partitionBy)
     if (!table.columns.includes(c))
-      throw new ColumnarError(`frames.writeParquet: partitionBy names "${c}", which is not a column (columns: ${table.columns.join(", ")})`, "Parquet");
+      throw new ColumnarError(
+        `frames.writeParquet: partitionBy names "${c}", which is not a column (columns: ${table.columns.join(", ")})`,
+        "Parquet",
+      );
   const compression = options.compression ?? "zstd";
   if (!["zstd", "snappy", "gzip", "uncompressed"].includes(compression))
-    throw new ColumnarError(`frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`, "Parquet");
+    throw new ColumnarError(
+      `frames.writeParquet: compression must be zstd, snappy, gzip or uncompressed; got ${JSON.stringify(compression)}`,
+      "Parquet",
+    );
   const out = path.resolve(target);
   const who = "frames.writeParquet";
   checkParquetTarget(out, partitionBy.length > 0, options.overwrite ?? false, who);
@@ -81,13 +96,24 @@ export async function writeParquet(input: TableLike, target: string, options: Wr
 }
 
 /** `copy … to`: the table as Parquet at `to` (a directory of partitions with `partitionBy`). */
-async function copyToParquet(table: ColumnTable, to: string, partitionBy: string[], compression: string): Promise<void> {
+async function copyToParquet(
+  table: ColumnTable,
+  to: string,
+  partitionBy: string[],
+  compression: string,
+): Promise<void> {
   const session = await SqlSession.open();
   try {
     await session.register("t", table);
-    const copyOptions = ["FORMAT parquet", `COMPRESSION ${compression}`, parquetKvOption(parquetMetaJson(table), table.meta.provenance)];
+    const copyOptions = [
+      "FORMAT parquet",
+      `COMPRESSION ${compression}`,
+      parquetKvOption(parquetMetaJson(table), table.meta.provenance),
+    ];
     if (partitionBy.length) copyOptions.push(`PARTITION_BY (${partitionBy.map(quoteIdent).join(", ")})`);
-    await session.run(`copy (select ${parquetSelectList(table.columns, table.kinds, partitionBy)} from t) to ${quoteString(to)} (${copyOptions.join(", ")})`);
+    await session.run(
+      `copy (select ${parquetSelectList(table.columns, table.kinds, partitionBy)} from t) to ${quoteString(to)} (${copyOptions.join(", ")})`,
+    );
   } finally {
     await session.close();
   }
@@ -98,8 +124,18 @@ async function copyToParquet(table: ColumnTable, to: string, partitionBy: string
  * WITH TIME ZONE, which Parquet marks as adjusted to UTC; partition columns (`asIs`) as they are, so their
  * folder names stay `2026-11-20 00:00:00`.
  */
-export function parquetSelectList(columns: readonly string[], kinds: Record<string, ColumnKind>, asIs: readonly string[] = []): string {
-  return columns.map((c) => (kinds[c] === "date" && !asIs.includes(c) ? `timezone('UTC', ${quoteIdent(c)}) as ${quoteIdent(c)}` : quoteIdent(c))).join(", ");
+export function parquetSelectList(
+  columns: readonly string[],
+  kinds: Record<string, ColumnKind>,
+  asIs: readonly string[] = [],
+): string {
+  return columns
+    .map((c) =>
+      kinds[c] === "date" && !asIs.includes(c)
+        ? `timezone('UTC', ${quoteIdent(c)}) as ${quoteIdent(c)}`
+        : quoteIdent(c),
+    )
+    .join(", ");
 }
 
 /** A fresh name beside `target` (same directory, so the same file system: a rename moves it in place). */
@@ -117,7 +153,11 @@ export function replaceFile(written: string, out: string, who: string): void {
   try {
     renameSync(written, out);
   } catch (error) {
-    throw new ColumnarError(`${who}: could not move the new file into ${out}: ${(error as Error).message}; the previous file is as it was`, "Parquet", error);
+    throw new ColumnarError(
+      `${who}: could not move the new file into ${out}: ${(error as Error).message}; the previous file is as it was`,
+      "Parquet",
+      error,
+    );
   }
 }
 
@@ -144,8 +184,14 @@ export function replaceDataset(written: string, dir: string, who: string): void 
   } catch (error) {
     const back = putBack(placed, dir, written) && putBack(moved, aside, dir);
     if (back) rmSync(aside, { recursive: true, force: true });
-    const previous = back ? "the previous dataset is as it was" : `the previous dataset's files that could not be put back are in ${aside}`;
-    throw new ColumnarError(`${who}: could not move the new dataset into ${dir}: ${(error as Error).message}; ${previous}`, "Parquet", error);
+    const previous = back
+      ? "the previous dataset is as it was"
+      : `the previous dataset's files that could not be put back are in ${aside}`;
+    throw new ColumnarError(
+      `${who}: could not move the new dataset into ${dir}: ${(error as Error).message}; ${previous}`,
+      "Parquet",
+      error,
+    );
   }
   rmSync(aside, { recursive: true, force: true });
 }
@@ -166,7 +212,11 @@ function putBack(names: readonly string[], from: string, to: string): boolean {
 export function writeFailed(error: unknown, out: string, who: string): unknown {
   if (!(error instanceof SqlError)) return error;
   const reason = error.cause instanceof Error ? error.cause.message.split("\n")[0] : error.message.split("\n")[0];
-  return new ColumnarError(`${who}: could not write ${out}: ${reason}; nothing was replaced (what was there is as it was)`, "Parquet", error);
+  return new ColumnarError(
+    `${who}: could not write ${out}: ${reason}; nothing was replaced (what was there is as it was)`,
+    "Parquet",
+    error,
+  );
 }
 
 /** What the files' `risk_portal_lab.meta` holds. */
@@ -204,11 +254,16 @@ export function checkParquetTarget(out: string, directory: boolean, overwrite: b
   } catch {
     return;
   }
-  if (directory && !stat.isDirectory()) throw new ColumnarError(`${who}: ${out} is a file; a partitioned dataset is a directory`, "Parquet");
-  if (!directory && stat.isDirectory()) throw new ColumnarError(`${who}: ${out} is a directory; without partitionBy the target is one file`, "Parquet");
+  if (directory && !stat.isDirectory())
+    throw new ColumnarError(`${who}: ${out} is a file; a partitioned dataset is a directory`, "Parquet");
+  if (!directory && stat.isDirectory())
+    throw new ColumnarError(`${who}: ${out} is a directory; without partitionBy the target is one file`, "Parquet");
   if (overwrite) return;
   if (!directory || readdirSync(out).length > 0)
-    throw new ColumnarError(`${who}: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`, "Parquet");
+    throw new ColumnarError(
+      `${who}: ${out} exists; pass { overwrite: true } to replace it (nothing was written)`,
+      "Parquet",
+    );
 }
 
 /** Every `.parquet` file under `dir`, sorted. */
@@ -264,9 +319,16 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
       provenance.push(...(JSON.parse(values[i]!) as Provenance[]));
     }
   });
-  const builder = new TableBuilder(data.rowCount, meta?.source ?? "Parquet", { ...(meta?.fields ?? {}), parquet: source }, provenance);
+  const builder = new TableBuilder(
+    data.rowCount,
+    meta?.source ?? "Parquet",
+    { ...(meta?.fields ?? {}), parquet: source },
+    provenance,
+  );
   // Hive partition columns come last from DuckDB: the frame's own column order first.
-  const order = meta ? [...Object.keys(meta.kinds).filter((c) => c in data.data), ...data.columns.filter((c) => !(c in meta!.kinds))] : data.columns;
+  const order = meta
+    ? [...Object.keys(meta.kinds).filter((c) => c in data.data), ...data.columns.filter((c) => !(c in meta!.kinds))]
+    : data.columns;
   for (const c of order) {
     const kind = meta?.kinds[c];
     const hint =

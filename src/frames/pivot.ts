@@ -66,10 +66,20 @@ interface Distinct {
 }
 
 /** Finds the distinct index values and keys (by label) and numbers each input row's pair of them. */
-function distinctRowsAndKeys(indexValues: readonly unknown[], keyValues: readonly (readonly unknown[])[], n: number): Distinct {
+function distinctRowsAndKeys(
+  indexValues: readonly unknown[],
+  keyValues: readonly (readonly unknown[])[],
+  n: number,
+): Distinct {
   const rowOf = new Map<string, number>();
   const colOf = new Map<string, number>();
-  const d: Distinct = { rowValues: [], colLabels: [], colFirst: [], rowIds: new Int32Array(n), colIds: new Int32Array(n) };
+  const d: Distinct = {
+    rowValues: [],
+    colLabels: [],
+    colFirst: [],
+    rowIds: new Int32Array(n),
+    colIds: new Int32Array(n),
+  };
   for (let i = 0; i < n; i++) {
     const v = indexValues[i];
     const rl = keyLabel(v);
@@ -102,7 +112,11 @@ function rowOrderOf(rowValues: readonly unknown[], indexKind: ColumnKind | undef
 }
 
 /** The order of the new columns: in order seen, or sorted key part by key part for `columnOrder: "sorted"`. */
-function columnOrderOf(colFirst: readonly (readonly unknown[])[], keyCount: number, columnOrder: PivotOptions["columnOrder"]): number[] {
+function columnOrderOf(
+  colFirst: readonly (readonly unknown[])[],
+  keyCount: number,
+  columnOrder: PivotOptions["columnOrder"],
+): number[] {
   const colOrder = [...colFirst.keys()];
   if (columnOrder === "sorted") {
     colOrder.sort((a, b) => {
@@ -116,7 +130,8 @@ function columnOrderOf(colFirst: readonly (readonly unknown[])[], keyCount: numb
   return colOrder;
 }
 
-const isMissingValue = (v: unknown): boolean => v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
+const isMissingValue = (v: unknown): boolean =>
+  v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
 
 /**
  * Fills one array of cells per key, rows in `rowOrder`, combining the rows of a pair with `agg`;
@@ -134,7 +149,9 @@ function fillCells(
   rowOrder.forEach((r, p) => (rowPosition[r] = p));
   const rows = d.rowValues.length;
   const counting = agg === "count";
-  const cells = d.colLabels.map(() => new Array<unknown>(rows).fill(counting ? 0 : numeric || agg === "sum" || agg === "mean" ? NaN : null));
+  const cells = d.colLabels.map(() =>
+    new Array<unknown>(rows).fill(counting ? 0 : numeric || agg === "sum" || agg === "mean" ? NaN : null),
+  );
   const seen = d.colLabels.map(() => new Int32Array(rows).fill(-1)); // the first input row of each pair
   const present = agg === "mean" ? d.colLabels.map(() => new Uint32Array(rows)) : undefined;
   let repeats = 0;
@@ -180,10 +197,16 @@ function fillCells(
         break;
     }
   }
-  if (present) cells.forEach((cell, c) => cell.forEach((v, p) => (cell[p] = present[c]![p]! > 0 ? (v as number) / present[c]![p]! : NaN)));
+  if (present)
+    cells.forEach((cell, c) =>
+      cell.forEach((v, p) => (cell[p] = present[c]![p]! > 0 ? (v as number) / present[c]![p]! : NaN)),
+    );
   if (agg === undefined && firstRepeat) {
     const [a, b] = firstRepeat;
-    const pair = [`${names.index} ${keyLabel(d.rowValues[d.rowIds[a]!])}`, ...names.keys.map((k, j) => `${k} ${keyLabel(d.colFirst[d.colIds[a]!]![j])}`)];
+    const pair = [
+      `${names.index} ${keyLabel(d.rowValues[d.rowIds[a]!])}`,
+      ...names.keys.map((k, j) => `${k} ${keyLabel(d.colFirst[d.colIds[a]!]![j])}`),
+    ];
     throw new PivotError(
       `${repeats} (${[names.index, ...names.keys].join(", ")}) pair${repeats > 1 ? "s have" : " has"} more than one row (first: ${pair.join(", ")}: rows ${a} and ${b}); pass agg: "sum", "mean", "count", "min", "max", "first" or "last" to say how to combine them`,
     );
@@ -195,16 +218,21 @@ function fillCells(
 function tableOf(input: ColumnTable | DataFrame, caller: string): ColumnTable {
   if (isColumnTable(input)) return input;
   if (isDataFrame(input)) return fromDataFrame(input);
-  throw new TypeError(`${caller}: expected a column table or a danfo DataFrame, got ${input === null ? "null" : typeof input}`);
+  throw new TypeError(
+    `${caller}: expected a column table or a danfo DataFrame, got ${input === null ? "null" : typeof input}`,
+  );
 }
 
 /** The values' kind allows the aggregation, or a {@link PivotError} says why not. */
 function checkAgg(agg: unknown, kind: ColumnKind | undefined, values: string): void {
   if (agg === undefined) return;
-  if (!AGGS.includes(agg as PivotAgg)) throw new PivotError(`agg must be one of ${AGGS.join(", ")}; got ${JSON.stringify(agg)}`);
+  if (!AGGS.includes(agg as PivotAgg))
+    throw new PivotError(`agg must be one of ${AGGS.join(", ")}; got ${JSON.stringify(agg)}`);
   const numbers = kind === "number" || kind === "empty";
-  if ((agg === "sum" || agg === "mean") && !numbers) throw new PivotError(`agg "${agg}" needs numbers; "${values}" is ${kind}`);
-  if ((agg === "min" || agg === "max") && !numbers && kind !== "date") throw new PivotError(`agg "${agg}" needs numbers or dates; "${values}" is ${kind}`);
+  if ((agg === "sum" || agg === "mean") && !numbers)
+    throw new PivotError(`agg "${agg}" needs numbers; "${values}" is ${kind}`);
+  if ((agg === "min" || agg === "max") && !numbers && kind !== "date")
+    throw new PivotError(`agg "${agg}" needs numbers or dates; "${values}" is ${kind}`);
 }
 
 /**
@@ -226,9 +254,17 @@ export function pivotColumns(input: ColumnTable | DataFrame, options: PivotOptio
   const d = distinctRowsAndKeys(indexValues, keyValues, table.rowCount);
   const rowOrder = rowOrderOf(d.rowValues, table.kinds[options.index]);
   const colOrder = columnOrderOf(d.colFirst, keyColumns.length, options.columnOrder);
-  const { cells, repeats } = fillCells(d, rowOrder, cellValues, valueKind === "number", options.agg, { index: options.index, keys: keyColumns });
+  const { cells, repeats } = fillCells(d, rowOrder, cellValues, valueKind === "number", options.agg, {
+    index: options.index,
+    keys: keyColumns,
+  });
 
-  const builder = new TableBuilder(d.rowValues.length, table.meta.source, { ...table.meta.fields }, table.meta.provenance);
+  const builder = new TableBuilder(
+    d.rowValues.length,
+    table.meta.source,
+    { ...table.meta.fields },
+    table.meta.provenance,
+  );
   builder.addFinished(
     options.index,
     finishColumn(

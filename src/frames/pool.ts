@@ -6,7 +6,8 @@ export const DEFAULT_CONCURRENCY = 4;
 /** Checks a concurrency setting: a whole number from 1 to 64. */
 export function checkConcurrency(limit: number | undefined): number {
   const value = limit ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(value) || value < 1 || value > 64) throw new RangeError(`concurrency must be a whole number from 1 to 64, got ${String(limit)}`);
+  if (!Number.isInteger(value) || value < 1 || value > 64)
+    throw new RangeError(`concurrency must be a whole number from 1 to 64, got ${String(limit)}`);
   return value;
 }
 

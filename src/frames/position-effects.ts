@@ -22,7 +22,9 @@ export function positionEffectsColumns(response: PositionEffectsResponse): Colum
   const contractFields: string[] = [];
   for (const e of effects) {
     const contract = isRecord(e) ? e.contract : undefined;
-    if (isRecord(contract)) for (const k of Object.keys(contract)) if (k !== "identifier" && !contractFields.includes(k)) contractFields.push(k);
+    if (isRecord(contract))
+      for (const k of Object.keys(contract))
+        if (k !== "identifier" && !contractFields.includes(k)) contractFields.push(k);
   }
   const contractOf = (r: Record<string, unknown>) => (isRecord(r.contract) ? r.contract : undefined);
   const specs: FieldSpec[] = [

@@ -30,7 +30,11 @@ export interface RecordsOptions {
 }
 
 /** A column table of `records`: the `specs` columns, then every other field seen (unless excluded). */
-export function tableFromRecords(records: readonly unknown[], specs: readonly FieldSpec[], options: RecordsOptions): ColumnTable {
+export function tableFromRecords(
+  records: readonly unknown[],
+  specs: readonly FieldSpec[],
+  options: RecordsOptions,
+): ColumnTable {
   const n = records.length;
   const builder = new TableBuilder(n, options.source, options.fields ?? {}, options.provenance);
   const rows: Record<string, unknown>[] = new Array(n);

@@ -38,7 +38,10 @@ export interface ReportInfosFailure {
  * Report infos of every pricing date as one long column table (dates in the order given), failures
  * beside it; `meta.provenance` has one entry per date fetched, in the same order.
  */
-export async function fetchReportInfosByDateColumns(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchColumns<ReportInfosFailure>> {
+export async function fetchReportInfosByDateColumns(
+  rp: RiskPortalClient,
+  options: ReportInfosByDateOptions,
+): Promise<BatchColumns<ReportInfosFailure>> {
   const { pricingDates } = options;
   if (!Array.isArray(pricingDates) || pricingDates.length === 0)
     throw new TypeError('pricingDates must be a non-empty array, e.g. ["2026-11-19", "2026-11-20"]');
@@ -91,7 +94,10 @@ export async function fetchReportInfosByDateColumns(rp: RiskPortalClient, option
  * const { frame, failures } = await frames.fetchReportInfosByDate(rp, { pricingDates: ["2026-11-18", "2026-11-19", "2026-11-20"] });
  * ```
  */
-export async function fetchReportInfosByDate(rp: RiskPortalClient, options: ReportInfosByDateOptions): Promise<BatchFrame<ReportInfosFailure>> {
+export async function fetchReportInfosByDate(
+  rp: RiskPortalClient,
+  options: ReportInfosByDateOptions,
+): Promise<BatchFrame<ReportInfosFailure>> {
   const { table, failures } = await fetchReportInfosByDateColumns(rp, options);
   return { frame: toDataFrame(table), failures };
 }

@@ -92,7 +92,12 @@ function months(lookBack: unknown): number {
  */
 export function lookBacksColumns(response: LookBacksResponse | readonly string[]): ColumnTable {
   const values = recordsOf(response, "look_backs");
-  const builder = new TableBuilder(values.length, "LookBacks", otherFields(response, ["look_backs"]), provenanceFrom(response));
+  const builder = new TableBuilder(
+    values.length,
+    "LookBacks",
+    otherFields(response, ["look_backs"]),
+    provenanceFrom(response),
+  );
   builder.add("look_back", [...values], { hint: "category", levels: LOOK_BACK_PERIODS, owned: true });
   builder.add("months", values.map(months), { hint: "number", owned: true });
   return builder.build();

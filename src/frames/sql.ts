@@ -34,7 +34,9 @@ export function loadDuckDB(): DuckDB {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     loaded ??= require("@duckdb/node-api") as DuckDB;
   } catch (error) {
-    throw new Error(`SQL over frames needs DuckDB: npm install @duckdb/node-api (${(error as Error).message.split("\n")[0]})`);
+    throw new Error(
+      `SQL over frames needs DuckDB: npm install @duckdb/node-api (${(error as Error).message.split("\n")[0]})`,
+    );
   }
   return loaded;
 }
@@ -121,7 +123,10 @@ export class SqlSession {
     const table = isArrowTable(source) ? fromArrow(source) : columnTableOf(source, `register("${name}", …)`);
     await this.#drop(name);
     await loadTable(this.#connection, name, table);
-    this.#sources.set(name, { info: { name, source: table.meta.source, rows: table.rowCount }, provenance: [...table.meta.provenance] });
+    this.#sources.set(name, {
+      info: { name, source: table.meta.source, rows: table.rowCount },
+      provenance: [...table.meta.provenance],
+    });
     return this;
   }
 
@@ -137,7 +142,10 @@ export class SqlSession {
     await this.#drop(name);
     await this.#connection.run(`create view ${quoteIdent(name)} as select * from ${from}`);
     const rows = await this.#connection.runAndReadAll(`select count(*) from ${quoteIdent(name)}`);
-    this.#sources.set(name, { info: { name, source: "Parquet", rows: Number(rows.getColumnsJS()[0]?.[0] ?? 0), path }, provenance: [] });
+    this.#sources.set(name, {
+      info: { name, source: "Parquet", rows: Number(rows.getColumnsJS()[0]?.[0] ?? 0), path },
+      provenance: [],
+    });
     return this;
   }
 
@@ -228,7 +236,10 @@ export async function queryColumns(sql: string, sources: Record<string, SqlSourc
 
 function checkName(name: string): void {
   if (typeof name !== "string" || !NAME.test(name))
-    throw new ColumnarError(`register: name must be an SQL identifier (letters, digits, _; not starting with a digit); got ${JSON.stringify(name)}`, "SQL");
+    throw new ColumnarError(
+      `register: name must be an SQL identifier (letters, digits, _; not starting with a digit); got ${JSON.stringify(name)}`,
+      "SQL",
+    );
 }
 
 function isArrowTable(value: unknown): value is arrow.Table {
@@ -250,7 +261,10 @@ export function parquetGlob(path: string, options: ParquetPathOptions = {}): str
   if (typeof path !== "string" || path === "") throw new TypeError("a Parquet path must be a non-empty string");
   if (options.glob) return path;
   if (!existsSync(path))
-    throw new ColumnarError(`no Parquet file or directory at ${path}${/[*?[]/.test(path) ? " (for a glob, pass { glob: true })" : ""}`, "Parquet");
+    throw new ColumnarError(
+      `no Parquet file or directory at ${path}${/[*?[]/.test(path) ? " (for a glob, pass { glob: true })" : ""}`,
+      "Parquet",
+    );
   const literal = escapeGlob(path);
   return statSync(path).isDirectory() ? `${literal.replace(/[\\/]+$/, "")}/**/*.parquet` : literal;
 }
@@ -320,7 +334,12 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
   }
   if (kind === "string" && n >= ENUM_TEXT_MIN_ROWS) {
     const coded = textCodes(values as (string | null)[], n, Math.min(ENUM_MAX_LEVELS, n / 4));
-    if (coded) return { ddl: `ENUM(${coded.levels.map(quoteString).join(", ")})`, after: "VARCHAR", write: blockWriter(B, coded.items, coded.valid) };
+    if (coded)
+      return {
+        ddl: `ENUM(${coded.levels.map(quoteString).join(", ")})`,
+        after: "VARCHAR",
+        write: blockWriter(B, coded.items, coded.valid),
+      };
   }
   if (kind === "category") {
     const levels = categoryLevels(table, column);
@@ -336,7 +355,11 @@ function columnLoad(B: Bindings, table: ColumnTable, column: string): ColumnLoad
     }
   }
   const text = (v: unknown): string | boolean | null =>
-    v === null || typeof v === "string" || (kind === "boolean" && typeof v === "boolean") ? v : v instanceof Date ? v.toISOString() : JSON.stringify(v);
+    v === null || typeof v === "string" || (kind === "boolean" && typeof v === "boolean")
+      ? v
+      : v instanceof Date
+        ? v.toISOString()
+        : JSON.stringify(v);
   return {
     ddl: kind === "boolean" ? "BOOLEAN" : "VARCHAR",
     write: (chunk, j, start, end) => {
@@ -461,10 +484,21 @@ function inlineText(values: readonly (string | null)[], n: number, valid: Validi
 }
 
 /** Copies rows `start`..`end` of a typed array of `width` bytes per row (and their validity bits) into the chunk's vector `j`. */
-function blockWriter(B: Bindings, items: Float64Array | Uint8Array | Uint16Array | Int32Array, valid: Uint8Array | undefined, width = items.BYTES_PER_ELEMENT) {
+function blockWriter(
+  B: Bindings,
+  items: Float64Array | Uint8Array | Uint16Array | Int32Array,
+  valid: Uint8Array | undefined,
+  width = items.BYTES_PER_ELEMENT,
+) {
   return (chunk: DataChunk, j: number, start: number, end: number): void => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
-    B.copy_data_to_vector(vector, 0, items.buffer as ArrayBuffer, items.byteOffset + start * width, (end - start) * width);
+    B.copy_data_to_vector(
+      vector,
+      0,
+      items.buffer as ArrayBuffer,
+      items.byteOffset + start * width,
+      (end - start) * width,
+    );
     if (!valid) return;
     // Chunks start at multiples of 64 rows (2,048), so a chunk's bits start on a word boundary.
     const words = Math.ceil((end - start) / 64);
@@ -506,7 +540,10 @@ async function loadTable(connection: Connection, name: string, table: ColumnTabl
   }
   for (const [j, c] of table.columns.entries()) {
     const after = loads[j]!.after;
-    if (after) await connection.run(`alter table ${quoteIdent(name)} alter ${quoteIdent(c)} set data type ${after.replace("%s", quoteIdent(c))}`);
+    if (after)
+      await connection.run(
+        `alter table ${quoteIdent(name)} alter ${quoteIdent(c)} set data type ${after.replace("%s", quoteIdent(c))}`,
+      );
   }
 }
 
@@ -539,7 +576,11 @@ function resultTable(
   return builder.build();
 }
 
-function readResult(name: string, type: DuckType, values: unknown[]): { values: unknown[]; hint: ColumnHint; levels?: string[]; warning?: string } {
+function readResult(
+  name: string,
+  type: DuckType,
+  values: unknown[],
+): { values: unknown[]; hint: ColumnHint; levels?: string[]; warning?: string } {
   const { DuckDBTypeId } = loadDuckDB();
   switch (type.typeId) {
     case DuckDBTypeId.ENUM:

@@ -16,7 +16,9 @@ import { buildTransactionTable, type TransactionTableOptions } from "./transacti
 /** `GetTransactionTable` with a response check that does not copy the table (the pipeline's schema copies arrays). */
 const leanTransactionTable = defineOperation({
   ...getTransactionTable,
-  response: z.custom<{ data_table: unknown }>((v) => isRecord(v) && "data_table" in v, { error: "expected an object with a data_table field" }),
+  response: z.custom<{ data_table: unknown }>((v) => isRecord(v) && "data_table" in v, {
+    error: "expected an object with a data_table field",
+  }),
 });
 
 /**
@@ -25,7 +27,9 @@ const leanTransactionTable = defineOperation({
  */
 export function refuseParquetOption(options: object, verb: string, instead: string): void {
   if (options !== null && typeof options === "object" && "parquet" in options)
-    throw new TypeError(`${verb} has no parquet option: it always returns the table. To stream into a Parquet file, call ${instead}`);
+    throw new TypeError(
+      `${verb} has no parquet option: it always returns the table. To stream into a Parquet file, call ${instead}`,
+    );
 }
 
 /**
@@ -67,6 +71,10 @@ export async function fetchTransactionTable(
   request: TransactionTableRequest,
   options: TransactionTableOptions & CallOptions = {},
 ): Promise<DataFrame> {
-  refuseParquetOption(options, "frames.fetchTransactionTable", 'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })');
+  refuseParquetOption(
+    options,
+    "frames.fetchTransactionTable",
+    'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })',
+  );
   return toDataFrame(await fetchTransactionTableColumns(rp, request, options));
 }

@@ -19,7 +19,16 @@ import { concatColumns } from "./concat";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 import { describeFailure, throwReplayMiss } from "./failure";
-import { besidePath, isDatasetEntry, parquetFiles, parquetKvOption, parquetSelectList, replaceDataset, writeFailed, type ParquetMeta } from "./parquet";
+import {
+  besidePath,
+  isDatasetEntry,
+  parquetFiles,
+  parquetKvOption,
+  parquetSelectList,
+  replaceDataset,
+  writeFailed,
+  type ParquetMeta,
+} from "./parquet";
 import { checkConcurrency, settleBounded } from "./pool";
 import { ProgressTracker, type ProgressOptions } from "./progress";
 import { quoteString, SqlSession } from "./sql";
@@ -72,7 +81,10 @@ function monthWindow(month: string): { start_date: string; end_date: string } {
   if (!m) throw new ColumnarError(`months: expected YYYY-MM, e.g. "2026-01"; got ${JSON.stringify(month)}`, "Parquet");
   const y = Number(m[1]);
   const mo = Number(m[2]);
-  return { start_date: new Date(Date.UTC(y, mo - 1, 1)).toISOString(), end_date: new Date(Date.UTC(y, mo, 1) - 1).toISOString() };
+  return {
+    start_date: new Date(Date.UTC(y, mo - 1, 1)).toISOString(),
+    end_date: new Date(Date.UTC(y, mo, 1) - 1).toISOString(),
+  };
 }
 
 /** The table with `portfolio` and `month` columns first. */
@@ -83,7 +95,12 @@ function labelled(table: ColumnTable, portfolio: string, month: string | null): 
     .add("month", new Array<string | null>(n).fill(month), { hint: month === null ? "auto" : "category", owned: true });
   for (const c of table.columns)
     if (c !== "portfolio" && c !== "month")
-      builder.addFinished(c, { values: table.data[c]!, kind: table.kinds[c]!, missing: table.meta.missing[c] ?? 0, levels: table.meta.categories[c] });
+      builder.addFinished(c, {
+        values: table.data[c]!,
+        kind: table.kinds[c]!,
+        missing: table.meta.missing[c] ?? 0,
+        levels: table.meta.categories[c],
+      });
   for (const w of table.meta.warnings) builder.warn(w);
   return builder.build();
 }
@@ -98,8 +115,15 @@ function labelled(table: ColumnTable, portfolio: string, month: string | null): 
  * const { table, failures } = await frames.fetchTransactionTablesColumns(rp, { portfolios: ["GLOBAL-MACRO", "EM-CREDIT"], months });
  * ```
  */
-export async function fetchTransactionTablesColumns(rp: RiskPortalClient, options: TransactionTablesOptions): Promise<BatchColumns<TransactionTablesFailure>> {
-  refuseParquetOption(options, "frames.fetchTransactionTablesColumns", 'frames.fetchTransactionTablesToParquet(rp, { portfolios, months }, "data/trades")');
+export async function fetchTransactionTablesColumns(
+  rp: RiskPortalClient,
+  options: TransactionTablesOptions,
+): Promise<BatchColumns<TransactionTablesFailure>> {
+  refuseParquetOption(
+    options,
+    "frames.fetchTransactionTablesColumns",
+    'frames.fetchTransactionTablesToParquet(rp, { portfolios, months }, "data/trades")',
+  );
   const calls = planCalls(options);
   const { tables, failures } = await fetchCalls(rp, options, calls, undefined);
   return { table: concatColumns(tables, "GetTransactionTable"), failures };
@@ -141,9 +165,11 @@ interface PanelCall {
 /** One call per portfolio and month (or per portfolio), after checking the options (nothing is fetched when they are wrong). */
 function planCalls(options: TransactionTablesOptions): PanelCall[] {
   const { portfolios, months } = options;
-  if (!Array.isArray(portfolios) || portfolios.length === 0) throw new TypeError('portfolios must be a non-empty array, e.g. ["GLOBAL-MACRO"]');
+  if (!Array.isArray(portfolios) || portfolios.length === 0)
+    throw new TypeError('portfolios must be a non-empty array, e.g. ["GLOBAL-MACRO"]');
   const windows = months === undefined ? [null] : months.map((m) => ({ month: m, ...monthWindow(m) }));
-  if (windows.length === 0) throw new TypeError('months, when given, must be a non-empty array, e.g. ["2026-01", "2026-02"]');
+  if (windows.length === 0)
+    throw new TypeError('months, when given, must be a non-empty array, e.g. ["2026-01", "2026-02"]');
   checkConcurrency(options.concurrency);
   return portfolios.flatMap((portfolio) => windows.map((w) => ({ portfolio, window: w })));
 }
@@ -178,7 +204,12 @@ async function fetchCalls(
   settled.forEach((result, i) => {
     if (result.status === "fulfilled") {
       if (result.value) tables.push(result.value);
-    } else failures.push({ portfolio: calls[i]!.portfolio, month: calls[i]!.window?.month ?? null, ...describeFailure(result.reason) });
+    } else
+      failures.push({
+        portfolio: calls[i]!.portfolio,
+        month: calls[i]!.window?.month ?? null,
+        ...describeFailure(result.reason),
+      });
   });
   return { tables, failures };
 }
@@ -195,13 +226,24 @@ async function fetchCall(
     portfolio_name: portfolio,
     ...(window ? { start_date: window.start_date, end_date: window.end_date } : {}),
     ...(options.counterparties ? { counterparties: [...options.counterparties] } : {}),
-    ...(options.include_zero_quantities !== undefined ? { include_zero_quantities: options.include_zero_quantities } : {}),
+    ...(options.include_zero_quantities !== undefined
+      ? { include_zero_quantities: options.include_zero_quantities }
+      : {}),
   };
   const month = window?.month ?? null;
-  if (!sink) return labelled(await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }), portfolio, month);
+  if (!sink)
+    return labelled(
+      await fetchTransactionTableColumns(rp, request, { ...options.call, signal: options.signal }),
+      portfolio,
+      month,
+    );
   const workDir = sink.workDir();
   try {
-    await sink.append(await stageTransactionTable(rp, request, workDir, { ...options.call, signal: options.signal }), portfolio, month);
+    await sink.append(
+      await stageTransactionTable(rp, request, workDir, { ...options.call, signal: options.signal }),
+      portfolio,
+      month,
+    );
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -209,7 +251,10 @@ async function fetchCall(
 }
 
 /** {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it. */
-export async function fetchTransactionTables(rp: RiskPortalClient, options: TransactionTablesOptions): Promise<BatchFrame<TransactionTablesFailure>> {
+export async function fetchTransactionTables(
+  rp: RiskPortalClient,
+  options: TransactionTablesOptions,
+): Promise<BatchFrame<TransactionTablesFailure>> {
   const { table, failures } = await fetchTransactionTablesColumns(rp, options);
   return { frame: toDataFrame(table), failures };
 }
@@ -238,9 +283,16 @@ class DatasetSink {
     let entries: string[] | undefined;
     try {
       entries = statSync(dir).isDirectory() ? readdirSync(dir) : undefined;
-      if (entries === undefined) throw new ColumnarError(`parquet: ${dir} exists and is a file; a dataset is a directory (nothing was fetched)`, "Parquet");
+      if (entries === undefined)
+        throw new ColumnarError(
+          `parquet: ${dir} exists and is a file; a dataset is a directory (nothing was fetched)`,
+          "Parquet",
+        );
       if (entries.length > 0 && !overwrite)
-        throw new ColumnarError(`parquet: ${dir} exists and is not an empty directory; pass overwrite: true to replace it (nothing was fetched)`, "Parquet");
+        throw new ColumnarError(
+          `parquet: ${dir} exists and is not an empty directory; pass overwrite: true to replace it (nothing was fetched)`,
+          "Parquet",
+        );
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
@@ -258,7 +310,11 @@ class DatasetSink {
     const own = staged.columns.filter((c) => c !== "portfolio" && c !== "month");
     const meta: ParquetMeta = {
       ...staged.meta,
-      kinds: { portfolio: "category", month: month === null ? "empty" : "category", ...Object.fromEntries(own.map((c) => [c, staged.meta.kinds[c]!])) },
+      kinds: {
+        portfolio: "category",
+        month: month === null ? "empty" : "category",
+        ...Object.fromEntries(own.map((c) => [c, staged.meta.kinds[c]!])),
+      },
       categories: { ...staged.meta.categories, portfolio: [portfolio], ...(month === null ? {} : { month: [month] }) },
     };
     const select = `select ${labelColumns({ portfolio, month })}, ${parquetSelectList(own, staged.meta.kinds)} from ${partsScan(staged.parts)}`;
@@ -293,7 +349,14 @@ class DatasetSink {
       return { path: this.dir, rows: this.#rows, files: parquetFiles(this.dir), replaced: true, warnings: [] };
     }
     const kept = `the dataset at ${this.dir} was kept as it was`;
-    if (this.#rows === 0) return { path: this.dir, rows: 0, files: [], replaced: false, warnings: [`every call failed: ${kept} (nothing was replaced)`] };
+    if (this.#rows === 0)
+      return {
+        path: this.dir,
+        rows: 0,
+        files: [],
+        replaced: false,
+        warnings: [`every call failed: ${kept} (nothing was replaced)`],
+      };
     const beside = besidePath(this.dir, "incomplete");
     renameSync(this.#written, beside);
     const ok = calls - failures;

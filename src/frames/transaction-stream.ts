@@ -21,7 +21,14 @@ import type { Provenance } from "../client/provenance";
 import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
 import { ColumnarError } from "./errors";
 import { JsonRowScanner, JsonScanError } from "./json-rows";
-import { checkParquetTarget, parquetKvOption, parquetSelectList, replaceFile, writeFailed, type ParquetMeta } from "./parquet";
+import {
+  checkParquetTarget,
+  parquetKvOption,
+  parquetSelectList,
+  replaceFile,
+  writeFailed,
+  type ParquetMeta,
+} from "./parquet";
 import { quoteIdent, quoteString, SqlSession } from "./sql";
 import { transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
 
@@ -90,7 +97,14 @@ export async function stageTransactionTable(
       for (const batch of sink.reread()) await stager.stage(sink.schema.conform(batch));
     }
     await stager.settle();
-    return { meta: scanned.meta, columns: scanned.columns, rows: scanned.rows, bytes: scanned.bytes, provenance: [provenance], parts: [...stager.parts] };
+    return {
+      meta: scanned.meta,
+      columns: scanned.columns,
+      rows: scanned.rows,
+      bytes: scanned.bytes,
+      provenance: [provenance],
+      parts: [...stager.parts],
+    };
   } finally {
     sink.close();
     await stager.close();
@@ -166,7 +180,8 @@ export async function fetchTransactionTableToParquet(
   target: string,
   options: StreamOptions & { overwrite?: boolean } = {},
 ): Promise<TransactionTableWritten> {
-  if (typeof target !== "string" || target === "") throw new TypeError('target must be a file path, e.g. "data/trades.parquet"');
+  if (typeof target !== "string" || target === "")
+    throw new TypeError('target must be a file path, e.g. "data/trades.parquet"');
   const { overwrite = false, ...rest } = options;
   const out = path.resolve(target);
   checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTableToParquet");
@@ -183,7 +198,12 @@ export async function fetchTransactionTableToParquet(
       provenance: staged.provenance,
       bytes: staged.bytes,
     };
-    if (staged.parts.length === 0) return { ...written, files: [], warnings: [...staged.meta.warnings, "the table has no rows: no file was written"] };
+    if (staged.parts.length === 0)
+      return {
+        ...written,
+        files: [],
+        warnings: [...staged.meta.warnings, "the table has no rows: no file was written"],
+      };
     // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
     const final = path.join(workDir, path.basename(out));
     // All cores, as frames.writeParquet: a COPY from one scan keeps the rows in order (the parts' order).
@@ -253,7 +273,11 @@ class SpoolSink implements BodySink {
       for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, this.#written + at);
       this.#written += bytes.length;
     } catch (error) {
-      throw new ColumnarError(`GetTransactionTable: could not write the response to ${this.file}: ${(error as Error).message}`, "Parquet", error);
+      throw new ColumnarError(
+        `GetTransactionTable: could not write the response to ${this.file}: ${(error as Error).message}`,
+        "Parquet",
+        error,
+      );
     }
     for (const batch of scanning(() => this.#scanner.push(bytes))) {
       const table = this.schema.observe(batch);
@@ -267,7 +291,13 @@ class SpoolSink implements BodySink {
   }
 
   /** After the body: its fields, and the table read whole when its layout does not stream. */
-  scanned(provenance: Provenance): { meta: ParquetMeta; columns: string[]; rows: number; bytes: number; whole?: ColumnTable } {
+  scanned(provenance: Provenance): {
+    meta: ParquetMeta;
+    columns: string[];
+    rows: number;
+    bytes: number;
+    whole?: ColumnTable;
+  } {
     const body = scanning(() => this.#scanner.end());
     if (!body.hasDataTable)
       throw new ResponseValidationError(
@@ -276,12 +306,27 @@ class SpoolSink implements BodySink {
         [],
       );
     if (body.dataTable !== undefined) {
-      const whole = transactionTableColumns({ ...body.fields, data_table: body.dataTable }, { dates: this.options.dates });
-      const meta: ParquetMeta = { source: SOURCE, kinds: whole.kinds, categories: whole.meta.categories, fields: body.fields, warnings: whole.meta.warnings };
+      const whole = transactionTableColumns(
+        { ...body.fields, data_table: body.dataTable },
+        { dates: this.options.dates },
+      );
+      const meta: ParquetMeta = {
+        source: SOURCE,
+        kinds: whole.kinds,
+        categories: whole.meta.categories,
+        fields: body.fields,
+        warnings: whole.meta.warnings,
+      };
       whole.meta.provenance = [provenance];
       return { meta, columns: whole.columns, rows: whole.rowCount, bytes: body.bytes, whole };
     }
-    const meta: ParquetMeta = { source: SOURCE, kinds: this.schema.kinds(), categories: {}, fields: body.fields, warnings: this.schema.warnings };
+    const meta: ParquetMeta = {
+      source: SOURCE,
+      kinds: this.schema.kinds(),
+      categories: {},
+      fields: body.fields,
+      warnings: this.schema.warnings,
+    };
     return { meta, columns: [...this.schema.names], rows: this.schema.rows, bytes: body.bytes };
   }
 
@@ -338,7 +383,8 @@ class Schema {
   observe(rows: unknown[]): ColumnTable {
     const table = transactionTableColumns(rows, { dates: this.dates });
     const offset = this.rows;
-    for (const w of table.meta.warnings) this.warnings.push(w.replace(/\brows? (\d+)/g, (m, i: string) => m.replace(i, String(Number(i) + offset))));
+    for (const w of table.meta.warnings)
+      this.warnings.push(w.replace(/\brows? (\d+)/g, (m, i: string) => m.replace(i, String(Number(i) + offset))));
     for (const name of table.columns) {
       const kind = table.kinds[name]!;
       const known = this.#kinds.get(name);
@@ -346,7 +392,12 @@ class Schema {
         this.names.push(name);
         this.#kinds.set(name, kind);
       } else if (known !== kind && kind !== "empty") {
-        const merged = known === "empty" ? kind : (known === "date" && kind === "string") || (known === "string" && kind === "date") ? "string" : "mixed";
+        const merged =
+          known === "empty"
+            ? kind
+            : (known === "date" && kind === "string") || (known === "string" && kind === "date")
+              ? "string"
+              : "mixed";
         if (merged !== known && known !== "empty") this.warnings.push(disagreement(name, known, kind, offset, merged));
         this.#kinds.set(name, merged);
       }
@@ -371,7 +422,11 @@ class Schema {
       if (have === want) {
         builder.addFinished(name, { values: table.data[name]!, kind: want, missing: table.meta.missing[name] ?? 0 });
       } else if (have === undefined || have === "empty") {
-        builder.addFinished(name, { values: new Array(n).fill(want === "number" ? NaN : null), kind: want, missing: n });
+        builder.addFinished(name, {
+          values: new Array(n).fill(want === "number" ? NaN : null),
+          kind: want,
+          missing: n,
+        });
       } else {
         const raw = rows.map((r) => (isRecord(r) ? r[name] : undefined));
         if (want === "string") {

@@ -11,7 +11,15 @@
 import { TableShapeError } from "./errors";
 import type { DataFrame } from "../../vendor/danfo";
 import { isRecord } from "../api/operation";
-import { emptyTable, finishColumn, preview, TableBuilder, type ColumnTable, type FinishedColumn, type TableShape } from "./column-table";
+import {
+  emptyTable,
+  finishColumn,
+  preview,
+  TableBuilder,
+  type ColumnTable,
+  type FinishedColumn,
+  type TableShape,
+} from "./column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { MAX_ROW_DEPTH } from "./json-rows";
@@ -76,7 +84,9 @@ export function detectTableShape(dataTable: unknown): TableShape {
   }
   const notArray = keys.find((k) => !k.startsWith("$") && !Array.isArray(dataTable[k]));
   if (notArray !== undefined) {
-    throw new TableShapeError(`data_table is an object whose field "${notArray}" is not an array (${preview(dataTable[notArray])}); expected ${SHAPES_HELP}`);
+    throw new TableShapeError(
+      `data_table is an object whose field "${notArray}" is not an array (${preview(dataTable[notArray])}); expected ${SHAPES_HELP}`,
+    );
   }
   return "column-major";
 }
@@ -133,7 +143,9 @@ export function buildTransactionTable(input: unknown, options: TransactionTableO
     rows = pick(record, shape === "columns+rows" ? "rows" : "data") as unknown[];
     rowCount = rows.length;
     collected =
-      rows.length > 0 && rows.every((r) => Array.isArray(r)) ? collectArrayRows(rows as unknown[][], declared) : collectObjectRows(rows, declared, detectDates);
+      rows.length > 0 && rows.every((r) => Array.isArray(r))
+        ? collectArrayRows(rows as unknown[][], declared)
+        : collectObjectRows(rows, declared, detectDates);
   }
   // The rows are no longer needed once their cells are in columns: when the caller hands them over
   // (the fetch path), release them before anything else is allocated.
@@ -163,7 +175,8 @@ function refuseDeepCells(name: string, values: unknown[]): void {
   const n = values.length;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (typeof v === "object" && v !== null && !(v instanceof Date) && nestsDeeperThan(v, MAX_ROW_DEPTH - 1)) throw tooDeep(i, `its "${name}"`);
+    if (typeof v === "object" && v !== null && !(v instanceof Date) && nestsDeeperThan(v, MAX_ROW_DEPTH - 1))
+      throw tooDeep(i, `its "${name}"`);
   }
 }
 
@@ -210,7 +223,9 @@ function columnNames(columns: unknown[]): string[] {
     if (isRecord(c)) {
       for (const key of COLUMN_NAME_KEYS) if (typeof c[key] === "string") return c[key];
     }
-    throw new TableShapeError(`data_table.columns[${j}] is ${preview(c)}; expected a column name or an object with one of ${COLUMN_NAME_KEYS.join(", ")}`);
+    throw new TableShapeError(
+      `data_table.columns[${j}] is ${preview(c)}; expected a column name or an object with one of ${COLUMN_NAME_KEYS.join(", ")}`,
+    );
   });
 }
 
@@ -256,7 +271,9 @@ function objectRowView(rows: unknown[], warnings: string[]): Record<string, unkn
   warnings.push(
     `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`,
   );
-  return rows.map((r) => (r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>)));
+  return rows.map((r) =>
+    r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>),
+  );
 }
 
 /** Adds a column name unless it is already there (the first occurrence keeps its place). */
@@ -294,7 +311,12 @@ function markIrregularRows(view: Record<string, unknown>[], expected: number): U
 }
 
 /** The columns named so far, read column by column (date columns straight into Dates when `detectDates`). */
-function readRegularColumns(view: Record<string, unknown>[], names: string[], irregular: Uint8Array, detectDates: boolean): CollectedColumn[] {
+function readRegularColumns(
+  view: Record<string, unknown>[],
+  names: string[],
+  irregular: Uint8Array,
+  detectDates: boolean,
+): CollectedColumn[] {
   const n = view.length;
   const columns: CollectedColumn[] = [];
   const regularNames = names.length;
@@ -303,7 +325,10 @@ function readRegularColumns(view: Record<string, unknown>[], names: string[], ir
     const dates = detectDates ? readDateColumn(view, key, irregular) : undefined;
     columns.push(
       dates
-        ? { name: key, done: { values: dates.values, kind: dates.present > 0 ? "date" : "empty", missing: n - dates.present } }
+        ? {
+            name: key,
+            done: { values: dates.values, kind: dates.present > 0 ? "date" : "empty", missing: n - dates.present },
+          }
         : { name: key, raw: readColumn(view, key, irregular) },
     );
   }
@@ -311,7 +336,12 @@ function readRegularColumns(view: Record<string, unknown>[], names: string[], ir
 }
 
 /** Irregular rows: walks their keys for fields the reference row did not have, one raw column each (in the order first seen). */
-function collectExtraFields(view: Record<string, unknown>[], irregular: Uint8Array, names: string[], index: Map<string, number>): Map<string, unknown[]> {
+function collectExtraFields(
+  view: Record<string, unknown>[],
+  irregular: Uint8Array,
+  names: string[],
+  index: Map<string, number>,
+): Map<string, unknown[]> {
   const n = view.length;
   const regularNames = names.length;
   const extra = new Map<string, unknown[]>();
@@ -353,7 +383,11 @@ function readColumn(rows: Record<string, unknown>[], key: string, irregular: Uin
  * (nothing kept) as soon as a value is not one — the column is then read as it is and finished
  * normally, which reports the value that broke the pattern.
  */
-function readDateColumn(rows: Record<string, unknown>[], key: string, irregular: Uint8Array): { values: (Date | null)[]; present: number } | undefined {
+function readDateColumn(
+  rows: Record<string, unknown>[],
+  key: string,
+  irregular: Uint8Array,
+): { values: (Date | null)[]; present: number } | undefined {
   const n = rows.length;
   let start = 0;
   while (start < n && (rows[start]![key] === null || rows[start]![key] === undefined)) start++;
@@ -391,6 +425,10 @@ function collectArrayRows(rows: unknown[][], declared: string[]): Collected {
     return { name, raw };
   });
   const warnings =
-    longer > 0 ? [`${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`] : [];
+    longer > 0
+      ? [
+          `${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`,
+        ]
+      : [];
   return { columns, warnings };
 }

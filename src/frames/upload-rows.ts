@@ -21,7 +21,11 @@ export interface DataFrameLike {
  * Where upload rows come from: a danfo DataFrame, an array of objects, `{ csv: text }` or
  * `{ csvFile: path }` (with an optional `delimiter`).
  */
-export type RowSource = DataFrameLike | readonly Record<string, unknown>[] | ({ csv: string } & CsvOptions) | ({ csvFile: string } & CsvOptions);
+export type RowSource =
+  | DataFrameLike
+  | readonly Record<string, unknown>[]
+  | ({ csv: string } & CsvOptions)
+  | ({ csvFile: string } & CsvOptions);
 
 /** Rows read from a source, keyed by normalised column name. */
 export interface SourceRows {
@@ -95,7 +99,12 @@ export function readRows(source: RowSource): SourceRows {
       table = "csv" in source ? parseCsv(source.csv, source) : readCsvFile(source.csvFile, source);
     } catch (error) {
       if (error instanceof CsvError)
-        return { rows: [], columns: [], errors: [{ row: null, line: error.line, message: error.message.replace(/^line \d+: /, "") }], unreadable: new Set() };
+        return {
+          rows: [],
+          columns: [],
+          errors: [{ row: null, line: error.line, message: error.message.replace(/^line \d+: /, "") }],
+          unreadable: new Set(),
+        };
       throw error;
     }
     const columns = table.header.map(normaliseName);
@@ -105,7 +114,11 @@ export function readRows(source: RowSource): SourceRows {
       const out: Record<string, unknown> = {};
       if (cells.length !== columns.length) {
         unreadable.add(i);
-        errors.push({ row: i, line: table.lines[i], message: `has ${cells.length} cell${cells.length === 1 ? "" : "s"}, the header has ${columns.length}` });
+        errors.push({
+          row: i,
+          line: table.lines[i],
+          message: `has ${cells.length} cell${cells.length === 1 ? "" : "s"}, the header has ${columns.length}`,
+        });
       }
       columns.forEach((c, j) => (out[c] = cells[j]));
       return out;
@@ -124,7 +137,12 @@ const FALSE = new Set(["false", "no", "n", "0"]);
 
 /** True for an absent cell: undefined, null, NaN (danfo's missing number) or empty text. */
 export function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === "number" && Number.isNaN(value)) || (typeof value === "string" && value.trim() === "");
+  return (
+    value === undefined ||
+    value === null ||
+    (typeof value === "number" && Number.isNaN(value)) ||
+    (typeof value === "string" && value.trim() === "")
+  );
 }
 
 /**
@@ -148,13 +166,22 @@ export function convertCell(value: unknown, type: FieldType): unknown {
 }
 
 /** One zod issue as a row error: `expected number, got "abc"`, `missing`, or the schema's own message. */
-export function issueToRowError(issue: z.core.$ZodIssue, row: number, line: number | undefined, pathPrefix: readonly PropertyKey[] = []): RowError {
+export function issueToRowError(
+  issue: z.core.$ZodIssue,
+  row: number,
+  line: number | undefined,
+  pathPrefix: readonly PropertyKey[] = [],
+): RowError {
   const path = [...pathPrefix, ...issue.path];
   const input = (issue as { input?: unknown }).input;
   let message: string;
   if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) message = "missing";
   else if (issue.code === "invalid_type") message = `expected ${issue.expected}, got ${preview(input)}`;
-  else if (input !== undefined && (typeof input !== "object" || input instanceof Date) && !issue.message.includes(String(input)))
+  else if (
+    input !== undefined &&
+    (typeof input !== "object" || input instanceof Date) &&
+    !issue.message.includes(String(input))
+  )
     message = `${issue.message}, got ${preview(input)}`;
   else message = issue.message;
   const out: RowError = { row, message };
@@ -225,8 +252,14 @@ function withoutRecordPrefix(message: string): string {
  * rows (and CSV lines), and that re-sending the whole source would store the others again. `recordRows[i]`
  * are the rows record `i` was built from. Any other error is returned as it is.
  */
-export function inSourceTerms(error: unknown, source: RowSource, recordRows: readonly (readonly number[])[], lines?: readonly (number | undefined)[]): unknown {
-  if (!(error instanceof OperationFailedError) || error.outcome !== "partially-applied" || !error.rejected) return error;
+export function inSourceTerms(
+  error: unknown,
+  source: RowSource,
+  recordRows: readonly (readonly number[])[],
+  lines?: readonly (number | undefined)[],
+): unknown {
+  if (!(error instanceof OperationFailedError) || error.outcome !== "partially-applied" || !error.rejected)
+    return error;
   const rejected = error.rejected.map((r) => ({ ...r, rows: [...(recordRows[r.index] ?? [])] }));
   const where = (rows: number[]) => {
     const line = rows.length === 1 ? lines?.[rows[0]!] : undefined;
@@ -241,11 +274,16 @@ export function inSourceTerms(error: unknown, source: RowSource, recordRows: rea
     `${error.operation} partially applied: ${stored} of the ${sent} records were stored, ${rejected.length} rejected — ${shown.join("; ")}. ` +
     `The ${stored} stored are on the service now: re-sending the whole ${sourceNoun(source)} would store the ${stored} again; send only the rejected row${rows.length === 1 ? "" : "s"} (${rows.slice(0, 20).join(", ")}${rows.length > 20 ? ", …" : ""}), fixed.`;
   const { operation, method, url, status, requestId, body, outcome } = error;
-  return new OperationFailedError(message, { operation, method, url, status, requestId, body, outcome, cause: error.cause }, error.errorMessages, {
-    sent,
-    stored,
-    rejected,
-  });
+  return new OperationFailedError(
+    message,
+    { operation, method, url, status, requestId, body, outcome, cause: error.cause },
+    error.errorMessages,
+    {
+      sent,
+      stored,
+      rejected,
+    },
+  );
 }
 
 /** Rows refused before anything was sent: a write's error says it was not applied. */

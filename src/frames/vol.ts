@@ -34,15 +34,25 @@ const LONG = ["maturity", "strike", "vol", "strike_type"] as const;
  */
 export function volResultsColumns(results: readonly GetVolResult[]): ColumnTable;
 export function volResultsColumns(response: GetVolResult["response"], request: GetVolResult["request"]): ColumnTable;
-export function volResultsColumns(a: readonly GetVolResult[] | GetVolResult["response"], b?: GetVolResult["request"]): ColumnTable {
-  const results: readonly GetVolResult[] = Array.isArray(a) ? a : [{ response: a as GetVolResult["response"], request: b! }];
-  if (!Array.isArray(a) && !b) throw new TypeError("volResults(response, request): the request (maturity and strikes) is needed to label the vols");
+export function volResultsColumns(
+  a: readonly GetVolResult[] | GetVolResult["response"],
+  b?: GetVolResult["request"],
+): ColumnTable {
+  const results: readonly GetVolResult[] = Array.isArray(a)
+    ? a
+    : [{ response: a as GetVolResult["response"], request: b! }];
+  if (!Array.isArray(a) && !b)
+    throw new TypeError(
+      "volResults(response, request): the request (maturity and strikes) is needed to label the vols",
+    );
   let n = 0;
   results.forEach(({ request, response }, k) => {
     const where = results.length > 1 ? ` (result ${k})` : "";
     if (!request || !response) throw new TypeError(`each GetVol result needs { request, response }${where}`);
     if (response.vols.length !== request.strikes.length) {
-      throw new RangeError(`GetVol returned ${response.vols.length} vols for ${request.strikes.length} strikes${where}; each vol belongs to one strike`);
+      throw new RangeError(
+        `GetVol returned ${response.vols.length} vols for ${request.strikes.length} strikes${where}; each vol belongs to one strike`,
+      );
     }
     n += request.strikes.length;
   });
@@ -71,14 +81,23 @@ export function volResultsColumns(a: readonly GetVolResult[] | GetVolResult["res
  */
 export function volResults(results: readonly GetVolResult[]): DataFrame;
 export function volResults(response: GetVolResult["response"], request: GetVolResult["request"]): DataFrame;
-export function volResults(a: readonly GetVolResult[] | GetVolResult["response"], b?: GetVolResult["request"]): DataFrame {
+export function volResults(
+  a: readonly GetVolResult[] | GetVolResult["response"],
+  b?: GetVolResult["request"],
+): DataFrame {
   return toDataFrame(Array.isArray(a) ? volResultsColumns(a) : volResultsColumns(a as GetVolResult["response"], b!));
 }
 
 /** `GetVol` results wide: one row per maturity (ascending), one column per strike (ascending, named by the strike). */
 export function volResultsWideColumns(results: readonly GetVolResult[]): ColumnTable;
-export function volResultsWideColumns(response: GetVolResult["response"], request: GetVolResult["request"]): ColumnTable;
-export function volResultsWideColumns(a: readonly GetVolResult[] | GetVolResult["response"], b?: GetVolResult["request"]): ColumnTable {
+export function volResultsWideColumns(
+  response: GetVolResult["response"],
+  request: GetVolResult["request"],
+): ColumnTable;
+export function volResultsWideColumns(
+  a: readonly GetVolResult[] | GetVolResult["response"],
+  b?: GetVolResult["request"],
+): ColumnTable {
   const long = Array.isArray(a) ? volResultsColumns(a) : volResultsColumns(a as GetVolResult["response"], b!);
   return widen(long);
 }
@@ -86,8 +105,13 @@ export function volResultsWideColumns(a: readonly GetVolResult[] | GetVolResult[
 /** {@link volResultsWideColumns} as a danfo DataFrame. */
 export function volResultsWide(results: readonly GetVolResult[]): DataFrame;
 export function volResultsWide(response: GetVolResult["response"], request: GetVolResult["request"]): DataFrame;
-export function volResultsWide(a: readonly GetVolResult[] | GetVolResult["response"], b?: GetVolResult["request"]): DataFrame {
-  return toDataFrame(Array.isArray(a) ? volResultsWideColumns(a) : volResultsWideColumns(a as GetVolResult["response"], b!));
+export function volResultsWide(
+  a: readonly GetVolResult[] | GetVolResult["response"],
+  b?: GetVolResult["request"],
+): DataFrame {
+  return toDataFrame(
+    Array.isArray(a) ? volResultsWideColumns(a) : volResultsWideColumns(a as GetVolResult["response"], b!),
+  );
 }
 
 function checkGrid(grid: VolGrid): void {

@@ -17,7 +17,15 @@ export interface YieldCurveOptions {
 }
 
 /** The columns, in order; `maturity` is in years, `rate` decimal. */
-export const YIELD_CURVE_COLUMNS = ["currency", "market_date", "maturity", "rate", "fitted_instrument_name", "expiry", "fitted_instrument_rate"] as const;
+export const YIELD_CURVE_COLUMNS = [
+  "currency",
+  "market_date",
+  "maturity",
+  "rate",
+  "fitted_instrument_name",
+  "expiry",
+  "fitted_instrument_rate",
+] as const;
 
 const SOURCE = "RateAsset";
 
@@ -28,16 +36,28 @@ const SOURCE = "RateAsset";
  * `yield_curve_model`; `$type` and `latest_market_date` go to `meta.fields`, the response's provenance
  * to `meta.provenance` (none when given the `yield_curve_model` alone).
  */
-export function yieldCurveColumns(response: RateAssetResponse | YieldCurveModel, options: YieldCurveOptions = {}): ColumnTable {
-  const model = (isRecord(response) && "yield_curve_model" in response ? response.yield_curve_model : response) as YieldCurveModel;
-  const fields = { ...otherFields(response, ["yield_curve_model"]), ...otherFields(model, ["data", "currency", "market_date"]) };
+export function yieldCurveColumns(
+  response: RateAssetResponse | YieldCurveModel,
+  options: YieldCurveOptions = {},
+): ColumnTable {
+  const model = (
+    isRecord(response) && "yield_curve_model" in response ? response.yield_curve_model : response
+  ) as YieldCurveModel;
+  const fields = {
+    ...otherFields(response, ["yield_curve_model"]),
+    ...otherFields(model, ["data", "currency", "market_date"]),
+  };
   const points = Array.isArray(model.data) ? model.data : [];
   const marketDate = typeof model.market_date === "string" ? parseIsoDate(model.market_date) : NaN;
   const table = tableFromRecords(
     points,
     [
       { name: "currency", hint: "string", get: () => model.currency ?? null },
-      { name: "market_date", hint: "date", get: () => (Number.isNaN(marketDate) ? (model.market_date ?? null) : new Date(marketDate)) },
+      {
+        name: "market_date",
+        hint: "date",
+        get: () => (Number.isNaN(marketDate) ? (model.market_date ?? null) : new Date(marketDate)),
+      },
       { name: "maturity", hint: "number" },
       { name: "rate", hint: "number" },
       { name: "fitted_instrument_name", hint: "string" },
@@ -67,14 +87,17 @@ function addCurveMeasures(table: ColumnTable, compounding: Compounding): void {
   const maturities = numeric ? (table.data.maturity as number[]) : [];
   const rates = numeric ? (table.data.rate as number[]) : [];
   const m = curveMeasures(maturities, rates, compounding);
-  if (!numeric && table.rowCount > 0) table.meta.warnings.push("maturity and rate are not both numeric: discount_factor and forward_rate are missing");
+  if (!numeric && table.rowCount > 0)
+    table.meta.warnings.push("maturity and rate are not both numeric: discount_factor and forward_rate are missing");
   const pad = (values: number[]) => (numeric ? values : new Array<number>(table.rowCount).fill(NaN));
   for (const [name, values] of [
     ["discount_factor", pad(m.discountFactors)],
     ["forward_rate", pad(m.forwardRates)],
   ] as const) {
     if (name in table.data) {
-      table.meta.warnings.push(`the curve points already have a "${name}" field: it is kept and the derived column is not added`);
+      table.meta.warnings.push(
+        `the curve points already have a "${name}" field: it is kept and the derived column is not added`,
+      );
       continue;
     }
     const done = finishColumn(name, values, { hint: "number", owned: true });

@@ -51,10 +51,15 @@ export interface BatchFrame<F> {
  * Every currency × market date curve as one long column table (currency-major, in the order given),
  * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order.
  */
-export async function fetchYieldCurvesColumns(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchColumns<CurveFailure>> {
+export async function fetchYieldCurvesColumns(
+  rp: RiskPortalClient,
+  options: YieldCurvesOptions,
+): Promise<BatchColumns<CurveFailure>> {
   const { currencies, marketDates } = options;
-  if (!Array.isArray(currencies) || currencies.length === 0) throw new TypeError('currencies must be a non-empty array, e.g. ["USD", "EUR"]');
-  if (!Array.isArray(marketDates) || marketDates.length === 0) throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
+  if (!Array.isArray(currencies) || currencies.length === 0)
+    throw new TypeError('currencies must be a non-empty array, e.g. ["USD", "EUR"]');
+  if (!Array.isArray(marketDates) || marketDates.length === 0)
+    throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
   const limit = checkConcurrency(options.concurrency);
   const jobs = currencies.flatMap((currency) => marketDates.map((market_date) => ({ currency, market_date })));
   const tracker = new ProgressTracker("yield curves", jobs.length, options);
@@ -66,7 +71,10 @@ export async function fetchYieldCurvesColumns(rp: RiskPortalClient, options: Yie
     async ({ currency, market_date }) => {
       const label = `${currency} ${dateText(market_date)}`;
       try {
-        const response = await rp.rateAsset.getCurve({ currency, market_date }, { ...options.call, signal: options.signal });
+        const response = await rp.rateAsset.getCurve(
+          { currency, market_date },
+          { ...options.call, signal: options.signal },
+        );
         const table = yieldCurveColumns(response, derived);
         tracker.step(label, true);
         return table;
@@ -84,7 +92,12 @@ export async function fetchYieldCurvesColumns(rp: RiskPortalClient, options: Yie
   settled.forEach((result, i) => {
     const job = jobs[i]!;
     if (result.status === "fulfilled") tables.push(result.value);
-    else failures.push({ currency: job.currency, market_date: dateText(job.market_date), ...describeFailure(result.reason) });
+    else
+      failures.push({
+        currency: job.currency,
+        market_date: dateText(job.market_date),
+        ...describeFailure(result.reason),
+      });
   });
   // With every call failed, the frame still has the curve columns (and no rows).
   const table = tables.length > 0 ? concatColumns(tables, "RateAsset") : emptyTable("RateAsset", YIELD_CURVE_COLUMNS);
@@ -98,7 +111,10 @@ export async function fetchYieldCurvesColumns(rp: RiskPortalClient, options: Yie
  * const { frame, failures } = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
  * ```
  */
-export async function fetchYieldCurves(rp: RiskPortalClient, options: YieldCurvesOptions): Promise<BatchFrame<CurveFailure>> {
+export async function fetchYieldCurves(
+  rp: RiskPortalClient,
+  options: YieldCurvesOptions,
+): Promise<BatchFrame<CurveFailure>> {
   const { table, failures } = await fetchYieldCurvesColumns(rp, options);
   return { frame: toDataFrame(table), failures };
 }
@@ -118,8 +134,20 @@ export function pivotCurvesColumns(
   curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>,
   options: PivotCurvesOptions = {},
 ): ColumnTable {
-  const table = "table" in curves ? curves.table : "frame" in curves ? fromDataFrame(curves.frame) : isColumnTable(curves) ? curves : fromDataFrame(curves);
-  return pivotColumns(table, { index: "maturity", columns: ["currency", "market_date"], values: options.value ?? "rate", agg: options.agg });
+  const table =
+    "table" in curves
+      ? curves.table
+      : "frame" in curves
+        ? fromDataFrame(curves.frame)
+        : isColumnTable(curves)
+          ? curves
+          : fromDataFrame(curves);
+  return pivotColumns(table, {
+    index: "maturity",
+    columns: ["currency", "market_date"],
+    values: options.value ?? "rate",
+    agg: options.agg,
+  });
 }
 
 /**
@@ -129,6 +157,9 @@ export function pivotCurvesColumns(
  * const wide = frames.pivotCurves(await frames.fetchYieldCurves(rp, { currencies, marketDates }));
  * ```
  */
-export function pivotCurves(curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>, options: PivotCurvesOptions = {}): DataFrame {
+export function pivotCurves(
+  curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>,
+  options: PivotCurvesOptions = {},
+): DataFrame {
   return toDataFrame(pivotCurvesColumns(curves, options));
 }

@@ -86,15 +86,21 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const jobs = Math.min(files.length, Math.max(1, Math.floor(options.jobs ?? 1)));
   const worker = jobs > 1 ? workerScript() : undefined;
   const run = { ...options, outDir };
-  const results = worker ? await runInWorkers(worker, files, run, jobs, report) : await runInProcess(files, run, report);
+  const results = worker
+    ? await runInWorkers(worker, files, run, jobs, report)
+    : await runInProcess(files, run, report);
   const indexPath = path.join(outDir, "index.html");
   const failed = results.filter((r) => !r.ok).length;
   const durationMs = performance.now() - started;
   const params = Object.entries(options.params ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  const note = [options.note, params.length ? `Parameters: ${params.join(", ")}.` : undefined].filter(Boolean).join(" ");
+  const note = [options.note, params.length ? `Parameters: ${params.join(", ")}.` : undefined]
+    .filter(Boolean)
+    .join(" ");
   await writeIndex(outDir, results, options.title ?? "risk-portal-lab notebooks", note);
   const passed = results.length - failed;
-  log(`${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`);
+  log(
+    `${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`,
+  );
   return { results, failed, durationMs, indexPath };
 }
 
@@ -105,7 +111,11 @@ function taskOptions(options: BatchOptions): WorkerTask["options"] {
 }
 
 /** Each notebook in this process with a fresh executor, one after the other. */
-async function runInProcess(files: readonly string[], options: BatchOptions, report: (r: BatchResult) => void): Promise<BatchResult[]> {
+async function runInProcess(
+  files: readonly string[],
+  options: BatchOptions,
+  report: (r: BatchResult) => void,
+): Promise<BatchResult[]> {
   const results: BatchResult[] = [];
   for (const file of files) {
     const runOptions: RunOptions = taskOptions(options);
@@ -128,7 +138,11 @@ export async function runOne(file: string, runOptions: RunOptions): Promise<Batc
     const message = (error as Error).message;
     const partial = error instanceof NotebookError ? error.result : undefined;
     return partial
-      ? describeRun(file, partial.notebook, false, partial.durationMs, { htmlPath: partial.htmlPath, ipynbPath: partial.ipynbPath, error: message })
+      ? describeRun(file, partial.notebook, false, partial.durationMs, {
+          htmlPath: partial.htmlPath,
+          ipynbPath: partial.ipynbPath,
+          error: message,
+        })
       : { file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error: message };
   }
 }
@@ -150,7 +164,10 @@ export type WorkerReply =
  * tests), the built one in dist/. Undefined when neither exists: the batch then runs in this process.
  */
 function workerScript(): string | undefined {
-  const candidates = [path.join(__dirname, "batch-worker.js"), path.resolve(__dirname, "..", "..", "dist", "notebook", "batch-worker.js")];
+  const candidates = [
+    path.join(__dirname, "batch-worker.js"),
+    path.resolve(__dirname, "..", "..", "dist", "notebook", "batch-worker.js"),
+  ];
   return candidates.find((f) => existsSync(f));
 }
 
@@ -202,11 +219,17 @@ class BatchWorker {
   private onReply: (reply: WorkerReply) => void = () => undefined;
 
   constructor(script: string) {
-    this.child = fork(script, [], { execArgv: [], serialization: "advanced", stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    this.child = fork(script, [], {
+      execArgv: [],
+      serialization: "advanced",
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+    });
     const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString("utf8")).slice(-WORKER_OUTPUT_KEPT));
     this.child.stdout!.on("data", keep);
     this.child.stderr!.on("data", keep);
-    this.child.on("message", (reply: WorkerReply) => (reply.kind === "done" ? this.waiting?.(reply) : this.onReply(reply)));
+    this.child.on("message", (reply: WorkerReply) =>
+      reply.kind === "done" ? this.waiting?.(reply) : this.onReply(reply),
+    );
     this.child.on("exit", (code, signal) => {
       this.ended = { code, signal };
       this.waiting?.(undefined);
@@ -242,7 +265,8 @@ class BatchWorker {
 /** The showcase notebooks of this repository (`notebooks/*.ipynb`, in name order). */
 export async function demoNotebooks(): Promise<string[]> {
   const dir = path.resolve(__dirname, "..", "..", "notebooks");
-  if (!existsSync(dir)) throw new Error(`no notebooks/ directory at ${dir}: the demo runs from a clone of the repository`);
+  if (!existsSync(dir))
+    throw new Error(`no notebooks/ directory at ${dir}: the demo runs from a clone of the repository`);
   const files = (await readdir(dir)).filter((f) => f.endsWith(".ipynb")).sort();
   if (files.length === 0) throw new Error(`no notebooks in ${dir}`);
   return files.map((f) => path.join(dir, f));
@@ -270,11 +294,19 @@ export async function runDemo(options: Omit<BatchOptions, "params"> & { replay?:
 }
 
 /** A notebook's line in the batch: cells run, charts shown, its title and first paragraph. */
-export function describeRun(file: string, nb: Notebook, ok: boolean, durationMs: number, extra: Partial<BatchResult>): BatchResult {
+export function describeRun(
+  file: string,
+  nb: Notebook,
+  ok: boolean,
+  durationMs: number,
+  extra: Partial<BatchResult>,
+): BatchResult {
   const code = nb.cells.filter((c) => c.cell_type === "code" && c.execution_count != null);
   const charts = code
     .flatMap((c) => c.outputs ?? [])
-    .filter((o) => (o.output_type === "display_data" || o.output_type === "execute_result") && o.data[PLOTLY_MIME]).length;
+    .filter(
+      (o) => (o.output_type === "display_data" || o.output_type === "execute_result") && o.data[PLOTLY_MIME],
+    ).length;
   const result: BatchResult = { file, ok, durationMs, cells: code.length, charts, ...extra };
   const title = titleOf(nb);
   if (title) result.title = title;
@@ -326,7 +358,13 @@ const MANIFEST = "index.json";
  * records its notebooks in `index.json` beside it (a notebook run again replaces its entry; one whose
  * rendering is gone is dropped), and the page lists them all, by name.
  */
-export async function writeIndex(outDir: string, results: readonly BatchResult[], title: string, note: string, now = new Date()): Promise<string> {
+export async function writeIndex(
+  outDir: string,
+  results: readonly BatchResult[],
+  title: string,
+  note: string,
+  now = new Date(),
+): Promise<string> {
   const rel = (file: string | undefined) => (file ? path.relative(outDir, file).split(path.sep).join("/") : undefined);
   const ranAt = now.toISOString();
   const fresh: IndexEntry[] = results.map((r) => ({
@@ -344,7 +382,9 @@ export async function writeIndex(outDir: string, results: readonly BatchResult[]
     ...(note ? { note } : {}),
   }));
   const names = new Set(fresh.map((e) => e.name));
-  const earlier = (await readManifest(outDir)).filter((e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)));
+  const earlier = (await readManifest(outDir)).filter(
+    (e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)),
+  );
   const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ notebooks: entries }, null, 1)}\n`);
   const indexPath = path.join(outDir, "index.html");
@@ -372,7 +412,9 @@ function indexPage(entries: readonly IndexEntry[], title: string, note: string, 
       const about = r.summary ? markdownToHtml(r.summary) : "";
       const error = r.error ? `<pre class="error">${escapeHtml(r.error)}</pre>` : "";
       const earlier =
-        r.ranAt === ranAt ? "" : ` · an earlier run, ${escapeHtml(r.ranAt.slice(0, 16).replace("T", " "))} UTC${r.note ? `: ${escapeHtml(r.note)}` : ""}`;
+        r.ranAt === ranAt
+          ? ""
+          : ` · an earlier run, ${escapeHtml(r.ranAt.slice(0, 16).replace("T", " "))} UTC${r.note ? `: ${escapeHtml(r.note)}` : ""}`;
       const stats = `${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynb, "executed .ipynb")}${earlier}`;
       return `<li class="${r.ok ? "ok" : "failed"}"><h2><span class="mark">${r.ok ? "✔" : "✘"}</span> ${heading}</h2>${about}<p class="stats">${stats}</p>${error}</li>`;
     })

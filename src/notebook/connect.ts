@@ -89,9 +89,12 @@ export function resolveCassetteMode(
   let mode: CassetteMode;
   if (options.mode !== undefined) {
     if (!CASSETTE_MODES.includes(options.mode))
-      throw new ConfigurationError(`connect: mode must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(options.mode)}`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `connect: mode must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(options.mode)}`,
+        {
+          operation: "configure",
+        },
+      );
     mode = options.mode;
   } else if (options.replay === true) {
     mode = "replay";
@@ -99,9 +102,12 @@ export function resolveCassetteMode(
     const fromEnv = env[CASSETTE_MODE_ENV]?.trim().toLowerCase();
     if (!fromEnv || options.cassette === undefined) return "off";
     if (!(CASSETTE_MODES as readonly string[]).includes(fromEnv)) {
-      throw new ConfigurationError(`${CASSETTE_MODE_ENV} must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(env[CASSETTE_MODE_ENV])}`, {
-        operation: "configure",
-      });
+      throw new ConfigurationError(
+        `${CASSETTE_MODE_ENV} must be one of ${CASSETTE_MODES.join(", ")}; got ${JSON.stringify(env[CASSETTE_MODE_ENV])}`,
+        {
+          operation: "configure",
+        },
+      );
     }
     mode = fromEnv as CassetteMode;
   }
@@ -142,10 +148,13 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   // Facts about the recording, never secrets: where from, and for the simulator the seed and the data's date.
   const meta: Record<string, unknown> = service ? { source: "service" } : { source: "simulator", seed, asOf };
   // The brand the requests are spelled in, so that a replay spells them the same way (the default is not written).
-  const recordedBrand = options.client?.brand ?? (service ? undefined : options.simulator?.brand) ?? (env[BRAND_ENV]?.trim() || undefined);
+  const recordedBrand =
+    options.client?.brand ?? (service ? undefined : options.simulator?.brand) ?? (env[BRAND_ENV]?.trim() || undefined);
   if (recordedBrand && recordedBrand !== "Service") meta.brand = recordedBrand;
   const cassetteOption = file ? { cassette: { path: file, mode, meta } } : {};
-  const recording = file ? `; ${mode === "record" ? `recording every exchange to ${file}` : `replaying what ${file} holds, recording the rest`}` : "";
+  const recording = file
+    ? `; ${mode === "record" ? `recording every exchange to ${file}` : `replaying what ${file} holds, recording the rest`}`
+    : "";
 
   if (service) {
     const rp = RiskPortalClient.fromEnv(env, { ...options.client, ...cassetteOption });
@@ -206,7 +215,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
 function replay(file: string, options: ConnectOptions, log: (line: string) => void): Connection {
   const cassette = new Cassette({ path: file, mode: "replay", baseUrl: "" });
   const brand = options.client?.brand ?? (typeof cassette.meta.brand === "string" ? cassette.meta.brand : undefined);
-  const rp = new RiskPortalClient({ ...options.client, ...(brand ? { brand } : {}), baseUrl: cassette.baseUrl, cassette });
+  const rp = new RiskPortalClient({
+    ...options.client,
+    ...(brand ? { brand } : {}),
+    baseUrl: cassette.baseUrl,
+    cassette,
+  });
   const recordedAt = cassette.recordedAt;
   const meta = cassette.meta;
   const exchanges = `${cassette.size} exchange${cassette.size === 1 ? "" : "s"}`;
@@ -230,9 +244,10 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
 /** `the simulator (seed 1, data as of 2026-11-20)`, `the risk service at https://…`. */
 function describeRecordingSource(meta: Readonly<Record<string, unknown>>, baseUrl: string): string {
   if (meta.source === "simulator") {
-    const facts = [meta.seed === undefined ? "" : `seed ${String(meta.seed)}`, meta.asOf === undefined ? "" : `data as of ${String(meta.asOf)}`].filter(
-      Boolean,
-    );
+    const facts = [
+      meta.seed === undefined ? "" : `seed ${String(meta.seed)}`,
+      meta.asOf === undefined ? "" : `data as of ${String(meta.asOf)}`,
+    ].filter(Boolean);
     return `the simulator${facts.length ? ` (${facts.join(", ")})` : ""}`;
   }
   if (meta.source === "service") return `the risk service at ${baseUrl}`;

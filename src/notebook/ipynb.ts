@@ -4,8 +4,18 @@ export type MimeBundle = Record<string, unknown>;
 
 export type Output =
   | { output_type: "stream"; name: "stdout" | "stderr"; text: string }
-  | { output_type: "display_data"; data: MimeBundle; metadata: Record<string, unknown>; transient?: Record<string, unknown> }
-  | { output_type: "execute_result"; data: MimeBundle; metadata: Record<string, unknown>; execution_count: number | null }
+  | {
+      output_type: "display_data";
+      data: MimeBundle;
+      metadata: Record<string, unknown>;
+      transient?: Record<string, unknown>;
+    }
+  | {
+      output_type: "execute_result";
+      data: MimeBundle;
+      metadata: Record<string, unknown>;
+      execution_count: number | null;
+    }
   | { output_type: "error"; ename: string; evalue: string; traceback: string[] };
 
 export interface Cell {
@@ -37,7 +47,8 @@ export function parseNotebook(text: string, file: string): Notebook {
   } catch (error) {
     throw new Error(`${file} is not a notebook: ${(error as Error).message}`);
   }
-  if (!nb || typeof nb !== "object" || !Array.isArray(nb.cells)) throw new Error(`${file} is not a notebook: no "cells" array`);
+  if (!nb || typeof nb !== "object" || !Array.isArray(nb.cells))
+    throw new Error(`${file} is not a notebook: no "cells" array`);
   if (nb.nbformat !== 4) throw new Error(`${file}: nbformat ${String(nb.nbformat)} is not supported (4 is)`);
   return nb;
 }

@@ -14,7 +14,15 @@ import { findDeno } from "./jupyter/find-deno";
 import { JupyterKernel, stripAnsi } from "./jupyter/kernel";
 import { KernelOutputs, type CellState } from "./jupyter/outputs";
 import type { Message } from "./jupyter/wire";
-import { prepareRun, reportCell, timeoutMessage, writeOutputs, type PreparedRun, type RunOptions, type RunResult } from "./run-shared";
+import {
+  prepareRun,
+  reportCell,
+  timeoutMessage,
+  writeOutputs,
+  type PreparedRun,
+  type RunOptions,
+  type RunResult,
+} from "./run-shared";
 
 /** After the last cell, outputs still on their way are kept until the kernel is quiet this long, ms. */
 const QUIET_MS = 500;
@@ -76,7 +84,12 @@ function clearAfter(run: PreparedRun, index: number): void {
   }
 }
 
-async function executeCells(run: PreparedRun, options: RunOptions, kernel: JupyterKernel, book: KernelOutputs): Promise<CellFailure | undefined> {
+async function executeCells(
+  run: PreparedRun,
+  options: RunOptions,
+  kernel: JupyterKernel,
+  book: KernelOutputs,
+): Promise<CellFailure | undefined> {
   let codeIndex = 0;
   for (let i = 0; i < run.nb.cells.length; i++) {
     const cell = run.nb.cells[i]!;
@@ -112,7 +125,10 @@ async function runCell(
     kernel,
   );
   if ("timedOut" in outcome) {
-    await Promise.race([kernel.interrupt().then(() => request.reply), new Promise((r) => setTimeout(r, INTERRUPT_GRACE_MS))]).catch(() => undefined);
+    await Promise.race([
+      kernel.interrupt().then(() => request.reply),
+      new Promise((r) => setTimeout(r, INTERRUPT_GRACE_MS)),
+    ]).catch(() => undefined);
     return fail(at, state, "CellTimeout", timeoutMessage(run.cellTimeoutMs));
   }
   if ("died" in outcome) return fail(at, state, "KernelDied", outcome.died.message);
@@ -147,7 +163,11 @@ async function settle(reply: Promise<Message>, timeoutMs: number, kernel: Jupyte
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs)));
   try {
-    return await Promise.race([reply.then((r) => ({ reply: r })), timeout, kernel.died.catch((e: Error) => ({ died: e }))]);
+    return await Promise.race([
+      reply.then((r) => ({ reply: r })),
+      timeout,
+      kernel.died.catch((e: Error) => ({ died: e })),
+    ]);
   } catch (error) {
     return { died: error as Error };
   } finally {
@@ -169,7 +189,8 @@ async function fence(
   const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), FENCE_TIMEOUT_MS)));
   try {
     const result = await Promise.race([printed, timeout, kernel.died.catch((e: Error) => e)]);
-    if (result === "timeout") throw new Error(`the kernel did not print the fence after this cell within ${FENCE_TIMEOUT_MS / 1000} s`);
+    if (result === "timeout")
+      throw new Error(`the kernel did not print the fence after this cell within ${FENCE_TIMEOUT_MS / 1000} s`);
     if (result instanceof Error) throw result;
     return undefined;
   } catch (error) {
@@ -181,13 +202,33 @@ async function fence(
 }
 
 /** The cell's failure; an error output is added unless the kernel already sent one (`traceback` undefined). */
-function fail(at: { cell: Cell; index: number; codeIndex: number }, state: CellState, ename: string, evalue: string, traceback?: string[]): CellFailure {
+function fail(
+  at: { cell: Cell; index: number; codeIndex: number },
+  state: CellState,
+  ename: string,
+  evalue: string,
+  traceback?: string[],
+): CellFailure {
   const plainName = stripAnsi(ename);
   const plainValue = stripAnsi(evalue);
   const alreadyShown =
-    traceback === undefined && state.outputs.some((o) => o.output_type === "error") && !["CellTimeout", "KernelDied", "KernelError"].includes(ename);
-  if (!alreadyShown) state.outputs.push({ output_type: "error", ename, evalue, traceback: traceback ?? [`${plainName}: ${plainValue}`] });
-  const failure: CellFailure = { index: at.index, codeCell: at.codeIndex, source: sourceOf(at.cell), ename: plainName, error: `${plainName}: ${plainValue}` };
+    traceback === undefined &&
+    state.outputs.some((o) => o.output_type === "error") &&
+    !["CellTimeout", "KernelDied", "KernelError"].includes(ename);
+  if (!alreadyShown)
+    state.outputs.push({
+      output_type: "error",
+      ename,
+      evalue,
+      traceback: traceback ?? [`${plainName}: ${plainValue}`],
+    });
+  const failure: CellFailure = {
+    index: at.index,
+    codeCell: at.codeIndex,
+    source: sourceOf(at.cell),
+    ename: plainName,
+    error: `${plainName}: ${plainValue}`,
+  };
   if (at.cell.id) failure.id = at.cell.id;
   return failure;
 }

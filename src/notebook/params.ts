@@ -24,7 +24,8 @@ const DECLARATION = /^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?:
 /** The declarations at the top level of the parameters cell, in order. */
 export function parameterDeclarations(cell: Cell): ParameterDeclaration[] {
   const out: ParameterDeclaration[] = [];
-  for (const m of sourceOf(cell).matchAll(DECLARATION)) out.push(m[2] ? { name: m[1]!, type: m[2].trim() } : { name: m[1]! });
+  for (const m of sourceOf(cell).matchAll(DECLARATION))
+    out.push(m[2] ? { name: m[1]!, type: m[2].trim() } : { name: m[1]! });
   return out;
 }
 
@@ -71,17 +72,29 @@ export function injectParameters(original: Notebook, params: Record<string, unkn
   if (names.length === 0) return original;
   const nb = { ...original, cells: original.cells.filter((c) => !c.metadata?.tags?.includes(INJECTED_TAG)) };
   const index = parametersCellIndex(nb);
-  if (index < 0) throw new Error(`${file} has no cell tagged "${PARAMETERS_TAG}", so it takes no parameters (got ${names.join(", ")})`);
+  if (index < 0)
+    throw new Error(
+      `${file} has no cell tagged "${PARAMETERS_TAG}", so it takes no parameters (got ${names.join(", ")})`,
+    );
   const declared = parameterDeclarations(nb.cells[index]!);
   const unknown = names.filter((n) => !declared.some((d) => d.name === n));
   if (unknown.length)
-    throw new Error(`${file}: unknown parameter ${unknown.join(", ")}; its parameters cell declares ${declared.map((d) => d.name).join(", ") || "nothing"}`);
+    throw new Error(
+      `${file}: unknown parameter ${unknown.join(", ")}; its parameters cell declares ${declared.map((d) => d.name).join(", ") || "nothing"}`,
+    );
   const lines = names.map((n) => {
     const type = declared.find((d) => d.name === n)?.type;
     return `const ${n}${type ? `: ${type}` : ""} = ${sourceLiteral(params[n])};`;
   });
   const source = ["// Parameters injected by risk-portal-lab run", ...lines].join("\n");
-  const injected: Cell = { cell_type: "code", id: INJECTED_TAG, source, metadata: { tags: [INJECTED_TAG] }, outputs: [], execution_count: null };
+  const injected: Cell = {
+    cell_type: "code",
+    id: INJECTED_TAG,
+    source,
+    metadata: { tags: [INJECTED_TAG] },
+    outputs: [],
+    execution_count: null,
+  };
   const cells = [...nb.cells];
   cells.splice(index + 1, 0, injected);
   return { ...nb, cells };

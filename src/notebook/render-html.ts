@@ -37,7 +37,9 @@ export function renderHtml(nb: Notebook, options: RenderOptions): string {
     if (cell.cell_type !== "code") continue;
     codeIndex++;
     const failed = options.failure?.codeCell === codeIndex;
-    const tags = cell.metadata?.tags?.length ? ` <span class="tags">${cell.metadata.tags.map(escapeHtml).join(", ")}</span>` : "";
+    const tags = cell.metadata?.tags?.length
+      ? ` <span class="tags">${cell.metadata.tags.map(escapeHtml).join(", ")}</span>`
+      : "";
     body.push(
       `<section class="code${failed ? " failed" : ""}" id="cell-${codeIndex}"><div class="prompt">[${cell.execution_count ?? " "}]${tags}</div><pre class="source">${escapeHtml(source)}</pre>`,
     );
@@ -91,7 +93,8 @@ function renderOutput(output: Output, plot: () => typeof import("../plot/html"))
       if (data[PLOTLY_PART_MIME] !== undefined) return "";
       if (data[PLOTLY_MIME]) return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
       if (typeof data["text/html"] === "string" || Array.isArray(data["text/html"])) return joinText(data["text/html"]);
-      if (data["image/png"]) return `<img alt="figure" src="data:image/png;base64,${joinText(data["image/png"]).trim()}">`;
+      if (data["image/png"])
+        return `<img alt="figure" src="data:image/png;base64,${joinText(data["image/png"]).trim()}">`;
       if (data["image/svg+xml"]) return joinText(data["image/svg+xml"]);
       if (data["text/markdown"]) return markdownToHtml(joinText(data["text/markdown"]));
       if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(joinText(data["text/plain"]))}</pre>`;

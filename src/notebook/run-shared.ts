@@ -67,7 +67,13 @@ export interface CellDone {
 }
 
 /** Tells `onCellDone` how a code cell ended. */
-export function reportCell(options: RunOptions, total: number, at: { id?: string; codeIndex: number }, failure: CellFailure | undefined, ms: number): void {
+export function reportCell(
+  options: RunOptions,
+  total: number,
+  at: { id?: string; codeIndex: number },
+  failure: CellFailure | undefined,
+  ms: number,
+): void {
   if (!options.onCellDone) return;
   const status = !failure ? "ok" : failure.ename === "CellTimeout" ? "timed out" : "failed";
   const info: CellDone = { index: at.codeIndex, total, status, ms };
@@ -166,7 +172,10 @@ export async function writeOutputs(
 
 /** `notebooks/x.ipynb: code cell 6 of 7 (id "load") failed: const bad: number = "x";` then the error, indented. */
 export function describeFailure(file: string, failure: CellFailure, codeCells: number): string {
-  const firstLine = failure.source.split("\n").find((l) => l.trim() && !l.trim().startsWith("//")) ?? failure.source.split("\n")[0] ?? "";
+  const firstLine =
+    failure.source.split("\n").find((l) => l.trim() && !l.trim().startsWith("//")) ??
+    failure.source.split("\n")[0] ??
+    "";
   const line = firstLine.trim().length > 80 ? `${firstLine.trim().slice(0, 79)}…` : firstLine.trim();
   const error = failure.error.split("\n").slice(0, 12).join("\n    ");
   return `${file}: code cell ${failure.codeCell} of ${codeCells}${failure.id ? ` (id "${failure.id}")` : ""} failed: ${line}\n    ${error}`;
@@ -289,5 +298,8 @@ export class CellOutputCap {
 /** The bytes a mime bundle takes in the notebook: its text values as UTF-8, other values as JSON. */
 function sizeOf(data: unknown): number {
   const values = data && typeof data === "object" && !Array.isArray(data) ? Object.values(data) : [data];
-  return values.reduce<number>((sum, v) => sum + Buffer.byteLength(typeof v === "string" ? v : (JSON.stringify(v) ?? "")), 0);
+  return values.reduce<number>(
+    (sum, v) => sum + Buffer.byteLength(typeof v === "string" ? v : (JSON.stringify(v) ?? "")),
+    0,
+  );
 }

@@ -49,13 +49,17 @@ interface CellError {
 }
 
 /** Stack frames from here down are tslab's and the runner's, not the notebook's: not worth showing. */
-const INTERNAL_FRAME = new RegExp(`${TSLAB_EXECUTOR_FRAME.source}|[\\\\/]notebook[\\\\/]runner\\.[jt]s|\\(node:(vm|internal[\\\\/]process[\\\\/]task_queues):`);
+const INTERNAL_FRAME = new RegExp(
+  `${TSLAB_EXECUTOR_FRAME.source}|[\\\\/]notebook[\\\\/]runner\\.[jt]s|\\(node:(vm|internal[\\\\/]process[\\\\/]task_queues):`,
+);
 
 function cellError(value: unknown): CellError {
   if (value instanceof Error) {
     const lines = (value.stack ?? `${value.name}: ${value.message}`).split("\n");
     const cut = lines.findIndex((l) => INTERNAL_FRAME.test(l));
-    const traceback = (cut > 0 ? lines.slice(0, cut) : lines).filter((l, i, all) => !(l.trim() === "" && i === all.length - 1));
+    const traceback = (cut > 0 ? lines.slice(0, cut) : lines).filter(
+      (l, i, all) => !(l.trim() === "" && i === all.length - 1),
+    );
     return { ename: value.name || "Error", evalue: value.message, traceback };
   }
   const text = typeof value === "string" ? value : format("%O", value);
@@ -130,7 +134,10 @@ function createKernel(tslab: TslabRunnerParts, dir: string, out: CellOutputs): K
       node = browser = undefined;
     },
   };
-  return tslab.createExecutor(dir, convs, { log: (...args) => out.log(...args), error: (...args) => out.error(...args) });
+  return tslab.createExecutor(dir, convs, {
+    log: (...args) => out.log(...args),
+    error: (...args) => out.error(...args),
+  });
 }
 
 /** One code cell: runs it (with its timeout), stores its outputs, and returns its failure if it failed. */
@@ -242,7 +249,12 @@ class CellOutputs {
   log(...args: unknown[]): void {
     const value = args.length === 1 && typeof args[0] !== "string" ? format("%O", args[0]) : format(...args);
     if (!this.#cap.display(value)) return this.#cut();
-    this.outputs.push({ output_type: "execute_result", data: { "text/plain": value }, metadata: {}, execution_count: this.#executionCount });
+    this.outputs.push({
+      output_type: "execute_result",
+      data: { "text/plain": value },
+      metadata: {},
+      execution_count: this.#executionCount,
+    });
   }
 
   /** Type errors (a format string and its values) and exceptions (one Error): the cell's error output when it fails, stderr text when it does not. */
@@ -251,11 +263,17 @@ class CellOutputs {
     else this.errors.push({ ename: "TSError", evalue: format(...args), traceback: [format(...args)] });
   }
 
-  display(data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> }, update: boolean): void {
+  display(
+    data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> },
+    update: boolean,
+  ): void {
     const output: Output = { output_type: "display_data", data: data.data, metadata: data.metadata ?? {} };
     const id = (data.transient as { display_id?: string } | undefined)?.display_id;
     if (update && id) {
-      const i = this.outputs.findIndex((o) => o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id);
+      const i = this.outputs.findIndex(
+        (o) =>
+          o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id,
+      );
       const previous = this.outputs[i];
       if (previous?.output_type === "display_data") {
         if (this.#cap.display(output.data, previous.data)) this.outputs[i] = { ...output, transient: data.transient };
@@ -280,17 +298,24 @@ interface NotebookProcess {
  * environment, tslab's display going to the cell, and a stray rejection or exception of notebook code
  * (a promise nobody awaited, a throwing timer) going to the cell's stderr instead of ending this process.
  */
-function enterNotebookProcess(run: PreparedRun, options: RunOptions, out: CellOutputs, tslab: TslabRunnerParts): NotebookProcess {
+function enterNotebookProcess(
+  run: PreparedRun,
+  options: RunOptions,
+  out: CellOutputs,
+  tslab: TslabRunnerParts,
+): NotebookProcess {
   const previousCwd = process.cwd();
   const previousEnv = { ...process.env };
   const realWrite = { out: process.stdout.write, err: process.stderr.write };
   const previousDisplay = tslab.jupyter.lastWriteDisplayData;
-  const text = (chunk: string | Uint8Array) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+  const text = (chunk: string | Uint8Array) =>
+    typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
   const capture = {
     out: ((chunk: string | Uint8Array) => (out.stream("stdout", text(chunk)), true)) as typeof process.stdout.write,
     err: ((chunk: string | Uint8Array) => (out.stream("stderr", text(chunk)), true)) as typeof process.stderr.write,
   };
-  const onStray = (kind: string) => (reason: unknown) => out.stream("stderr", `${kind}: ${cellError(reason).traceback.join("\n")}\n`);
+  const onStray = (kind: string) => (reason: unknown) =>
+    out.stream("stderr", `${kind}: ${cellError(reason).traceback.join("\n")}\n`);
   const onRejection = onStray("Unhandled promise rejection");
   const onException = onStray("Uncaught exception");
   const releaseWrites = () => {

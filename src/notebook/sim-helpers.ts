@@ -78,7 +78,13 @@ export const simSurfaceOf = defineOperation({
   response: simSurface,
 });
 
-const batchRun = z.looseObject({ id: z.string(), item_id: z.string(), report_name: z.string(), portfolio_name: z.string(), pricing_date: z.string() });
+const batchRun = z.looseObject({
+  id: z.string(),
+  item_id: z.string(),
+  report_name: z.string(),
+  portfolio_name: z.string(),
+  pricing_date: z.string(),
+});
 
 /**
  * `POST /sim/batch`: runs every saved launcher item now, as the service's daily batch would. A launcher

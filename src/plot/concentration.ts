@@ -27,7 +27,11 @@ export interface ConcentrationStats {
 }
 
 /** Σ|value| per name, largest first, and the concentration figures of those shares. */
-export function concentrationStats(names: readonly (string | null)[], values: readonly number[], top: number): ConcentrationStats {
+export function concentrationStats(
+  names: readonly (string | null)[],
+  values: readonly number[],
+  top: number,
+): ConcentrationStats {
   // Sums in a Float64Array by the name's slot (first seen first), one Map lookup per row; then the slots
   // ranked by sum, largest first, ties in the order first seen (a total order: the same as a stable sort).
   const slot = new Map<string, number>();
@@ -58,7 +62,13 @@ export function concentrationStats(names: readonly (string | null)[], values: re
     ranked[j] = keys[k]!;
   });
   for (const k of order) hhi += (sums[k]! / total) ** 2;
-  return { names: ranked, cumulative, topShare: cumulative[Math.min(top, m) - 1] ?? 0, hhi, effective: hhi > 0 ? 1 / hhi : 0 };
+  return {
+    names: ranked,
+    cumulative,
+    topShare: cumulative[Math.min(top, m) - 1] ?? 0,
+    hhi,
+    effective: hhi > 0 ? 1 / hhi : 0,
+  };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -75,7 +85,8 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  */
 export function concentration(input: TableInput, options: ConcentrationOptions): Figure {
   const top = options.top ?? 5;
-  if (!(Number.isInteger(top) && top > 0)) throw new RangeError(`plot.concentration: top must be a whole number > 0; got ${String(top)}`);
+  if (!(Number.isInteger(top) && top > 0))
+    throw new RangeError(`plot.concentration: top must be a whole number > 0; got ${String(top)}`);
   const view = columnsOf(input, "plot.concentration");
   const names = texts(view, options.by);
   const values = numbers(view, options.value ?? "notional");

@@ -19,9 +19,18 @@ export function sliderLayout(slider: Record<string, unknown>): Record<string, un
  * A slider that shows one group of traces at a time. Its first step, `all`, shows every trace: the
  * figure's state as drawn, so the slider only ever narrows the view.
  */
-export function groupSlider(groups: readonly TraceGroup[], traceCount: number, prefix: string): Record<string, unknown> {
-  const visible = (shown?: ReadonlySet<number>) => Array.from({ length: traceCount }, (_, i) => shown === undefined || shown.has(i));
-  const step = (label: string, shown?: ReadonlySet<number>) => ({ label, method: "restyle", args: [{ visible: visible(shown) }] });
+export function groupSlider(
+  groups: readonly TraceGroup[],
+  traceCount: number,
+  prefix: string,
+): Record<string, unknown> {
+  const visible = (shown?: ReadonlySet<number>) =>
+    Array.from({ length: traceCount }, (_, i) => shown === undefined || shown.has(i));
+  const step = (label: string, shown?: ReadonlySet<number>) => ({
+    label,
+    method: "restyle",
+    args: [{ visible: visible(shown) }],
+  });
   return {
     active: 0,
     steps: [step("all"), ...groups.map((g) => step(g.label, new Set(g.traces)))],

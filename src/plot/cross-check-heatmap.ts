@@ -35,7 +35,13 @@ interface Row {
 /** The rows of any accepted input, with the check's own tolerance and strike type when it carries them. */
 function readRows(input: CrossCheckInput): { rows: Row[]; tolerance?: number; strikeType?: number | string } {
   if (Array.isArray(input)) return { rows: input.map(fromRow) };
-  if (typeof input === "object" && input !== null && "rows" in input && Array.isArray((input as CrossCheckResult).rows) && "summary" in input) {
+  if (
+    typeof input === "object" &&
+    input !== null &&
+    "rows" in input &&
+    Array.isArray((input as CrossCheckResult).rows) &&
+    "summary" in input
+  ) {
     const check = input as CrossCheckResult;
     return { rows: check.rows.map(fromRow), tolerance: check.tolerance, strikeType: check.strikeType };
   }
@@ -96,7 +102,8 @@ const bp = (v: number) => `${formatNumber(v * BP, 3)} vol bp`;
 export function crossCheckHeatmap(input: CrossCheckInput, options: CrossCheckHeatmapOptions = {}): Figure {
   const read = readRows(input);
   const tolerance = options.tolerance ?? read.tolerance ?? DEFAULT_TOLERANCE;
-  if (!(tolerance >= 0)) throw new RangeError(`plot.crossCheckHeatmap: tolerance must be >= 0 (decimal vol); got ${tolerance}`);
+  if (!(tolerance >= 0))
+    throw new RangeError(`plot.crossCheckHeatmap: tolerance must be >= 0 (decimal vol); got ${tolerance}`);
   const strikeType = options.strikeType ?? read.strikeType;
   const grid = fillGrid(read.rows, tolerance);
   const data: Trace[] = [heatmapTrace(grid, tolerance), ...markerTraces(grid, tolerance)];
@@ -187,7 +194,12 @@ function placeAnswered(grid: Grid, r: Row, i: number, j: number, tolerance: numb
     grid.maxAt = r;
   }
   const beyond = abs > tolerance;
-  grid.custom[i]![j] = [pct(r.service), pct(r.local), beyond ? "BEYOND TOLERANCE" : "within tolerance", bp(r.difference)];
+  grid.custom[i]![j] = [
+    pct(r.service),
+    pct(r.local),
+    beyond ? "BEYOND TOLERANCE" : "within tolerance",
+    bp(r.difference),
+  ];
   if (beyond) {
     const { xLabels, yLabels, breach } = grid;
     breach.x.push(xLabels[j]!);
@@ -228,8 +240,14 @@ function heatmapTrace(grid: Grid, tolerance: number): Trace {
     ],
     xgap: 1,
     ygap: 1,
-    colorbar: { title: { text: "service − local<br>(vol bp)", side: "right" }, exponentformat: "none", thickness: 14, len: 0.9 },
-    hovertemplate: "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{customdata[3]}<br>%{customdata[2]}<extra></extra>",
+    colorbar: {
+      title: { text: "service − local<br>(vol bp)", side: "right" },
+      exponentformat: "none",
+      thickness: 14,
+      len: 0.9,
+    },
+    hovertemplate:
+      "maturity %{y}, strike %{x}<br>service %{customdata[0]}<br>local %{customdata[1]}<br>Δ %{customdata[3]}<br>%{customdata[2]}<extra></extra>",
     showscale: true,
   };
 }

@@ -78,7 +78,10 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
 
   const who = t.currencies.length === 1 ? `${t.currencies[0] || ""} ` : "";
   const what = value === "rate" ? "zero rates" : value.replace(/_/g, " ") + "s";
-  const span = t.marketDates.length > 1 ? ` · ${plotDate(t.marketDates[0]!)} to ${plotDate(t.marketDates[t.marketDates.length - 1]!)}` : "";
+  const span =
+    t.marketDates.length > 1
+      ? ` · ${plotDate(t.marketDates[0]!)} to ${plotDate(t.marketDates[t.marketDates.length - 1]!)}`
+      : "";
   return displayable({
     data,
     layout: baseLayout(options.title ?? `${who}${what} by tenor${span}`, {

@@ -34,11 +34,17 @@ export function curveSurface(input: CurveInput, options: CurveSurfaceOptions = {
   const t = readCurves(input, "plot.curveSurface", value);
   const currency = options.currency ?? t.currencies[0] ?? "";
   if (options.currency !== undefined && !t.currencies.includes(options.currency)) {
-    throw new RangeError(`plot.curveSurface: no curve for currency "${options.currency}"; the table has ${t.currencies.map((c) => `"${c}"`).join(", ")}`);
+    throw new RangeError(
+      `plot.curveSurface: no curve for currency "${options.currency}"; the table has ${t.currencies.map((c) => `"${c}"`).join(", ")}`,
+    );
   }
   const curves = t.curves.filter((k) => k.currency === currency).sort((a, b) => a.marketDate - b.marketDate);
   const latest = curves[curves.length - 1];
-  const maturities = options.maturities ? [...options.maturities].sort((a, b) => a - b) : latest ? latest.rows.map((i) => t.maturity[i]!) : [];
+  const maturities = options.maturities
+    ? [...options.maturities].sort((a, b) => a - b)
+    : latest
+      ? latest.rows.map((i) => t.maturity[i]!)
+      : [];
   const z = curves.map((k) => curveAt(t, k, maturities).map(finiteOrNull));
   const dates = curves.map((k) => plotDate(k.marketDate));
   const fmt = valueAxis(value);

@@ -6,13 +6,36 @@ import { tenorText, type TimeInput } from "../curves/tenor";
 import { curveTenorsColumns } from "../frames/curve-tenors";
 import { curveObjects, isCurveLike } from "./curve-objects";
 import type { Annotation, Figure, Trace } from "./figure";
-import { columnsOf, finiteOrNull, groupBy, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
+import {
+  columnsOf,
+  finiteOrNull,
+  groupBy,
+  isTableInput,
+  numbers,
+  plotDate,
+  texts,
+  times,
+  type TableInput,
+} from "./input";
 import { escapeHtml } from "./labels";
 import { axis, baseConfig, baseLayout, INK } from "./theme";
 import { displayable } from "./show";
 
 /** Tenors drawn when none are chosen. */
-export const DEFAULT_HEATMAP_TENORS = ["1M", "3M", "6M", "1Y", "2Y", "3Y", "5Y", "7Y", "10Y", "15Y", "20Y", "30Y"] as const;
+export const DEFAULT_HEATMAP_TENORS = [
+  "1M",
+  "3M",
+  "6M",
+  "1Y",
+  "2Y",
+  "3Y",
+  "5Y",
+  "7Y",
+  "10Y",
+  "15Y",
+  "20Y",
+  "30Y",
+] as const;
 
 export interface CurveTenorHeatmapOptions {
   /** Tenors across (in this order). Default {@link DEFAULT_HEATMAP_TENORS}; for a `curveTenors` table, its own tenors. */
@@ -164,13 +187,19 @@ function panelsFigure(panels: readonly Cells[], options: CurveTenorHeatmapOption
     };
   });
   const dates = panels.flatMap((p) => p.dates).sort((a, b) => a - b);
-  const title = options.title ?? `Zero rates by tenor · ${panels.map((p) => p.currency || "(no currency)").join(", ")}${dateSpan(dates)}`;
+  const title =
+    options.title ??
+    `Zero rates by tenor · ${panels.map((p) => p.currency || "(no currency)").join(", ")}${dateSpan(dates)}`;
   return displayable({
     data,
     layout: baseLayout(title, {
       ...layout,
       annotations,
-      coloraxis: { colorscale: "Viridis", ...(Number.isFinite(lo) ? { cmin: lo * 100, cmax: hi * 100 } : {}), colorbar: COLORBAR },
+      coloraxis: {
+        colorscale: "Viridis",
+        ...(Number.isFinite(lo) ? { cmin: lo * 100, cmax: hi * 100 } : {}),
+        colorbar: COLORBAR,
+      },
       height: Math.max(500, 120 + rows * 380),
       margin: { l: 88, r: 24, t: 96, b: 64 },
       hovermode: "closest",
@@ -199,13 +228,20 @@ function panelTitle(text: string, x: number, top: number): Annotation {
 /** The input as dates × tenors zero rates, one panel per currency (the chosen one only with `currency`). */
 function readPanels(input: CurveTenorHeatmapInput, options: CurveTenorHeatmapOptions): Cells[] {
   const tenors = options.tenors ?? DEFAULT_HEATMAP_TENORS;
-  if (Array.isArray(input) && input.every(isCurveLike)) return fromTidy(curveTenorsColumns(pick(input, options), tenors, options), options, undefined);
+  if (Array.isArray(input) && input.every(isCurveLike))
+    return fromTidy(curveTenorsColumns(pick(input, options), tenors, options), options, undefined);
   if (!isTableInput(input))
-    throw new TypeError(`${CALLER} expects frames.curveTenors(…), a yield-curve table of many dates, or an array of Curves / RateAsset responses`);
+    throw new TypeError(
+      `${CALLER} expects frames.curveTenors(…), a yield-curve table of many dates, or an array of Curves / RateAsset responses`,
+    );
   const view = columnsOf(input, CALLER);
   if (view.has("tenor") && view.has("zero_rate")) return fromTidy(input, options, options.tenors?.map(tenorText));
   // A long yield-curve table: one curve per currency × market date, made a Curve and read at the tenors.
-  return fromTidy(curveTenorsColumns(pick(curveObjects(input, CALLER, options.interpolation), options), tenors, options), options, undefined);
+  return fromTidy(
+    curveTenorsColumns(pick(curveObjects(input, CALLER, options.interpolation), options), tenors, options),
+    options,
+    undefined,
+  );
 }
 
 /** The curves of the chosen currency (all when none is chosen). */
@@ -214,7 +250,9 @@ function pick<C extends Curve | RateAssetResponse>(curves: readonly C[], options
   if (options.currency !== undefined) {
     const chosen = curves.filter((c) => ccy(c) === options.currency);
     if (chosen.length === 0)
-      throw new RangeError(`${CALLER}: no curve in ${options.currency}; the input has ${[...new Set(curves.map(ccy))].join(", ") || "none"}`);
+      throw new RangeError(
+        `${CALLER}: no curve in ${options.currency}; the input has ${[...new Set(curves.map(ccy))].join(", ") || "none"}`,
+      );
     return chosen;
   }
   return [...curves];
@@ -227,12 +265,18 @@ function pick<C extends Curve | RateAssetResponse>(curves: readonly C[], options
 function fromTidy(input: TableInput, options: CurveTenorHeatmapOptions, only: readonly string[] | undefined): Cells[] {
   const view = columnsOf(input, CALLER);
   const currency = view.has("currency") ? texts(view, "currency") : new Array<string | null>(view.rowCount).fill(null);
-  const columns = { dates: times(view, "market_date"), tenor: texts(view, "tenor"), zero: numbers(view, "zero_rate"), levels: view.levels("tenor") };
+  const columns = {
+    dates: times(view, "market_date"),
+    tenor: texts(view, "tenor"),
+    zero: numbers(view, "zero_rate"),
+    levels: view.levels("tenor"),
+  };
   const byCurrency = groupBy(view.rowCount, (i) => currency[i] ?? "");
   const currencies = [...byCurrency.keys()];
   if (options.currency === undefined) return currencies.map((ccy) => cellsOf(ccy, byCurrency.get(ccy)!, columns, only));
   const rows = byCurrency.get(options.currency) ?? [];
-  if (rows.length === 0 && view.rowCount > 0) throw new RangeError(`${CALLER}: no curve in ${options.currency}; the input has ${currencies.join(", ")}`);
+  if (rows.length === 0 && view.rowCount > 0)
+    throw new RangeError(`${CALLER}: no curve in ${options.currency}; the input has ${currencies.join(", ")}`);
   return [cellsOf(options.currency, rows, columns, only)];
 }
 

@@ -6,7 +6,17 @@ import type { RateAssetResponse } from "../api/rate-asset";
 import { linearAt } from "../curves/linear";
 import { concatColumns } from "../frames/concat";
 import { yieldCurveColumns } from "../frames/yield-curve";
-import { columnsOf, groupBy, isTableInput, numbers, plotDate, texts, times, type Columns, type TableInput } from "./input";
+import {
+  columnsOf,
+  groupBy,
+  isTableInput,
+  numbers,
+  plotDate,
+  texts,
+  times,
+  type Columns,
+  type TableInput,
+} from "./input";
 
 /** What the curve builders take: a yield-curve table or frame (one or many curves), or `RateAsset` response(s). */
 export type CurveInput = TableInput | RateAssetResponse | readonly RateAssetResponse[];
@@ -48,7 +58,10 @@ export function readCurves(input: CurveInput, caller: string, value = "rate"): C
       caller,
     );
   else if (isTableInput(input)) view = columnsOf(input, caller);
-  else throw new TypeError(`${caller} expects a yield-curve table or DataFrame (frames.yieldCurve / fetchYieldCurves), or RateAsset response(s)`);
+  else
+    throw new TypeError(
+      `${caller} expects a yield-curve table or DataFrame (frames.yieldCurve / fetchYieldCurves), or RateAsset response(s)`,
+    );
 
   const maturity = numbers(view, "maturity");
   const values = numbers(view, value);

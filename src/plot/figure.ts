@@ -79,7 +79,9 @@ export function isFigure(value: unknown): value is Figure {
 /** Throws a TypeError naming the caller unless `value` is a figure. */
 export function checkFigure(value: unknown, caller: string): Figure {
   if (!isFigure(value))
-    throw new TypeError(`${caller} expects a plotly figure { data: [...], layout: {...} } (e.g. from plot.yieldCurve(...)); got ${describe(value)}`);
+    throw new TypeError(
+      `${caller} expects a plotly figure { data: [...], layout: {...} } (e.g. from plot.yieldCurve(...)); got ${describe(value)}`,
+    );
   return value;
 }
 

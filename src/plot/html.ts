@@ -13,7 +13,8 @@ import { plotlySource } from "./plotly-source";
 import { DEFAULT_HEIGHT } from "./theme";
 
 /** Shown where JavaScript does not run (an untrusted notebook, GitHub's viewer). */
-const NO_SCRIPT_TEXT = "Interactive plotly chart: it appears in a trusted notebook or in the exported HTML (JavaScript is not running here).";
+const NO_SCRIPT_TEXT =
+  "Interactive plotly chart: it appears in a trusted notebook or in the exported HTML (JavaScript is not running here).";
 
 /** Shown while plotly.js has not loaded on this page (its parts are still arriving, or are not on the page). */
 const NO_PLOTLY_TEXT =
@@ -26,7 +27,10 @@ const NO_PLOTLY_TEXT =
  * `NaN` becomes `null`, as in `JSON.stringify`.
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

@@ -30,7 +30,12 @@ export { PALETTE, STATUS_COLORS, DEFAULT_WIDTH, DEFAULT_HEIGHT } from "./theme";
 export { yieldCurve, type YieldCurveOptions } from "./yield-curve";
 export { curveHistory, DEFAULT_TENORS, type CurveHistoryOptions } from "./curve-history";
 export { curveSurface, type CurveSurfaceOptions } from "./curve-surface";
-export { curveTenorHeatmap, DEFAULT_HEATMAP_TENORS, type CurveTenorHeatmapOptions, type CurveTenorHeatmapInput } from "./curve-tenor-heatmap";
+export {
+  curveTenorHeatmap,
+  DEFAULT_HEATMAP_TENORS,
+  type CurveTenorHeatmapOptions,
+  type CurveTenorHeatmapInput,
+} from "./curve-tenor-heatmap";
 export type { CurveInput } from "./curves";
 export { volSmiles, type VolSmilesOptions } from "./vol-smiles";
 export { volSurface, type VolSurfaceOptions } from "./vol-surface";
@@ -43,9 +48,26 @@ export { concentration, concentrationStats, type ConcentrationOptions, type Conc
 export { positionEffects, type PositionEffectsOptions } from "./position-effects";
 
 // Display and export
-export { show, mimeBundle, figureSummary, resetPlotlyEmbed, PLOTLY_MIME, type ShowOptions, type Showable } from "./show";
+export {
+  show,
+  mimeBundle,
+  figureSummary,
+  resetPlotlyEmbed,
+  PLOTLY_MIME,
+  type ShowOptions,
+  type Showable,
+} from "./show";
 export type { MimeBundle } from "../display";
 export { tableHtml, tableText } from "./table-view";
 export { toHtml } from "./to-html";
-export { toPng, pngRenderer, findChromium, PngExportError, CHROMIUM_ARGS, type PngOptions, type BrowserOptions, type PngRenderer } from "./to-png";
+export {
+  toPng,
+  pngRenderer,
+  findChromium,
+  PngExportError,
+  CHROMIUM_ARGS,
+  type PngOptions,
+  type BrowserOptions,
+  type PngRenderer,
+} from "./to-png";
 export { plotlySource, type PlotlySource } from "./plotly-source";

@@ -45,7 +45,13 @@ export interface SeriesLike {
 /** True for a danfo Series: values, an index, a dtype, and no `column()` (which a DataFrame has). */
 export function isSeries(value: unknown): value is SeriesLike {
   if (typeof value !== "object" || value === null) return false;
-  const v = value as { column?: unknown; values?: { length?: unknown }; index?: { length?: unknown }; columns?: unknown; dtype?: unknown };
+  const v = value as {
+    column?: unknown;
+    values?: { length?: unknown };
+    index?: { length?: unknown };
+    columns?: unknown;
+    dtype?: unknown;
+  };
   return (
     typeof v.column !== "function" &&
     typeof v.dtype === "string" &&
@@ -73,7 +79,9 @@ export function isTableInput(value: unknown): value is TableInput {
 }
 
 function missingColumn(caller: string, name: string, names: readonly string[]): Error {
-  return new TypeError(`${caller} needs a "${name}" column; the table has ${names.map((c) => `"${c}"`).join(", ") || "no columns"}`);
+  return new TypeError(
+    `${caller} needs a "${name}" column; the table has ${names.map((c) => `"${c}"`).join(", ") || "no columns"}`,
+  );
 }
 
 /** A {@link Columns} view of `input`; throws a TypeError naming `caller` when `input` is not a table. */
@@ -167,7 +175,13 @@ export function toTime(v: unknown): number {
 export function texts(view: Columns, name: string): (string | null)[] {
   return view
     .values(name)
-    .map((v) => (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v)) ? null : v instanceof Date ? plotDate(v.getTime()) : String(v)));
+    .map((v) =>
+      v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))
+        ? null
+        : v instanceof Date
+          ? plotDate(v.getTime())
+          : String(v),
+    );
 }
 
 /**

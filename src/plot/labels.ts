@@ -64,7 +64,9 @@ export function formatNumber(v: number, digits = 6): string {
   if (Number.isInteger(v)) return (whole ??= new Intl.NumberFormat("en-US")).format(v);
   const abs = Math.abs(v);
   if (abs !== 0 && (abs < 1e-4 || abs >= 1e15)) return v.toExponential(Math.max(0, digits - 1)).replace(/\.?0+e/, "e");
-  return (fraction ??= new Intl.NumberFormat("en-US", { maximumFractionDigits: 20 })).format(Number(v.toPrecision(digits)));
+  return (fraction ??= new Intl.NumberFormat("en-US", { maximumFractionDigits: 20 })).format(
+    Number(v.toPrecision(digits)),
+  );
 }
 
 /** HTML-escapes text for labels that plotly renders as HTML (names, hover text). */

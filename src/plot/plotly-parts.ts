@@ -69,7 +69,8 @@ let cached: { size: number; bundles: MimeBundle[] } | undefined;
  * (the part's script), `text/plain` (what it is) and {@link PLOTLY_PART_MIME}.
  */
 export function plotlyPartBundles(size: number = PLOTLY_PART_CHARS): MimeBundle[] {
-  if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`plotly.js part size must be a whole number > 0; got ${size}`);
+  if (!(Number.isInteger(size) && size > 0))
+    throw new RangeError(`plotly.js part size must be a whole number > 0; got ${size}`);
   if (cached?.size === size) return cached.bundles;
   const { text, version } = plotlySource();
   const of = Math.ceil(text.length / size);

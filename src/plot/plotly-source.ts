@@ -28,7 +28,9 @@ export function plotlyBundlePath(resolve: (id: string) => string = require.resol
       tried.push(id);
     }
   }
-  throw new Error(`plotly.js is not installed: none of ${tried.join(", ")} resolves. Install it with \`npm install plotly.js-dist-min\`.`);
+  throw new Error(
+    `plotly.js is not installed: none of ${tried.join(", ")} resolves. Install it with \`npm install plotly.js-dist-min\`.`,
+  );
 }
 
 /** The plotly.js bundle's text (read once, then cached for the process). */

@@ -37,8 +37,13 @@ const DOWN = "#e15759";
  * plot.show(plot.positionEffects(effects, { before: { "SPX.XCBO": 12_500, USD: 3_000_000 } }));
  * ```
  */
-export function positionEffects(input: TableInput | PositionEffectsResponse, options: PositionEffectsOptions = {}): Figure {
-  const { change, pricing } = readEffects(columnsOf(isTableInput(input) ? input : positionEffectsColumns(input), "plot.positionEffects"));
+export function positionEffects(
+  input: TableInput | PositionEffectsResponse,
+  options: PositionEffectsOptions = {},
+): Figure {
+  const { change, pricing } = readEffects(
+    columnsOf(isTableInput(input) ? input : positionEffectsColumns(input), "plot.positionEffects"),
+  );
   const contracts = [...change.keys()];
   const { gap, width } = panelWidths(contracts.length);
   const data: Trace[] = [];
@@ -56,7 +61,11 @@ export function positionEffects(input: TableInput | PositionEffectsResponse, opt
   });
   if (contracts.length === 0) annotations.push(noChangeNote());
   const when = pricing !== undefined ? ` · ${plotDate(pricing)}` : "";
-  return displayable({ data, layout: effectsLayout(options.title ?? `Position effects${when}`, layoutAxes, annotations), config: baseConfig() });
+  return displayable({
+    data,
+    layout: effectsLayout(options.title ?? `Position effects${when}`, layoutAxes, annotations),
+    config: baseConfig(),
+  });
 }
 
 /** The net quantity by contract (in order of first appearance), and the first valid pricing date when there is one. */
@@ -108,8 +117,17 @@ function positionBars(label: string, before: number, change: number, k: number, 
 
 /** One panel's axes: an untitled category x axis over its slice of the paper, a y axis titled on the first panel only. */
 function panelAxes(x0: number, width: number, k: number, suffix: string): Record<string, unknown> {
-  const { title: _none, ...xAxis } = axis("", { domain: [x0, x0 + width], anchor: `y${suffix}`, showgrid: false, type: "category" });
-  const yAxis = axis("Position (units; cash in its currency)", { anchor: `x${suffix}`, tickformat: "~s", rangemode: "tozero" });
+  const { title: _none, ...xAxis } = axis("", {
+    domain: [x0, x0 + width],
+    anchor: `y${suffix}`,
+    showgrid: false,
+    type: "category",
+  });
+  const yAxis = axis("Position (units; cash in its currency)", {
+    anchor: `x${suffix}`,
+    tickformat: "~s",
+    rangemode: "tozero",
+  });
   if (k > 0) delete yAxis.title;
   return { [`xaxis${suffix}`]: xAxis, [`yaxis${suffix}`]: yAxis };
 }

@@ -14,7 +14,11 @@ export interface ReportStatusOptions {
   title?: string;
 }
 
-const BY_TITLE: Record<string, string> = { pricing_date: "Pricing date", mkt_data_date: "Market-data date", time_stamp: "Report time (UTC day)" };
+const BY_TITLE: Record<string, string> = {
+  pricing_date: "Pricing date",
+  mkt_data_date: "Market-data date",
+  time_stamp: "Report time (UTC day)",
+};
 const DAY_MS = 86_400_000;
 
 /**
@@ -29,7 +33,10 @@ const DAY_MS = 86_400_000;
  * plot.show(plot.reportStatus(await frames.fetchReportInfosByDateColumns(rp, { pricingDates })));
  * ```
  */
-export function reportStatus(input: TableInput | GetReportInfosResponse | readonly ReportInfo[], options: ReportStatusOptions = {}): Figure {
+export function reportStatus(
+  input: TableInput | GetReportInfosResponse | readonly ReportInfo[],
+  options: ReportStatusOptions = {},
+): Figure {
   const by = options.by ?? "pricing_date";
   const table = isTableInput(input) ? input : reportInfosColumns(input);
   const view = columnsOf(table, "plot.reportStatus");
@@ -78,14 +85,22 @@ export function reportStatus(input: TableInput | GetReportInfosResponse | readon
   const note = undated ? ` (${undated} without ${by} or status)` : "";
   return displayable({
     data,
-    layout: baseLayout(options.title ?? `Report status · ${total} reports over ${dates.length} day${dates.length === 1 ? "" : "s"}${note}`, {
-      barmode: "stack",
-      bargap: 0.25,
-      xaxis: axis(BY_TITLE[by] ?? by, { type: "date", showgrid: false, ...(weekendFree ? { rangebreaks: [{ bounds: ["sat", "mon"] }] } : {}) }),
-      yaxis: axis("Reports (count)", { rangemode: "tozero", tickformat: "d" }),
-      hovermode: "x unified",
-      legend: { orientation: "h", x: 0, xanchor: "left", y: -0.16, yanchor: "top", traceorder: "normal" },
-    }),
+    layout: baseLayout(
+      options.title ??
+        `Report status · ${total} reports over ${dates.length} day${dates.length === 1 ? "" : "s"}${note}`,
+      {
+        barmode: "stack",
+        bargap: 0.25,
+        xaxis: axis(BY_TITLE[by] ?? by, {
+          type: "date",
+          showgrid: false,
+          ...(weekendFree ? { rangebreaks: [{ bounds: ["sat", "mon"] }] } : {}),
+        }),
+        yaxis: axis("Reports (count)", { rangemode: "tozero", tickformat: "d" }),
+        hovermode: "x unified",
+        legend: { orientation: "h", x: 0, xanchor: "left", y: -0.16, yanchor: "top", traceorder: "normal" },
+      },
+    ),
     config: baseConfig(),
   });
 }

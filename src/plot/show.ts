@@ -34,7 +34,12 @@ export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
  * a batch result (`{ table }` / `{ frame }`).
  */
 export type Showable =
-  Figure | ColumnTable | DataFrame | SeriesLike | { table: ColumnTable; failures?: unknown[] } | { frame: DataFrame; failures?: unknown[] };
+  | Figure
+  | ColumnTable
+  | DataFrame
+  | SeriesLike
+  | { table: ColumnTable; failures?: unknown[] }
+  | { frame: DataFrame; failures?: unknown[] };
 
 export interface ShowOptions {
   /**
@@ -91,7 +96,11 @@ export function show(value: Showable, options: ShowOptions = {}): string | undef
 }
 
 /** {@link show} with the display given (tests, or a caller that found the kernel itself). */
-export function showWith(display: KernelDisplay | undefined, value: Showable, options: ShowOptions = {}): string | undefined {
+export function showWith(
+  display: KernelDisplay | undefined,
+  value: Showable,
+  options: ShowOptions = {},
+): string | undefined {
   const rows = options.rows ?? DEFAULT_TABLE_ROWS;
   if (!(Number.isInteger(rows) && rows > 0)) throw new RangeError(`show: rows must be a whole number > 0; got ${rows}`);
   if (!isFigure(value) && !tableOf(value))
@@ -112,7 +121,10 @@ export function showWith(display: KernelDisplay | undefined, value: Showable, op
  * then, after the session's first chart (or with `plotlyJs: "always"`), plotly.js in parts; this records
  * that they were sent. Throws for anything else.
  */
-export function displayBundles(value: Showable, options: { rows?: number; plotlyJs?: "once" | "always" } = {}): MimeBundle[] {
+export function displayBundles(
+  value: Showable,
+  options: { rows?: number; plotlyJs?: "once" | "always" } = {},
+): MimeBundle[] {
   if (isFigure(value)) {
     const figure = mimeBundle(value, { plotly: false });
     if (plotlyEmbedded && options.plotlyJs !== "always") return [figure];
@@ -129,7 +141,10 @@ function tableView(value: Showable, rows: number): { html: string; text: string 
   const table = tableOf(value);
   if (!table) throw new TypeError("show: not a figure or a table");
   const failures = (value as { failures?: unknown[] }).failures;
-  const note = Array.isArray(failures) && failures.length > 0 ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)` : "";
+  const note =
+    Array.isArray(failures) && failures.length > 0
+      ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)`
+      : "";
   return {
     html: tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : ""),
     text: tableText(table, rows) + (note ? `\n${note}` : ""),
@@ -149,7 +164,10 @@ export function displayable<F extends Figure>(fig: F): F {
  * sent to the kernel display first, and the bundle comes after a short wait (Deno awaits it) in which
  * the kernel puts them on the wire. Outside a kernel, nothing is sent and plotly.js counts as not sent.
  */
-export function resultBundle(value: Showable, display: KernelDisplay | undefined = findKernelDisplay()): MimeBundle | Promise<MimeBundle> {
+export function resultBundle(
+  value: Showable,
+  display: KernelDisplay | undefined = findKernelDisplay(),
+): MimeBundle | Promise<MimeBundle> {
   const [own, ...parts] = displayBundles(value);
   if (parts.length === 0) return own!;
   if (!display) {
@@ -185,7 +203,9 @@ function tableOf(value: unknown): TableLike | undefined {
 
 /** Writes the page to a fresh file in the output directory, prints and returns its path. */
 function writeHtml(page: string, name: string, options: ShowOptions): string {
-  const dir = path.resolve(options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR ?? path.join(tmpdir(), "risk-portal-lab-plots"));
+  const dir = path.resolve(
+    options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR ?? path.join(tmpdir(), "risk-portal-lab-plots"),
+  );
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
   const slug =

@@ -42,7 +42,8 @@ export function spreadHistory(input: CurveObjectsInput, options: SpreadHistoryOp
     );
   const measure = options.measure ?? "zero";
   const curves = curveObjects(input, CALLER, options.interpolation);
-  const value = (c: Curve) => (legs.length === 2 ? spread(c, legs[0], legs[1], { measure }) : butterfly(c, legs[0], legs[1], legs[2], { measure }));
+  const value = (c: Curve) =>
+    legs.length === 2 ? spread(c, legs[0], legs[1], { measure }) : butterfly(c, legs[0], legs[1], legs[2], { measure });
   const names = legs.map((l) => tenorText(l));
   const what = legs.length === 2 ? `${names[1]} − ${names[0]}` : `2·${names[1]} − ${names[0]} − ${names[2]}`;
   const short = names.map((n) => n.replace(/Y$/, "")).join("s") + "s";

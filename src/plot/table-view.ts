@@ -54,7 +54,13 @@ function preview(input: TableLike, n: number): Preview {
       origin,
     };
   }
-  const df = input as unknown as { shape: number[]; columns: string[]; dtypes: string[]; values: unknown[]; index: unknown[] };
+  const df = input as unknown as {
+    shape: number[];
+    columns: string[];
+    dtypes: string[];
+    values: unknown[];
+    index: unknown[];
+  };
   const info = frameInfo(input);
   const total = df.shape[0] ?? 0;
   const { take, gap } = pickRows(total, n);
@@ -173,7 +179,8 @@ export function tableHtml(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
   const types = `<tr class="rpl-types"><th class="rpl-index"></th>${p.types.map((t) => `<th>${escapeHtml(t)}</th>`).join("")}</tr>`;
   const body: string[] = [];
   p.shown.forEach((r, k) => {
-    if (p.gap !== undefined && k === p.gap) body.push(`<tr class="rpl-gap"><td class="rpl-index">⋮</td>${p.columns.map(() => "<td>⋮</td>").join("")}</tr>`);
+    if (p.gap !== undefined && k === p.gap)
+      body.push(`<tr class="rpl-gap"><td class="rpl-index">⋮</td>${p.columns.map(() => "<td>⋮</td>").join("")}</tr>`);
     const cells = p.columns.map((_, j) => {
       const v = r.cells[j];
       const cls = isMissing(v) ? "rpl-na" : typeof v === "number" ? "" : "rpl-text";

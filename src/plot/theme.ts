@@ -6,7 +6,18 @@
 import type { Axis, Config, Layout } from "./figure";
 
 /** Categorical colours, in the order series take them (Tableau 10). */
-export const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"] as const;
+export const PALETTE = [
+  "#4e79a7",
+  "#f28e2b",
+  "#e15759",
+  "#76b7b2",
+  "#59a14f",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#bab0ac",
+] as const;
 
 /** Report status colours: grey before start, blue while running, then green / amber / red. */
 export const STATUS_COLORS: Readonly<Record<string, string>> = {

@@ -19,7 +19,8 @@ function merge<T extends Record<string, unknown>>(theme: T, mine: Record<string,
   for (const [key, value] of Object.entries(mine)) {
     const base = out[key];
     const plain = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
-    out[key] = plain(base) && plain(value) ? merge(base as Record<string, unknown>, value as Record<string, unknown>) : value;
+    out[key] =
+      plain(base) && plain(value) ? merge(base as Record<string, unknown>, value as Record<string, unknown>) : value;
   }
   return out as T;
 }
@@ -40,7 +41,8 @@ function merge<T extends Record<string, unknown>>(theme: T, mine: Record<string,
 export function figure(spec: FigureSpec | (Omit<FigureSpec, "layout"> & { layout?: Record<string, unknown> })): Figure {
   const fig = checkFigure({ layout: {}, ...spec }, "plot.figure");
   const mine = (fig.layout ?? {}) as Record<string, unknown>;
-  const title = typeof mine.title === "string" ? mine.title : ((mine.title as { text?: string } | undefined)?.text ?? "");
+  const title =
+    typeof mine.title === "string" ? mine.title : ((mine.title as { text?: string } | undefined)?.text ?? "");
   const layout = baseLayout(title, {
     xaxis: axis(""),
     yaxis: axis(""),
@@ -55,6 +57,13 @@ export function figure(spec: FigureSpec | (Omit<FigureSpec, "layout"> & { layout
   }
   const themed = merge(layout, own) as Layout;
   if (typeof mine.title === "object" && mine.title !== null)
-    themed.title = merge(themed.title as Record<string, unknown>, mine.title as Record<string, unknown>) as Layout["title"];
-  return displayable({ data: fig.data.map((t) => ({ ...t })), layout: themed, config: { ...baseConfig(), ...fig.config } });
+    themed.title = merge(
+      themed.title as Record<string, unknown>,
+      mine.title as Record<string, unknown>,
+    ) as Layout["title"];
+  return displayable({
+    data: fig.data.map((t) => ({ ...t })),
+    layout: themed,
+    config: { ...baseConfig(), ...fig.config },
+  });
 }

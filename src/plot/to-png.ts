@@ -61,7 +61,9 @@ export class PngExportError extends RiskPortalError {
 /** The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none. */
 export function findChromium(explicit?: string): { path?: string; tried: string[] } {
   const tried: string[] = [];
-  const candidates = [explicit, process.env.RISK_PORTAL_LAB_CHROMIUM, ...CHROMIUM_CANDIDATES].filter((p): p is string => typeof p === "string" && p !== "");
+  const candidates = [explicit, process.env.RISK_PORTAL_LAB_CHROMIUM, ...CHROMIUM_CANDIDATES].filter(
+    (p): p is string => typeof p === "string" && p !== "",
+  );
   for (const candidate of candidates) {
     tried.push(candidate);
     if (existsSync(candidate)) return { path: candidate, tried };
@@ -139,9 +141,13 @@ export async function pngRenderer(options: BrowserOptions = {}): Promise<PngRend
     await page.addScriptTag({ content: plotlySource().text });
   } catch (error) {
     await browser.close().catch(() => undefined);
-    throw new PngExportError(`toPng could not load plotly.js in Chromium: ${error instanceof Error ? error.message : String(error)}`, "render", {
-      cause: error,
-    });
+    throw new PngExportError(
+      `toPng could not load plotly.js in Chromium: ${error instanceof Error ? error.message : String(error)}`,
+      "render",
+      {
+        cause: error,
+      },
+    );
   }
 
   const render = async (fig: Figure, png: PngOptions = {}): Promise<Buffer> => {
@@ -154,7 +160,8 @@ export async function pngRenderer(options: BrowserOptions = {}): Promise<PngRend
       ["height", height],
       ["scale", scale],
     ] as const) {
-      if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) throw new RangeError(`toPng: ${name} must be a number > 0; got ${String(v)}`);
+      if (!(typeof v === "number" && v > 0 && Number.isFinite(v)))
+        throw new RangeError(`toPng: ${name} must be a number > 0; got ${String(v)}`);
     }
     // JSON round trip: what the browser gets is exactly what a notebook or an HTML file would get.
     const payload = JSON.parse(JSON.stringify({ data: fig.data, layout: fig.layout ?? {} })) as Figure;

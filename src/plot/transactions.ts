@@ -42,11 +42,16 @@ export interface TransactionsOptions {
  * ```
  */
 export function transactions(input: TableInput | TransactionTableResponse, options: TransactionsOptions = {}): Figure {
-  const trades = readTrades(columnsOf(isTableInput(input) ? input : transactionTableColumns(input), "plot.transactions"));
+  const trades = readTrades(
+    columnsOf(isTableInput(input) ? input : transactionTableColumns(input), "plot.transactions"),
+  );
   const bars = notionalBars(trades, options.reportingCurrency);
   const { chosen, chosenClass } = chooseInstruments(trades, options);
   const rowsOf = rowsByInstrument(trades, chosen);
-  const data: Trace[] = [...bars.traces, ...chosen.map((name, k) => quantityLine(trades, name, rowsOf.get(name)!, paletteColor(bars.currencies.length + k)))];
+  const data: Trace[] = [
+    ...bars.traces,
+    ...chosen.map((name, k) => quantityLine(trades, name, rowsOf.get(name)!, paletteColor(bars.currencies.length + k))),
+  ];
   const [from, to] = dateRange(trades.date);
   const title =
     options.title ??
@@ -147,7 +152,8 @@ function chooseInstruments(t: Trades, options: TransactionsOptions): { chosen: s
     const wanted = new Set(options.instruments);
     const first = new Map<string, number>();
     for (let i = 0; i < t.n; i++)
-      for (const key of [t.instrument[i], t.ids[i]]) if (key !== null && key !== undefined && wanted.has(key) && !first.has(key)) first.set(key, i);
+      for (const key of [t.instrument[i], t.ids[i]])
+        if (key !== null && key !== undefined && wanted.has(key) && !first.has(key)) first.set(key, i);
     const chosen = options.instruments.map((w) => {
       const at = first.get(w);
       if (at === undefined) throw new RangeError(`plot.transactions: no trade of instrument "${w}"`);
@@ -256,10 +262,21 @@ function transactionsLayout(title: string, rightTitle: string, barAxes: readonly
     xaxis2: axis("Trade date", { domain: [0.56, 1], type: "date", anchor: "y2" }),
     yaxis2: axis("Cumulative quantity (units)", { tickformat: "~s", anchor: "x2" }),
     annotations: [
-      panelTitle(barAxes.length > 1 ? "Gross notional by counterparty, per trade currency" : "Gross notional by counterparty", 0),
+      panelTitle(
+        barAxes.length > 1 ? "Gross notional by counterparty, per trade currency" : "Gross notional by counterparty",
+        0,
+      ),
       panelTitle(rightTitle, 0.56),
     ],
-    legend: { title: { text: "Currency " }, orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 12 } },
+    legend: {
+      title: { text: "Currency " },
+      orientation: "h",
+      x: 0,
+      xanchor: "left",
+      y: -0.2,
+      yanchor: "top",
+      font: { size: 12 },
+    },
     legend2: { orientation: "v", x: 0.56, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 11 } },
     hovermode: "closest",
   });

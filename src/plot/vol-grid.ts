@@ -30,7 +30,13 @@ export interface VolMatrix {
 function isGrid(v: unknown): v is VolGridLike {
   if (typeof v !== "object" || v === null) return false;
   const g = v as Partial<VolGridLike>;
-  return g.maturities !== undefined && g.strikes !== undefined && g.vols !== undefined && typeof g.vols.length === "number" && !("columns" in g);
+  return (
+    g.maturities !== undefined &&
+    g.strikes !== undefined &&
+    g.vols !== undefined &&
+    typeof g.vols.length === "number" &&
+    !("columns" in g)
+  );
 }
 
 /** The vols of `input` as maturity × strike (both ascending); `strikeType` overrides what the input says. */
@@ -39,7 +45,9 @@ export function readVols(input: VolInput, caller: string, strikeType?: number | 
     const m = input.maturities.length;
     const k = input.strikes.length;
     if (input.vols.length !== m * k)
-      throw new RangeError(`${caller}: the grid has ${input.vols.length} vols for ${m} maturities × ${k} strikes (expected ${m * k}, row-major)`);
+      throw new RangeError(
+        `${caller}: the grid has ${input.vols.length} vols for ${m} maturities × ${k} strikes (expected ${m * k}, row-major)`,
+      );
     const mOrder = [...Array(m).keys()].sort((a, b) => input.maturities[a]! - input.maturities[b]!);
     const kOrder = [...Array(k).keys()].sort((a, b) => input.strikes[a]! - input.strikes[b]!);
     return {

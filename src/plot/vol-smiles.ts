@@ -54,7 +54,16 @@ export function volSmiles(input: VolInput, options: VolSmilesOptions = {}): Figu
   const shapes: Shape[] = [];
   const atm = atmStrike(g.strikeType);
   if (atm !== undefined && g.strikes.length > 0 && atm >= g.strikes[0]! && atm <= g.strikes[g.strikes.length - 1]!) {
-    shapes.push({ type: "line", xref: "x", yref: "paper", x0: atm, x1: atm, y0: 0, y1: 1, line: { color: INK.muted, width: 1, dash: "dot" } });
+    shapes.push({
+      type: "line",
+      xref: "x",
+      yref: "paper",
+      x0: atm,
+      x1: atm,
+      y0: 0,
+      y1: 1,
+      line: { color: INK.muted, width: 1, dash: "dot" },
+    });
   }
   const slider =
     options.slider && rows.length > 1

@@ -37,19 +37,22 @@ export function volSurface(input: VolInput, options: VolSurfaceOptions = {}): Fi
         hovertemplate: "maturity %{y}d, strike %{x}<br>vol %{z:.2%}<extra></extra>",
       },
     ],
-    layout: baseLayout(options.title ?? `Vol surface · ${g.maturities.length} maturities × ${g.strikes.length} strikes`, {
-      scene: {
-        xaxis: sceneAxis(xTitle),
-        yaxis: sceneAxis("Maturity (days)"),
-        zaxis: sceneAxis("Implied vol (%)", { tickformat: ".0%" }),
-        // Low and close, looking a little below the centre: the surface fills the frame.
-        camera: { eye: { x: -1.3, y: -1.3, z: 0.6 }, center: { x: 0, y: 0, z: -0.3 } },
-        aspectmode: "manual",
-        aspectratio: { x: 1.35, y: 1.35, z: 0.8 },
-        domain: { x: [0, 0.9], y: [0, 1] },
+    layout: baseLayout(
+      options.title ?? `Vol surface · ${g.maturities.length} maturities × ${g.strikes.length} strikes`,
+      {
+        scene: {
+          xaxis: sceneAxis(xTitle),
+          yaxis: sceneAxis("Maturity (days)"),
+          zaxis: sceneAxis("Implied vol (%)", { tickformat: ".0%" }),
+          // Low and close, looking a little below the centre: the surface fills the frame.
+          camera: { eye: { x: -1.3, y: -1.3, z: 0.6 }, center: { x: 0, y: 0, z: -0.3 } },
+          aspectmode: "manual",
+          aspectratio: { x: 1.35, y: 1.35, z: 0.8 },
+          domain: { x: [0, 0.9], y: [0, 1] },
+        },
+        margin: { l: 10, r: 10, t: 56, b: 10 },
       },
-      margin: { l: 10, r: 10, t: 56, b: 10 },
-    }),
+    ),
     config: baseConfig(),
   });
 }

@@ -17,6 +17,28 @@ export interface YieldCurveOptions {
   slider?: boolean;
 }
 
+/** Each fitted instrument's own rate as an open marker, without a legend entry. */
+function instrumentsTrace(
+  rows: number[],
+  label: string,
+  color: string,
+  maturity: number[],
+  instrumentRate: ArrayLike<unknown>,
+  name: (string | null)[],
+): Trace {
+  return {
+    type: "scatter",
+    mode: "markers",
+    name: `${label} instruments`,
+    x: rows.map((i) => finiteOrNull(maturity[i]!)),
+    y: rows.map((i) => (typeof instrumentRate[i] === "number" ? finiteOrNull(instrumentRate[i]) : null)),
+    marker: { color, size: 8, symbol: "circle-open", line: { width: 1.5 } },
+    text: rows.map((i) => name[i] ?? ""),
+    hovertemplate: `<b>%{text}</b><br>instrument rate %{y:.3%}<extra></extra>`,
+    showlegend: false,
+  };
+}
+
 /**
  * Zero curves: one line per currency × market date (`maturity` in years on x, `rate` as % on y), each
  * point's fitted instrument, expiry and instrument rate on hover.
@@ -50,7 +72,12 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
     dateTraces.push(data.length);
     const color = paletteColor(k);
     // Legend: what differs between the curves.
-    const label = oneDate && !oneCurrency ? curve.currency : oneCurrency && !oneDate ? (plotDate(curve.marketDate) ?? curve.label) : curve.label;
+    const label =
+      oneDate && !oneCurrency
+        ? curve.currency
+        : oneCurrency && !oneDate
+          ? (plotDate(curve.marketDate) ?? curve.label)
+          : curve.label;
     // A forward between pillars is constant from the previous pillar (0 for the first) up to its own:
     // a step, vertical then across, starting at maturity 0.
     const step = value === "forward_rate";
@@ -66,7 +93,9 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       customdata: rows.map((i) => [
         name[i] ?? "",
         plotDate(expiry[i] ?? NaN) ?? "",
-        typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i]) ? `${(instrumentRate[i] * 100).toFixed(3)}%` : "n/a",
+        typeof instrumentRate[i] === "number" && Number.isFinite(instrumentRate[i])
+          ? `${(instrumentRate[i] * 100).toFixed(3)}%`
+          : "n/a",
       ]),
       hovertemplate:
         `<b>%{customdata[0]}</b><br>${curve.label}<br>maturity %{x:.2f}y (expiry %{customdata[1]})<br>` +
@@ -74,17 +103,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
     });
     if (options.instrumentRates && instrumentRate.length > 0) {
       dateTraces.push(data.length);
-      data.push({
-        type: "scatter",
-        mode: "markers",
-        name: `${label} instruments`,
-        x: curve.rows.map((i) => finiteOrNull(t.maturity[i]!)),
-        y: curve.rows.map((i) => (typeof instrumentRate[i] === "number" ? finiteOrNull(instrumentRate[i]) : null)),
-        marker: { color, size: 8, symbol: "circle-open", line: { width: 1.5 } },
-        text: curve.rows.map((i) => name[i] ?? ""),
-        hovertemplate: `<b>%{text}</b><br>instrument rate %{y:.3%}<extra></extra>`,
-        showlegend: false,
-      });
+      data.push(instrumentsTrace(curve.rows, label, color, t.maturity, instrumentRate, name));
     }
   });
 

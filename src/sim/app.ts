@@ -76,7 +76,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const openapi = buildOpenApi(deps.brand);
   app.get("/openapi.json", async () => openapi);
   app.get("/health", async () => ({ status: "ok" }));
-  for (const route of SIM_ROUTES) app.route({ method: route.method, url: route.url, handler: async (req) => route.answer(deps.service, req, brand) });
+  for (const route of SIM_ROUTES)
+    app.route({ method: route.method, url: route.url, handler: async (req) => route.answer(deps.service, req, brand) });
   for (const op of OPERATIONS) registerOperation(app, op, deps, brand);
   return app;
 }
@@ -91,17 +92,24 @@ function registerParsers(app: FastifyInstance): void {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      return done(Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+      return done(
+        Object.assign(new Error(`malformed JSON: ${(error as Error).message}`), { statusCode: 400 }),
+        undefined,
+      );
     }
     // Before anything recursive reads it: a body nested thousands deep is a 400, not a stack overflow.
     const issue = jsonShapeIssue(parsed, { finite: false }) ?? keyIssue(parsed, []);
-    if (issue) return done(new SimError(400, `request body: ${issue.path}: ${issue.message}`, undefined, [issue]), undefined);
+    if (issue)
+      return done(new SimError(400, `request body: ${issue.path}: ${issue.message}`, undefined, [issue]), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (req, body, done) => {
     // Only the token endpoint takes a form; everywhere else it is an unsupported media type.
     if (req.routeOptions.url !== TOKEN_PATH)
-      return done(Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }), undefined);
+      return done(
+        Object.assign(new Error("unsupported content type application/x-www-form-urlencoded"), { statusCode: 415 }),
+        undefined,
+      );
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 }
@@ -130,14 +138,27 @@ function keyIssue(value: unknown, path: (string | number)[]): FieldIssue | undef
   }
   const keys = Object.keys(value);
   if (keys.length > MAX_OBJECT_FIELDS)
-    return { path: formatPath(path), message: `an object with ${keys.length} fields; objects have at most ${MAX_OBJECT_FIELDS}` };
+    return {
+      path: formatPath(path),
+      message: `an object with ${keys.length} fields; objects have at most ${MAX_OBJECT_FIELDS}`,
+    };
   for (const key of keys) {
     if (key.length > MAX_FIELD_NAME_LENGTH)
-      return { path: formatPath(path), message: `a field name of ${key.length} characters; field names are at most ${MAX_FIELD_NAME_LENGTH}` };
+      return {
+        path: formatPath(path),
+        message: `a field name of ${key.length} characters; field names are at most ${MAX_FIELD_NAME_LENGTH}`,
+      };
     const child = (value as Record<string, unknown>)[key];
-    if (key === "__proto__") return { path: formatPath([...path, key]), message: "a field named __proto__ is refused: it would set the object's prototype" };
+    if (key === "__proto__")
+      return {
+        path: formatPath([...path, key]),
+        message: "a field named __proto__ is refused: it would set the object's prototype",
+      };
     if (key === "constructor" && isRecord(child) && Object.prototype.hasOwnProperty.call(child, "prototype"))
-      return { path: formatPath([...path, key, "prototype"]), message: "constructor.prototype is refused: it would reach the object's prototype" };
+      return {
+        path: formatPath([...path, key, "prototype"]),
+        message: "constructor.prototype is refused: it would reach the object's prototype",
+      };
     const issue = typeof child === "object" && child !== null ? keyIssue(child, [...path, key]) : undefined;
     if (issue) return issue;
   }
@@ -177,7 +198,10 @@ function registerGate(app: FastifyInstance, deps: AppDeps): void {
     const verdict = rateLimiter?.take(who.principal);
     if (verdict && !verdict.ok) {
       void reply.header(HEADERS.retryAfter, String(verdict.retryAfterSeconds));
-      return sendProblem(reply, problem(429, `rate limit exceeded for this credential; retry after ${verdict.retryAfterSeconds} s`, req.url));
+      return sendProblem(
+        reply,
+        problem(429, `rate limit exceeded for this credential; retry after ${verdict.retryAfterSeconds} s`, req.url),
+      );
     }
   });
 
@@ -186,7 +210,11 @@ function registerGate(app: FastifyInstance, deps: AppDeps): void {
     // A truncated body: announce the full length, send half, cut the connection.
     const bytes = Buffer.from(payload);
     reply.hijack();
-    reply.raw.writeHead(200, { "content-type": "application/json", "content-length": bytes.length, [HEADERS.requestId]: req.id });
+    reply.raw.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": bytes.length,
+      [HEADERS.requestId]: req.id,
+    });
     reply.raw.write(bytes.subarray(0, bytes.length >> 1), () => reply.raw.socket?.destroy());
     return payload;
   });
@@ -197,13 +225,20 @@ function registerGate(app: FastifyInstance, deps: AppDeps): void {
  * `requireHostHeader` is off so that this answer is a problem), a Host that is not loopback (421), a
  * path spelled so that its decoded form differs where it matters (400).
  */
-function requestIssue(req: FastifyRequest, extraHosts: readonly string[]): { problem: Problem; close?: boolean } | undefined {
+function requestIssue(
+  req: FastifyRequest,
+  extraHosts: readonly string[],
+): { problem: Problem; close?: boolean } | undefined {
   const host = req.headers.host;
   if (host === undefined) {
     if (req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor === 1)
-      return { problem: problem(400, "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)", req.url), close: true };
+      return {
+        problem: problem(400, "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)", req.url),
+        close: true,
+      };
   } else if (!isAllowedHost(host, extraHosts)) {
-    const detail = "the simulator answers only requests addressed to a loopback name or address (localhost, 127.0.0.0/8, [::1]) in the Host header";
+    const detail =
+      "the simulator answers only requests addressed to a loopback name or address (localhost, 127.0.0.0/8, [::1]) in the Host header";
     return { problem: problem(421, detail, req.url) };
   }
   const issue = pathIssue(req.url);
@@ -216,7 +251,11 @@ function registerErrorHandlers(app: FastifyInstance, deps: AppDeps): void {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (error instanceof SimError) {
       const p = error.issues?.length
-        ? { ...validationProblem(error.issues, req.url), status: error.status, ...(error.title ? { title: error.title } : {}) }
+        ? {
+            ...validationProblem(error.issues, req.url),
+            status: error.status,
+            ...(error.title ? { title: error.title } : {}),
+          }
         : problem(error.status, error.message, req.url, error.title);
       return sendProblem(reply, p);
     }
@@ -224,10 +263,13 @@ function registerErrorHandlers(app: FastifyInstance, deps: AppDeps): void {
     let detail = error.message;
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
       detail = `unsupported content type ${JSON.stringify(req.headers["content-type"] ?? "")}; send application/json (also accepted: text/json, application/*+json)`;
-    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") detail = `request body over the limit of ${deps.bodyLimitBytes} bytes`;
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+      detail = `request body over the limit of ${deps.bodyLimitBytes} bytes`;
     return sendProblem(reply, problem(status, detail, req.url));
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no operation ${req.method} ${req.url.split("?")[0]}`, req.url)));
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, problem(404, `no operation ${req.method} ${req.url.split("?")[0]}`, req.url)),
+  );
 }
 
 /** The OAuth2 token endpoint (client credentials, in the form or as HTTP Basic). */
@@ -235,7 +277,10 @@ function registerTokenEndpoint(app: FastifyInstance, auth: Authenticator): void 
   app.post(TOKEN_PATH, async (req, reply) => {
     const form = isRecord(req.body) ? (req.body as Record<string, string>) : {};
     if (form.grant_type !== "client_credentials")
-      return reply.code(400).send({ error: "unsupported_grant_type", error_description: "only grant_type=client_credentials is supported" });
+      return reply.code(400).send({
+        error: "unsupported_grant_type",
+        error_description: "only grant_type=client_credentials is supported",
+      });
     let id = form.client_id;
     let secret = form.client_secret;
     const basic = /^Basic\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""));
@@ -286,7 +331,12 @@ const SIM_ROUTES: readonly SimRoute[] = [
     url: "/sim/portfolios",
     answer: (service, _req, brand) =>
       toBrand(
-        service.portfolios.map((p) => ({ name: p.name, portfolio_type: p.type, description: p.description, reporting_currency: p.reportingCurrency })),
+        service.portfolios.map((p) => ({
+          name: p.name,
+          portfolio_type: p.type,
+          description: p.description,
+          reporting_currency: p.reportingCurrency,
+        })),
         brand,
       ),
   },
@@ -314,7 +364,9 @@ type InputOf<N extends OperationName> = z.output<Extract<Operation, { name: N }>
  * typed so that a missing or an extra handler does not compile. A handler that streams (the transaction
  * table) sends on the reply itself and returns it.
  */
-const HANDLERS: { readonly [N in OperationName]: (input: InputOf<N>, service: SimService, reply: FastifyReply) => unknown } = {
+const HANDLERS: {
+  readonly [N in OperationName]: (input: InputOf<N>, service: SimService, reply: FastifyReply) => unknown;
+} = {
   UploadBondPriceData: (input, service) => service.uploadBondPriceData(input),
   UploadEquityVolCurves: (input, service) => service.uploadEquityVolCurves(input),
   GetVol: (input, service) => service.getVol(input),
@@ -326,7 +378,8 @@ const HANDLERS: { readonly [N in OperationName]: (input: InputOf<N>, service: Si
   GetReportInfos: (input, service) => service.reportInfos(input),
   ReportInfos: (_input, service) => service.reportList(),
   LookBacks: (_input, service) => service.lookBacks(),
-  GetTransactionTable: (input, service, reply) => reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(input)))),
+  GetTransactionTable: (input, service, reply) =>
+    reply.type("application/json").send(Readable.from(streamTable(service.transactionRows(input)))),
   ApiKeys: (_input, service) => service.listApiKeys(),
 };
 
@@ -377,7 +430,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const status =
-    error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? 431
+      : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+        ? 413
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? 408
+          : 400;
   const detail =
     status === 431
       ? "the request's header fields are larger than the server accepts (16 KiB in all)"
@@ -400,7 +459,11 @@ function answerNodeRefusals(app: FastifyInstance): void {
   app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const detail = `the simulator cannot meet the expectation ${JSON.stringify(req.headers.expect ?? "")}; only 100-continue is supported`;
     const body = JSON.stringify(problem(417, detail, req.url ?? ""));
-    res.writeHead(417, { "content-type": PROBLEM_CONTENT_TYPE, "content-length": Buffer.byteLength(body), connection: "close" });
+    res.writeHead(417, {
+      "content-type": PROBLEM_CONTENT_TYPE,
+      "content-length": Buffer.byteLength(body),
+      connection: "close",
+    });
     res.end(body);
   });
   app.server.on("connect", (req: IncomingMessage, socket: Duplex) => {

@@ -41,7 +41,10 @@ export class Authenticator {
       throw new RangeError(`tokenTtlSeconds must be a number of seconds > 0, got ${tokenTtlSeconds}`);
     const secret = (label: string, bytes: number) =>
       fixedCredentials
-        ? `${hash32(label, seed).toString(16).padStart(8, "0")}${hash32(`${label}/2`, seed).toString(16).padStart(8, "0")}`.slice(0, bytes * 2)
+        ? `${hash32(label, seed).toString(16).padStart(8, "0")}${hash32(`${label}/2`, seed).toString(16).padStart(8, "0")}`.slice(
+            0,
+            bytes * 2,
+          )
         : randomBytes(bytes).toString("hex");
     this.credentials = {
       bearerToken: `sim_bt_${secret("bearer", 16)}`,
@@ -53,13 +56,22 @@ export class Authenticator {
   }
 
   /** Issues a token if the client credentials match (RFC 6749 §4.4). */
-  issueToken(clientId: string | undefined, clientSecret: string | undefined): { access_token: string; token_type: string; expires_in: number } | undefined {
-    if (!clientId || !clientSecret || !safeEqual(clientId, this.credentials.clientId) || !safeEqual(clientSecret, this.credentials.clientSecret))
+  issueToken(
+    clientId: string | undefined,
+    clientSecret: string | undefined,
+  ): { access_token: string; token_type: string; expires_in: number } | undefined {
+    if (
+      !clientId ||
+      !clientSecret ||
+      !safeEqual(clientId, this.credentials.clientId) ||
+      !safeEqual(clientSecret, this.credentials.clientSecret)
+    )
       return undefined;
     const token = `sim_at_${randomBytes(18).toString("hex")}`;
     this.#tokens.set(token, this.clock.now() + this.tokenTtlSeconds * 1000);
     // Forget expired tokens now and then, so the map cannot grow without bound.
-    if (this.#tokens.size > 10_000) for (const [t, exp] of this.#tokens) if (exp <= this.clock.now()) this.#tokens.delete(t);
+    if (this.#tokens.size > 10_000)
+      for (const [t, exp] of this.#tokens) if (exp <= this.clock.now()) this.#tokens.delete(t);
     return { access_token: token, token_type: OAUTH.tokenType, expires_in: this.tokenTtlSeconds };
   }
 

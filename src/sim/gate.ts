@@ -46,7 +46,8 @@ export function isAllowedHost(host: string, extra: readonly string[] = []): bool
 
 /** Why the request target `url` (as on the request line) is refused, or undefined when it is a plain path. */
 export function pathIssue(url: string): string | undefined {
-  if (!url.startsWith("/")) return "the request target must be a path starting with '/' (the simulator is no proxy: no absolute-form)";
+  if (!url.startsWith("/"))
+    return "the request target must be a path starting with '/' (the simulator is no proxy: no absolute-form)";
   const path = url.split("?", 1)[0]!;
   if (path.includes("#")) return "a request target carries no fragment ('#')";
   if (path.includes("\\")) return "a backslash in the path is refused";

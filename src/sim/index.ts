@@ -102,14 +102,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const bootstrapLagMs = options.bootstrapLagMs ?? DEFAULT_BOOTSTRAP_LAG_MS;
   if (!(bootstrapLagMs >= 0)) throw new RangeError(`bootstrapLagMs must be >= 0, got ${bootstrapLagMs}`);
   const asOf = options.asOf ?? DEFAULT_AS_OF;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf))) throw new RangeError(`asOf must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf)))
+    throw new RangeError(`asOf must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
   const transactionRows = options.transactionRows ?? DEFAULT_TRANSACTION_ROWS;
-  if (!(Number.isInteger(transactionRows) && transactionRows >= 0)) throw new RangeError(`transactionRows must be a whole number >= 0, got ${transactionRows}`);
+  if (!(Number.isInteger(transactionRows) && transactionRows >= 0))
+    throw new RangeError(`transactionRows must be a whole number >= 0, got ${transactionRows}`);
 
   const store = await Store.open(options.dataDir);
   const auth = new Authenticator(seed, clock, options.tokenTtlSeconds ?? 3600, options.fixedCredentials ?? false);
   const service = new SimService(
-    { seed, asOf, historyDays: 520, transactionRows, reportDays: 60, reportTiming: options.reportTiming ?? DEFAULT_REPORT_TIMING, bootstrapLagMs, brand },
+    {
+      seed,
+      asOf,
+      historyDays: 520,
+      transactionRows,
+      reportDays: 60,
+      reportTiming: options.reportTiming ?? DEFAULT_REPORT_TIMING,
+      bootstrapLagMs,
+      brand,
+    },
     store,
     clock,
     [

@@ -19,7 +19,8 @@ export class RateLimiter {
     options: RateLimitOptions,
     readonly clock: Clock,
   ) {
-    if (!(options.requestsPerSecond > 0)) throw new RangeError(`rateLimit.requestsPerSecond must be > 0, got ${options.requestsPerSecond}`);
+    if (!(options.requestsPerSecond > 0))
+      throw new RangeError(`rateLimit.requestsPerSecond must be > 0, got ${options.requestsPerSecond}`);
     this.#rate = options.requestsPerSecond / 1000;
     this.#burst = options.burst ?? Math.max(1, options.requestsPerSecond);
   }
@@ -72,13 +73,18 @@ export class FaultInjector {
     }
     const { errorRate = 0, dropRate = 0, truncateRate = 0 } = options;
     if (errorRate + dropRate + truncateRate > 1 + 1e-12)
-      throw new RangeError(`faults: errorRate + dropRate + truncateRate must be at most 1, got ${errorRate + dropRate + truncateRate}`);
+      throw new RangeError(
+        `faults: errorRate + dropRate + truncateRate must be at most 1, got ${errorRate + dropRate + truncateRate}`,
+      );
     const l = options.latencyMs;
     const [min, max] = typeof l === "number" ? [l, l] : (l ?? [0, 0]);
     // Beyond 2^31 − 1 ms Node's timers fire at once: a huge latency would be none.
     if (!(min >= 0 && max >= min && max <= 2 ** 31 - 1))
-      throw new RangeError(`faults.latencyMs must be ms in [0, 2147483647], a number or a range [min, max] with min <= max; got ${JSON.stringify(l)}`);
-    if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new RangeError(`faults.seed must be a whole number, got ${options.seed}`);
+      throw new RangeError(
+        `faults.latencyMs must be ms in [0, 2147483647], a number or a range [min, max] with min <= max; got ${JSON.stringify(l)}`,
+      );
+    if (options.seed !== undefined && !Number.isSafeInteger(options.seed))
+      throw new RangeError(`faults.seed must be a whole number, got ${options.seed}`);
     this.#rng = rng(options.seed ?? seed, "faults");
   }
 

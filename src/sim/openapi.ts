@@ -18,7 +18,10 @@ function schemaOf(schema: z.ZodType): JsonSchema {
 
 export function buildOpenApi(namespace: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
-  const problem = { description: "Problem details (RFC 9457)", content: { "application/problem+json": { schema: schemaOf(problemDetails) } } };
+  const problem = {
+    description: "Problem details (RFC 9457)",
+    content: { "application/problem+json": { schema: schemaOf(problemDetails) } },
+  };
   for (const op of OPERATIONS) {
     const operation: JsonSchema = {
       operationId: op.name,
@@ -27,7 +30,11 @@ export function buildOpenApi(namespace: string): JsonSchema {
       responses: {
         200: {
           description: "Success",
-          content: { "application/json": { schema: withType(schemaOf(op.response), op.responseType && typeName(namespace, op.responseType)) } },
+          content: {
+            "application/json": {
+              schema: withType(schemaOf(op.response), op.responseType && typeName(namespace, op.responseType)),
+            },
+          },
         },
         400: problem,
         401: problem,
@@ -39,7 +46,12 @@ export function buildOpenApi(namespace: string): JsonSchema {
       const body = withType(schemaOf(op.request), op.requestType && typeName(namespace, op.requestType));
       operation.requestBody = {
         required: true,
-        content: Object.fromEntries(["application/json-patch+json", "application/json", "text/json", "application/*+json"].map((t) => [t, { schema: body }])),
+        content: Object.fromEntries(
+          ["application/json-patch+json", "application/json", "text/json", "application/*+json"].map((t) => [
+            t,
+            { schema: body },
+          ]),
+        ),
       };
     }
     if (op.requestIn === "query") {
@@ -55,7 +67,11 @@ export function buildOpenApi(namespace: string): JsonSchema {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Risk Portal Service (simulator)", version: "1.0.0", description: "Generated from risk-portal-lab's wire schemas (src/api)." },
+    info: {
+      title: "Risk Portal Service (simulator)",
+      version: "1.0.0",
+      description: "Generated from risk-portal-lab's wire schemas (src/api).",
+    },
     paths,
     components: {
       securitySchemes: {

@@ -84,7 +84,12 @@ export function validationProblem(issues: readonly FieldIssue[], instance: strin
     .map((i) => `${i.path}: ${i.message}`)
     .join("; ");
   return {
-    ...problem(400, detail + (issues.length > 20 ? ` … and ${issues.length - 20} more` : ""), instance, "One or more validation errors occurred."),
+    ...problem(
+      400,
+      detail + (issues.length > 20 ? ` … and ${issues.length - 20} more` : ""),
+      instance,
+      "One or more validation errors occurred.",
+    ),
     errors,
   };
 }

@@ -3,7 +3,15 @@
  * schema parsed it and returning the response body. Semantics follow the spec and the wire assumptions
  * (A18 best effort, A19 bootstrap, A10 report lifecycle, A13 transaction rows).
  */
-import { apiKeyTypeName, DEFAULT_BRAND, LOOK_BACK_PERIODS, SERVICE_DEFAULTS, shortTypeName, typeName, TYPE_NAMES } from "../api/assumptions";
+import {
+  apiKeyTypeName,
+  DEFAULT_BRAND,
+  LOOK_BACK_PERIODS,
+  SERVICE_DEFAULTS,
+  shortTypeName,
+  typeName,
+  TYPE_NAMES,
+} from "../api/assumptions";
 import type { z } from "zod";
 import type { uploadBondPriceDataRequest, uploadEquityVolCurvesRequest } from "../api/market-data";
 import type { transactionTableRequest } from "../api/position";
@@ -67,7 +75,8 @@ const SURFACE_FIELDS = new Set([
 /** The request field path of a vol model error: `surface.vols[0]`, `strikes[3]`, `maturity`. */
 export function volErrorPath(error: VolModelError): string {
   const field = error.field ?? "surface";
-  if (SURFACE_FIELDS.has(field)) return `surface.${field}${error.benchmark === undefined ? "" : `[${error.benchmark}]`}`;
+  if (SURFACE_FIELDS.has(field))
+    return `surface.${field}${error.benchmark === undefined ? "" : `[${error.benchmark}]`}`;
   // Query fields: the message names the element (`strikes[3] must be …`) when there is one.
   const element = new RegExp(`^${field}\\[(\\d+)\\]`).exec(error.message);
   return element ? `${field}[${element[1]}]` : field;
@@ -130,7 +139,10 @@ export class SimService {
    * restart gives the same curve). Its curve point (a yield solved from the price) is worked out the first
    * time a curve needs it.
    */
-  readonly #inCurves = new Map<string, Map<string, { seq: number; price: StoredBondPrice; point?: BondCurveOverride }>>();
+  readonly #inCurves = new Map<
+    string,
+    Map<string, { seq: number; price: StoredBondPrice; point?: BondCurveOverride }>
+  >();
   /** Bootstrapped prices whose bootstrap has not finished yet (A19), by the time it does. */
   readonly #pending: { atMs: number; seq: number; price: StoredBondPrice }[] = [];
   /** Prices seen: the place in the store of the next one. */
@@ -180,7 +192,8 @@ export class SimService {
   #settle(): void {
     const now = this.clock.now();
     let done = 0;
-    for (; done < this.#pending.length && this.#pending[done]!.atMs <= now; done++) this.#enterCurve(this.#pending[done]!.price, this.#pending[done]!.seq);
+    for (; done < this.#pending.length && this.#pending[done]!.atMs <= now; done++)
+      this.#enterCurve(this.#pending[done]!.price, this.#pending[done]!.seq);
     if (done) this.#pending.splice(0, done);
   }
 
@@ -222,7 +235,11 @@ export class SimService {
    * set of market data: a valid selector changes nothing else. Returns the messages of what is wrong.
    */
   #checkSelectors(
-    req: { market_data_environment_name?: string | null; market_data_environment_names?: string[] | null; provider_id?: string | null },
+    req: {
+      market_data_environment_name?: string | null;
+      market_data_environment_names?: string[] | null;
+      provider_id?: string | null;
+    },
     upload: boolean,
   ): string[] {
     const messages: string[] = [];
@@ -230,8 +247,14 @@ export class SimService {
       if (env && !(MARKET_DATA_ENVIRONMENTS as readonly string[]).includes(env))
         messages.push(`Unknown market data environment '${env}'; known: ${MARKET_DATA_ENVIRONMENTS.join(", ")}`);
     }
-    if (upload && req.provider_id && [this.options.brand, DEFAULT_BRAND].some((b) => b.toLowerCase() === req.provider_id!.trim().toLowerCase())) {
-      messages.push(`provider_id '${req.provider_id}': the ${this.options.brand} provider is read-only; upload to a provider you may edit`);
+    if (
+      upload &&
+      req.provider_id &&
+      [this.options.brand, DEFAULT_BRAND].some((b) => b.toLowerCase() === req.provider_id!.trim().toLowerCase())
+    ) {
+      messages.push(
+        `provider_id '${req.provider_id}': the ${this.options.brand} provider is read-only; upload to a provider you may edit`,
+      );
     }
     return messages;
   }
@@ -285,9 +308,12 @@ export class SimService {
     const bond = this.universe.bond(r.bond_identifier.code);
     if (!bond)
       return `unknown bond ${JSON.stringify(r.bond_identifier.code)} (${r.bond_identifier.identifier_type ?? SERVICE_DEFAULTS.identifier_type}); known: ${this.universe.bonds.map((b) => b.id).join(", ")}`;
-    if (r.currency !== bond.currency) return `currency ${r.currency} does not match the bond's currency ${bond.currency}`;
-    if (!r.is_percentage_of_par) return "only prices in percent of par are supported (is_percentage_of_par must be true)";
-    if (!(r.traded_price > 0 && r.traded_price < 1000)) return `traded_price ${r.traded_price} is not a plausible percent-of-par price`;
+    if (r.currency !== bond.currency)
+      return `currency ${r.currency} does not match the bond's currency ${bond.currency}`;
+    if (!r.is_percentage_of_par)
+      return "only prices in percent of par are supported (is_percentage_of_par must be true)";
+    if (!(r.traded_price > 0 && r.traded_price < 1000))
+      return `traded_price ${r.traded_price} is not a plausible percent-of-par price`;
     const day = utcDateOf(r.date);
     if (day > this.options.asOf) return `date ${day} is after the latest market date ${this.options.asOf}`;
     if (day >= bond.maturity) return `date ${day} is on or after the bond's maturity ${bond.maturity}`;
@@ -297,7 +323,8 @@ export class SimService {
   // 2. UploadEquityVolCurves
   async uploadEquityVolCurves(req: Out<typeof uploadEquityVolCurvesRequest>) {
     const refused = this.#checkSelectors(req, true);
-    if (refused.length) return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...refused, "nothing was stored"]);
+    if (refused.length)
+      return this.#outcome(TYPE_NAMES.uploadEquityVolCurvesResponse, [...refused, "nothing was stored"]);
     const messages: string[] = [];
     const accepted: (typeof req.equity_vol_curves)[number][] = [];
     req.equity_vol_curves.forEach((curve, index) => {
@@ -307,7 +334,10 @@ export class SimService {
         messages.push(
           `equity_vol_curves[${index}]: unknown asset ${JSON.stringify(curve.asset_id.code)}; known: ${this.universe.equities.map((e) => e.code).join(", ")}`,
         );
-      else if (high >= 0) messages.push(`equity_vol_curves[${index}].vols[${high}]: ${curve.vols[high]} is not a plausible decimal vol (0.2 = 20%)`);
+      else if (high >= 0)
+        messages.push(
+          `equity_vol_curves[${index}].vols[${high}]: ${curve.vols[high]} is not a plausible decimal vol (0.2 = 20%)`,
+        );
       else accepted.push(curve);
     });
     if (messages.length && !(req.use_best_effort ?? SERVICE_DEFAULTS.use_best_effort))
@@ -338,7 +368,9 @@ export class SimService {
     } catch (error) {
       if (error instanceof VolModelError) {
         const path = volErrorPath(error);
-        throw new SimError(400, `${path}: ${error.message}`, "The vol surface or query is invalid", [{ path, message: error.message }]);
+        throw new SimError(400, `${path}: ${error.message}`, "The vol surface or query is invalid", [
+          { path, message: error.message },
+        ]);
       }
       throw error;
     }
@@ -348,7 +380,8 @@ export class SimService {
   rateAsset(req: Out<typeof rateAssetRequest>) {
     const refused = this.#checkSelectors(req, false);
     if (refused.length) throw new SimError(404, refused.join("; "), "Market data not found");
-    if (!this.curves.has(req.currency)) throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${CURRENCIES.join(", ")}`);
+    if (!this.curves.has(req.currency))
+      throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${CURRENCIES.join(", ")}`);
     // A22: no market date → the latest available one.
     const requested = req.market_date ? utcDateOf(req.market_date) : this.curves.latestDate;
     const days = this.curves.days();
@@ -394,7 +427,9 @@ export class SimService {
       // A product past double precision (1e308 units at 190) is the request's fault, not a null on the wire.
       if (!Number.isFinite(quantity)) {
         const message = `the effect on ${identifier} is ${quantity} (outside double precision): quantity and price are too large together`;
-        throw new SimError(400, `next_trade_event: ${message}`, "The trade event cannot be applied", [{ path: "next_trade_event", message }]);
+        throw new SimError(400, `next_trade_event: ${message}`, "The trade event cannot be applied", [
+          { path: "next_trade_event", message },
+        ]);
       }
       return { quantity: round(quantity, 8), contract: { identifier } };
     };
@@ -418,7 +453,11 @@ export class SimService {
         break;
       case "ExerciseEvent": {
         const size = contractSize(t);
-        effects = [effect(t.id, -q), effect(String(e.underlying_id), q * size), effect(cash, -q * size * Number(e.strike))];
+        effects = [
+          effect(t.id, -q),
+          effect(String(e.underlying_id), q * size),
+          effect(cash, -q * size * Number(e.strike)),
+        ];
         break;
       }
       case "StockSplitEvent":
@@ -450,7 +489,8 @@ export class SimService {
     }
     if (t.kind === "bond") {
       const last = this.#lastPrice.get(t.id);
-      const inCurve = last?.bootstrapped && (last.bootstrapped_at_ms === undefined || this.clock.now() >= last.bootstrapped_at_ms);
+      const inCurve =
+        last?.bootstrapped && (last.bootstrapped_at_ms === undefined || this.clock.now() >= last.bootstrapped_at_ms);
       if (last)
         extra.push(
           `Last uploaded price ${last.traded_price} on ${last.date.slice(0, 10)}${inCurve ? " (in the curve)" : last.bootstrapped ? " (bootstrap in progress)" : ""}.`,
@@ -460,23 +500,38 @@ export class SimService {
   }
 
   // 7, 8. Launcher creates: save an item, run nothing (A21).
-  async launch(kind: "var" | "risk", req: Out<typeof varLauncherItemCreateRequest> | Out<typeof riskLauncherItemCreateRequest>) {
+  async launch(
+    kind: "var" | "risk",
+    req: Out<typeof varLauncherItemCreateRequest> | Out<typeof riskLauncherItemCreateRequest>,
+  ) {
     const messages: string[] = [];
     const candidates = this.portfolios.filter((p) => p.name === req.portfolio_name);
     const portfolio = req.portfolio_type ? candidates.find((p) => p.type === req.portfolio_type) : candidates[0];
-    if (!candidates.length) messages.push(`Portfolio '${req.portfolio_name}' not found; known: ${this.portfolios.map((p) => p.name).join(", ")}`);
-    else if (!portfolio) messages.push(`Portfolio '${req.portfolio_name}' is of type ${candidates[0]!.type}, not ${req.portfolio_type}`);
+    if (!candidates.length)
+      messages.push(
+        `Portfolio '${req.portfolio_name}' not found; known: ${this.portfolios.map((p) => p.name).join(", ")}`,
+      );
+    else if (!portfolio)
+      messages.push(`Portfolio '${req.portfolio_name}' is of type ${candidates[0]!.type}, not ${req.portfolio_type}`);
     const reportType = kind === "var" ? "var" : "risk";
     const definition = this.definitions.find((d) => d.report_type === reportType && d.report_name === req.report_name);
     if (!definition) {
-      const known = this.definitions.filter((d) => d.report_type === reportType && (!portfolio || d.portfolio === portfolio)).map((d) => d.report_name);
-      messages.push(`Report '${req.report_name}' is not a ${kind === "var" ? "VaR" : "risk"} report definition you can use; known: ${known.join(", ")}`);
+      const known = this.definitions
+        .filter((d) => d.report_type === reportType && (!portfolio || d.portfolio === portfolio))
+        .map((d) => d.report_name);
+      messages.push(
+        `Report '${req.report_name}' is not a ${kind === "var" ? "VaR" : "risk"} report definition you can use; known: ${known.join(", ")}`,
+      );
     }
     messages.push(...this.#checkSelectors(req, false));
-    const members = Object.fromEntries(Object.entries(req).filter(([k, v]) => v !== undefined && v !== null && !LAUNCHER_COMMON_FIELDS.has(k)));
+    const members = Object.fromEntries(
+      Object.entries(req).filter(([k, v]) => v !== undefined && v !== null && !LAUNCHER_COMMON_FIELDS.has(k)),
+    );
     const lookBack = members.historical_look_back_period;
     if (lookBack !== undefined && !(LOOK_BACK_PERIODS as readonly string[]).includes(String(lookBack))) {
-      messages.push(`Unknown historical_look_back_period '${String(lookBack)}'; known: ${LOOK_BACK_PERIODS.join(", ")}`);
+      messages.push(
+        `Unknown historical_look_back_period '${String(lookBack)}'; known: ${LOOK_BACK_PERIODS.join(", ")}`,
+      );
     }
     if (req.id && this.#itemIds.has(req.id)) messages.push(`A saved launcher item with id '${req.id}' exists already`);
     if (messages.length) return this.#outcome(TYPE_NAMES.baseResponse, messages);
@@ -503,20 +558,32 @@ export class SimService {
    * returns the new runs. A run prices `run_date` (the day of the clock with `run_date_is_today`), else the
    * data's last day.
    */
-  async runBatch(): Promise<{ runs: { id: string; item_id: string; report_name: string; portfolio_name: string; pricing_date: string }[] }> {
+  async runBatch(): Promise<{
+    runs: { id: string; item_id: string; report_name: string; portfolio_name: string; pricing_date: string }[];
+  }> {
     const now = this.clock.now();
     const started: LaunchedReport[] = [];
     await this.store.update((s) => {
       let next = s.nextReport;
       for (const item of s.launcherItems) {
         const runDate = item.members.run_date;
-        const day = item.members.run_date_is_today ? isoDate(now) : typeof runDate === "string" ? utcDateOf(runDate) : this.options.asOf;
+        const day = item.members.run_date_is_today
+          ? isoDate(now)
+          : typeof runDate === "string"
+            ? utcDateOf(runDate)
+            : this.options.asOf;
         started.push(runOf(item, `rep-l${String(next++).padStart(6, "0")}`, now, day, "batch"));
       }
       return { kind: "reports", runs: started, nextReport: next };
     });
     return {
-      runs: started.map((r) => ({ id: r.id, item_id: r.item_id!, report_name: r.report_name, portfolio_name: r.portfolio_name, pricing_date: r.pricing_date })),
+      runs: started.map((r) => ({
+        id: r.id,
+        item_id: r.item_id!,
+        report_name: r.report_name,
+        portfolio_name: r.portfolio_name,
+        pricing_date: r.pricing_date,
+      })),
     };
   }
 
@@ -539,7 +606,9 @@ export class SimService {
 
   // 9. GetReportInfos: the newer singular selectors and the older plural ones (A11, A16).
   reportInfos(req: Out<typeof getReportInfosRequest>) {
-    const dates = new Set([...(req.pricing_date ? [req.pricing_date] : []), ...(req.pricing_dates ?? [])].map(utcDateOf));
+    const dates = new Set(
+      [...(req.pricing_date ? [req.pricing_date] : []), ...(req.pricing_dates ?? [])].map(utcDateOf),
+    );
     const names = new Set([...(req.portfolio_name ? [req.portfolio_name] : []), ...(req.portfolio_names ?? [])]);
     const report_infos = this.allReportInfos(dates).filter(
       (i) =>
@@ -567,7 +636,9 @@ export class SimService {
 
   // 12. GetTransactionTable: a lazy row source (the router streams it).
   transactionRows(req: Out<typeof transactionTableRequest>): Iterable<TransactionRow> {
-    const p = this.portfolios.find((x) => x.name === req.portfolio_name && (!req.portfolio_type || x.type === req.portfolio_type));
+    const p = this.portfolios.find(
+      (x) => x.name === req.portfolio_name && (!req.portfolio_type || x.type === req.portfolio_type),
+    );
     if (!p)
       throw new SimError(
         404,
@@ -590,7 +661,8 @@ export class SimService {
   /** The wire `surface` of an equity as the simulator prices it (uploaded ATM vols win), for notebooks. */
   surfaceOf(code: string) {
     const eq = this.universe.equity(code.split(".")[0]!);
-    if (!eq) throw new SimError(404, `No equity '${code}'; known: ${this.universe.equities.map((e) => e.id).join(", ")}`);
+    if (!eq)
+      throw new SimError(404, `No equity '${code}'; known: ${this.universe.equities.map((e) => e.id).join(", ")}`);
     const uploaded = this.#lastVolCurve.get(eq.code);
     const ccy = this.curves.has(eq.currency) ? eq.currency : "USD";
     return this.universe.surface(
@@ -602,7 +674,14 @@ export class SimService {
 }
 
 /** The fields of a launcher create that are not VaR or risk members. */
-const LAUNCHER_COMMON_FIELDS = new Set(["$type", "report_name", "reporting_currency", "market_data_environment_names", "portfolio_name", "portfolio_type"]);
+const LAUNCHER_COMMON_FIELDS = new Set([
+  "$type",
+  "report_name",
+  "reporting_currency",
+  "market_data_environment_names",
+  "portfolio_name",
+  "portfolio_type",
+]);
 
 function contractSize(t: Tradable): number {
   return t.kind === "option" ? t.multiplier : t.kind === "bond" ? 0.01 : 1;

@@ -79,7 +79,15 @@ export interface CompactionOptions {
   chunk?: number;
 }
 
-const emptyState = (): StateData => ({ version: 1, bondPrices: [], volCurves: [], launcherItems: [], reports: [], nextReport: 1, nextItem: 1 });
+const emptyState = (): StateData => ({
+  version: 1,
+  bondPrices: [],
+  volCurves: [],
+  launcherItems: [],
+  reports: [],
+  nextReport: 1,
+  nextItem: 1,
+});
 
 /** Applies a change in place (the one place that knows what each change does). */
 export function applyChange(data: StateData, change: Change): void {
@@ -313,12 +321,15 @@ export class Store {
       await out.write(`${JSON.stringify({ snapshot: 1, generation: mark.generation })}\n`);
       const chunk = this.#options.chunk;
       const lines = async <T>(items: T[], count: number, make: (slice: T[]) => Change) => {
-        for (let i = 0; i < count; i += chunk) await out.write(`${JSON.stringify(make(items.slice(i, Math.min(count, i + chunk))))}\n`);
+        for (let i = 0; i < count; i += chunk)
+          await out.write(`${JSON.stringify(make(items.slice(i, Math.min(count, i + chunk))))}\n`);
       };
       await lines(data.bondPrices, mark.bondPrices, (records) => ({ kind: "bondPrices", records }));
       await lines(data.volCurves, mark.volCurves, (curves) => ({ kind: "volCurves", curves }));
       for (let i = 0; i < mark.launcherItems; i++)
-        await out.write(`${JSON.stringify({ kind: "launcherItem", item: data.launcherItems[i]!, nextItem: 0 } satisfies Change)}\n`);
+        await out.write(
+          `${JSON.stringify({ kind: "launcherItem", item: data.launcherItems[i]!, nextItem: 0 } satisfies Change)}\n`,
+        );
       await lines(data.reports, mark.reports, (runs) => ({ kind: "reports", runs, nextReport: 0 }));
       // The closing line: a snapshot without it is incomplete (it never is, once renamed into place).
       await out.write(`${JSON.stringify({ counters: { nextItem: mark.nextItem, nextReport: mark.nextReport } })}\n`);
@@ -354,7 +365,11 @@ export class Store {
           break;
         }
         if (!text.trim()) continue;
-        let entry: Change & { snapshot?: number; generation?: number; counters?: { nextItem: number; nextReport: number } };
+        let entry: Change & {
+          snapshot?: number;
+          generation?: number;
+          counters?: { nextItem: number; nextReport: number };
+        };
         try {
           entry = JSON.parse(text) as typeof entry;
         } catch (error) {
@@ -392,7 +407,10 @@ interface Mark {
  * The lines of a file read in chunks of `chunkBytes`: each line's text, its byte offset, and whether a
  * newline ended it (only the last line can lack one). Memory holds a chunk and one line, whatever the file.
  */
-async function* readLines(handle: FileHandle, chunkBytes = 1 << 20): AsyncGenerator<{ text: string; offset: number; ended: boolean }> {
+async function* readLines(
+  handle: FileHandle,
+  chunkBytes = 1 << 20,
+): AsyncGenerator<{ text: string; offset: number; ended: boolean }> {
   const buffer = Buffer.allocUnsafe(chunkBytes);
   let carry: Buffer[] = [];
   let position = 0;

@@ -87,7 +87,15 @@ export function parseIsoDate(text: string): number {
 /** 400 Gregorian years, in milliseconds (the calendar repeats exactly). */
 const FOUR_CENTURIES_MS = 146_097 * 86_400_000;
 
-function utc(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+function utc(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number {
   // Date.UTC reads years 0–99 as 1900–1999; shift by a whole 400-year cycle to keep them literal.
   if (year < 100) return Date.UTC(year + 400, month - 1, day, hour, minute, second, ms) - FOUR_CENTURIES_MS;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);

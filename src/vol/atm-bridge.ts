@@ -26,7 +26,10 @@ export type EquityVolCurveLike = Pick<EquityVolCurveInput, "reference_date" | "m
  * them (forward drift or factors, skew, smile, wings; scalars apply to every maturity, defaults
  * `BUILD_DEFAULTS`), and a `spot` (> 0) that replaces the curve's `spot_ref`.
  */
-export type SurfaceFromEquityVolCurveOptions = Omit<BuildSurfaceOptions, "spot" | "referenceDate" | "maturities" | "atmVols"> & { spot?: number };
+export type SurfaceFromEquityVolCurveOptions = Omit<
+  BuildSurfaceOptions,
+  "spot" | "referenceDate" | "maturities" | "atmVols"
+> & { spot?: number };
 
 /**
  * Slack of the ATM calendar check, in total variance: `theta_i` may fall below `theta_{i−1}` by this much
@@ -38,6 +41,53 @@ function curveName(curve: EquityVolCurveLike): string {
   const id = curve.asset_id;
   if (!id || typeof id.code !== "string") return "";
   return `curve ${id.code}${id.market_identification_code ? `/${id.market_identification_code}` : ""}: `;
+}
+
+type Bad = (message: string, field: string, condition: string, benchmark?: number) => never;
+
+/** An equity vol curve's maturities: > 0 days and strictly increasing. */
+function checkCurveMaturities(maturities: Float64Array, bad: Bad): void {
+  maturities.forEach((d, i) => {
+    if (!(d > 0))
+      bad(`maturities[${i}] must be > 0 days after reference_date; got ${fmt(d)}`, "maturities", "maturity > 0", i);
+    if (i > 0) {
+      const prev = maturities[i - 1]!;
+      if (d === prev)
+        bad(
+          `maturities[${i}] = ${fmt(d)} d repeats maturities[${i - 1}]; one vol per maturity`,
+          "maturities",
+          "strictly increasing",
+          i,
+        );
+      if (d < prev) {
+        bad(
+          `maturities[${i}] = ${fmt(d)} d comes before maturities[${i - 1}] = ${fmt(prev)} d; sort the curve by maturity`,
+          "maturities",
+          "strictly increasing",
+          i,
+        );
+      }
+    }
+  });
+}
+
+/** No calendar arbitrage at the money: vol²·T must not fall with maturity. */
+function checkAtmCalendar(maturities: Float64Array, vols: Float64Array, bad: Bad): void {
+  for (let i = 1; i < maturities.length; i++) {
+    const [d0, d1] = [maturities[i - 1]!, maturities[i]!];
+    const theta0 = (vols[i - 1]! * vols[i - 1]! * d0) / DAYS_PER_YEAR;
+    const theta1 = (vols[i]! * vols[i]! * d1) / DAYS_PER_YEAR;
+    if (theta1 - theta0 < -ATM_CALENDAR_TOLERANCE) {
+      bad(
+        `calendar arbitrage at the money: the ATM total variance falls from ${fmt(theta0)} at ${fmt(d0)} d (vols[${i - 1}] = ${fmt(vols[i - 1]!)}) ` +
+          `to ${fmt(theta1)} at ${fmt(d1)} d (vols[${i}] = ${fmt(vols[i]!)}); vol²·T must not fall with maturity ` +
+          `(vols[${i}] must be >= ${fmt(Math.sqrt(theta0 / (d1 / DAYS_PER_YEAR)))}). To build the surface anyway, call buildSurface directly`,
+        "vols",
+        "vols[i]²·T_i >= vols[i-1]²·T_(i-1)",
+        i,
+      );
+    }
+  }
 }
 
 /**
@@ -64,12 +114,18 @@ function curveName(curve: EquityVolCurveLike): string {
  * const grid = vol.fromSurface(surface).grid([30, 91, 365], [80, 90, 100, 110, 120], STRIKE_TYPE.PercentForward);
  * ```
  */
-export function surfaceFromEquityVolCurve(curve: EquityVolCurveLike, options: SurfaceFromEquityVolCurveOptions = {}): WireSurface {
+export function surfaceFromEquityVolCurve(
+  curve: EquityVolCurveLike,
+  options: SurfaceFromEquityVolCurveOptions = {},
+): WireSurface {
   if (!curve || typeof curve !== "object") {
-    throw new VolModelError(`an equity vol curve is required: { reference_date, maturities, vols, spot_ref? }; got ${curve === null ? "null" : typeof curve}`, {
-      field: "curve",
-      condition: "present",
-    });
+    throw new VolModelError(
+      `an equity vol curve is required: { reference_date, maturities, vols, spot_ref? }; got ${curve === null ? "null" : typeof curve}`,
+      {
+        field: "curve",
+        condition: "present",
+      },
+    );
   }
   const name = curveName(curve);
   const bad = (message: string, field: string, condition: string, benchmark?: number): never => {
@@ -78,23 +134,13 @@ export function surfaceFromEquityVolCurve(curve: EquityVolCurveLike, options: Su
   const maturities = toFloat64(curve.maturities, "maturities", { perBenchmark: true });
   const vols = toFloat64(curve.vols, "vols", { perBenchmark: true });
   if (vols.length !== maturities.length) {
-    bad(`vols has ${vols.length} values but maturities has ${maturities.length}; give one vol per maturity`, "vols", "same length");
+    bad(
+      `vols has ${vols.length} values but maturities has ${maturities.length}; give one vol per maturity`,
+      "vols",
+      "same length",
+    );
   }
-  maturities.forEach((d, i) => {
-    if (!(d > 0)) bad(`maturities[${i}] must be > 0 days after reference_date; got ${fmt(d)}`, "maturities", "maturity > 0", i);
-    if (i > 0) {
-      const prev = maturities[i - 1]!;
-      if (d === prev) bad(`maturities[${i}] = ${fmt(d)} d repeats maturities[${i - 1}]; one vol per maturity`, "maturities", "strictly increasing", i);
-      if (d < prev) {
-        bad(
-          `maturities[${i}] = ${fmt(d)} d comes before maturities[${i - 1}] = ${fmt(prev)} d; sort the curve by maturity`,
-          "maturities",
-          "strictly increasing",
-          i,
-        );
-      }
-    }
-  });
+  checkCurveMaturities(maturities, bad);
   vols.forEach((v, i) => {
     if (!(v > 0)) bad(`vols[${i}] must be > 0 (decimal, 0.2 = 20%); got ${fmt(v)}`, "vols", "vol > 0", i);
   });
@@ -110,22 +156,14 @@ export function surfaceFromEquityVolCurve(curve: EquityVolCurveLike, options: Su
     );
   }
 
-  for (let i = 1; i < maturities.length; i++) {
-    const [d0, d1] = [maturities[i - 1]!, maturities[i]!];
-    const theta0 = (vols[i - 1]! * vols[i - 1]! * d0) / DAYS_PER_YEAR;
-    const theta1 = (vols[i]! * vols[i]! * d1) / DAYS_PER_YEAR;
-    if (theta1 - theta0 < -ATM_CALENDAR_TOLERANCE) {
-      bad(
-        `calendar arbitrage at the money: the ATM total variance falls from ${fmt(theta0)} at ${fmt(d0)} d (vols[${i - 1}] = ${fmt(vols[i - 1]!)}) ` +
-          `to ${fmt(theta1)} at ${fmt(d1)} d (vols[${i}] = ${fmt(vols[i]!)}); vol²·T must not fall with maturity ` +
-          `(vols[${i}] must be >= ${fmt(Math.sqrt(theta0 / (d1 / DAYS_PER_YEAR)))}). To build the surface anyway, call buildSurface directly`,
-        "vols",
-        "vols[i]²·T_i >= vols[i-1]²·T_(i-1)",
-        i,
-      );
-    }
-  }
+  checkAtmCalendar(maturities, vols, bad);
 
   const { spot: _, ...shape } = options;
-  return buildSurface({ ...shape, spot: spot as number, referenceDate: curve.reference_date, maturities: Array.from(maturities), atmVols: Array.from(vols) });
+  return buildSurface({
+    ...shape,
+    spot: spot as number,
+    referenceDate: curve.reference_date,
+    maturities: Array.from(maturities),
+    atmVols: Array.from(vols),
+  });
 }

@@ -110,7 +110,8 @@ function checkPositive(x: unknown, field: string): number {
 }
 
 function checkNonNegative(x: unknown, field: string): number {
-  if (typeof x !== "number" || !(x >= 0 && x < Infinity)) throw invalid(field, `${field} >= 0`, x, "a finite number >= 0");
+  if (typeof x !== "number" || !(x >= 0 && x < Infinity))
+    throw invalid(field, `${field} >= 0`, x, "a finite number >= 0");
   return x;
 }
 
@@ -162,7 +163,11 @@ function asymptoticD(h: number, t: number): number {
  */
 function taylorTail(z: number, a: number, w: number): number {
   const t4 = (-561 + z * (-285 + z * (-33 - z)) + a * (945 + z * (1260 + z * (378 + z * (36 + z))))) * (1 / 362880);
-  const t5 = (-6555 + z * (-4680 + z * (-840 + z * (-52 - z))) + a * (10395 + z * (17325 + z * (6930 + z * (990 + z * (55 + z)))))) * (1 / 39916800);
+  const t5 =
+    (-6555 +
+      z * (-4680 + z * (-840 + z * (-52 - z))) +
+      a * (10395 + z * (17325 + z * (6930 + z * (990 + z * (55 + z)))))) *
+    (1 / 39916800);
   const t6 =
     (-89055 +
       z * (-82845 + z * (-20370 + z * (-1926 + z * (-75 - z)))) +
@@ -226,7 +231,12 @@ function fill(
     // ln(F/K) to a few ulps even when F ≈ K (log1p((F − K)/K), F − K exact there): far out of the money the
     // price depends on exp(−ln(F/K)²/(2σ²T)), so a relative error δ in it becomes (ln(F/K)/(σ√T))²·δ.
     const ratio = F / K;
-    const x = ratio > 0.5 && ratio < 2 ? Math.log1p((F - K) / K) : ratio > 0 && ratio < Infinity ? Math.log(ratio) : lnF - Math.log(K);
+    const x =
+      ratio > 0.5 && ratio < 2
+        ? Math.log1p((F - K) / K)
+        : ratio > 0 && ratio < Infinity
+          ? Math.log(ratio)
+          : lnF - Math.log(K);
     const s = sigma * sqrtT;
     const intrinsic = call ? (F > K ? F - K : 0) : K > F ? K - F : 0;
     const h = x / s;
@@ -292,7 +302,10 @@ function timeTerms(maturity: number, discountFactor: number): [number, number] {
 
 function checkVolTime(sigma: number, sqrtT: number, field: string): void {
   if (!(sigma * sqrtT < Infinity)) {
-    throw new VolModelError(`${field} · sqrt(maturity) must be finite; got ${fmt(sigma)} · ${fmt(sqrtT)}`, { field, condition: "vol·sqrt(T) finite" });
+    throw new VolModelError(`${field} · sqrt(maturity) must be finite; got ${fmt(sigma)} · ${fmt(sqrtT)}`, {
+      field,
+      condition: "vol·sqrt(T) finite",
+    });
   }
 }
 
@@ -318,7 +331,8 @@ const scratch: Black76Arrays = {
  * ```
  */
 export function black76(input: Black76Input): Black76Greeks {
-  if (!input || typeof input !== "object") throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
+  if (!input || typeof input !== "object")
+    throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
   const F = checkPositive(input.forward, "forward");
   const K = checkPositive(input.strike, "strike");
   const T = checkNonNegative(input.maturity, "maturity");
@@ -330,7 +344,13 @@ export function black76(input: Black76Input): Black76Greeks {
   scratchK[0] = K;
   scratchVol[0] = sigma;
   fill(F, scratchK, scratchVol, 0, sqrtT, DF, r, call, scratch, 1);
-  return { price: scratch.price[0]!, delta: scratch.delta[0]!, gamma: scratch.gamma[0]!, vega: scratch.vega[0]!, theta: scratch.theta[0]! };
+  return {
+    price: scratch.price[0]!,
+    delta: scratch.delta[0]!,
+    gamma: scratch.gamma[0]!,
+    vega: scratch.vega[0]!,
+    theta: scratch.theta[0]!,
+  };
 }
 
 /**
@@ -341,14 +361,21 @@ export function black76(input: Black76Input): Black76Greeks {
  *
  * Everything is checked before anything is computed: errors name the element (`strikes[3]`, `vols[3]`).
  */
-export function black76Strikes(market: Black76Market, strikes: ArrayLike<number>, vols: number | ArrayLike<number>, out?: Black76Arrays): Black76Arrays {
-  if (!market || typeof market !== "object") throw invalid("market", "object", market, "an object { forward, maturity, kind }");
+export function black76Strikes(
+  market: Black76Market,
+  strikes: ArrayLike<number>,
+  vols: number | ArrayLike<number>,
+  out?: Black76Arrays,
+): Black76Arrays {
+  if (!market || typeof market !== "object")
+    throw invalid("market", "object", market, "an object { forward, maturity, kind }");
   const F = checkPositive(market.forward, "forward");
   const T = checkNonNegative(market.maturity, "maturity");
   const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
   const call = checkKind(market.kind);
   const [sqrtT, r] = timeTerms(T, DF);
-  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number") throw invalid("strikes", "array", strikes, "an array of numbers");
+  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
+    throw invalid("strikes", "array", strikes, "an array of numbers");
   const n = strikes.length;
   for (let q = 0; q < n; q++) {
     const K = strikes[q];

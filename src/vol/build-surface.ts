@@ -43,15 +43,19 @@ export const BUILD_DEFAULTS = Object.freeze({ forwardRate: 0, skew: 0, smile: 0.
 
 function broadcast(value: PerBenchmark, n: number, field: string): number[] {
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new VolModelError(`${field} must be a finite number; got ${value}`, { field, condition: "finite" });
+    if (!Number.isFinite(value))
+      throw new VolModelError(`${field} must be a finite number; got ${value}`, { field, condition: "finite" });
     return new Array<number>(n).fill(value);
   }
   const a = toFloat64(value, field, { perBenchmark: true });
   if (a.length !== n)
-    throw new VolModelError(`${field} has ${a.length} values but maturities has ${n}; give one per benchmark or a single number`, {
-      field,
-      condition: "same length",
-    });
+    throw new VolModelError(
+      `${field} has ${a.length} values but maturities has ${n}; give one per benchmark or a single number`,
+      {
+        field,
+        condition: "same length",
+      },
+    );
   return Array.from(a);
 }
 
@@ -67,16 +71,28 @@ function broadcast(value: PerBenchmark, n: number, field: string): number[] {
  */
 export function buildSurface(options: BuildSurfaceOptions): WireSurface {
   if (!options || typeof options !== "object")
-    throw new VolModelError("options are required: { spot, referenceDate, maturities, atmVols }", { field: "options", condition: "present" });
+    throw new VolModelError("options are required: { spot, referenceDate, maturities, atmVols }", {
+      field: "options",
+      condition: "present",
+    });
   const maturities = Array.from(toFloat64(options.maturities, "maturities", { perBenchmark: true }));
   const n = maturities.length;
   if (options.forwardRate !== undefined && options.fwdFactors !== undefined) {
-    throw new VolModelError("give forwardRate or fwdFactors, not both", { field: "fwdFactors", condition: "one forward input" });
+    throw new VolModelError("give forwardRate or fwdFactors, not both", {
+      field: "fwdFactors",
+      condition: "one forward input",
+    });
   }
   const rate = options.forwardRate ?? BUILD_DEFAULTS.forwardRate;
-  if (!Number.isFinite(rate)) throw new VolModelError(`forwardRate must be a finite number; got ${rate}`, { field: "forwardRate", condition: "finite" });
+  if (!Number.isFinite(rate))
+    throw new VolModelError(`forwardRate must be a finite number; got ${rate}`, {
+      field: "forwardRate",
+      condition: "finite",
+    });
   const fwdFactors =
-    options.fwdFactors !== undefined ? broadcast(options.fwdFactors, n, "fwdFactors") : maturities.map((d) => Math.exp((rate * d) / DAYS_PER_YEAR));
+    options.fwdFactors !== undefined
+      ? broadcast(options.fwdFactors, n, "fwdFactors")
+      : maturities.map((d) => Math.exp((rate * d) / DAYS_PER_YEAR));
   const date = dateTimeInput.safeParse(options.referenceDate);
   if (!date.success) {
     throw new VolModelError(

@@ -156,7 +156,13 @@ export interface CalibrationResult {
  * `g(±∞) ≥ 2.5e−7`); calendar `w_i − w_{i−1} ≥ 1e−8·theta_{i−1} + 1e−10`; wing asymptotes at |k| = 1e4
  * apart by `1e−7`. Quotes from a surface inside these margins are fitted exactly.
  */
-export const CALIBRATION_MARGINS = Object.freeze({ butterfly: 1e-7, lee: 1e-6, calendarRelative: 1e-8, calendarAbsolute: 1e-10, asymptote: 1e-7 });
+export const CALIBRATION_MARGINS = Object.freeze({
+  butterfly: 1e-7,
+  lee: 1e-6,
+  calendarRelative: 1e-8,
+  calendarAbsolute: 1e-10,
+  asymptote: 1e-7,
+});
 
 /** Default of `maxIterations`: Levenberg–Marquardt iterations per solve of a slice. */
 export const DEFAULT_MAX_ITERATIONS = 500;
@@ -205,7 +211,8 @@ function fail(message: string, field: string, condition: string, benchmark?: num
   throw new VolModelError(message, { field, condition, benchmark });
 }
 
-const shown = (x: unknown): string => (typeof x === "number" ? fmt(x) : x === null ? "null" : typeof x === "string" ? JSON.stringify(x) : typeof x);
+const shown = (x: unknown): string =>
+  typeof x === "number" ? fmt(x) : x === null ? "null" : typeof x === "string" ? JSON.stringify(x) : typeof x;
 
 /** An array (or typed array) of numbers at `path`, elementwise errors naming `path[j]`. */
 function readNumbers(value: unknown, path: string, benchmark: number): Float64Array {
@@ -216,7 +223,8 @@ function readNumbers(value: unknown, path: string, benchmark: number): Float64Ar
   const out = new Float64Array(a.length);
   for (let j = 0; j < a.length; j++) {
     const x = a[j];
-    if (typeof x !== "number" || !Number.isFinite(x)) fail(`${path}[${j}] must be a finite number; got ${shown(x)}`, `${path}[${j}]`, "finite", benchmark);
+    if (typeof x !== "number" || !Number.isFinite(x))
+      fail(`${path}[${j}] must be a finite number; got ${shown(x)}`, `${path}[${j}]`, "finite", benchmark);
     out[j] = x;
   }
   return out;
@@ -240,33 +248,53 @@ function logMoneyness(
       if (!(xj > 0)) fail(`${field} must be a finite number > 0; got ${fmt(xj)}`, field, "strike > 0", i);
       k[j] = Math.log(xj) + shift;
     } else if (strikeType === "delta") {
-      if (!(xj > 0 && xj < 1)) fail(`${field} must be a forward call delta in (0, 1); got ${fmt(xj)}`, field, "0 < delta < 1", i);
+      if (!(xj > 0 && xj < 1))
+        fail(`${field} must be a forward call delta in (0, 1); got ${fmt(xj)}`, field, "0 < delta < 1", i);
       const sw = vols[j]! * sqrtT;
       k[j] = sw * (sw / 2 - normInv(xj));
     } else {
       k[j] = xj;
     }
     if (!(Math.abs(k[j]!) <= LOG_MONEYNESS_LIMIT)) {
-      fail(`${field}: log-moneyness ${fmt(k[j]!)} is beyond the model's limit |k| <= ${LOG_MONEYNESS_LIMIT}`, field, "|k| <= 1e4", i);
+      fail(
+        `${field}: log-moneyness ${fmt(k[j]!)} is beyond the model's limit |k| <= ${LOG_MONEYNESS_LIMIT}`,
+        field,
+        "|k| <= 1e4",
+        i,
+      );
     }
   }
   return k;
 }
 
-/** Reads and checks `smiles[i]` (see {@link calibrate} for the conditions): log-moneyness of each quote, vols, and sqrt of the weights normalised to mean 1. */
-function readSmile(raw: unknown, i: number, spot: number, rate: number, weighting: "uniform" | "vega", previous: ParsedSmile | undefined): ParsedSmile {
-  const path = `smiles[${i}]`;
-  if (raw === null || typeof raw !== "object") fail(`${path} must be an object { maturity, strikes, strikeType, vols }; got ${shown(raw)}`, path, "object", i);
-  const s = raw as Partial<SmileQuotes>;
+/** Reads `smiles[i].maturity`: days > 0, after the previous smile's. */
+function readMaturity(s: Partial<SmileQuotes>, path: string, i: number, previous: ParsedSmile | undefined): number {
   const maturity = s.maturity;
   if (typeof maturity !== "number" || !Number.isFinite(maturity) || !(maturity > 0)) {
-    fail(`${path}.maturity must be a finite number of days > 0; got ${shown(maturity)}`, `${path}.maturity`, "T > 0", i);
+    fail(
+      `${path}.maturity must be a finite number of days > 0; got ${shown(maturity)}`,
+      `${path}.maturity`,
+      "T > 0",
+      i,
+    );
   }
   if (previous && !(maturity > previous.maturity && maturity / DAYS_PER_YEAR > previous.T)) {
-    const what = maturity === previous.maturity ? `repeats smiles[${i - 1}].maturity` : `comes before smiles[${i - 1}].maturity (${fmt(previous.maturity)} d)`;
-    fail(`${path}.maturity (${fmt(maturity)} d) ${what}: smiles go shortest maturity first, one per maturity`, `${path}.maturity`, "strictly increasing", i);
+    const what =
+      maturity === previous.maturity
+        ? `repeats smiles[${i - 1}].maturity`
+        : `comes before smiles[${i - 1}].maturity (${fmt(previous.maturity)} d)`;
+    fail(
+      `${path}.maturity (${fmt(maturity)} d) ${what}: smiles go shortest maturity first, one per maturity`,
+      `${path}.maturity`,
+      "strictly increasing",
+      i,
+    );
   }
-  const T = maturity / DAYS_PER_YEAR;
+  return maturity;
+}
+
+/** The smile's forward: `smiles[i].forward` when given, else spot·exp(rate·T); a finite price > 0. */
+function readForward(s: Partial<SmileQuotes>, path: string, i: number, spot: number, rate: number, T: number): number {
   let forward = spot * Math.exp(rate * T);
   if (s.forward !== undefined) {
     if (typeof s.forward !== "number" || !Number.isFinite(s.forward) || !(s.forward > 0)) {
@@ -275,42 +303,66 @@ function readSmile(raw: unknown, i: number, spot: number, rate: number, weightin
     forward = s.forward;
   }
   if (!(forward > 0 && forward < Infinity))
-    fail(`${path}: the forward spot·exp(forwardRate·T) = ${fmt(forward)} is not a finite price > 0`, "forwardRate", "F > 0", i);
-  try {
-    checkStrikeType(s.strikeType);
-  } catch (error) {
-    if (error instanceof VolModelError) fail(`${path}.strikeType: ${error.message}`, `${path}.strikeType`, error.condition, i);
-    throw error;
-  }
-  const strikeType = s.strikeType;
-  const x = readNumbers(s.strikes, `${path}.strikes`, i);
-  const vols = readNumbers(s.vols, `${path}.vols`, i);
-  const n = x.length;
-  if (vols.length !== n) fail(`${path}.vols has ${vols.length} values but ${path}.strikes has ${n}; give one vol per strike`, `${path}.vols`, "same length", i);
-  for (let j = 0; j < n; j++) {
-    if (!(vols[j]! > 0)) fail(`${path}.vols[${j}] must be a decimal vol > 0; got ${fmt(vols[j]!)}`, `${path}.vols[${j}]`, "vol > 0", i);
-  }
-  const weights = new Float64Array(n).fill(1);
-  if (s.weights !== undefined) {
-    const w = readNumbers(s.weights, `${path}.weights`, i);
-    if (w.length !== n)
-      fail(`${path}.weights has ${w.length} values but ${path}.strikes has ${n}; give one weight per strike`, `${path}.weights`, "same length", i);
-    for (let j = 0; j < n; j++) {
-      if (!(w[j]! > 0))
-        fail(`${path}.weights[${j}] must be > 0; got ${fmt(w[j]!)} (leave a quote out rather than weight it 0)`, `${path}.weights[${j}]`, "weight > 0", i);
-    }
-    weights.set(w);
-  }
-  const k = logMoneyness(x, vols, strikeType, { path, i, T, forward, spot });
-  const distinct = new Set(k).size;
-  if (distinct < MIN_QUOTES) {
     fail(
-      `${path} has ${distinct === n ? n : `${distinct} distinct strikes among ${n}`} quotes; a slice has ${MIN_QUOTES} parameters, so a smile needs at least ${MIN_QUOTES} quotes at distinct strikes`,
-      `${path}.strikes`,
-      `at least ${MIN_QUOTES} quotes`,
+      `${path}: the forward spot·exp(forwardRate·T) = ${fmt(forward)} is not a finite price > 0`,
+      "forwardRate",
+      "F > 0",
       i,
     );
+  return forward;
+}
+
+/** Reads `smiles[i].vols`: one decimal vol > 0 per strike. */
+function readVols(s: Partial<SmileQuotes>, path: string, i: number, n: number): Float64Array {
+  const vols = readNumbers(s.vols, `${path}.vols`, i);
+  if (vols.length !== n)
+    fail(
+      `${path}.vols has ${vols.length} values but ${path}.strikes has ${n}; give one vol per strike`,
+      `${path}.vols`,
+      "same length",
+      i,
+    );
+  for (let j = 0; j < n; j++) {
+    if (!(vols[j]! > 0))
+      fail(`${path}.vols[${j}] must be a decimal vol > 0; got ${fmt(vols[j]!)}`, `${path}.vols[${j}]`, "vol > 0", i);
   }
+  return vols;
+}
+
+/** Reads `smiles[i].weights` (all 1 when absent): one weight > 0 per strike. */
+function readWeights(s: Partial<SmileQuotes>, path: string, i: number, n: number): Float64Array {
+  const weights = new Float64Array(n).fill(1);
+  if (s.weights === undefined) return weights;
+  const w = readNumbers(s.weights, `${path}.weights`, i);
+  if (w.length !== n)
+    fail(
+      `${path}.weights has ${w.length} values but ${path}.strikes has ${n}; give one weight per strike`,
+      `${path}.weights`,
+      "same length",
+      i,
+    );
+  for (let j = 0; j < n; j++) {
+    if (!(w[j]! > 0))
+      fail(
+        `${path}.weights[${j}] must be > 0; got ${fmt(w[j]!)} (leave a quote out rather than weight it 0)`,
+        `${path}.weights[${j}]`,
+        "weight > 0",
+        i,
+      );
+  }
+  weights.set(w);
+  return weights;
+}
+
+/** sqrt of the weights (times φ(d1) when vega-weighted) normalised to mean 1. */
+function sqrtWeights(
+  weights: Float64Array,
+  k: Float64Array,
+  vols: Float64Array,
+  T: number,
+  weighting: "uniform" | "vega",
+): Float64Array {
+  const n = weights.length;
   const sqrtT = Math.sqrt(T);
   if (weighting === "vega") {
     for (let j = 0; j < n; j++) {
@@ -323,7 +375,48 @@ function readSmile(raw: unknown, i: number, spot: number, rate: number, weightin
   let mean = 0;
   for (let j = 0; j < n; j++) mean += weights[j]!;
   mean /= n;
-  const sw = weights.map((w) => Math.sqrt(w / mean));
+  return weights.map((w) => Math.sqrt(w / mean));
+}
+
+/** Reads and checks `smiles[i]` (see {@link calibrate} for the conditions): log-moneyness of each quote, vols, and sqrt of the weights normalised to mean 1. */
+function readSmile(
+  raw: unknown,
+  i: number,
+  spot: number,
+  rate: number,
+  weighting: "uniform" | "vega",
+  previous: ParsedSmile | undefined,
+): ParsedSmile {
+  const path = `smiles[${i}]`;
+  if (raw === null || typeof raw !== "object")
+    fail(`${path} must be an object { maturity, strikes, strikeType, vols }; got ${shown(raw)}`, path, "object", i);
+  const s = raw as Partial<SmileQuotes>;
+  const maturity = readMaturity(s, path, i, previous);
+  const T = maturity / DAYS_PER_YEAR;
+  const forward = readForward(s, path, i, spot, rate, T);
+  try {
+    checkStrikeType(s.strikeType);
+  } catch (error) {
+    if (error instanceof VolModelError)
+      fail(`${path}.strikeType: ${error.message}`, `${path}.strikeType`, error.condition, i);
+    throw error;
+  }
+  const strikeType = s.strikeType;
+  const x = readNumbers(s.strikes, `${path}.strikes`, i);
+  const n = x.length;
+  const vols = readVols(s, path, i, n);
+  const weights = readWeights(s, path, i, n);
+  const k = logMoneyness(x, vols, strikeType, { path, i, T, forward, spot });
+  const distinct = new Set(k).size;
+  if (distinct < MIN_QUOTES) {
+    fail(
+      `${path} has ${distinct === n ? n : `${distinct} distinct strikes among ${n}`} quotes; a slice has ${MIN_QUOTES} parameters, so a smile needs at least ${MIN_QUOTES} quotes at distinct strikes`,
+      `${path}.strikes`,
+      `at least ${MIN_QUOTES} quotes`,
+      i,
+    );
+  }
+  const sw = sqrtWeights(weights, k, vols, T, weighting);
   return { index: i, maturity, T, forward, k, vols, sw };
 }
 
@@ -535,7 +628,8 @@ const PAST_LAST = INTERPOLATED_CHECKS.pastLast;
 const FAR_K = LOG_MONEYNESS_LIMIT;
 
 /** A constraint family sampled on the grid: `g ≥ 0` of a smile, or the calendar difference `w_i − w_{i−1} ≥ 0`. */
-type Family = { kind: "butterfly" } | { kind: "calendar" } | { kind: "between"; x: number } | { kind: "past"; r: number };
+type Family =
+  { kind: "butterfly" } | { kind: "calendar" } | { kind: "between"; x: number } | { kind: "past"; r: number };
 
 /** w, w', w'' of a slice at k (centred form for w). */
 function smileAt(sl: Slice, k: number, out: Float64Array): void {
@@ -565,7 +659,8 @@ function smileArrays(n: number): SmileArrays {
 const checkScratch = { n: 0, C: smileArrays(0), P: smileArrays(0), v: new Float64Array(0) };
 
 function checkArrays(n: number): typeof checkScratch {
-  if (checkScratch.n < n) Object.assign(checkScratch, { n, C: smileArrays(n), P: smileArrays(n), v: new Float64Array(n) });
+  if (checkScratch.n < n)
+    Object.assign(checkScratch, { n, C: smileArrays(n), P: smileArrays(n), v: new Float64Array(n) });
   return checkScratch;
 }
 
@@ -612,7 +707,9 @@ function familyOn(
       const x = f.x;
       const y = 1 - x;
       for (let j = 0; j < n; j++) {
-        out[offset + j] = densityFactor(grid[j]!, y * P.w[j]! + x * C.w[j]!, y * P.w1[j]! + x * C.w1[j]!, y * P.w2[j]! + x * C.w2[j]!) - margin;
+        out[offset + j] =
+          densityFactor(grid[j]!, y * P.w[j]! + x * C.w[j]!, y * P.w1[j]! + x * C.w1[j]!, y * P.w2[j]! + x * C.w2[j]!) -
+          margin;
       }
       return;
     }
@@ -625,7 +722,9 @@ function familyOn(
 
 /** Put and call asymptotes `w ≈ S·|k| + I` of a slice: `S = b(1 ∓ rho)`, `I = theta − b·(R ∓ m)`. */
 function asymptote(sl: Slice, wing: "put" | "call"): { S: number; I: number } {
-  return wing === "call" ? { S: sl.slopeCall, I: sl.theta - sl.b * (sl.R + sl.m) } : { S: sl.slopePut, I: sl.theta - sl.b * (sl.R - sl.m) };
+  return wing === "call"
+    ? { S: sl.slopeCall, I: sl.theta - sl.b * (sl.R + sl.m) }
+    : { S: sl.slopePut, I: sl.theta - sl.b * (sl.R - sl.m) };
 }
 
 /** The constraint families of a slice: its own butterfly; with a previous slice, calendar and the interpolated smiles between; for the last slice, the smiles past it. */
@@ -643,7 +742,15 @@ const WING_ROWS = 2;
  * The value of every family at one grid point, shifted by its margin (≥ 0 when it holds, vol-like units):
  * `cur` and `prv` hold w, w', w'' of this and the previous slice at k.
  */
-function familyValue(f: Family, k: number, sl: Slice, cur: Float64Array, prv: Float64Array, calScale: number, calMargin: number): number {
+function familyValue(
+  f: Family,
+  k: number,
+  sl: Slice,
+  cur: Float64Array,
+  prv: Float64Array,
+  calScale: number,
+  calMargin: number,
+): number {
   switch (f.kind) {
     case "butterfly":
       return densityFactor(k, cur[0]!, cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
@@ -652,7 +759,10 @@ function familyValue(f: Family, k: number, sl: Slice, cur: Float64Array, prv: Fl
     case "between": {
       const x = f.x;
       const y = 1 - x;
-      return densityFactor(k, y * prv[0]! + x * cur[0]!, y * prv[1]! + x * cur[1]!, y * prv[2]! + x * cur[2]!) - CALIBRATION_MARGINS.butterfly;
+      return (
+        densityFactor(k, y * prv[0]! + x * cur[0]!, y * prv[1]! + x * cur[1]!, y * prv[2]! + x * cur[2]!) -
+        CALIBRATION_MARGINS.butterfly
+      );
     }
     default:
       return densityFactor(k, cur[0]! + sl.theta * (f.r - 1), cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
@@ -694,7 +804,23 @@ function scanMin(f: (k: number) => number, a: number, b: number, guess: number):
  * local minima of nearly equal depth (near the money and far out in a wing); one row for both would
  * follow whichever is lower and have a kink where they cross, which stalls the solver.
  */
-const REGION_EDGES = Object.freeze([-LOG_MONEYNESS_LIMIT, -256, -64, -16, -4, -1, -0.25, 0, 0.25, 1, 4, 16, 64, 256, LOG_MONEYNESS_LIMIT]);
+const REGION_EDGES = Object.freeze([
+  -LOG_MONEYNESS_LIMIT,
+  -256,
+  -64,
+  -16,
+  -4,
+  -1,
+  -0.25,
+  0,
+  0.25,
+  1,
+  4,
+  16,
+  64,
+  256,
+  LOG_MONEYNESS_LIMIT,
+]);
 const REGIONS = REGION_EDGES.length - 1;
 /** A stretch's grid minimum is refined only when it is below this (vol-like units): well above it the row is 0 either way. */
 const REFINE_BELOW = 1e-3;
@@ -743,7 +869,16 @@ class SliceProblem implements LeastSquaresProblem {
   readonly #prv = new Float64Array(3);
   #values = new Float64Array(0);
 
-  constructor(q: ParsedSmile, space: SliceSpace, prev: Slice | undefined, last: boolean, grid: ArrayLike<number>, rho: number, start: Slice, penalties = true) {
+  constructor(
+    q: ParsedSmile,
+    space: SliceSpace,
+    prev: Slice | undefined,
+    last: boolean,
+    grid: ArrayLike<number>,
+    rho: number,
+    start: Slice,
+    penalties = true,
+  ) {
     this.#q = q;
     this.#space = space;
     this.#prev = prev;
@@ -753,7 +888,9 @@ class SliceProblem implements LeastSquaresProblem {
     this.always = q.k.length;
     // Total variance to vol near the money: dσ ≈ dw / (2·v·T).
     this.#calScale = 1 / (2 * start.vol * q.T);
-    this.#calMargin = prev ? CALIBRATION_MARGINS.calendarRelative * prev.theta + CALIBRATION_MARGINS.calendarAbsolute : 0;
+    this.#calMargin = prev
+      ? CALIBRATION_MARGINS.calendarRelative * prev.theta + CALIBRATION_MARGINS.calendarAbsolute
+      : 0;
     const regionRows = REGIONS * this.#families.length;
     this.#mu = new Float64Array(regionRows + this.#scalars);
     this.#kStar = new Float64Array(regionRows);
@@ -795,7 +932,8 @@ class SliceProblem implements LeastSquaresProblem {
     this.#lastX.set(x);
     const sqrtRho = Math.sqrt(this.rho);
     for (let c = 0; c < R; c++) out[nq + c] = this.#penalty(this.#mu[c]!, minima[c]!, sqrtRho);
-    for (let s = 0; s < this.#scalars; s++) out[nq + R + s] = this.#penalty(this.#mu[R + s]!, this.#scalar(sl, s), sqrtRho);
+    for (let s = 0; s < this.#scalars; s++)
+      out[nq + R + s] = this.#penalty(this.#mu[R + s]!, this.#scalar(sl, s), sqrtRho);
   }
 
   residualRows(x: Float64Array, which: Int32Array, count: number, out: Float64Array): void {
@@ -805,7 +943,10 @@ class SliceProblem implements LeastSquaresProblem {
       const j = which[q]!;
       // Penalty rows unclamped (the solver's model takes max(0, ·) itself): a row just above 0 would
       // otherwise get half its slope from the central difference.
-      out[q] = j < this.always ? this.#quote(sl, j) : sqrtRho * (this.#mu[j - this.always]! / this.rho - this.#constraintAtKStar(sl, j - this.always));
+      out[q] =
+        j < this.always
+          ? this.#quote(sl, j)
+          : sqrtRho * (this.#mu[j - this.always]! / this.rho - this.#constraintAtKStar(sl, j - this.always));
     }
   }
 
@@ -861,7 +1002,12 @@ class SliceProblem implements LeastSquaresProblem {
     const F = this.#families.length;
     if (F === 0) return;
     this.#sampleFamilies(sl);
-    const { n, grid, values, edges } = { n: this.#grid.length, grid: this.#grid, values: this.#values, edges: this.#edges };
+    const { n, grid, values, edges } = {
+      n: this.#grid.length,
+      grid: this.#grid,
+      values: this.#values,
+      edges: this.#edges,
+    };
     for (let f = 0; f < F; f++) {
       const family = this.#families[f]!;
       const value = (k: number) => this.#familyAt(family, sl, k);
@@ -909,7 +1055,17 @@ class SliceProblem implements LeastSquaresProblem {
     const n = grid.length;
     smileOn(sl, grid, this.#curSmile);
     for (let f = 0; f < this.#families.length; f++) {
-      familyOn(this.#families[f]!, grid, sl, this.#curSmile, this.#prevSmile, this.#calScale, this.#calMargin, this.#values, f * n);
+      familyOn(
+        this.#families[f]!,
+        grid,
+        sl,
+        this.#curSmile,
+        this.#prevSmile,
+        this.#calScale,
+        this.#calMargin,
+        this.#values,
+        f * n,
+      );
     }
   }
 
@@ -946,7 +1102,10 @@ class SliceProblem implements LeastSquaresProblem {
   }
 
   #tolerance(c: number): number {
-    if (c < this.#kStar.length) return this.#familyOf(c).kind === "calendar" ? (this.#calScale * this.#calMargin) / 2 : CALIBRATION_MARGINS.butterfly / 2;
+    if (c < this.#kStar.length)
+      return this.#familyOf(c).kind === "calendar"
+        ? (this.#calScale * this.#calMargin) / 2
+        : CALIBRATION_MARGINS.butterfly / 2;
     return (this.#calScale * CALIBRATION_MARGINS.asymptote) / 2;
   }
 }
@@ -955,7 +1114,12 @@ class SliceProblem implements LeastSquaresProblem {
 // Start and check
 
 /** Solves the 3×3 weighted least squares `vol ≈ c0 + c1·k + c2·k²` on the given quotes; undefined when singular. */
-function quadraticFit(k: Float64Array, vols: Float64Array, sw: Float64Array, idx: number[]): [number, number, number] | undefined {
+function quadraticFit(
+  k: Float64Array,
+  vols: Float64Array,
+  sw: Float64Array,
+  idx: number[],
+): [number, number, number] | undefined {
   const A = new Float64Array(9);
   const y = new Float64Array(3);
   for (const j of idx) {
@@ -1006,7 +1170,8 @@ function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
   let putWing = -slope(byK[0]!, byK[1]!) / sqrtTheta;
   let callWing = slope(byK[n - 2]!, byK[n - 1]!) / sqrtTheta;
   // Inside the wing slopes' range (5% to 95% of it), with room for the skew.
-  const inRange = (wing: number, lo: number) => Math.min(lo + 0.95 * (SLOPE_CAP - lo), Math.max(lo + 0.05 * (SLOPE_CAP - lo), sqrtTheta * wing)) / sqrtTheta;
+  const inRange = (wing: number, lo: number) =>
+    Math.min(lo + 0.95 * (SLOPE_CAP - lo), Math.max(lo + 0.05 * (SLOPE_CAP - lo), sqrtTheta * wing)) / sqrtTheta;
   if (!Number.isFinite(skew)) skew = 0;
   if (!Number.isFinite(smile)) smile = 0;
   putWing = inRange(Number.isFinite(putWing) ? Math.max(putWing, -2.5 * skew + 0.05) : 1, space.putLo);
@@ -1064,7 +1229,12 @@ function mergeUnique(a: Float64Array, b: Float64Array): Float64Array {
  * anywhere; `points`: where a constraint is below its margin (the failures and the refined minima), for
  * the constraint grid.
  */
-function check(sl: Slice, prev: Slice | undefined, last: boolean, quotes: Float64Array): { failed: boolean; points: number[] } {
+function check(
+  sl: Slice,
+  prev: Slice | undefined,
+  last: boolean,
+  quotes: Float64Array,
+): { failed: boolean; points: number[] } {
   const grid = checkGrid(sl, prev, quotes);
   const n = grid.length;
   // Both smiles at every grid point once; each family is a combination of them.
@@ -1078,11 +1248,15 @@ function check(sl: Slice, prev: Slice | undefined, last: boolean, quotes: Float6
   for (const f of familiesOf(prev, last)) {
     // Unshifted values (g, or w_i − w_{i−1}) and the margin they are held to.
     const margin =
-      f.kind === "calendar" ? CALIBRATION_MARGINS.calendarRelative * prev!.theta + CALIBRATION_MARGINS.calendarAbsolute : CALIBRATION_MARGINS.butterfly;
+      f.kind === "calendar"
+        ? CALIBRATION_MARGINS.calendarRelative * prev!.theta + CALIBRATION_MARGINS.calendarAbsolute
+        : CALIBRATION_MARGINS.butterfly;
     const value = (k: number): number => {
       smileAt(sl, k, cur);
       if (prev) smileAt(prev, k, prv);
-      return f.kind === "calendar" ? cur[0]! - prv[0]! : familyValue(f, k, sl, cur, prv, 1, 0) + CALIBRATION_MARGINS.butterfly;
+      return f.kind === "calendar"
+        ? cur[0]! - prv[0]!
+        : familyValue(f, k, sl, cur, prv, 1, 0) + CALIBRATION_MARGINS.butterfly;
     };
     familyOn(f, grid, sl, C, P, 1, 0, v, 0);
     if (f.kind !== "calendar") for (let j = 0; j < n; j++) v[j] = v[j]! + CALIBRATION_MARGINS.butterfly;
@@ -1121,7 +1295,14 @@ interface SliceSolve {
  * the violation did not fall fourfold), and once the constraints hold to their tolerances, the fine-grid
  * check, whose failures join the constraint grid.
  */
-function constrainedSolve(q: ParsedSmile, space: SliceSpace, prev: Slice | undefined, last: boolean, x0: Float64Array, budget: number): SliceSolve {
+function constrainedSolve(
+  q: ParsedSmile,
+  space: SliceSpace,
+  prev: Slice | undefined,
+  last: boolean,
+  x0: Float64Array,
+  budget: number,
+): SliceSolve {
   let x = x0;
   const start = decode(x, space);
   const problem = new SliceProblem(q, space, prev, last, constraintGrid(start, prev, q.k, GRID_STEP), RHO0, start);
@@ -1155,7 +1336,8 @@ function constrainedSolve(q: ParsedSmile, space: SliceSpace, prev: Slice | undef
   }
   const sl = decode(x, space);
   let dataCost = 0;
-  for (let j = 0; j < q.k.length; j++) dataCost += (q.sw[j]! * (Math.sqrt(totalVariance(sl, q.k[j]!) / q.T) - q.vols[j]!)) ** 2;
+  for (let j = 0; j < q.k.length; j++)
+    dataCost += (q.sw[j]! * (Math.sqrt(totalVariance(sl, q.k[j]!) / q.T) - q.vols[j]!)) ** 2;
   return { x, iterations, converged, passed, active: problem.active(x), dataCost };
 }
 
@@ -1164,7 +1346,12 @@ function constrainedSolve(q: ParsedSmile, space: SliceSpace, prev: Slice | undef
  * raised 1% of their room), which is above it everywhere; for the first slice a symmetric smile with the
  * quotes' ATM vol. Undefined when it does not fit in the variables.
  */
-function feasibleStart(q: ParsedSmile, space: SliceSpace, prev: Slice | undefined, guess: Slice): Float64Array | undefined {
+function feasibleStart(
+  q: ParsedSmile,
+  space: SliceSpace,
+  prev: Slice | undefined,
+  guess: Slice,
+): Float64Array | undefined {
   if (!prev) {
     const wing = Math.min(1, (0.5 * SLOPE_CAP) / guess.sqrtTheta);
     return encode({ vol: guess.vol, skew: 0, smile: 0.5, putWing: wing, callWing: wing }, space);
@@ -1192,7 +1379,9 @@ function fitSlice(
 ): { slice: Slice; iterations: number; converged: boolean; active: Set<CalibrationConstraint> } {
   const space: SliceSpace = { T: q.T, putLo: prev?.slopePut ?? 0, callLo: prev?.slopeCall ?? 0 };
   const x0 = initialGuess(q, space);
-  const free = levenbergMarquardt(new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false), x0, { maxIterations });
+  const free = levenbergMarquardt(new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false), x0, {
+    maxIterations,
+  });
   let best = constrainedSolve(q, space, prev, last, free.x, maxIterations);
   let iterations = free.iterations + best.iterations;
   if (best.active.size > 0 || !best.passed) {
@@ -1200,7 +1389,8 @@ function fitSlice(
     if (x1) {
       const other = constrainedSolve(q, space, prev, last, x1, maxIterations);
       iterations += other.iterations;
-      if ((other.passed && !best.passed) || (other.passed === best.passed && other.dataCost < best.dataCost)) best = other;
+      if ((other.passed && !best.passed) || (other.passed === best.passed && other.dataCost < best.dataCost))
+        best = other;
     }
   }
   return { slice: decode(best.x, space), iterations, converged: best.converged, active: best.active };
@@ -1228,12 +1418,14 @@ function fitSlice(
  * fit[0].rmseBp; // vol bp
  * ```
  */
-export function calibrate(options: CalibrateOptions): CalibrationResult {
+/** Reads and checks calibrate's options other than the smiles' contents. */
+function readCalibrateOptions(options: CalibrateOptions) {
   if (!options || typeof options !== "object") {
     fail("options are required: { spot, referenceDate, smiles }", "options", "present");
   }
   const { spot, smiles } = options;
-  if (typeof spot !== "number" || !Number.isFinite(spot) || !(spot > 0)) fail(`spot must be a finite number > 0; got ${shown(spot)}`, "spot", "spot > 0");
+  if (typeof spot !== "number" || !Number.isFinite(spot) || !(spot > 0))
+    fail(`spot must be a finite number > 0; got ${shown(spot)}`, "spot", "spot > 0");
   const date = dateTimeInput.safeParse(options.referenceDate);
   if (!date.success) {
     fail(
@@ -1243,9 +1435,11 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
     );
   }
   const rate = options.forwardRate ?? 0;
-  if (typeof rate !== "number" || !Number.isFinite(rate)) fail(`forwardRate must be a finite number; got ${shown(rate)}`, "forwardRate", "finite");
+  if (typeof rate !== "number" || !Number.isFinite(rate))
+    fail(`forwardRate must be a finite number; got ${shown(rate)}`, "forwardRate", "finite");
   const weighting = options.weighting ?? "uniform";
-  if (weighting !== "uniform" && weighting !== "vega") fail(`weighting must be "uniform" or "vega"; got ${shown(weighting)}`, "weighting", "known weighting");
+  if (weighting !== "uniform" && weighting !== "vega")
+    fail(`weighting must be "uniform" or "vega"; got ${shown(weighting)}`, "weighting", "known weighting");
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   if (!Number.isInteger(maxIterations) || !(maxIterations > 0)) {
     fail(`maxIterations must be a whole number > 0; got ${shown(maxIterations)}`, "maxIterations", "integer > 0");
@@ -1260,6 +1454,11 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
       "non-empty",
     );
   }
+  return { spot, smiles, referenceDate: date.data, rate, weighting, maxIterations, onProgress };
+}
+
+export function calibrate(options: CalibrateOptions): CalibrationResult {
+  const { spot, smiles, referenceDate, rate, weighting, maxIterations, onProgress } = readCalibrateOptions(options);
   const parsed: ParsedSmile[] = [];
   for (let i = 0; i < smiles.length; i++) parsed.push(readSmile(smiles[i], i, spot, rate, weighting, parsed[i - 1]));
 
@@ -1279,7 +1478,7 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
     call_wings: fitted.map((s) => s.callWing),
     put_wings: fitted.map((s) => s.putWing),
     skews: fitted.map((s) => s.skew),
-    reference_date: date.data,
+    reference_date: referenceDate,
     spot_ref: spot,
   };
   // Errors from the model itself, as it evaluates the surface returned.
@@ -1292,7 +1491,13 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
     return {
       maturity: q.maturity,
       forward: q.forward,
-      params: { vol: surface.vols[i]!, skew: surface.skews[i]!, smile: surface.smiles[i]!, putWing: surface.put_wings[i]!, callWing: surface.call_wings[i]! },
+      params: {
+        vol: surface.vols[i]!,
+        skew: surface.skews[i]!,
+        smile: surface.smiles[i]!,
+        putWing: surface.put_wings[i]!,
+        callWing: surface.call_wings[i]!,
+      },
       rmseBp: Math.sqrt(residualsBp.reduce((acc, e) => acc + e * e, 0) / residualsBp.length),
       maxErrorBp: residualsBp.reduce((acc, e) => Math.max(acc, Math.abs(e)), 0),
       iterations,

@@ -106,13 +106,19 @@ interface ResolvedOptions {
 
 /** Fills in the defaults of the options and checks them; throws {@link VolModelError} on the first invalid one. */
 function resolveOptions(options: CrossCheckOptions): ResolvedOptions {
-  if (!options || typeof options !== "object") throw optionError("options are required: { maturities, strikes }", "options", "present");
+  if (!options || typeof options !== "object")
+    throw optionError("options are required: { maturities, strikes }", "options", "present");
   const strikeType = options.strikeType ?? STRIKE_TYPE.PercentForward;
   checkStrikeType(strikeType);
   if (typeof strikeType !== "number")
-    throw optionError(`strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`, "strikeType", "wire strike type");
+    throw optionError(
+      `strikeType must be a wire strike type (0, 1 or 2); got ${JSON.stringify(strikeType)}`,
+      "strikeType",
+      "wire strike type",
+    );
   const tolerance = options.tolerance ?? DEFAULT_CROSS_CHECK_TOLERANCE;
-  if (!(tolerance >= 0)) throw optionError(`tolerance must be a number >= 0; got ${tolerance}`, "tolerance", "tolerance >= 0");
+  if (!(tolerance >= 0))
+    throw optionError(`tolerance must be a number >= 0; got ${tolerance}`, "tolerance", "tolerance >= 0");
   const concurrency = options.concurrency ?? DEFAULT_CROSS_CHECK_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw optionError(`concurrency must be an integer >= 1; got ${concurrency}`, "concurrency", "concurrency >= 1");
@@ -170,7 +176,13 @@ async function fetchOutcomes(
 }
 
 /** The rows of one maturity: service and local vols with their difference, or, when the service failed, flagged rows with its error. */
-function maturityRows(maturity: number, strikes: number[], localVols: Float64Array, outcome: Outcome, tolerance: number): CrossCheckRow[] {
+function maturityRows(
+  maturity: number,
+  strikes: number[],
+  localVols: Float64Array,
+  outcome: Outcome,
+  tolerance: number,
+): CrossCheckRow[] {
   if ("error" in outcome) {
     return strikes.map((strike, j) => ({
       maturity,
@@ -185,7 +197,14 @@ function maturityRows(maturity: number, strikes: number[], localVols: Float64Arr
   return strikes.map((strike, j) => {
     const service = outcome.vols[j]!;
     const difference = service - localVols[j]!;
-    return { maturity, strike, service_vol: service, local_vol: localVols[j]!, difference, flagged: !(Math.abs(difference) <= tolerance) };
+    return {
+      maturity,
+      strike,
+      service_vol: service,
+      local_vol: localVols[j]!,
+      difference,
+      flagged: !(Math.abs(difference) <= tolerance),
+    };
   });
 }
 
@@ -231,7 +250,11 @@ function summarise(rows: CrossCheckRow[], failed: FailedMaturity[], maturities: 
  * check.summary.maxAbsDifference;
  * ```
  */
-export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike | VolSurfaceModel, options: CrossCheckOptions): Promise<CrossCheckResult> {
+export async function crossCheck(
+  client: RiskPortalClient,
+  surface: SurfaceLike | VolSurfaceModel,
+  options: CrossCheckOptions,
+): Promise<CrossCheckResult> {
   const model = fromSurface(surface);
   const wire = model.toJSON();
   const { strikeType, tolerance, concurrency, maturities, strikes } = resolveOptions(options);
@@ -243,7 +266,9 @@ export async function crossCheck(client: RiskPortalClient, surface: SurfaceLike 
 
   const request: VolRequest = { surface: wire, strikes: strikeList, strikeType, signal };
   const outcomes = await fetchOutcomes(client, request, maturities, concurrency, onProgress);
-  const rows = maturities.flatMap((maturity, i) => maturityRows(maturity, strikeList, local[i]!, outcomes[i]!, tolerance));
+  const rows = maturities.flatMap((maturity, i) =>
+    maturityRows(maturity, strikeList, local[i]!, outcomes[i]!, tolerance),
+  );
   const failed = maturities.flatMap((maturity, i) => {
     const outcome = outcomes[i]!;
     return "error" in outcome ? [{ maturity, error: outcome.error, cause: outcome.cause }] : [];

@@ -95,7 +95,10 @@ const U_STEP = 0.04;
  * Where the smiles the model interpolates are checked for butterfly arbitrage: between benchmarks
  * (fractions of the gap) and past the last (multiples of its maturity). `calibrate` holds its fits to the same points.
  */
-export const INTERPOLATED_CHECKS = Object.freeze({ between: Object.freeze([0.25, 0.5, 0.75]), pastLast: Object.freeze([1.5, 2, 4]) });
+export const INTERPOLATED_CHECKS = Object.freeze({
+  between: Object.freeze([0.25, 0.5, 0.75]),
+  pastLast: Object.freeze([1.5, 2, 4]),
+});
 const BETWEEN = INTERPOLATED_CHECKS.between;
 const PAST_LAST = INTERPOLATED_CHECKS.pastLast;
 
@@ -217,7 +220,16 @@ class PairScratch {
   reserve(n: number): void {
     if (this.n >= n) return;
     const f = () => new Float64Array(n);
-    Object.assign(this, { n, grid: f(), fromA: new Int32Array(n), fromB: new Int32Array(n), L: [f(), f(), f()], H: [f(), f(), f()], diff: f(), g: f() });
+    Object.assign(this, {
+      n,
+      grid: f(),
+      fromA: new Int32Array(n),
+      fromB: new Int32Array(n),
+      L: [f(), f(), f()],
+      H: [f(), f(), f()],
+      diff: f(),
+      g: f(),
+    });
   }
 }
 
@@ -251,7 +263,14 @@ function mergeGrids(a: Float64Array, b: Float64Array, out: PairScratch): number 
 }
 
 /** A smile's values on the first `n` points of a merged grid into `out`: copied from its own grid where the point is one of its own, computed elsewhere. */
-function valuesOnMerged(smile: SliceSmile, grid: Float64Array, n: number, own: SmileValues, from: Int32Array, out: SmileValues): void {
+function valuesOnMerged(
+  smile: SliceSmile,
+  grid: Float64Array,
+  n: number,
+  own: SmileValues,
+  from: Int32Array,
+  out: SmileValues,
+): void {
   const tmp = new Float64Array(3);
   for (let q = 0; q < n; q++) {
     const i = from[q]!;
@@ -273,7 +292,12 @@ function valuesOnMerged(smile: SliceSmile, grid: Float64Array, n: number, own: S
  * neighbours (so a dip between grid points is found), merged in order (a refined point after a grid point
  * at the same k). NaN stays NaN.
  */
-function sample(grid: Float64Array, values: Float64Array, f: (k: number) => number, refine: boolean): { k: Float64Array; v: Float64Array } {
+function sample(
+  grid: Float64Array,
+  values: Float64Array,
+  f: (k: number) => number,
+  refine: boolean,
+): { k: Float64Array; v: Float64Array } {
   if (!refine) return { k: grid, v: values };
   const extraK: number[] = [];
   const extraV: number[] = [];
@@ -317,7 +341,8 @@ function runs(
   const out: Violation[] = [];
   let start = -1;
   let worst = -1;
-  const worse = (q: number, than: number) => Number.isNaN(value[q]!) || (!Number.isNaN(value[than]!) && value[q]! < value[than]!);
+  const worse = (q: number, than: number) =>
+    Number.isNaN(value[q]!) || (!Number.isNaN(value[than]!) && value[q]! < value[than]!);
   for (let q = 0; q <= k.length; q++) {
     const failing = q < k.length && !(value[q]! >= -tolerance);
     if (failing) {
@@ -355,8 +380,16 @@ interface Where {
 }
 
 /** g at each grid point from w, w', w'' there (into `out`). */
-function gOn(grid: Float64Array, w0: Float64Array, w1: Float64Array, w2: Float64Array, add: number, out: Float64Array): Float64Array {
-  for (let q = 0; q < grid.length; q++) out[q] = densityFactor(grid[q]!, add === 0 ? w0[q]! : w0[q]! + add, w1[q]!, w2[q]!);
+function gOn(
+  grid: Float64Array,
+  w0: Float64Array,
+  w1: Float64Array,
+  w2: Float64Array,
+  add: number,
+  out: Float64Array,
+): Float64Array {
+  for (let q = 0; q < grid.length; q++)
+    out[q] = densityFactor(grid[q]!, add === 0 ? w0[q]! : w0[q]! + add, w1[q]!, w2[q]!);
   return out;
 }
 
@@ -364,7 +397,13 @@ function gOn(grid: Float64Array, w0: Float64Array, w1: Float64Array, w2: Float64
  * Butterfly runs of one smile (a benchmark or an interpolated one): `g` its values on the grid, and
  * `smileAt` (the same smile at any k) for the refinements.
  */
-function checkButterfly(found: Findings, grid: Float64Array, g: Float64Array, smileAt: (k: number, out: Float64Array) => void, where: Where): void {
+function checkButterfly(
+  found: Findings,
+  grid: Float64Array,
+  g: Float64Array,
+  smileAt: (k: number, out: Float64Array) => void,
+  where: Where,
+): void {
   const tmp = new Float64Array(3);
   const gAt = (kq: number) => {
     smileAt(kq, tmp);
@@ -460,7 +499,13 @@ function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): vo
       for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp3[d]! + x * out[d]!;
     };
     const y = 1 - x;
-    for (let q = 0; q < nk; q++) g[q] = densityFactor(grid[q]!, y * L[0][q]! + x * H[0][q]!, y * L[1][q]! + x * H[1][q]!, y * L[2][q]! + x * H[2][q]!);
+    for (let q = 0; q < nk; q++)
+      g[q] = densityFactor(
+        grid[q]!,
+        y * L[0][q]! + x * H[0][q]!,
+        y * L[1][q]! + x * H[1][q]!,
+        y * L[2][q]! + x * H[2][q]!,
+      );
     checkButterfly(found, grid, g, smileAt, {
       benchmarks: [i, i + 1],
       maturity: days,
@@ -527,7 +572,11 @@ function checkPastLast(found: Findings, last: Evaluated): void {
 export function diagnose(model: VolSurfaceModel | SurfaceLike, options: DiagnoseOptions = {}): ArbitrageReport {
   const given = options.k === undefined ? undefined : toFloat64(options.k, "k");
   const tolerance = options.tolerance ?? 1e-12;
-  if (!(tolerance >= 0)) throw new VolModelError(`tolerance must be a number >= 0; got ${tolerance}`, { field: "tolerance", condition: "tolerance >= 0" });
+  if (!(tolerance >= 0))
+    throw new VolModelError(`tolerance must be a number >= 0; got ${tolerance}`, {
+      field: "tolerance",
+      condition: "tolerance >= 0",
+    });
   const k = Float64Array.from(given ?? []);
   const grid = given ? "given" : "adaptive";
   let bms: VolSurfaceModel["benchmarks"];
@@ -535,9 +584,27 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
     bms = fromSurface(model).benchmarks;
   } catch (error) {
     if (!(error instanceof VolModelError)) throw error;
-    return { ok: false, evaluated: false, invalid: [invalidMark(model, error)], butterfly: [], calendar: [], lee: [], grid, points: 0, k };
+    return {
+      ok: false,
+      evaluated: false,
+      invalid: [invalidMark(model, error)],
+      butterfly: [],
+      calendar: [],
+      lee: [],
+      grid,
+      points: 0,
+      k,
+    };
   }
-  const found: Findings = { butterfly: [], calendar: [], lee: [], points: 0, adaptive: !given, tolerance, scratch: new PairScratch() };
+  const found: Findings = {
+    butterfly: [],
+    calendar: [],
+    lee: [],
+    points: 0,
+    adaptive: !given,
+    tolerance,
+    scratch: new PairScratch(),
+  };
   const slices: Evaluated[] = bms.map((b) => {
     const smile = new SliceSmile(b);
     const g = given ? Float64Array.from(given) : sliceGrid(b);
@@ -545,17 +612,33 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
   });
   for (const s of slices) {
     const [w0, w1, w2] = s.values;
-    checkButterfly(found, s.grid, gOn(s.grid, w0, w1, w2, 0, new Float64Array(s.grid.length)), (kq, out) => s.smile.at(kq, out), {
-      benchmarks: [s.b.index],
-      maturity: s.b.maturity,
-      label: `benchmark ${s.b.index} (maturity ${fmt(s.b.maturity)} d)`,
-    });
+    checkButterfly(
+      found,
+      s.grid,
+      gOn(s.grid, w0, w1, w2, 0, new Float64Array(s.grid.length)),
+      (kq, out) => s.smile.at(kq, out),
+      {
+        benchmarks: [s.b.index],
+        maturity: s.b.maturity,
+        label: `benchmark ${s.b.index} (maturity ${fmt(s.b.maturity)} d)`,
+      },
+    );
     checkLee(found, s.b);
   }
   for (let i = 0; i + 1 < slices.length; i++) checkPair(found, i, slices[i]!, slices[i + 1]!);
   if (found.adaptive && slices.length > 0) checkPastLast(found, slices[slices.length - 1]!);
   const { butterfly, calendar, lee, points } = found;
-  return { ok: butterfly.length + calendar.length + lee.length === 0, evaluated: true, invalid: [], butterfly, calendar, lee, grid, points, k };
+  return {
+    ok: butterfly.length + calendar.length + lee.length === 0,
+    evaluated: true,
+    invalid: [],
+    butterfly,
+    calendar,
+    lee,
+    grid,
+    points,
+    k,
+  };
 }
 
 /**
@@ -563,7 +646,13 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
  * `S = b(1 ± rho)`, `I = theta − b·(R ± m)` (call +, put −): it fails when the later slice's slope is lower
  * (beyond rounding) or, with equal slopes, its intercept is.
  */
-function wingCalendar(lo: SviSlice & { maturity: number }, hi: SviSlice & { maturity: number }, wing: "put" | "call", tolerance: number, i: number) {
+function wingCalendar(
+  lo: SviSlice & { maturity: number },
+  hi: SviSlice & { maturity: number },
+  wing: "put" | "call",
+  tolerance: number,
+  i: number,
+) {
   const sign = wing === "call" ? 1 : -1;
   const asym = (sl: SviSlice) => {
     const R = Math.hypot(sl.m, sl.s);

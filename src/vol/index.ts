@@ -12,7 +12,15 @@
  * ```
  */
 export { VolModelError, type VolModelErrorDetails } from "./errors";
-export { fromSurface, forwardWithinDoublePrecision, VolSurfaceModel, LOG_MONEYNESS_LIMIT, type Benchmark, type VolGrid, type WireSurface } from "./surface";
+export {
+  fromSurface,
+  forwardWithinDoublePrecision,
+  VolSurfaceModel,
+  LOG_MONEYNESS_LIMIT,
+  type Benchmark,
+  type VolGrid,
+  type WireSurface,
+} from "./surface";
 export type { SurfaceLike } from "./surface-input";
 export {
   LOCAL_STRIKE_TYPES,
@@ -40,7 +48,15 @@ export {
   type SviSlice,
 } from "./svi";
 export { normCdf, normInv, erfc, erfcx } from "./normal";
-export { black76, black76Strikes, type Black76Input, type Black76Greeks, type Black76Arrays, type Black76Market, type OptionKind } from "./black76";
+export {
+  black76,
+  black76Strikes,
+  type Black76Input,
+  type Black76Greeks,
+  type Black76Arrays,
+  type Black76Market,
+  type OptionKind,
+} from "./black76";
 export {
   priceOptions,
   strikeDeltas,
@@ -54,7 +70,14 @@ export {
   type LocalVol,
   type LocalVolGap,
 } from "./pricing";
-export { diagnose, DEFAULT_K_GRID, INTERPOLATED_CHECKS, type ArbitrageReport, type Violation, type DiagnoseOptions } from "./diagnostics";
+export {
+  diagnose,
+  DEFAULT_K_GRID,
+  INTERPOLATED_CHECKS,
+  type ArbitrageReport,
+  type Violation,
+  type DiagnoseOptions,
+} from "./diagnostics";
 export {
   crossCheck,
   formatSummary,
@@ -94,7 +117,12 @@ export {
   type RepairChange,
   type ButterflyRepair,
 } from "./parametrisations";
-export { surfaceFromEquityVolCurve, ATM_CALENDAR_TOLERANCE, type EquityVolCurveLike, type SurfaceFromEquityVolCurveOptions } from "./atm-bridge";
+export {
+  surfaceFromEquityVolCurve,
+  ATM_CALENDAR_TOLERANCE,
+  type EquityVolCurveLike,
+  type SurfaceFromEquityVolCurveOptions,
+} from "./atm-bridge";
 export {
   calibrate,
   CALIBRATION_MARGINS,

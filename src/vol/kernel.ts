@@ -39,7 +39,11 @@ export function sliceArrays(n: number): SliceArrays {
 }
 
 /** Writes benchmark `i` (maturity `T` years, `ln F`, ATM implied variance `vv`, raw SVI `b, rho, m, s`) into `sl`. */
-export function setSlice(sl: SliceArrays, i: number, c: { T: number; lnF: number; vv: number; b: number; rho: number; m: number; s: number }): void {
+export function setSlice(
+  sl: SliceArrays,
+  i: number,
+  c: { T: number; lnF: number; vv: number; b: number; rho: number; m: number; s: number },
+): void {
   const R = Math.hypot(c.m, c.s);
   const alpha = R > 1 ? 1 / R : 1;
   const S = c.s * alpha;
@@ -90,7 +94,14 @@ export const NAN_IN_KERNEL = "the vol model produced NaN: this is a bug, please 
  * when its minimum total variance is exactly 0 rounding can land a hair under it (−1e−18). NaN is not
  * floored: it is reported.
  */
-export function volsFromStrikes(out: Float64Array, x: Float64Array, n: number, shift: number, sl: SliceArrays, plan: MaturityPlan): number {
+export function volsFromStrikes(
+  out: Float64Array,
+  x: Float64Array,
+  n: number,
+  shift: number,
+  sl: SliceArrays,
+  plan: MaturityPlan,
+): number {
   let nan = false;
   if (plan.twoSlices) {
     const { i, j, A, B } = plan;
@@ -115,7 +126,11 @@ export function volsFromStrikes(out: Float64Array, x: Float64Array, n: number, s
       const kj = k * aj;
       const ui = ki - Mi;
       const uj = kj - Mj;
-      const v2 = c0 + c1 * k + (ei * k * (ki - 2 * Mi)) / (Math.sqrt(ui * ui + Si) + Ri) + (ej * k * (kj - 2 * Mj)) / (Math.sqrt(uj * uj + Sj) + Rj);
+      const v2 =
+        c0 +
+        c1 * k +
+        (ei * k * (ki - 2 * Mi)) / (Math.sqrt(ui * ui + Si) + Ri) +
+        (ej * k * (kj - 2 * Mj)) / (Math.sqrt(uj * uj + Sj) + Rj);
       nan ||= v2 !== v2;
       out[q] = Math.sqrt(v2 < 0 ? 0 : v2);
     }
@@ -180,7 +195,11 @@ export function evaluate(
       const kj = k * aj;
       const ui = ki - Mi;
       const uj = kj - Mj;
-      const v2 = c0 + c1 * k + (ei * k * (ki - 2 * Mi)) / (Math.sqrt(ui * ui + Si) + Ri) + (ej * k * (kj - 2 * Mj)) / (Math.sqrt(uj * uj + Sj) + Rj);
+      const v2 =
+        c0 +
+        c1 * k +
+        (ei * k * (ki - 2 * Mi)) / (Math.sqrt(ui * ui + Si) + Ri) +
+        (ej * k * (kj - 2 * Mj)) / (Math.sqrt(uj * uj + Sj) + Rj);
       nan ||= v2 !== v2;
       const v2p = v2 < 0 ? 0 : v2;
       out[offset + q] = asVol ? Math.sqrt(v2p) : v2p * T;

@@ -290,7 +290,11 @@ class LmRun {
  * on ({@link LmRun}). A zero-residual problem converges quadratically to its exact solution; the stopping
  * rules are those of the options.
  */
-export function levenbergMarquardt(problem: LeastSquaresProblem, x0: ArrayLike<number>, options: LevenbergMarquardtOptions = {}): LevenbergMarquardtResult {
+export function levenbergMarquardt(
+  problem: LeastSquaresProblem,
+  x0: ArrayLike<number>,
+  options: LevenbergMarquardtOptions = {},
+): LevenbergMarquardtResult {
   const n = problem.parameters;
   const { maxIterations = 200, gradientTolerance = 1e-15, stepTolerance = 1e-12, costTolerance = 1e-30 } = options;
   const run = new LmRun(problem, x0);
@@ -356,7 +360,13 @@ const GOLD = (Math.sqrt(5) - 1) / 2;
  * golden-section search, until the bracket is narrower than `relTol·max(1, |a|)` or after `maxIterations`:
  * `[x, f(x)]`. Used by `diagnose` to refine the minima of its checks and by `calibrate` for its constraints.
  */
-export function goldenSectionMin(f: (x: number) => number, a: number, b: number, relTol: number, maxIterations: number): [number, number] {
+export function goldenSectionMin(
+  f: (x: number) => number,
+  a: number,
+  b: number,
+  relTol: number,
+  maxIterations: number,
+): [number, number] {
   let x1 = b - GOLD * (b - a);
   let x2 = a + GOLD * (b - a);
   let f1 = f(x1);

@@ -89,7 +89,12 @@ export const SVI_FORM_KEYS: { readonly [F in SviForm]: readonly (keyof SviForms[
   model: Object.freeze(["vol", "skew", "smile", "putWing", "callWing"] as const),
 });
 
-const FORM_NAMES: Record<SviForm, string> = { raw: "raw SVI", natural: "natural SVI", jumpWings: "jump-wings SVI", model: "model slice" };
+const FORM_NAMES: Record<SviForm, string> = {
+  raw: "raw SVI",
+  natural: "natural SVI",
+  jumpWings: "jump-wings SVI",
+  model: "model slice",
+};
 
 function fail(form: SviForm | undefined, field: string, condition: string, detail: string): never {
   throw new VolModelError(form ? `${FORM_NAMES[form]}: ${detail}` : detail, { field, condition });
@@ -102,16 +107,31 @@ function fail(form: SviForm | undefined, field: string, condition: string, detai
  */
 export function sliceForm(slice: unknown): SviForm {
   if (slice === null || typeof slice !== "object") {
-    fail(undefined, "slice", "one SVI form", `a slice must be an object in one SVI form; got ${slice === null ? "null" : typeof slice}`);
+    fail(
+      undefined,
+      "slice",
+      "one SVI form",
+      `a slice must be an object in one SVI form; got ${slice === null ? "null" : typeof slice}`,
+    );
   }
   const forms = Object.keys(SVI_FORM_KEYS) as SviForm[];
-  const missing = forms.map((f) => ({ form: f, missing: (SVI_FORM_KEYS[f] as readonly string[]).filter((key) => !(key in slice)) }));
+  const missing = forms.map((f) => ({
+    form: f,
+    missing: (SVI_FORM_KEYS[f] as readonly string[]).filter((key) => !(key in slice)),
+  }));
   const full = missing.filter((x) => x.missing.length === 0);
   if (full.length === 1) return full[0]!.form;
   if (full.length > 1) {
-    fail(undefined, "slice", "one SVI form", `the slice has the keys of more than one form (${full.map((x) => x.form).join(", ")}); give the keys of one only`);
+    fail(
+      undefined,
+      "slice",
+      "one SVI form",
+      `the slice has the keys of more than one form (${full.map((x) => x.form).join(", ")}); give the keys of one only`,
+    );
   }
-  const near = missing.map((x) => `${x.form} {${SVI_FORM_KEYS[x.form].join(", ")}} lacks ${x.missing.join(", ")}`).join("; ");
+  const near = missing
+    .map((x) => `${x.form} {${SVI_FORM_KEYS[x.form].join(", ")}} lacks ${x.missing.join(", ")}`)
+    .join("; ");
   fail(undefined, "slice", "one SVI form", `the slice is in no SVI form: ${near}`);
 }
 
@@ -126,7 +146,12 @@ function checkFinite(form: SviForm, slice: object): void {
 
 function checkT(T: number): void {
   if (typeof T !== "number" || !Number.isFinite(T) || !(T > 0)) {
-    fail(undefined, "T", "T > 0", `maturity T must be a finite number of years > 0; got ${typeof T === "number" ? fmt(T) : JSON.stringify(T)}`);
+    fail(
+      undefined,
+      "T",
+      "T > 0",
+      `maturity T must be a finite number of years > 0; got ${typeof T === "number" ? fmt(T) : JSON.stringify(T)}`,
+    );
   }
 }
 
@@ -148,13 +173,29 @@ function checkRaw(raw: RawSvi, forWings: boolean): void {
   if (!(s > 0)) fail("raw", "s", "s > 0", `s (GJ's sigma) must be > 0; got s = ${fmt(s)}`);
   const minW = a + b * s * Math.sqrt(1 - rho * rho); // as svi.ts minTotalVariance writes it, so the two agree to the bit
   if (!(minW >= 0)) {
-    fail("raw", "a", "a + b·s·sqrt(1 - rho²) >= 0", `the minimum total variance a + b·s·sqrt(1 - rho²) must be >= 0; got ${fmt(minW)}`);
+    fail(
+      "raw",
+      "a",
+      "a + b·s·sqrt(1 - rho²) >= 0",
+      `the minimum total variance a + b·s·sqrt(1 - rho²) must be >= 0; got ${fmt(minW)}`,
+    );
   }
   if (!forWings) return;
-  if (!(b > 0)) fail("raw", "b", "b > 0", `b must be > 0 for the jump-wings and model forms (their wings are b·(1 ± rho)/sqrt(w(0))); got b = 0`);
+  if (!(b > 0))
+    fail(
+      "raw",
+      "b",
+      "b > 0",
+      `b must be > 0 for the jump-wings and model forms (their wings are b·(1 ± rho)/sqrt(w(0))); got b = 0`,
+    );
   const w0 = a + b * (Math.sqrt(m * m + s * s) - rho * m);
   if (!(w0 > 0 && Number.isFinite(w0))) {
-    fail("raw", "a", "w(0) > 0", `the ATM total variance w(0) must be > 0 and finite for the jump-wings and model forms; got w(0) = ${fmt(w0)}`);
+    fail(
+      "raw",
+      "a",
+      "w(0) > 0",
+      `the ATM total variance w(0) must be > 0 and finite for the jump-wings and model forms; got w(0) = ${fmt(w0)}`,
+    );
   }
 }
 
@@ -167,7 +208,12 @@ function checkNatural(n: NaturalSvi): void {
   if (!(zeta > 0)) fail("natural", "zeta", "zeta > 0", `zeta must be > 0; got zeta = ${fmt(zeta)}`);
   const minW = delta + omega * (1 - rho) * (1 + rho);
   if (!(minW >= 0)) {
-    fail("natural", "delta", "delta + omega·(1 - rho²) >= 0", `the minimum total variance delta + omega·(1 - rho²) must be >= 0; got ${fmt(minW)}`);
+    fail(
+      "natural",
+      "delta",
+      "delta + omega·(1 - rho²) >= 0",
+      `the minimum total variance delta + omega·(1 - rho²) must be >= 0; got ${fmt(minW)}`,
+    );
   }
 }
 
@@ -184,9 +230,15 @@ function checkJumpWings(jw: JumpWings, T: number): void {
   if (!(p > 0)) fail("jumpWings", "p", "p > 0", `p (put wing) must be > 0; got p = ${fmt(p)}`);
   if (!(c > 0)) fail("jumpWings", "c", "c > 0", `c (call wing) must be > 0; got c = ${fmt(c)}`);
   if (!(-p < 2 * psi && 2 * psi < c)) {
-    fail("jumpWings", "psi", "-p < 2·psi < c", `psi must satisfy -p < 2·psi < c; got 2·psi = ${fmt(2 * psi)}, p = ${fmt(p)}, c = ${fmt(c)}`);
+    fail(
+      "jumpWings",
+      "psi",
+      "-p < 2·psi < c",
+      `psi must satisfy -p < 2·psi < c; got 2·psi = ${fmt(2 * psi)}, p = ${fmt(p)}, c = ${fmt(c)}`,
+    );
   }
-  if (!(vTilde >= 0)) fail("jumpWings", "vTilde", "vTilde >= 0", `vTilde (minimum variance) must be >= 0; got vTilde = ${fmt(vTilde)}`);
+  if (!(vTilde >= 0))
+    fail("jumpWings", "vTilde", "vTilde >= 0", `vTilde (minimum variance) must be >= 0; got vTilde = ${fmt(vTilde)}`);
   if (psi === 0 && vTilde !== v) {
     fail(
       "jumpWings",
@@ -196,7 +248,12 @@ function checkJumpWings(jw: JumpWings, T: number): void {
     );
   }
   if (!(vTilde <= v))
-    fail("jumpWings", "vTilde", "vTilde <= v", `vTilde (minimum variance) must be <= v (ATM variance); got vTilde = ${fmt(vTilde)}, v = ${fmt(v)}`);
+    fail(
+      "jumpWings",
+      "vTilde",
+      "vTilde <= v",
+      `vTilde (minimum variance) must be <= v (ATM variance); got vTilde = ${fmt(vTilde)}, v = ${fmt(v)}`,
+    );
 }
 
 /** The SliceParams key of each wire field rawSvi names in its errors. */
@@ -226,7 +283,12 @@ function checkOutput(form: SviForm, out: object, from: string): void {
   for (const key of SVI_FORM_KEYS[form]) {
     const x = (out as Record<string, number>)[key]!;
     if (!Number.isFinite(x)) {
-      fail(form, key, "finite result", `${key} comes out ${x} from ${from}: the parameters overflow or underflow in double precision; rescale them`);
+      fail(
+        form,
+        key,
+        "finite result",
+        `${key} comes out ${x} from ${from}: the parameters overflow or underflow in double precision; rescale them`,
+      );
     }
   }
 }
@@ -253,7 +315,13 @@ export function rawToNatural(raw: RawSvi): NaturalSvi {
 export function naturalToRaw(natural: NaturalSvi): RawSvi {
   checkNatural(natural);
   const { delta, mu, rho, omega, zeta } = natural;
-  const out = { a: delta + (omega / 2) * (1 - rho) * (1 + rho), b: (omega * zeta) / 2, rho, m: mu - rho / zeta, s: cosOf(rho) / zeta };
+  const out = {
+    a: delta + (omega / 2) * (1 - rho) * (1 + rho),
+    b: (omega * zeta) / 2,
+    rho,
+    m: mu - rho / zeta,
+    s: cosOf(rho) / zeta,
+  };
   checkOutput("raw", out, "natural SVI");
   return out;
 }
@@ -277,7 +345,13 @@ export function rawToJumpWings(raw: RawSvi, T: number): JumpWings {
   // min w = a + b·s·sqrt(1 − rho²) written as w(0) − b·r·(rho − beta)²/(1 − rho·beta + (s/r)·sqrt(1 − rho²)): no
   // cancellation, and never above w(0), so vTilde ≤ v holds in floating point too (= v exactly when psi = 0).
   const minW = w0 - (b * r * d * d) / (1 - rho * beta + (s / r) * cosOf(rho));
-  const out = { v: w0 / T, psi: (b * d) / (2 * sq), p: (b * (1 - rho)) / sq, c: (b * (1 + rho)) / sq, vTilde: minW / T };
+  const out = {
+    v: w0 / T,
+    psi: (b * d) / (2 * sq),
+    p: (b * (1 - rho)) / sq,
+    c: (b * (1 + rho)) / sq,
+    vTilde: minW / T,
+  };
   checkOutput("jumpWings", out, "raw SVI");
   return out;
 }
@@ -321,7 +395,13 @@ export function jumpWingsToRaw(jw: JumpWings, T: number): RawSvi {
   const s = r * cosBeta;
   const out = { a: vTilde * T - b * s * cosRho, b, rho, m: beta * r, s };
   checkOutput("raw", out, "jump-wings SVI");
-  if (!(s > 0)) fail("raw", "s", "s > 0", `s comes out ${fmt(s)} from jump-wings SVI (psi = ${fmt(psi)} is too close to 0 in double precision)`);
+  if (!(s > 0))
+    fail(
+      "raw",
+      "s",
+      "s > 0",
+      `s comes out ${fmt(s)} from jump-wings SVI (psi = ${fmt(psi)} is too close to 0 in double precision)`,
+    );
   return out;
 }
 
@@ -411,7 +491,8 @@ function checkForm(form: SviForm, slice: AnySviSlice, T: number): void {
 
 function copy<F extends SviForm>(form: F, slice: SviForms[F]): SviForms[F] {
   const out: Record<string, number> = {};
-  for (const key of SVI_FORM_KEYS[form]) out[key as string] = (slice as unknown as Record<string, number>)[key as string]!;
+  for (const key of SVI_FORM_KEYS[form])
+    out[key as string] = (slice as unknown as Record<string, number>)[key as string]!;
   return out as unknown as SviForms[F];
 }
 
@@ -427,7 +508,8 @@ function copy<F extends SviForm>(form: F, slice: SviForms[F]): SviForms[F] {
  */
 export function convertSlice<S extends AnySviSlice, G extends SviForm>(slice: S, to: G, T: number): SviForms[G] {
   const from = sliceForm(slice);
-  if (!(to in SVI_FORM_KEYS)) fail(undefined, "to", "an SVI form", `to must be one of raw, natural, jumpWings, model; got ${JSON.stringify(to)}`);
+  if (!(to in SVI_FORM_KEYS))
+    fail(undefined, "to", "an SVI form", `to must be one of raw, natural, jumpWings, model; got ${JSON.stringify(to)}`);
   checkT(T);
   if (from === to) {
     checkForm(from, slice, T);
@@ -544,7 +626,13 @@ export function repairButterfly<S extends AnySviSlice>(slice: S, T: number): But
   else {
     const model = slice as SliceParams;
     const w2 = theta * ssvi.phi * ssvi.phi * (1 - ssvi.rho) * (1 + ssvi.rho); // w''(0) of the SSVI slice
-    repaired = { vol: model.vol, skew: model.skew, smile: (w2 / 4 - psi * psi) / sq, putWing: model.putWing, callWing: c2 };
+    repaired = {
+      vol: model.vol,
+      skew: model.skew,
+      smile: (w2 / 4 - psi * psi) / sq,
+      putWing: model.putWing,
+      callWing: c2,
+    };
   }
   checkOutput(form, repaired, "the repair");
   const changed: RepairChange[] = [];

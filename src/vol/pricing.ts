@@ -30,10 +30,18 @@ export interface StrikesAt {
   k: Float64Array;
 }
 
-function strikesAt(model: SurfaceView, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): StrikesAt {
+function strikesAt(
+  model: SurfaceView,
+  maturityDays: number,
+  strikes: ArrayLike<number>,
+  strikeType: ModelStrikeType,
+): StrikesAt {
   const k = model.logMoneyness(maturityDays, strikes, strikeType);
   // Prices from k (no second delta solve); the model refuses a strike outside double precision.
-  const K = strikeType === STRIKE_TYPE.Absolute ? Float64Array.from(strikes) : model.absoluteStrikes(maturityDays, k, "logMoneyness");
+  const K =
+    strikeType === STRIKE_TYPE.Absolute
+      ? Float64Array.from(strikes)
+      : model.absoluteStrikes(maturityDays, k, "logMoneyness");
   return { maturityDays, T: maturityDays / DAYS_PER_YEAR, forward: model.forward(maturityDays), strikes: K, k };
 }
 
@@ -77,12 +85,19 @@ export function priceOptions(
   options: PriceOptionsOptions,
 ): OptionPrices {
   if (!options || typeof options !== "object") {
-    throw new VolModelError('options are required: { kind: "call" | "put", discountFactor? }', { field: "options", condition: "present" });
+    throw new VolModelError('options are required: { kind: "call" | "put", discountFactor? }', {
+      field: "options",
+      condition: "present",
+    });
   }
   const at = strikesAt(model, maturityDays, strikes, strikeType);
   const vols = model.vols(maturityDays, at.k, "logMoneyness");
   const discountFactor = options.discountFactor ?? 1;
-  const greeks = black76Strikes({ forward: at.forward, maturity: at.T, discountFactor, kind: options.kind }, at.strikes, vols);
+  const greeks = black76Strikes(
+    { forward: at.forward, maturity: at.T, discountFactor, kind: options.kind },
+    at.strikes,
+    vols,
+  );
   return { ...at, kind: options.kind, discountFactor, vols, ...greeks };
 }
 
@@ -138,7 +153,17 @@ function smilePlan(bms: readonly Benchmark[], T: number): SmilePlan {
   const first = bms[0]!;
   const last = bms[n - 1]!;
   if (T < first.T) return { i: 0, j: 0, wi: T / first.T, wj: 0, c: 0, di: 1 / first.T, dj: 0, dc: 0 };
-  if (T >= last.T) return { i: n - 1, j: n - 1, wi: 1, wj: 0, c: last.theta * (T / last.T - 1), di: 0, dj: 0, dc: last.theta / last.T };
+  if (T >= last.T)
+    return {
+      i: n - 1,
+      j: n - 1,
+      wi: 1,
+      wj: 0,
+      c: last.theta * (T / last.T - 1),
+      di: 0,
+      dj: 0,
+      dc: last.theta / last.T,
+    };
   let i = 0;
   while (bms[i + 1]!.T <= T) i++;
   const a = bms[i]!;
@@ -149,7 +174,11 @@ function smilePlan(bms: readonly Benchmark[], T: number): SmilePlan {
 }
 
 /** `w`, `w'`, `w''` in k and the linear-interpolation `∂w/∂T`, at one k. */
-function smileAt(bms: readonly Benchmark[], p: SmilePlan, k: number): { w: number; w1: number; w2: number; wT: number } {
+function smileAt(
+  bms: readonly Benchmark[],
+  p: SmilePlan,
+  k: number,
+): { w: number; w1: number; w2: number; wT: number } {
   const a = bms[p.i]!;
   const wa = sviW(a, k);
   let w = p.wi * wa + p.c;
@@ -200,7 +229,12 @@ export interface ImpliedDensity extends StrikesAt {
  * those strikes listed in `negative`. Throws {@link VolModelError} for a strike where `w = 0` (possible
  * only at the minimum of a slice whose minimum total variance is exactly 0).
  */
-export function impliedDensity(model: SurfaceView, maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
+export function impliedDensity(
+  model: SurfaceView,
+  maturityDays: number,
+  strikes: ArrayLike<number>,
+  strikeType: ModelStrikeType,
+): ImpliedDensity {
   const at = strikesAt(model, maturityDays, strikes, strikeType);
   const bms = model.benchmarks;
   const plan = smilePlan(bms, at.T);
@@ -322,16 +356,26 @@ export function localVol(
       lv[q] = Math.sqrt(wT / gq);
       continue;
     }
-    const gap: LocalVolGap = { index: q, strike: at.strikes[q]!, k, reason: gq > 0 ? "calendar" : "butterfly", g: gq, dwdT: wT };
+    const gap: LocalVolGap = {
+      index: q,
+      strike: at.strikes[q]!,
+      k,
+      reason: gq > 0 ? "calendar" : "butterfly",
+      g: gq,
+      dwdT: wT,
+    };
     if (options.strict) {
       const why =
         gap.reason === "butterfly"
           ? `g(k) = ${fmt(gq)} <= 0 (butterfly arbitrage)`
           : `∂w/∂T = ${fmt(wT)} < 0 at fixed k (calendar arbitrage: total variance falls with maturity)`;
-      throw new VolModelError(`strikes[${q}] (K = ${fmt(gap.strike)}, k = ${fmt(k)}): local vol is undefined at ${fmt(maturityDays)} d: ${why}`, {
-        field: "strikes",
-        condition: gap.reason === "butterfly" ? "g(k) > 0" : "∂w/∂T >= 0",
-      });
+      throw new VolModelError(
+        `strikes[${q}] (K = ${fmt(gap.strike)}, k = ${fmt(k)}): local vol is undefined at ${fmt(maturityDays)} d: ${why}`,
+        {
+          field: "strikes",
+          condition: gap.reason === "butterfly" ? "g(k) > 0" : "∂w/∂T >= 0",
+        },
+      );
     }
     lv[q] = NaN;
     undefinedAt.push(gap);

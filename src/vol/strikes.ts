@@ -66,7 +66,12 @@ export interface DeltaConvention {
 }
 
 /** The plain `"delta"` convention: forward call delta `N(d1)`, not premium-adjusted. */
-export const FORWARD_CALL_DELTA: DeltaConvention = Object.freeze({ kind: "call", premiumAdjusted: false, spot: false, discountFactor: 1 });
+export const FORWARD_CALL_DELTA: DeltaConvention = Object.freeze({
+  kind: "call",
+  premiumAdjusted: false,
+  spot: false,
+  discountFactor: 1,
+});
 
 const DELTA_KEYS = ["type", "kind", "premiumAdjusted", "spot"];
 
@@ -83,11 +88,18 @@ const shown = (x: unknown): string => (typeof x === "number" ? fmt(x) : (JSON.st
  * `strike_type` and name the offending key.
  */
 export function checkStrikeType(strikeType: unknown): asserts strikeType is ModelStrikeType {
-  if ((STRIKE_TYPE_VALUES as readonly unknown[]).includes(strikeType) || (LOCAL_STRIKE_TYPES as readonly unknown[]).includes(strikeType)) return;
+  if (
+    (STRIKE_TYPE_VALUES as readonly unknown[]).includes(strikeType) ||
+    (LOCAL_STRIKE_TYPES as readonly unknown[]).includes(strikeType)
+  )
+    return;
   if (strikeType !== null && typeof strikeType === "object" && !Array.isArray(strikeType)) {
     const o = strikeType as Record<string, unknown>;
     if (o.type !== "delta")
-      throw strikeTypeError(`strike_type.type must be "delta" for a strike type given as an object; got ${shown(o.type)}`, 'type "delta"');
+      throw strikeTypeError(
+        `strike_type.type must be "delta" for a strike type given as an object; got ${shown(o.type)}`,
+        'type "delta"',
+      );
     const extra = Object.keys(o).filter((key) => !DELTA_KEYS.includes(key));
     if (extra.length > 0) {
       throw strikeTypeError(
@@ -98,7 +110,10 @@ export function checkStrikeType(strikeType: unknown): asserts strikeType is Mode
     if (o.kind !== undefined && o.kind !== "call" && o.kind !== "put")
       throw strikeTypeError(`strike_type.kind must be "call" or "put"; got ${shown(o.kind)}`, 'kind "call" | "put"');
     if (o.premiumAdjusted !== undefined && typeof o.premiumAdjusted !== "boolean") {
-      throw strikeTypeError(`strike_type.premiumAdjusted must be true or false; got ${shown(o.premiumAdjusted)}`, "premiumAdjusted boolean");
+      throw strikeTypeError(
+        `strike_type.premiumAdjusted must be true or false; got ${shown(o.premiumAdjusted)}`,
+        "premiumAdjusted boolean",
+      );
     }
     if (o.spot !== undefined) {
       const spot = o.spot as Record<string, unknown> | null;
@@ -115,7 +130,10 @@ export function checkStrikeType(strikeType: unknown): asserts strikeType is Mode
   const names = Object.entries(STRIKE_TYPE)
     .map(([name, v]) => `${v} (${name})`)
     .join(", ");
-  throw strikeTypeError(`strike_type must be one of ${names}, "logMoneyness" or "delta"; got ${shown(strikeType)}`, "known strike type");
+  throw strikeTypeError(
+    `strike_type must be one of ${names}, "logMoneyness" or "delta"; got ${shown(strikeType)}`,
+    "known strike type",
+  );
 }
 
 /** The delta convention of a strike type (defaults filled in), or undefined when it is not a delta convention. Assumes {@link checkStrikeType} passed. */
@@ -179,7 +197,12 @@ export function deltaFromK(k: number, w: number, c: DeltaConvention): number {
 const K_LIMIT = 700;
 
 /** `d+ = −k/sqrt(w) + sqrt(w)/2` and its k-derivative for `w = w(k, T)`; at `w = 0`, ±∞ by the sign of −k. */
-function dPlusAndSlope(k: number, sl: SliceArrays, plan: MaturityPlan, tmp: { w: number; w1: number }): [number, number] {
+function dPlusAndSlope(
+  k: number,
+  sl: SliceArrays,
+  plan: MaturityPlan,
+  tmp: { w: number; w1: number },
+): [number, number] {
   varianceAndSlope(k, sl, plan, tmp);
   const { w, w1 } = tmp;
   if (!(w > 0)) return [k < 0 ? Infinity : k > 0 ? -Infinity : 0, -Infinity];
@@ -188,7 +211,12 @@ function dPlusAndSlope(k: number, sl: SliceArrays, plan: MaturityPlan, tmp: { w:
 }
 
 /** `d− = −k/sqrt(w) − sqrt(w)/2` and its k-derivative. */
-function dMinusAndSlope(k: number, sl: SliceArrays, plan: MaturityPlan, tmp: { w: number; w1: number }): [number, number] {
+function dMinusAndSlope(
+  k: number,
+  sl: SliceArrays,
+  plan: MaturityPlan,
+  tmp: { w: number; w1: number },
+): [number, number] {
   varianceAndSlope(k, sl, plan, tmp);
   const { w, w1 } = tmp;
   if (!(w > 0)) return [k < 0 ? Infinity : k > 0 ? -Infinity : 0, -Infinity];
@@ -219,7 +247,13 @@ function wingSlopes(sl: SliceArrays, plan: MaturityPlan): { putWing: number; cal
  * bracket of a few ulps. `unreachable(side)` is called (and must throw) when the bracket cannot be
  * found: side +1 when f stays > 0 up to k = 700, −1 when f stays < 0 down to the floor.
  */
-function solveFalling(f: (k: number) => [number, number], k0: number, step0: number, floor: number, unreachable: (side: 1 | -1) => never): number {
+function solveFalling(
+  f: (k: number) => [number, number],
+  k0: number,
+  step0: number,
+  floor: number,
+  unreachable: (side: 1 | -1) => never,
+): number {
   let k = Math.min(K_LIMIT, Math.max(floor, k0));
   let [fk, slope] = f(k);
   if (fk === 0) return k;
@@ -302,22 +336,8 @@ function premiumAdjustedCallMax(sl: SliceArrays, plan: MaturityPlan, step0: numb
   return [kStar, logValue(kStar)];
 }
 
-/**
- * Log-moneyness `k` at which the delta in convention `convention` (default: forward call delta `N(d1)`)
- * equals `delta`, on the model's own smile at this maturity (`w = w(k, T)` in `d±`). Plain deltas solve
- * `d+(k) = ±N⁻¹(|delta|/DF_f)`; premium-adjusted ones `k + ln N(ω·d−(k)) = ln(|delta|/DF_f)`, the call on
- * the branch right of its maximum. Newton's method kept inside a bracket (bisection when a step leaves it),
- * to 1e−13 in `d+` (or in the log of the delta) or a bracket of a few ulps. When butterfly arbitrage makes
- * the delta non-monotone in k more than one k may fit; the one found is the one next to the flat-smile
- * guess. `index` names the element in errors.
- *
- * Throws {@link VolModelError} (field `strikes`) for a delta outside the convention's range, and for one
- * that no |k| ≤ 700 reaches, naming the cause: a call wing beyond Lee's bound (its total-variance slope
- * `b(1 + rho)` ≥ 2, so `d+` does not fall to −∞), or, within the bound, a delta beyond what |k| ≤ 700
- * reaches (the error gives the delta at k = ±700), or a premium-adjusted call delta above its maximum.
- */
-export function kFromDelta(delta: number, sl: SliceArrays, plan: MaturityPlan, index: number, convention: DeltaConvention = FORWARD_CALL_DELTA): number {
-  const c = convention;
+/** Throws unless `delta` is in the range the convention allows. */
+function checkDeltaRange(delta: number, c: DeltaConvention, index: number): void {
   const DF = c.discountFactor;
   const call = c.kind === "call";
   const label = deltaLabel(c);
@@ -332,32 +352,79 @@ export function kFromDelta(delta: number, sl: SliceArrays, plan: MaturityPlan, i
   if (!inRange) {
     const range = c.premiumAdjusted && !call ? "< 0 (and finite)" : call ? `in (0, ${bound})` : `in (-${bound}, 0)`;
     const condition = call ? `0 < delta < ${bound}` : c.premiumAdjusted ? "delta < 0" : `-${bound} < delta < 0`;
-    throw new VolModelError(`strikes[${index}] must be a ${label} ${range}; got ${fmt(delta)}`, { field: "strikes", condition });
+    throw new VolModelError(`strikes[${index}] must be a ${label} ${range}; got ${fmt(delta)}`, {
+      field: "strikes",
+      condition,
+    });
   }
+}
+
+/** Throws why `delta` is not reached before |k| = K_LIMIT on the `side` wing. */
+function deltaUnreachable(
+  delta: number,
+  side: 1 | -1,
+  sl: SliceArrays,
+  plan: MaturityPlan,
+  c: DeltaConvention,
+  index: number,
+): never {
+  const call = c.kind === "call";
+  const label = deltaLabel(c);
+  const tmp = { w: 0, w1: 0 };
+  const edge = side * K_LIMIT;
+  varianceAndSlope(edge, sl, plan, tmp);
+  const atEdge = deltaFromK(edge, tmp.w, c);
+  const { callWing, putWing } = wingSlopes(sl, plan);
+  // Lee's bound is the question only where the delta has to go to 0 (or a put's to −DF) in the call wing.
+  const leeSide = side === 1 && !(c.premiumAdjusted && !call);
+  let cause: string;
+  if (leeSide && callWing >= 2) {
+    cause = `the call-wing slope b(1 + rho) = ${fmt(callWing)} is beyond Lee's bound 2, so d1 does not fall to −∞ and the delta does not fall to 0`;
+  } else if (leeSide) {
+    cause = `the call-wing slope b(1 + rho) = ${fmt(callWing)} is within Lee's bound 2, but the delta falls too slowly (or, with butterfly arbitrage, turns back): at k = ${edge} it is still ${fmt(atEdge)}`;
+  } else {
+    cause = `at k = ${edge} the delta is only ${fmt(atEdge)} (wing slopes b(1 - rho) = ${fmt(putWing)}, b(1 + rho) = ${fmt(callWing)})`;
+  }
+  throw new VolModelError(
+    `strikes[${index}]: ${label} ${fmt(delta)} is not reached for |k| <= ${K_LIMIT} on this smile (${cause})`,
+    {
+      field: "strikes",
+      condition: "delta reachable",
+    },
+  );
+}
+
+/**
+ * Log-moneyness `k` at which the delta in convention `convention` (default: forward call delta `N(d1)`)
+ * equals `delta`, on the model's own smile at this maturity (`w = w(k, T)` in `d±`). Plain deltas solve
+ * `d+(k) = ±N⁻¹(|delta|/DF_f)`; premium-adjusted ones `k + ln N(ω·d−(k)) = ln(|delta|/DF_f)`, the call on
+ * the branch right of its maximum. Newton's method kept inside a bracket (bisection when a step leaves it),
+ * to 1e−13 in `d+` (or in the log of the delta) or a bracket of a few ulps. When butterfly arbitrage makes
+ * the delta non-monotone in k more than one k may fit; the one found is the one next to the flat-smile
+ * guess. `index` names the element in errors.
+ *
+ * Throws {@link VolModelError} (field `strikes`) for a delta outside the convention's range, and for one
+ * that no |k| ≤ 700 reaches, naming the cause: a call wing beyond Lee's bound (its total-variance slope
+ * `b(1 + rho)` ≥ 2, so `d+` does not fall to −∞), or, within the bound, a delta beyond what |k| ≤ 700
+ * reaches (the error gives the delta at k = ±700), or a premium-adjusted call delta above its maximum.
+ */
+export function kFromDelta(
+  delta: number,
+  sl: SliceArrays,
+  plan: MaturityPlan,
+  index: number,
+  convention: DeltaConvention = FORWARD_CALL_DELTA,
+): number {
+  checkDeltaRange(delta, convention, index);
+  const c = convention;
+  const DF = c.discountFactor;
+  const call = c.kind === "call";
+  const label = deltaLabel(c);
   const tmp = { w: 0, w1: 0 };
   varianceAndSlope(0, sl, plan, tmp);
   const sw0 = Math.sqrt(tmp.w);
   const step = Math.max(sw0, 0.05);
-  const unreachable = (side: 1 | -1): never => {
-    const edge = side * K_LIMIT;
-    varianceAndSlope(edge, sl, plan, tmp);
-    const atEdge = deltaFromK(edge, tmp.w, c);
-    const { callWing, putWing } = wingSlopes(sl, plan);
-    // Lee's bound is the question only where the delta has to go to 0 (or a put's to −DF) in the call wing.
-    const leeSide = side === 1 && !(c.premiumAdjusted && !call);
-    let cause: string;
-    if (leeSide && callWing >= 2) {
-      cause = `the call-wing slope b(1 + rho) = ${fmt(callWing)} is beyond Lee's bound 2, so d1 does not fall to −∞ and the delta does not fall to 0`;
-    } else if (leeSide) {
-      cause = `the call-wing slope b(1 + rho) = ${fmt(callWing)} is within Lee's bound 2, but the delta falls too slowly (or, with butterfly arbitrage, turns back): at k = ${edge} it is still ${fmt(atEdge)}`;
-    } else {
-      cause = `at k = ${edge} the delta is only ${fmt(atEdge)} (wing slopes b(1 - rho) = ${fmt(putWing)}, b(1 + rho) = ${fmt(callWing)})`;
-    }
-    throw new VolModelError(`strikes[${index}]: ${label} ${fmt(delta)} is not reached for |k| <= ${K_LIMIT} on this smile (${cause})`, {
-      field: "strikes",
-      condition: "delta reachable",
-    });
-  };
+  const unreachable = (side: 1 | -1): never => deltaUnreachable(delta, side, sl, plan, c, index);
   const u = Math.abs(delta) / DF;
   if (!c.premiumAdjusted) {
     // ω·N(ω·d+) = delta/DF  ⇔  d+ = ω·N⁻¹(|delta|/DF): falls as k rises.

@@ -25,7 +25,10 @@ const SCALAR_FIELDS = ["reference_date", "spot_ref"] as const satisfies readonly
 const IGNORED_FIELDS = ["$type", ...Object.keys(auditFields)] as ("$type" | keyof typeof auditFields)[];
 /** Every model field of the wire `surface`; the compile-time check below fails if the wire schema gains or loses one. */
 const ALL_FIELDS: readonly string[] = [...Object.keys(ARRAY_FIELDS), ...SCALAR_FIELDS];
-type Exhaustive = Exclude<keyof VolSurfaceInput, ArrayField | (typeof SCALAR_FIELDS)[number] | (typeof IGNORED_FIELDS)[number]>;
+type Exhaustive = Exclude<
+  keyof VolSurfaceInput,
+  ArrayField | (typeof SCALAR_FIELDS)[number] | (typeof IGNORED_FIELDS)[number]
+>;
 const exhaustive: [Exhaustive] extends [never] ? true : never = true;
 void exhaustive;
 
@@ -56,7 +59,11 @@ function bad(message: string, field: string | undefined, condition: string, benc
  * Copies `value` into a new Float64Array, checking that it is an array (or typed array) of finite numbers.
  * `what` names it in errors (`strikes`, `vols`); with `perBenchmark`, the index is reported as a benchmark.
  */
-export function toFloat64(value: unknown, what: string, options: { perBenchmark?: boolean; allowEmpty?: boolean; finite?: boolean } = {}): Float64Array {
+export function toFloat64(
+  value: unknown,
+  what: string,
+  options: { perBenchmark?: boolean; allowEmpty?: boolean; finite?: boolean } = {},
+): Float64Array {
   let out: Float64Array;
   if (value instanceof Float64Array) {
     out = value;
@@ -74,10 +81,19 @@ export function toFloat64(value: unknown, what: string, options: { perBenchmark?
       }
       out[i] = x;
     }
-  } else if (ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array) && !(value instanceof BigUint64Array)) {
+  } else if (
+    ArrayBuffer.isView(value) &&
+    !(value instanceof DataView) &&
+    !(value instanceof BigInt64Array) &&
+    !(value instanceof BigUint64Array)
+  ) {
     out = Float64Array.from(value as unknown as ArrayLike<number>);
   } else {
-    bad(`${what} must be an array of numbers (or a Float64Array); got ${value === null ? "null" : typeof value}`, what, "array");
+    bad(
+      `${what} must be an array of numbers (or a Float64Array); got ${value === null ? "null" : typeof value}`,
+      what,
+      "array",
+    );
   }
   if (!options.allowEmpty && out.length === 0) bad(`${what} must hold at least one number`, what, "non-empty");
   if (options.finite !== false) {
@@ -95,6 +111,42 @@ export function toFloat64(value: unknown, what: string, options: { perBenchmark?
   return out;
 }
 
+/** Benchmark maturities: > 0 days and strictly increasing, also in years. */
+function checkMaturities(mats: Float64Array): void {
+  const n = mats.length;
+  for (let i = 0; i < n; i++) {
+    const d = mats[i]!;
+    if (!(d > 0))
+      bad(
+        `benchmark ${i}: benchmark_maturities[${i}] must be > 0 days; got ${fmt(d)}`,
+        "benchmark_maturities",
+        "T > 0",
+        i,
+      );
+    if (i > 0 && !(d > mats[i - 1]!)) {
+      const what =
+        d === mats[i - 1]
+          ? `repeats the maturity of benchmark ${i - 1} (${fmt(d)} d)`
+          : `${fmt(d)} d comes after ${fmt(mats[i - 1]!)} d (benchmark ${i - 1})`;
+      bad(
+        `benchmark ${i}: benchmark_maturities must be strictly increasing; benchmark ${i} ${what}`,
+        "benchmark_maturities",
+        "strictly increasing",
+        i,
+      );
+    }
+    // Distinct in days but equal in years would make the interpolation divide by zero.
+    if (i > 0 && !(d / DAYS_PER_YEAR > mats[i - 1]! / DAYS_PER_YEAR)) {
+      bad(
+        `benchmark ${i}: maturity ${d} d is indistinguishable from ${mats[i - 1]} d in years`,
+        "benchmark_maturities",
+        "strictly increasing",
+        i,
+      );
+    }
+  }
+}
+
 /**
  * Reads and checks a surface: every field present and no unknown one, arrays of one finite number per
  * benchmark, `spot_ref` finite and > 0, `reference_date` a valid date-time (ISO with offset, date-only, or
@@ -110,8 +162,16 @@ export function readSurface(surface: SurfaceLike): SurfaceArrays {
   }
   const record = surface as unknown as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!ALL_FIELDS.includes(key) && !(IGNORED_FIELDS as string[]).includes(key) && !/^[a-z]+_(created|modified|modified_by)$/.test(key))
-      bad(`surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`, key, "known field");
+    if (
+      !ALL_FIELDS.includes(key) &&
+      !(IGNORED_FIELDS as string[]).includes(key) &&
+      !/^[a-z]+_(created|modified|modified_by)$/.test(key)
+    )
+      bad(
+        `surface has an unknown field ${JSON.stringify(key)}; the fields are ${ALL_FIELDS.join(", ")}`,
+        key,
+        "known field",
+      );
   }
   for (const key of ALL_FIELDS) {
     if (record[key] === undefined) bad(`surface.${key} is missing`, key, "present");
@@ -126,31 +186,30 @@ export function readSurface(surface: SurfaceLike): SurfaceArrays {
   for (const wire of Object.keys(ARRAY_FIELDS) as ArrayField[]) {
     const len = arrays[ARRAY_FIELDS[wire]].length;
     if (len !== n) {
-      bad(`${wire} has ${len} values but benchmark_maturities has ${n}; every surface array needs one value per benchmark`, wire, "same length");
+      bad(
+        `${wire} has ${len} values but benchmark_maturities has ${n}; every surface array needs one value per benchmark`,
+        wire,
+        "same length",
+      );
     }
   }
   const spot = record.spot_ref;
   if (typeof spot !== "number" || !Number.isFinite(spot) || !(spot > 0)) {
-    bad(`spot_ref must be a finite number > 0; got ${typeof spot === "number" ? fmt(spot) : JSON.stringify(spot)}`, "spot_ref", "spot_ref > 0");
+    bad(
+      `spot_ref must be a finite number > 0; got ${typeof spot === "number" ? fmt(spot) : JSON.stringify(spot)}`,
+      "spot_ref",
+      "spot_ref > 0",
+    );
   }
   const date = dateTimeInput.safeParse(record.reference_date);
   if (!date.success) {
     const shown = record.reference_date instanceof Date ? "Invalid Date" : JSON.stringify(record.reference_date);
-    bad(`reference_date must be a Date or an ISO 8601 date-time with an offset (or a date YYYY-MM-DD); got ${shown}`, "reference_date", "date-time");
+    bad(
+      `reference_date must be a Date or an ISO 8601 date-time with an offset (or a date YYYY-MM-DD); got ${shown}`,
+      "reference_date",
+      "date-time",
+    );
   }
-  const mats = arrays.maturities;
-  for (let i = 0; i < n; i++) {
-    const d = mats[i]!;
-    if (!(d > 0)) bad(`benchmark ${i}: benchmark_maturities[${i}] must be > 0 days; got ${fmt(d)}`, "benchmark_maturities", "T > 0", i);
-    if (i > 0 && !(d > mats[i - 1]!)) {
-      const what =
-        d === mats[i - 1] ? `repeats the maturity of benchmark ${i - 1} (${fmt(d)} d)` : `${fmt(d)} d comes after ${fmt(mats[i - 1]!)} d (benchmark ${i - 1})`;
-      bad(`benchmark ${i}: benchmark_maturities must be strictly increasing; benchmark ${i} ${what}`, "benchmark_maturities", "strictly increasing", i);
-    }
-    // Distinct in days but equal in years would make the interpolation divide by zero.
-    if (i > 0 && !(d / DAYS_PER_YEAR > mats[i - 1]! / DAYS_PER_YEAR)) {
-      bad(`benchmark ${i}: maturity ${d} d is indistinguishable from ${mats[i - 1]} d in years`, "benchmark_maturities", "strictly increasing", i);
-    }
-  }
+  checkMaturities(arrays.maturities);
   return { ...arrays, spotRef: spot, referenceDate: new Date(date.data), referenceDateIso: date.data };
 }

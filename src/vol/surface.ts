@@ -5,7 +5,15 @@
  */
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
-import { NAN_IN_KERNEL, evaluate, setSlice, sliceArrays, volsFromStrikes, type MaturityPlan, type SliceArrays } from "./kernel";
+import {
+  NAN_IN_KERNEL,
+  evaluate,
+  setSlice,
+  sliceArrays,
+  volsFromStrikes,
+  type MaturityPlan,
+  type SliceArrays,
+} from "./kernel";
 import {
   impliedDensity,
   localVol,
@@ -16,7 +24,15 @@ import {
   type OptionPrices,
   type PriceOptionsOptions,
 } from "./pricing";
-import { FORWARD_CALL_DELTA, checkStrikeType, deltaConvention, deltaFromK, kFromDelta, logShift, type ModelStrikeType } from "./strikes";
+import {
+  FORWARD_CALL_DELTA,
+  checkStrikeType,
+  deltaConvention,
+  deltaFromK,
+  kFromDelta,
+  logShift,
+  type ModelStrikeType,
+} from "./strikes";
 import { rawSvi, modelMinTotalVariance, type SliceParams } from "./svi";
 import { readSurface, toFloat64, type SurfaceLike } from "./surface-input";
 import type { Benchmark, SurfaceView } from "./surface-view";
@@ -70,10 +86,13 @@ export const LOG_MONEYNESS_LIMIT = 1e4;
 function checkK(x: Float64Array, q: number, field: string): void {
   const k = x[q]!;
   if (!(Math.abs(k) <= LOG_MONEYNESS_LIMIT)) {
-    throw new VolModelError(`${field}[${q}] must be a finite log-moneyness with |k| <= ${LOG_MONEYNESS_LIMIT}; got ${fmt(k)}`, {
-      field,
-      condition: "|k| <= 1e4",
-    });
+    throw new VolModelError(
+      `${field}[${q}] must be a finite log-moneyness with |k| <= ${LOG_MONEYNESS_LIMIT}; got ${fmt(k)}`,
+      {
+        field,
+        condition: "|k| <= 1e4",
+      },
+    );
   }
 }
 
@@ -96,7 +115,10 @@ export function forwardWithinDoublePrecision(lnF: number): boolean {
 }
 
 function strikeError(x: Float64Array, q: number, field = "strikes"): VolModelError {
-  return new VolModelError(`${field}[${q}] must be a finite number > 0; got ${fmt(x[q]!)}`, { field, condition: "strike > 0" });
+  return new VolModelError(`${field}[${q}] must be a finite number > 0; got ${fmt(x[q]!)}`, {
+    field,
+    condition: "strike > 0",
+  });
 }
 
 /**
@@ -140,7 +162,13 @@ export class VolSurfaceModel implements SurfaceView {
           },
         );
       }
-      const params: SliceParams = { vol: s.vols[i]!, skew: s.skews[i]!, smile: s.smiles[i]!, putWing: s.putWings[i]!, callWing: s.callWings[i]! };
+      const params: SliceParams = {
+        vol: s.vols[i]!,
+        skew: s.skews[i]!,
+        smile: s.smiles[i]!,
+        putWing: s.putWings[i]!,
+        callWing: s.callWings[i]!,
+      };
       const raw = rawSvi(params, T, where);
       const vv = params.vol * params.vol;
       setSlice(sl, i, { T, lnF: Math.log(F), vv, b: raw.b, rho: raw.rho, m: raw.m, s: raw.s });
@@ -165,7 +193,10 @@ export class VolSurfaceModel implements SurfaceView {
     this.#sl = sl;
     this.#forward = forward;
     this.#lnSpot = Math.log(s.spotRef);
-    this.#lastSlope = n > 1 ? (sl.lnF[n - 1]! - sl.lnF[n - 2]!) / (sl.T[n - 1]! - sl.T[n - 2]!) : (sl.lnF[0]! - this.#lnSpot) / sl.T[0]!;
+    this.#lastSlope =
+      n > 1
+        ? (sl.lnF[n - 1]! - sl.lnF[n - 2]!) / (sl.T[n - 1]! - sl.T[n - 2]!)
+        : (sl.lnF[0]! - this.#lnSpot) / sl.T[0]!;
     this.#wire = {
       benchmark_fwd_factors: Array.from(s.fwdFactors),
       smiles: Array.from(s.smiles),
@@ -225,7 +256,8 @@ export class VolSurfaceModel implements SurfaceView {
     }
     for (let i = 0; i < mats.length; i++) {
       const plan = this.#plan(mats[i]!);
-      if (shiftable) noNaN(evaluate(vols, i * n, lx, n, logShift(strikeType, plan.lnF, this.#lnSpot)!, this.#sl, plan, true));
+      if (shiftable)
+        noNaN(evaluate(vols, i * n, lx, n, logShift(strikeType, plan.lnF, this.#lnSpot)!, this.#sl, plan, true));
       else this.#evaluate(vols, i * n, x, strikeType, plan, true);
     }
     return { maturities: mats, strikes: x, strikeType, vols };
@@ -305,7 +337,12 @@ export class VolSurfaceModel implements SurfaceView {
    * s.price(91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 }).price;
    * ```
    */
-  price(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType, options: PriceOptionsOptions): OptionPrices {
+  price(
+    maturityDays: number,
+    strikes: ArrayLike<number>,
+    strikeType: ModelStrikeType,
+    options: PriceOptionsOptions,
+  ): OptionPrices {
     return priceOptions(this, maturityDays, strikes, strikeType, options);
   }
 
@@ -315,7 +352,12 @@ export class VolSurfaceModel implements SurfaceView {
   }
 
   /** Dupire local vol at one maturity (days): {@link localVol} on this model. */
-  localVol(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType, options: LocalVolOptions = {}): LocalVol {
+  localVol(
+    maturityDays: number,
+    strikes: ArrayLike<number>,
+    strikeType: ModelStrikeType,
+    options: LocalVolOptions = {},
+  ): LocalVol {
     return localVol(this, maturityDays, strikes, strikeType, options);
   }
 
@@ -355,7 +397,14 @@ export class VolSurfaceModel implements SurfaceView {
     return k;
   }
 
-  #evaluate(out: Float64Array, offset: number, x: Float64Array, strikeType: ModelStrikeType, plan: Plan, asVol: boolean): void {
+  #evaluate(
+    out: Float64Array,
+    offset: number,
+    x: Float64Array,
+    strikeType: ModelStrikeType,
+    plan: Plan,
+    asVol: boolean,
+  ): void {
     const shift = logShift(strikeType, plan.lnF, this.#lnSpot);
     if (shift !== undefined && offset === 0 && asVol) {
       const bad = volsFromStrikes(out, x, x.length, shift, this.#sl, plan);

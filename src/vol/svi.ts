@@ -36,7 +36,9 @@ export interface SliceLocation {
 
 function fail(where: SliceLocation, field: string, condition: string, detail: string): never {
   const head =
-    where.benchmark === undefined ? "" : `benchmark ${where.benchmark}${where.maturityDays === undefined ? "" : ` (maturity ${fmt(where.maturityDays)} d)`}: `;
+    where.benchmark === undefined
+      ? ""
+      : `benchmark ${where.benchmark}${where.maturityDays === undefined ? "" : ` (maturity ${fmt(where.maturityDays)} d)`}: `;
   throw new VolModelError(`${head}${detail}`, { benchmark: where.benchmark, field, condition });
 }
 
@@ -60,12 +62,18 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
   for (const [field, name, x] of fields) {
     if (!Number.isFinite(x)) fail(where, field, "finite", `${name} must be a finite number; got ${x}`);
   }
-  if (!(T > 0 && Number.isFinite(T))) fail(where, "benchmark_maturities", "T > 0", `maturity must be > 0; got T = ${fmt(T)} years`);
+  if (!(T > 0 && Number.isFinite(T)))
+    fail(where, "benchmark_maturities", "T > 0", `maturity must be > 0; got T = ${fmt(T)} years`);
   if (!(v > 0)) fail(where, "vols", "v > 0", `vol must be > 0; got v = ${fmt(v)}`);
   if (!(p > 0)) fail(where, "put_wings", "p > 0", `put wing must be > 0; got p = ${fmt(p)}`);
   if (!(c > 0)) fail(where, "call_wings", "c > 0", `call wing must be > 0; got c = ${fmt(c)}`);
   if (!(-p < 2 * psi && 2 * psi < c)) {
-    fail(where, "skews", "-p < 2·psi < c", `skew must satisfy -p < 2·psi < c; got 2·psi = ${fmt(2 * psi)}, p = ${fmt(p)}, c = ${fmt(c)}`);
+    fail(
+      where,
+      "skews",
+      "-p < 2·psi < c",
+      `skew must satisfy -p < 2·psi < c; got 2·psi = ${fmt(2 * psi)}, p = ${fmt(p)}, c = ${fmt(c)}`,
+    );
   }
   const theta = v * v * T;
   const sqrtTheta = Math.sqrt(theta);
@@ -145,19 +153,29 @@ export function sliceParams(raw: RawSvi, T: number): SliceParams {
     ["m", m],
     ["s", s],
   ] as const) {
-    if (!Number.isFinite(x)) throw new VolModelError(`${field} must be a finite number; got ${x}`, { field, condition: "finite" });
+    if (!Number.isFinite(x))
+      throw new VolModelError(`${field} must be a finite number; got ${x}`, { field, condition: "finite" });
   }
-  if (!(T > 0 && T < Infinity)) throw new VolModelError(`T must be a finite number > 0 (years); got ${fmt(T)}`, { field: "T", condition: "T > 0" });
-  if (!(b > 0)) throw new VolModelError(`b must be > 0 (both wings slope upwards); got ${fmt(b)}`, { field: "b", condition: "b > 0" });
-  if (!(rho > -1 && rho < 1)) throw new VolModelError(`rho must be in (-1, 1); got ${fmt(rho)}`, { field: "rho", condition: "|rho| < 1" });
+  if (!(T > 0 && T < Infinity))
+    throw new VolModelError(`T must be a finite number > 0 (years); got ${fmt(T)}`, { field: "T", condition: "T > 0" });
+  if (!(b > 0))
+    throw new VolModelError(`b must be > 0 (both wings slope upwards); got ${fmt(b)}`, {
+      field: "b",
+      condition: "b > 0",
+    });
+  if (!(rho > -1 && rho < 1))
+    throw new VolModelError(`rho must be in (-1, 1); got ${fmt(rho)}`, { field: "rho", condition: "|rho| < 1" });
   if (!(s > 0)) throw new VolModelError(`s must be > 0; got ${fmt(s)}`, { field: "s", condition: "s > 0" });
   const r = Math.hypot(m, s);
   const theta = a + b * (r - rho * m);
   if (!(theta > 0 && theta < Infinity)) {
-    throw new VolModelError(`the ATM total variance w(0) = a + b·(sqrt(m² + s²) − rho·m) must be > 0; got ${fmt(theta)}`, {
-      field: "a",
-      condition: "w(0) > 0",
-    });
+    throw new VolModelError(
+      `the ATM total variance w(0) = a + b·(sqrt(m² + s²) − rho·m) must be > 0; got ${fmt(theta)}`,
+      {
+        field: "a",
+        condition: "w(0) > 0",
+      },
+    );
   }
   const sqrtTheta = Math.sqrt(theta);
   const skew = (b * (rho - m / r)) / (2 * sqrtTheta);

@@ -35,7 +35,11 @@ beforeAll(async () => {
     "/api/Report/ReportInfos": { body: { report_infos: [{ report_type: "risk", report_name: "Daily PnL" }] } },
     "/api/Report/LookBacks": { body: { look_backs: ["6M", "1Y", "2Y"] } },
     "/api/Position/GetTransactionTable": {
-      body: { data_table: [{ trade_id: "T1", trade_date: "2026-11-02T00:00:00+00:00", counterparty: "JPM", quantity: 100, price: 189.5 }] },
+      body: {
+        data_table: [
+          { trade_id: "T1", trade_date: "2026-11-02T00:00:00+00:00", counterparty: "JPM", quantity: 100, price: 189.5 },
+        ],
+      },
     },
     "/api/User/me/ApiKeys": { body: apiKeysReply },
   });
@@ -61,7 +65,12 @@ describe("the 13 operations over HTTP", () => {
         {
           $type: t("MarketData.BondDataExternal"),
           date: "2026-11-20T00:00:00Z",
-          bond_identifier: { $type: t("MarketData.InstrumentIdentifier"), code: "US91282CJL54", market_identification_code: "XNYS", identifier_type: "ISIN" },
+          bond_identifier: {
+            $type: t("MarketData.InstrumentIdentifier"),
+            code: "US91282CJL54",
+            market_identification_code: "XNYS",
+            identifier_type: "ISIN",
+          },
           is_currency_per_bond_unit: false,
           currency: "USD",
           traded_price: 99.8125,
@@ -69,7 +78,11 @@ describe("the 13 operations over HTTP", () => {
         },
       ],
     });
-    expect(out).toEqual({ $type: t("MarketData.ApiUploadBondPriceDataResponse"), is_success: true, error_messages: [] });
+    expect(out).toEqual({
+      $type: t("MarketData.ApiUploadBondPriceDataResponse"),
+      is_success: true,
+      error_messages: [],
+    });
   });
 
   it("2. UploadEquityVolCurves posts the A8 curve fields; an identifier_type left out is not sent", async () => {
@@ -100,7 +113,12 @@ describe("the 13 operations over HTTP", () => {
   });
 
   it("3. GetVol sends $type first, the surface in spec order, and returns the vols", async () => {
-    const out = await rp.tradable.getVol({ surface, maturity: 120, strikes: new Float64Array([90, 100, 110]), strike_type: 1 });
+    const out = await rp.tradable.getVol({
+      surface,
+      maturity: 120,
+      strikes: new Float64Array([90, 100, 110]),
+      strike_type: 1,
+    });
     const req = last("/api/Tradable/GetVol");
     expect(Object.keys(req.json as object)).toEqual(["$type", "surface", "maturity", "strikes", "strike_type"]);
     expect(req.json).toEqual({
@@ -167,7 +185,13 @@ describe("the 13 operations over HTTP", () => {
       reporting_currency: "USD",
       market_data_environment_names: ["EOD"],
       portfolio_name: "GLOBAL-MACRO",
-      parameters: { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20", first_observation_date: "2025-11-20" },
+      parameters: {
+        horizon: 1,
+        historical_look_back_period: "1Y",
+        confidence_level: 0.99,
+        run_date: "2026-11-20",
+        first_observation_date: "2025-11-20",
+      },
     });
     const req = last("/api/ReportLauncher/VarReportLauncherItemCreate");
     expect(req.json).toEqual({
@@ -235,7 +259,11 @@ describe("the 13 operations over HTTP", () => {
   });
 
   it("12. GetTransactionTable posts its $type and the filters the caller set", async () => {
-    const out = await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", start_date: "2026-11-01", end_date: "2026-11-20" });
+    const out = await rp.position.transactionTable({
+      portfolio_name: "GLOBAL-MACRO",
+      start_date: "2026-11-01",
+      end_date: "2026-11-20",
+    });
     expect(last("/api/Position/GetTransactionTable").json).toEqual({
       $type: t("Positions.ApiGetTransactionTableRequest"),
       portfolio_name: "GLOBAL-MACRO",
@@ -276,8 +304,14 @@ describe("typeNamespace", () => {
 
   it("passes a full $type of an unknown trade-event variant through untouched", async () => {
     const full = "Service.Web.Core.TradeEvents.FutureVariantEvent, Service.Web.Core";
-    await rp.tradable.positionEffects({ next_trade_event: { $type: full, novel_field: [1, 2] }, pricing_date: "2026-11-20", tradable_id: "X1" });
-    expect((last("/api/Tradable/GetTradeEventPositionEffects").json as Record<string, unknown>).next_trade_event).toEqual({ $type: full, novel_field: [1, 2] });
+    await rp.tradable.positionEffects({
+      next_trade_event: { $type: full, novel_field: [1, 2] },
+      pricing_date: "2026-11-20",
+      tradable_id: "X1",
+    });
+    expect(
+      (last("/api/Tradable/GetTradeEventPositionEffects").json as Record<string, unknown>).next_trade_event,
+    ).toEqual({ $type: full, novel_field: [1, 2] });
   });
 });
 
@@ -293,7 +327,9 @@ describe("responses as the pages publish them", () => {
     });
     const error = await rp.tradable.brief({ tradableId: "X1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OperationFailedError);
-    expect((error as OperationFailedError).message).toBe("GetTradableBrief reported failure: Tradable 'X1' could not be resolved");
+    expect((error as OperationFailedError).message).toBe(
+      "GetTradableBrief reported failure: Tradable 'X1' could not be resolved",
+    );
     expect((error as OperationFailedError).errorMessages).toEqual(["Tradable 'X1' could not be resolved"]);
     const outcome = await rp.tradable.brief({ tradableId: "X1" }, { throwOnFailure: false });
     expect([outcome.is_success, outcome.brief]).toEqual([false, null]);
@@ -301,19 +337,40 @@ describe("responses as the pages publish them", () => {
 
   it("LookBacks and ReportInfos carry the envelope; nullable lists read as empty; a failure throws", async () => {
     server.on("/api/Report/LookBacks", {
-      body: { $type: "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core", is_success: true, error_messages: null, look_backs: null },
+      body: {
+        $type: "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core",
+        is_success: true,
+        error_messages: null,
+        look_backs: null,
+      },
     });
     expect((await rp.report.lookBacks()).look_backs).toEqual([]);
-    server.on("/api/Report/ReportInfos", { body: { is_success: false, error_messages: ["No report definitions for this organisation"], report_infos: null } });
-    await expect(rp.report.list()).rejects.toThrow(/^ReportInfos reported failure: No report definitions for this organisation$/);
+    server.on("/api/Report/ReportInfos", {
+      body: { is_success: false, error_messages: ["No report definitions for this organisation"], report_infos: null },
+    });
+    await expect(rp.report.list()).rejects.toThrow(
+      /^ReportInfos reported failure: No report definitions for this organisation$/,
+    );
   });
 
   it("API-key entries take their $type and null fields", async () => {
     server.on("/api/User/me/ApiKeys", {
-      body: [{ $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null }],
+      body: [
+        {
+          $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway",
+          id: "k-9",
+          name: null,
+          exposed_value: null,
+        },
+      ],
     });
     expect(await rp.user.apiKeys()).toEqual([
-      { $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway", id: "k-9", name: null, exposed_value: null },
+      {
+        $type: "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway",
+        id: "k-9",
+        name: null,
+        exposed_value: null,
+      },
     ]);
   });
 });
@@ -325,9 +382,16 @@ describe("declared effects", () => {
       OPERATIONS.filter((op) => op.mutates)
         .map((op) => op.name)
         .sort(),
-    ).toEqual(["RiskReportLauncherItemCreate", "UploadBondPriceData", "UploadEquityVolCurves", "VarReportLauncherItemCreate"]);
+    ).toEqual([
+      "RiskReportLauncherItemCreate",
+      "UploadBondPriceData",
+      "UploadEquityVolCurves",
+      "VarReportLauncherItemCreate",
+    ]);
     expect(OPERATIONS.filter((op) => op.mutates && op.cacheable)).toEqual([]);
-    expect(OPERATIONS.filter((op) => op.mutates).every((op) => op.retry === "write" && op.whenOutcomeUnknown)).toBe(true);
+    expect(OPERATIONS.filter((op) => op.mutates).every((op) => op.retry === "write" && op.whenOutcomeUnknown)).toBe(
+      true,
+    );
   });
 });
 
@@ -339,7 +403,9 @@ describe("the resources table", () => {
     expect(new Set(listed)).toEqual(new Set(OPERATIONS));
     const rp = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", auth: { apiKey: "k-table-0123456789" } });
     for (const [group, methods] of Object.entries(RESOURCES)) {
-      expect(Object.keys((rp as unknown as Record<string, object>)[group]!).sort()).toEqual(Object.keys(methods).sort());
+      expect(Object.keys((rp as unknown as Record<string, object>)[group]!).sort()).toEqual(
+        Object.keys(methods).sort(),
+      );
     }
   });
 });

@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 
 const oauthClient = (extra: Partial<ConstructorParameters<typeof RiskPortalClient>[0]> = {}) =>
-  new RiskPortalClient({ baseUrl: server.url, auth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN }, ...extra });
+  new RiskPortalClient({
+    baseUrl: server.url,
+    auth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN },
+    ...extra,
+  });
 
 describe("static credentials", () => {
   it("a bearer token goes in Authorization: Bearer", async () => {
@@ -48,9 +52,13 @@ describe("static credentials", () => {
   });
 
   it("rejects auth options that name two methods or none", () => {
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "a-token", apiKey: "a-key" } })).toThrow(/exactly one of token, apiKey/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "a-token", apiKey: "a-key" } })).toThrow(
+      /exactly one of token, apiKey/,
+    );
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: {} as never })).toThrow(ConfigurationError);
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "  " } })).toThrow(/auth.token must be a non-empty string/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { token: "  " } })).toThrow(
+      /auth.token must be a non-empty string/,
+    );
   });
 });
 
@@ -69,7 +77,12 @@ describe("OAuth2 client credentials", () => {
   it("sends the scope when one is configured", async () => {
     const rp = new RiskPortalClient({
       baseUrl: server.url,
-      auth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN, scope: "risk.read risk.write" },
+      auth: {
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        tokenUrl: server.url + TOKEN,
+        scope: "risk.read risk.write",
+      },
     });
     await rp.report.lookBacks();
     expect(new URLSearchParams(server.to(TOKEN)[0]!.text).get("scope")).toBe("risk.read risk.write");
@@ -115,17 +128,24 @@ describe("OAuth2 client credentials", () => {
   it("on a 401 refreshes the token once and re-sends, even an upload", async () => {
     const upload = "/api/MarketData/UploadBondPriceData";
     server.on(upload, (req) =>
-      req.headers.authorization === `Bearer tok-1-${"x".repeat(12)}` ? { status: 401, body: { title: "token revoked" } } : { body: outcomeOk("x") },
+      req.headers.authorization === `Bearer tok-1-${"x".repeat(12)}`
+        ? { status: 401, body: { title: "token revoked" } }
+        : { body: outcomeOk("x") },
     );
     const out = await oauthClient().marketData.uploadBondPrices({ bond_data: [bond] });
     expect(out.is_success).toBe(true);
     expect(tokens.issued).toBe(2);
-    expect(server.to(upload).map((r) => r.headers.authorization)).toEqual([`Bearer tok-1-${"x".repeat(12)}`, `Bearer tok-2-${"x".repeat(12)}`]);
+    expect(server.to(upload).map((r) => r.headers.authorization)).toEqual([
+      `Bearer tok-1-${"x".repeat(12)}`,
+      `Bearer tok-2-${"x".repeat(12)}`,
+    ]);
   });
 
   it("concurrent 401s with the same stale token share one refresh", async () => {
     const revoked = new Set<string>();
-    server.on(LOOKBACKS, (req) => (revoked.has(String(req.headers.authorization)) ? { status: 401, body: {} } : { body: { look_backs: [] } }));
+    server.on(LOOKBACKS, (req) =>
+      revoked.has(String(req.headers.authorization)) ? { status: 401, body: {} } : { body: { look_backs: [] } },
+    );
     const rp = oauthClient();
     await rp.report.lookBacks(); // caches tok-1
     revoked.add(`Bearer tok-1-${"x".repeat(12)}`); // the server revokes it behind the client's back
@@ -148,7 +168,10 @@ describe("OAuth2 client credentials", () => {
   });
 
   it("wrong client credentials fail with AuthenticationError from the token endpoint", async () => {
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: CLIENT_ID, clientSecret: "wrong-secret-value", tokenUrl: server.url + TOKEN } });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: CLIENT_ID, clientSecret: "wrong-secret-value", tokenUrl: server.url + TOKEN },
+    });
     const error = await rp.report.lookBacks().catch((e) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.operation).toBe("token");
@@ -162,7 +185,10 @@ describe("OAuth2 client credentials", () => {
   });
 
   it("a failed token request is not cached: the next call asks again", async () => {
-    server.on(TOKEN, [{ status: 503, body: { title: "down" } }, { body: { access_token: "tok-after-outage", token_type: "Bearer", expires_in: 3600 } }]);
+    server.on(TOKEN, [
+      { status: 503, body: { title: "down" } },
+      { body: { access_token: "tok-after-outage", token_type: "Bearer", expires_in: 3600 } },
+    ]);
     const rp = oauthClient({ retry: false });
     await expect(rp.report.lookBacks()).rejects.toMatchObject({ operation: "token", status: 503 });
     await rp.report.lookBacks();
@@ -224,7 +250,10 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
     const rp = new RiskPortalClient({
       baseUrl: server.url,
       auth: {
-        getToken: ({ reason }) => (reasons.push(reason), { token: reasons.length === 1 ? "tok-one-xxxxxxxx" : "tok-two-xxxxxxxx", expiresInSeconds: 600 }),
+        getToken: ({ reason }) => (
+          reasons.push(reason),
+          { token: reasons.length === 1 ? "tok-one-xxxxxxxx" : "tok-two-xxxxxxxx", expiresInSeconds: 600 }
+        ),
       },
     });
     await rp.report.lookBacks();
@@ -291,7 +320,9 @@ describe("auth: { getToken } (tokens obtained elsewhere, e.g. SSO)", () => {
         /^auth\.getToken must return a non-empty token string or \{ token, expiresAt\?, expiresInSeconds\? \}; it returned /,
       );
     }
-    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: "tok" as never } })).toThrow(/^auth\.getToken must be a function, got string$/);
+    expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: "tok" as never } })).toThrow(
+      /^auth\.getToken must be a function, got string$/,
+    );
     expect(() => new RiskPortalClient({ baseUrl: server.url, auth: { getToken: () => "t", apiKey: "k" } })).toThrow(
       /exactly one of token, apiKey, clientId\/clientSecret\/tokenUrl or getToken; got apiKey and getToken/,
     );

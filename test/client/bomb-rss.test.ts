@@ -35,7 +35,10 @@ it("a 3.5 GB gzip bomb ends at the size limit in seconds, peak RSS under 300 MB"
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   try {
-    const rp = new RiskPortalClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, auth: { apiKey: "key-bomb-0123456789" } });
+    const rp = new RiskPortalClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      auth: { apiKey: "key-bomb-0123456789" },
+    });
     const started = Date.now();
     const error = await rp.report.lookBacks().catch((e: unknown) => e);
     const elapsedMs = Date.now() - started;

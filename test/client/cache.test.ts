@@ -63,7 +63,11 @@ describe("response cache", () => {
     expect(second).not.toBe(first); // each caller gets its own copy
     expect(rp.cache!.stats).toEqual({ hits: 1, misses: 1, entries: 1 });
     expect(provenanceOf(first)).toMatchObject({ source: "live", requestId: "req-1" });
-    expect(provenanceOf(second)).toMatchObject({ source: "cache", requestId: "req-1", receivedAt: provenanceOf(first)!.receivedAt });
+    expect(provenanceOf(second)).toMatchObject({
+      source: "cache",
+      requestId: "req-1",
+      receivedAt: provenanceOf(first)!.receivedAt,
+    });
 
     await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     expect(rp.cache!.stats).toEqual({ hits: 1, misses: 2, entries: 2 });
@@ -94,9 +98,15 @@ describe("response cache", () => {
 
   it("keeps at most maxEntries, dropping the least recently used", async () => {
     const rp = client({ maxEntries: 2 });
-    for (const currency of ["USD", "EUR", "USD", "GBP", "USD", "EUR"]) await rp.rateAsset.getCurve({ currency, market_date: "2026-11-20" });
+    for (const currency of ["USD", "EUR", "USD", "GBP", "USD", "EUR"])
+      await rp.rateAsset.getCurve({ currency, market_date: "2026-11-20" });
     // USD stays (used most recently each time); EUR was evicted by GBP and fetched again.
-    expect(server.to(CURVE).map((r) => (r.json as { currency: string }).currency)).toEqual(["USD", "EUR", "GBP", "EUR"]);
+    expect(server.to(CURVE).map((r) => (r.json as { currency: string }).currency)).toEqual([
+      "USD",
+      "EUR",
+      "GBP",
+      "EUR",
+    ]);
     expect(rp.cache!.stats.entries).toBe(2);
   });
 
@@ -189,7 +199,10 @@ describe("two caches on one directory", () => {
     const a = client({ dir });
     const b = client({ dir });
     const calls = Array.from({ length: 64 }, (_, i) =>
-      (i % 2 ? a : b).rateAsset.getCurve({ currency: ["USD", "EUR", "GBP", "JPY"][i % 4]!, market_date: "2026-11-20" }, { cache: "refresh" }),
+      (i % 2 ? a : b).rateAsset.getCurve(
+        { currency: ["USD", "EUR", "GBP", "JPY"][i % 4]!, market_date: "2026-11-20" },
+        { cache: "refresh" },
+      ),
     );
     const results = await Promise.allSettled(calls);
     expect(results.filter((r) => r.status === "rejected").map((r) => String(r.reason))).toEqual([]);

@@ -19,18 +19,28 @@ describe("canonical form", () => {
     }
     expect(canonicalString("2026-11-20T10:30:00.250+00:00")).toBe("2026-11-20T10:30:00.250Z");
     // Not dates: left alone (a local time without an offset is ambiguous, so it is not guessed).
-    for (const s of ["USD", "2026-11-20T10:30:00", "2026-13-45", "20261120", "AAPL.XNAS"]) expect(canonicalString(s)).toBe(s);
+    for (const s of ["USD", "2026-11-20T10:30:00", "2026-13-45", "20261120", "AAPL.XNAS"])
+      expect(canonicalString(s)).toBe(s);
   });
 
   it("sorts keys at every depth, keeps array order, drops undefined", () => {
-    expect(JSON.stringify(canonicalValue({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } }))).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(JSON.stringify(canonicalValue({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } }))).toBe(
+      '{"a":{"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it("gives one key to requests the server cannot tell apart, and different keys otherwise", () => {
     const a = canonicalRequest("post", "/api/RateAsset", undefined, { currency: "USD", market_date: "2026-11-20" });
-    const b = canonicalRequest("POST", "/api/RateAsset", {}, { market_date: "2026-11-20T00:00:00+00:00", currency: "USD" });
+    const b = canonicalRequest(
+      "POST",
+      "/api/RateAsset",
+      {},
+      { market_date: "2026-11-20T00:00:00+00:00", currency: "USD" },
+    );
     expect(requestKey(a)).toBe(requestKey(b));
-    expect(requestKey(a)).not.toBe(requestKey(canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "USD", market_date: "2026-11-21" })));
+    expect(requestKey(a)).not.toBe(
+      requestKey(canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "USD", market_date: "2026-11-21" })),
+    );
     const q1 = canonicalRequest("GET", "/api/Tradable/GetTradableBrief", { tradableId: "A", x: "1" });
     const q2 = canonicalRequest("GET", "/api/Tradable/GetTradableBrief", { x: "1", tradableId: "A" });
     expect(requestKey(q1)).toBe(requestKey(q2));
@@ -51,10 +61,21 @@ describe("canonical form", () => {
 });
 
 describe("describeDifferences", () => {
-  const rec = canonicalRequest("POST", "/api/Tradable/GetVol", undefined, { maturity: 91, strikes: [80, 100, 120], surface: { spot_ref: 100 } });
+  const rec = canonicalRequest("POST", "/api/Tradable/GetVol", undefined, {
+    maturity: 91,
+    strikes: [80, 100, 120],
+    surface: { spot_ref: 100 },
+  });
   it("names each differing field with both values", () => {
-    const now = canonicalRequest("POST", "/api/Tradable/GetVol", undefined, { maturity: 90, strikes: [80, 100, 125], surface: { spot_ref: 100 } });
-    expect(describeDifferences(rec, now)).toEqual(["body.maturity: recorded 91, now 90", "body.strikes[2]: recorded 120, now 125"]);
+    const now = canonicalRequest("POST", "/api/Tradable/GetVol", undefined, {
+      maturity: 90,
+      strikes: [80, 100, 125],
+      surface: { spot_ref: 100 },
+    });
+    expect(describeDifferences(rec, now)).toEqual([
+      "body.maturity: recorded 91, now 90",
+      "body.strikes[2]: recorded 120, now 125",
+    ]);
   });
   it("says when arrays differ in length, fields are absent, or the path differs", () => {
     const now = canonicalRequest("GET", "/api/Other", { a: "1" }, { strikes: [80, 100] });
@@ -69,7 +90,12 @@ describe("describeDifferences", () => {
   });
   it("stops after max lines and says how many more", () => {
     const many = (k: number) =>
-      canonicalRequest("POST", "/p", undefined, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}`, i + k])));
+      canonicalRequest(
+        "POST",
+        "/p",
+        undefined,
+        Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}`, i + k])),
+      );
     const lines = describeDifferences(many(0), many(1), 3);
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe("… and 9 more");
@@ -79,7 +105,11 @@ describe("describeDifferences", () => {
 describe("formatProvenance", () => {
   const one = (over: Partial<Provenance> = {}): Provenance => ({
     operation: "RateAsset",
-    request: canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "USD", market_date: "2026-11-20", $type: "X" }),
+    request: canonicalRequest("POST", "/api/RateAsset", undefined, {
+      currency: "USD",
+      market_date: "2026-11-20",
+      $type: "X",
+    }),
     receivedAt: "2026-11-22T01:40:12.345Z",
     source: "live",
     baseUrl: "http://127.0.0.1:4321",
@@ -95,8 +125,14 @@ describe("formatProvenance", () => {
     expect(formatProvenance([])).toBe("");
   });
   it("summarises many responses: count, sources, time range", () => {
-    const line = formatProvenance([one(), one({ source: "cache", receivedAt: "2026-11-22T01:40:10.000Z" }), one({ receivedAt: "2026-11-22T01:41:00.000Z" })]);
-    expect(line).toBe("RateAsset ×3 · live 2, cache 1 from http://127.0.0.1:4321 · received 2026-11-22 01:40:10Z … 2026-11-22 01:41:00Z");
+    const line = formatProvenance([
+      one(),
+      one({ source: "cache", receivedAt: "2026-11-22T01:40:10.000Z" }),
+      one({ receivedAt: "2026-11-22T01:41:00.000Z" }),
+    ]);
+    expect(line).toBe(
+      "RateAsset ×3 · live 2, cache 1 from http://127.0.0.1:4321 · received 2026-11-22 01:40:10Z … 2026-11-22 01:41:00Z",
+    );
     expect(line).not.toContain("\n");
   });
 });

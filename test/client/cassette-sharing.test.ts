@@ -31,13 +31,24 @@ afterAll(async () => {
 const auth = () => ({ apiKey: sim.credentials.apiKey });
 const day = (i: number) => new Date(Date.UTC(2026, 0, 5) + i * 86_400_000).toISOString().slice(0, 10);
 /** The market date of each recorded exchange, in file order. */
-const datesIn = (file: string) => Cassette.read(file)!.exchanges.map((e) => String((e.request.body as { market_date?: string }).market_date).slice(0, 10));
+const datesIn = (file: string) =>
+  Cassette.read(file)!.exchanges.map((e) =>
+    String((e.request.body as { market_date?: string }).market_date).slice(0, 10),
+  );
 /** Temporary files and locks left beside the cassettes. */
 const leftovers = () => readdirSync(dir).filter((name) => /\.(tmp|lock|stale)$/.test(name));
 
 /** A child process recording into a cassette (test/client/fixtures/record-child.mjs); it starts when told `go()`. */
 function startChild(file: string, offset: number, count: number, mode: "record" | "auto") {
-  const child = spawn(process.execPath, [CHILD, sim.url, sim.credentials.apiKey, file, String(offset), String(count), mode]);
+  const child = spawn(process.execPath, [
+    CHILD,
+    sim.url,
+    sim.credentials.apiKey,
+    file,
+    String(offset),
+    String(count),
+    mode,
+  ]);
   running.add(child);
   const lines: string[] = [];
   let stderr = "";
@@ -47,13 +58,17 @@ function startChild(file: string, offset: number, count: number, mode: "record" 
     for (const w of waiting) if (lines.length >= w.n) w.resolve();
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const closed = new Promise<number | null>((resolve) => child.on("close", (code) => (running.delete(child), resolve(code))));
+  const closed = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => (running.delete(child), resolve(code))),
+  );
   /** Resolves once the child printed `n` lines (`ready`, then one per exchange). */
   const printed = (n: number) =>
     new Promise<void>((resolve, reject) => {
       if (lines.length >= n) return resolve();
       waiting.push({ n, resolve });
-      void closed.then(() => (lines.length >= n ? resolve() : reject(new Error(`the child exited after ${lines.length} lines: ${stderr}`))));
+      void closed.then(() =>
+        lines.length >= n ? resolve() : reject(new Error(`the child exited after ${lines.length} lines: ${stderr}`)),
+      );
     });
   return {
     child,
@@ -74,7 +89,11 @@ function startChild(file: string, offset: number, count: number, mode: "record" 
 describe("recording from several writers", () => {
   it("two processes recording one cassette at once keep every exchange, each process's in the order it recorded them", async () => {
     const file = path.join(dir, "two-processes.json");
-    await new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "auto" } }).report.lookBacks();
+    await new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: auth(),
+      cassette: { path: file, mode: "auto" },
+    }).report.lookBacks();
     const N = 50;
     const children = [startChild(file, 0, N, "record"), startChild(file, 1000, N, "record")];
     // Both recordings have begun (each emptied the file) before either records: neither drops the other's.
@@ -93,7 +112,11 @@ describe("recording from several writers", () => {
     expect(leftovers()).toEqual([]);
 
     // And every one replays, with no server.
-    const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: file, mode: "replay" }, fetch: () => Promise.reject(new Error("no network")) });
+    const player = new RiskPortalClient({
+      baseUrl: sim.url,
+      cassette: { path: file, mode: "replay" },
+      fetch: () => Promise.reject(new Error("no network")),
+    });
     const curves = await Promise.all(dates.map((d) => player.rateAsset.getCurve({ currency: "USD", market_date: d })));
     expect(curves.every((c) => c.yield_curve_model?.currency === "USD")).toBe(true);
     expect(player.cassette!.stats.replayed).toBe(2 * N);
@@ -104,7 +127,9 @@ describe("recording from several writers", () => {
     const first = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "record" } });
     const second = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "record" } });
     const asked = Array.from({ length: 64 }, (_, i) => day(i));
-    await Promise.all(asked.map((d, i) => (i % 2 ? first : second).rateAsset.getCurve({ currency: "EUR", market_date: d })));
+    await Promise.all(
+      asked.map((d, i) => (i % 2 ? first : second).rateAsset.getCurve({ currency: "EUR", market_date: d })),
+    );
     expect(datesIn(file).sort()).toEqual(asked);
     expect(first.cassette!.stats.recorded + second.cassette!.stats.recorded).toBe(64);
     expect(leftovers()).toEqual([]);
@@ -128,7 +153,11 @@ describe("recording from several writers", () => {
 
   it("record empties the cassette when opened; what is recorded after that, by anyone, stays", async () => {
     const file = path.join(dir, "record-afresh.json");
-    await new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "auto" } }).report.lookBacks();
+    await new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: auth(),
+      cassette: { path: file, mode: "auto" },
+    }).report.lookBacks();
     const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "record" } });
     expect(Cassette.read(file)!.exchanges).toHaveLength(0);
     const other = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "auto" } });
@@ -148,7 +177,11 @@ describe("recording from several writers", () => {
     const kept = Cassette.read(file)!.exchanges.length; // valid JSON, every exchange checked
     expect(kept).toBeGreaterThanOrEqual(30);
     const startedMs = performance.now();
-    await new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "auto" } }).report.lookBacks();
+    await new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: auth(),
+      cassette: { path: file, mode: "auto" },
+    }).report.lookBacks();
     expect(performance.now() - startedMs).toBeLessThan(2_000);
     expect(Cassette.read(file)!.exchanges).toHaveLength(kept + 1);
     for (const name of leftovers()) rmSync(path.join(dir, name)); // a temporary file the kill cut short, maybe
@@ -207,7 +240,9 @@ describe("the lock", () => {
       }
       expect(error).toBeInstanceOf(CassetteError);
       expect((error as CassetteError).file).toBe(busy);
-      expect((error as Error).message).toContain(`the cassette ${busy} stayed locked by process ${process.ppid} on ${hostname()} for over 10 s (${lock})`);
+      expect((error as Error).message).toContain(
+        `the cassette ${busy} stayed locked by process ${process.ppid} on ${hostname()} for over 10 s (${lock})`,
+      );
       expect(readFileSync(lock, "utf8")).toBe(`${process.ppid} ${hostname()} alive.2`); // not ours to remove
       rmSync(lock);
     } finally {
@@ -251,7 +286,12 @@ describe("a cassette that cannot be written", () => {
     const later = path.join(dir, "later", "cassette.json");
     let sends = 0;
     const counted: typeof fetch = (input, init) => (sends++, fetch(input, init));
-    const rp = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: later, mode: "auto" }, fetch: counted });
+    const rp = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: auth(),
+      cassette: { path: later, mode: "auto" },
+      fetch: counted,
+    });
     writeFileSync(path.join(dir, "later"), "the directory became a file");
     const read = await rp.report.lookBacks().catch((e: unknown) => e);
     expect(read).toBeInstanceOf(CassetteError);

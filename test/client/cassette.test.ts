@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { inspect } from "node:util";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CassetteError, CassetteMissError, ConfigurationError, RiskPortalClient, provenanceOf, type AuthOptions } from "../../src";
+import {
+  CassetteError,
+  CassetteMissError,
+  ConfigurationError,
+  RiskPortalClient,
+  provenanceOf,
+  type AuthOptions,
+} from "../../src";
 import { Cassette } from "../../src/internals";
 import { frames } from "../../src";
 import { startSimulator, type Simulator } from "../../src/sim";
@@ -25,7 +32,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 async function simulator(): Promise<Simulator> {
-  const sim = await startSimulator({ rateLimit: false, transactionRows: 300, reportTiming: { queuedMs: 50, runningMs: 100 } });
+  const sim = await startSimulator({
+    rateLimit: false,
+    transactionRows: 300,
+    reportTiming: { queuedMs: 50, runningMs: 100 },
+  });
   open.push(sim);
   return sim;
 }
@@ -51,7 +62,12 @@ async function session(rp: RiskPortalClient) {
   const bonds = await rp.marketData.uploadBondPrices({ bond_data: [bund], trigger_immediate_bootstrap: true });
   const equityVols = await rp.marketData.uploadEquityVolCurves({
     equity_vol_curves: [
-      { asset_id: { code: "SAP", market_identification_code: "XETR" }, reference_date: "2026-11-20", maturities: [30, 91], vols: [0.3, 0.28] },
+      {
+        asset_id: { code: "SAP", market_identification_code: "XETR" },
+        reference_date: "2026-11-20",
+        maturities: [30, 91],
+        vols: [0.3, 0.28],
+      },
     ],
   });
   const varItem = await rp.reportLauncher.createVar({
@@ -73,9 +89,27 @@ async function session(rp: RiskPortalClient) {
   const infos = await rp.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
   const list = await rp.report.list();
   const lookBacks = await rp.report.lookBacks();
-  const table = await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", start_date: "2026-01-01", end_date: "2026-11-20" });
+  const table = await rp.position.transactionTable({
+    portfolio_name: "GLOBAL-MACRO",
+    start_date: "2026-01-01",
+    end_date: "2026-11-20",
+  });
   const keys = await rp.user.apiKeys();
-  const responses = { curve, vols, brief, effects, bonds, equityVols, varItem, riskItem, infos, list, lookBacks, table, keys };
+  const responses = {
+    curve,
+    vols,
+    brief,
+    effects,
+    bonds,
+    equityVols,
+    varItem,
+    riskItem,
+    infos,
+    list,
+    lookBacks,
+    table,
+    keys,
+  };
   const tables = {
     curve: frames.yieldCurveColumns(curve),
     vols: frames.volResultsColumns(vols, volRequest),
@@ -92,7 +126,9 @@ async function session(rp: RiskPortalClient) {
 
 /** What a frame shows: columns, kinds and values (not where it came from). */
 const shown = (tables: Record<string, { columns: string[]; kinds: unknown; data: unknown; rowCount: number }>) =>
-  Object.fromEntries(Object.entries(tables).map(([k, t]) => [k, { columns: t.columns, kinds: t.kinds, data: t.data, rows: t.rowCount }]));
+  Object.fromEntries(
+    Object.entries(tables).map(([k, t]) => [k, { columns: t.columns, kinds: t.kinds, data: t.data, rows: t.rowCount }]),
+  );
 
 describe("record against the simulator, stop it, replay", () => {
   it("every operation replays to identical responses and frames, with no server and no credentials", async () => {
@@ -105,7 +141,11 @@ describe("record against the simulator, stop it, replay", () => {
     });
     const live = await session(recorder);
     expect(recorder.cassette!.stats).toEqual({ recorded: 13, replayed: 0 });
-    expect(provenanceOf(live.responses.curve)).toMatchObject({ source: "live", operation: "RateAsset", baseUrl: sim.url });
+    expect(provenanceOf(live.responses.curve)).toMatchObject({
+      source: "live",
+      operation: "RateAsset",
+      baseUrl: sim.url,
+    });
     await sim.close();
 
     // The server is gone; the replaying client has no credentials, and a fetch that would fail loudly.
@@ -114,7 +154,11 @@ describe("record against the simulator, stop it, replay", () => {
       fetchCalls.push(String(url));
       throw new Error("the network was used during replay");
     }) as unknown as typeof fetch;
-    const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" }, fetch: noNetwork });
+    const player = new RiskPortalClient({
+      baseUrl: sim.url,
+      cassette: { path: cassette, mode: "replay" },
+      fetch: noNetwork,
+    });
     const replayed = await session(player);
     expect(fetchCalls).toEqual([]);
     expect(player.cassette!.stats).toEqual({ recorded: 0, replayed: 13 });
@@ -145,14 +189,20 @@ describe("record against the simulator, stop it, replay", () => {
   it("a request that was not recorded fails in replay, naming the closest recorded request and the difference", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
     await recorder.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
     await recorder.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     await recorder.report.lookBacks();
     await sim.close();
 
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
-    const error = await player.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-19" }).catch((e: unknown) => e);
+    const error = await player.rateAsset
+      .getCurve({ currency: "EUR", market_date: "2026-11-19" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CassetteMissError);
     const miss = error as CassetteMissError;
     expect(miss.operation).toBe("RateAsset");
@@ -161,7 +211,9 @@ describe("record against the simulator, stop it, replay", () => {
     expect(miss.message).toContain(cassette);
     expect(miss.message).toContain('body.market_date: recorded "2026-11-20T00:00:00Z", now "2026-11-19T00:00:00Z"');
 
-    const other = (await player.tradable.brief({ tradableId: "AAPL.XNAS" }).catch((e: unknown) => e)) as CassetteMissError;
+    const other = (await player.tradable
+      .brief({ tradableId: "AAPL.XNAS" })
+      .catch((e: unknown) => e)) as CassetteMissError;
     expect(other).toBeInstanceOf(CassetteMissError);
     expect(other.differences.some((d) => d.startsWith("path: recorded"))).toBe(true);
   });
@@ -169,29 +221,53 @@ describe("record against the simulator, stop it, replay", () => {
   it("batch helpers throw a replay miss instead of listing it as one failed date", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
-    const recorded = await frames.fetchYieldCurvesColumns(recorder, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
+    const recorded = await frames.fetchYieldCurvesColumns(recorder, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-19", "2026-11-20"],
+      progress: "none",
+    });
     expect(recorded.failures).toEqual([]);
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
-    const again = await frames.fetchYieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const again = await frames.fetchYieldCurvesColumns(player, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-19", "2026-11-20"],
+      progress: "none",
+    });
     expect(again.table.data).toEqual(recorded.table.data);
-    await expect(frames.fetchYieldCurvesColumns(player, { currencies: ["USD"], marketDates: ["2026-11-19", "2026-11-18"], progress: "none" })).rejects.toThrow(
-      CassetteMissError,
-    );
-    await expect(frames.fetchReportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" })).rejects.toThrow(
-      /closest recorded request \(RateAsset\)/,
-    );
+    await expect(
+      frames.fetchYieldCurvesColumns(player, {
+        currencies: ["USD"],
+        marketDates: ["2026-11-19", "2026-11-18"],
+        progress: "none",
+      }),
+    ).rejects.toThrow(CassetteMissError);
+    await expect(
+      frames.fetchReportInfosByDateColumns(player, { pricingDates: ["2026-11-20"], progress: "none" }),
+    ).rejects.toThrow(/closest recorded request \(RateAsset\)/);
   });
 
   it("matches on the canonical request: key order and date spellings do not matter", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
     const recorded = await recorder.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
-    for (const pricing_date of [new Date(Date.UTC(2026, 10, 20)), "2026-11-20T00:00:00.000Z", "2026-11-20T01:00:00+01:00"]) {
+    for (const pricing_date of [
+      new Date(Date.UTC(2026, 10, 20)),
+      "2026-11-20T00:00:00.000Z",
+      "2026-11-20T01:00:00+01:00",
+    ]) {
       expect(await player.report.infos({ portfolio_names: ["GLOBAL-MACRO"], pricing_date })).toEqual(recorded);
     }
   });
@@ -199,7 +275,11 @@ describe("record against the simulator, stop it, replay", () => {
   it("the same request recorded several times (a poll loop) replays in recorded order, and the last answer repeats", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
     const first = await recorder.report.list();
     await recorder.reportLauncher.createVar({
       report_name: "GLOBAL-MACRO VaR 99% 1d",
@@ -220,7 +300,8 @@ describe("record against the simulator, stop it, replay", () => {
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
     expect(await player.report.list()).toEqual(first);
     const polls = [];
-    for (let i = 0; i < 4; i++) polls.push(status(await player.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] })));
+    for (let i = 0; i < 4; i++)
+      polls.push(status(await player.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] })));
     expect(polls).toEqual([status(second), status(third), status(third), status(third)]);
   });
 
@@ -240,15 +321,15 @@ describe("record against the simulator, stop it, replay", () => {
     await second.rateAsset.getCurve({ currency: "CHF", market_date: "2026-11-20" });
     expect(second.cassette!.stats).toEqual({ recorded: 1, replayed: 1 });
     expect(second.toJSON().cassette).toEqual({ path: cassette, mode: "auto", recorded: 1, replayed: 1 });
-    expect(inspect(second)).toContain(`cassette: {"path":${JSON.stringify(cassette)},"mode":"auto","replayed":1,"recorded":1}`);
+    expect(inspect(second)).toContain(
+      `cassette: {"path":${JSON.stringify(cassette)},"mode":"auto","replayed":1,"recorded":1}`,
+    );
     expect(Cassette.read(cassette)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
     // One exchange per line: a re-recording diffs exchange by exchange.
     const lines = readFileSync(cassette, "utf8").split("\n");
-    expect(lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation)).toEqual([
-      "LookBacks",
-      "LookBacks",
-      "RateAsset",
-    ]);
+    expect(
+      lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation),
+    ).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
 
     // "record" starts afresh.
     const third = new RiskPortalClient({ baseUrl: sim.url, auth, cassette: { path: cassette, mode: "record" } });
@@ -259,7 +340,11 @@ describe("record against the simulator, stop it, replay", () => {
   it("error answers are recorded and replay as the same error", async () => {
     const sim = await simulator();
     const cassette = file();
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
     const live = await recorder.tradable.brief({ tradableId: "NOPE.XXXX" }).catch((e: Error) => e);
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
@@ -270,12 +355,20 @@ describe("record against the simulator, stop it, replay", () => {
 
   it("replay needs the file, and says so; a file that is not a cassette is refused", () => {
     const missing = path.join(dir, "nope.json");
-    expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(ConfigurationError);
-    expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(CassetteError);
-    expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } })).toThrow(/nope\.json: it does not exist/);
+    expect(
+      () => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } }),
+    ).toThrow(ConfigurationError);
+    expect(
+      () => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } }),
+    ).toThrow(CassetteError);
+    expect(
+      () => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: missing, mode: "replay" } }),
+    ).toThrow(/nope\.json: it does not exist/);
     const bogus = path.join(dir, "bogus.json");
     writeFileSync(bogus, JSON.stringify({ hello: 1 }));
-    expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: bogus, mode: "replay" } })).toThrow(/not a risk-portal-lab cassette/);
+    expect(
+      () => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: bogus, mode: "replay" } }),
+    ).toThrow(/not a risk-portal-lab cassette/);
     // Without a cassette to replay, credentials are required as before.
     expect(() => new RiskPortalClient({ baseUrl: "http://127.0.0.1:9" })).toThrow(/auth is required/);
   });
@@ -298,7 +391,12 @@ describe("cassettes hold no secret", () => {
     for (const auth of modes) {
       const cassette = file();
       cassettes.push(cassette);
-      const rp = new RiskPortalClient({ baseUrl: sim.url, auth, fetch: watching, cassette: { path: cassette, mode: "record" } });
+      const rp = new RiskPortalClient({
+        baseUrl: sim.url,
+        auth,
+        fetch: watching,
+        cassette: { path: cassette, mode: "record" },
+      });
       await session(rp);
     }
     const secrets = [apiKey, bearerToken, clientSecret, ...sent];

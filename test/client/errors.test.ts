@@ -61,12 +61,18 @@ describe("HTTP failures map to one class per status family", () => {
       detail: "No tradable with id 'NOPE.XX'",
       instance: "/api/Tradable/GetTradableBrief",
     };
-    server.on(BRIEF, { status: 404, headers: { "content-type": "application/problem+json", "x-request-id": "req-42" }, body: problem });
+    server.on(BRIEF, {
+      status: 404,
+      headers: { "content-type": "application/problem+json", "x-request-id": "req-42" },
+      body: problem,
+    });
     const error = await rp.tradable.brief({ tradableId: "NOPE.XX" }).catch((e) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.problem).toEqual(problem);
     expect(error.requestId).toBe("req-42");
-    expect(error.message).toBe("GetTradableBrief failed: HTTP 404 Not Found — Tradable not found: No tradable with id 'NOPE.XX' (request id req-42)");
+    expect(error.message).toBe(
+      "GetTradableBrief failed: HTTP 404 Not Found — Tradable not found: No tradable with id 'NOPE.XX' (request id req-42)",
+    );
   });
 
   it("a non-JSON error body is kept as text", async () => {
@@ -99,13 +105,19 @@ describe("operation outcomes", () => {
 
   it("throwOnFailure: false returns the outcome instead", async () => {
     server.on(UPLOAD, { body: failed });
-    const out = await rp.marketData.uploadBondPrices({ bond_data: [bond], use_best_effort: true }, { throwOnFailure: false });
+    const out = await rp.marketData.uploadBondPrices(
+      { bond_data: [bond], use_best_effort: true },
+      { throwOnFailure: false },
+    );
     expect(out).toEqual(failed);
   });
 
   it("a null error_messages on success reads as an empty list", async () => {
     server.on(UPLOAD, { body: { is_success: true, error_messages: null } });
-    expect(await rp.marketData.uploadBondPrices({ bond_data: [bond] })).toEqual({ is_success: true, error_messages: [] });
+    expect(await rp.marketData.uploadBondPrices({ bond_data: [bond] })).toEqual({
+      is_success: true,
+      error_messages: [],
+    });
   });
 });
 
@@ -132,7 +144,9 @@ describe("responses that do not fit the schema", () => {
       .catch((e) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.issues.map((i: { path: string }) => i.path)).toEqual(["vols[1]", "vols[2]"]);
-    expect(error.message).toMatch(/^GetVol: the server's response does not fit the schema — vols\[1\]: .*; vols\[2\]: /);
+    expect(error.message).toMatch(
+      /^GetVol: the server's response does not fit the schema — vols\[1\]: .*; vols\[2\]: /,
+    );
   });
 
   it("a body that is not JSON says so", async () => {
@@ -215,7 +229,13 @@ describe("network failures", () => {
   it("an unreachable server is a NetworkError naming the origin and the cause's code", async () => {
     const gone = await startLoopback();
     await gone.close();
-    const error = await new RiskPortalClient({ baseUrl: gone.url, auth: { token: "tok-errors-0001" }, retry: false }).report.lookBacks().catch((e) => e);
+    const error = await new RiskPortalClient({
+      baseUrl: gone.url,
+      auth: { token: "tok-errors-0001" },
+      retry: false,
+    }).report
+      .lookBacks()
+      .catch((e) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.message).toContain(`could not reach ${gone.url}`);
     expect(error.message).toContain("ECONNREFUSED");
@@ -231,16 +251,20 @@ describe("one error family", () => {
     const visit = (where: string, value: unknown, depth: number) => {
       if (typeof value === "function" && value.prototype instanceof Error) {
         found.push(where);
-        if (value !== root.RiskPortalError && !(value.prototype instanceof (root.RiskPortalError as typeof Error))) outside.push(where);
+        if (value !== root.RiskPortalError && !(value.prototype instanceof (root.RiskPortalError as typeof Error)))
+          outside.push(where);
         return;
       }
-      if (depth < 1 && value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(`${where}.${k}`, v, depth + 1);
+      if (depth < 1 && value && typeof value === "object")
+        for (const [k, v] of Object.entries(value)) visit(`${where}.${k}`, v, depth + 1);
     };
     for (const [name, value] of Object.entries(root)) visit(name, value, 0);
     expect(found.length).toBeGreaterThan(15);
     expect(found).toEqual(
       expect.arrayContaining(
-        ["CsvError", "TableShapeError", "VolModelError", "PngExportError", "NotebookError", "CassetteError"].map((n) => expect.stringContaining(n)),
+        ["CsvError", "TableShapeError", "VolModelError", "PngExportError", "NotebookError", "CassetteError"].map((n) =>
+          expect.stringContaining(n),
+        ),
       ),
     );
     expect(outside).toEqual([]);

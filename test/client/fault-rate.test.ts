@@ -11,7 +11,11 @@ import { DEFAULT_RETRY } from "../../src/internals";
 const READS = 2_000;
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startSimulator({ rateLimit: false, faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 }, seed: 7 });
+  sim = await startSimulator({
+    rateLimit: false,
+    faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 },
+    seed: 7,
+  });
 });
 afterAll(() => sim?.close());
 

@@ -6,7 +6,15 @@
  */
 import { createServer } from "node:net";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ConfigurationError, NetworkError, RequestValidationError, RiskPortalClient, ServerError, TimeoutError, BadRequestError } from "../../src";
+import {
+  ConfigurationError,
+  NetworkError,
+  RequestValidationError,
+  RiskPortalClient,
+  ServerError,
+  TimeoutError,
+  BadRequestError,
+} from "../../src";
 import { parseRetryAfterMs, Redactor, REDACTED } from "../../src/internals";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { bond, curveReply, outcomeOk } from "../helpers/samples";
@@ -24,7 +32,12 @@ beforeEach(async () => {
 afterAll(() => server?.close());
 
 const client = (extra: Partial<ConstructorParameters<typeof RiskPortalClient>[0]> = {}) =>
-  new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: "k-faults-0123456789" }, retry: { baseDelayMs: 1, jitter: 0 }, ...extra });
+  new RiskPortalClient({
+    baseUrl: server.url,
+    auth: { apiKey: "k-faults-0123456789" },
+    retry: { baseDelayMs: 1, jitter: 0 },
+    ...extra,
+  });
 const upload = (rp: RiskPortalClient, options = {}) => rp.marketData.uploadBondPrices({ bond_data: [bond] }, options);
 const failure = async (promise: Promise<unknown>) => {
   try {
@@ -82,7 +95,11 @@ describe("a write whose answer was lost", () => {
 
   it('a refused connection is "could not reach", outcome not applied', async () => {
     const port = await freePort();
-    const rp = new RiskPortalClient({ baseUrl: `http://127.0.0.1:${port}`, auth: { apiKey: "k-faults-0123456789" }, retry: { limit: 1, baseDelayMs: 1 } });
+    const rp = new RiskPortalClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      auth: { apiKey: "k-faults-0123456789" },
+      retry: { limit: 1, baseDelayMs: 1 },
+    });
     const error = await failure(upload(rp));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcome).toBe("not-applied");
@@ -112,7 +129,9 @@ describe("call options that would drop the deadline", () => {
   });
 
   it("a deadline beyond what a timer can hold is no deadline, not an instant timeout", async () => {
-    await expect(client().rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: 3e9 })).resolves.toMatchObject({ yield_curve_model: { currency: "EUR" } });
+    await expect(client().rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: 3e9 })).resolves.toMatchObject({
+      yield_curve_model: { currency: "EUR" },
+    });
     await expect(client().rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: Infinity })).resolves.toBeTruthy();
   });
 
@@ -137,15 +156,24 @@ describe("Retry-After", () => {
   });
 
   it("a 503 with Retry-After: -5 is retried after the backoff", async () => {
-    server.on(CURVE, [{ status: 503, headers: { "retry-after": "-5" }, body: { title: "busy", status: 503 } }, { body: curveReply }]);
+    server.on(CURVE, [
+      { status: 503, headers: { "retry-after": "-5" }, body: { title: "busy", status: 503 } },
+      { body: curveReply },
+    ]);
     const delays: number[] = [];
-    await client({ retry: { baseDelayMs: 20, jitter: 0, onRetry: (i) => delays.push(i.delayMs) } }).rateAsset.getCurve({ currency: "EUR" });
+    await client({ retry: { baseDelayMs: 20, jitter: 0, onRetry: (i) => delays.push(i.delayMs) } }).rateAsset.getCurve({
+      currency: "EUR",
+    });
     expect(delays).toEqual([20]);
   });
 });
 
 describe("what goes on the wire is what the caller gave", () => {
-  const event = (extra: Record<string, unknown>) => ({ tradable_id: "AAPL", pricing_date: "2026-11-20", next_trade_event: { $type: "FutureEvent", ...extra } });
+  const event = (extra: Record<string, unknown>) => ({
+    tradable_id: "AAPL",
+    pricing_date: "2026-11-20",
+    next_trade_event: { $type: "FutureEvent", ...extra },
+  });
   it.each([
     [NaN, "NaN"],
     [Infinity, "Infinity"],

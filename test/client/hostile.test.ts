@@ -87,7 +87,8 @@ function writeRepeated(res: ServerResponse, chunk: Buffer, times: number, tail?:
   next();
 }
 
-const client = (url: string, extra: Partial<RiskPortalClientOptions> = {}) => new RiskPortalClient({ baseUrl: url, auth: { apiKey: API_KEY }, ...extra });
+const client = (url: string, extra: Partial<RiskPortalClientOptions> = {}) =>
+  new RiskPortalClient({ baseUrl: url, auth: { apiKey: API_KEY }, ...extra });
 const json = { "content-type": "application/json" };
 
 describe("compression bombs and endless bodies end at the size limit", () => {
@@ -109,7 +110,9 @@ describe("compression bombs and endless bodies end at the size limit", () => {
         const error = (await rp.report.lookBacks().catch((e: unknown) => e)) as ResponseTooLargeError;
         expect(error).toBeInstanceOf(ResponseTooLargeError);
         expect(error.limit).toBe(4 * MiB);
-        expect(error.message).toMatch(/LookBacks: the response passed its size limit of 4 MiB \(maxResponseBytes, counted decompressed\)/);
+        expect(error.message).toMatch(
+          /LookBacks: the response passed its size limit of 4 MiB \(maxResponseBytes, counted decompressed\)/,
+        );
         expect(error.message).toMatch(/to raise it: \{ maxResponseBytes: \d+ \} on the call or the client/);
         expect(server.hits).toBe(1);
       });
@@ -157,17 +160,28 @@ describe("streaming to Parquet is not bound by the limit (it never holds the bod
   it("a table larger than maxResponseBytes streams into Parquet; read whole it is refused", async () => {
     const sim = await startSimulator({ transactionRows: 3_000 });
     try {
-      const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, maxResponseBytes: 64 * 1024 });
+      const rp = new RiskPortalClient({
+        baseUrl: sim.url,
+        auth: { apiKey: sim.credentials.apiKey },
+        maxResponseBytes: 64 * 1024,
+      });
       const request = { portfolio_name: "GLOBAL-MACRO" };
       const written = await fetchTransactionTableToParquet(rp, request, path.join(dir, "t.parquet"));
       expect(written.rows).toBeGreaterThan(2_500);
       expect(written.bytes).toBeGreaterThan(64 * 1024);
       // Refusals under cross-fetch: Node 20's fetch leaves the socket of a cancelled body open, and the
       // simulator's close() would wait for it.
-      const refusing = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, maxResponseBytes: 64 * 1024, fetch: crossFetch });
+      const refusing = new RiskPortalClient({
+        baseUrl: sim.url,
+        auth: { apiKey: sim.credentials.apiKey },
+        maxResponseBytes: 64 * 1024,
+        fetch: crossFetch,
+      });
       await expect(refusing.position.transactionTable(request)).rejects.toBeInstanceOf(ResponseTooLargeError);
       // A streamed call is limited only by a limit given to the call itself.
-      const limited = fetchTransactionTableToParquet(refusing, request, path.join(dir, "u.parquet"), { maxResponseBytes: 64 * 1024 });
+      const limited = fetchTransactionTableToParquet(refusing, request, path.join(dir, "u.parquet"), {
+        maxResponseBytes: 64 * 1024,
+      });
       await expect(limited).rejects.toBeInstanceOf(ResponseTooLargeError);
     } finally {
       await sim.close();
@@ -179,7 +193,9 @@ describe("server JSON never pollutes a prototype", () => {
   it("__proto__, constructor and prototype keys in an error body stay data", async () => {
     const server = await rawServer((_req, res) => {
       res.writeHead(400, json);
-      res.end(`{"title":"bad","__proto__":{"polluted":"yes"},"nested":[{"__proto__":{"polluted":"yes"}}],"constructor":{"prototype":{"polluted":"yes"}}}`);
+      res.end(
+        `{"title":"bad","__proto__":{"polluted":"yes"},"nested":[{"__proto__":{"polluted":"yes"}}],"constructor":{"prototype":{"polluted":"yes"}}}`,
+      );
     });
     const error = (await client(server.url)
       .report.lookBacks()
@@ -228,7 +244,9 @@ describe("the Content-Type of a JSON operation's answer", () => {
       .report.lookBacks()
       .catch((e: unknown) => e)) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect(error.message).toContain("LookBacks: the server answered HTTP 200 with Content-Type text/html; charset=utf-8, not JSON");
+    expect(error.message).toContain(
+      "LookBacks: the server answered HTTP 200 with Content-Type text/html; charset=utf-8, not JSON",
+    );
     expect(error.message).toContain('{"look_backs":["1Y"],"echo":"[REDACTED]"}');
     expect(error.message).not.toContain(API_KEY);
   });
@@ -261,7 +279,9 @@ describe("oversized headers are a protocol error, not a retried NetworkError", (
           .catch((e: unknown) => e)) as ProtocolError;
         expect(error).toBeInstanceOf(ProtocolError);
         expect(error).not.toBeInstanceOf(NetworkError);
-        expect(error.message).toMatch(/LookBacks: the answer from http:\/\/127\.0\.0\.1:\d+ broke HTTP: its headers are larger than the client accepts/);
+        expect(error.message).toMatch(
+          /LookBacks: the answer from http:\/\/127\.0\.0\.1:\d+ broke HTTP: its headers are larger than the client accepts/,
+        );
         expect(server.hits).toBe(1);
       });
     }

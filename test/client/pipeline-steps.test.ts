@@ -62,7 +62,10 @@ function config(extra: Partial<PipelineConfig> = {}): PipelineConfig {
   return {
     baseUrl: server.url,
     fetch: globalThis.fetch,
-    auth: createAuthProvider({ apiKey: API_KEY }, { fetch: globalThis.fetch, redactor, timeoutMs: 5_000, now: Date.now }),
+    auth: createAuthProvider(
+      { apiKey: API_KEY },
+      { fetch: globalThis.fetch, redactor, timeoutMs: 5_000, now: Date.now },
+    ),
     redactor,
     timeoutMs: 5_000,
     retry: resolveRetry({ limit: 2, baseDelayMs: 1, maxDelayMs: 2, jitter: 0 }),
@@ -79,7 +82,10 @@ const uploadInput = { bond_data: [bond] };
 const uploadType = uploadBondPriceData.responseType ?? "Service.Web.Core.OperationOutcome, Service.Web.Core";
 
 /** A call whose clock runs (as send starts it), stopped after the test body. */
-async function withCall<Op extends OperationDef, T>(call: PreparedCall<Op>, body: (call: PreparedCall<Op>) => Promise<T>): Promise<T> {
+async function withCall<Op extends OperationDef, T>(
+  call: PreparedCall<Op>,
+  body: (call: PreparedCall<Op>) => Promise<T>,
+): Promise<T> {
   call.startClock();
   try {
     return await body(call);
@@ -88,12 +94,21 @@ async function withCall<Op extends OperationDef, T>(call: PreparedCall<Op>, body
   }
 }
 
-const received = (text: string, extra: Partial<Received> = {}): Received => ({ status: 200, text, receivedAt: "2026-11-20T10:00:00.000Z", ...extra });
+const received = (text: string, extra: Partial<Received> = {}): Received => ({
+  status: 200,
+  text,
+  receivedAt: "2026-11-20T10:00:00.000Z",
+  ...extra,
+});
 
 describe("prepare: new PreparedCall(config, op, input, options)", () => {
   it("validates and encodes before anything is sent: a bad field is a RequestValidationError naming it, and the server sees nothing", () => {
-    expect(() => new PreparedCall(config(), getRateAsset, { currency: "EUR", market_dat: "2026-11-19" }, {})).toThrow(RequestValidationError);
-    expect(() => new PreparedCall(config(), getRateAsset, { currency: "EUR", market_dat: "2026-11-19" }, {})).toThrow(/market_dat.*market_date/);
+    expect(() => new PreparedCall(config(), getRateAsset, { currency: "EUR", market_dat: "2026-11-19" }, {})).toThrow(
+      RequestValidationError,
+    );
+    expect(() => new PreparedCall(config(), getRateAsset, { currency: "EUR", market_dat: "2026-11-19" }, {})).toThrow(
+      /market_dat.*market_date/,
+    );
     const write = (() => {
       try {
         new PreparedCall(config(), uploadBondPriceData, { bond_data: [{ ...bond, traded_price: "abc" }] }, {});
@@ -122,8 +137,12 @@ describe("prepare: new PreparedCall(config, op, input, options)", () => {
   it("resolves the call's options against the client's and refuses bad ones before sending", () => {
     expect(new PreparedCall(config(), getRateAsset, curveInput, { timeoutMs: 250 }).timeoutMs).toBe(250);
     expect(new PreparedCall(config(), getRateAsset, curveInput, { retry: false }).retry.limit).toBe(0);
-    expect(() => new PreparedCall(config(), getRateAsset, curveInput, { timeoutMs: Number.NaN })).toThrow(ConfigurationError);
-    expect(new PreparedCall(config({ cache: new ResponseCache() }), getRateAsset, curveInput, { cache: false }).cache).toBeUndefined();
+    expect(() => new PreparedCall(config(), getRateAsset, curveInput, { timeoutMs: Number.NaN })).toThrow(
+      ConfigurationError,
+    );
+    expect(
+      new PreparedCall(config({ cache: new ResponseCache() }), getRateAsset, curveInput, { cache: false }).cache,
+    ).toBeUndefined();
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -133,10 +152,19 @@ describe("the cache: fromCache(call)", () => {
     const cache = new ResponseCache();
     const call = new PreparedCall(config({ cache }), getRateAsset, curveInput, {});
     expect(await fromCache(call)).toBeUndefined();
-    await cache.set(call.cacheKey, { text: JSON.stringify(curveReply), receivedAt: "2026-11-20T09:00:00.000Z", requestId: "r-1" });
+    await cache.set(call.cacheKey, {
+      text: JSON.stringify(curveReply),
+      receivedAt: "2026-11-20T09:00:00.000Z",
+      requestId: "r-1",
+    });
     const hit = await fromCache(call);
     expect(hit?.yield_curve_model?.currency).toBe("EUR");
-    expect(provenanceOf(hit!)).toMatchObject({ source: "cache", receivedAt: "2026-11-20T09:00:00.000Z", requestId: "r-1", operation: "RateAsset" });
+    expect(provenanceOf(hit!)).toMatchObject({
+      source: "cache",
+      receivedAt: "2026-11-20T09:00:00.000Z",
+      requestId: "r-1",
+      operation: "RateAsset",
+    });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -154,7 +182,10 @@ describe("single flight: joinInFlight(call)", () => {
     const cache = new ResponseCache();
     const call = new PreparedCall(config({ cache }), getRateAsset, curveInput, {});
     await withCall(call, async (c) => expect(await joinInFlight(c)).toBeUndefined());
-    cache.lead(call.cacheKey, Promise.resolve({ text: JSON.stringify(curveReply), receivedAt: "2026-11-20T09:30:00.000Z" }));
+    cache.lead(
+      call.cacheKey,
+      Promise.resolve({ text: JSON.stringify(curveReply), receivedAt: "2026-11-20T09:30:00.000Z" }),
+    );
     const shared = await withCall(call, (c) => joinInFlight(c));
     expect(shared?.yield_curve_model?.market_date).toBeDefined();
     expect(provenanceOf(shared!)).toMatchObject({ source: "live", receivedAt: "2026-11-20T09:30:00.000Z" });
@@ -186,7 +217,15 @@ describe("the retry loop: attempts(call)", () => {
   it("tries again after a transient failure and returns the success; onRetry hears of each wait", async () => {
     server.on("/api/RateAsset", [{ status: 500 }, { status: 200, body: curveReply }]);
     const retries: number[] = [];
-    const cfg = config({ retry: resolveRetry({ limit: 2, baseDelayMs: 1, maxDelayMs: 2, jitter: 0, onRetry: (r) => retries.push(r.attempt) }) });
+    const cfg = config({
+      retry: resolveRetry({
+        limit: 2,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+        jitter: 0,
+        onRetry: (r) => retries.push(r.attempt),
+      }),
+    });
     const got = await withCall(new PreparedCall(cfg, getRateAsset, curveInput, {}), (c) => attempts(c));
     expect(got.status).toBe(200);
     expect(server.to("/api/RateAsset")).toHaveLength(2);
@@ -207,16 +246,25 @@ describe("failures: httpFailure(call, response, text, requestId) and transportFa
     const failed = httpFailure(write, new Response("oops", { status: 500 }), "oops", "r-5");
     expect(failed.failure).toMatchObject({ outcome: "unknown", status: 500, requestId: "r-5" });
     expect(failed.failure.message).toMatch(/may have applied it/);
-    expect(httpFailure(write, new Response("{}", { status: 422 }), "{}", undefined).failure).toMatchObject({ outcome: "not-applied" });
+    expect(httpFailure(write, new Response("{}", { status: 422 }), "{}", undefined).failure).toMatchObject({
+      outcome: "not-applied",
+    });
     const read = new PreparedCall(config(), getRateAsset, curveInput, {});
-    const limited = httpFailure(read, new Response("", { status: 429, headers: { "retry-after": "3" } }), "", undefined);
+    const limited = httpFailure(
+      read,
+      new Response("", { status: 429, headers: { "retry-after": "3" } }),
+      "",
+      undefined,
+    );
     expect(limited.failure).toBeInstanceOf(RateLimitError);
     expect(limited).toMatchObject({ retryable: true, retryAfterMs: 3_000 });
     expect((limited.failure as RateLimitError).retryAfterMs).toBe(3_000);
   });
 
   it("nothing sent: 'could not reach', a write not applied; sent and no answer: a write's outcome is unknown", () => {
-    const cause = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    const cause = Object.assign(new TypeError("fetch failed"), {
+      cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    });
     const write = new PreparedCall(config(), uploadBondPriceData, uploadInput, {});
     const unsent = transportFailure(write, cause, undefined);
     expect(unsent).toBeInstanceOf(NetworkError);
@@ -230,7 +278,9 @@ describe("failures: httpFailure(call, response, text, requestId) and transportFa
     expect(lost.message).toMatch(/outcome unknown.*may have applied it.*Re-sending it unchecked may apply it twice/);
     const read = new PreparedCall(config(), getRateAsset, curveInput, {});
     read.sends = 1;
-    expect(transportFailure(read, new TypeError("terminated"), 200).message).toMatch(/broke while the HTTP 200 answer was arriving/);
+    expect(transportFailure(read, new TypeError("terminated"), 200).message).toMatch(
+      /broke while the HTTP 200 answer was arriving/,
+    );
   });
 });
 
@@ -238,13 +288,22 @@ describe("decode: call.decode(received)", () => {
   it("a body that is not JSON or does not fit the schema is a ResponseValidationError; is_success false an OperationFailedError unless asked not to throw", () => {
     const read = new PreparedCall(config(), getRateAsset, curveInput, {});
     expect(() => read.decode(received("<html>"))).toThrow(ResponseValidationError);
-    expect(() => read.decode(received(JSON.stringify({ yield_curve_model: { data: "none" } })))).toThrow(/does not fit the schema/);
+    expect(() => read.decode(received(JSON.stringify({ yield_curve_model: { data: "none" } })))).toThrow(
+      /does not fit the schema/,
+    );
     expect(read.decode(received(JSON.stringify(curveReply))).yield_curve_model?.currency).toBe("EUR");
-    const failed = JSON.stringify({ ...outcomeOk(uploadType), is_success: false, error_messages: ["bond_data[0]: unknown bond"] });
+    const failed = JSON.stringify({
+      ...outcomeOk(uploadType),
+      is_success: false,
+      error_messages: ["bond_data[0]: unknown bond"],
+    });
     const write = new PreparedCall(config(), uploadBondPriceData, uploadInput, {});
     expect(() => write.decode(received(failed))).toThrow(OperationFailedError);
     const told = new PreparedCall(config(), uploadBondPriceData, uploadInput, { throwOnFailure: false });
-    expect(told.decode(received(failed))).toMatchObject({ is_success: false, error_messages: ["bond_data[0]: unknown bond"] });
+    expect(told.decode(received(failed))).toMatchObject({
+      is_success: false,
+      error_messages: ["bond_data[0]: unknown bond"],
+    });
   });
 });
 
@@ -262,7 +321,11 @@ describe("record: record(call, response, text, receivedAt)", () => {
     record(call, new Response("", { status: 200 }), JSON.stringify(curveReply), "2026-11-20T10:00:00.000Z");
     const saved = Cassette.read(file)!;
     expect(saved.exchanges).toHaveLength(1);
-    expect(saved.exchanges[0]).toMatchObject({ operation: "RateAsset", receivedAt: "2026-11-20T10:00:00.000Z", response: { status: 200 } });
+    expect(saved.exchanges[0]).toMatchObject({
+      operation: "RateAsset",
+      receivedAt: "2026-11-20T10:00:00.000Z",
+      response: { status: 200 },
+    });
     expect(readFileSync(file, "utf8")).not.toContain(API_KEY);
   });
 
@@ -275,7 +338,12 @@ describe("record: record(call, response, text, receivedAt)", () => {
     const call = new PreparedCall(config({ cassette }), uploadBondPriceData, uploadInput, {});
     let error: unknown;
     try {
-      record(call, new Response("", { status: 200 }), JSON.stringify(outcomeOk(uploadType)), "2026-11-20T10:00:00.000Z");
+      record(
+        call,
+        new Response("", { status: 200 }),
+        JSON.stringify(outcomeOk(uploadType)),
+        "2026-11-20T10:00:00.000Z",
+      );
     } catch (e) {
       error = e;
     }
@@ -301,7 +369,11 @@ describe("remember: remember(call, received, generation)", () => {
     const read = new PreparedCall(config({ cache }), getRateAsset, curveInput, {});
     const before = cache.generation;
     await cache.set(read.cacheKey, { text: JSON.stringify(curveReply), receivedAt: "2026-11-20T09:00:00.000Z" });
-    await remember(new PreparedCall(config({ cache }), uploadBondPriceData, uploadInput, {}), received(JSON.stringify(outcomeOk(uploadType))), undefined);
+    await remember(
+      new PreparedCall(config({ cache }), uploadBondPriceData, uploadInput, {}),
+      received(JSON.stringify(outcomeOk(uploadType))),
+      undefined,
+    );
     expect(cache.stats.entries).toBe(0);
     await remember(read, received(JSON.stringify(curveReply)), before);
     expect(await cache.get(read.cacheKey)).toBeUndefined();

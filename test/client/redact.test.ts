@@ -14,7 +14,12 @@ const SECRETS = [TOKEN, API_KEY, CLIENT_SECRET];
 /** Everything an error could show: message, stack, inspect (with cause), JSON of its fields. */
 function everything(error: unknown): string {
   const e = error as Error & Record<string, unknown>;
-  return [String(e), e.stack, inspect(e, { depth: 10, showHidden: true }), JSON.stringify({ ...e, cause: String(e.cause) })].join("\n");
+  return [
+    String(e),
+    e.stack,
+    inspect(e, { depth: 10, showHidden: true }),
+    JSON.stringify({ ...e, cause: String(e.cause) }),
+  ].join("\n");
 }
 
 function expectNoSecret(text: string) {
@@ -32,7 +37,11 @@ describe("errors never contain a secret", () => {
   it("a server echoing the Authorization header in a 500 body", async () => {
     server.on("/api/Report/LookBacks", (req) => ({
       status: 500,
-      body: { title: "boom", detail: `header was ${req.headers.authorization}`, authorization: req.headers.authorization },
+      body: {
+        title: "boom",
+        detail: `header was ${req.headers.authorization}`,
+        authorization: req.headers.authorization,
+      },
     }));
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: TOKEN }, retry: false });
     const error = await rp.report.lookBacks().catch((e) => e);
@@ -42,7 +51,9 @@ describe("errors never contain a secret", () => {
 
   it("a server echoing the API key in a text body", async () => {
     server.on("/api/Report/LookBacks", (req) => ({ status: 403, body: `key ${req.headers["x-api-key"]} lacks scope` }));
-    const error = await new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: API_KEY } }).report.lookBacks().catch((e) => e);
+    const error = await new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: API_KEY } }).report
+      .lookBacks()
+      .catch((e) => e);
     expect(error.body).toBe(`key ${REDACTED} lacks scope`);
     expectNoSecret(everything(error));
   });
@@ -52,17 +63,25 @@ describe("errors never contain a secret", () => {
       status: 400,
       body: { error: "invalid_request", error_description: `bad form ${req.text} auth ${req.headers.authorization}` },
     }));
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: "quant", clientSecret: CLIENT_SECRET, tokenUrl: `${server.url}/token` } });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: "quant", clientSecret: CLIENT_SECRET, tokenUrl: `${server.url}/token` },
+    });
     expectNoSecret(everything(await rp.report.lookBacks().catch((e) => e)));
 
     server.on("/token", { body: { access_token: TOKEN, token_type: "Bearer", expires_in: 3600 } });
-    server.on("/api/Report/LookBacks", (req) => ({ status: 400, body: { title: "bad", detail: `you sent ${req.headers.authorization}` } }));
+    server.on("/api/Report/LookBacks", (req) => ({
+      status: 400,
+      body: { title: "bad", detail: `you sent ${req.headers.authorization}` },
+    }));
     expectNoSecret(everything(await rp.report.lookBacks().catch((e) => e)));
   });
 
   it("a response-validation error on ApiKeys masks the key values", async () => {
     server.on("/api/User/me/ApiKeys", { body: [{ ...apiKeysReply[0], id: 42, exposed_value: API_KEY }] });
-    const error = await new RiskPortalClient({ baseUrl: server.url, auth: { token: TOKEN } }).user.apiKeys().catch((e) => e);
+    const error = await new RiskPortalClient({ baseUrl: server.url, auth: { token: TOKEN } }).user
+      .apiKeys()
+      .catch((e) => e);
     expect(error.name).toBe("ResponseValidationError");
     expect(error.body[0].exposed_value).toBe(REDACTED);
     expectNoSecret(everything(error));
@@ -70,7 +89,9 @@ describe("errors never contain a secret", () => {
 
   it("a request-validation error quoting an input that holds the token", async () => {
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: TOKEN } });
-    const error = await rp.rateAsset.getCurve({ currency: "USD", market_date: `2026-11-20T10:00:00 ${TOKEN}` }).catch((e) => e);
+    const error = await rp.rateAsset
+      .getCurve({ currency: "USD", market_date: `2026-11-20T10:00:00 ${TOKEN}` })
+      .catch((e) => e);
     expect(error.name).toBe("RequestValidationError");
     expect(error.message).toContain(`market_date: date-time "2026-11-20T10:00:00 ${REDACTED}" has no offset`);
     expectNoSecret(everything(error));
@@ -85,7 +106,10 @@ describe("errors never contain a secret", () => {
   });
 
   it("printing the client shows no secret", () => {
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: "quant", clientSecret: CLIENT_SECRET, tokenUrl: `${server.url}/token` } });
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: "quant", clientSecret: CLIENT_SECRET, tokenUrl: `${server.url}/token` },
+    });
     const shown = inspect(rp, { depth: 10, showHidden: true }) + JSON.stringify(rp);
     expect(shown).toContain("OAuth2 client credentials (client id quant)");
     expectNoSecret(shown);

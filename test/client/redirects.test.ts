@@ -121,10 +121,15 @@ describe("a redirect to another origin is not followed", () => {
   });
 
   it("the message says where the service may have moved, and names no secret", async () => {
-    server.on(LOOKBACKS, { status: 301, headers: { location: `http://localhost:${port(other)}${LOOKBACKS}?key=${API_KEY}` } });
+    server.on(LOOKBACKS, {
+      status: 301,
+      headers: { location: `http://localhost:${port(other)}${LOOKBACKS}?key=${API_KEY}` },
+    });
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: API_KEY } });
     const error = (await rp.report.lookBacks().catch((e: unknown) => e)) as RedirectError;
-    expect(error.message).toContain(`LookBacks: the server answered HTTP 301 with a redirect to another origin, http://localhost:${port(other)}`);
+    expect(error.message).toContain(
+      `LookBacks: the server answered HTTP 301 with a redirect to another origin, http://localhost:${port(other)}`,
+    );
     expect(error.message).not.toContain(API_KEY);
     expect(JSON.stringify(error)).not.toContain(API_KEY);
   });
@@ -152,8 +157,13 @@ describe("the OAuth2 token request", () => {
   }
 
   it("a same-origin 307 from the token endpoint is followed, the Basic credentials added again", async () => {
-    server.on(TOKEN, (req) => (req.query.moved ? tokens.handler(req) : { status: 307, headers: { location: `${TOKEN}?moved=1` } }));
-    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { clientId: "desk", clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN } });
+    server.on(TOKEN, (req) =>
+      req.query.moved ? tokens.handler(req) : { status: 307, headers: { location: `${TOKEN}?moved=1` } },
+    );
+    const rp = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { clientId: "desk", clientSecret: CLIENT_SECRET, tokenUrl: server.url + TOKEN },
+    });
     server.on(LOOKBACKS, { body: { look_backs: ["1Y"] } });
     expect(await rp.report.lookBacks()).toEqual({ look_backs: ["1Y"] });
     const [first, second] = server.to(TOKEN);
@@ -192,7 +202,9 @@ describe("a redirect to the same origin is followed by the pipeline", () => {
 
   it("a 303 after a write is fetched with GET and without the body (the write is not sent twice)", async () => {
     server.on(UPLOAD, { status: 303, headers: { location: "/api/result/42" } });
-    server.on("/api/result/42", { body: outcomeOk("Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core") });
+    server.on("/api/result/42", {
+      body: outcomeOk("Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core"),
+    });
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: API_KEY } });
     const got = await rp.marketData.uploadBondPrices({ bond_data: [bond] });
     expect(got.is_success).toBe(true);

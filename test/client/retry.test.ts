@@ -34,7 +34,9 @@ describe("retry of reads", () => {
 
   it("gives up after `limit` retries and throws the last ServerError", async () => {
     server.on(LOOKBACKS, unavailable);
-    await expect(client({ limit: 3, baseDelayMs: 1, jitter: 0 }).report.lookBacks()).rejects.toBeInstanceOf(ServerError);
+    await expect(client({ limit: 3, baseDelayMs: 1, jitter: 0 }).report.lookBacks()).rejects.toBeInstanceOf(
+      ServerError,
+    );
     expect(server.to(LOOKBACKS)).toHaveLength(4);
   });
 
@@ -51,7 +53,10 @@ describe("retry of reads", () => {
   });
 
   it("retries a read-only POST after the connection is dropped mid-request", async () => {
-    server.on("/api/RateAsset", [{ destroy: true }, { body: { yield_curve_model: { currency: "USD", market_date: "2026-11-20T00:00:00Z", data: [] } } }]);
+    server.on("/api/RateAsset", [
+      { destroy: true },
+      { body: { yield_curve_model: { currency: "USD", market_date: "2026-11-20T00:00:00Z", data: [] } } },
+    ]);
     const out = await client().rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
     expect(out.yield_curve_model.currency).toBe("USD");
     expect(server.to("/api/RateAsset")).toHaveLength(2);
@@ -120,7 +125,9 @@ describe("backoff timing (fake timers)", () => {
 
   it("caps the exponential delay at maxDelayMs", () => {
     const options = { ...DEFAULT_RETRY, baseDelayMs: 1_000, maxDelayMs: 5_000, jitter: 0 };
-    expect([1, 2, 3, 4, 5, 10].map((n) => backoffDelayMs(n, options))).toEqual([1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
+    expect([1, 2, 3, 4, 5, 10].map((n) => backoffDelayMs(n, options))).toEqual([
+      1_000, 2_000, 4_000, 5_000, 5_000, 5_000,
+    ]);
   });
 
   it("jitter takes at most the configured share off the delay", () => {
@@ -143,7 +150,10 @@ describe("Retry-After", () => {
   });
 
   it("does not wait for a Retry-After beyond maxRetryAfterMs: the RateLimitError carries the hint", async () => {
-    server.on(LOOKBACKS, [{ status: 429, headers: { "retry-after": "3600" }, body: { title: "Too Many Requests" } }, ok]);
+    server.on(LOOKBACKS, [
+      { status: 429, headers: { "retry-after": "3600" }, body: { title: "Too Many Requests" } },
+      ok,
+    ]);
     const error = await client({ maxRetryAfterMs: 60_000 })
       .report.lookBacks()
       .catch((e) => e);

@@ -22,7 +22,9 @@ const slowToken = (ms: number) => async () => {
 describe("a call joining a shared token request", () => {
   it("with a longer deadline than the client's waits for the token (getToken)", async () => {
     const rp = new RiskPortalClient({ baseUrl: server.url, auth: { getToken: slowToken(250) }, timeoutMs: 100 });
-    await expect(rp.rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: 2_000 })).resolves.toMatchObject({ yield_curve_model: { currency: "EUR" } });
+    await expect(rp.rateAsset.getCurve({ currency: "EUR" }, { timeoutMs: 2_000 })).resolves.toMatchObject({
+      yield_curve_model: { currency: "EUR" },
+    });
   });
 
   it("with a longer deadline than the client's waits for the token (client credentials)", async () => {
@@ -54,7 +56,9 @@ describe("a token request that fails in transit", () => {
   it("is tried again for a read and for a write (nothing of the call was sent); a refused credential is not", async () => {
     const tokens = tokenEndpoint();
     let calls = 0;
-    server.on("/token2", async (req) => (++calls % 2 ? { status: 503, body: { error: "temporarily_unavailable" } } : tokens.handler(req)));
+    server.on("/token2", async (req) =>
+      ++calls % 2 ? { status: 503, body: { error: "temporarily_unavailable" } } : tokens.handler(req),
+    );
     server.on("/api/MarketData/UploadBondPriceData", {
       body: { $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core", is_success: true, error_messages: [] },
     });
@@ -62,13 +66,21 @@ describe("a token request that fails in transit", () => {
     const rp = new RiskPortalClient({ baseUrl: server.url, auth, retry: { baseDelayMs: 1 }, cache: false });
     await expect(rp.rateAsset.getCurve({ currency: "EUR" })).resolves.toBeTruthy();
     const writer = new RiskPortalClient({ baseUrl: server.url, auth, retry: { baseDelayMs: 1 } });
-    await expect(writer.marketData.uploadBondPrices({ bond_data: [bond] })).resolves.toMatchObject({ is_success: true });
+    await expect(writer.marketData.uploadBondPrices({ bond_data: [bond] })).resolves.toMatchObject({
+      is_success: true,
+    });
     expect(calls).toBe(4);
     expect(server.to("/api/MarketData/UploadBondPriceData")).toHaveLength(1);
 
     server.on("/token3", { status: 401, body: { error: "invalid_client" } });
-    const refused = new RiskPortalClient({ baseUrl: server.url, auth: { ...auth, tokenUrl: `${server.url}/token3` }, retry: { baseDelayMs: 1 } });
-    await expect(refused.rateAsset.getCurve({ currency: "EUR" })).rejects.toMatchObject({ name: "AuthenticationError" });
+    const refused = new RiskPortalClient({
+      baseUrl: server.url,
+      auth: { ...auth, tokenUrl: `${server.url}/token3` },
+      retry: { baseDelayMs: 1 },
+    });
+    await expect(refused.rateAsset.getCurve({ currency: "EUR" })).rejects.toMatchObject({
+      name: "AuthenticationError",
+    });
     expect(server.to("/token3")).toHaveLength(1);
   });
 });

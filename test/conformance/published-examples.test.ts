@@ -80,17 +80,25 @@ function expectPublishedFields(answer: unknown, fixture: Fixture, brand: BrandNa
       .toEqual([]);
     if (fixture.responseFields.includes("$type"))
       expect.soft(String(record.$type), `${where}: $type in the brand ${brand}`).toMatch(new RegExp(`^${brand}\\.`));
-    if ("is_success" in record) expect.soft(record.is_success, `${where}: is_success (error_messages: ${JSON.stringify(record.error_messages)})`).toBe(true);
+    if ("is_success" in record)
+      expect
+        .soft(record.is_success, `${where}: is_success (error_messages: ${JSON.stringify(record.error_messages)})`)
+        .toBe(true);
   }
 }
 
 /** Placeholders of the published examples: `"code": "code"`, `"<string>"`, `123`, the pages' sample dates, … */
 function placeholders(value: unknown, key = "", at = "request"): string[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => placeholders(v, key, `${at}[${i}]`));
-  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => placeholders(v, k, `${at}.${k}`));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => placeholders(v, k, `${at}.${k}`));
   const placeholder =
     typeof value === "string"
-      ? value === key || value === "<string>" || value === "{}" || value === "Example market data" || /^(2000-01-23|2023-11-07)T/.test(value)
+      ? value === key ||
+        value === "<string>" ||
+        value === "{}" ||
+        value === "Example market data" ||
+        /^(2000-01-23|2023-11-07)T/.test(value)
       : value === 123 || value === 0.8008281904610115;
   return placeholder ? [`${at}: ${JSON.stringify(value)}`] : [];
 }
@@ -101,11 +109,20 @@ function title(fixture: Fixture): string {
   return `${fixture.operation} ${fixture.generation} (${page}${fixture.derived ? ", derived" : ""})`;
 }
 
-async function rawCall(sim: Simulator, method: string, urlPath: string, options: { query?: Record<string, string>; body?: unknown } = {}) {
+async function rawCall(
+  sim: Simulator,
+  method: string,
+  urlPath: string,
+  options: { query?: Record<string, string>; body?: unknown } = {},
+) {
   const url = sim.url + urlPath + (options.query ? `?${new URLSearchParams(options.query)}` : "");
   const headers: Record<string, string> = { "x-api-key": sim.credentials.apiKey, accept: "application/json" };
   if (options.body !== undefined) headers["content-type"] = "application/json-patch+json";
-  const res = await fetch(url, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -139,11 +156,16 @@ it("the fixtures cover every published example, and each names a known operation
   for (const { file, fixture } of FIXTURES) {
     const op = operationOf(fixture);
     expect([fixture.method, fixture.path], file).toEqual([op.method, op.path]);
-    expect(fixture.request === undefined, `${file}: a body exactly when the operation takes one`).toBe(op.requestIn !== "body");
+    expect(fixture.request === undefined, `${file}: a body exactly when the operation takes one`).toBe(
+      op.requestIn !== "body",
+    );
     expect(fixture.responseFields.length, file).toBeGreaterThan(0);
     expect(placeholders(fixture.request), `${file}: placeholders left`).toEqual([]);
   }
-  expect(FIXTURES.filter((f) => f.fixture.derived).map((f) => f.fixture.operation)).toEqual(["VarReportLauncherItemCreate", "GetReportInfos"]);
+  expect(FIXTURES.filter((f) => f.fixture.derived).map((f) => f.fixture.operation)).toEqual([
+    "VarReportLauncherItemCreate",
+    "GetReportInfos",
+  ]);
 });
 
 for (const brand of BRANDS) {
@@ -198,7 +220,12 @@ describe("a body spelled for the published brand, to the neutral brand", () => {
       calls++;
       return fetch(input, init);
     };
-    const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, brand: "Service", fetch: countingFetch });
+    const rp = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      brand: "Service",
+      fetch: countingFetch,
+    });
     const error = await rp.request(operationOf(fixture), fixture.request as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).message).toMatch(/set brand: "Derivitec"/);

@@ -22,7 +22,9 @@ describe("discountFactor(rate, t, compounding)", () => {
   });
 
   it("rejects an unknown convention naming the known ones", () => {
-    expect(() => discountFactor(0.03, 1, "daily" as never)).toThrow(/compounding must be "continuous", "simple", "annual"/);
+    expect(() => discountFactor(0.03, 1, "daily" as never)).toThrow(
+      /compounding must be "continuous", "simple", "annual"/,
+    );
     expect(() => discountFactor(0.03, 1, { periodsPerYear: 0 })).toThrow(RangeError);
   });
 });

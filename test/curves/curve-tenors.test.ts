@@ -73,13 +73,18 @@ describe("frames.curveTenorsColumns(curves, tenors)", () => {
       });
     });
     // "1M" is a different year fraction on different dates (30 Oct + 1M: 31 days; 6 Nov + 1M: 30 days)
-    expect(frames.curveTenorsColumns(usd, ["1M"]).data.t).toEqual([31, 30, 30, 30].map((d) => Math.round((d / 365) * 1e6) / 1e6));
+    expect(frames.curveTenorsColumns(usd, ["1M"]).data.t).toEqual(
+      [31, 30, 30, 30].map((d) => Math.round((d / 365) * 1e6) / 1e6),
+    );
   });
 
   it("puts zero rate and forward in the compounding asked for", () => {
     const table = frames.curveTenorsColumns(eur, ["1Y", "2Y"], { compounding: "annual" });
     const curve = fromResponse(eur);
-    expect(table.data.zero_rate).toEqual([curve.zeroRate("1Y", { compounding: "annual" }), curve.zeroRate("2Y", { compounding: "annual" })]);
+    expect(table.data.zero_rate).toEqual([
+      curve.zeroRate("1Y", { compounding: "annual" }),
+      curve.zeroRate("2Y", { compounding: "annual" }),
+    ]);
     expect(table.data.forward![1]).toBeCloseTo(curve.forwardRate("1Y", "2Y", { compounding: "annual" }), 15);
     expect(table.meta.fields.compounding).toBe("annual");
   });
@@ -125,7 +130,9 @@ describe("curves.spread and curves.butterfly", () => {
 
   it("measures par rates or other compoundings when asked", () => {
     const c = curve();
-    expect(spread(c, "2Y", "10Y", { measure: "par", frequency: 2 })).toBe((c.parRate("10Y", { frequency: 2 }) - c.parRate("2Y", { frequency: 2 })) * 1e4);
+    expect(spread(c, "2Y", "10Y", { measure: "par", frequency: 2 })).toBe(
+      (c.parRate("10Y", { frequency: 2 }) - c.parRate("2Y", { frequency: 2 })) * 1e4,
+    );
     expect(spread(c, "2Y", "10Y", { compounding: "annual" })).toBe(
       (c.zeroRate("10Y", { compounding: "annual" }) - c.zeroRate("2Y", { compounding: "annual" })) * 1e4,
     );
@@ -134,15 +141,25 @@ describe("curves.spread and curves.butterfly", () => {
   it("butterfly(curve, '2Y', '5Y', '10Y') is 2·z5 − z2 − z10, in bp", () => {
     const c = curve();
     expect(butterfly(c, "2Y", "5Y", "10Y")).toBe((2 * c.zeroRate("5Y") - c.zeroRate("2Y") - c.zeroRate("10Y")) * 1e4);
-    expect(butterfly(c, "2Y", "5Y", "10Y", { unit: "decimal", measure: "par" })).toBe(2 * c.parRate("5Y") - c.parRate("2Y") - c.parRate("10Y"));
+    expect(butterfly(c, "2Y", "5Y", "10Y", { unit: "decimal", measure: "par" })).toBe(
+      2 * c.parRate("5Y") - c.parRate("2Y") - c.parRate("10Y"),
+    );
     // a straight line has no butterfly
-    const line = fromResponse({ currency: "X", market_date: "2026-11-20", data: [1, 2, 3].map((t) => ({ maturity: t, rate: 0.01 * t })) });
+    const line = fromResponse({
+      currency: "X",
+      market_date: "2026-11-20",
+      data: [1, 2, 3].map((t) => ({ maturity: t, rate: 0.01 * t })),
+    });
     expect(butterfly(line, 1, 2, 3)).toBeCloseTo(0, 10);
   });
 
   it("refuses an unknown unit or measure", () => {
-    expect(() => spread(curve(), "2Y", "10Y", { unit: "pct" as never })).toThrow(/options.unit must be "bp" or "decimal", got "pct"/);
-    expect(() => butterfly(curve(), "2Y", "5Y", "10Y", { measure: "swap" as never })).toThrow(/options.measure must be "zero" or "par", got "swap"/);
+    expect(() => spread(curve(), "2Y", "10Y", { unit: "pct" as never })).toThrow(
+      /options.unit must be "bp" or "decimal", got "pct"/,
+    );
+    expect(() => butterfly(curve(), "2Y", "5Y", "10Y", { measure: "swap" as never })).toThrow(
+      /options.measure must be "zero" or "par", got "swap"/,
+    );
   });
 });
 
@@ -155,7 +172,9 @@ describe("plot.curveTenorHeatmap(history, { tenors })", () => {
     expect(heat.x).toEqual(TENORS);
     expect(heat.y).toEqual(DATES);
     const z = heat.z as number[][];
-    usd.forEach((r, i) => TENORS.forEach((tenor, j) => expect(z[i]![j]).toBeCloseTo(fromResponse(r).zeroRate(tenor) * 100, 12)));
+    usd.forEach((r, i) =>
+      TENORS.forEach((tenor, j) => expect(z[i]![j]).toBeCloseTo(fromResponse(r).zeroRate(tenor) * 100, 12)),
+    );
     expect(heat.zmin).toBe(Math.min(...z.flat()));
     expect(heat.zmax).toBe(Math.max(...z.flat()));
     expect(fig.layout.title!.text).toBe("USD zero rates by tenor · 2026-10-30 to 2026-11-20");
@@ -175,11 +194,18 @@ describe("plot.curveTenorHeatmap(history, { tenors })", () => {
       ).data[0]!.z,
     ).toEqual(expected);
     // a tidy table read at a subset of its tenors
-    expect(curveTenorHeatmap(frames.curveTenorsColumns(usd, TENORS), { tenors: ["2Y", "10Y"] }).data[0]!.x).toEqual(["2Y", "10Y"]);
+    expect(curveTenorHeatmap(frames.curveTenorsColumns(usd, TENORS), { tenors: ["2Y", "10Y"] }).data[0]!.x).toEqual([
+      "2Y",
+      "10Y",
+    ]);
   });
 
   it("reads a long yield-curve table (frames.fetchYieldCurves) by building each date's curve", async () => {
-    const { table } = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: DATES, progress: "none" });
+    const { table } = await frames.fetchYieldCurvesColumns(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: DATES,
+      progress: "none",
+    });
     const fig = curveTenorHeatmap(table, { tenors: TENORS, currency: "USD" });
     const z = fig.data[0]!.z as number[][];
     const want = curveTenorHeatmap(usd, { tenors: TENORS }).data[0]!.z as number[][];

@@ -13,7 +13,14 @@ const ZS = [0.031, 0.034, 0.033, 0.036, 0.04, 0.038];
 
 function curve(interpolation: Interpolation = "linear-zero", ts = TS, zs = ZS, extra: object = {}): Curve {
   return fromResponse(
-    { $type: "x", yield_curve_model: { currency: "EUR", market_date: MARKET, data: ts.map((t, i) => ({ maturity: t, rate: zs[i]!, expiry: null })) } },
+    {
+      $type: "x",
+      yield_curve_model: {
+        currency: "EUR",
+        market_date: MARKET,
+        data: ts.map((t, i) => ({ maturity: t, rate: zs[i]!, expiry: null })),
+      },
+    },
     { interpolation, ...extra },
   );
 }
@@ -66,12 +73,22 @@ describe("Curve: exact at the pillars", () => {
       yield_curve_model: {
         currency: "USD",
         market_date: MARKET,
-        data: [{ maturity: 2.00274, rate: 0.04, fitted_instrument_name: "USD SWAP 2Y", expiry: "2028-11-20T00:00:00+00:00", fitted_instrument_rate: 0.041 }],
+        data: [
+          {
+            maturity: 2.00274,
+            rate: 0.04,
+            fitted_instrument_name: "USD SWAP 2Y",
+            expiry: "2028-11-20T00:00:00+00:00",
+            fitted_instrument_rate: 0.041,
+          },
+        ],
       },
     });
     expect(c.currency).toBe("USD");
     expect(c.marketDate).toEqual(new Date("2026-11-20T00:00:00Z"));
-    expect(c.pillars).toEqual([{ t: 2.00274, rate: 0.04, expiry: new Date("2028-11-20T00:00:00Z"), instrument: "USD SWAP 2Y" }]);
+    expect(c.pillars).toEqual([
+      { t: 2.00274, rate: 0.04, expiry: new Date("2028-11-20T00:00:00Z"), instrument: "USD SWAP 2Y" },
+    ]);
     expect(c.interpolation).toBe("linear-zero");
   });
 });
@@ -111,14 +128,20 @@ describe("Curve: discount factors and forwards agree with the zero curve to 1e-1
     expect(c.zeroRate("7Y", { compounding: "annual" })).toBeCloseTo(Math.pow(df, -1 / t) - 1, 14);
     expect(c.zeroRate("7Y", { compounding: "semiannual" })).toBeCloseTo(2 * (Math.pow(df, -1 / (2 * t)) - 1), 14);
     expect(c.zeroRate("7Y", { compounding: "simple" })).toBeCloseTo((1 / df - 1) / t, 14);
-    expect(c.zeroRate("7Y", { compounding: { periodsPerYear: 12 } })).toBeCloseTo(12 * (Math.pow(df, -1 / (12 * t)) - 1), 14);
+    expect(c.zeroRate("7Y", { compounding: { periodsPerYear: 12 } })).toBeCloseTo(
+      12 * (Math.pow(df, -1 / (12 * t)) - 1),
+      14,
+    );
     const [d1, d2] = [c.discountFactor(1), c.discountFactor(2)];
     expect(c.forwardRate(1, 2, { compounding: "simple" })).toBeCloseTo(d1 / d2 - 1, 14);
     expect(c.forwardRate(1, 2, { compounding: "annual" })).toBeCloseTo(d1 / d2 - 1, 14);
     // "2Y" from 2026-11-20 is 2028-11-20: 731 days (2028 is a leap year)
     const [y1, y2] = [c.years("1Y"), c.years("2Y")];
     expect([y1, y2]).toEqual([1, 731 / 365].map((y) => Math.round(y * 1e6) / 1e6));
-    expect(c.forwardRate("1Y", "2Y", { compounding: "annual" })).toBeCloseTo(Math.pow(c.discountFactor(y1) / c.discountFactor(y2), 1 / (y2 - y1)) - 1, 14);
+    expect(c.forwardRate("1Y", "2Y", { compounding: "annual" })).toBeCloseTo(
+      Math.pow(c.discountFactor(y1) / c.discountFactor(y2), 1 / (y2 - y1)) - 1,
+      14,
+    );
     expect(c.zeroRate(0, { compounding: "annual" })).toBeCloseTo(Math.exp(ZS[0]!) - 1, 15);
     expect(c.zeroRate(0, { compounding: "simple" })).toBe(ZS[0]);
   });
@@ -154,7 +177,11 @@ describe("Curve: each interpolation against a straightforward implementation", (
       const h = 1 / 2000;
       for (let k = 0; k < 40 * 2000; k++) {
         const a = k * h;
-        integral += (h / 6) * (c.instantaneousForward(a + 1e-13) + 4 * c.instantaneousForward(a + h / 2) + c.instantaneousForward(a + h - 1e-13));
+        integral +=
+          (h / 6) *
+          (c.instantaneousForward(a + 1e-13) +
+            4 * c.instantaneousForward(a + h / 2) +
+            c.instantaneousForward(a + h - 1e-13));
         const t = (k + 1) * h;
         if ((k + 1) % 1000 === 0) expect(Math.abs(integral - c.zeroRate(t) * t)).toBeLessThan(1e-10);
       }
@@ -217,7 +244,9 @@ describe("Curve.parRate(tenor, { frequency })", () => {
   });
 
   it("refuses a frequency other than 1, 2, 3, 4, 6 or 12", () => {
-    expect(() => curve().parRate("5Y", { frequency: 5 })).toThrow(/options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got 5/);
+    expect(() => curve().parRate("5Y", { frequency: 5 })).toThrow(
+      /options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got 5/,
+    );
     expect(() => curve().parRate(0)).toThrow(/tenor must be > 0 years/);
   });
 });
@@ -238,9 +267,24 @@ describe("Curve: errors name the argument and the reason", () => {
 
   it.each([
     ["an empty curve", () => curve("linear-zero", [], []), "data", /no pillars/],
-    ["a NaN rate", () => curve("linear-zero", [1, 2], [0.03, NaN]), "data[1].rate", /data\[1\]\.rate must be a finite number, got NaN/],
-    ["a negative maturity", () => curve("linear-zero", [-1, 2], [0.03, 0.03]), "data[0].maturity", /must be > 0 years, got -1/],
-    ["a zero maturity", () => curve("linear-zero", [0, 2], [0.03, 0.03]), "data[0].maturity", /must be > 0 years, got 0/],
+    [
+      "a NaN rate",
+      () => curve("linear-zero", [1, 2], [0.03, NaN]),
+      "data[1].rate",
+      /data\[1\]\.rate must be a finite number, got NaN/,
+    ],
+    [
+      "a negative maturity",
+      () => curve("linear-zero", [-1, 2], [0.03, 0.03]),
+      "data[0].maturity",
+      /must be > 0 years, got -1/,
+    ],
+    [
+      "a zero maturity",
+      () => curve("linear-zero", [0, 2], [0.03, 0.03]),
+      "data[0].maturity",
+      /must be > 0 years, got 0/,
+    ],
     [
       "a duplicate pillar with another rate",
       () => curve("linear-zero", [2, 1, 2], [0.03, 0.02, 0.031]),
@@ -263,10 +307,20 @@ describe("Curve: errors name the argument and the reason", () => {
     ["an unknown tenor", () => curve().zeroRate("3X"), "t", /t "3X" is not a tenor/],
     ["a NaN t", () => curve().discountFactor(NaN), "t", /t is NaN/],
     ["a negative t", () => curve().zeroRate(-1), "t", /t must be >= 0 years/],
-    ["t2 before t1", () => curve().forwardRate("2Y", "1Y"), "t2", /t2 must be after t1: got t1 = 2Y \(2.00274 years\), t2 = 1Y \(1 years\)/],
+    [
+      "t2 before t1",
+      () => curve().forwardRate("2Y", "1Y"),
+      "t2",
+      /t2 must be after t1: got t1 = 2Y \(2.00274 years\), t2 = 1Y \(1 years\)/,
+    ],
     ["t2 equal to t1", () => curve().forwardRate(1, 1), "t2", /t2 must be after t1/],
     ["a bad t1", () => curve().forwardRate("1Q", 2), "t1", /t1 "1Q" is not a tenor/],
-    ["a bad compounding", () => curve().zeroRate(1, { compounding: "weekly" as never }), "options.compounding", /options.compounding must be "continuous"/],
+    [
+      "a bad compounding",
+      () => curve().zeroRate(1, { compounding: "weekly" as never }),
+      "options.compounding",
+      /options.compounding must be "continuous"/,
+    ],
   ])("refuses %s", (_what, f, argument, message) => {
     const e = caught(f);
     expect(e.argument).toBe(argument);

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { CurveError, fromResponse, spread, type Curve } from "../../src/curves";
 
 /** A flat 3% curve (one pillar: flat zero before it, flat forward after): DF(t) = exp(−0.03·t). */
-const flat = (marketDate: string): Curve => fromResponse({ currency: "USD", market_date: marketDate, data: [{ maturity: 1, rate: 0.03 }] });
+const flat = (marketDate: string): Curve =>
+  fromResponse({ currency: "USD", market_date: marketDate, data: [{ maturity: 1, rate: 0.03 }] });
 
 /** Years from the market date as the curve measures them: days/365 to 6 decimals. */
 const years = (days: number) => Math.round((days / 365) * 1e6) / 1e6;
@@ -42,16 +43,25 @@ describe("parRate(tenor, { dayCount }) on dates (3M monthly from 2025-12-31: pay
 
   it("accrues a front stub by the day count too: 4M quarterly pays at 1M (stub, Dec 31 → Jan 31) and 4M (Jan 31 → Apr 30)", () => {
     expect(c.parRate("4M", { frequency: 4, dayCount: "30/360" })).toBeCloseTo(par([31, 120], [30 / 360, 90 / 360]), 15);
-    expect(c.parRate("4M", { frequency: 4, dayCount: "ACT/360" })).toBeCloseTo(par([31, 120], [31 / 360, 89 / 360]), 15);
+    expect(c.parRate("4M", { frequency: 4, dayCount: "ACT/360" })).toBeCloseTo(
+      par([31, 120], [31 / 360, 89 / 360]),
+      15,
+    );
   });
 
   it("counts 30/360 across a year end and on 31st-to-30th dates: 2Y semiannual from 2026-08-31", () => {
     const d = flat("2026-08-31");
     // Pays 2027-02-28, 2027-08-31, 2028-02-29, 2028-08-31 (days 181, 365, 547, 731).
     // 30/360: Aug 31 → Feb 28: 180 + (28 − 30) = 178; Feb 28 → Aug 31: D1 = 28 keeps 31: 183; Aug 31 → Feb 29: 179; Feb 29 → Aug 31: 182.
-    expect(d.parRate("2Y", { frequency: 2, dayCount: "30/360" })).toBeCloseTo(par([181, 365, 547, 731], [178 / 360, 183 / 360, 179 / 360, 182 / 360]), 15);
+    expect(d.parRate("2Y", { frequency: 2, dayCount: "30/360" })).toBeCloseTo(
+      par([181, 365, 547, 731], [178 / 360, 183 / 360, 179 / 360, 182 / 360]),
+      15,
+    );
     // 30E/360: the same but every D2 = 31 is 30: 178, 182, 179, 181.
-    expect(d.parRate("2Y", { frequency: 2, dayCount: "30E/360" })).toBeCloseTo(par([181, 365, 547, 731], [178 / 360, 182 / 360, 179 / 360, 181 / 360]), 15);
+    expect(d.parRate("2Y", { frequency: 2, dayCount: "30E/360" })).toBeCloseTo(
+      par([181, 365, 547, 731], [178 / 360, 182 / 360, 179 / 360, 181 / 360]),
+      15,
+    );
   });
 });
 
@@ -75,12 +85,16 @@ describe("parRate(years, { dayCount }) without dates", () => {
   it("refuses a 30/360 count on a year fraction (it needs dates), naming options.dayCount", () => {
     for (const dayCount of ["30/360", "30E/360"] as const) {
       expect(() => c.parRate(2, { dayCount })).toThrow(CurveError);
-      expect(() => c.parRate(2, { dayCount })).toThrow(/options.dayCount .* needs payment dates: give the tenor as a string such as "2Y"/);
+      expect(() => c.parRate(2, { dayCount })).toThrow(
+        /options.dayCount .* needs payment dates: give the tenor as a string such as "2Y"/,
+      );
     }
   });
 
   it("refuses an unknown day count", () => {
     // @ts-expect-error: not a DayCount
-    expect(() => c.parRate("1Y", { dayCount: "ACT/ACT" })).toThrow(/options.dayCount must be "ACT\/365F", "ACT\/360", "30\/360" or "30E\/360"; got "ACT\/ACT"/);
+    expect(() => c.parRate("1Y", { dayCount: "ACT/ACT" })).toThrow(
+      /options.dayCount must be "ACT\/365F", "ACT\/360", "30\/360" or "30E\/360"; got "ACT\/ACT"/,
+    );
   });
 });

@@ -44,7 +44,8 @@ function pillarForwards(ts: readonly number[], zs: readonly number[], collar: bo
 const minForward = (c: Curve, end: number, steps: number) => {
   let min = Infinity;
   for (let k = 0; k <= steps; k++) min = Math.min(min, c.instantaneousForward((k * end) / steps));
-  for (const p of c.pillars) min = Math.min(min, c.instantaneousForward(p.t), c.instantaneousForward(Math.max(0, p.t - 1e-9)));
+  for (const p of c.pillars)
+    min = Math.min(min, c.instantaneousForward(p.t), c.instantaneousForward(Math.max(0, p.t - 1e-9)));
   return min;
 };
 
@@ -62,7 +63,10 @@ describe("monotone convex on Hagan–West's example curve", () => {
       if (i > 0) expect(c.instantaneousForward(t - 1e-10)).toBeCloseTo(f[i]!, 9);
     });
     // e.g. at τ = 1: (0.9·fd₃ + 3·fd₂) / 3.9
-    expect(c.instantaneousForward(1)).toBeCloseTo((0.9 * ((0.044 * 4 - 0.07) / 3) + 3 * ((0.07 - 0.0081) / 0.9)) / 3.9, 14);
+    expect(c.instantaneousForward(1)).toBeCloseTo(
+      (0.9 * ((0.044 * 4 - 0.07) / 3) + 3 * ((0.07 - 0.0081) / 0.9)) / 3.9,
+      14,
+    );
   });
 
   it("keeps the flat-zero stub before the first pillar (forward 8.1%), then starts the quadratic at HW's pillar forward", () => {
@@ -213,10 +217,12 @@ describe("monotone convex: continuity of the forward at the pillars", () => {
         expect(c.instantaneousForward(3 - 1e-12)).toBeCloseTo(0.035, 4);
         expect(c.instantaneousForward(2.9)).toBeCloseTo(0.03, 3);
         let width = 0;
-        for (let k = 1; k <= 4000; k++) if (Math.abs(c.instantaneousForward(3 - k / 4000) - 0.03) > 0.001) width = k / 4000;
+        for (let k = 1; k <= 4000; k++)
+          if (Math.abs(c.instantaneousForward(3 - k / 4000) - 0.03) > 0.001) width = k / 4000;
         expect(width).toBeLessThanOrEqual(previousWidth);
         previousWidth = width;
-        for (const t of [2.25, 2.5, 2.75, 2.999]) expect(Math.abs(c.zeroRate(t) - flat.zeroRate(t))).toBeLessThan(10 * eps);
+        for (const t of [2.25, 2.5, 2.75, 2.999])
+          expect(Math.abs(c.zeroRate(t) - flat.zeroRate(t))).toBeLessThan(10 * eps);
       }
       expect(previousWidth).toBeLessThan(1e-3);
     }
@@ -229,7 +235,9 @@ describe("monotone convex: continuity of the forward at the pillars", () => {
   function expectedAtPillars(ts: readonly number[], zs: readonly number[], collar = true) {
     const n = ts.length;
     const f = pillarForwards(ts, zs, collar);
-    const fd = ts.map((t, i) => (zs[i]! * t - (i === 0 ? 0 : zs[i - 1]! * ts[i - 1]!)) / (t - (i === 0 ? 0 : ts[i - 1]!)));
+    const fd = ts.map(
+      (t, i) => (zs[i]! * t - (i === 0 ? 0 : zs[i - 1]! * ts[i - 1]!)) / (t - (i === 0 ? 0 : ts[i - 1]!)),
+    );
     const zero = (x: number) => Math.abs(x) <= 1e-12;
     const g0 = (j: number) => f[j - 1]! - fd[j]!;
     const g1 = (j: number) => f[j]! - fd[j]!;
@@ -299,7 +307,9 @@ describe("monotone convex: continuity of the forward at the pillars", () => {
           const expected = expectedAtPillars(ts, zs);
           for (let p = 1; p < ts.length - 1; p++) {
             if (Math.abs(expected[p]!.left - expected[p]!.right) > 1e-12) continue; // the collar can make an end degenerate
-            expect(Math.abs(c.instantaneousForward(ts[p]! - 1e-11) - c.instantaneousForward(ts[p]!))).toBeLessThanOrEqual(1e-6);
+            expect(
+              Math.abs(c.instantaneousForward(ts[p]! - 1e-11) - c.instantaneousForward(ts[p]!)),
+            ).toBeLessThanOrEqual(1e-6);
           }
         },
       ),

@@ -18,7 +18,8 @@ beforeAll(async () => {
   sim = await startSimulator();
   const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
   responses = [];
-  for (const currency of CURRENCIES) for (const market_date of DATES) responses.push(await rp.rateAsset.getCurve({ currency, market_date }));
+  for (const currency of CURRENCIES)
+    for (const market_date of DATES) responses.push(await rp.rateAsset.getCurve({ currency, market_date }));
 });
 afterAll(() => sim?.close());
 
@@ -66,7 +67,9 @@ describe("curves.fromResponse on the simulator's curves", () => {
         }
       }
     });
-    console.log(`simulator curves: max |DF − exp(−z·t)| = ${maxDf.toExponential(2)}, max |forward − (z2·t2 − z1·t1)/(t2 − t1)| = ${maxFwd.toExponential(2)}`);
+    console.log(
+      `simulator curves: max |DF − exp(−z·t)| = ${maxDf.toExponential(2)}, max |forward − (z2·t2 − z1·t1)/(t2 − t1)| = ${maxFwd.toExponential(2)}`,
+    );
     expect(maxDf).toBeLessThan(1e-12);
     expect(maxFwd).toBeLessThan(1e-12);
   });

@@ -5,7 +5,8 @@ import { addMonths, CurveError, fromResponse, parseTenor } from "../../src/curve
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const curveOn = (market_date: string) => fromResponse({ currency: "USD", market_date: `${market_date}T00:00:00+00:00`, data: [{ maturity: 1, rate: 0.03 }] });
+const curveOn = (market_date: string) =>
+  fromResponse({ currency: "USD", market_date: `${market_date}T00:00:00+00:00`, data: [{ maturity: 1, rate: 0.03 }] });
 const days = (n: number) => Math.round((n / 365) * 1e6) / 1e6;
 
 describe("parseTenor(text)", () => {
@@ -20,10 +21,15 @@ describe("parseTenor(text)", () => {
     expect(parseTenor(" 10y ")).toEqual({ days: 0, months: 120 });
   });
 
-  it.each(["3X", "", "Y", "M3", "1.5Y", "-1Y", "2YY", "1Y6M", "TN"])("refuses %j, naming the tenor and what a tenor looks like", (text) => {
-    expect(() => parseTenor(text)).toThrow(CurveError);
-    expect(() => parseTenor(text)).toThrow(/tenor .*not a tenor: expected "ON" or a whole number followed by D, W, M or Y/);
-  });
+  it.each(["3X", "", "Y", "M3", "1.5Y", "-1Y", "2YY", "1Y6M", "TN"])(
+    "refuses %j, naming the tenor and what a tenor looks like",
+    (text) => {
+      expect(() => parseTenor(text)).toThrow(CurveError);
+      expect(() => parseTenor(text)).toThrow(
+        /tenor .*not a tenor: expected "ON" or a whole number followed by D, W, M or Y/,
+      );
+    },
+  );
 
   it("refuses a zero-length tenor", () => {
     expect(() => parseTenor("0M")).toThrow(/"0M" must be longer than 0/);
@@ -74,7 +80,11 @@ describe("Curve.years(t): tenors from the market date, ACT/365", () => {
   });
 
   it("uses the market date as written, whatever its offset", () => {
-    const c = fromResponse({ currency: "USD", market_date: "2026-01-31T00:00:00-05:00", data: [{ maturity: 1, rate: 0.03 }] });
+    const c = fromResponse({
+      currency: "USD",
+      market_date: "2026-01-31T00:00:00-05:00",
+      data: [{ maturity: 1, rate: 0.03 }],
+    });
     expect(c.years("1M")).toBe(days(28));
     expect(c.marketDate.toISOString()).toBe("2026-01-31T05:00:00.000Z");
   });

@@ -14,14 +14,18 @@ import { uploadEquityVolCurves } from "../../src/frames/equity-vol-curves";
 import { RowValidationError } from "../../src/frames/errors";
 import { startSimulator, type Simulator } from "../../src/sim";
 
-const HEADER = "date,code,market_identification_code,identifier_type,is_currency_per_bond_unit,currency,traded_price,is_percentage_of_par";
+const HEADER =
+  "date,code,market_identification_code,identifier_type,is_currency_per_bond_unit,currency,traded_price,is_percentage_of_par";
 const VALID = [
   "2026-11-20,US91282CJL54,XNYS,ISIN,false,USD,99.8125,true",
   "2026-11-20,US912810TM09,XNYS,ISIN,false,USD,96.40625,true",
   "2026-11-20,DE0001102580,XETR,,false,EUR,97.43,true",
 ];
 /** Valid for the client, rejected by the service: an unknown bond, an implausible price. */
-const REJECTED = ["2026-11-20,XS0000000000,XLON,ISIN,false,GBP,100.5,true", "2026-11-20,GB00BMBL1G81,XLON,ISIN,false,GBP,5000,true"];
+const REJECTED = [
+  "2026-11-20,XS0000000000,XLON,ISIN,false,GBP,100.5,true",
+  "2026-11-20,GB00BMBL1G81,XLON,ISIN,false,GBP,5000,true",
+];
 
 let dir: string;
 let sim: Simulator;
@@ -73,10 +77,16 @@ describe("a best-effort upload the service stored in part", () => {
     expect(error.stored).toBe(3);
     expect(error.rejected).toEqual([
       { index: 3, rows: [3], messages: [expect.stringMatching(/^bond_data\[3\]: unknown bond "XS0000000000"/)] },
-      { index: 4, rows: [4], messages: [expect.stringMatching(/^bond_data\[4\]: traded_price 5000 is not a plausible/)] },
+      {
+        index: 4,
+        rows: [4],
+        messages: [expect.stringMatching(/^bond_data\[4\]: traded_price 5000 is not a plausible/)],
+      },
     ]);
     expect(error.message).toMatch(/3 of the 5 records were stored, 2 rejected/);
-    expect(error.message).toMatch(/— line 5 \(row 3\): unknown bond "XS0000000000".*; line 6 \(row 4\): traded_price 5000 is not a plausible/);
+    expect(error.message).toMatch(
+      /— line 5 \(row 3\): unknown bond "XS0000000000".*; line 6 \(row 4\): traded_price 5000 is not a plausible/,
+    );
     expect(error.message).toMatch(
       /The 3 stored are on the service now: re-sending the whole file would store the 3 again; send only the rejected rows \(3, 4\), fixed\.$/,
     );
@@ -95,7 +105,10 @@ describe("a best-effort upload the service stored in part", () => {
       is_percentage_of_par: true,
     });
     const error = await failure(
-      rp.marketData.uploadBondPrices({ use_best_effort: true, bond_data: [bond("XS0000000000", 99), bond("US91282CJL54", 99.5), bond("US91282CJL54", 99.6)] }),
+      rp.marketData.uploadBondPrices({
+        use_best_effort: true,
+        bond_data: [bond("XS0000000000", 99), bond("US91282CJL54", 99.5), bond("US91282CJL54", 99.6)],
+      }),
     );
     expect(error).toMatchObject({
       outcome: "partially-applied",
@@ -116,9 +129,16 @@ describe("a best-effort upload the service stored in part", () => {
       vols: [vol, vol],
     });
     const error = (await failure(
-      uploadEquityVolCurves(rp, [curve("AAPL", 0.25), curve("NOPE", 0.2), curve("MSFT", 0.24)], { use_best_effort: true }),
+      uploadEquityVolCurves(rp, [curve("AAPL", 0.25), curve("NOPE", 0.2), curve("MSFT", 0.24)], {
+        use_best_effort: true,
+      }),
     )) as OperationFailedError;
-    expect(error).toMatchObject({ outcome: "partially-applied", sent: 3, stored: 2, rejected: [{ index: 1, rows: [1] }] });
+    expect(error).toMatchObject({
+      outcome: "partially-applied",
+      sent: 3,
+      stored: 2,
+      rejected: [{ index: 1, rows: [1] }],
+    });
     expect(error.message).toMatch(/2 of the 3 records were stored, 1 rejected — row 1: unknown asset "NOPE"/);
     expect(error.message).toMatch(/re-sending the whole array would store the 2 again/);
   });
@@ -126,7 +146,9 @@ describe("a best-effort upload the service stored in part", () => {
   it("every record rejected, with best effort: not-applied, and it says nothing was stored", async () => {
     writeFileSync(path.join(dir, "bad.csv"), [HEADER, ...REJECTED].join("\n") + "\n");
     const before = storedCodes().length;
-    const error = await failure(uploadBondPrices(rp, { csvFile: path.join(dir, "bad.csv") }, { use_best_effort: true }));
+    const error = await failure(
+      uploadBondPrices(rp, { csvFile: path.join(dir, "bad.csv") }, { use_best_effort: true }),
+    );
     expect(error).toMatchObject({ outcome: "not-applied", sent: 2, stored: 0 });
     expect(error.message).toMatch(/none of the 2 records was stored/);
     expect(storedCodes().length).toBe(before);
@@ -199,7 +221,11 @@ describe("a write's error always says what it did (outcome is never undefined)",
   it("the token endpoint refuses the credentials: not-applied, and it says nothing was sent", async () => {
     const bad = new RiskPortalClient({
       baseUrl: sim.url,
-      auth: { clientId: sim.credentials.clientId, clientSecret: "wrong-secret-0123", tokenUrl: sim.url + "/oauth2/token" },
+      auth: {
+        clientId: sim.credentials.clientId,
+        clientSecret: "wrong-secret-0123",
+        tokenUrl: sim.url + "/oauth2/token",
+      },
       retry: false,
     });
     const error = await failure(bad.marketData.uploadBondPrices(one));
@@ -209,9 +235,17 @@ describe("a write's error always says what it did (outcome is never undefined)",
 
   it("a cassette that does not hold the write: not-applied", async () => {
     const file = path.join(dir, "empty.cassette.json");
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: file, mode: "record" } });
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: file, mode: "record" },
+    });
     await recorder.report.lookBacks();
-    const replay = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: file, mode: "replay" } });
+    const replay = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: file, mode: "replay" },
+    });
     const error = await failure(replay.marketData.uploadBondPrices(one));
     expect(error.outcome).toBe("not-applied");
   });

@@ -114,7 +114,11 @@ describe("uploadBondPrices(rp, source) over HTTP", () => {
   beforeAll(async () => {
     server = await startLoopback({
       "/api/MarketData/UploadBondPriceData": {
-        body: { $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core", is_success: true, error_messages: [] },
+        body: {
+          $type: "Service.Web.Core.MarketData.ApiUploadBondPriceDataResponse, Service.Web.Core",
+          is_success: true,
+          error_messages: [],
+        },
       },
     });
     rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" } });
@@ -125,7 +129,9 @@ describe("uploadBondPrices(rp, source) over HTTP", () => {
     const error = await uploadBondPrices(rp, BAD).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RowValidationError);
     expect((error as RowValidationError).rows).toHaveLength(6);
-    expect((error as Error).message).toMatch(/^UploadBondPriceData: 6 invalid rows, nothing was sent — line 3 \(row 1\): currency/);
+    expect((error as Error).message).toMatch(
+      /^UploadBondPriceData: 6 invalid rows, nothing was sent — line 3 \(row 1\): currency/,
+    );
     expect(server.to("/api/MarketData/UploadBondPriceData")).toHaveLength(0);
   });
 

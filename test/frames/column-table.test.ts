@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { emptyTable, finishColumn, levelsOf, numbersOf, preview, TableBuilder, valuesOf } from "../../src/frames/column-table";
+import {
+  emptyTable,
+  finishColumn,
+  levelsOf,
+  numbersOf,
+  preview,
+  TableBuilder,
+  valuesOf,
+} from "../../src/frames/column-table";
 
 describe("finishColumn(name, raw, options)", () => {
   it("keeps numbers numeric and turns missing values (null, undefined, holes) into NaN", () => {
@@ -28,7 +36,11 @@ describe("finishColumn(name, raw, options)", () => {
   it("reads a text column of ISO dates as Dates, whatever their offsets", () => {
     const done = finishColumn("d", ["2026-11-20", null, "2026-11-20T10:00:00+02:00"]);
     expect(done.kind).toBe("date");
-    expect((done.values as (Date | null)[]).map((d) => d?.toISOString() ?? null)).toEqual(["2026-11-20T00:00:00.000Z", null, "2026-11-20T08:00:00.000Z"]);
+    expect((done.values as (Date | null)[]).map((d) => d?.toISOString() ?? null)).toEqual([
+      "2026-11-20T00:00:00.000Z",
+      null,
+      "2026-11-20T08:00:00.000Z",
+    ]);
   });
 
   it("keeps a column as text, with a warning naming the row, when one value is not a date", () => {
@@ -42,7 +54,9 @@ describe("finishColumn(name, raw, options)", () => {
     const done = finishColumn("price", [99.5, "abc", 101], { hint: "number" });
     expect(done.kind).toBe("mixed");
     expect(done.values).toEqual([99.5, "abc", 101]);
-    expect(done.warning).toMatch(/column "price" \(expected number\) holds 2 numbers, 1 text value, e\.g\. row 1: "abc"; kept as received/);
+    expect(done.warning).toMatch(
+      /column "price" \(expected number\) holds 2 numbers, 1 text value, e\.g\. row 1: "abc"; kept as received/,
+    );
   });
 
   it("infers booleans and keeps null", () => {
@@ -54,7 +68,10 @@ describe("finishColumn(name, raw, options)", () => {
   });
 
   it("gives a category its known levels first, then the others in order of appearance", () => {
-    const done = finishColumn("status", ["failed", "archived", null, "none"], { hint: "category", levels: ["none", "running", "failed"] });
+    const done = finishColumn("status", ["failed", "archived", null, "none"], {
+      hint: "category",
+      levels: ["none", "running", "failed"],
+    });
     expect(done.kind).toBe("category");
     expect(done.levels).toEqual(["none", "running", "failed", "archived"]);
   });
@@ -92,7 +109,12 @@ describe("TableBuilder, valuesOf and numbersOf", () => {
   });
 
   it("emptyTable has the columns and no rows", () => {
-    expect(emptyTable("x", ["a"])).toMatchObject({ columns: ["a"], rowCount: 0, data: { a: [] }, kinds: { a: "empty" } });
+    expect(emptyTable("x", ["a"])).toMatchObject({
+      columns: ["a"],
+      rowCount: 0,
+      data: { a: [] },
+      kinds: { a: "empty" },
+    });
   });
 });
 

@@ -44,7 +44,8 @@ function groupSums(t: frames.ColumnTable, keys: string[], value = "notional"): R
 /** The same from an SQL result with columns `keys…, s, n`. */
 function sqlSums(t: frames.ColumnTable, keys: string[]): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};
-  for (let i = 0; i < t.rowCount; i++) out[keys.map((k) => String(t.data[k]![i])).join("|")] = [t.data.s![i] as number, t.data.n![i] as number];
+  for (let i = 0; i < t.rowCount; i++)
+    out[keys.map((k) => String(t.data[k]![i])).join("|")] = [t.data.s![i] as number, t.data.n![i] as number];
   return out;
 }
 
@@ -86,7 +87,9 @@ describe("frames.toArrow / frames.fromArrow", () => {
     expect(t.getChild("c")!.data[0]!.dictionary!.toArray()).toEqual(["SELL", "BUY", "HOLD"]);
     expect(t.getChild("d")!.get(2)).toBe(Date.parse("2026-01-01T10:00:00Z"));
     const tx = frames.toArrow(trades);
-    expect(JSON.parse(tx.schema.metadata.get("risk_portal_lab.provenance")!)).toEqual(JSON.parse(JSON.stringify(trades.meta.provenance)));
+    expect(JSON.parse(tx.schema.metadata.get("risk_portal_lab.provenance")!)).toEqual(
+      JSON.parse(JSON.stringify(trades.meta.provenance)),
+    );
     expect(trades.meta.provenance.length).toBeGreaterThan(0);
   });
 
@@ -100,7 +103,9 @@ describe("frames.toArrow / frames.fromArrow", () => {
       expect(back.meta.missing).toEqual(table.meta.missing);
       expect(back.meta.warnings).toEqual(table.meta.warnings);
       expect(back.meta.source).toBe(table.meta.source);
-      expect(JSON.parse(JSON.stringify(back.meta.provenance))).toEqual(JSON.parse(JSON.stringify(table.meta.provenance)));
+      expect(JSON.parse(JSON.stringify(back.meta.provenance))).toEqual(
+        JSON.parse(JSON.stringify(table.meta.provenance)),
+      );
     }
   });
 
@@ -120,24 +125,32 @@ describe("frames.toArrow / frames.fromArrow", () => {
     const huge = frames.fromArrow(A.tableFromArrays({ id: new BigInt64Array([1n, 2n ** 60n]) }));
     expect(huge.kinds.id).toBe("string");
     expect(huge.data.id).toEqual(["1", String(2n ** 60n)]);
-    expect(huge.meta.warnings[0]).toMatch(/column "id": row 1 holds 1152921504606846976, beyond what a double holds exactly/);
+    expect(huge.meta.warnings[0]).toMatch(
+      /column "id": row 1 holds 1152921504606846976, beyond what a double holds exactly/,
+    );
   });
 
   it("refuses what is not a table, naming the function", () => {
-    expect(() => frames.toArrow(42 as never)).toThrow(/frames\.toArrow expects a frames column table or a danfo DataFrame; got number/);
+    expect(() => frames.toArrow(42 as never)).toThrow(
+      /frames\.toArrow expects a frames column table or a danfo DataFrame; got number/,
+    );
     expect(() => frames.fromArrow({} as never)).toThrow(/frames\.fromArrow expects an apache-arrow Table/);
   });
 });
 
 describe("frames.query / frames.queryColumns (DuckDB)", () => {
   it("a group-by over the transaction table equals the same group-by done here", async () => {
-    const result = await frames.queryColumns("select counterparty, direction, sum(notional) as s, count(*) as n from trades group by all", { trades });
+    const result = await frames.queryColumns(
+      "select counterparty, direction, sum(notional) as s, count(*) as n from trades group by all",
+      { trades },
+    );
     expect(result.kinds).toMatchObject({ counterparty: "string", direction: "string", s: "number", n: "number" });
     expectSameSums(groupSums(trades, ["counterparty", "direction"]), sqlSums(result, ["counterparty", "direction"]));
   });
 
   it("returns a DataFrame with a fresh 0..n-1 index, carrying the SQL, its sources and their provenance", async () => {
-    const sql = "select currency, sum(notional) as s, count(*) as n from trades where notional > 0 group by currency order by s desc";
+    const sql =
+      "select currency, sum(notional) as s, count(*) as n from trades where notional > 0 group by currency order by s desc";
     const df = await frames.query(sql, { trades, reports });
     expect(df.index).toEqual([...Array(df.shape[0]).keys()]);
     const info = frames.frameInfo(df)!;
@@ -150,7 +163,10 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
 
   it("dates come back as dates, counts as numbers, categories as categories with their levels", async () => {
     const t = everyKind();
-    const r = await frames.queryColumns("select c, count(*) as n, min(d) as first, max(n) as top, bool_or(b) as any_b from t group by c order by c", { t });
+    const r = await frames.queryColumns(
+      "select c, count(*) as n, min(d) as first, max(n) as top, bool_or(b) as any_b from t group by c order by c",
+      { t },
+    );
     expect(r.kinds).toEqual({ c: "category", n: "number", first: "date", top: "number", any_b: "boolean" });
     expect(r.meta.categories.c).toEqual(["SELL", "BUY", "HOLD"]);
     // ENUM order (the levels' order), NULL last.
@@ -167,10 +183,19 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
   it("a table of many chunks: each chunk carries its own missing values, text of few values comes back as text", async () => {
     const n = 20_000; // ten of DuckDB's 2,048-row chunks
     const values = Array.from({ length: n }, (_, i) => (i < 3000 && i % 7 === 0 ? NaN : i));
-    const when = Array.from({ length: n }, (_, i) => (i >= 15_000 && i % 5 === 0 ? null : new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()));
+    const when = Array.from({ length: n }, (_, i) =>
+      i >= 15_000 && i % 5 === 0 ? null : new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+    );
     const tag = Array.from({ length: n }, (_, i) => (i % 11 === 0 ? null : `tag-${i % 13}`));
-    const t = new TableBuilder(n, "Hand-made").add("v", values).add("stamp", when, { hint: "date" }).add("tag", tag).build();
-    const r = await frames.queryColumns("select count(v) as v, count(stamp) as w, count(tag) as t, count(distinct tag) as d, sum(v) as s from t", { t });
+    const t = new TableBuilder(n, "Hand-made")
+      .add("v", values)
+      .add("stamp", when, { hint: "date" })
+      .add("tag", tag)
+      .build();
+    const r = await frames.queryColumns(
+      "select count(v) as v, count(stamp) as w, count(tag) as t, count(distinct tag) as d, sum(v) as s from t",
+      { t },
+    );
     expect(r.data).toEqual({
       v: [n - t.meta.missing.v!],
       w: [n - t.meta.missing.stamp!],
@@ -185,21 +210,43 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
 
   it("long text of few values (loaded through an ENUM of its sorted values) and of many values loads exactly, nulls in place", async () => {
     const n = 12_000; // at least 10,000 rows: text of at most n/4 distinct values goes through an ENUM
-    const names = ["Zeta instrument long", "alpha instrument long", "Émile instrument long", "beta instrument long", "0 first by code unit"];
+    const names = [
+      "Zeta instrument long",
+      "alpha instrument long",
+      "Émile instrument long",
+      "beta instrument long",
+      "0 first by code unit",
+    ];
     const few = Array.from({ length: n }, (_, i) => (i % 9 === 4 ? null : names[(i * 7) % names.length]!));
     // n/4 + 1 distinct values: one too many for an ENUM, loaded value by value.
-    const many = Array.from({ length: n }, (_, i) => (i % 10 === 1 ? null : `a long distinct value ${i % (n / 4 + 1)}`));
+    const many = Array.from({ length: n }, (_, i) =>
+      i % 10 === 1 ? null : `a long distinct value ${i % (n / 4 + 1)}`,
+    );
     const t = new TableBuilder(n, "Hand-made").add("few", few).add("many", many).build();
     const all = await frames.queryColumns("select * from t", { t });
     expect(all.kinds).toEqual({ few: "string", many: "string" });
     expect(all.data).toEqual(t.data);
-    const grouped = await frames.queryColumns("select few, count(*) as n from t group by few order by few nulls last", { t });
+    const grouped = await frames.queryColumns("select few, count(*) as n from t group by few order by few nulls last", {
+      t,
+    });
     expect(grouped.data.few).toEqual([...names].sort().concat([null as unknown as string]));
   });
 
   it("short text (copied as DuckDB's inline records) and dates of any era load exactly, and compare and group as text and time", async () => {
     const n = 6_000; // three chunks
-    const words = ["", "a", "USD", "é", "𝄞", "naïve café", "12345678901", "123456789012", "ééééééé", "€€€€", "end\u0000x"];
+    const words = [
+      "",
+      "a",
+      "USD",
+      "é",
+      "𝄞",
+      "naïve café",
+      "12345678901",
+      "123456789012",
+      "ééééééé",
+      "€€€€",
+      "end\u0000x",
+    ];
     const text = Array.from({ length: n }, (_, i) => (i % 13 === 5 ? null : words[i % words.length]!));
     const long = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? "thirteen byte" : words[i % words.length]!)); // one value > 12 bytes: not inline
     const eras = [
@@ -212,7 +259,11 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
       -8.64e15,
     ];
     const when = Array.from({ length: n }, (_, i) => (i % 17 === 3 ? null : new Date(eras[i % eras.length]!)));
-    const t = new TableBuilder(n, "Hand-made").add("s", text, { hint: "string" }).add("l", long, { hint: "string" }).add("d", when, { hint: "date" }).build();
+    const t = new TableBuilder(n, "Hand-made")
+      .add("s", text, { hint: "string" })
+      .add("l", long, { hint: "string" })
+      .add("d", when, { hint: "date" })
+      .build();
     const all = await frames.queryColumns("select * from t", { t });
     expect(all.kinds).toEqual({ s: "string", l: "string", d: "date" });
     expect(all.data.s).toEqual(text);
@@ -232,7 +283,10 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     expect(lengths.data.n).toEqual(keys.map((k) => counts.get(k)));
     const eq = await frames.queryColumns("select count(*) as n from t where s = 'naïve café' and s = l", { t });
     expect(eq.data.n).toEqual([text.filter((s, i) => s === "naïve café" && long[i] === s).length]);
-    const years = await frames.queryColumns("select year(d) as y, count(*) as n from t where d is not null group by 1 order by 1", { t });
+    const years = await frames.queryColumns(
+      "select year(d) as y, count(*) as n from t where d is not null group by 1 order by 1",
+      { t },
+    );
     expect(years.data.y).toEqual([-271821, 1900, 1969, 1970, 2026, 2300, 275760]);
   });
 
@@ -251,9 +305,13 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     const out = path.join(dir, "session-dataset");
     await frames.writeParquet(trades, out, { partitionBy: "currency" });
     await db.registerParquet("pq", out);
-    const byCurrency = await db.queryColumns("select currency, sum(notional) as s, count(*) as n from pq group by currency");
+    const byCurrency = await db.queryColumns(
+      "select currency, sum(notional) as s, count(*) as n from pq group by currency",
+    );
     expectSameSums(groupSums(trades, ["currency"]), sqlSums(byCurrency, ["currency"]));
-    expect(byCurrency.meta.fields.sources).toEqual([{ name: "pq", source: "Parquet", rows: trades.rowCount, path: out }]);
+    expect(byCurrency.meta.fields.sources).toEqual([
+      { name: "pq", source: "Parquet", rows: trades.rowCount, path: out },
+    ]);
     // Registering a name again replaces it.
     await db.register("trades", reports);
     expect((await db.queryColumns("select count(*) as n from trades")).data.n).toEqual([reports.rowCount]);
@@ -265,7 +323,9 @@ describe("frames.query / frames.queryColumns (DuckDB)", () => {
     await expect(frames.queryColumns("select nope from trades", { trades })).rejects.toThrow(
       /Referenced column "nope" not found[\s\S]*in: select nope from trades[\s\S]*registered: trades/,
     );
-    await expect(frames.queryColumns("select 1", { "my trades": trades })).rejects.toThrow(/name must be an SQL identifier .* got "my trades"/);
+    await expect(frames.queryColumns("select 1", { "my trades": trades })).rejects.toThrow(
+      /name must be an SQL identifier .* got "my trades"/,
+    );
     await expect(frames.queryColumns("  ")).rejects.toThrow(/sql must be a non-empty SQL text/);
   });
 });
@@ -275,14 +335,18 @@ describe("frames.writeParquet / frames.readParquet", () => {
     const file = path.join(dir, "trades.parquet");
     const written = await frames.writeParquet(trades, file);
     expect(written).toEqual({ path: file, rows: trades.rowCount, files: [file] });
-    const viaDuckDB = await frames.queryColumns(`select counterparty, direction, sum(notional) as s, count(*) as n from read_parquet('${file}') group by all`);
+    const viaDuckDB = await frames.queryColumns(
+      `select counterparty, direction, sum(notional) as s, count(*) as n from read_parquet('${file}') group by all`,
+    );
     expectSameSums(groupSums(trades, ["counterparty", "direction"]), sqlSums(viaDuckDB, ["counterparty", "direction"]));
     const back = await frames.readParquetColumns(file);
     expect(back.columns).toEqual(trades.columns);
     expect(back.kinds).toEqual(trades.kinds);
     expect(back.data).toEqual(trades.data);
     expect(back.meta.source).toBe(trades.meta.source);
-    expect(JSON.parse(JSON.stringify(back.meta.provenance))).toEqual(JSON.parse(JSON.stringify(trades.meta.provenance)));
+    expect(JSON.parse(JSON.stringify(back.meta.provenance))).toEqual(
+      JSON.parse(JSON.stringify(trades.meta.provenance)),
+    );
     const df = await frames.readParquet(file);
     expect(df.shape).toEqual([trades.rowCount, trades.columns.length]);
   });
@@ -319,10 +383,16 @@ describe("frames.writeParquet / frames.readParquet", () => {
   it("never overwrites by accident, and names a partition column that is not there", async () => {
     const file = path.join(dir, "once.parquet");
     writeFileSync(file, "not parquet");
-    await expect(frames.writeParquet(trades, file)).rejects.toThrow(/once\.parquet exists; pass \{ overwrite: true \} to replace it \(nothing was written\)/);
+    await expect(frames.writeParquet(trades, file)).rejects.toThrow(
+      /once\.parquet exists; pass \{ overwrite: true \} to replace it \(nothing was written\)/,
+    );
     await frames.writeParquet(trades, file, { overwrite: true });
     expect((await frames.readParquetColumns(file)).rowCount).toBe(trades.rowCount);
-    await expect(frames.writeParquet(trades, path.join(dir, "x"), { partitionBy: "ccy" })).rejects.toThrow(/partitionBy names "ccy", which is not a column/);
-    await expect(frames.readParquetColumns(path.join(dir, "missing.parquet"))).rejects.toThrow(/no Parquet file or directory at/);
+    await expect(frames.writeParquet(trades, path.join(dir, "x"), { partitionBy: "ccy" })).rejects.toThrow(
+      /partitionBy names "ccy", which is not a column/,
+    );
+    await expect(frames.readParquetColumns(path.join(dir, "missing.parquet"))).rejects.toThrow(
+      /no Parquet file or directory at/,
+    );
   });
 });

@@ -17,7 +17,16 @@ const upstream = <T>(fn: () => T): T => withUpstreamDanfo(d, fn);
 
 /** A trade table as the package returns it: doubles that float32 cannot hold, text, dates, a missing value. */
 function trades(): Any {
-  const notional = [51_832_906_865.2, -39_912_345.67, 5_000_000.01, 12_345_678.9, NaN, 7_777_777.77, 4_999_999.99, 123.45];
+  const notional = [
+    51_832_906_865.2,
+    -39_912_345.67,
+    5_000_000.01,
+    12_345_678.9,
+    NaN,
+    7_777_777.77,
+    4_999_999.99,
+    123.45,
+  ];
   return toDataFrame(
     new TableBuilder(notional.length, "test", {})
       .add("trade_id", ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"])
@@ -33,7 +42,8 @@ function trades(): Any {
   );
 }
 
-const plainFilter = (df: Any, min: number): number[] => (df["notional"].values as number[]).filter((x) => x > min).sort((a, b) => a - b);
+const plainFilter = (df: Any, min: number): number[] =>
+  (df["notional"].values as number[]).filter((x) => x > min).sort((a, b) => a - b);
 const sortedNumbers = (values: unknown[]): number[] => (values as number[]).slice().sort((a, b) => a - b);
 
 describe("boolean masks on any index (query, iloc, loc)", () => {
@@ -73,7 +83,9 @@ describe("boolean masks on any index (query, iloc, loc)", () => {
     expect(df.loc({ rows: ["2:4"], columns: ["ccy", "price"] }).index).toEqual([2, 3]);
     expect(df.head(2).index).toEqual([0, 1]);
     expect(df.tail(2).index).toEqual([6, 7]);
-    expect(() => df.query([true, false])).toThrow("query: a boolean mask must have one value per row (8 rows); it has 2");
+    expect(() => df.query([true, false])).toThrow(
+      "query: a boolean mask must have one value per row (8 rows); it has 2",
+    );
     expect(() => df.iloc({ rows: [8] })).toThrow("row position 8 is not an integer in 0..7");
     expect(() => df.loc({ rows: ["zz"] })).toThrow("IndexError: Specified index (zz) not found");
     const inplace = df.sortValues("price");
@@ -175,7 +187,9 @@ describe("dtypes", () => {
     expect(df["notional"].values).toHaveLength(8); // danfo's concat grew the first frame's columns to 16
     const other = trades();
     upstream(() => d.concat({ dfList: [other, df], axis: 0 }));
-    expect(() => other["notional"]).toThrow("IndexError: You provided an index of length 8 but Ndframe rows has length of 16");
+    expect(() => other["notional"]).toThrow(
+      "IndexError: You provided an index of length 8 but Ndframe rows has length of 16",
+    );
     const numbers = df.loc({ columns: ["notional", "price"] });
     expect(numbers.apply((row: number[]) => row[1], { axis: 1 }).values[0]).toBe(99.5);
     expect(String(df.head(1))).toContain("51832906865.2");
@@ -209,7 +223,10 @@ describe("sortValues", () => {
     expect(df.sortValues("notional").index).toEqual([1, 7, 6, 2, 5, 3, 0, 4]);
     expect(df.sortValues(["ccy", "price"], { ascending: [true, false] }).index).toEqual([2, 5, 0, 7, 3, 1, 4, 6]);
     expect(df.sortValues("ccy").index).toEqual([0, 2, 5, 3, 7, 1, 4, 6]); // USD and usd equal, as danfo compares text upper-cased
-    const dates = new d.DataFrame({ t: [new Date(3), null, new Date(1)], v: [1, 2, 3] }, { dtypes: ["datetime", "int32"] }) as Any;
+    const dates = new d.DataFrame(
+      { t: [new Date(3), null, new Date(1)], v: [1, 2, 3] },
+      { dtypes: ["datetime", "int32"] },
+    ) as Any;
     expect(dates.sortValues("t").values).toEqual([
       [new Date(1), 3],
       [new Date(3), 1],
@@ -219,7 +236,9 @@ describe("sortValues", () => {
   });
 
   it("is typed for several columns and directions (vendor/danfo's declarations say so)", () => {
-    const typed: DataFrame = toDataFrame(new TableBuilder(3, "test", {}).add("a", [2, 1, 2]).add("b", [1, 2, 3]).build());
+    const typed: DataFrame = toDataFrame(
+      new TableBuilder(3, "test", {}).add("a", [2, 1, 2]).add("b", [1, 2, 3]).build(),
+    );
     expect(typed.sortValues(["a", "b"], { ascending: [true, false] }).index).toEqual([1, 2, 0]);
   });
 
@@ -238,7 +257,8 @@ describe("sortValues", () => {
 });
 
 describe("groupby(…).agg and describe", () => {
-  const frame = (): Any => new d.DataFrame({ k: ["x", "y", "x", "z", "y", "x"], n: [3, 1, 2, 7, 5, 4], v: [1.5, 2, 3.25, 4, 5.5, 0.1] });
+  const frame = (): Any =>
+    new d.DataFrame({ k: ["x", "y", "x", "z", "y", "x"], n: [3, 1, 2, 7, 5, 4], v: [1.5, 2, 3.25, 4, 5.5, 0.1] });
 
   it("sum, mean, count, min, max equal danfo's (columns, order, dtypes), also through the shortcuts and col()", () => {
     const df = frame();
@@ -250,10 +270,14 @@ describe("groupby(…).agg and describe", () => {
     expect(ours.dtypes).toEqual(theirs.dtypes.map((t: string) => (t === "float32" ? "float64" : t)));
     for (const op of ["sum", "mean", "count", "min", "max"]) {
       expect(df.groupby(["k"])[op]().values).toEqual(upstream(() => df.groupby(["k"])[op]().values));
-      expect(df.groupby(["k"]).col(["v"])[op]().values).toEqual(upstream(() => df.groupby(["k"]).col(["v"])[op]().values));
+      expect(df.groupby(["k"]).col(["v"])[op]().values).toEqual(
+        upstream(() => df.groupby(["k"]).col(["v"])[op]().values),
+      );
     }
     const two = new d.DataFrame({ a: [2, 1, 2, 1], b: ["p", "q", "p", "p"], v: [1, 2, 3, 4] }) as Any;
-    expect(two.groupby(["a", "b"]).agg({ v: "sum" }).values).toEqual(upstream(() => two.groupby(["a", "b"]).agg({ v: "sum" }).values));
+    expect(two.groupby(["a", "b"]).agg({ v: "sum" }).values).toEqual(
+      upstream(() => two.groupby(["a", "b"]).agg({ v: "sum" }).values),
+    );
   });
 
   it("keeps danfo's other group operations and errors", () => {
@@ -291,7 +315,15 @@ describe("groupby(…).agg and describe", () => {
     const present = (df["notional"].values as number[]).filter((x) => !Number.isNaN(x));
     const mean = present.reduce((a, b) => a + b, 0) / present.length;
     const variance = present.reduce((a, b) => a + (b - mean) ** 2, 0) / (present.length - 1);
-    expect(ours["notional"].values).toEqual([7, mean, Math.sqrt(variance), -39_912_345.67, 5_000_000.01, 51_832_906_865.2, variance]);
+    expect(ours["notional"].values).toEqual([
+      7,
+      mean,
+      Math.sqrt(variance),
+      -39_912_345.67,
+      5_000_000.01,
+      51_832_906_865.2,
+      variance,
+    ]);
     const clean = new d.DataFrame({ a: [1, 2, 3, 10], b: [0.5, 0.25, 4, 8] }) as Any;
     expect(clean.describe().values).toEqual(upstream(() => clean.describe().values));
   });

@@ -57,7 +57,9 @@ describe("toDataFrame(table)", () => {
   it("builds the same frame as danfo's public constructor (values, index, dtypes, column access, derived frames)", () => {
     const t = table();
     const df = toDataFrame(t);
-    const rows = Array.from({ length: t.rowCount }, (_, i) => t.columns.map((c) => (t.kinds[c] === "empty" ? NaN : t.data[c]![i])));
+    const rows = Array.from({ length: t.rowCount }, (_, i) =>
+      t.columns.map((c) => (t.kinds[c] === "empty" ? NaN : t.data[c]![i])),
+    );
     const reference = new (loadDanfo().DataFrame)(rows, { columns: t.columns, dtypes: df.dtypes });
     expect(df.values).toEqual(reference.values);
     expect(df.index).toEqual(reference.index);

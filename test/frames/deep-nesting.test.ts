@@ -38,24 +38,29 @@ function thrown(f: () => unknown): unknown {
 }
 
 describe("frames.transactionTable(response) with a row nested too deep", () => {
-  it.each(["array", "object", "mix"] as const)("a 200,000-deep %s in a cell: TableShapeError naming the row and the field", (kind) => {
-    const error = thrown(() =>
-      frames.transactionTable({
-        data_table: [
-          { id: 1, x: 1 },
-          { id: 2, x: nested(DEEP, kind) },
-        ],
-      }),
-    );
-    expect(error).toBeInstanceOf(TableShapeError);
-    expect(error).toBeInstanceOf(RiskPortalError);
-    expect((error as Error).message).toMatch(/^data_table row 1: its "x" is nested too deep \(more than 1000 levels of objects and arrays, the row counted\)/);
-  });
+  it.each(["array", "object", "mix"] as const)(
+    "a 200,000-deep %s in a cell: TableShapeError naming the row and the field",
+    (kind) => {
+      const error = thrown(() =>
+        frames.transactionTable({
+          data_table: [
+            { id: 1, x: 1 },
+            { id: 2, x: nested(DEEP, kind) },
+          ],
+        }),
+      );
+      expect(error).toBeInstanceOf(TableShapeError);
+      expect(error).toBeInstanceOf(RiskPortalError);
+      expect((error as Error).message).toMatch(
+        /^data_table row 1: its "x" is nested too deep \(more than 1000 levels of objects and arrays, the row counted\)/,
+      );
+    },
+  );
 
   it("a row that is itself a 200,000-deep array, and the other layouts: the row is named", () => {
-    expect((thrown(() => frames.transactionTable({ data_table: [{ id: 1 }, nested(DEEP, "array")] })) as Error).message).toMatch(
-      /^data_table row 1: the row is nested too deep/,
-    );
+    expect(
+      (thrown(() => frames.transactionTable({ data_table: [{ id: 1 }, nested(DEEP, "array")] })) as Error).message,
+    ).toMatch(/^data_table row 1: the row is nested too deep/);
     expect(
       (
         thrown(() =>
@@ -71,17 +76,25 @@ describe("frames.transactionTable(response) with a row nested too deep", () => {
         ) as Error
       ).message,
     ).toMatch(/^data_table row 1: its "x" is nested too deep/);
-    expect((thrown(() => frames.transactionTableColumns({ data_table: { id: [1, 2, 3], x: [1, 2, nested(DEEP)] } })) as Error).message).toMatch(
-      /^data_table row 2: its "x" is nested too deep/,
-    );
+    expect(
+      (
+        thrown(() =>
+          frames.transactionTableColumns({ data_table: { id: [1, 2, 3], x: [1, 2, nested(DEEP)] } }),
+        ) as Error
+      ).message,
+    ).toMatch(/^data_table row 2: its "x" is nested too deep/);
   });
 
   it(`a row nested ${MAX_ROW_DEPTH} levels (the row counted) is kept as received; one level more is refused`, () => {
     const table = frames.transactionTableColumns({ data_table: [{ id: 1, x: nested(MAX_ROW_DEPTH - 1) }] });
     expect(table.kinds.x).toBe("mixed");
-    expect(thrown(() => frames.transactionTableColumns({ data_table: [{ id: 1, x: nested(MAX_ROW_DEPTH) }] }))).toBeInstanceOf(TableShapeError);
+    expect(
+      thrown(() => frames.transactionTableColumns({ data_table: [{ id: 1, x: nested(MAX_ROW_DEPTH) }] })),
+    ).toBeInstanceOf(TableShapeError);
     expect(frames.transactionTableColumns({ data_table: [nested(MAX_ROW_DEPTH, "array")] }).rowCount).toBe(1);
-    expect(thrown(() => frames.transactionTableColumns({ data_table: [nested(MAX_ROW_DEPTH + 1, "array")] }))).toBeInstanceOf(TableShapeError);
+    expect(
+      thrown(() => frames.transactionTableColumns({ data_table: [nested(MAX_ROW_DEPTH + 1, "array")] })),
+    ).toBeInstanceOf(TableShapeError);
   });
 });
 
@@ -98,7 +111,9 @@ describe("the JSON row scanner", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(JsonScanError);
-    expect((error as Error).message).toBe(`data_table row 5 is nested too deep: more than ${MAX_ROW_DEPTH} levels of objects and arrays`);
+    expect((error as Error).message).toBe(
+      `data_table row 5 is nested too deep: more than ${MAX_ROW_DEPTH} levels of objects and arrays`,
+    );
   });
 
   it(`streams a row nested ${MAX_ROW_DEPTH} levels`, () => {
@@ -135,7 +150,10 @@ describe("over HTTP: a table answer with a row nested 200,000 deep", () => {
   it("rp.position.transactionTable parses it (JSON.parse holds), frames.transactionTable names the row", async () => {
     answer = { status: 200, body: table };
     const response = await client().position.transactionTable({ portfolio_name: "P" });
-    expect(thrown(() => frames.transactionTable(response))).toMatchObject({ name: "TableShapeError", message: expect.stringMatching(/^data_table row 1: /) });
+    expect(thrown(() => frames.transactionTable(response))).toMatchObject({
+      name: "TableShapeError",
+      message: expect.stringMatching(/^data_table row 1: /),
+    });
   });
 
   it("frames.fetchTransactionTable: TableShapeError naming the row", async () => {
@@ -148,7 +166,9 @@ describe("over HTTP: a table answer with a row nested 200,000 deep", () => {
   it("frames.fetchTransactionTableToParquet: ResponseValidationError naming the row, no file left", async () => {
     answer = { status: 200, body: table };
     const file = path.join(dir, "t.parquet");
-    const error = await frames.fetchTransactionTableToParquet(client(), { portfolio_name: "P" }, file).catch((e: unknown) => e);
+    const error = await frames
+      .fetchTransactionTableToParquet(client(), { portfolio_name: "P" }, file)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as Error).message).toMatch(/data_table row 1 is nested too deep: more than 1000 levels/);
   });
@@ -165,15 +185,18 @@ describe("over HTTP: a table answer with a row nested 200,000 deep", () => {
   it.each([
     ["array", nestedText],
     ["object", objectText],
-  ])("a write refused with HTTP 400 and a body nested 200,000 deep (%s): BadRequestError, not-applied", async (_kind, text) => {
-    answer = { status: 400, body: text(DEEP) };
-    const error = await client()
-      .marketData.uploadBondPrices({ bond_data: [bond] })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(error).toMatchObject({ status: 400, outcome: "not-applied" });
-    expect((error as Error).message).toMatch(/^UploadBondPriceData failed: HTTP 400 Bad Request — /);
-  });
+  ])(
+    "a write refused with HTTP 400 and a body nested 200,000 deep (%s): BadRequestError, not-applied",
+    async (_kind, text) => {
+      answer = { status: 400, body: text(DEEP) };
+      const error = await client()
+        .marketData.uploadBondPrices({ bond_data: [bond] })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error).toMatchObject({ status: 400, outcome: "not-applied" });
+      expect((error as Error).message).toMatch(/^UploadBondPriceData failed: HTTP 400 Bad Request — /);
+    },
+  );
 
   it("errorFromResponse shows a body too deep to write without overflowing", () => {
     const error = errorFromResponse({ operation: "X", status: 400, body: JSON.parse(nestedText(DEEP)) as unknown });

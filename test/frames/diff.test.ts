@@ -20,7 +20,8 @@ const table = (columns: Record<string, unknown[]>): ColumnTable => {
   return builder.build();
 };
 
-const curve = (rates: number[], names = ["1Y", "2Y", "5Y", "10Y"]) => table({ tenor: names, rate: rates, ccy: names.map(() => "USD") });
+const curve = (rates: number[], names = ["1Y", "2Y", "5Y", "10Y"]) =>
+  table({ tenor: names, rate: rates, ccy: names.map(() => "USD") });
 
 const plotDir = mkdtempSync(path.join(tmpdir(), "rpl-frames-diff-"));
 afterAll(() => rmSync(plotDir, { recursive: true, force: true }));
@@ -38,7 +39,9 @@ describe("frames.diff", () => {
   });
 
   it("lists the largest moves first, and rows added and removed with all their columns", () => {
-    const d = diff(curve([0.04, 0.041, 0.042, 0.043]), curve([0.0401, 0.045, 0.042, 0.05], ["1Y", "2Y", "5Y", "30Y"]), { key: "tenor" });
+    const d = diff(curve([0.04, 0.041, 0.042, 0.043]), curve([0.0401, 0.045, 0.042, 0.05], ["1Y", "2Y", "5Y", "30Y"]), {
+      key: "tenor",
+    });
     expect(d.rows.map((r) => r.key[0])).toEqual(["2Y", "1Y"]);
     expect(d.rows[0]!.move).toBeCloseTo(0.004, 12);
     expect(d.added.data).toEqual({ tenor: ["30Y"], rate: [0.05], ccy: ["USD"] });
@@ -59,8 +62,18 @@ describe("frames.diff", () => {
   });
 
   it("compares text, dates and categories by value, and pairs rows on a key of several columns", () => {
-    const a = table({ book: ["X", "X", "Y"], trade: [1, 2, 1], status: ["ok", "ok", "failed"], at: [new Date("2026-11-20"), null, null] });
-    const b = table({ book: ["Y", "X", "X"], trade: [1, 1, 2], status: ["ok", "ok", "ok"], at: [null, new Date("2026-11-20"), new Date("2026-11-21")] });
+    const a = table({
+      book: ["X", "X", "Y"],
+      trade: [1, 2, 1],
+      status: ["ok", "ok", "failed"],
+      at: [new Date("2026-11-20"), null, null],
+    });
+    const b = table({
+      book: ["Y", "X", "X"],
+      trade: [1, 1, 2],
+      status: ["ok", "ok", "ok"],
+      at: [null, new Date("2026-11-20"), new Date("2026-11-21")],
+    });
     const d = diff(a, b, { key: ["book", "trade"] });
     expect(d.rows.map((r) => [r.key, r.changes.map((c) => c.column)])).toEqual([
       [["X", 2], ["at"]],
@@ -83,13 +96,19 @@ describe("frames.diff", () => {
       return builder.add("tenor", ["1Y", "2Y"]).add("rate", rates).build();
     };
     const d = diff(sourced([0.04, 0.041], "2026-11-13"), sourced([0.04, 0.042], "2026-11-20"), { key: "tenor" });
-    for (const t of [d.table, d.changed]) expect(t.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-13T08:00:00.000Z", "2026-11-20T08:00:00.000Z"]);
+    for (const t of [d.table, d.changed])
+      expect(t.meta.provenance.map((p) => p.receivedAt)).toEqual([
+        "2026-11-13T08:00:00.000Z",
+        "2026-11-20T08:00:00.000Z",
+      ]);
     expect(d.added.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-20T08:00:00.000Z"]);
     expect(d.removed.meta.provenance.map((p) => p.receivedAt)).toEqual(["2026-11-13T08:00:00.000Z"]);
   });
 
   it("takes danfo DataFrames as well as column tables", () => {
-    const d = diff(toDataFrame(curve([0.04, 0.041, 0.042, 0.043])), curve([0.04, 0.041, 0.042, 0.044]), { key: "tenor" });
+    const d = diff(toDataFrame(curve([0.04, 0.041, 0.042, 0.043])), curve([0.04, 0.041, 0.042, 0.044]), {
+      key: "tenor",
+    });
     expect(d.rows.map((r) => r.key[0])).toEqual(["10Y"]);
     expect(d.rows[0]!.changes[0]!.delta).toBeCloseTo(0.001, 12);
   });
@@ -99,7 +118,9 @@ describe("frames.diff", () => {
     const b = table({ id: ["a"], v: [2], extra: [3] });
     const d = diff(a, b, { key: "id" });
     expect([d.columnsAdded, d.columnsRemoved, d.compared]).toEqual([["extra"], ["old"], ["v"]]);
-    expect(d.summary).toBe("1 row changed, 0 added, 0 removed, 0 unchanged (key id); columns added: extra; columns removed: old");
+    expect(d.summary).toBe(
+      "1 row changed, 0 added, 0 removed, 0 unchanged (key id); columns added: extra; columns removed: old",
+    );
     expect(diff(a, b, { key: "id", columns: [] }).rows).toEqual([]);
   });
 });
@@ -113,11 +134,15 @@ describe("frames.diff: bad input and display", () => {
     expect(() => diff(table({ id: ["a", "a"], v: [1, 2] }), ok, { key: "id" })).toThrow(
       'frames.diff: key "id" is not unique in before: "a" is on rows 0 and 1; choose a key that names one row',
     );
-    expect(() => diff(ok, table({ id: ["a", null], v: [1, 2] }), { key: "id" })).toThrow('key column "id" is missing a value in after, row 1');
+    expect(() => diff(ok, table({ id: ["a", null], v: [1, 2] }), { key: "id" })).toThrow(
+      'key column "id" is missing a value in after, row 1',
+    );
     expect(() => diff(ok, ok, { key: "id", tolerance: -1 })).toThrow("tolerance must be a number >= 0, got -1");
     expect(() => diff(ok, ok, { key: "id", columns: ["w"] })).toThrow('column "w" (options.columns) is not in before');
     expect(() => diff(ok, ok, {} as never)).toThrow("options.key must name the column");
-    expect(() => diff({ rows: [] } as never, ok, { key: "id" })).toThrow("before must be a column table or a danfo DataFrame");
+    expect(() => diff({ rows: [] } as never, ok, { key: "id" })).toThrow(
+      "before must be a column table or a danfo DataFrame",
+    );
   });
 
   it("is what plot.show displays: the status table, its summary in the caption", () => {
@@ -126,6 +151,8 @@ describe("frames.diff: bad input and display", () => {
     const html = readFileSync(file, "utf8");
     expect(html).toContain("from frames.diff · 1 row changed, 0 added, 0 removed, 3 unchanged (key tenor)");
     expect(html).toContain("<th>status</th><th>tenor</th><th>rate_before</th><th>rate_after</th><th>rate_delta</th>");
-    expect(html).toContain('<td class="rpl-text">changed</td><td class="rpl-text">2Y</td><td>0.041</td><td>0.0415</td>');
+    expect(html).toContain(
+      '<td class="rpl-text">changed</td><td class="rpl-text">2Y</td><td>0.041</td><td>0.0415</td>',
+    );
   });
 });

@@ -48,24 +48,52 @@ describe("equityVolCurveRecords(source)", () => {
 
   it("splits curves of one asset by reference date and accepts nested asset_id objects", () => {
     const { curves } = equityVolCurveRecords([
-      { asset_id: { code: "SPX", market_identification_code: "XCBO" }, reference_date: "2026-11-19", maturity: 30, vol: 0.17 },
-      { asset_id: { code: "SPX", market_identification_code: "XCBO" }, reference_date: "2026-11-20", maturity: 30, vol: 0.16 },
+      {
+        asset_id: { code: "SPX", market_identification_code: "XCBO" },
+        reference_date: "2026-11-19",
+        maturity: 30,
+        vol: 0.17,
+      },
+      {
+        asset_id: { code: "SPX", market_identification_code: "XCBO" },
+        reference_date: "2026-11-20",
+        maturity: 30,
+        vol: 0.16,
+      },
     ]);
     expect(curves.map((c) => c.reference_date)).toEqual(["2026-11-19T00:00:00Z", "2026-11-20T00:00:00Z"]);
   });
 
   it("takes a row that is already a whole curve", () => {
     const { curves, errors } = equityVolCurveRecords([
-      { code: "AAPL", market_identification_code: "XNAS", reference_date: "2026-11-20", maturities: [30, 90], vols: [0.25, 0.24] },
+      {
+        code: "AAPL",
+        market_identification_code: "XNAS",
+        reference_date: "2026-11-20",
+        maturities: [30, 90],
+        vols: [0.25, 0.24],
+      },
     ]);
     expect(errors).toEqual([]);
     expect(curves[0]!.maturities).toEqual([30, 90]);
-    const bad = equityVolCurveRecords([{ code: "AAPL", market_identification_code: "XNAS", reference_date: "2026-11-20", maturities: [30, 90], vols: [0.25] }]);
-    expect(bad.errors.map(formatRowError)).toEqual(["row 0: vols: has 1 values but maturities has 2; they must have the same length"]);
+    const bad = equityVolCurveRecords([
+      {
+        code: "AAPL",
+        market_identification_code: "XNAS",
+        reference_date: "2026-11-20",
+        maturities: [30, 90],
+        vols: [0.25],
+      },
+    ]);
+    expect(bad.errors.map(formatRowError)).toEqual([
+      "row 0: vols: has 1 values but maturities has 2; they must have the same length",
+    ]);
   });
 
   it("reports an unknown column", () => {
-    const { errors } = equityVolCurveRecords({ csv: "code,market_identification_code,reference_date,maturity,volatility\nA,X,2026-11-20,30,0.2\n" });
+    const { errors } = equityVolCurveRecords({
+      csv: "code,market_identification_code,reference_date,maturity,volatility\nA,X,2026-11-20,30,0.2\n",
+    });
     expect(errors.map(formatRowError)).toEqual([
       expect.stringMatching(/^line 1: volatility: unknown column; expected code, market_identification_code, /),
       "line 2 (row 0): vol: missing",
@@ -79,7 +107,11 @@ describe("uploadEquityVolCurves(rp, source) over HTTP", () => {
   beforeAll(async () => {
     server = await startLoopback({
       "/api/MarketData/UploadEquityVolCurves": {
-        body: { $type: "Service.Web.Core.MarketData.ApiUploadEquityVolCurvesResponse, Service.Web.Core", is_success: true, error_messages: [] },
+        body: {
+          $type: "Service.Web.Core.MarketData.ApiUploadEquityVolCurvesResponse, Service.Web.Core",
+          is_success: true,
+          error_messages: [],
+        },
       },
     });
     rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" } });
@@ -93,7 +125,10 @@ describe("uploadEquityVolCurves(rp, source) over HTTP", () => {
 
   it("uploads one curve per asset", async () => {
     await uploadEquityVolCurves(rp, GOOD);
-    const sent = server.to("/api/MarketData/UploadEquityVolCurves").at(-1)!.json as { use_best_effort: boolean; equity_vol_curves: { maturities: number[] }[] };
+    const sent = server.to("/api/MarketData/UploadEquityVolCurves").at(-1)!.json as {
+      use_best_effort: boolean;
+      equity_vol_curves: { maturities: number[] }[];
+    };
     expect(sent.use_best_effort).toBeUndefined(); // not set: the service's default (false) applies
     expect(sent.equity_vol_curves.map((c) => c.maturities)).toEqual([
       [30, 91, 365],

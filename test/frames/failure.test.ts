@@ -4,7 +4,9 @@ import { dateText, describeFailure } from "../../src/frames/failure";
 
 describe("describeFailure(reason)", () => {
   it("keeps a client error's message and HTTP status", () => {
-    expect(describeFailure(new NotFoundError("RateAsset failed: HTTP 404", { operation: "RateAsset", status: 404 }))).toEqual({
+    expect(
+      describeFailure(new NotFoundError("RateAsset failed: HTTP 404", { operation: "RateAsset", status: 404 })),
+    ).toEqual({
       error: "RateAsset failed: HTTP 404",
       status: 404,
     });
@@ -34,7 +36,12 @@ describe("a local fault in a batch", () => {
   it("is thrown (the first one), not listed as one failed date among others", async () => {
     const { throwReplayMiss } = await import("../../src/frames/failure");
     const { ConfigurationError, CassetteError } = await import("../../src");
-    const local = new CassetteError("the cassette x.json holds an exchange that cannot be replayed", { operation: "RateAsset" }, "x.json", 3);
+    const local = new CassetteError(
+      "the cassette x.json holds an exchange that cannot be replayed",
+      { operation: "RateAsset" },
+      "x.json",
+      3,
+    );
     expect(() =>
       throwReplayMiss([
         { status: "fulfilled", value: 1 },

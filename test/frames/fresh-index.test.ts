@@ -27,8 +27,11 @@ const fresh = (df: DataFrame) => expect(df.index).toEqual([...Array(df.shape[0])
 describe("frames come with a fresh 0..n-1 index", () => {
   it("only frames/danfo.ts constructs DataFrames (everything else goes through toDataFrame; danfo-fixes/ builds danfo's own results)", () => {
     const src = path.resolve(__dirname, "../../src");
-    const door = (f: string) => f.endsWith(path.join("frames", "danfo.ts")) || f.includes(path.join("frames", "danfo-fixes") + path.sep);
-    const makers = sources(src).filter((f) => !door(f) && /new\s+(?:\w+\.)?DataFrame\s*\(/.test(readFileSync(f, "utf8")));
+    const door = (f: string) =>
+      f.endsWith(path.join("frames", "danfo.ts")) || f.includes(path.join("frames", "danfo-fixes") + path.sep);
+    const makers = sources(src).filter(
+      (f) => !door(f) && /new\s+(?:\w+\.)?DataFrame\s*\(/.test(readFileSync(f, "utf8")),
+    );
     expect(makers).toEqual([]);
   });
 

@@ -24,7 +24,9 @@ function scan(text: string, batchRows: number, cuts: number[] = []) {
 }
 
 // Values a row may hold: text with quotes, backslashes, escapes, brackets and characters of 1–4 UTF-8 bytes.
-const text = fc.string({ unit: fc.constantFrom("a", '"', "\\", "{", "}", "[", "]", ",", ":", " ", "é", "€", "𝄞", "\n", "\u0000") });
+const text = fc.string({
+  unit: fc.constantFrom("a", '"', "\\", "{", "}", "[", "]", ",", ":", " ", "é", "€", "𝄞", "\n", "\u0000"),
+});
 const cell = fc.oneof(
   text,
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -32,7 +34,10 @@ const cell = fc.oneof(
   fc.constant(null),
   fc.array(fc.oneof(text, fc.integer()), { maxLength: 3 }),
 );
-const row = fc.oneof({ weight: 8, arbitrary: fc.dictionary(text, cell, { maxKeys: 4 }) }, { weight: 1, arbitrary: cell });
+const row = fc.oneof(
+  { weight: 8, arbitrary: fc.dictionary(text, cell, { maxKeys: 4 }) },
+  { weight: 1, arbitrary: cell },
+);
 
 describe("JsonRowScanner: a response's rows in batches, as its bytes arrive", () => {
   it("gives exactly the rows and fields JSON.parse gives, whatever the chunking, spacing and batch size", () => {
@@ -65,7 +70,12 @@ describe("JsonRowScanner: a response's rows in batches, as its bytes arrive", ()
 
   it("keeps a data_table in another layout whole, and says when there is none", () => {
     const columns = { data_table: { columns: ["a"], rows: [[1], [2]] }, n: 2 };
-    expect(scan(JSON.stringify(columns), 1, [3, 17]).body).toMatchObject({ hasDataTable: true, dataTable: columns.data_table, fields: { n: 2 }, rows: 0 });
+    expect(scan(JSON.stringify(columns), 1, [3, 17]).body).toMatchObject({
+      hasDataTable: true,
+      dataTable: columns.data_table,
+      fields: { n: 2 },
+      rows: 0,
+    });
     expect(scan('{"data_table": null}', 5).body).toMatchObject({ hasDataTable: true, dataTable: null });
     expect(scan('{"error": "none"}', 5).body).toMatchObject({ hasDataTable: false, fields: { error: "none" } });
     expect(scan("\ufeff{}", 5).body).toMatchObject({ hasDataTable: false, rows: 0 });

@@ -8,7 +8,17 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync, readFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+  readFileSync,
+} from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -76,7 +86,9 @@ function trades(books: string[], n: number, noise = 8): frames.ColumnTable {
 }
 
 async function booksIn(source: string): Promise<string[]> {
-  const t = await frames.queryColumns(`select distinct book::varchar as book from read_parquet('${source}/**/*.parquet', hive_partitioning = true) order by 1`);
+  const t = await frames.queryColumns(
+    `select distinct book::varchar as book from read_parquet('${source}/**/*.parquet', hive_partitioning = true) order by 1`,
+  );
   return t.data.book as string[];
 }
 
@@ -114,7 +126,9 @@ describe("frames.writeParquet(…, { overwrite: true })", () => {
     await frames.writeParquet(trades(["old1"], 100), file);
     const before = readFileSync(file);
     const big = trades(["new"], 40_000, 60); // ~3.2 MB of random text
-    await expect(frames.writeParquet(big, file, { overwrite: true })).rejects.toThrow(/trades\.parquet.*(No space left|not enough space|disk)/is);
+    await expect(frames.writeParquet(big, file, { overwrite: true })).rejects.toThrow(
+      /trades\.parquet.*(No space left|not enough space|disk)/is,
+    );
     expect(readFileSync(file).equals(before)).toBe(true);
     expect((await frames.readParquetColumns(file)).rowCount).toBe(100);
     expect(readdirSync(disk)).toEqual(["trades.parquet"]);
@@ -122,7 +136,9 @@ describe("frames.writeParquet(…, { overwrite: true })", () => {
     const out = path.join(disk, "books");
     await frames.writeParquet(trades(["old1", "old2"], 100), out, { partitionBy: "book" });
     unrelated(out);
-    await expect(frames.writeParquet(big, out, { partitionBy: "book", overwrite: true })).rejects.toThrow(/books.*(No space left|not enough space|disk)/is);
+    await expect(frames.writeParquet(big, out, { partitionBy: "book", overwrite: true })).rejects.toThrow(
+      /books.*(No space left|not enough space|disk)/is,
+    );
     expect(await booksIn(out)).toEqual(["old1", "old2"]);
     expect((await frames.readParquetColumns(out)).rowCount).toBe(100);
     expectUnrelatedKept(out);
@@ -140,7 +156,10 @@ async function serve(body: string): Promise<{ url: string; close: () => Promise<
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe("a streamed fetch with overwrite: true", () => {
@@ -153,16 +172,17 @@ describe("a streamed fetch with overwrite: true", () => {
       const probe = path.join(dir, "probe");
       const staged = await stageTransactionTable(rp, { portfolio_name: "P" }, probe);
       const staging = [path.join(probe, "body.json"), ...staged.parts].reduce((s, f) => s + statSync(f).size, 0);
-      const final = (await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, path.join(dir, "probe.parquet"))).files[0]!;
+      const final = (await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, path.join(dir, "probe.parquet")))
+        .files[0]!;
       const finalSize = statSync(final).size;
       // Room for the staging and the old file, but not for the final file beside them.
       const disk = tmpfs("disk-stream", staging + 64 * 1024 + finalSize / 2);
       const file = path.join(disk, "rates.parquet");
       await frames.writeParquet(trades(["old"], 10), file);
       const before = readFileSync(file);
-      await expect(frames.fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file, { overwrite: true })).rejects.toThrow(
-        /rates\.parquet.*(No space left|not enough space|disk)/is,
-      );
+      await expect(
+        frames.fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file, { overwrite: true }),
+      ).rejects.toThrow(/rates\.parquet.*(No space left|not enough space|disk)/is);
       expect(readFileSync(file).equals(before)).toBe(true);
       expect((await frames.readParquetColumns(file)).rowCount).toBe(10);
       expect(readdirSync(disk)).toEqual(["rates.parquet"]);
@@ -185,7 +205,11 @@ describe("frames.fetchTransactionTablesToParquet(…, { overwrite: true }, dir)"
   const fetch = (out: string, portfolios: string[], overwrite = true) =>
     frames.fetchTransactionTablesToParquet(rp, { portfolios, months: ["2026-10"], overwrite, progress: "none" }, out);
   const portfoliosIn = async (out: string) =>
-    (await frames.queryColumns(`select distinct portfolio from read_parquet('${out}/**/*.parquet', hive_partitioning = true) order by 1`)).data.portfolio;
+    (
+      await frames.queryColumns(
+        `select distinct portfolio from read_parquet('${out}/**/*.parquet', hive_partitioning = true) order by 1`,
+      )
+    ).data.portfolio;
 
   it("replaces the dataset's partitions only, keeping NOTES.md and .git/", async () => {
     const out = path.join(dir, "panel");

@@ -20,7 +20,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const when = ["2026-11-20T00:00:00.000Z", "1969-07-20T20:17:40.123Z", null, "2026-03-29T01:30:00.000Z"];
 function dated(): frames.ColumnTable {
-  return new TableBuilder(4, "Hand-made", {}).add("book", ["A", "B", "A", "B"], { hint: "category" }).add("when", when).add("n", [1, 2, 3, 4]).build();
+  return new TableBuilder(4, "Hand-made", {})
+    .add("book", ["A", "B", "A", "B"], { hint: "category" })
+    .add("when", when)
+    .add("n", [1, 2, 3, 4])
+    .build();
 }
 const iso = (values: unknown[]) => values.map((v) => (v instanceof Date ? v.toISOString() : v));
 
@@ -30,9 +34,17 @@ async function schemaOf(glob: string, column: string): Promise<{ type: string; l
     `select type, logical_type::varchar as logical from parquet_schema('${glob}') where name = '${column}' order by file_name`,
   );
   const types = await frames.queryColumns(`select distinct typeof("${column}") as duck from read_parquet('${glob}')`);
-  return (t.data.type as string[]).map((type, i) => ({ type, logical: (t.data.logical as string[])[i]!, duck: (types.data.duck as string[])[0]! }));
+  return (t.data.type as string[]).map((type, i) => ({
+    type,
+    logical: (t.data.logical as string[])[i]!,
+    duck: (types.data.duck as string[])[0]!,
+  }));
 }
-const UTC = { type: "INT64", logical: expect.stringMatching(/isAdjustedToUTC=(1|true).*MICROS/), duck: "TIMESTAMP WITH TIME ZONE" };
+const UTC = {
+  type: "INT64",
+  logical: expect.stringMatching(/isAdjustedToUTC=(1|true).*MICROS/),
+  duck: "TIMESTAMP WITH TIME ZONE",
+};
 
 describe("a Parquet path is a path", () => {
   it("readParquet reads data[1] (a file and a dataset) where writeParquet wrote it", async () => {
@@ -64,7 +76,9 @@ describe("a Parquet path is a path", () => {
     await frames.writeParquet(dated(), path.join(globbed, "a-2.parquet"));
     const glob = path.join(globbed, "a-*.parquet");
     expect((await frames.readParquetColumns(glob, { glob: true })).rowCount).toBe(8);
-    await expect(frames.readParquetColumns(glob)).rejects.toThrow(/no Parquet file or directory at .*a-\*\.parquet \(for a glob, pass \{ glob: true \}\)/);
+    await expect(frames.readParquetColumns(glob)).rejects.toThrow(
+      /no Parquet file or directory at .*a-\*\.parquet \(for a glob, pass \{ glob: true \}\)/,
+    );
     const db = await frames.duckdb();
     try {
       await db.registerParquet("pq", glob, { glob: true });
@@ -89,7 +103,9 @@ describe("Parquet dates are UTC instants", () => {
     const file = path.join(dir, "dates.parquet");
     await frames.writeParquet(dated(), file);
     expect(await schemaOf(file, "when")).toEqual([UTC]);
-    const utc = await frames.queryColumns(`select strftime(timezone('UTC', "when"), '%Y-%m-%dT%H:%M:%S.%g') as t from read_parquet('${file}')`);
+    const utc = await frames.queryColumns(
+      `select strftime(timezone('UTC', "when"), '%Y-%m-%dT%H:%M:%S.%g') as t from read_parquet('${file}')`,
+    );
     expect(utc.data.t).toEqual(when.map((w) => (w === null ? null : w.slice(0, -1))));
     const back = await frames.readParquetColumns(file);
     expect(back.kinds.when).toBe("date");
@@ -104,7 +120,9 @@ describe("Parquet dates are UTC instants", () => {
   it("SQL over them counts in UTC whatever the process's time zone: a trade at 20:00 UTC on 31 October is October's", async () => {
     const file = path.join(dir, "late.parquet");
     await frames.writeParquet(new TableBuilder(1, "Hand-made", {}).add("when", ["2026-10-31T20:00:00Z"]).build(), file);
-    const month = await frames.queryColumns(`select strftime(date_trunc('month', "when"), '%Y-%m') as m, hour("when") as h from read_parquet('${file}')`);
+    const month = await frames.queryColumns(
+      `select strftime(date_trunc('month', "when"), '%Y-%m') as m, hour("when") as h from read_parquet('${file}')`,
+    );
     expect(month.data).toEqual({ m: ["2026-10"], h: [20] });
   });
 
@@ -120,7 +138,11 @@ describe("Parquet dates are UTC instants", () => {
     });
 
     it("a streamed table and a streamed panel say isAdjustedToUTC, with the Dates of the table in memory", async () => {
-      const request = { portfolio_name: "GLOBAL-MACRO", start_date: "2026-10-01T00:00:00Z", end_date: "2026-10-31T23:59:59.999Z" };
+      const request = {
+        portfolio_name: "GLOBAL-MACRO",
+        start_date: "2026-10-01T00:00:00Z",
+        end_date: "2026-10-31T23:59:59.999Z",
+      };
       const inMemory = await frames.fetchTransactionTableColumns(rp, request);
       expect(inMemory.kinds.trade_date).toBe("date");
       const file = path.join(dir, "stream.parquet");
@@ -129,7 +151,11 @@ describe("Parquet dates are UTC instants", () => {
       expect(iso((await frames.readParquetColumns(file)).data.trade_date!)).toEqual(iso(inMemory.data.trade_date!));
 
       const panel = path.join(dir, "panel");
-      const written = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], progress: "none" }, panel);
+      const written = await frames.fetchTransactionTablesToParquet(
+        rp,
+        { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], progress: "none" },
+        panel,
+      );
       expect(written.files).toHaveLength(1);
       expect(await schemaOf(`${panel}/**/*.parquet`, "trade_date")).toEqual([UTC]);
       expect(iso((await frames.readParquetColumns(panel)).data.trade_date!)).toEqual(iso(inMemory.data.trade_date!));

@@ -28,7 +28,13 @@ describe("pivotColumns(table, { index, columns, values })", () => {
   });
 
   it("sorts the new columns on request", () => {
-    const t = pivotColumns(long(), { index: "maturity", columns: "currency", values: "rate", columnOrder: "sorted", agg: "last" });
+    const t = pivotColumns(long(), {
+      index: "maturity",
+      columns: "currency",
+      values: "rate",
+      columnOrder: "sorted",
+      agg: "last",
+    });
     expect(t.columns).toEqual(["maturity", "EUR", "USD"]);
   });
 
@@ -56,11 +62,15 @@ describe("pivotColumns(table, { index, columns, values })", () => {
     expect(cells("max")).toEqual({ EUR: [4, 5, NaN], USD: [10, NaN, NaN], warnings: [] });
     expect(cells("first")).toMatchObject({ EUR: [1, 5, NaN], USD: [10, NaN, NaN] });
     expect(cells("last")).toMatchObject({ EUR: [4, 5, NaN], USD: [10, NaN, NaN] });
-    expect(cells("last").warnings).toEqual(['2 (day, ccy) pairs have more than one row: the last value of each is kept (agg: "last")']);
+    expect(cells("last").warnings).toEqual([
+      '2 (day, ccy) pairs have more than one row: the last value of each is kept (agg: "last")',
+    ]);
     // Text: count, first and last; sums of text are refused.
     const text = pivotColumns(t, { index: "day", columns: "ccy", values: "ccy", agg: "count" });
     expect(text.data.EUR).toEqual([3, 2, 0]);
-    expect(() => pivotColumns(t, { index: "day", columns: "x", values: "ccy", agg: "sum" })).toThrow(/agg "sum" needs numbers; "ccy" is string/);
+    expect(() => pivotColumns(t, { index: "day", columns: "x", values: "ccy", agg: "sum" })).toThrow(
+      /agg "sum" needs numbers; "ccy" is string/,
+    );
     expect(() => pivotColumns(t, { index: "day", columns: "ccy", values: "x", agg: "median" as PivotAgg })).toThrow(
       /agg must be one of sum, mean, count, min, max, first, last; got "median"/,
     );
@@ -74,7 +84,9 @@ describe("pivotColumns(table, { index, columns, values })", () => {
   });
 
   it("pivot() is the DataFrame version", () => {
-    expect(pivot(long(), { index: "maturity", columns: "currency", values: "rate", agg: "last" }).shape).toEqual([2, 3]);
+    expect(pivot(long(), { index: "maturity", columns: "currency", values: "rate", agg: "last" }).shape).toEqual([
+      2, 3,
+    ]);
   });
 
   it("keyLabel writes numbers, dates and missing keys readably", () => {

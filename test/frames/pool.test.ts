@@ -14,7 +14,13 @@ describe("settleBounded(items, limit, fn, signal)", () => {
       return ms * 2;
     });
     expect(peak).toBe(2);
-    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([60, 20, 40, "five failed", 30]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([
+      60,
+      20,
+      40,
+      "five failed",
+      30,
+    ]);
   });
 
   it("settles items not started once the signal aborts, with its reason", async () => {

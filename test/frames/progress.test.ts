@@ -1,6 +1,14 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { barRenderer, notebookRenderer, progressBar, progressLine, ProgressTracker, resolveRenderer, type ProgressEvent } from "../../src/frames/progress";
+import {
+  barRenderer,
+  notebookRenderer,
+  progressBar,
+  progressLine,
+  ProgressTracker,
+  resolveRenderer,
+  type ProgressEvent,
+} from "../../src/frames/progress";
 import { findKernelDisplay, notebookLine } from "../../src/display";
 
 const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({
@@ -28,7 +36,10 @@ describe("progressLine and progressBar", () => {
 describe("notebookLine(display)", () => {
   it("opens a tslab display that updates in place while a cell runs (tslab's public newDisplay)", () => {
     const shown: string[] = [];
-    const tslab = { jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => ({ newDisplay: () => ({ text: (s: string) => shown.push(s) }) }) };
+    const tslab = {
+      jupyter: { lastWriteDisplayData: () => undefined },
+      publicApi: () => ({ newDisplay: () => ({ text: (s: string) => shown.push(s) }) }),
+    };
     const display = notebookLine(findKernelDisplay(tslab, undefined));
     display!.text("hello");
     expect(shown).toEqual(["hello"]);
@@ -38,10 +49,23 @@ describe("notebookLine(display)", () => {
     expect(notebookLine(findKernelDisplay(undefined, undefined))).toBeUndefined();
     expect(
       notebookLine(
-        findKernelDisplay({ jupyter: { lastWriteDisplayData: null }, publicApi: () => ({ newDisplay: () => ({ text: () => undefined }) }) }, undefined),
+        findKernelDisplay(
+          {
+            jupyter: { lastWriteDisplayData: null },
+            publicApi: () => ({ newDisplay: () => ({ text: () => undefined }) }),
+          },
+          undefined,
+        ),
       ),
     ).toBeUndefined();
-    expect(notebookLine(findKernelDisplay({ jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => undefined }, undefined))).toBeUndefined();
+    expect(
+      notebookLine(
+        findKernelDisplay(
+          { jupyter: { lastWriteDisplayData: () => undefined }, publicApi: () => undefined },
+          undefined,
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it("is undefined in this test process (no kernel here)", () => {

@@ -54,7 +54,12 @@ describe("frames from the simulator carry live provenance", () => {
   it("yieldCurve (with the canonical request body)", async () => {
     const response = await rp.rateAsset.getCurve({ currency: "EUR", market_date: AS_OF });
     expectLive(frames.provenance(response)[0], "RateAsset", "/api/RateAsset");
-    const p = expectOneLive(frames.yieldCurveColumns(response), frames.yieldCurve(response, { derived: true }), "RateAsset", "/api/RateAsset");
+    const p = expectOneLive(
+      frames.yieldCurveColumns(response),
+      frames.yieldCurve(response, { derived: true }),
+      "RateAsset",
+      "/api/RateAsset",
+    );
     expect(p.request.method).toBe("POST");
     expect(p.request.body).toMatchObject({ currency: "EUR", market_date: `${AS_OF}T00:00:00Z` });
     // The model alone is a part of the response: no provenance.
@@ -62,16 +67,36 @@ describe("frames from the simulator carry live provenance", () => {
   });
 
   it("volResults and volResultsWide", async () => {
-    const surface = await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json();
-    const requests = [91, 182].map((maturity) => ({ surface, maturity, strikes: [90, 100, 110], strike_type: STRIKE_TYPE.PercentForward }));
+    const surface = await (
+      await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })
+    ).json();
+    const requests = [91, 182].map((maturity) => ({
+      surface,
+      maturity,
+      strikes: [90, 100, 110],
+      strike_type: STRIKE_TYPE.PercentForward,
+    }));
     const [a, b] = await Promise.all(requests.map((r) => rp.tradable.getVol(r)));
-    expectOneLive(frames.volResultsColumns(a!, requests[0]!), frames.volResults(a!, requests[0]!), "GetVol", "/api/Tradable/GetVol");
-    expectOneLive(frames.volResultsWideColumns(a!, requests[0]!), frames.volResultsWide(a!, requests[0]!), "GetVol", "/api/Tradable/GetVol");
+    expectOneLive(
+      frames.volResultsColumns(a!, requests[0]!),
+      frames.volResults(a!, requests[0]!),
+      "GetVol",
+      "/api/Tradable/GetVol",
+    );
+    expectOneLive(
+      frames.volResultsWideColumns(a!, requests[0]!),
+      frames.volResultsWide(a!, requests[0]!),
+      "GetVol",
+      "/api/Tradable/GetVol",
+    );
     const results = [
       { request: requests[0]!, response: a! },
       { request: requests[1]!, response: b! },
     ];
-    for (const list of [frames.volResultsColumns(results).meta.provenance, frames.provenance(frames.volResultsWide(results))]) {
+    for (const list of [
+      frames.volResultsColumns(results).meta.provenance,
+      frames.provenance(frames.volResultsWide(results)),
+    ]) {
       expect(list).toHaveLength(2);
       list.forEach((p) => expectLive(p, "GetVol", "/api/Tradable/GetVol"));
       expect(list.map((p) => (p.request.body as { maturity: number }).maturity)).toEqual([91, 182]);
@@ -79,12 +104,18 @@ describe("frames from the simulator carry live provenance", () => {
   });
 
   it("positionEffects", async () => {
-    const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
+    const tradables = (await (
+      await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })
+    ).json()) as {
       id: string;
       next_trade_event: { event: Record<string, unknown> & { $type: string } };
     }[];
     const t = tradables.find((x) => x.id === "SX5E.XEUR")!;
-    const response = await rp.tradable.positionEffects({ tradable_id: t.id, pricing_date: AS_OF, next_trade_event: t.next_trade_event.event });
+    const response = await rp.tradable.positionEffects({
+      tradable_id: t.id,
+      pricing_date: AS_OF,
+      next_trade_event: t.next_trade_event.event,
+    });
     expectOneLive(
       frames.positionEffectsColumns(response),
       frames.positionEffects(response),
@@ -110,11 +141,21 @@ describe("frames from the simulator carry live provenance", () => {
 
   it("reportInfos, reportList, lookBacks", async () => {
     const infos = await rp.report.infos({ pricing_date: AS_OF });
-    expectOneLive(frames.reportInfosColumns(infos), frames.reportInfos(infos), "GetReportInfos", "/api/Report/GetReportInfos");
+    expectOneLive(
+      frames.reportInfosColumns(infos),
+      frames.reportInfos(infos),
+      "GetReportInfos",
+      "/api/Report/GetReportInfos",
+    );
     const list = await rp.report.list();
     expectOneLive(frames.reportListColumns(list), frames.reportList(list), "ReportInfos", "/api/Report/ReportInfos");
     const lookBacks = await rp.report.lookBacks();
-    expectOneLive(frames.lookBacksColumns(lookBacks), frames.lookBacks(lookBacks), "LookBacks", "/api/Report/LookBacks");
+    expectOneLive(
+      frames.lookBacksColumns(lookBacks),
+      frames.lookBacks(lookBacks),
+      "LookBacks",
+      "/api/Report/LookBacks",
+    );
   });
 
   it("apiKeys (an array response), and the record holds no key value", async () => {
@@ -133,7 +174,10 @@ describe("frames from the simulator carry live provenance", () => {
       traded_price: 96,
       is_percentage_of_par: true,
     });
-    const upload = await rp.marketData.uploadBondPrices({ bond_data: [bond("DE0001102580"), bond("XS0000000000")] }, { throwOnFailure: false });
+    const upload = await rp.marketData.uploadBondPrices(
+      { bond_data: [bond("DE0001102580"), bond("XS0000000000")] },
+      { throwOnFailure: false },
+    );
     const table = frames.operationOutcomeColumns(upload);
     expect(table.rowCount).toBeGreaterThan(0);
     expectOneLive(table, frames.operationOutcome(upload), "UploadBondPriceData", "/api/MarketData/UploadBondPriceData");
@@ -155,7 +199,11 @@ describe("frames from the simulator carry live provenance", () => {
 
 describe("batches from the simulator: one live record per response, in request order", () => {
   it("fetchYieldCurves and pivotCurves", async () => {
-    const batch = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", AS_OF], progress: "none" });
+    const batch = await frames.fetchYieldCurves(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-19", AS_OF],
+      progress: "none",
+    });
     const list = frames.provenance(batch);
     expect(list).toHaveLength(4);
     list.forEach((p) => expectLive(p, "RateAsset", "/api/RateAsset"));
@@ -164,14 +212,15 @@ describe("batches from the simulator: one live record per response, in request o
   });
 
   it("fetchReportInfosByDate", async () => {
-    const { table } = await frames.fetchReportInfosByDateColumns(rp, { pricingDates: ["2026-11-18", "2026-11-19", AS_OF], progress: "none" });
+    const { table } = await frames.fetchReportInfosByDateColumns(rp, {
+      pricingDates: ["2026-11-18", "2026-11-19", AS_OF],
+      progress: "none",
+    });
     expect(table.meta.provenance).toHaveLength(3);
     table.meta.provenance.forEach((p) => expectLive(p, "GetReportInfos", "/api/Report/GetReportInfos"));
-    expect(table.meta.provenance.map((p) => String((p.request.body as { pricing_date: string }).pricing_date).slice(0, 10))).toEqual([
-      "2026-11-18",
-      "2026-11-19",
-      AS_OF,
-    ]);
+    expect(
+      table.meta.provenance.map((p) => String((p.request.body as { pricing_date: string }).pricing_date).slice(0, 10)),
+    ).toEqual(["2026-11-18", "2026-11-19", AS_OF]);
   });
 });
 
@@ -184,6 +233,8 @@ describe("the display footer", () => {
         `^source: RateAsset \\{.*"currency":"USD".*\\} · live from ${sim.url.replace(/[.]/g, "\\.")} · received \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$`,
       ),
     );
-    expect(tableHtml(df)).toContain(`<p class="rpl-provenance rpl-muted">RateAsset {&quot;currency&quot;:&quot;USD&quot;`);
+    expect(tableHtml(df)).toContain(
+      `<p class="rpl-provenance rpl-muted">RateAsset {&quot;currency&quot;:&quot;USD&quot;`,
+    );
   });
 });

@@ -60,8 +60,14 @@ const effectsReply = {
     { quantity: -18950, contract: { identifier: "USD" } },
   ],
 };
-const effectsP = record("GetTradeEventPositionEffects", "/api/Tradable/GetTradeEventPositionEffects", { tradable_id: "AAPL.XNAS" });
-const outcomeReply = { $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core", is_success: false, error_messages: ["bond_data[1]: unknown bond"] };
+const effectsP = record("GetTradeEventPositionEffects", "/api/Tradable/GetTradeEventPositionEffects", {
+  tradable_id: "AAPL.XNAS",
+});
+const outcomeReply = {
+  $type: "Service.Web.Core.ApiOperationOutcome, Service.Web.Core",
+  is_success: false,
+  error_messages: ["bond_data[1]: unknown bond"],
+};
 const outcomeP = record("UploadBondPriceData", "/api/MarketData/UploadBondPriceData", { bond_data: [] });
 
 interface Case {
@@ -201,11 +207,18 @@ describe("derived tables keep provenance", () => {
   const usd = record("RateAsset", "/api/RateAsset", { currency: "USD", market_date: "2026-11-19" }, 2);
   const usdReply = structuredClone(curveReply);
   usdReply.yield_curve_model.currency = "USD";
-  const long = () => frames.concatColumns([frames.yieldCurveColumns(stamped(curveReply, eur)), frames.yieldCurveColumns(stamped(usdReply, usd))], "RateAsset");
+  const long = () =>
+    frames.concatColumns(
+      [frames.yieldCurveColumns(stamped(curveReply, eur)), frames.yieldCurveColumns(stamped(usdReply, usd))],
+      "RateAsset",
+    );
 
   it("concatColumns merges the lists in table order", () => {
     expect(long().meta.provenance).toEqual([eur, usd]);
-    expect(frames.concatColumns([long(), frames.lookBacksColumns(["6M"])], "mixed").meta.provenance).toEqual([eur, usd]);
+    expect(frames.concatColumns([long(), frames.lookBacksColumns(["6M"])], "mixed").meta.provenance).toEqual([
+      eur,
+      usd,
+    ]);
   });
 
   it("pivot and pivotCurves keep them, from a table, a frame and batch results", () => {
@@ -240,7 +253,17 @@ describe("frames.provenance(x)", () => {
   });
 
   it("is [] for anything else", () => {
-    for (const x of [undefined, null, 42, "RateAsset", {}, [], structuredClone(curveReply), { table: 1 }, { frame: null }])
+    for (const x of [
+      undefined,
+      null,
+      42,
+      "RateAsset",
+      {},
+      [],
+      structuredClone(curveReply),
+      { table: 1 },
+      { frame: null },
+    ])
       expect(frames.provenance(x)).toEqual([]);
   });
 
@@ -256,7 +279,11 @@ describe("frames.provenance(x)", () => {
  * so the batch order can be checked with fixed values; requests go over real HTTP to a loopback server.
  */
 class StampingClient extends RiskPortalClient {
-  override async request<Op extends OperationDef>(op: Op, input: RequestInput<Op>, options?: CallOptions): Promise<ResponseOf<Op>> {
+  override async request<Op extends OperationDef>(
+    op: Op,
+    input: RequestInput<Op>,
+    options?: CallOptions,
+  ): Promise<ResponseOf<Op>> {
     const response = await super.request(op, input, options);
     return attachProvenance(response, record(op.name, op.path, input));
   }
@@ -274,12 +301,27 @@ describe("batches: one entry per response, in request order", () => {
         if (market_date.startsWith(FAILING)) return { status: 400, body: { title: "No curve", status: 400 } };
         // The first currency answers last, so arrival order differs from request order.
         await new Promise((r) => setTimeout(r, currency === "USD" ? 20 : 0));
-        return { body: { yield_curve_model: { currency, market_date, data: [{ maturity: 1, rate: currency === "USD" ? 0.04 : 0.025 }] } } };
+        return {
+          body: {
+            yield_curve_model: {
+              currency,
+              market_date,
+              data: [{ maturity: 1, rate: currency === "USD" ? 0.04 : 0.025 }],
+            },
+          },
+        };
       },
       "/api/Report/GetReportInfos": (req: RecordedRequest) => {
         const { pricing_date } = req.json as { pricing_date: string };
-        if (pricing_date.startsWith(FAILING)) return { status: 503, body: { title: "Service Unavailable", status: 503 } };
-        return { body: { report_infos: [{ id: `var-${pricing_date.slice(0, 10)}`, report_name: "Desk VaR", status: "succeeded", pricing_date }] } };
+        if (pricing_date.startsWith(FAILING))
+          return { status: 503, body: { title: "Service Unavailable", status: 503 } };
+        return {
+          body: {
+            report_infos: [
+              { id: `var-${pricing_date.slice(0, 10)}`, report_name: "Desk VaR", status: "succeeded", pricing_date },
+            ],
+          },
+        };
       },
       "/api/Position/GetTransactionTable": { body: tradesReply },
     });
@@ -288,14 +330,24 @@ describe("batches: one entry per response, in request order", () => {
   afterAll(() => server.close());
 
   /** A field of each record's request body (dates as `YYYY-MM-DD`). */
-  const asked = (list: Provenance[], key: string) => list.map((p) => String((p.request.body as Record<string, unknown>)[key]).slice(0, 10));
+  const asked = (list: Provenance[], key: string) =>
+    list.map((p) => String((p.request.body as Record<string, unknown>)[key]).slice(0, 10));
 
   it("fetchYieldCurves: the curves fetched, currency-major; failed calls have none; pivotCurves keeps them", async () => {
-    const options = { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", FAILING, "2026-11-20"], progress: "none" as const };
+    const options = {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-19", FAILING, "2026-11-20"],
+      progress: "none" as const,
+    };
     const { table } = await frames.fetchYieldCurvesColumns(rp, options);
     expect(table.meta.provenance.map((p) => p.operation)).toEqual(Array(4).fill("RateAsset"));
     expect(asked(table.meta.provenance, "currency")).toEqual(["USD", "USD", "EUR", "EUR"]);
-    expect(asked(table.meta.provenance, "market_date")).toEqual(["2026-11-19", "2026-11-20", "2026-11-19", "2026-11-20"]);
+    expect(asked(table.meta.provenance, "market_date")).toEqual([
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-19",
+      "2026-11-20",
+    ]);
     const batch = await frames.fetchYieldCurves(rp, options);
     expect(frames.provenance(batch)).toEqual(table.meta.provenance);
     expect(frames.provenance(frames.pivotCurves(batch))).toEqual(table.meta.provenance);
@@ -313,7 +365,11 @@ describe("batches: one entry per response, in request order", () => {
   it("fetchTransactionTable: the response the lean fetch gets back", async () => {
     const table = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
     expect(table.rowCount).toBe(2);
-    expect(table.meta.provenance).toEqual([record("GetTransactionTable", "/api/Position/GetTransactionTable", { portfolio_name: "GLOBAL-MACRO" })]);
-    expect(frames.provenance(await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" }))).toHaveLength(1);
+    expect(table.meta.provenance).toEqual([
+      record("GetTransactionTable", "/api/Position/GetTransactionTable", { portfolio_name: "GLOBAL-MACRO" }),
+    ]);
+    expect(frames.provenance(await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" }))).toHaveLength(
+      1,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe("tableFromRecords(records, specs, options)", () => {
   });
 
   it("computes a column with get and leaves out excluded fields", () => {
-    const t = tableFromRecords([{ c: { id: "x" } }], [{ name: "c_id", get: (r) => (r.c as { id: string }).id }], { source: "s", exclude: ["c"] });
+    const t = tableFromRecords([{ c: { id: "x" } }], [{ name: "c_id", get: (r) => (r.c as { id: string }).id }], {
+      source: "s",
+      exclude: ["c"],
+    });
     expect(t.columns).toEqual(["c_id"]);
   });
 

@@ -14,7 +14,10 @@ beforeAll(async () => {
     "/api/Report/GetReportInfos": (req) => {
       const { pricing_date } = req.json as { pricing_date: string };
       if (pricing_date.startsWith(FAILING_DATE))
-        return { status: 503, body: { title: "Service Unavailable", status: 503, detail: "report store is being rebuilt" } };
+        return {
+          status: 503,
+          body: { title: "Service Unavailable", status: 503, detail: "report store is being rebuilt" },
+        };
       const day = pricing_date.slice(0, 10);
       return {
         body: {
@@ -53,13 +56,28 @@ describe("fetchReportInfosByDateColumns(rp, { pricingDates })", () => {
     expect(table.data.id).toEqual(["var-2026-11-18", "pnl-2026-11-18", "var-2026-11-20", "pnl-2026-11-20"]);
     expect(table.kinds.pricing_date).toBe("date");
     expect(table.meta.categories.status).toEqual([...REPORT_STATUSES]);
-    expect(failures).toEqual([{ pricing_date: FAILING_DATE, error: expect.stringMatching(/HTTP 503 .*report store is being rebuilt/), status: 503 }]);
+    expect(failures).toEqual([
+      {
+        pricing_date: FAILING_DATE,
+        error: expect.stringMatching(/HTTP 503 .*report store is being rebuilt/),
+        status: 503,
+      },
+    ]);
   });
 
   it("sends one request per date with the filters", async () => {
-    await fetchReportInfosByDateColumns(rp, { pricingDates: ["2026-11-20"], portfolio_names: ["RATES-EU"], portfolio_type: "external", progress: "none" });
+    await fetchReportInfosByDateColumns(rp, {
+      pricingDates: ["2026-11-20"],
+      portfolio_names: ["RATES-EU"],
+      portfolio_type: "external",
+      progress: "none",
+    });
     const last = server.to("/api/Report/GetReportInfos").at(-1)!;
-    expect(last.json).toMatchObject({ pricing_date: "2026-11-20T00:00:00Z", portfolio_names: ["RATES-EU"], portfolio_type: "external" });
+    expect(last.json).toMatchObject({
+      pricing_date: "2026-11-20T00:00:00Z",
+      portfolio_names: ["RATES-EU"],
+      portfolio_type: "external",
+    });
   });
 
   it("counts the failure in the progress events", async () => {
@@ -74,20 +92,28 @@ describe("fetchReportInfosByDateColumns(rp, { pricingDates })", () => {
   });
 
   it("keeps the report-info columns when every date failed", async () => {
-    const { table, failures } = await fetchReportInfosByDateColumns(rp, { pricingDates: [FAILING_DATE], progress: "none" });
+    const { table, failures } = await fetchReportInfosByDateColumns(rp, {
+      pricingDates: [FAILING_DATE],
+      progress: "none",
+    });
     expect(failures).toHaveLength(1);
     expect(table.rowCount).toBe(0);
     expect(table.columns.slice(0, 2)).toEqual(["id", "report_definition_id"]);
   });
 
   it("refuses an empty list of dates", async () => {
-    await expect(fetchReportInfosByDateColumns(rp, { pricingDates: [] })).rejects.toThrow(/pricingDates must be a non-empty array/);
+    await expect(fetchReportInfosByDateColumns(rp, { pricingDates: [] })).rejects.toThrow(
+      /pricingDates must be a non-empty array/,
+    );
   });
 });
 
 describe("fetchReportInfosByDate(rp, options)", () => {
   it("returns the long DataFrame and the failures", async () => {
-    const { frame, failures } = await fetchReportInfosByDate(rp, { pricingDates: ["2026-11-18", FAILING_DATE], progress: "none" });
+    const { frame, failures } = await fetchReportInfosByDate(rp, {
+      pricingDates: ["2026-11-18", FAILING_DATE],
+      progress: "none",
+    });
     expect(frame.shape[0]).toBe(2);
     expect(frame.columns.slice(0, 3)).toEqual(["id", "report_definition_id", "report_name"]);
     expect(failures).toHaveLength(1);

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { REPORT_STATUSES, PORTFOLIO_TYPES } from "../../src/api/assumptions";
 import { frameInfo } from "../../src/frames/danfo";
-import { lookBacks, lookBacksColumns, reportInfos, reportInfosColumns, reportList, reportListColumns } from "../../src/frames/reports";
+import {
+  lookBacks,
+  lookBacksColumns,
+  reportInfos,
+  reportInfosColumns,
+  reportList,
+  reportListColumns,
+} from "../../src/frames/reports";
 import { fixture } from "./helpers/fixtures";
 
 const infos = () => fixture<Parameters<typeof reportInfosColumns>[0]>("report-infos.json");
@@ -32,7 +39,12 @@ describe("reportInfosColumns(response)", () => {
     const t = reportInfosColumns(infos());
     expect(t.kinds).toMatchObject({ mkt_data_date: "date", pricing_date: "date", time_stamp: "date" });
     const ts = (t.data.time_stamp as Date[]).map((d) => d.toISOString());
-    expect(ts).toEqual(["2026-11-20T06:31:12.512Z", "2026-11-20T14:15:00.000Z", "2026-11-20T07:02:44.000Z", "2026-11-20T06:40:00.000Z"]);
+    expect(ts).toEqual([
+      "2026-11-20T06:31:12.512Z",
+      "2026-11-20T14:15:00.000Z",
+      "2026-11-20T07:02:44.000Z",
+      "2026-11-20T06:40:00.000Z",
+    ]);
     expect(t.data.mkt_data_date![2]).toBeNull();
     expect(t.data.mkt_data_date![3]).toBeNull();
   });

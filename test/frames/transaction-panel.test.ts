@@ -59,7 +59,9 @@ describe("frames.fetchTransactionTablesColumns", () => {
     expect(panel.table.kinds).toMatchObject({ portfolio: "category", month: "category", trade_date: "date" });
     expect(panel.table.meta.provenance).toHaveLength(portfolios.length * months.length);
     for (let i = 0; i < panel.table.rowCount; i++)
-      expect((panel.table.data.trade_date![i] as Date).toISOString().slice(0, 7), `row ${i}`).toBe(panel.table.data.month![i]);
+      expect((panel.table.data.trade_date![i] as Date).toISOString().slice(0, 7), `row ${i}`).toBe(
+        panel.table.data.month![i],
+      );
     const oneByOne: Record<string, [number, number]> = {};
     for (const portfolio of portfolios)
       for (const month of months) {
@@ -86,7 +88,10 @@ describe("frames.fetchTransactionTablesColumns", () => {
     );
     const fromSql: Record<string, [number, number]> = {};
     for (let i = 0; i < viaDuckDB.rowCount; i++)
-      fromSql[`${String(viaDuckDB.data.portfolio![i])}|${String(viaDuckDB.data.month![i])}`] = [viaDuckDB.data.n![i] as number, viaDuckDB.data.s![i] as number];
+      fromSql[`${String(viaDuckDB.data.portfolio![i])}|${String(viaDuckDB.data.month![i])}`] = [
+        viaDuckDB.data.n![i] as number,
+        viaDuckDB.data.s![i] as number,
+      ];
     expectSame(byCell(panel.table), fromSql);
     const back = await frames.readParquetColumns(out);
     expect(back.columns).toEqual(panel.table.columns);
@@ -97,29 +102,49 @@ describe("frames.fetchTransactionTablesColumns", () => {
 
   it("reports failed calls beside what arrived, and never writes over a dataset unless asked", async () => {
     const out = path.join(dir, "with-failure");
-    const written = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO", "NOPE"], months: ["2026-10"], progress: "none" }, out);
-    expect(written.failures).toEqual([{ portfolio: "NOPE", month: "2026-10", status: 404, error: expect.stringMatching(/Portfolio 'NOPE' not found/) }]);
+    const written = await frames.fetchTransactionTablesToParquet(
+      rp,
+      { portfolios: ["GLOBAL-MACRO", "NOPE"], months: ["2026-10"], progress: "none" },
+      out,
+    );
+    expect(written.failures).toEqual([
+      { portfolio: "NOPE", month: "2026-10", status: 404, error: expect.stringMatching(/Portfolio 'NOPE' not found/) },
+    ]);
     expect(readdirSync(out)).toEqual(["portfolio=GLOBAL-MACRO"]);
-    await expect(frames.fetchTransactionTablesToParquet(rp, { portfolios, months, progress: "none" }, out)).rejects.toThrow(
+    await expect(
+      frames.fetchTransactionTablesToParquet(rp, { portfolios, months, progress: "none" }, out),
+    ).rejects.toThrow(
       /with-failure exists and is not an empty directory; pass overwrite: true to replace it \(nothing was fetched\)/,
     );
-    const again = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["RATES-EU"], months: ["2026-10"], overwrite: true, progress: "none" }, out);
+    const again = await frames.fetchTransactionTablesToParquet(
+      rp,
+      { portfolios: ["RATES-EU"], months: ["2026-10"], overwrite: true, progress: "none" },
+      out,
+    );
     expect(again.failures).toEqual([]);
     expect(readdirSync(out)).toEqual(["portfolio=RATES-EU"]);
     const file = path.join(dir, "a-file");
     writeFileSync(file, "x");
-    await expect(frames.fetchTransactionTablesToParquet(rp, { portfolios, progress: "none" }, file)).rejects.toThrow(/a-file exists/);
+    await expect(frames.fetchTransactionTablesToParquet(rp, { portfolios, progress: "none" }, file)).rejects.toThrow(
+      /a-file exists/,
+    );
   });
 
   it("refuses a month that is not YYYY-MM, naming it", async () => {
-    await expect(frames.fetchTransactionTablesColumns(rp, { portfolios, months: ["2026-13"], progress: "none" })).rejects.toThrow(
-      /months: expected YYYY-MM, e\.g\. "2026-01"; got "2026-13"/,
+    await expect(
+      frames.fetchTransactionTablesColumns(rp, { portfolios, months: ["2026-13"], progress: "none" }),
+    ).rejects.toThrow(/months: expected YYYY-MM, e\.g\. "2026-01"; got "2026-13"/);
+    await expect(frames.fetchTransactionTablesColumns(rp, { portfolios: [], progress: "none" })).rejects.toThrow(
+      /portfolios must be a non-empty array/,
     );
-    await expect(frames.fetchTransactionTablesColumns(rp, { portfolios: [], progress: "none" })).rejects.toThrow(/portfolios must be a non-empty array/);
   });
 
   it("in memory as a danfo DataFrame too, with a fresh index", async () => {
-    const { frame, failures } = await frames.fetchTransactionTables(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], progress: "none" });
+    const { frame, failures } = await frames.fetchTransactionTables(rp, {
+      portfolios: ["GLOBAL-MACRO"],
+      months: ["2026-10"],
+      progress: "none",
+    });
     expect(failures).toEqual([]);
     expect(frame.index).toEqual([...Array(frame.shape[0]).keys()]);
   });

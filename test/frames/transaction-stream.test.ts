@@ -26,7 +26,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Every column's values, dates as ISO text, NaN as null: what two reads must agree on. */
 function contents(t: frames.ColumnTable): Record<string, unknown[]> {
   return Object.fromEntries(
-    t.columns.map((c) => [c, t.data[c]!.map((v) => (v instanceof Date ? v.toISOString() : typeof v === "number" && Number.isNaN(v) ? null : v))]),
+    t.columns.map((c) => [
+      c,
+      t.data[c]!.map((v) =>
+        v instanceof Date ? v.toISOString() : typeof v === "number" && Number.isNaN(v) ? null : v,
+      ),
+    ]),
   );
 }
 
@@ -59,22 +64,39 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
     for (const batchRows of [97, 20_000]) {
       const target = file();
       const written = await fetchTransactionTableToParquet(rp, request, target, { batchRows });
-      expect(written).toMatchObject({ path: target, rows: n, files: [target], columns: inMemory.columns, kinds: inMemory.kinds, warnings: [] });
+      expect(written).toMatchObject({
+        path: target,
+        rows: n,
+        files: [target],
+        columns: inMemory.columns,
+        kinds: inMemory.kinds,
+        warnings: [],
+      });
       expect(written.bytes).toBeGreaterThan(100_000);
       const back = await expectSameAsInMemory(target, inMemory);
-      expect(back.meta.provenance).toEqual([expect.objectContaining({ operation: "GetTransactionTable", source: "live", baseUrl: sim.url })]);
+      expect(back.meta.provenance).toEqual([
+        expect.objectContaining({ operation: "GetTransactionTable", source: "live", baseUrl: sim.url }),
+      ]);
       expect(readdirSync(dir).filter((f) => f.includes(".partial-"))).toEqual([]);
     }
   });
 
   it("is frames.fetchTransactionTableToParquet, which never writes over a file unless asked", async () => {
     const target = file();
-    const request = { portfolio_name: "RATES-EU", start_date: "2026-06-01T00:00:00Z", end_date: "2026-06-30T23:59:59Z" };
+    const request = {
+      portfolio_name: "RATES-EU",
+      start_date: "2026-06-01T00:00:00Z",
+      end_date: "2026-06-30T23:59:59Z",
+    };
     const written = await frames.fetchTransactionTableToParquet(rp, request, target);
     expect(written.rows).toBe((await frames.fetchTransactionTableColumns(rp, request)).rowCount);
     await expect(frames.fetchTransactionTableToParquet(rp, request, target)).rejects.toThrow(ColumnarError);
-    await expect(frames.fetchTransactionTableToParquet(rp, request, target)).rejects.toThrow(/exists; pass \{ overwrite: true \}/);
-    expect((await frames.fetchTransactionTableToParquet(rp, request, target, { overwrite: true })).rows).toBe(written.rows);
+    await expect(frames.fetchTransactionTableToParquet(rp, request, target)).rejects.toThrow(
+      /exists; pass \{ overwrite: true \}/,
+    );
+    expect((await frames.fetchTransactionTableToParquet(rp, request, target, { overwrite: true })).rows).toBe(
+      written.rows,
+    );
   });
 
   it("the in-memory fetches refuse the parquet option they had (it changed their return type), naming the verb, before any call", async () => {
@@ -82,7 +104,11 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
     const old = { parquet: file() } as object;
     const verb =
       /has no parquet option: it always returns the table\. To stream into a Parquet file, call frames\.fetchTransactionTableToParquet\(rp, request, /;
-    const offline = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", auth: { apiKey: "unused" }, retry: { limit: 0 } });
+    const offline = new RiskPortalClient({
+      baseUrl: "http://127.0.0.1:9",
+      auth: { apiKey: "unused" },
+      retry: { limit: 0 },
+    });
     await expect(frames.fetchTransactionTable(offline, request, old)).rejects.toThrow(verb);
     await expect(frames.fetchTransactionTableColumns(offline, request, old)).rejects.toThrow(verb);
     await expect(frames.fetchTransactionTablesColumns(offline, { portfolios: ["RATES-EU"], ...old })).rejects.toThrow(
@@ -92,10 +118,21 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
 
   it("records to a cassette and replays from it: the same file, from the cassette", async () => {
     const cassette = path.join(dir, "stream-cassette.json");
-    const request = { portfolio_name: "GLOBAL-MACRO", start_date: "2026-01-01T00:00:00Z", end_date: "2026-03-31T23:59:59Z" };
-    const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cassette: { path: cassette, mode: "record" } });
+    const request = {
+      portfolio_name: "GLOBAL-MACRO",
+      start_date: "2026-01-01T00:00:00Z",
+      end_date: "2026-03-31T23:59:59Z",
+    };
+    const recorder = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      cassette: { path: cassette, mode: "record" },
+    });
     const recorded = await frames.fetchTransactionTableToParquet(recorder, request, file());
-    const player = new RiskPortalClient({ baseUrl: "http://127.0.0.1:9", cassette: { path: cassette, mode: "replay" } });
+    const player = new RiskPortalClient({
+      baseUrl: "http://127.0.0.1:9",
+      cassette: { path: cassette, mode: "replay" },
+    });
     const target = file();
     const replayed = await frames.fetchTransactionTableToParquet(player, request, target);
     expect(replayed.rows).toBe(recorded.rows);
@@ -105,7 +142,10 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
 });
 
 /** A loopback server answering each request with the next of `bodies`, written in chunks of `chunk` bytes; a body `null` breaks the connection midway. */
-async function serve(bodies: (string | { cutAfter: string })[], chunk = 7): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+async function serve(
+  bodies: (string | { cutAfter: string })[],
+  chunk = 7,
+): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
   let hits = 0;
   const server: Server = createServer((req, res) => {
     req.resume();
@@ -134,7 +174,8 @@ async function serve(bodies: (string | { cutAfter: string })[], chunk = 7): Prom
   };
 }
 
-const client = (url: string) => new RiskPortalClient({ baseUrl: url, auth: { token: "t0ken-never-shown" }, retry: { baseDelayMs: 1, jitter: 0 } });
+const client = (url: string) =>
+  new RiskPortalClient({ baseUrl: url, auth: { token: "t0ken-never-shown" }, retry: { baseDelayMs: 1, jitter: 0 } });
 
 describe("streaming rows that are not all alike", () => {
   // Kinds change between the batches of 3 rows: what a batch alone would say is not what the table is.
@@ -144,7 +185,16 @@ describe("streaming rows that are not all alike", () => {
     { id: 3, amount: 12, when: null, flag: null, note: null, empty: null },
     { id: 4, amount: "n/a", when: "2026-01-05T00:00:00Z", flag: true, note: "{not: json}", empty: null, late: 1 },
     { id: 5, amount: 13, when: "not a date", flag: false, note: "]", empty: null, late: 2 },
-    { id: 6, amount: 14, when: "2026-01-07T00:00:00Z", flag: true, note: "x", empty: null, late: null, nested: { a: [1, 2] } },
+    {
+      id: 6,
+      amount: 14,
+      when: "2026-01-07T00:00:00Z",
+      flag: true,
+      note: "x",
+      empty: null,
+      late: null,
+      nested: { a: [1, 2] },
+    },
     { id: 7, amount: 15, when: "2026-01-08T00:00:00Z", flag: 1, note: "y", empty: null },
   ];
   const body = JSON.stringify({ $type: "TransactionTable", data_table: rows, count: rows.length }, null, 1);
@@ -169,7 +219,9 @@ describe("streaming rows that are not all alike", () => {
       });
       expect(written.fields).toEqual({ $type: "TransactionTable", count: 7 });
       expect(written.warnings.join("\n")).toMatch(/column "when": values from row 3 on are not all ISO 8601 dates/);
-      expect(written.warnings.join("\n")).toMatch(/column "amount" holds number values and, from row 3 on, mixed values/);
+      expect(written.warnings.join("\n")).toMatch(
+        /column "amount" holds number values and, from row 3 on, mixed values/,
+      );
       await expectSameAsInMemory(target, inMemory);
     } finally {
       await server.close();
@@ -207,7 +259,9 @@ describe("streaming rows that are not all alike", () => {
       const server = await serve([answer]);
       try {
         const target = file();
-        const error = await fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, target, { batchRows: 1 }).catch((e: unknown) => e);
+        const error = await fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, target, {
+          batchRows: 1,
+        }).catch((e: unknown) => e);
         expect(error, answer).toBeInstanceOf(ResponseValidationError);
         expect((error as Error).message, answer).toMatch(message);
         expect(existsSync(target)).toBe(false);
@@ -250,10 +304,12 @@ describe("streaming rows that are not all alike", () => {
     try {
       const existing = file();
       writeFileSync(existing, "keep me");
-      await expect(frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, existing)).rejects.toThrow(
-        /frames\.fetchTransactionTableToParquet: .* exists; pass \{ overwrite: true \}/,
-      );
-      await expect(frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, "")).rejects.toThrow(/target must be a file path/);
+      await expect(
+        frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, existing),
+      ).rejects.toThrow(/frames\.fetchTransactionTableToParquet: .* exists; pass \{ overwrite: true \}/);
+      await expect(
+        frames.fetchTransactionTableToParquet(client(server.url), { portfolio_name: "P" }, ""),
+      ).rejects.toThrow(/target must be a file path/);
       expect(server.hits()).toBe(0);
     } finally {
       await server.close();

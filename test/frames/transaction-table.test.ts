@@ -83,7 +83,9 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
   it("accepts the data_table alone and keeps the response's other fields in meta", () => {
     const response = fixture<{ data_table: unknown }>(SHAPES.rows);
     expect(transactionTableColumns(response.data_table).rowCount).toBe(6);
-    expect(transactionTableColumns({ ...response, portfolio_name: "GLOBAL-MACRO" }).meta.fields).toEqual({ portfolio_name: "GLOBAL-MACRO" });
+    expect(transactionTableColumns({ ...response, portfolio_name: "GLOBAL-MACRO" }).meta.fields).toEqual({
+      portfolio_name: "GLOBAL-MACRO",
+    });
   });
 
   it("keeps fields the spec does not list (a later row's new field gets its column at the end)", () => {
@@ -154,7 +156,9 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
 
   it("throws a TableShapeError naming the known shapes for anything else", () => {
     expect(() => detectTableShape("table")).toThrow(TableShapeError);
-    expect(() => detectTableShape({ columns: "a", total: 3 })).toThrow(/field "columns" is not an array.*rows of objects/);
+    expect(() => detectTableShape({ columns: "a", total: 3 })).toThrow(
+      /field "columns" is not an array.*rows of objects/,
+    );
     expect(() => transactionTableColumns({ columns: [{ width: 3 }], rows: [] })).toThrow(/data_table\.columns\[0\]/);
   });
 });
@@ -180,7 +184,9 @@ describe("fetchTransactionTable(rp, request) over HTTP", () => {
 
   it("sends the same request as rp.position.transactionTable and returns the same table", async () => {
     const table = await fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] });
-    const plain = transactionTableColumns(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] }));
+    const plain = transactionTableColumns(
+      await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", counterparties: ["JPM"] }),
+    );
     const [lean, normal] = server.to("/api/Position/GetTransactionTable");
     expect(lean!.json).toEqual(normal!.json);
     expect(lean!.json).toEqual({
@@ -200,13 +206,17 @@ describe("fetchTransactionTable(rp, request) over HTTP", () => {
 
   it("validates the request like the client (nothing is sent for a bad one)", async () => {
     const before = server.requests.length;
-    await expect(fetchTransactionTableColumns(rp, { portfolio_name: " " })).rejects.toThrow(/portfolio_name: must not be empty/);
+    await expect(fetchTransactionTableColumns(rp, { portfolio_name: " " })).rejects.toThrow(
+      /portfolio_name: must not be empty/,
+    );
     expect(server.requests.length).toBe(before);
   });
 
   it("rejects a response without data_table with the client's ResponseValidationError", async () => {
     server.on("/api/Position/GetTransactionTable", { body: { rows: [] } });
-    await expect(fetchTransactionTableColumns(rp, { portfolio_name: "X" })).rejects.toMatchObject({ name: "ResponseValidationError" });
+    await expect(fetchTransactionTableColumns(rp, { portfolio_name: "X" })).rejects.toMatchObject({
+      name: "ResponseValidationError",
+    });
     server.on("/api/Position/GetTransactionTable", { body: fixture(SHAPES.rows) });
   });
 });

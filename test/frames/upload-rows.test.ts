@@ -38,7 +38,9 @@ describe("readRows(source)", () => {
   });
 
   it("turns an unreadable CSV into a table error", () => {
-    expect(readRows({ csv: 'a\n"open\n' }).errors).toEqual([{ row: null, line: 2, message: "a quoted field is never closed" }]);
+    expect(readRows({ csv: 'a\n"open\n' }).errors).toEqual([
+      { row: null, line: 2, message: "a quoted field is never closed" },
+    ]);
   });
 
   it("refuses anything else", () => {
@@ -73,7 +75,9 @@ describe("issueToRowError and formatRowError", () => {
 
   it("names the CSV line and the row", () => {
     expect(formatRowError({ row: 7, line: 9, field: "vol", message: "missing" })).toBe("line 9 (row 7): vol: missing");
-    expect(formatRowError({ row: null, field: "tradedprice", message: "unknown column" })).toBe("table: tradedprice: unknown column");
+    expect(formatRowError({ row: null, field: "tradedprice", message: "unknown column" })).toBe(
+      "table: tradedprice: unknown column",
+    );
   });
 });
 
@@ -85,7 +89,9 @@ describe("RowValidationError", () => {
       { row: 4, field: "traded_price", message: "missing" },
     ]);
     expect(e).toBeInstanceOf(RequestValidationError);
-    expect(e.message).toBe("UploadBondPriceData: 2 invalid rows, nothing was sent — row 1: currency: bad; row 1: date: missing; row 4: traded_price: missing");
+    expect(e.message).toBe(
+      "UploadBondPriceData: 2 invalid rows, nothing was sent — row 1: currency: bad; row 1: date: missing; row 4: traded_price: missing",
+    );
     expect(e.issues[2]).toEqual({ path: "[4].traded_price", message: "missing" });
     expect(e.operation).toBe("UploadBondPriceData");
   });

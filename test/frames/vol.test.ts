@@ -39,8 +39,12 @@ describe("volResultsColumns", () => {
   });
 
   it("refuses a response with a different number of vols than strikes", () => {
-    expect(() => volResultsColumns({ vols: [0.2] }, { maturity: 30, strikes: [90, 100] })).toThrow(/returned 1 vols for 2 strikes/);
-    expect(() => (volResultsColumns as (r: unknown) => unknown)({ vols: [0.2] })).toThrow(/the request \(maturity and strikes\) is needed/);
+    expect(() => volResultsColumns({ vols: [0.2] }, { maturity: 30, strikes: [90, 100] })).toThrow(
+      /returned 1 vols for 2 strikes/,
+    );
+    expect(() => (volResultsColumns as (r: unknown) => unknown)({ vols: [0.2] })).toThrow(
+      /the request \(maturity and strikes\) is needed/,
+    );
   });
 });
 

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { frameInfo } from "../../src/frames/danfo";
 import type { ProgressEvent } from "../../src/frames/progress";
-import { pivotCurves, pivotCurvesColumns, fetchYieldCurves, fetchYieldCurvesColumns } from "../../src/frames/yield-curves";
+import {
+  pivotCurves,
+  pivotCurvesColumns,
+  fetchYieldCurves,
+  fetchYieldCurvesColumns,
+} from "../../src/frames/yield-curves";
 import { startLoopback, type Loopback, type RecordedRequest } from "../helpers/loopback";
 
 /** Curve points per currency: USD and EUR have different pillars, as real curves do. */
@@ -17,7 +22,10 @@ let maxInFlight = 0;
 function curveReply(req: RecordedRequest) {
   const { currency, market_date } = req.json as { currency: string; market_date: string };
   if (market_date.startsWith(FAILING_DATE)) {
-    return { status: 400, body: { title: "No curve", status: 400, detail: `no ${currency} curve for ${FAILING_DATE}` } };
+    return {
+      status: 400,
+      body: { title: "No curve", status: 400, detail: `no ${currency} curve for ${FAILING_DATE}` },
+    };
   }
   const bump = market_date.startsWith("2026-11-20") ? 0.001 : 0;
   return {
@@ -77,7 +85,12 @@ describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
       "2026-11-20",
     ]);
     expect(failures).toEqual([
-      { currency: "USD", market_date: FAILING_DATE, error: expect.stringMatching(/HTTP 400 .*No curve: no USD curve for 2026-11-21/), status: 400 },
+      {
+        currency: "USD",
+        market_date: FAILING_DATE,
+        error: expect.stringMatching(/HTTP 400 .*No curve: no USD curve for 2026-11-21/),
+        status: 400,
+      },
       { currency: "EUR", market_date: FAILING_DATE, error: expect.stringMatching(/no EUR curve/), status: 400 },
     ]);
   });
@@ -92,7 +105,12 @@ describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
     });
     expect(maxInFlight).toBe(2);
     maxInFlight = 0;
-    await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-18", "2026-11-19"], concurrency: 1, progress: "none" });
+    await fetchYieldCurvesColumns(rp, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-18", "2026-11-19"],
+      concurrency: 1,
+      progress: "none",
+    });
     expect(maxInFlight).toBe(1);
   });
 
@@ -117,7 +135,11 @@ describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
 
   it("shows progress through a renderer given as the progress option", async () => {
     const lines: number[] = [];
-    await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], progress: { update: (e) => lines.push(e.done) } });
+    await fetchYieldCurvesColumns(rp, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-19"],
+      progress: { update: (e) => lines.push(e.done) },
+    });
     expect(lines).toEqual([0, 1]);
   });
 
@@ -144,36 +166,64 @@ describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
       progress: "none",
     });
     expect(table.rowCount).toBe(0);
-    expect(table.columns).toEqual(["currency", "market_date", "maturity", "rate", "fitted_instrument_name", "expiry", "fitted_instrument_rate"]);
+    expect(table.columns).toEqual([
+      "currency",
+      "market_date",
+      "maturity",
+      "rate",
+      "fitted_instrument_name",
+      "expiry",
+      "fitted_instrument_rate",
+    ]);
     expect(failures.map((f) => f.error)).toEqual(["stopped by the user", "stopped by the user"]);
     expect(server.to("/api/RateAsset").length).toBe(before);
   });
 
   it("takes Date market dates and names failures by their ISO string", async () => {
-    const { failures } = await fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [new Date(`${FAILING_DATE}T00:00:00Z`)], progress: "none" });
+    const { failures } = await fetchYieldCurvesColumns(rp, {
+      currencies: ["USD"],
+      marketDates: [new Date(`${FAILING_DATE}T00:00:00Z`)],
+      progress: "none",
+    });
     expect(failures[0]!.market_date).toBe(`${FAILING_DATE}T00:00:00.000Z`);
   });
 
   it("refuses empty lists and a bad concurrency before sending anything", async () => {
-    await expect(fetchYieldCurvesColumns(rp, { currencies: [], marketDates: ["2026-11-19"] })).rejects.toThrow(/currencies must be a non-empty array/);
-    await expect(fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [] })).rejects.toThrow(/marketDates must be a non-empty array/);
-    await expect(fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 })).rejects.toThrow(
-      /concurrency must be a whole number from 1 to 64/,
+    await expect(fetchYieldCurvesColumns(rp, { currencies: [], marketDates: ["2026-11-19"] })).rejects.toThrow(
+      /currencies must be a non-empty array/,
     );
+    await expect(fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: [] })).rejects.toThrow(
+      /marketDates must be a non-empty array/,
+    );
+    await expect(
+      fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], concurrency: 0 }),
+    ).rejects.toThrow(/concurrency must be a whole number from 1 to 64/);
   });
 
   it("reports an invalid request (a bad currency code) as that curve's failure", async () => {
-    const { failures, table } = await fetchYieldCurvesColumns(rp, { currencies: ["usd", "USD"], marketDates: ["2026-11-19"], progress: "none" });
+    const { failures, table } = await fetchYieldCurvesColumns(rp, {
+      currencies: ["usd", "USD"],
+      marketDates: ["2026-11-19"],
+      progress: "none",
+    });
     expect(table.rowCount).toBe(3);
     expect(failures).toEqual([
-      { currency: "usd", market_date: "2026-11-19", error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/) },
+      {
+        currency: "usd",
+        market_date: "2026-11-19",
+        error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/),
+      },
     ]);
   });
 });
 
 describe("fetchYieldCurves(rp, options) and pivotCurves(result)", () => {
   it("returns the long DataFrame and the failures", async () => {
-    const { frame, failures } = await fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-20", FAILING_DATE], progress: "none" });
+    const { frame, failures } = await fetchYieldCurves(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-20", FAILING_DATE],
+      progress: "none",
+    });
     expect(frame.shape).toEqual([6, 7]);
     expect(frameInfo(frame)!.source).toBe("RateAsset");
     expect(failures).toHaveLength(2);
@@ -190,7 +240,11 @@ describe("fetchYieldCurves(rp, options) and pivotCurves(result)", () => {
   }, 20_000);
 
   it("pivots to one row per maturity and one column per curve, missing where a curve has no such pillar", async () => {
-    const result = await fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+    const result = await fetchYieldCurvesColumns(rp, {
+      currencies: ["USD", "EUR"],
+      marketDates: ["2026-11-19", "2026-11-20"],
+      progress: "none",
+    });
     const wide = pivotCurvesColumns(result);
     expect(wide.columns).toEqual(["maturity", "USD 2026-11-19", "USD 2026-11-20", "EUR 2026-11-19", "EUR 2026-11-20"]);
     expect(wide.data.maturity).toEqual([0.25, 0.5, 1, 2, 5, 10]);
@@ -200,12 +254,21 @@ describe("fetchYieldCurves(rp, options) and pivotCurves(result)", () => {
   });
 
   it("pivots a chosen value column of a long DataFrame", async () => {
-    const { frame } = await fetchYieldCurves(rp, { currencies: ["USD"], marketDates: ["2026-11-19"], derived: true, progress: "none" });
+    const { frame } = await fetchYieldCurves(rp, {
+      currencies: ["USD"],
+      marketDates: ["2026-11-19"],
+      derived: true,
+      progress: "none",
+    });
     const wide = pivotCurvesColumns(frame, { value: "discount_factor" });
     expect(wide.data["USD 2026-11-19"]![0]).toBeCloseTo(Math.exp(-0.02 * 0.25), 14);
   });
 });
 
 async function yields() {
-  return fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"], progress: "none" });
+  return fetchYieldCurves(rp, {
+    currencies: ["USD", "EUR"],
+    marketDates: ["2026-11-19", "2026-11-20"],
+    progress: "none",
+  });
 }

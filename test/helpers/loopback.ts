@@ -78,7 +78,9 @@ export async function startLoopback(routes: Record<string, Handler | Reply | Rep
     };
     requests.push(recorded);
     const handler = handlers.get(url.pathname);
-    const reply: Reply = handler ? await handler(recorded) : { status: 404, body: { title: "no route in loopback", status: 404 } };
+    const reply: Reply = handler
+      ? await handler(recorded)
+      : { status: 404, body: { title: "no route in loopback", status: 404 } };
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (reply.destroy) {
       req.socket.destroy();
@@ -127,12 +129,19 @@ export function tokenEndpoint(options: { expiresIn?: number; clientId?: string; 
     const basic = String(req.headers.authorization ?? "").replace(/^Basic /, "");
     const [id, secret] = Buffer.from(basic, "base64").toString("utf8").split(":").map(decodeURIComponent);
     const form = new URLSearchParams(req.text);
-    if (form.get("grant_type") !== "client_credentials") return { status: 400, body: { error: "unsupported_grant_type" } };
+    if (form.get("grant_type") !== "client_credentials")
+      return { status: 400, body: { error: "unsupported_grant_type" } };
     if ((options.clientId && id !== options.clientId) || (options.clientSecret && secret !== options.clientSecret)) {
       return { status: 401, body: { error: "invalid_client" } };
     }
     issued++;
-    return { body: { access_token: `tok-${issued}-${"x".repeat(12)}`, token_type: "Bearer", expires_in: options.expiresIn ?? 3600 } };
+    return {
+      body: {
+        access_token: `tok-${issued}-${"x".repeat(12)}`,
+        token_type: "Bearer",
+        expires_in: options.expiresIn ?? 3600,
+      },
+    };
   };
   return {
     handler,

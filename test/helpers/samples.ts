@@ -30,8 +30,20 @@ export const curveReply = {
     currency: "EUR",
     market_date: "2026-11-19T00:00:00+00:00",
     data: [
-      { maturity: 0.0833, rate: 0.0291, fitted_instrument_name: "EUR DEPO 1M", expiry: "2026-12-21T00:00:00+00:00", fitted_instrument_rate: 0.029 },
-      { maturity: 2, rate: 0.0247, fitted_instrument_name: "EUR SWAP 2Y", expiry: "2028-11-21T00:00:00+00:00", fitted_instrument_rate: 0.0249 },
+      {
+        maturity: 0.0833,
+        rate: 0.0291,
+        fitted_instrument_name: "EUR DEPO 1M",
+        expiry: "2026-12-21T00:00:00+00:00",
+        fitted_instrument_rate: 0.029,
+      },
+      {
+        maturity: 2,
+        rate: 0.0247,
+        fitted_instrument_name: "EUR SWAP 2Y",
+        expiry: "2028-11-21T00:00:00+00:00",
+        fitted_instrument_rate: 0.0249,
+      },
     ],
   },
 };

@@ -16,4 +16,6 @@ export async function settle(turns = 200): Promise<void> {
 }
 
 /** The timer functions to fake: time only, so sockets and `setImmediate` keep working. */
-export const FAKE_TIME = { toFake: ["setTimeout", "clearTimeout", "Date"] as ("setTimeout" | "clearTimeout" | "Date")[] };
+export const FAKE_TIME = {
+  toFake: ["setTimeout", "clearTimeout", "Date"] as ("setTimeout" | "clearTimeout" | "Date")[],
+};

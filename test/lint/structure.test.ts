@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = path.resolve(__dirname, "../..");
 const RULES = ["max-lines-per-function", "rooms/no-cycle", "rooms/no-folder-cycle"];
 const TAG = `zz-lint-test-${process.pid}`;
-const PLANTED = { one: path.join(ROOT, "src", TAG), x: path.join(ROOT, "src", `${TAG}-x`), y: path.join(ROOT, "src", `${TAG}-y`) };
+const PLANTED = {
+  one: path.join(ROOT, "src", TAG),
+  x: path.join(ROOT, "src", `${TAG}-x`),
+  y: path.join(ROOT, "src", `${TAG}-y`),
+};
 
 /** The project's config, type information off (these rules need none; it keeps the test to seconds). */
 const eslint = new ESLint({
@@ -36,31 +40,47 @@ function plant(file: string, text: string): void {
 
 async function lint(...files: string[]): Promise<Linter.LintMessage[]> {
   const results = await eslint.lintFiles(files);
-  return results.flatMap((r) => r.messages.map((m) => ({ ...m, message: `${path.relative(ROOT, r.filePath)}: ${m.message}` })));
+  return results.flatMap((r) =>
+    r.messages.map((m) => ({ ...m, message: `${path.relative(ROOT, r.filePath)}: ${m.message}` })),
+  );
 }
 
-const errors = (messages: Linter.LintMessage[], ruleId: string) => messages.filter((m) => m.ruleId === ruleId && m.severity === 2);
+const errors = (messages: Linter.LintMessage[], ruleId: string) =>
+  messages.filter((m) => m.ruleId === ruleId && m.severity === 2);
 
 describe("lint refuses what breaks the rooms", () => {
   beforeAll(() => {
     plant(path.join(PLANTED.one, "long.ts"), longFunction("long", 81 - 2));
     plant(path.join(PLANTED.one, "fits.ts"), longFunction("fits", 80 - 2));
-    plant(path.join(PLANTED.one, "commented.ts"), longFunction("commented", 80 - 2).replace("  let y", "  // a comment\n\n  let y"));
+    plant(
+      path.join(PLANTED.one, "commented.ts"),
+      longFunction("commented", 80 - 2).replace("  let y", "  // a comment\n\n  let y"),
+    );
     // A cycle of types only: nothing runs, but neither file can be read without the other.
     plant(path.join(PLANTED.one, "a.ts"), 'import type { B } from "./b";\nexport interface A {\n  b?: B;\n}\n');
     plant(path.join(PLANTED.one, "b.ts"), 'import type { A } from "./a";\nexport interface B {\n  a?: A;\n}\n');
     // Folder x imports folder y, folder y imports folder x: no file imports one that imports it back.
-    plant(path.join(PLANTED.x, "x1.ts"), `import { y1 } from "../${TAG}-y/y1";\nexport const x1 = (): number => y1() + 1;\n`);
+    plant(
+      path.join(PLANTED.x, "x1.ts"),
+      `import { y1 } from "../${TAG}-y/y1";\nexport const x1 = (): number => y1() + 1;\n`,
+    );
     plant(path.join(PLANTED.x, "x2.ts"), "export const x2 = (): number => 2;\n");
     plant(path.join(PLANTED.y, "y1.ts"), "export const y1 = (): number => 1;\n");
-    plant(path.join(PLANTED.y, "y2.ts"), `import { x2 } from "../${TAG}-x/x2";\nexport const y2 = (): number => x2() + 1;\n`);
+    plant(
+      path.join(PLANTED.y, "y2.ts"),
+      `import { x2 } from "../${TAG}-x/x2";\nexport const y2 = (): number => x2() + 1;\n`,
+    );
   });
   afterAll(() => {
     for (const dir of Object.values(PLANTED)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("an 81-line function, not an 80-line one (blank lines and comments not counted)", async () => {
-    const messages = await lint(path.join(PLANTED.one, "long.ts"), path.join(PLANTED.one, "fits.ts"), path.join(PLANTED.one, "commented.ts"));
+    const messages = await lint(
+      path.join(PLANTED.one, "long.ts"),
+      path.join(PLANTED.one, "fits.ts"),
+      path.join(PLANTED.one, "commented.ts"),
+    );
     expect(errors(messages, "max-lines-per-function").map((m) => m.message)).toEqual([
       `src/${TAG}/long.ts: Function 'long' has too many lines (81). Maximum allowed is 80.`,
     ]);
@@ -75,7 +95,9 @@ describe("lint refuses what breaks the rooms", () => {
   });
 
   it("two folders importing each other, through different files", async () => {
-    const files = ["x1.ts", "x2.ts"].map((f) => path.join(PLANTED.x, f)).concat(["y1.ts", "y2.ts"].map((f) => path.join(PLANTED.y, f)));
+    const files = ["x1.ts", "x2.ts"]
+      .map((f) => path.join(PLANTED.x, f))
+      .concat(["y1.ts", "y2.ts"].map((f) => path.join(PLANTED.y, f)));
     const messages = await lint(...files);
     expect(errors(messages, "rooms/no-cycle")).toEqual([]);
     expect(errors(messages, "rooms/no-folder-cycle").map((m) => m.message)).toEqual([
@@ -87,7 +109,9 @@ describe("lint refuses what breaks the rooms", () => {
 
 describe("src/ keeps the rooms", () => {
   it("no error from the structure rules; warnings only in the files eslint.config.mjs lists as left", async () => {
-    const config = (await import(pathToFileURL(path.join(ROOT, "eslint.config.mjs")).href)) as { STRUCTURE_LEFT: Record<string, string[]> };
+    const config = (await import(pathToFileURL(path.join(ROOT, "eslint.config.mjs")).href)) as {
+      STRUCTURE_LEFT: Record<string, string[]>;
+    };
     const messages = (await lint(path.join(ROOT, "src"))).filter((m) => RULES.includes(m.ruleId ?? ""));
     expect(messages.filter((m) => m.severity === 2).map((m) => m.message)).toEqual([]);
     const left = messages.filter((m) => !(config.STRUCTURE_LEFT[m.message.split(":")[0]!] ?? []).includes(m.ruleId!));

@@ -56,7 +56,9 @@ describe("the cassette mode", () => {
   });
 
   it("RISK_PORTAL_CASSETTE_DIR moves every cassette to that directory, same file name", () => {
-    expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", {})).toBe("../fixtures/cassettes/01-yield-curves.json");
+    expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", {})).toBe(
+      "../fixtures/cassettes/01-yield-curves.json",
+    );
     expect(cassettePath("../fixtures/cassettes/01-yield-curves.json", { RISK_PORTAL_CASSETTE_DIR: "/tmp/set" })).toBe(
       path.join("/tmp/set", "01-yield-curves.json"),
     );
@@ -77,7 +79,11 @@ describe("replaying a committed cassette", () => {
 
     const surface = await conn.sim!.surface("SPX");
     expect(surface).toEqual(recorded.exchanges.find((e) => e.operation === "SimSurface")!.response.body);
-    expect(provenanceOf(surface)).toMatchObject({ source: "cassette", operation: "SimSurface", baseUrl: recorded.baseUrl });
+    expect(provenanceOf(surface)).toMatchObject({
+      source: "cassette",
+      operation: "SimSurface",
+      baseUrl: recorded.baseUrl,
+    });
     expect(conn.rp.cassette!.stats).toEqual({ replayed: 1, recorded: 0 });
 
     const t0 = performance.now();
@@ -86,16 +92,20 @@ describe("replaying a committed cassette", () => {
   });
 
   it("a cassette that does not exist is a clear error", async () => {
-    await expect(connect({ cassette: path.join(dir, "none.json"), replay: true, env: {}, log: () => {} })).rejects.toThrow(
-      /cannot replay the cassette .*none\.json: it does not exist \(record it first/,
-    );
+    await expect(
+      connect({ cassette: path.join(dir, "none.json"), replay: true, env: {}, log: () => {} }),
+    ).rejects.toThrow(/cannot replay the cassette .*none\.json: it does not exist \(record it first/);
   });
 });
 
 describe("recording", () => {
   it("against the embedded simulator: meta says so (seed, data date), the simulator helpers are recorded and replay offline", async () => {
     const file = path.join(dir, "sim.json");
-    const { conn, lines } = await open({ cassette: file, env: { RISK_PORTAL_CASSETTE_MODE: "record" }, simulator: { transactionRows: 20 } });
+    const { conn, lines } = await open({
+      cassette: file,
+      env: { RISK_PORTAL_CASSETTE_MODE: "record" },
+      simulator: { transactionRows: 20 },
+    });
     expect(conn).toMatchObject({ source: "simulator", mode: "record", cassette: file });
     expect(lines).toEqual([
       `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${conn.baseUrl} (seed 1, data as of 2026-11-20); recording every exchange to ${file}.`,
@@ -133,17 +143,28 @@ describe("recording", () => {
     const sim: Simulator = await startSimulator({ transactionRows: 20 });
     opened.push(sim);
     const file = path.join(dir, "service.json");
-    const env = { RISK_PORTAL_BASE_URL: sim.url, RISK_PORTAL_API_KEY: sim.credentials.apiKey, RISK_PORTAL_CASSETTE_MODE: "record" };
+    const env = {
+      RISK_PORTAL_BASE_URL: sim.url,
+      RISK_PORTAL_API_KEY: sim.credentials.apiKey,
+      RISK_PORTAL_CASSETTE_MODE: "record",
+    };
     const { conn, lines } = await open({ cassette: file, env });
     expect(conn).toMatchObject({ source: "service", mode: "record", baseUrl: sim.url });
     expect(conn.sim).toBeUndefined();
-    expect(lines[0]).toBe(`Connected to the risk service at ${sim.url} (API key); recording every exchange to ${file}.`);
+    expect(lines[0]).toBe(
+      `Connected to the risk service at ${sim.url} (API key); recording every exchange to ${file}.`,
+    );
     const looks = await conn.rp.report.lookBacks();
     const saved = readFileSync(file, "utf8");
     expect(Cassette.read(file)!.meta).toEqual({ source: "service" });
     expect(saved).not.toContain(sim.credentials.apiKey);
 
-    const { conn: again, lines: replayed } = await open({ cassette: file, replay: true, env: { RISK_PORTAL_API_KEY: "unused" }, client: { fetch: noNetwork } });
+    const { conn: again, lines: replayed } = await open({
+      cassette: file,
+      replay: true,
+      env: { RISK_PORTAL_API_KEY: "unused" },
+      client: { fetch: noNetwork },
+    });
     expect(replayed[0]).toMatch(
       new RegExp(
         `^Replaying .*service\\.json: 1 exchange recorded \\d{4}-\\d{2}-\\d{2} from the risk service at ${sim.url.replace(/\./g, "\\.")}; no server is contacted\\.$`,
@@ -175,7 +196,8 @@ describe("the committed cassettes (fixtures/cassettes)", () => {
     const { bearerToken, apiKey, clientSecret } = sim.credentials;
     for (const name of NOTEBOOKS) {
       const text = readFileSync(path.join(CASSETTE_DIR, `${name}.json`), "utf8");
-      for (const secret of [bearerToken, apiKey, clientSecret]) expect(text.includes(secret), `${name} holds ${secret.slice(0, 8)}…`).toBe(false);
+      for (const secret of [bearerToken, apiKey, clientSecret])
+        expect(text.includes(secret), `${name} holds ${secret.slice(0, 8)}…`).toBe(false);
       expect(text, name).not.toMatch(/"(authorization|x-api-key)"/i);
     }
   });
@@ -192,7 +214,10 @@ describe("the brand", () => {
     expect(looks.$type).toBe("Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core");
     const curve = await conn.rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
     await conn.close();
-    expect(new Cassette({ path: file, mode: "replay", baseUrl: "" }).meta).toMatchObject({ source: "simulator", brand: "Derivitec" });
+    expect(new Cassette({ path: file, mode: "replay", baseUrl: "" }).meta).toMatchObject({
+      source: "simulator",
+      brand: "Derivitec",
+    });
     const { conn: replayed } = await open({ cassette: file, replay: true, env: {}, client: { fetch: noNetwork } });
     expect(replayed.rp.brand).toBe("Derivitec");
     expect(await replayed.rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" })).toEqual(curve);

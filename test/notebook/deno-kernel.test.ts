@@ -24,7 +24,19 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
 import { findDeno } from "../../src/notebook/jupyter/find-deno";
-import { EMBED_MARKER, Executed, inCI, joined, JUPYTER_HINT, missingJupyter, notebookEnv, PLOTLY_MIME, root, runCli, type Run } from "./executed";
+import {
+  EMBED_MARKER,
+  Executed,
+  inCI,
+  joined,
+  JUPYTER_HINT,
+  missingJupyter,
+  notebookEnv,
+  PLOTLY_MIME,
+  root,
+  runCli,
+  type Run,
+} from "./executed";
 import { checkNotebook, NOTEBOOK_DIR, NOTEBOOKS } from "./expected";
 
 const RUN_TIMEOUT_MS = 420_000;
@@ -79,37 +91,49 @@ describe("the showcase notebooks under Deno's kernel (risk-portal-lab run --kern
     });
   }
 
-  it.skipIf(missing !== undefined)(`a bare figure, table or DataFrame displays as plot.show would; a notebook line updates in place${why}`, () => {
-    const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
-    expect(nb.problems()).toEqual([]);
-    // plotly.js in parts (the session's first chart), then the figure as the cell's result.
-    const fig = nb.outputs("deno-check-2").at(-1);
-    expect(nb.outputs("deno-check-2").length).toBeGreaterThan(20);
-    expect(fig?.output_type).toBe("execute_result");
-    expect(Object.keys(fig!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
-    expect((fig!.data![PLOTLY_MIME] as { layout: { title: { text: string } } }).layout.title.text).toBe("bare figure");
-    expect(nb.html("deno-check-2").includes(EMBED_MARKER)).toBe(true);
-    const table = nb.outputs("deno-check-3")[0]!;
-    expect(joined(table.data!["text/plain"])).toMatch(/^ColumnTable · 18 rows × \d+ columns · from RateAsset/);
-    expect(joined(table.data!["text/html"])).toContain("<th>fitted_instrument_name</th>");
-    expect(joined(nb.outputs("deno-check-4")[0]!.data!["text/plain"])).toMatch(/^DataFrame · 3 rows/);
-    const line = nb.outputs("deno-check-5");
-    expect(line.map((o) => o.output_type)).toEqual(["display_data", "stream"]);
-    expect(joined(line[0]!.data!["text/plain"])).toBe("step 5 of 5");
-    expect(nb.stdout("deno-check-5")).toBe("a notebook line\n");
-  });
+  it.skipIf(missing !== undefined)(
+    `a bare figure, table or DataFrame displays as plot.show would; a notebook line updates in place${why}`,
+    () => {
+      const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
+      expect(nb.problems()).toEqual([]);
+      // plotly.js in parts (the session's first chart), then the figure as the cell's result.
+      const fig = nb.outputs("deno-check-2").at(-1);
+      expect(nb.outputs("deno-check-2").length).toBeGreaterThan(20);
+      expect(fig?.output_type).toBe("execute_result");
+      expect(Object.keys(fig!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
+      expect((fig!.data![PLOTLY_MIME] as { layout: { title: { text: string } } }).layout.title.text).toBe(
+        "bare figure",
+      );
+      expect(nb.html("deno-check-2").includes(EMBED_MARKER)).toBe(true);
+      const table = nb.outputs("deno-check-3")[0]!;
+      expect(joined(table.data!["text/plain"])).toMatch(/^ColumnTable · 18 rows × \d+ columns · from RateAsset/);
+      expect(joined(table.data!["text/html"])).toContain("<th>fitted_instrument_name</th>");
+      expect(joined(nb.outputs("deno-check-4")[0]!.data!["text/plain"])).toMatch(/^DataFrame · 3 rows/);
+      const line = nb.outputs("deno-check-5");
+      expect(line.map((o) => o.output_type)).toEqual(["display_data", "stream"]);
+      expect(joined(line[0]!.data!["text/plain"])).toBe("step 5 of 5");
+      expect(nb.stdout("deno-check-5")).toBe("a notebook line\n");
+    },
+  );
 
-  it.skipIf(missing !== undefined)(`what a cell prints is that cell's output, even right after a cell that printed 2,000 lines${why}`, () => {
-    // Deno's kernel tags printed text with the request current when its stdio task gets to it, which may
-    // be the next cell's: the runner fences each cell (src/notebook/jupyter/outputs.ts).
-    const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
-    const burst = Array.from({ length: 2000 }, (_, i) => `burst line ${i + 1}\n`).join("");
-    expect(nb.stdout("deno-check-burst") === burst, `the burst cell printed ${nb.stdout("deno-check-burst").split("\n").length - 1} lines`).toBe(true);
-    expect(nb.stdout("deno-check-after-burst")).toBe("after the burst\n");
-    expect(nb.stdout("deno-check-6")).toBe("");
-  });
+  it.skipIf(missing !== undefined)(
+    `what a cell prints is that cell's output, even right after a cell that printed 2,000 lines${why}`,
+    () => {
+      // Deno's kernel tags printed text with the request current when its stdio task gets to it, which may
+      // be the next cell's: the runner fences each cell (src/notebook/jupyter/outputs.ts).
+      const nb = Executed.read(path.join(outDir, "deno-check.ipynb"));
+      const burst = Array.from({ length: 2000 }, (_, i) => `burst line ${i + 1}\n`).join("");
+      expect(
+        nb.stdout("deno-check-burst") === burst,
+        `the burst cell printed ${nb.stdout("deno-check-burst").split("\n").length - 1} lines`,
+      ).toBe(true);
+      expect(nb.stdout("deno-check-after-burst")).toBe("after the burst\n");
+      expect(nb.stdout("deno-check-6")).toBe("");
+    },
+  );
 
-  const skipBrowser = missing !== undefined || ((chromiumMissing !== undefined || jupyterMissing !== undefined) && !inCI);
+  const skipBrowser =
+    missing !== undefined || ((chromiumMissing !== undefined || jupyterMissing !== undefined) && !inCI);
   const skipped = missing
     ? why
     : chromiumMissing
@@ -120,7 +144,8 @@ describe("the showcase notebooks under Deno's kernel (risk-portal-lab run --kern
   it.skipIf(skipBrowser)(
     `exported to HTML by Jupyter, every chart draws in Chromium with the network refused${skipped}`,
     async () => {
-      if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      if (chromiumMissing)
+        throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
       if (jupyterMissing) throw new Error(`The HTML export must run in CI, but ${jupyterMissing}: ${JUPYTER_HINT}.`);
       const files = NOTEBOOKS.map((n) => path.join(outDir, `${n}.ipynb`));
       await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ...files], {

@@ -37,7 +37,17 @@ beforeAll(async () => {
   expect(usd.code, usd.stderr).toBe(0);
   expect(eur.code, eur.stderr).toBe(0);
   replayed = await runCli(
-    [...RUN, "--param", "currency=USD", "--param", "replay=true", "--out", path.join(dir, "replay"), "--compare", path.join(dir, "usd")],
+    [
+      ...RUN,
+      "--param",
+      "currency=USD",
+      "--param",
+      "replay=true",
+      "--out",
+      path.join(dir, "replay"),
+      "--compare",
+      path.join(dir, "usd"),
+    ],
     150_000,
     { ...notebookEnv(), RISK_PORTAL_CASSETTE_DIR: cassettes },
   );
@@ -52,18 +62,35 @@ describe("risk-portal-lab diff", () => {
     expect(run.code, run.stderr).toBe(1);
     const d = JSON.parse(run.stdout) as {
       summary: string;
-      cells: { id: string; texts: { channel: string; diff: { changes: { kind: string; before?: string; after?: string; move?: number }[] } }[] }[];
+      cells: {
+        id: string;
+        texts: {
+          channel: string;
+          diff: { changes: { kind: string; before?: string; after?: string; move?: number }[] };
+        }[];
+      }[];
       report: string;
     };
     // The oracle: the cells whose outputs are not the same JSON (where the data came from masked).
-    const expected = differingCells(new Executed(readNotebook(out("usd")), NAME), new Executed(readNotebook(out("eur")), NAME)).map((l) => l.split(",")[0]);
+    const expected = differingCells(
+      new Executed(readNotebook(out("usd")), NAME),
+      new Executed(readNotebook(out("eur")), NAME),
+    ).map((l) => l.split(",")[0]);
     expect(expected.length).toBeGreaterThan(3);
     expect(d.cells.map((c) => c.id)).toEqual(expected);
-    expect(d.summary).toMatch(new RegExp(`^${NAME}: ${expected.length} of 13 code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"$`));
+    expect(d.summary).toMatch(
+      new RegExp(
+        `^${NAME}: ${expected.length} of 13 code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"$`,
+      ),
+    );
     // A line whose numbers moved is one changed line, with its move.
     const check = d.cells.find((c) => c.id === "yc-derived-check")!.texts[0]!.diff.changes;
     expect(check).toHaveLength(1);
-    expect(check[0]).toMatchObject({ kind: "changed", before: expect.stringMatching(/^DF\(10\.\d+y\) = exp\(−4\.\d+% ×/), move: expect.any(Number) });
+    expect(check[0]).toMatchObject({
+      kind: "changed",
+      before: expect.stringMatching(/^DF\(10\.\d+y\) = exp\(−4\.\d+% ×/),
+      move: expect.any(Number),
+    });
     expect(readFileSync(d.report, "utf8")).toContain("code cell 4");
   });
 
@@ -75,7 +102,9 @@ describe("risk-portal-lab diff", () => {
     expect(existsSync(path.join(dir, "replay", `${NAME}.diff.html`))).toBe(true);
     // The two runs' outputs are not byte for byte the same: the connect() line and the tables' provenance differ.
     const connect = (run: string) => new Executed(readNotebook(out(run)), NAME).stdout("yc-connect");
-    expect(connect("usd")).toMatch(/^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+ /);
+    expect(connect("usd")).toMatch(
+      /^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+ /,
+    );
     expect(connect("replay")).toMatch(/^Replaying \S+\/cassettes\/01-yield-curves\.json: \d+ exchanges recorded /);
     const run = await diffCli(out("usd"), out("replay"), "--out", path.join(dir, "usd-replay.html"));
     expect(run.code, run.stderr).toBe(0);
@@ -84,7 +113,9 @@ describe("risk-portal-lab diff", () => {
   it("shows no change between a run and itself (exit 0), and writes the report beside the second by default", async () => {
     const run = await diffCli(out("eur"), out("eur"));
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`${NAME}: no change in 13 code cells (tolerance 1e-9) → ${path.join(dir, "eur", `${NAME}.diff.html`)}\n`);
+    expect(run.stdout).toBe(
+      `${NAME}: no change in 13 code cells (tolerance 1e-9) → ${path.join(dir, "eur", `${NAME}.diff.html`)}\n`,
+    );
     expect(readFileSync(path.join(dir, "eur", `${NAME}.diff.html`), "utf8")).toContain("No cell changed");
   });
 
@@ -99,10 +130,14 @@ describe("risk-portal-lab diff", () => {
       return file;
     };
     // "DF(10.008y) = exp(−4.5073% × 10.008) = 0.636929; frames says 0.636929"
-    const reformatted = edited("reformatted", (t) => t.replace(/= (0\.\d{6});/, "= $10;").replace(/(\d\.\d{4})%/, "$10%"));
+    const reformatted = edited("reformatted", (t) =>
+      t.replace(/= (0\.\d{6});/, "= $10;").replace(/(\d\.\d{4})%/, "$10%"),
+    );
     expect(readFileSync(reformatted, "utf8")).toMatch(/= 0\.\d{6}0;/);
     expect((await diffCli(out("usd"), reformatted)).code).toBe(0);
-    const moved = edited("moved", (t) => t.replace(/frames says (0\.\d{6})/, (_m, v: string) => `frames says ${(Number(v) + 1e-6).toFixed(6)}`));
+    const moved = edited("moved", (t) =>
+      t.replace(/frames says (0\.\d{6})/, (_m, v: string) => `frames says ${(Number(v) + 1e-6).toFixed(6)}`),
+    );
     const run = await diffCli(out("usd"), moved, "--json");
     expect(run.code, run.stderr).toBe(1);
     const d = JSON.parse(run.stdout) as { cells: { id: string; texts: { diff: { changes: { move: number }[] } }[] }[] };
@@ -117,7 +152,9 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
     const nb = readNotebook(out("usd"));
     const code = nb.cells.filter((c) => c.cell_type === "code");
     const at = code.findIndex((c) => c.id === "yc-history");
-    code[at]!.outputs = [{ output_type: "error", ename: "TimeoutError", evalue: "RateAsset timed out after 30000 ms", traceback: [] }];
+    code[at]!.outputs = [
+      { output_type: "error", ename: "TimeoutError", evalue: "RateAsset timed out after 30000 ms", traceback: [] },
+    ];
     for (const cell of code.slice(at + 1)) Object.assign(cell, { outputs: [], execution_count: null });
     const failed = path.join(dir, "failed", `${NAME}.ipynb`);
     mkdirSync(path.dirname(failed), { recursive: true });
@@ -125,9 +162,19 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
     const later = code.length - at - 1;
     const run = await diffCli(out("usd"), failed, "--json");
     expect(run.code, run.stderr).toBe(1);
-    const d = JSON.parse(run.stdout) as { summary: string; cells: { id: string; error?: { kind: string; after?: string }; ran?: string }[] };
-    expect(d.summary).toMatch(new RegExp(`^${NAME}: ${later + 1} of 13 code cells changed \\(\\d texts?, 1 error, ${later} ran in one run only\\)$`));
-    expect(d.cells[0]).toMatchObject({ id: "yc-history", error: { kind: "appeared", after: "TimeoutError: RateAsset timed out after 30000 ms" } });
+    const d = JSON.parse(run.stdout) as {
+      summary: string;
+      cells: { id: string; error?: { kind: string; after?: string }; ran?: string }[];
+    };
+    expect(d.summary).toMatch(
+      new RegExp(
+        `^${NAME}: ${later + 1} of 13 code cells changed \\(\\d texts?, 1 error, ${later} ran in one run only\\)$`,
+      ),
+    );
+    expect(d.cells[0]).toMatchObject({
+      id: "yc-history",
+      error: { kind: "appeared", after: "TimeoutError: RateAsset timed out after 30000 ms" },
+    });
     expect(d.cells.slice(1).map((c) => c.ran)).toEqual(Array(later).fill("before only"));
     const back = JSON.parse((await diffCli(failed, out("usd"), "--json")).stdout) as typeof d;
     expect(back.cells[0]!.error).toMatchObject({ kind: "went away" });
@@ -141,7 +188,10 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
         [out("usd"), "notebooks/03-reports.ipynb"],
         /^risk-portal-lab diff: 01-yield-curves\.ipynb and 03-reports\.ipynb are not runs of the same notebook: only 1 of their 13 code cells have the same id or source \(at least half must\)\n$/,
       ],
-      [[out("usd"), out("eur"), "--tolerance", "1e-9x"], /--tolerance must be a number >= 0 \(1e-9, 0\.001\), got "1e-9x"/],
+      [
+        [out("usd"), out("eur"), "--tolerance", "1e-9x"],
+        /--tolerance must be a number >= 0 \(1e-9, 0\.001\), got "1e-9x"/,
+      ],
       [[out("usd")], /diff needs two notebooks, BEFORE\.ipynb AFTER\.ipynb; got 1/],
     ];
     for (const [args, message] of cases) {
@@ -153,7 +203,10 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
 });
 
 const chromiumMissing = missingChromium();
-if (chromiumMissing && !browserCI) console.warn(`test/notebook/diff.test.ts: skipping the offline rendering of the report: ${chromiumMissing}; ${SETUP_HINT}`);
+if (chromiumMissing && !browserCI)
+  console.warn(
+    `test/notebook/diff.test.ts: skipping the offline rendering of the report: ${chromiumMissing}; ${SETUP_HINT}`,
+  );
 
 describe.skipIf(chromiumMissing !== undefined && !browserCI)("the diff report in Chromium", () => {
   it("opens offline and draws every before/after overlay with the plotly.js embedded once", async () => {
@@ -180,16 +233,31 @@ describe.skipIf(chromiumMissing !== undefined && !browserCI)("the diff report in
 });
 
 const denoMissing = missingDeno();
-if (denoMissing && !inCI) console.warn(`test/notebook/diff.test.ts: skipping --compare under Deno's kernel: ${denoMissing}`);
+if (denoMissing && !inCI)
+  console.warn(`test/notebook/diff.test.ts: skipping --compare under Deno's kernel: ${denoMissing}`);
 
 describe.skipIf(denoMissing !== undefined && !inCI)("run --compare under Deno's kernel", () => {
   it("compares a Deno notebook's run with its earlier run: only the cell a parameter changed", async () => {
     // In place: Deno resolves "risk-portal-lab" from the notebook's folder.
     const copy = path.join("test", "notebook", "deno-runner.ipynb");
-    const first = await runCli(["run", copy, "--kernel", "deno", "--param", "lines=3", "--out", path.join(dir, "deno-1")], 120_000);
+    const first = await runCli(
+      ["run", copy, "--kernel", "deno", "--param", "lines=3", "--out", path.join(dir, "deno-1")],
+      120_000,
+    );
     expect(first.code, first.stderr).toBe(0);
     const second = await runCli(
-      ["run", copy, "--kernel", "deno", "--param", "lines=4", "--out", path.join(dir, "deno-2"), "--compare", path.join(dir, "deno-1", "deno-runner.ipynb")],
+      [
+        "run",
+        copy,
+        "--kernel",
+        "deno",
+        "--param",
+        "lines=4",
+        "--out",
+        path.join(dir, "deno-2"),
+        "--compare",
+        path.join(dir, "deno-1", "deno-runner.ipynb"),
+      ],
       120_000,
     );
     expect(second.code, second.stderr).toBe(0);
@@ -197,13 +265,18 @@ describe.skipIf(denoMissing !== undefined && !inCI)("run --compare under Deno's 
     // Only the parameter's cell, and in its printed lines exactly "line 4" added. (Once, on a loaded CI
     // machine, the summary said "(2 texts)" for this one cell: a second channel of it differed. The cell
     // and the lines are what the run must get right; the message keeps every text change to tell which.)
-    const d = await diffNotebookFiles(path.join(dir, "deno-1", "deno-runner.ipynb"), path.join(dir, "deno-2", "deno-runner.ipynb"));
+    const d = await diffNotebookFiles(
+      path.join(dir, "deno-1", "deno-runner.ipynb"),
+      path.join(dir, "deno-2", "deno-runner.ipynb"),
+    );
     const texts = JSON.stringify(d.cells.map((c) => ({ id: c.id, texts: c.texts })));
     expect(
       d.cells.map((c) => c.id),
       texts,
     ).toEqual(["result-1"]);
-    expect(d.cells[0]!.texts.find((t) => t.channel === "stdout")?.diff.changes, texts).toEqual([{ kind: "added", after: "line 4" }]);
+    expect(d.cells[0]!.texts.find((t) => t.channel === "stdout")?.diff.changes, texts).toEqual([
+      { kind: "added", after: "line 4" },
+    ]);
     const report = readFileSync(path.join(dir, "deno-2", "deno-runner.diff.html"), "utf8");
     expect(report).toContain("id result-1");
     expect(report).toContain("line 4");

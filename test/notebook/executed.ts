@@ -18,7 +18,8 @@ export const JUPYTER_HINT = "run `bash scripts/setup-jupyter.sh` (after `npm ci`
 /** stderr without the runner's per-cell lines (`runner-throw: cell 2/3 ok 0.1 s`), and those lines' `2/3 ok`. */
 const CELL_LINE = /^[\w-]+: cell (\d+\/\d+ (?:ok|failed|timed out)) \d+\.\d s(?::.*)?\n/gm;
 export const withoutCellLines = (stderr: string): string => stderr.replace(CELL_LINE, "");
-export const cellStatuses = (stderr: string): (string | undefined)[] => [...stderr.matchAll(CELL_LINE)].map((m) => m[1]);
+export const cellStatuses = (stderr: string): (string | undefined)[] =>
+  [...stderr.matchAll(CELL_LINE)].map((m) => m[1]);
 
 /**
  * The environment of the notebooks under test: no real service configured (so `connect()` starts the
@@ -38,10 +39,18 @@ export interface Run {
 }
 
 /** Runs a command to the end (never rejects on a non-zero exit; rejects when it outlives `timeoutMs`). */
-export function runCommand(command: string, args: readonly string[], options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<Run> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
+): Promise<Run> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? notebookEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? root,
+      env: options.env ?? notebookEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -105,12 +114,14 @@ export function missingJupyter(kernel = "tslab"): string | undefined {
   const nbconvert = spawnSync("jupyter-nbconvert", ["--version"], { encoding: "utf8", env });
   if (nbconvert.error || nbconvert.status !== 0) return "jupyter-nbconvert is not installed";
   const list = spawnSync("jupyter", ["kernelspec", "list", "--json"], { encoding: "utf8", env });
-  if (list.error || list.status !== 0) return `\`jupyter kernelspec list\` failed: ${list.stderr || String(list.error)}`;
+  if (list.error || list.status !== 0)
+    return `\`jupyter kernelspec list\` failed: ${list.stderr || String(list.error)}`;
   const specs = (JSON.parse(list.stdout) as { kernelspecs: Record<string, { spec: { argv: string[] } }> }).kernelspecs;
   const spec = specs[kernel];
   if (!spec) return `the ${kernel} kernelspec is not registered`;
   const binary = spec.spec.argv[0] ?? "";
-  if (path.isAbsolute(binary) && !existsSync(binary)) return `the ${kernel} kernelspec starts ${binary}, which does not exist`;
+  if (path.isAbsolute(binary) && !existsSync(binary))
+    return `the ${kernel} kernelspec starts ${binary}, which does not exist`;
   return undefined;
 }
 
@@ -143,7 +154,8 @@ export interface PlotlyFigure {
   layout: { title?: { text?: string }; sliders?: { steps: unknown[] }[] };
 }
 
-export const joined = (text: unknown): string => (Array.isArray(text) ? text.join("") : typeof text === "string" ? text : "");
+export const joined = (text: unknown): string =>
+  Array.isArray(text) ? text.join("") : typeof text === "string" ? text : "";
 
 export function readNotebook(file: string): ExecutedNotebook {
   return JSON.parse(readFileSync(file, "utf8")) as ExecutedNotebook;
@@ -212,7 +224,9 @@ export class Executed {
 
   /** Code cells that did not run (no execution count), except empty ones. */
   unexecuted(): string[] {
-    return this.nb.cells.filter((c) => c.cell_type === "code" && c.execution_count == null && joined(c.source).trim() !== "").map((c) => c.id ?? "?");
+    return this.nb.cells
+      .filter((c) => c.cell_type === "code" && c.execution_count == null && joined(c.source).trim() !== "")
+      .map((c) => c.id ?? "?");
   }
 
   /** How many times plotly.js is embedded in the notebook's HTML outputs, and the id of the first cell that embeds it. */

@@ -51,10 +51,14 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
   "02-vol-surface-crosscheck": (nb) => {
     const diag = nb.stdout("vs-diag");
     expect(diag).toContain("clean surface: no arbitrage found (0 butterfly, 0 calendar, 0 Lee violations)");
-    expect(diag).toMatch(/re-marked surface: ARBITRAGE\n\s+✘ butterfly: benchmark 4 \(maturity 182 d\): butterfly g\(k\) < 0/);
+    expect(diag).toMatch(
+      /re-marked surface: ARBITRAGE\n\s+✘ butterfly: benchmark 4 \(maturity 182 d\): butterfly g\(k\) < 0/,
+    );
     expect(nb.figures("vs-g")[0]!.data).toHaveLength(2);
     // The service and the local model agree exactly: no breach in the heatmap.
-    expect(nb.stdout("vs-crosscheck")).toMatch(/^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 vol bp .*; 0 beyond ±1 vol bp\n/);
+    expect(nb.stdout("vs-crosscheck")).toMatch(
+      /^13\/13 maturities answered, 117 rows; max \|service − local\| = 0 vol bp .*; 0 beyond ±1 vol bp\n/,
+    );
     const clean = nb.figures("vs-crosscheck")[0]!;
     expect(clean.data.find((t) => t.name?.startsWith("beyond"))?.x).toEqual([]);
     // The stale local copy: residuals flagged, in the stdout and as ✕ marks in the heatmap.
@@ -82,7 +86,9 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     const [residuals, errors] = nb.figures("vs-calib-residuals");
     expect(residuals!.data).toHaveLength(9);
     expect(errors!.data[0]!.type).toBe("heatmap");
-    expect(nb.stdout("vs-calib-density")).toBe("strikes with a negative fitted density: 0 at 30 d, 0 at 182 d, 0 at 730 d\n");
+    expect(nb.stdout("vs-calib-density")).toBe(
+      "strikes with a negative fitted density: 0 at 30 d, 0 at 182 d, 0 at 730 d\n",
+    );
     expect(nb.figures("vs-calib-density")[0]!.data).toHaveLength(6);
   },
   "03-reports": (nb) => {
@@ -91,7 +97,9 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     // The progress line was overwritten in place: one output, the final state.
     const follow = nb.outputs("rp-follow");
     expect(follow, JSON.stringify(follow)).toHaveLength(1);
-    expect(nb.displayText("rp-follow")).toMatch(/^poll \d+ · (VaR|PnL): (succeeded|warning|failed).* · (VaR|PnL): (succeeded|warning|failed).* · done$/);
+    expect(nb.displayText("rp-follow")).toMatch(
+      /^poll \d+ · (VaR|PnL): (succeeded|warning|failed).* · (VaR|PnL): (succeeded|warning|failed).* · done$/,
+    );
     expect(nb.displayText("rp-finished")).toMatch(/^ColumnTable · 2 rows × 13 columns/);
     expect(nb.stdout("rp-history")).toBe("242 report infos over 30 pricing dates; 0 dates failed\n");
     expect(nb.figures("rp-history")[0]!.data.every((t) => t.type === "bar")).toBe(true);
@@ -103,7 +111,10 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(nb.figures("tx-chart")[0]!.data.length).toBeGreaterThan(2);
     expect(nb.stdout("tx-positions")).toMatch(/^cash from trading: USD -?[\d.]+m/);
     expect(nb.figures("tx-monthly")[0]!.data.every((t) => t.type === "bar")).toBe(true);
-    const events = /^(\d+) next events, (\d+) applied \(\d+ short or flat positions left out\), (\d+) position effects/.exec(nb.stdout("tx-events"));
+    const events =
+      /^(\d+) next events, (\d+) applied \(\d+ short or flat positions left out\), (\d+) position effects/.exec(
+        nb.stdout("tx-events"),
+      );
     expect(events, nb.stdout("tx-events")).not.toBeNull();
     expect(Number(events![2])).toBeGreaterThan(3);
     expect(Number(events![3])).toBeGreaterThanOrEqual(Number(events![2]));
@@ -129,45 +140,66 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(effect).toMatch(/EUR curve: 18 points before, 19 after; bond points:/);
     expect(effect).toContain("BOND DE0001102580: 7.24y");
     expect(effect).toContain("Last uploaded price 101.07 on 2026-11-20 (in the curve)");
-    expect(nb.figures("up-bonds-effect")[0]!.data.map((t) => t.name)).toEqual(expect.arrayContaining(["EUR before upload", "EUR after upload"]));
+    expect(nb.figures("up-bonds-effect")[0]!.data.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["EUR before upload", "EUR after upload"]),
+    );
     expect(nb.stdout("up-vols-validate")).toMatch(
       /^13 rows → 4 valid curves \(AAPL, SAP, MSFT, TSLA\); 1 problem:\n\s+✘ line 13 \(row 11\): maturity: expected number, got "3M"/,
     );
     expect(nb.stdout("up-vols-upload")).toMatch(
       /^best effort: 2 curves stored, 2 rejected by the service:\n.*24\.5 is not a plausible decimal vol.*\n.*unknown asset "TSLA"/,
     );
-    expect(nb.stdout("up-vols-effect")).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%");
+    expect(nb.stdout("up-vols-effect")).toContain(
+      "Uploaded ATM vol curve of 2026-11-20: 30d 26.2%, 91d 25.1%, 182d 24.4%, 365d 23.8%",
+    );
     expect(nb.displayText("up-vols-effect")).toMatch(/ATM vol before %\s+ATM vol after %/);
   },
   "06-a-year-of-trades": (nb) => {
     // 3 portfolios × 12 months, streamed into a hive-partitioned dataset, then read back whole.
     expect(nb.displayText("yt-fetch")).toMatch(/^transaction tables 36\/36 \(100%\)/);
-    expect(nb.stdout("yt-fetch")).toBe("3 portfolios × 12 months (2025-12 … 2026-11) = 36 calls: 7,131 trades in 36 Parquet files; 0 calls failed\n");
+    expect(nb.stdout("yt-fetch")).toBe(
+      "3 portfolios × 12 months (2025-12 … 2026-11) = 36 calls: 7,131 trades in 36 Parquet files; 0 calls failed\n",
+    );
     const layout = nb.stdout("yt-layout");
     expect(layout).toMatch(
       /^a-year-of-trades-<tmp>\/ {2}\(36 files: GLOBAL-MACRO 12, RATES-EU 12, EQ-LONG-SHORT 12\)\n {2}portfolio=EQ-LONG-SHORT\/month=2025-12\/part_<id>\.parquet\n/,
     );
     expect(layout).toContain("read back: 7,131 rows × 15 columns; the 7,131 trades written: all there");
-    expect(nb.displayText("yt-layout")).toMatch(/^DataFrame · 7,131 rows × 15 columns · from GetTransactionTable\n\s+portfolio\s+month\s+trade_id/);
+    expect(nb.displayText("yt-layout")).toMatch(
+      /^DataFrame · 7,131 rows × 15 columns · from GetTransactionTable\n\s+portfolio\s+month\s+trade_id/,
+    );
     // SQL over the files: exposure by counterparty × currency, monthly activity, concentration; a chart each.
-    expect(nb.displayText("yt-exposure")).toMatch(/^DataFrame · 50 rows × 5 columns · from SQL\n\s+counterparty\s+currency\s+trades\s+gross_musd\s+net_musd/);
+    expect(nb.displayText("yt-exposure")).toMatch(
+      /^DataFrame · 50 rows × 5 columns · from SQL\n\s+counterparty\s+currency\s+trades\s+gross_musd\s+net_musd/,
+    );
     const exposure = nb.figures("yt-exposure")[0]!;
     expect(exposure.data.map((t) => t.name)).toEqual(["CHF", "EUR", "GBP", "JPY", "USD"]);
     expect(exposure.data.every((t) => t.type === "bar" && t.x?.length === 10)).toBe(true);
     const monthly = nb.figures("yt-monthly")[0]!;
     expect(monthly.data).toHaveLength(6);
     expect(monthly.data.every((t) => t.x?.length === 12)).toBe(true);
-    expect(nb.displayText("yt-concentration")).toMatch(/^DataFrame · 3 rows × 7 columns · from SQL\n\s+portfolio\s+instruments\s+top_5_share\s+hhi/);
-    expect(nb.figures("yt-concentration")[0]!.data.map((t) => t.name)).toEqual(["GLOBAL-MACRO", "RATES-EU", "EQ-LONG-SHORT", "every instrument alike"]);
+    expect(nb.displayText("yt-concentration")).toMatch(
+      /^DataFrame · 3 rows × 7 columns · from SQL\n\s+portfolio\s+instruments\s+top_5_share\s+hhi/,
+    );
+    expect(nb.figures("yt-concentration")[0]!.data.map((t) => t.name)).toEqual([
+      "GLOBAL-MACRO",
+      "RATES-EU",
+      "EQ-LONG-SHORT",
+      "every instrument alike",
+    ]);
     // The danfo pitfall made visible against the SQL answer (or, with a danfo that fixed it, said not to trigger); the safe forms agree with SQL.
     const pitfall = nb.stdout("yt-pitfall");
     expect(pitfall).toMatch(/^GLOBAL-MACRO: 10 counterparties; above the average \(USD [\d,]+m\), by SQL: 6: /);
     expect(pitfall).toContain("✔ every safe form agrees with SQL\n");
     const verdicts = nb.displayText("yt-pitfall");
-    expect(verdicts).toMatch(/^DataFrame · 6 rows × 6 columns\n\s+form\s+rows\s+wrong_rows\s+missed_rows\s+detail\s+verdict\n/);
+    expect(verdicts).toMatch(
+      /^DataFrame · 6 rows × 6 columns\n\s+form\s+rows\s+wrong_rows\s+missed_rows\s+detail\s+verdict\n/,
+    );
     expect(verdicts.match(/✔ right$/gm)).toHaveLength(pitfall.includes("The trap did not trigger") ? 6 : 4);
     if (!pitfall.includes("The trap did not trigger")) {
-      expect(pitfall).toMatch(/\n✘ The trap: the sort permuted the index \((\d, ){9}\d\), and query took those labels for positions\.\n/);
+      expect(pitfall).toMatch(
+        /\n✘ The trap: the sort permuted the index \((\d, ){9}\d\), and query took those labels for positions\.\n/,
+      );
       expect(verdicts).toMatch(/0\s+sortValues inplace, then query\s+6\s+[1-6]\s+[1-6]\s+.* in; .* out\s+✘ WRONG\n/);
     }
   },
@@ -210,17 +242,23 @@ export function checkNotebook(nb: Executed, name: string, options: { executionCo
     for (const o of cell.outputs ?? []) {
       const html = joined(o.data?.["text/html"]);
       if (o.data?.[PLOTLY_MIME])
-        expect(html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("), `${cell.id}: a chart's HTML`).toBe(true);
-      if (/^(ColumnTable|DataFrame) · /.test(joined(o.data?.["text/plain"]))) expect(html.includes("<table"), `${cell.id}: a table's HTML`).toBe(true);
+        expect(
+          html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("),
+          `${cell.id}: a chart's HTML`,
+        ).toBe(true);
+      if (/^(ColumnTable|DataFrame) · /.test(joined(o.data?.["text/plain"])))
+        expect(html.includes("<table"), `${cell.id}: a table's HTML`).toBe(true);
     }
   }
   const expected = EXPECTED[name];
-  if (!expected) throw new Error(`no expectations for notebooks/${name}.ipynb: add them to EXPECTED in test/notebook/expected.ts`);
+  if (!expected)
+    throw new Error(`no expectations for notebooks/${name}.ipynb: add them to EXPECTED in test/notebook/expected.ts`);
   expected(nb);
 }
 
 /** A notebook's one `connect()` call, as every showcase notebook writes it (its own cassette, the `replay` parameter). */
-export const connectCall = (name: string) => `const conn = await connect({ cassette: "../fixtures/cassettes/${name}.json", replay: replay });`;
+export const connectCall = (name: string) =>
+  `const conn = await connect({ cassette: "../fixtures/cassettes/${name}.json", replay: replay });`;
 
 /** The line `connect()` prints when replaying a notebook's committed cassette: no simulator, no server. */
 export const replayLine = (name: string) =>
@@ -252,7 +290,10 @@ export function provenanceLines(nb: Executed): string[] {
  * (a batch helper's finished progress line carries no timing, figure ids are deterministic).
  */
 const MASKS: [RegExp, string][] = [
-  [/^(No RISK_PORTAL_BASE_URL set: started the embedded simulator at|Replaying |Connected to the risk service at ).*$/gm, "<connect line>"],
+  [
+    /^(No RISK_PORTAL_BASE_URL set: started the embedded simulator at|Replaying |Connected to the risk service at ).*$/gm,
+    "<connect line>",
+  ],
   [/^source: .* · (live|cache|cassette)\b.*$/gm, "source: <provenance>"],
   [/<p class="rpl-provenance[^"]*">.*?<\/p>/g, '<p class="rpl-provenance"><provenance></p>'],
 ];
@@ -265,7 +306,8 @@ export function maskSources(text: string): string {
 function maskDeep(value: unknown): unknown {
   if (typeof value === "string") return maskSources(value);
   if (Array.isArray(value)) return value.map(maskDeep);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v)]));
   return value;
 }
 

@@ -26,15 +26,30 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
 import { Executed, inCI, JUPYTER_HINT, missingJupyter, notebookEnv, runCli, runJupyter, type Run } from "./executed";
-import { checkNotebook, connectCall, connectCell, differingCells, EXPECTED, NOTEBOOK_DIR, NOTEBOOKS, provenanceLines } from "./expected";
+import {
+  checkNotebook,
+  connectCall,
+  connectCell,
+  differingCells,
+  EXPECTED,
+  NOTEBOOK_DIR,
+  NOTEBOOKS,
+  provenanceLines,
+} from "./expected";
 
 /** Both runs together on a loaded two-core machine; each is about a minute when idle. */
 const RUN_TIMEOUT_MS = 420_000;
 
 const jupyterMissing = missingJupyter();
 const chromiumMissing = missingChromium();
-if (jupyterMissing && !inCI) console.warn(`test/notebook: skipping the Jupyter runs of the showcase notebooks: ${jupyterMissing}; ${JUPYTER_HINT}.`);
-if (chromiumMissing && !inCI) console.warn(`test/notebook: skipping the Chromium check of the rendered notebooks: ${chromiumMissing}; ${CHROMIUM_HINT}.`);
+if (jupyterMissing && !inCI)
+  console.warn(
+    `test/notebook: skipping the Jupyter runs of the showcase notebooks: ${jupyterMissing}; ${JUPYTER_HINT}.`,
+  );
+if (chromiumMissing && !inCI)
+  console.warn(
+    `test/notebook: skipping the Chromium check of the rendered notebooks: ${chromiumMissing}; ${CHROMIUM_HINT}.`,
+  );
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-notebooks-"));
 const demoDir = path.join(outDir, "demo");
@@ -63,10 +78,14 @@ beforeAll(async () => {
       RISK_PORTAL_CASSETTE_MODE: "record",
       RISK_PORTAL_CASSETTE_DIR: cassetteDir,
     });
-    replay = await runCli(["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir], 180_000, {
-      ...notebookEnv(),
-      RISK_PORTAL_CASSETTE_DIR: cassetteDir,
-    });
+    replay = await runCli(
+      ["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir],
+      180_000,
+      {
+        ...notebookEnv(),
+        RISK_PORTAL_CASSETTE_DIR: cassetteDir,
+      },
+    );
     eur = await runCli(["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--out", eurDir], 120_000);
   })();
   [jupyter] = await Promise.all([jupyterRun, headless]);
@@ -106,10 +125,16 @@ describe("npm run demo (every notebook through the headless runner)", () => {
   it("exits 0 and prints a line per notebook and a summary", () => {
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^risk-portal-lab demo: ${NOTEBOOKS.length} notebooks, run headless against the embedded simulator`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^risk-portal-lab demo: ${NOTEBOOKS.length} notebooks, run headless against the embedded simulator`),
+    );
     for (const [i, name] of NOTEBOOKS.entries())
-      expect(lines[i + 1]).toMatch(new RegExp(`^✔ ${name}\\s+\\d+ cells, \\d+ charts?\\s+\\d+\\.\\d s\\s+→ .*${name}\\.html$`));
-    expect(lines.at(-1)).toMatch(new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`));
+      expect(lines[i + 1]).toMatch(
+        new RegExp(`^✔ ${name}\\s+\\d+ cells, \\d+ charts?\\s+\\d+\\.\\d s\\s+→ .*${name}\\.html$`),
+      );
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`),
+    );
     expect(demo.stderr).toBe("");
   });
 
@@ -135,7 +160,8 @@ describe("npm run demo (every notebook through the headless runner)", () => {
   it.skipIf(skipBrowser)(
     `renders every notebook to HTML whose charts all draw in Chromium, offline${skipBrowser ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
-      if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      if (chromiumMissing)
+        throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
       const b = await openOfflineBrowser();
       try {
         for (const name of NOTEBOOKS) {
@@ -193,9 +219,11 @@ describe("the demo's recordings, replayed (run … --param replay=true): the sam
         live.every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)),
         live.join("\n"),
       ).toBe(true);
-      expect(provenanceLines(replayed).map((l) => l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "))).toEqual(
-        live,
-      );
+      expect(
+        provenanceLines(replayed).map((l) =>
+          l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "),
+        ),
+      ).toEqual(live);
       // Everything else is identical, cell by cell (plotly figures and their element ids included).
       expect(differingCells(recorded, replayed)).toEqual([]);
     });
@@ -210,11 +238,15 @@ describe("risk-portal-lab run notebooks/01-yield-curves.ipynb --param currency=E
     expect(nb.problems()).toEqual([]);
     const ids = nb.nb.cells.map((c) => c.id);
     expect(ids.indexOf("injected-parameters")).toBe(ids.indexOf("yc-params") + 1);
-    expect(nb.cell("injected-parameters").source).toBe('// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";');
+    expect(nb.cell("injected-parameters").source).toBe(
+      '// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";',
+    );
     expect(nb.stdout("yc-derived")).toMatch(/^EUR curve on 2026-11-20: 18 points, from EUR DEPO 1W to EUR SWAP 30Y/);
     expect(nb.figures("yc-history-chart")[0]!.layout.title?.text).toBe("EUR zero rates at chosen tenors");
     expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { currency: "EUR" }, status: "ok" });
-    expect(readFileSync(path.join(eurDir, "01-yield-curves.html"), "utf8")).toContain("Executed headless by risk-portal-lab with currency = &quot;EUR&quot;");
+    expect(readFileSync(path.join(eurDir, "01-yield-curves.html"), "utf8")).toContain(
+      "Executed headless by risk-portal-lab with currency = &quot;EUR&quot;",
+    );
   });
 });
 

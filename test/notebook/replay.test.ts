@@ -20,14 +20,28 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseNotebook } from "../../src/notebook/ipynb";
 import { injectParameters } from "../../src/notebook/params";
-import { Executed, inCI, JUPYTER_HINT, joined, missingJupyter, root, runCli, runJupyter, withoutCellLines, type Run } from "./executed";
+import {
+  Executed,
+  inCI,
+  JUPYTER_HINT,
+  joined,
+  missingJupyter,
+  root,
+  runCli,
+  runJupyter,
+  withoutCellLines,
+  type Run,
+} from "./executed";
 import { checkNotebook, connectCell, NOTEBOOK_DIR, NOTEBOOKS, provenanceLines, replayLine } from "./expected";
 
 /** The replays run together with the other notebook tests on two cores. */
 const RUN_TIMEOUT_MS = 300_000;
 
 const jupyterMissing = missingJupyter();
-if (jupyterMissing && !inCI) console.warn(`test/notebook: skipping the Jupyter replay of the showcase notebooks: ${jupyterMissing}; ${JUPYTER_HINT}.`);
+if (jupyterMissing && !inCI)
+  console.warn(
+    `test/notebook: skipping the Jupyter replay of the showcase notebooks: ${jupyterMissing}; ${JUPYTER_HINT}.`,
+  );
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-replay-"));
 const headlessDir = path.join(outDir, "headless");
@@ -53,10 +67,24 @@ beforeAll(async () => {
     return copy;
   });
   mkdirSync(jupyterDir, { recursive: true });
-  const jupyterRun = jupyterMissing ? Promise.resolve(undefined) : runJupyter(copies, jupyterDir, RUN_TIMEOUT_MS - 20_000);
+  const jupyterRun = jupyterMissing
+    ? Promise.resolve(undefined)
+    : runJupyter(copies, jupyterDir, RUN_TIMEOUT_MS - 20_000);
   const headlessRuns = (async () => {
     headless = await runCli(["demo", "--replay", "--out", headlessDir], RUN_TIMEOUT_MS - 60_000);
-    changed = await runCli(["run", "notebooks/01-yield-curves.ipynb", "--param", "replay=true", "--param", "currency=SEK", "--out", changedDir], 60_000);
+    changed = await runCli(
+      [
+        "run",
+        "notebooks/01-yield-curves.ipynb",
+        "--param",
+        "replay=true",
+        "--param",
+        "currency=SEK",
+        "--out",
+        changedDir,
+      ],
+      60_000,
+    );
   })();
   [jupyter] = await Promise.all([jupyterRun, headlessRuns]);
 }, RUN_TIMEOUT_MS);
@@ -64,12 +92,18 @@ beforeAll(async () => {
 /** What a replayed notebook must show on top of the notebook's own checks: it replayed, and every table says so. */
 function checkReplayed(nb: Executed, name: string): void {
   expect(nb.stdout(connectCell(nb))).toMatch(replayLine(name));
-  const all = nb.nb.cells.flatMap((c) => (c.outputs ?? []).map((o) => joined(o.text) + joined(o.data?.["text/plain"]))).join("\n");
+  const all = nb.nb.cells
+    .flatMap((c) => (c.outputs ?? []).map((o) => joined(o.text) + joined(o.data?.["text/plain"])))
+    .join("\n");
   expect(all).not.toContain("started the embedded simulator");
   const sources = provenanceLines(nb);
   // Notebooks 02 and 05 show no table made from a response (their tables are built by hand or from CSV).
-  if (!["02-vol-surface-crosscheck", "05-market-data-upload"].includes(name)) expect(sources.length, name).toBeGreaterThan(0);
-  for (const line of sources) expect(line).toMatch(new RegExp(` · cassette from http://127\\.0\\.0\\.1:\\d+ \\(cassette .*${name}\\.json\\) · recorded `));
+  if (!["02-vol-surface-crosscheck", "05-market-data-upload"].includes(name))
+    expect(sources.length, name).toBeGreaterThan(0);
+  for (const line of sources)
+    expect(line).toMatch(
+      new RegExp(` · cassette from http://127\\.0\\.0\\.1:\\d+ \\(cassette .*${name}\\.json\\) · recorded `),
+    );
 }
 
 describe("risk-portal-lab demo --replay: every notebook from its committed cassette, headless, offline", () => {
@@ -79,9 +113,13 @@ describe("risk-portal-lab demo --replay: every notebook from its committed casse
     expect(lines[0]).toBe(
       `risk-portal-lab demo: ${NOTEBOOKS.length} notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)`,
     );
-    expect(lines.at(-1)).toMatch(new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`));
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`),
+    );
     expect(headless.stderr).toBe("");
-    expect(readFileSync(path.join(headlessDir, "index.html"), "utf8")).toContain("replaying its cassette (fixtures/cassettes/");
+    expect(readFileSync(path.join(headlessDir, "index.html"), "utf8")).toContain(
+      "replaying its cassette (fixtures/cassettes/",
+    );
   });
 
   for (const name of NOTEBOOKS) {
@@ -99,7 +137,9 @@ describe("a replay whose request changed", () => {
     expect(changed.code).toBe(1);
     const error = withoutCellLines(changed.stderr);
     // The first cell that asks is a batch (frames.fetchYieldCurvesColumns): a replay miss is not one failed date among others, it throws.
-    expect(error).toMatch(/^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /);
+    expect(error).toMatch(
+      /^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /,
+    );
     expect(error).toMatch(
       /CassetteMissError: RateAsset: no recorded exchange in the cassette \S*fixtures\/cassettes\/01-yield-curves\.json \(\d+ exchanges\) matches this request\. The closest recorded request \(RateAsset\) differs in:/,
     );
@@ -124,11 +164,16 @@ describe("the showcase notebooks replayed under Jupyter (nbconvert --execute, ts
   });
 
   for (const name of NOTEBOOKS) {
-    it.skipIf(jupyterMissing !== undefined)(`${name}: replays cleanly from the committed cassette and shows what it is about${why}`, () => {
-      const nb = Executed.read(path.join(jupyterDir, `${name}.ipynb`));
-      expect(joined(nb.cell("injected-parameters").source)).toBe("// Parameters injected by risk-portal-lab run\nconst replay: boolean = true;");
-      checkNotebook(nb, name, { executionCounts: false });
-      checkReplayed(nb, name);
-    });
+    it.skipIf(jupyterMissing !== undefined)(
+      `${name}: replays cleanly from the committed cassette and shows what it is about${why}`,
+      () => {
+        const nb = Executed.read(path.join(jupyterDir, `${name}.ipynb`));
+        expect(joined(nb.cell("injected-parameters").source)).toBe(
+          "// Parameters injected by risk-portal-lab run\nconst replay: boolean = true;",
+        );
+        checkNotebook(nb, name, { executionCounts: false });
+        checkReplayed(nb, name);
+      },
+    );
   }
 });

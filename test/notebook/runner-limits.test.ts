@@ -28,7 +28,10 @@ const outDir = mkdtempSync(path.join(tmpdir(), "rpl-runner-limits-"));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 /** Loaded before the CLI (`node -r`): prints the process's peak RSS when it exits. */
 const peakRss = path.join(outDir, "peak-rss.cjs");
-writeFileSync(peakRss, 'process.on("exit", () => process.stderr.write(`peak RSS ${process.resourceUsage().maxRSS} KiB\\n`));\n');
+writeFileSync(
+  peakRss,
+  'process.on("exit", () => process.stderr.write(`peak RSS ${process.resourceUsage().maxRSS} KiB\\n`));\n',
+);
 const rssOf = (run: Run) => Number(/^peak RSS (\d+) KiB$/m.exec(run.stderr)?.[1] ?? NaN) / 1024;
 
 const NOTE = "x\u2028y\u2029z \u0085 \ufeff";
@@ -40,9 +43,17 @@ describe("injected parameters", () => {
       nbformat: 4,
       nbformat_minor: 5,
       metadata: {},
-      cells: [{ cell_type: "code" as const, id: "p", metadata: { tags: ["parameters"] }, source: 'const note: string = "";\nconst o = {};' }],
+      cells: [
+        {
+          cell_type: "code" as const,
+          id: "p",
+          metadata: { tags: ["parameters"] },
+          source: 'const note: string = "";\nconst o = {};',
+        },
+      ],
     };
-    const injected = injectParameters(nb, { note: NOTE, o: { "k\u2029": ["\u2028"] } }, "x.ipynb").cells[1]!.source as string;
+    const injected = injectParameters(nb, { note: NOTE, o: { "k\u2029": ["\u2028"] } }, "x.ipynb").cells[1]!
+      .source as string;
     expect(injected).not.toMatch(/[\u2028\u2029]/);
     expect(injected).toContain(String.raw`const note: string = "x\u2028y\u2029z`);
     expect(injected).toContain(String.raw`const o = {"k\u2029":["\u2028"]};`);
@@ -60,7 +71,9 @@ describe("the output cap", () => {
     expect(cap.text("0123456789\n")).toBe("0123456789\n");
     expect(cap.text("abcdefghij\nklmnopqrst\n")).toBe("abcdefghij\n");
     expect(cap.text("more\n")).toBe("");
-    expect(cap.note()).toBe("[risk-portal-lab: this cell's output passed its limit of 25 bytes; not kept: 16 bytes (2 lines) of printed text]\n");
+    expect(cap.note()).toBe(
+      "[risk-portal-lab: this cell's output passed its limit of 25 bytes; not kept: 16 bytes (2 lines) of printed text]\n",
+    );
   });
 
   it("never splits a character, and drops displays that do not fit, counting them", () => {
@@ -72,7 +85,8 @@ describe("the output cap", () => {
     // An update counts what it adds to the display it replaces (a progress line updated often costs nothing more).
     const updates = new CellOutputCap(10);
     expect(updates.display({ "text/plain": "12345678" })).toBe(true);
-    for (let i = 0; i < 100; i++) expect(updates.display({ "text/plain": "87654321" }, { "text/plain": "12345678" })).toBe(true);
+    for (let i = 0; i < 100; i++)
+      expect(updates.display({ "text/plain": "87654321" }, { "text/plain": "12345678" })).toBe(true);
     expect(updates.display({ "text/plain": "1234567890abc" }, { "text/plain": "87654321" })).toBe(false);
     expect(new CellOutputCap().note()).toBeUndefined();
     expect(MAX_CELL_OUTPUT_BYTES).toBe(10 * 1024 * 1024);
@@ -92,8 +106,13 @@ describe.each(kernels)("risk-portal-lab run --kernel %s: limits", (kernel) => {
     const k = ["--kernel", kernel];
     [busyRun, paramsRun, loudRun] = await Promise.all([
       runCli(["run", busy, ...k, "--cell-timeout", "2", "--out", out("busy")], CLI_TIMEOUT_MS),
-      runCli(["run", params, ...k, "-p", `note=${NOTE}`, "-p", `tags=${JSON.stringify(TAGS)}`, "--out", out("params")], CLI_TIMEOUT_MS),
-      runCommand(process.execPath, ["-r", peakRss, cli, "run", loud, ...k, "--out", out("loud")], { timeoutMs: CLI_TIMEOUT_MS }),
+      runCli(
+        ["run", params, ...k, "-p", `note=${NOTE}`, "-p", `tags=${JSON.stringify(TAGS)}`, "--out", out("params")],
+        CLI_TIMEOUT_MS,
+      ),
+      runCommand(process.execPath, ["-r", peakRss, cli, "run", loud, ...k, "--out", out("loud")], {
+        timeoutMs: CLI_TIMEOUT_MS,
+      }),
     ]);
   }, 2 * CLI_TIMEOUT_MS);
 
@@ -129,7 +148,9 @@ describe.each(kernels)("risk-portal-lab run --kernel %s: limits", (kernel) => {
     expect(kept?.name).toBe("stdout");
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_CELL_OUTPUT_BYTES);
     expect(text.endsWith(`${"x".repeat(999)}\n`)).toBe(true);
-    const cut = /passed its limit of 10 MiB; not kept: ([\d,]+) bytes \(([\d,]+) lines\) of printed text\]/.exec(joined(note?.text));
+    const cut = /passed its limit of 10 MiB; not kept: ([\d,]+) bytes \(([\d,]+) lines\) of printed text\]/.exec(
+      joined(note?.text),
+    );
     expect(cut, joined(note?.text)).not.toBeNull();
     const [bytes, lines] = [Number(cut![1]!.replace(/,/g, "")), Number(cut![2]!.replace(/,/g, ""))];
     expect(bytes + Buffer.byteLength(text)).toBe(100_000_000);

@@ -15,7 +15,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Notebook } from "../../src/notebook/ipynb";
-import { declaredParameters, injectParameters, parameterDeclarations, parseParameterValue } from "../../src/notebook/params";
+import {
+  declaredParameters,
+  injectParameters,
+  parameterDeclarations,
+  parseParameterValue,
+} from "../../src/notebook/params";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
 import { cellStatuses, Executed, inCI, PLOTLY_MIME, runCli, withoutCellLines, type Run } from "./executed";
 import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
@@ -64,11 +69,15 @@ describe("parameters", () => {
   it("injectParameters adds a typed cell right after the parameters cell, replacing one from an earlier run", () => {
     const once = injectParameters(notebook([params, body]), { currency: "EUR", days: 5 }, "x.ipynb");
     expect(once.cells.map((c) => c.id)).toEqual(["p", "injected-parameters", "b"]);
-    expect(once.cells[1]!.source).toBe('// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";\nconst days = 5;');
+    expect(once.cells[1]!.source).toBe(
+      '// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";\nconst days = 5;',
+    );
     expect(once.cells[1]!.metadata.tags).toEqual(["injected-parameters"]);
     const twice = injectParameters(once, { tenors: [5, 10] }, "x.ipynb");
     expect(twice.cells.map((c) => c.id)).toEqual(["p", "injected-parameters", "b"]);
-    expect(twice.cells[1]!.source).toBe("// Parameters injected by risk-portal-lab run\nconst tenors: number[] = [5,10];");
+    expect(twice.cells[1]!.source).toBe(
+      "// Parameters injected by risk-portal-lab run\nconst tenors: number[] = [5,10];",
+    );
   });
 
   it("injectParameters refuses an unknown parameter, or parameters for a notebook without a parameters cell", () => {
@@ -97,7 +106,10 @@ describe("risk-portal-lab run", () => {
       runCli(["run", rel(smoke), "--param", "currency=EUR", "-p", "days=5", "--out", smokeDir], CLI_TIMEOUT_MS),
       runCli(["run", rel(throwing), "--out", passDir], CLI_TIMEOUT_MS),
     ]);
-    thrown = await runCli(["run", rel(throwing), "--param", "fail=true", "--param", "message=kaboom", "--out", throwDir], CLI_TIMEOUT_MS);
+    thrown = await runCli(
+      ["run", rel(throwing), "--param", "fail=true", "--param", "message=kaboom", "--out", throwDir],
+      CLI_TIMEOUT_MS,
+    );
   }, CLI_TIMEOUT_MS * 2);
 
   it("exits 0 when every cell runs, with one result line and a summary on stdout", () => {
@@ -116,16 +128,24 @@ describe("risk-portal-lab run", () => {
     const nb = Executed.read(path.join(smokeDir, "runner-smoke.ipynb"));
     const ids = nb.nb.cells.map((c) => c.id);
     expect(ids.slice(0, 3)).toEqual(["smoke-title", "smoke-params", "injected-parameters"]);
-    expect(nb.cell("injected-parameters").source).toBe('// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";\nconst days = 5;');
+    expect(nb.cell("injected-parameters").source).toBe(
+      '// Parameters injected by risk-portal-lab run\nconst currency: string = "EUR";\nconst days = 5;',
+    );
     expect(nb.stdout("smoke-curve")).toBe("EUR curve: 18 points\n");
     // The cell's last expression is its result.
     expect(nb.outputs("smoke-curve").find((o) => o.output_type === "execute_result")?.data?.["text/plain"]).toBe("10");
-    expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { currency: "EUR", days: 5 }, status: "failed", failed_cell: "smoke-bad" });
+    expect(nb.nb.metadata.risk_portal_lab).toMatchObject({
+      parameters: { currency: "EUR", days: 5 },
+      status: "failed",
+      failed_cell: "smoke-bad",
+    });
   });
 
   it("stores stdout, results and rich displays in the executed notebook", () => {
     const nb = Executed.read(path.join(smokeDir, "runner-smoke.ipynb"));
-    expect(nb.stdout("smoke-connect")).toMatch(/^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+/);
+    expect(nb.stdout("smoke-connect")).toMatch(
+      /^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+/,
+    );
     const chart = nb.outputs("smoke-chart");
     // The chart, then plotly.js in parts (the session's first chart; src/plot/plotly-parts.ts), in order.
     expect(chart.every((o) => o.output_type === "display_data")).toBe(true);
@@ -136,12 +156,22 @@ describe("risk-portal-lab run", () => {
     expect(parts.every((p) => p.of === parts.length)).toBe(true);
     expect(nb.figures("smoke-chart")[0]!.layout.title?.text).toBe("EUR zero curve for the runner test");
     expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: "smoke-chart" });
-    expect(nb.outputs("smoke-html")).toEqual([{ output_type: "display_data", data: { "text/html": "<b>bold</b>" }, metadata: {} }]);
+    expect(nb.outputs("smoke-html")).toEqual([
+      { output_type: "display_data", data: { "text/html": "<b>bold</b>" }, metadata: {} },
+    ]);
   });
 
   it("stops at a cell that does not type-check: exit 1, the cell and the error named, later cells not run", () => {
     expect(failed.code).toBe(1);
-    expect(cellStatuses(failed.stderr)).toEqual(["1/8 ok", "2/8 ok", "3/8 ok", "4/8 ok", "5/8 ok", "6/8 ok", "7/8 failed"]);
+    expect(cellStatuses(failed.stderr)).toEqual([
+      "1/8 ok",
+      "2/8 ok",
+      "3/8 ok",
+      "4/8 ok",
+      "5/8 ok",
+      "6/8 ok",
+      "7/8 failed",
+    ]);
     expect(withoutCellLines(failed.stderr)).toBe(
       `✘ test/notebook/runner-smoke.ipynb: code cell 7 of 8 (id "smoke-bad") failed: const _bad: number = "x";\n    1:7 - Type 'string' is not assignable to type 'number'.\n`,
     );
@@ -185,21 +215,28 @@ describe("risk-portal-lab run", () => {
   });
 
   it("refuses an unknown parameter, naming it (exit 1), and a malformed --param (exit 2)", async () => {
-    const unknown = await runCli(["run", rel(throwing), "--param", "nope=1", "--out", path.join(outDir, "unknown")], CLI_TIMEOUT_MS);
+    const unknown = await runCli(
+      ["run", rel(throwing), "--param", "nope=1", "--out", path.join(outDir, "unknown")],
+      CLI_TIMEOUT_MS,
+    );
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe("✘ test/notebook/runner-throw.ipynb: unknown parameter nope; its parameters cell declares fail, message\n");
+    expect(unknown.stderr).toBe(
+      "✘ test/notebook/runner-throw.ipynb: unknown parameter nope; its parameters cell declares fail, message\n",
+    );
     const malformed = await runCli(["run", rel(throwing), "--param", "fail"], CLI_TIMEOUT_MS);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/^risk-portal-lab: --param expects name=value, got "fail"\n\nusage:/);
   });
 
   const chromiumMissing = missingChromium();
-  if (chromiumMissing && !inCI) console.warn(`test/notebook/runner: skipping the Chromium check: ${chromiumMissing}; ${CHROMIUM_HINT}.`);
+  if (chromiumMissing && !inCI)
+    console.warn(`test/notebook/runner: skipping the Chromium check: ${chromiumMissing}; ${CHROMIUM_HINT}.`);
   const skipBrowser = chromiumMissing !== undefined && !inCI;
   it.skipIf(skipBrowser)(
     `the HTML rendering's chart draws in Chromium, offline${skipBrowser ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
-      if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      if (chromiumMissing)
+        throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
       const b = await openOfflineBrowser();
       try {
         const page = await b.context.newPage();

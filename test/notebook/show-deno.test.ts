@@ -18,7 +18,16 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLOTLY_PART_CHARS, PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
 import { drawExported, missingChromium, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import { EMBED_MARKER, inCI, joined, JUPYTER_HINT, missingJupyter, notebookEnv, PLOTLY_MIME, type Cell } from "./executed";
+import {
+  EMBED_MARKER,
+  inCI,
+  joined,
+  JUPYTER_HINT,
+  missingJupyter,
+  notebookEnv,
+  PLOTLY_MIME,
+  type Cell,
+} from "./executed";
 
 const run = promisify(execFile);
 const NOTEBOOK = path.join(__dirname, "show-deno.ipynb");
@@ -80,7 +89,12 @@ describe(`show-deno.ipynb under Deno's kernel through plain nbconvert, ${RUNS} r
   it.skipIf(missing !== undefined)(`keeps both charts in every run, as plotly JSON with its HTML${why}`, () => {
     const kept = runs.map((cells) =>
       ["show-deno-2", "show-deno-3"].map((id) =>
-        outputs(cells, id).some((o) => o.output_type === "display_data" && o.data?.[PLOTLY_MIME] && joined(o.data["text/html"]).includes("Plotly.newPlot(")),
+        outputs(cells, id).some(
+          (o) =>
+            o.output_type === "display_data" &&
+            o.data?.[PLOTLY_MIME] &&
+            joined(o.data["text/html"]).includes("Plotly.newPlot("),
+        ),
       ),
     );
     expect(kept).toEqual(new Array(RUNS).fill([true, true]));
@@ -95,33 +109,44 @@ describe(`show-deno.ipynb under Deno's kernel through plain nbconvert, ${RUNS} r
     ).toEqual(new Array(RUNS).fill("done\n"));
   });
 
-  it.skipIf(missing !== undefined)(`keeps every plotly.js part, once, in order, in the first chart's cell, in every run${why}`, () => {
-    for (const [i, cells] of runs.entries()) {
-      const marks = cells.flatMap((c) =>
-        (c.outputs ?? []).filter((o) => o.data?.[PLOTLY_PART_MIME]).map((o) => ({ cell: c.id, ...(o.data![PLOTLY_PART_MIME] as PartMark) })),
-      );
-      const of = marks[0]?.of ?? 0;
-      expect(of, `run ${i + 1}`).toBeGreaterThan(20);
-      expect(
-        marks.map((m) => `${m.cell} ${m.part}/${m.of}`),
-        `run ${i + 1}`,
-      ).toEqual(Array.from({ length: of }, (_, k) => `show-deno-2 ${k + 1}/${of}`));
-      const html = cells.flatMap((c) => (c.outputs ?? []).map((o) => joined(o.data?.["text/html"])));
-      expect(html.join("").split(EMBED_MARKER).length - 1, `run ${i + 1}`).toBe(1);
-    }
-  });
+  it.skipIf(missing !== undefined)(
+    `keeps every plotly.js part, once, in order, in the first chart's cell, in every run${why}`,
+    () => {
+      for (const [i, cells] of runs.entries()) {
+        const marks = cells.flatMap((c) =>
+          (c.outputs ?? [])
+            .filter((o) => o.data?.[PLOTLY_PART_MIME])
+            .map((o) => ({ cell: c.id, ...(o.data![PLOTLY_PART_MIME] as PartMark) })),
+        );
+        const of = marks[0]?.of ?? 0;
+        expect(of, `run ${i + 1}`).toBeGreaterThan(20);
+        expect(
+          marks.map((m) => `${m.cell} ${m.part}/${m.of}`),
+          `run ${i + 1}`,
+        ).toEqual(Array.from({ length: of }, (_, k) => `show-deno-2 ${k + 1}/${of}`));
+        const html = cells.flatMap((c) => (c.outputs ?? []).map((o) => joined(o.data?.["text/html"])));
+        expect(html.join("").split(EMBED_MARKER).length - 1, `run ${i + 1}`).toBe(1);
+      }
+    },
+  );
 
-  it.skipIf(missing !== undefined)(`sends no display bigger than a part (${Math.round(MAX_OUTPUT_CHARS / 1024)} KiB)${why}`, () => {
-    const sizes = runs.flatMap((cells) => cells.flatMap((c) => (c.outputs ?? []).map((o) => JSON.stringify(o).length)));
-    expect(sizes.length).toBeGreaterThan(RUNS * 20);
-    expect(Math.max(...sizes)).toBeLessThan(MAX_OUTPUT_CHARS);
-  });
+  it.skipIf(missing !== undefined)(
+    `sends no display bigger than a part (${Math.round(MAX_OUTPUT_CHARS / 1024)} KiB)${why}`,
+    () => {
+      const sizes = runs.flatMap((cells) =>
+        cells.flatMap((c) => (c.outputs ?? []).map((o) => JSON.stringify(o).length)),
+      );
+      expect(sizes.length).toBeGreaterThan(RUNS * 20);
+      expect(Math.max(...sizes)).toBeLessThan(MAX_OUTPUT_CHARS);
+    },
+  );
 
   const skipBrowser = missing !== undefined || (chromiumMissing !== undefined && !inCI);
   it.skipIf(skipBrowser)(
     `exported to HTML, draws both charts in Chromium with the network refused${missing ? why : chromiumMissing ? ` (skipped: ${chromiumMissing}; ${CHROMIUM_HINT})` : ""}`,
     async () => {
-      if (chromiumMissing) throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
+      if (chromiumMissing)
+        throw new Error(`The browser check must run in CI, but ${chromiumMissing}: ${CHROMIUM_HINT}.`);
       const drawn = await drawExported(path.join(outDir, "run-1.ipynb"), outDir, notebookEnv(), 2);
       expect(drawn).toEqual({
         charts: [

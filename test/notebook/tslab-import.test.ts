@@ -76,12 +76,16 @@ describe("import-check.ipynb under the tslab kernel", () => {
         } catch (error) {
           // A cell error (tslab reports type errors on stderr with an error reply) makes nbconvert exit 1.
           const { stderr = "", message } = error as { stderr?: string; message: string };
-          throw new Error(`jupyter nbconvert --execute failed: ${message}\n${stderr.split("\n").slice(-40).join("\n")}`);
+          throw new Error(
+            `jupyter nbconvert --execute failed: ${message}\n${stderr.split("\n").slice(-40).join("\n")}`,
+          );
         }
 
         const executed = JSON.parse(readFileSync(path.join(outDir, "import-check.ipynb"), "utf8")) as { cells: Cell[] };
         const outputs = executed.cells.flatMap((c) => c.outputs ?? []);
-        const errors = outputs.filter((o) => o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr"));
+        const errors = outputs.filter(
+          (o) => o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr"),
+        );
         expect(errors, JSON.stringify(errors, null, 2)).toEqual([]);
 
         const stdout = outputs

@@ -13,7 +13,15 @@ import { describe, expect, it } from "vitest";
 import { findDeno } from "../../src/notebook/jupyter/find-deno";
 import { JupyterKernel } from "../../src/notebook/jupyter/kernel";
 import { decodeMessage, encodeMessage, newMessage, type Message } from "../../src/notebook/jupyter/wire";
-import { ByteQueue, commandBody, decodeProperties, encodeFrame, encodeProperties, readFrame, ZmtpSocket } from "../../src/notebook/jupyter/zmtp";
+import {
+  ByteQueue,
+  commandBody,
+  decodeProperties,
+  encodeFrame,
+  encodeProperties,
+  readFrame,
+  ZmtpSocket,
+} from "../../src/notebook/jupyter/zmtp";
 import { root } from "./executed";
 
 describe("ZMTP frames", () => {
@@ -28,7 +36,11 @@ describe("ZMTP frames", () => {
 
   it("frames read back whole however the bytes are chunked, a 5 MB frame included", () => {
     const big = Buffer.alloc(5_000_000, 0x61);
-    const bytes = Buffer.concat([encodeFrame(Buffer.from("one"), true), encodeFrame(big, false), encodeFrame(Buffer.alloc(0), false)]);
+    const bytes = Buffer.concat([
+      encodeFrame(Buffer.from("one"), true),
+      encodeFrame(big, false),
+      encodeFrame(Buffer.alloc(0), false),
+    ]);
     const queue = new ByteQueue();
     const frames = [];
     for (let at = 0; at < bytes.length; at += 65_521) {
@@ -56,7 +68,9 @@ describe("ZMTP frames", () => {
  * A PUB peer speaking ZMTP 3.`minor` on a real socket: it answers the greeting and READY, and resolves
  * with the first frame the client sends after its READY (the subscription).
  */
-function pubPeer(minor: number): Promise<{ port: number; subscription: Promise<{ command: boolean; body: Buffer }>; close: () => void }> {
+function pubPeer(
+  minor: number,
+): Promise<{ port: number; subscription: Promise<{ command: boolean; body: Buffer }>; close: () => void }> {
   return new Promise((resolve) => {
     let got!: (f: { command: boolean; body: Buffer }) => void;
     const subscription = new Promise<{ command: boolean; body: Buffer }>((r) => (got = r));
@@ -136,8 +150,16 @@ describe("Jupyter's wire format", () => {
 describe("the real Deno kernel, spoken to directly", () => {
   it("answers kernel_info_request, publishes an execute_request's outputs, and goes away on shutdown", async () => {
     const deno = findDeno({ dirs: [root] });
-    const kernel = await JupyterKernel.start({ argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"], cwd: root, env: process.env });
-    expect(JSON.parse(readFileSync(kernel.connectionFile, "utf8"))).toMatchObject({ transport: "tcp", ip: "127.0.0.1", signature_scheme: "hmac-sha256" });
+    const kernel = await JupyterKernel.start({
+      argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+      cwd: root,
+      env: process.env,
+    });
+    expect(JSON.parse(readFileSync(kernel.connectionFile, "utf8"))).toMatchObject({
+      transport: "tcp",
+      ip: "127.0.0.1",
+      signature_scheme: "hmac-sha256",
+    });
     const info = await kernel.request("shell", "kernel_info_request", {}).reply;
     expect(info.header.msg_type).toBe("kernel_info_reply");
     expect((info.content as { language_info: { name: string } }).language_info.name).toBe("typescript");
@@ -146,7 +168,9 @@ describe("the real Deno kernel, spoken to directly", () => {
     const run = kernel.execute('console.log("from the kernel"); 6 * 7');
     const reply = await run.reply;
     expect(reply.content.status).toBe("ok");
-    await expect.poll(() => published.filter((m) => m.parent_header.msg_id === run.msgId).map((m) => m.header.msg_type)).toContain("execute_result");
+    await expect
+      .poll(() => published.filter((m) => m.parent_header.msg_id === run.msgId).map((m) => m.header.msg_type))
+      .toContain("execute_result");
     const mineOut = published.filter((m) => m.parent_header.msg_id === run.msgId);
     expect(mineOut.find((m) => m.header.msg_type === "stream")?.content.text).toBe("from the kernel\n");
     await kernel.shutdown();

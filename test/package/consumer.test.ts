@@ -17,7 +17,16 @@
  * a pivot, a SQL result, an Arrow table and a figure, the kinds tslab must be able to name.
  * dist/ and vendor/ are built by test/global-setup.ts; `npm pack --ignore-scripts` packs them as they are.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,16 +66,38 @@ plot.show(fig);`,
 
 function notebook(kernel: "tslab" | "deno"): string {
   const kernelspec =
-    kernel === "deno" ? { name: "deno", display_name: "Deno", language: "typescript" } : { name: "tslab", display_name: "TypeScript", language: "typescript" };
-  const cells = CELLS.map((source, i) => ({ cell_type: "code", id: `c${i}`, metadata: {}, execution_count: null, outputs: [], source }));
-  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: { kernelspec, language_info: { name: "typescript" } }, cells }, null, 1);
+    kernel === "deno"
+      ? { name: "deno", display_name: "Deno", language: "typescript" }
+      : { name: "tslab", display_name: "TypeScript", language: "typescript" };
+  const cells = CELLS.map((source, i) => ({
+    cell_type: "code",
+    id: `c${i}`,
+    metadata: {},
+    execution_count: null,
+    outputs: [],
+    source,
+  }));
+  return JSON.stringify(
+    { nbformat: 4, nbformat_minor: 5, metadata: { kernelspec, language_info: { name: "typescript" } }, cells },
+    null,
+    1,
+  );
 }
 
 /** Runs a command to the end; its output (stdout, then stderr), or an error with the output's tail. */
-async function sh(command: string, args: string[], cwd: string, timeoutMs = 240_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+async function sh(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 240_000,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<string> {
   const run = await runCommand(command, args, { cwd, timeoutMs, env: { ...env, ...extraEnv } });
   const output = `${run.stdout}${run.stderr}`;
-  if (run.code !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${run.code}\n${output.split("\n").slice(-40).join("\n")}`);
+  if (run.code !== 0)
+    throw new Error(
+      `${command} ${args.join(" ")} (in ${cwd}) exited ${run.code}\n${output.split("\n").slice(-40).join("\n")}`,
+    );
   return output;
 }
 
@@ -97,7 +128,9 @@ function readExecuted(file: string): { problems: string[]; text: string } {
       if (o.output_type === "stream") text += Array.isArray(o.text) ? o.text.join("") : (o.text ?? "");
     }
   });
-  const chart = nb.cells[4]?.outputs?.some((o) => o.output_type === "display_data" && typeof o.data?.["application/vnd.plotly.v1+json"] === "object");
+  const chart = nb.cells[4]?.outputs?.some(
+    (o) => o.output_type === "display_data" && typeof o.data?.["application/vnd.plotly.v1+json"] === "object",
+  );
   if (!chart) problems.push("cell 5: no inline chart (a display_data with application/vnd.plotly.v1+json)");
   return { problems, text };
 }
@@ -125,9 +158,14 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
 
   it(`installs from the tarball alone, in ≤ ${MAX_NODE_MODULES_MB} MB, with no URL dependency and no install script`, async () => {
     mkdirSync(installed, { recursive: true });
-    writeFileSync(path.join(installed, "package.json"), JSON.stringify({ name: "my-notebooks", version: "1.0.0", private: true }));
+    writeFileSync(
+      path.join(installed, "package.json"),
+      JSON.stringify({ name: "my-notebooks", version: "1.0.0", private: true }),
+    );
     const output = await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], installed);
-    expect(output, "npm names no package whose install scripts it skipped or wants approved").not.toMatch(/install-scripts|allowScripts/);
+    expect(output, "npm names no package whose install scripts it skipped or wants approved").not.toMatch(
+      /install-scripts|allowScripts/,
+    );
     const lock = readFileSync(path.join(installed, "package-lock.json"), "utf8");
     const urls = [...lock.matchAll(/"resolved": "([^"]+)"/g)]
       .map((m) => m[1]!)
@@ -140,11 +178,17 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
     expect(mb).toBeLessThanOrEqual(MAX_NODE_MODULES_MB);
     // tslab is an optional peer: without it the tslab runner says what to install, in one line.
     writeFileSync(path.join(installed, "analysis.ipynb"), notebook("tslab"));
-    const refused = await sh(path.join(installed, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out-none"], installed).then(
+    const refused = await sh(
+      path.join(installed, "node_modules", ".bin", "risk-portal-lab"),
+      ["run", "analysis.ipynb", "--out", "out-none"],
+      installed,
+    ).then(
       () => "ran without tslab",
       (error: Error) => error.message,
     );
-    expect(refused).toMatch(/needs tslab to run a notebook under tslab: npm install tslab \(or run it under Deno: --kernel deno\)/);
+    expect(refused).toMatch(
+      /needs tslab to run a notebook under tslab: npm install tslab \(or run it under Deno: --kernel deno\)/,
+    );
     expect(refused).not.toMatch(/Require stack/);
     // What a user adds for the kernels.
     await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "tslab", "deno"], installed);
@@ -152,7 +196,11 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
 
   it("runs a notebook there under tslab with the package's runner", async () => {
     writeFileSync(path.join(installed, "analysis.ipynb"), notebook("tslab"));
-    const out = await sh(path.join(installed, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out-tslab"], installed);
+    const out = await sh(
+      path.join(installed, "node_modules", ".bin", "risk-portal-lab"),
+      ["run", "analysis.ipynb", "--out", "out-tslab"],
+      installed,
+    );
     expect(out).toMatch(/cell 6\/6 ok/);
     expectRan(path.join(installed, "out-tslab", "analysis.ipynb"));
   }, 240_000);
@@ -207,11 +255,22 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
 
   it("names every frame type under tslab when the checkout is linked (npm install <checkout>)", async () => {
     mkdirSync(linked, { recursive: true });
-    writeFileSync(path.join(linked, "package.json"), JSON.stringify({ name: "my-linked-notebooks", version: "1.0.0", private: true }));
-    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", root, "tslab"], linked);
+    writeFileSync(
+      path.join(linked, "package.json"),
+      JSON.stringify({ name: "my-linked-notebooks", version: "1.0.0", private: true }),
+    );
+    await sh(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", root, "tslab"],
+      linked,
+    );
     expect(existsSync(path.join(linked, "node_modules", "risk-portal-lab", "vendor", "danfo", "index.js"))).toBe(true);
     writeFileSync(path.join(linked, "analysis.ipynb"), notebook("tslab"));
-    await sh(path.join(linked, "node_modules", ".bin", "risk-portal-lab"), ["run", "analysis.ipynb", "--out", "out"], linked);
+    await sh(
+      path.join(linked, "node_modules", ".bin", "risk-portal-lab"),
+      ["run", "analysis.ipynb", "--out", "out"],
+      linked,
+    );
     expectRan(path.join(linked, "out", "analysis.ipynb"));
   }, 300_000);
 });

@@ -21,7 +21,15 @@ const env = { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", NODE_OPT
 /** Modules in `require.cache` after the import: the bundle alone (before it, tsc's output: 217–225, 95 of them zod). */
 const MODULE_BUDGET = 1;
 /** Dependencies that load on first use only. */
-const LAZY_DEPENDENCIES = ["danfojs-node", "@tensorflow", "plotly.js-dist", "playwright-core", "@duckdb", "apache-arrow", "fastify"];
+const LAZY_DEPENDENCIES = [
+  "danfojs-node",
+  "@tensorflow",
+  "plotly.js-dist",
+  "playwright-core",
+  "@duckdb",
+  "apache-arrow",
+  "fastify",
+];
 
 const REQUIRE_CHILD = `
 const pkg = require("risk-portal-lab");
@@ -45,8 +53,19 @@ console.log(JSON.stringify({ names: Object.keys(pkg).filter((n) => !["default", 
 `;
 const NAMED = ["function", "function", "function", 13, "function"];
 
-async function requireReport(): Promise<{ names: string[]; modules: number; zod: number; danfo: number; lazy: Record<string, number> }> {
-  const { stdout } = await run(process.execPath, ["-e", REQUIRE_CHILD], { cwd: root, env, encoding: "utf8", timeout: 60_000 });
+async function requireReport(): Promise<{
+  names: string[];
+  modules: number;
+  zod: number;
+  danfo: number;
+  lazy: Record<string, number>;
+}> {
+  const { stdout } = await run(process.execPath, ["-e", REQUIRE_CHILD], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return JSON.parse(stdout) as Awaited<ReturnType<typeof requireReport>>;
 }
 
@@ -67,7 +86,12 @@ describe("importing the built package", () => {
   it("Node ESM imports every name by name", async () => {
     const [cjs, esm] = await Promise.all([
       requireReport(),
-      run(process.execPath, ["--input-type=module", "-e", ESM_MODULE], { cwd: root, env, encoding: "utf8", timeout: 60_000 }),
+      run(process.execPath, ["--input-type=module", "-e", ESM_MODULE], {
+        cwd: root,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      }),
     ]);
     const report = lastJsonLine<{ names: string[]; named: unknown[] }>(esm.stdout);
     expect(report.names).toEqual(cjs.names);
@@ -75,7 +99,10 @@ describe("importing the built package", () => {
   });
 
   it("Deno imports every name by name", async () => {
-    const [cjs, out] = await Promise.all([requireReport(), run(deno, ["eval", ESM_MODULE], { cwd: root, env, encoding: "utf8", timeout: 120_000 })]);
+    const [cjs, out] = await Promise.all([
+      requireReport(),
+      run(deno, ["eval", ESM_MODULE], { cwd: root, env, encoding: "utf8", timeout: 120_000 }),
+    ]);
     const report = lastJsonLine<{ names: string[]; named: unknown[] }>(out.stdout);
     expect(report.names).toEqual(cjs.names);
     expect(report.named).toEqual(NAMED);

@@ -43,7 +43,10 @@ interface ChildReport {
 describe('require("risk-portal-lab") from a plain node process', () => {
   it("resolves by name through node_modules/risk-portal-lab, a link to the repo root", () => {
     const link = path.join(root, "node_modules", "risk-portal-lab");
-    expect(existsSync(link), `${link} is missing: run \`npm ci\` (the devDependency "risk-portal-lab": "file:" creates it)`).toBe(true);
+    expect(
+      existsSync(link),
+      `${link} is missing: run \`npm ci\` (the devDependency "risk-portal-lab": "file:" creates it)`,
+    ).toBe(true);
     expect(realpathSync(link)).toBe(realpathSync(root));
   });
 
@@ -57,7 +60,11 @@ describe('require("risk-portal-lab") from a plain node process', () => {
   });
 
   it("exports the client and loads neither danfo/tensorflow nor plotly", async () => {
-    const { stdout } = await run(process.execPath, ["-e", CHILD_SCRIPT], { cwd: root, encoding: "utf8", timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ["-e", CHILD_SCRIPT], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     const report = JSON.parse(stdout) as ChildReport;
 
     expect(realpathSync(report.resolved)).toBe(realpathSync(path.join(root, "dist", "index.js")));

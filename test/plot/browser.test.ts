@@ -12,7 +12,16 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as plot from "../../src/plot";
 import { plotlyPartBundles } from "../../src/plot/plotly-parts";
-import { drawnCharts, inCI, inkShare, missingChromium, openOfflineBrowser, pngSize, SETUP_HINT, type OfflineBrowser } from "./browser";
+import {
+  drawnCharts,
+  inCI,
+  inkShare,
+  missingChromium,
+  openOfflineBrowser,
+  pngSize,
+  SETUP_HINT,
+  type OfflineBrowser,
+} from "./browser";
 import { simData, type SimData } from "./sim-data";
 
 const missing = missingChromium();
@@ -80,7 +89,10 @@ describe("charts in headless Chromium, offline", () => {
         const gl = fig.data.filter((t) => t.type === "surface").length;
         if (gl > 0) expect(chart!.glCanvases, `${kind}: WebGL scene`).toBeGreaterThan(0);
         // plotly draws no group for a trace without points (e.g. "beyond tolerance (0)").
-        else expect(chart!.svgTraces, `${kind}: SVG trace groups`).toBe(fig.data.filter((t) => (t.x?.length ?? 0) > 0).length);
+        else
+          expect(chart!.svgTraces, `${kind}: SVG trace groups`).toBe(
+            fig.data.filter((t) => (t.x?.length ?? 0) > 0).length,
+          );
         // Drawn, not blank: a screenshot of the chart has ink on it.
         const shot = await page.locator(".js-plotly-plot").screenshot();
         expect(await inkShare(page, shot), `${kind}: ink`).toBeGreaterThan(0.02);
@@ -123,7 +135,10 @@ describe("charts in headless Chromium, offline", () => {
       // As a notebook gets it: the first chart, then plotly.js in parts (each its own output), then another
       // chart; and with the parts rendered in any order (a frontend that renders the last one first).
       const parts = plotlyPartBundles().map((p) => p["text/html"] as string);
-      await open("parts.html", [plot.mimeBundle(curve, { plotly: false })["text/html"] as string, ...parts, later].join("\n"));
+      await open(
+        "parts.html",
+        [plot.mimeBundle(curve, { plotly: false })["text/html"] as string, ...parts, later].join("\n"),
+      );
       charts = await drawnCharts(page, 2);
       expect(charts.map((c) => [c.svg, c.traces])).toEqual([
         [true, curve.data.length],
@@ -154,7 +169,11 @@ describe("charts in headless Chromium, offline", () => {
       try {
         const files = {
           curve: await renderer.toPng(figures["yield-curve"]!, path.join(dir, "curve.png")),
-          surface: await renderer.toPng(figures["vol-surface"]!, path.join(dir, "surface.png"), { width: 640, height: 480, scale: 2 }),
+          surface: await renderer.toPng(figures["vol-surface"]!, path.join(dir, "surface.png"), {
+            width: 640,
+            height: 480,
+            scale: 2,
+          }),
         };
         const page = await b.context.newPage();
         const curve = readFileSync(files.curve);
@@ -174,7 +193,10 @@ describe("charts in headless Chromium, offline", () => {
   it.skipIf(skip)(
     `toPng starts and stops its own Chromium for one image${why}`,
     async () => {
-      const file = await plot.toPng(figures["report-status"]!, path.join(dir, "one", "status.png"), { width: 600, height: 400 });
+      const file = await plot.toPng(figures["report-status"]!, path.join(dir, "one", "status.png"), {
+        width: 600,
+        height: 400,
+      });
       expect(pngSize(readFileSync(file))).toEqual({ width: 600, height: 400 });
     },
     TIMEOUT_MS,

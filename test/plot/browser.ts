@@ -68,7 +68,11 @@ export interface DrawnChart {
 
 /** Waits until `count` charts are drawn (or the timeout), then reports each chart element. */
 export async function drawnCharts(page: Page, count: number, timeoutMs = 60_000): Promise<DrawnChart[]> {
-  await page.waitForFunction((n) => document.querySelectorAll(".js-plotly-plot .main-svg").length >= n, count, { timeout: timeoutMs }).catch(() => undefined);
+  await page
+    .waitForFunction((n) => document.querySelectorAll(".js-plotly-plot .main-svg").length >= n, count, {
+      timeout: timeoutMs,
+    })
+    .catch(() => undefined);
   return page.evaluate(() =>
     Array.from(document.querySelectorAll(".risk-portal-lab-figure")).map((el) => {
       const gd = el as HTMLElement & { data?: unknown[] };
@@ -94,7 +98,12 @@ export async function drawExported(
   env: NodeJS.ProcessEnv,
   count: number,
 ): Promise<{ charts: [boolean, number][]; plotlyRequests: string[]; errors: string[] }> {
-  await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ipynb], { encoding: "utf8", env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+  await run("jupyter", ["nbconvert", "--to", "html", "--output-dir", outDir, ipynb], {
+    encoding: "utf8",
+    env,
+    timeout: 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const b = await openOfflineBrowser();
   try {
     const page = await b.context.newPage();

@@ -103,7 +103,8 @@ describe("sliders in headless Chromium, offline", () => {
       // The slider's rail: its steps are spread evenly along it; a click picks the nearest.
       const rail = await page.locator(".slider-rail-rect").first().boundingBox();
       expect(rail).not.toBeNull();
-      const drawnNow = () => page.evaluate(() => document.querySelectorAll(".risk-portal-lab-figure .scatterlayer .trace").length);
+      const drawnNow = () =>
+        page.evaluate(() => document.querySelectorAll(".risk-portal-lab-figure .scatterlayer .trace").length);
       // plotly's current-value text above the rail (`Maturity: 91d`).
       const label = () =>
         page.evaluate(() =>
@@ -113,9 +114,13 @@ describe("sliders in headless Chromium, offline", () => {
         );
       for (const k of [2, steps.length - 1, 0]) {
         await page.mouse.click(rail!.x + 2 + ((rail!.width - 4) * k) / (steps.length - 1), rail!.y + rail!.height / 2);
-        await page.waitForFunction((n) => document.querySelectorAll(".risk-portal-lab-figure .scatterlayer .trace").length === n, shown(steps[k]!).length, {
-          timeout: 10_000,
-        });
+        await page.waitForFunction(
+          (n) => document.querySelectorAll(".risk-portal-lab-figure .scatterlayer .trace").length === n,
+          shown(steps[k]!).length,
+          {
+            timeout: 10_000,
+          },
+        );
         expect(await drawnNow()).toBe(shown(steps[k]!).length);
         expect(await label()).toEqual([`Maturity: ${steps[k]!.label}`]);
       }

@@ -14,7 +14,14 @@ afterAll(() => d.close());
 /** The check with the service's vol at (maturity, strike) moved by `bump`, and one maturity failed. */
 function edited(check: CrossCheckResult, bumps: [number, number, number][], failed?: number): CrossCheckResult {
   const rows = check.rows.map((r) => {
-    if (r.maturity === failed) return { ...r, service_vol: null, difference: null, flagged: true, error: "GetVol failed (400): maturity out of range" };
+    if (r.maturity === failed)
+      return {
+        ...r,
+        service_vol: null,
+        difference: null,
+        flagged: true,
+        error: "GetVol failed (400): maturity out of range",
+      };
     const bump = bumps.find(([m, k]) => m === r.maturity && k === r.strike)?.[2] ?? 0;
     const service = r.service_vol! + bump;
     const difference = service - r.local_vol;
@@ -67,10 +74,15 @@ describe("crossCheckHeatmap", () => {
 
   it("says so when every residual is 0 instead of drawing a blank grid, and writes every difference and tolerance in vol bp alike", async () => {
     const check = await d.check();
-    const zero = { ...check, rows: check.rows.map((r) => ({ ...r, service_vol: r.local_vol, difference: 0, flagged: false })) };
+    const zero = {
+      ...check,
+      rows: check.rows.map((r) => ({ ...r, service_vol: r.local_vol, difference: 0, flagged: false })),
+    };
     const fig = crossCheckHeatmap(zero);
     expect(fig.layout.title?.text).toContain("all 20 residuals are 0: the service and the local model agree exactly");
-    expect(fig.layout.annotations).toContainEqual(expect.objectContaining({ text: "all 20 residuals are 0", xref: "paper", yref: "paper" }));
+    expect(fig.layout.annotations).toContainEqual(
+      expect.objectContaining({ text: "all 20 residuals are 0", xref: "paper", yref: "paper" }),
+    );
     const bumped = crossCheckHeatmap(edited(check, [[91, 120, 3e-8]]));
     expect(bumped.layout.annotations ?? []).toEqual([]);
     const heat = bumped.data[0]!;

@@ -78,7 +78,12 @@ describe("curveHistory", () => {
     currencies.forEach((currency, c) =>
       ["2026-11-18", "2026-11-19", "2026-11-20"].forEach((day, d) =>
         [1, 2, 5, 10].forEach((maturity) =>
-          rows.push({ currency, market_date: new Date(`${day}T00:00:00Z`), maturity, rate: 0.01 * (c + 1) + 0.001 * d + 0.0001 * maturity }),
+          rows.push({
+            currency,
+            market_date: new Date(`${day}T00:00:00Z`),
+            maturity,
+            rate: 0.01 * (c + 1) + 0.001 * d + 0.0001 * maturity,
+          }),
         ),
       ),
     );

@@ -35,7 +35,10 @@ describe("curveSurface", () => {
   });
 
   it("titles the scene's axes with their units", async () => {
-    const scene = curveSurface(await d.usdHistory()).layout.scene as Record<string, { title: { text: string }; type?: string }>;
+    const scene = curveSurface(await d.usdHistory()).layout.scene as Record<
+      string,
+      { title: { text: string }; type?: string }
+    >;
     expect(scene.xaxis!.title.text).toBe("Maturity (years)");
     expect(scene.yaxis!).toMatchObject({ title: { text: "Market date" }, type: "date" });
     expect(scene.zaxis!.title.text).toBe("Zero rate (%, cont. comp.)");
@@ -46,6 +49,8 @@ describe("curveSurface", () => {
     const fig = curveSurface(frames.toDataFrame(table), { currency: "GBP", maturities: [10, 1, 5] });
     expect(fig.data[0]!.name).toBe("GBP");
     expect(fig.data[0]!.x).toEqual([1, 5, 10]);
-    expect(() => curveSurface(table, { currency: "NOK" })).toThrow(/no curve for currency "NOK"; the table has "USD", "EUR", "GBP"/);
+    expect(() => curveSurface(table, { currency: "NOK" })).toThrow(
+      /no curve for currency "NOK"; the table has "USD", "EUR", "GBP"/,
+    );
   });
 });

@@ -22,7 +22,13 @@ let d: SimData;
 let table: frames.ColumnTable;
 beforeAll(async () => {
   d = await simData();
-  table = (await frames.fetchYieldCurvesColumns(d.rp, { currencies: ["USD", "EUR", "GBP"], marketDates: DATES, progress: "none" })).table;
+  table = (
+    await frames.fetchYieldCurvesColumns(d.rp, {
+      currencies: ["USD", "EUR", "GBP"],
+      marketDates: DATES,
+      progress: "none",
+    })
+  ).table;
 });
 afterAll(() => d.close());
 
@@ -47,7 +53,11 @@ describe("curveTenorHeatmap with several currencies", () => {
       all.push(...(alone.z as Z).flat().filter((v): v is number => v !== null));
     }
     // One scale: a colour is the same rate in every panel.
-    expect(fig.layout.coloraxis).toMatchObject({ colorscale: "Viridis", cmin: Math.min(...all), cmax: Math.max(...all) });
+    expect(fig.layout.coloraxis).toMatchObject({
+      colorscale: "Viridis",
+      cmin: Math.min(...all),
+      cmax: Math.max(...all),
+    });
     expect(fig.data.some((t) => "zmin" in t || "colorscale" in t)).toBe(false);
     expect(fig.layout.title!.text).toBe(`Zero rates by tenor · USD, EUR, GBP · ${DATES[0]} to ${DATES.at(-1)}`);
     expect(JSON.parse(JSON.stringify(fig))).toEqual(fig);
@@ -55,7 +65,10 @@ describe("curveTenorHeatmap with several currencies", () => {
 
   it("lays the panels side by side under their currency, one date axis, the date title on the left only", () => {
     const fig = plot.curveTenorHeatmap(table, { tenors: TENORS });
-    const axes = ["", "2", "3"].map((s): [plot.Axis, plot.Axis] => [fig.layout[`xaxis${s}`] as plot.Axis, fig.layout[`yaxis${s}`] as plot.Axis]);
+    const axes = ["", "2", "3"].map((s): [plot.Axis, plot.Axis] => [
+      fig.layout[`xaxis${s}`] as plot.Axis,
+      fig.layout[`yaxis${s}`] as plot.Axis,
+    ]);
     const domains = axes.map(([x]) => x.domain!);
     domains.forEach((dom, k) => {
       expect(dom[0]).toBeLessThan(dom[1]);
@@ -69,8 +82,13 @@ describe("curveTenorHeatmap with several currencies", () => {
   });
 
   it("puts four or more currencies three to a row, and reads curves and responses as a table does", async () => {
-    const four = (await frames.fetchYieldCurvesColumns(d.rp, { currencies: ["USD", "EUR", "GBP", "JPY"], marketDates: DATES.slice(-2), progress: "none" }))
-      .table;
+    const four = (
+      await frames.fetchYieldCurvesColumns(d.rp, {
+        currencies: ["USD", "EUR", "GBP", "JPY"],
+        marketDates: DATES.slice(-2),
+        progress: "none",
+      })
+    ).table;
     const fig = plot.curveTenorHeatmap(four, { tenors: TENORS });
     expect(fig.data).toHaveLength(4);
     const y = (s: string) => (fig.layout[`yaxis${s}`] as plot.Axis).domain!;
@@ -81,7 +99,9 @@ describe("curveTenorHeatmap with several currencies", () => {
     expect(fig.layout.height).toBeGreaterThan(plot.DEFAULT_HEIGHT);
     // The same panels from the responses themselves, and from frames.curveTenors of them.
     const responses = await Promise.all(
-      ["USD", "EUR", "GBP", "JPY"].flatMap((currency) => DATES.slice(-2).map((market_date) => d.rp.rateAsset.getCurve({ currency, market_date }))),
+      ["USD", "EUR", "GBP", "JPY"].flatMap((currency) =>
+        DATES.slice(-2).map((market_date) => d.rp.rateAsset.getCurve({ currency, market_date })),
+      ),
     );
     const z = (f: plot.Figure) => f.data.map((t) => t.z);
     expect(z(plot.curveTenorHeatmap(responses, { tenors: TENORS }))).toEqual(z(fig));
@@ -94,7 +114,8 @@ describe("curveTenorHeatmap with several currencies", () => {
 });
 
 const missing = missingChromium();
-if (missing && !inCI) console.warn(`test/plot/curve-tenor-panels: skipping the Chromium test: ${missing}; ${SETUP_HINT}.`);
+if (missing && !inCI)
+  console.warn(`test/plot/curve-tenor-panels: skipping the Chromium test: ${missing}; ${SETUP_HINT}.`);
 
 describe("the panels in headless Chromium, offline", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rpl-panels-"));
@@ -113,7 +134,9 @@ describe("the panels in headless Chromium, offline", () => {
         const drawn = await page.evaluate(() => ({
           colorbars: document.querySelectorAll(".colorbar").length,
           titles: Array.from(document.querySelectorAll(".annotation-text")).map((e) => e.textContent),
-          heatmapImages: Array.from(document.querySelectorAll(".heatmaplayer .hm image")).filter((e) => Number(e.getAttribute("width")) > 20).length,
+          heatmapImages: Array.from(document.querySelectorAll(".heatmaplayer .hm image")).filter(
+            (e) => Number(e.getAttribute("width")) > 20,
+          ).length,
         }));
         expect(drawn).toEqual({ colorbars: 1, titles: ["USD", "EUR", "GBP"], heatmapImages: 3 });
         expect(b.external).toEqual([]);

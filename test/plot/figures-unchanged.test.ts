@@ -26,8 +26,10 @@ const hash = (value: unknown) => createHash("sha256").update(JSON.stringify(valu
 /** Each case: the figure (or table preview) a builder gives. */
 const CASES: Record<string, () => Promise<unknown> | unknown> = {
   "sim concentration by counterparty": async () => plot.concentration(await d.trades(), { by: "counterparty" }),
-  "sim concentration by trade_id": async () => plot.concentration(await d.trades(), { by: "trade_id", value: "notional" }),
-  "sim concentration by instrument, series currency": async () => plot.concentration(await d.trades(), { by: "instrument_name", series: "currency", top: 3 }),
+  "sim concentration by trade_id": async () =>
+    plot.concentration(await d.trades(), { by: "trade_id", value: "notional" }),
+  "sim concentration by instrument, series currency": async () =>
+    plot.concentration(await d.trades(), { by: "instrument_name", series: "currency", top: 3 }),
   "sim transactions": async () => plot.transactions(await d.trades()),
   "sim positionEffects": async () => plot.positionEffects(await d.effects(), { before: { "SX5E.XEUR": 100 } }),
   "sim yieldCurve": async () => plot.yieldCurve(await d.curvesToday(), { instrumentRates: true }),
@@ -40,11 +42,15 @@ const CASES: Record<string, () => Promise<unknown> | unknown> = {
   "sim volSmiles": async () => plot.volSmiles(await d.grid(), { slider: true }),
   "sim volSurface": async () => plot.volSurface(await d.grid()),
   "3k concentration by trade_id": () => plot.concentration(t.trades, { by: "trade_id", value: "notional" }),
-  "3k concentration by counterparty, series currency": () => plot.concentration(t.trades, { by: "counterparty", series: "currency", top: 2 }),
+  "3k concentration by counterparty, series currency": () =>
+    plot.concentration(t.trades, { by: "counterparty", series: "currency", top: 2 }),
   "3k transactions": () => plot.transactions(t.trades),
-  "3k transactions, chosen instruments": () => plot.transactions(t.trades, { instruments: ["INST 3", "ID7", "INST 0"] }),
+  "3k transactions, chosen instruments": () =>
+    plot.transactions(t.trades, { instruments: ["INST 3", "ID7", "INST 0"] }),
   "3k transactions, reporting currency": () =>
-    plot.transactions(t.trades, { reportingCurrency: { currency: "USD", rates: { USD: 1, EUR: 1.1, GBP: 1.3, JPY: 0.007, CHF: 1.2 } } }),
+    plot.transactions(t.trades, {
+      reportingCurrency: { currency: "USD", rates: { USD: 1, EUR: 1.1, GBP: 1.3, JPY: 0.007, CHF: 1.2 } },
+    }),
   "3k table preview": () => [plot.tableHtml(t.trades), plot.tableText(t.trades, 3)],
   "3k positionEffects": () => plot.positionEffects(t.effects),
   "3k yieldCurve": () => plot.yieldCurve(t.curves, { slider: true }),

@@ -23,14 +23,18 @@ describe("jsonForScript / scriptText", () => {
   });
 
   it("makes a closing script tag inside JavaScript harmless", () => {
-    expect(scriptText('var s = "</script>"; var t = "</SCRIPT>";')).toBe('var s = "<\\/script>"; var t = "<\\/SCRIPT>";');
+    expect(scriptText('var s = "</script>"; var t = "</SCRIPT>";')).toBe(
+      'var s = "<\\/script>"; var t = "<\\/SCRIPT>";',
+    );
   });
 });
 
 describe("figureFragment", () => {
   it("is a div and a draw script; a trace name cannot close the script", () => {
     const html = figureFragment(hostile, { plotly: false, id: "fig-1" });
-    expect(html).toMatch(/^<div id="fig-1" class="risk-portal-lab-figure" data-rpl-pending="1" style="width:100%;height:420px;/);
+    expect(html).toMatch(
+      /^<div id="fig-1" class="risk-portal-lab-figure" data-rpl-pending="1" style="width:100%;height:420px;/,
+    );
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain("alert(1)</script>");
     expect(html).not.toContain("plotly.js v");

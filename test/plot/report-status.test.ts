@@ -35,7 +35,9 @@ describe("reportStatus", () => {
     const total = fig.data.reduce((s, t) => s + (t.y as number[]).reduce((a, b) => a + b, 0), 0);
     expect(total).toBe(table.rowCount);
     const day = dates[3]!;
-    const expected = table.data.pricing_date!.filter((v, i) => (v as Date).toISOString().startsWith(day) && table.data.status![i] === "succeeded").length;
+    const expected = table.data.pricing_date!.filter(
+      (v, i) => (v as Date).toISOString().startsWith(day) && table.data.status![i] === "succeeded",
+    ).length;
     const succeeded = fig.data.find((t) => t.name === "succeeded")!;
     expect((succeeded.y as number[])[3]).toBe(expected);
     expect(fig.layout.title?.text).toBe(`Report status · ${table.rowCount} reports over 10 days`);
@@ -50,7 +52,9 @@ describe("reportStatus", () => {
     const response = await d.rp.report.infos({ pricing_date: AS_OF });
     const fig = reportStatus(response, { by: "time_stamp" });
     expect(fig.layout.xaxis?.title?.text).toBe("Report time (UTC day)");
-    expect(fig.data.reduce((s, t) => s + (t.y as number[]).reduce((a, b) => a + b, 0), 0)).toBe(response.report_infos.length);
+    expect(fig.data.reduce((s, t) => s + (t.y as number[]).reduce((a, b) => a + b, 0), 0)).toBe(
+      response.report_infos.length,
+    );
     expect(reportStatus(frames.reportInfos(response)).data).toEqual(reportStatus(response).data);
   });
 });

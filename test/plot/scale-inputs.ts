@@ -38,7 +38,14 @@ function build(source: string, columns: Record<string, unknown[]>): ColumnTable 
 /** Trades: unique trade ids, 10 counterparties (and some none), 5 currencies, about rows/20 instruments over a year. */
 function trades(rows: number, r: () => number): ColumnTable {
   const instruments = Math.max(5, Math.round(rows / 20));
-  const c: Record<string, unknown[]> = { trade_id: [], counterparty: [], currency: [], instrument_name: [], tradable_id: [], asset_class: [] };
+  const c: Record<string, unknown[]> = {
+    trade_id: [],
+    counterparty: [],
+    currency: [],
+    instrument_name: [],
+    tradable_id: [],
+    asset_class: [],
+  };
   Object.assign(c, { notional: [], quantity: [], trade_date: [] });
   for (let k = 0; k < rows; k++) {
     const inst = Math.floor(r() ** 2 * instruments);
@@ -73,7 +80,15 @@ function curves(rows: number, r: () => number): ColumnTable {
 function grid(rows: number, r: () => number): ColumnTable {
   const strikes = 20;
   const maturities = Math.max(1, Math.round(rows / strikes));
-  const c: Record<string, unknown[]> = { maturity: [], strike: [], vol: [], service_vol: [], local_vol: [], difference: [], error: [] };
+  const c: Record<string, unknown[]> = {
+    maturity: [],
+    strike: [],
+    vol: [],
+    service_vol: [],
+    local_vol: [],
+    difference: [],
+    error: [],
+  };
   for (let i = 0; i < maturities; i++)
     for (let j = 0; j < strikes; j++) {
       const local = 0.2 + (0.1 * Math.abs(j - 10)) / 10 + 0.02 * Math.sqrt(i / maturities);
@@ -113,5 +128,11 @@ function effects(rows: number, r: () => number): ColumnTable {
 /** Every table at about `rows` rows, from `seed`. */
 export function scaleTables(rows: number, seed = 29): ScaleTables {
   const r = random(seed);
-  return { trades: trades(rows, r), curves: curves(rows, r), grid: grid(rows, r), reports: reports(rows, r), effects: effects(rows, r) };
+  return {
+    trades: trades(rows, r),
+    curves: curves(rows, r),
+    grid: grid(rows, r),
+    reports: reports(rows, r),
+    effects: effects(rows, r),
+  };
 }

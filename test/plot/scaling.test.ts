@@ -18,9 +18,11 @@ const large = scaleTables(40_000);
 /** The builders, each on the table it takes. */
 const BUILDERS: Record<string, (t: ScaleTables) => unknown> = {
   "concentration by trade_id": (t) => plot.concentration(t.trades, { by: "trade_id", value: "notional" }),
-  "concentration by counterparty, series currency": (t) => plot.concentration(t.trades, { by: "counterparty", series: "currency" }),
+  "concentration by counterparty, series currency": (t) =>
+    plot.concentration(t.trades, { by: "counterparty", series: "currency" }),
   transactions: (t) => plot.transactions(t.trades),
-  "transactions, chosen instruments": (t) => plot.transactions(t.trades, { instruments: ["INST 0", "INST 1", "INST 2", "INST 3", "INST 4", "INST 5"] }),
+  "transactions, chosen instruments": (t) =>
+    plot.transactions(t.trades, { instruments: ["INST 0", "INST 1", "INST 2", "INST 3", "INST 4", "INST 5"] }),
   "table preview": (t) => plot.tableHtml(t.trades) + plot.tableText(t.trades),
   positionEffects: (t) => plot.positionEffects(t.effects),
   yieldCurve: (t) => plot.yieldCurve(t.curves),
@@ -54,7 +56,10 @@ describe("chart builders scale like n log n", () => {
       const t1 = best(() => build(small), 6);
       const t2 = best(() => build(large), 1);
       const ratio = t2 / Math.max(t1, 0.05);
-      expect(ratio, `${name}: ${t1.toFixed(2)} ms at 4,000 rows, ${t2.toFixed(2)} ms at 40,000 (${ratio.toFixed(1)}x)`).toBeLessThanOrEqual(MAX_RATIO);
+      expect(
+        ratio,
+        `${name}: ${t1.toFixed(2)} ms at 4,000 rows, ${t2.toFixed(2)} ms at 40,000 (${ratio.toFixed(1)}x)`,
+      ).toBeLessThanOrEqual(MAX_RATIO);
     });
   }
 });

@@ -48,10 +48,14 @@ describe("plot.show(series)", () => {
     expect(Object.keys(bundle).sort()).toEqual(["text/html", "text/plain"]);
     const html = bundle["text/html"] as string;
     const n = notional.length;
-    expect(html).toContain(`<b>Series</b> · ${n.toLocaleString("en-US")} rows <span class="rpl-muted">· first 3 and last 3 rows</span>`);
+    expect(html).toContain(
+      `<b>Series</b> · ${n.toLocaleString("en-US")} rows <span class="rpl-muted">· first 3 and last 3 rows</span>`,
+    );
     expect(html).toContain('<tr><th class="rpl-index"></th><th>notional</th></tr>');
     expect(html).toContain('<tr class="rpl-types"><th class="rpl-index"></th><th>number</th></tr>');
-    const rows = [...html.matchAll(/<tr><td class="rpl-index">([\d,]+)<\/td><td(?: class="[^"]*")?>([^<]*)<\/td><\/tr>/g)].map((m) => [m[1], m[2]]);
+    const rows = [
+      ...html.matchAll(/<tr><td class="rpl-index">([\d,]+)<\/td><td(?: class="[^"]*")?>([^<]*)<\/td><\/tr>/g),
+    ].map((m) => [m[1], m[2]]);
     const at = (i: number) => [plainNumber(i), plainNumber(notional[i]!)];
     expect(rows).toEqual([at(0), at(1), at(2), at(n - 3), at(n - 2), at(n - 1)]);
     const text = (bundle["text/plain"] as string).split("\n");
@@ -61,7 +65,9 @@ describe("plot.show(series)", () => {
   });
 
   it("shows a Series with labels for its index: a sorted, filtered column keeps its row labels", () => {
-    const big = (df as unknown as { query(mask: unknown): DataFrame }).query((column("notional") as unknown as { gt(x: number): unknown }).gt(0));
+    const big = (df as unknown as { query(mask: unknown): DataFrame }).query(
+      (column("notional") as unknown as { gt(x: number): unknown }).gt(0),
+    );
     const s = (big as unknown as Record<string, SeriesLike>)["notional"]!;
     const text = tableText(s, 2).split("\n");
     const index = Array.from(s.index as ArrayLike<number>);
@@ -75,7 +81,8 @@ describe("plot.show(series)", () => {
     showWith(display, stats);
     const html = display.sent[0]!["text/html"] as string;
     expect(html).toContain("<b>DataFrame</b> · 7 rows × 2 columns");
-    for (const label of ["count", "mean", "std", "min", "median", "max", "variance"]) expect(html).toContain(`<td class="rpl-index">${label}</td>`);
+    for (const label of ["count", "mean", "std", "min", "median", "max", "variance"])
+      expect(html).toContain(`<td class="rpl-index">${label}</td>`);
     const one = (column("notional") as unknown as { describe(): SeriesLike }).describe();
     expect(isSeries(one)).toBe(true);
     showWith(display, one);

@@ -126,7 +126,9 @@ describe("show in a notebook kernel", () => {
 describe("show outside a kernel", () => {
   it("writes a standalone HTML page of a figure, prints its path and returns it", () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
-    const file = show(yieldCurve(frames.emptyTable("RateAsset", ["currency", "market_date", "maturity", "rate"])), { outDir })!;
+    const file = show(yieldCurve(frames.emptyTable("RateAsset", ["currency", "market_date", "maturity", "rate"])), {
+      outDir,
+    })!;
     expect(path.dirname(file)).toBe(outDir);
     expect(file).toMatch(/-zero-curves\.html$/);
     expect(log).toHaveBeenCalledWith(`plot: ${file}`);

@@ -14,7 +14,9 @@ export const AS_OF = "2026-11-20";
 /** Calendar dates `step` days apart ending on `end`, oldest first. */
 export function datesBack(end: string, count: number, step: number): string[] {
   const t = Date.parse(`${end}T00:00:00Z`);
-  return Array.from({ length: count }, (_, i) => new Date(t - (count - 1 - i) * step * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: count }, (_, i) =>
+    new Date(t - (count - 1 - i) * step * 86_400_000).toISOString().slice(0, 10),
+  );
 }
 
 /** The last `count` weekdays up to `end`, oldest first. */
@@ -60,31 +62,66 @@ export async function simData(): Promise<SimData> {
   const sim = await startSimulator({ transactionRows: 2_000 });
   const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
   const surface = once(
-    async () => (await (await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as WireSurface,
+    async () =>
+      (await (
+        await fetch(`${sim.url}/sim/surface?asset=SPX`, { headers: { "x-api-key": sim.credentials.apiKey } })
+      ).json()) as WireSurface,
   );
-  const grid = once(async () => fromSurface(await surface()).grid([30, 91, 182, 365, 730], range(60, 140, 5), STRIKE_TYPE.PercentForward));
+  const grid = once(async () =>
+    fromSurface(await surface()).grid([30, 91, 182, 365, 730], range(60, 140, 5), STRIKE_TYPE.PercentForward),
+  );
   return {
     sim,
     rp,
     close: () => sim.close(),
     curvesToday: once(
-      async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR", "GBP"], marketDates: [AS_OF], progress: "none" })).table,
+      async () =>
+        (
+          await frames.fetchYieldCurvesColumns(rp, {
+            currencies: ["USD", "EUR", "GBP"],
+            marketDates: [AS_OF],
+            progress: "none",
+          })
+        ).table,
     ),
     usdHistory: once(
-      async () => (await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates: datesBack(AS_OF, 27, 14), progress: "none" })).table,
+      async () =>
+        (
+          await frames.fetchYieldCurvesColumns(rp, {
+            currencies: ["USD"],
+            marketDates: datesBack(AS_OF, 27, 14),
+            progress: "none",
+          })
+        ).table,
     ),
     surface,
     grid,
-    check: once(async () => crossCheck(rp, await surface(), { maturities: [30, 91, 182, 365], strikes: [80, 90, 100, 110, 120] })),
-    reports: once(async () => (await frames.fetchReportInfosByDateColumns(rp, { pricingDates: businessDaysBack(AS_OF, 10), progress: "none" })).table),
+    check: once(async () =>
+      crossCheck(rp, await surface(), { maturities: [30, 91, 182, 365], strikes: [80, 90, 100, 110, 120] }),
+    ),
+    reports: once(
+      async () =>
+        (
+          await frames.fetchReportInfosByDateColumns(rp, {
+            pricingDates: businessDaysBack(AS_OF, 10),
+            progress: "none",
+          })
+        ).table,
+    ),
     trades: once(() => frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" })),
     effects: once(async () => {
-      const tradables = (await (await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })).json()) as {
+      const tradables = (await (
+        await fetch(`${sim.url}/sim/tradables`, { headers: { "x-api-key": sim.credentials.apiKey } })
+      ).json()) as {
         id: string;
         next_trade_event: { event: Record<string, unknown> & { $type: string } };
       }[];
       const sx5e = tradables.find((t) => t.id === "SX5E.XEUR")!;
-      return rp.tradable.positionEffects({ tradable_id: sx5e.id, pricing_date: AS_OF, next_trade_event: sx5e.next_trade_event.event });
+      return rp.tradable.positionEffects({
+        tradable_id: sx5e.id,
+        pricing_date: AS_OF,
+        next_trade_event: sx5e.next_trade_event.event,
+      });
     }),
   };
 }

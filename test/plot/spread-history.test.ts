@@ -15,7 +15,9 @@ afterAll(() => d.close());
 describe("spreadHistory", () => {
   it("draws each currency's 2s10s over market dates, each value the curve's own spread, in bp", async () => {
     const marketDates = datesBack(AS_OF, 4, 7);
-    const table = (await frames.fetchYieldCurvesColumns(d.rp, { currencies: ["USD", "EUR"], marketDates, progress: "none" })).table;
+    const table = (
+      await frames.fetchYieldCurvesColumns(d.rp, { currencies: ["USD", "EUR"], marketDates, progress: "none" })
+    ).table;
     const fig = spreadHistory(table);
     expect(fig.data.map((t) => t.name)).toEqual(["USD", "EUR"]);
     const usd = fig.data[0]!;
@@ -29,7 +31,9 @@ describe("spreadHistory", () => {
   });
 
   it("draws a butterfly from three legs, from responses too, and refuses other leg counts", async () => {
-    const responses = await Promise.all(["2026-11-19", "2026-11-20"].map((day) => d.rp.rateAsset.getCurve({ currency: "GBP", market_date: day })));
+    const responses = await Promise.all(
+      ["2026-11-19", "2026-11-20"].map((day) => d.rp.rateAsset.getCurve({ currency: "GBP", market_date: day })),
+    );
     const fig = spreadHistory(responses, { legs: ["2Y", "5Y", "10Y"], measure: "par" });
     const want = responses.map((r) => curves.butterfly(curves.fromResponse(r), "2Y", "5Y", "10Y", { measure: "par" }));
     (fig.data[0]!.y as number[]).forEach((y, i) => expect(y).toBeCloseTo(want[i]!, 9));
@@ -56,7 +60,11 @@ describe("concentration", () => {
       .add("notional", [80, 10, -10, 10, 10, 10])
       .build();
     const fig = concentration(t, { by: "party", series: "book", top: 1 });
-    expect(fig.data.map((tr) => tr.name)).toEqual(["equal shares", "X: top 1 80.0% · HHI 0.660 · ≈1.5 names", "Y: top 1 33.3% · HHI 0.333 · ≈3.0 names"]);
+    expect(fig.data.map((tr) => tr.name)).toEqual([
+      "equal shares",
+      "X: top 1 80.0% · HHI 0.660 · ≈1.5 names",
+      "Y: top 1 33.3% · HHI 0.333 · ≈3.0 names",
+    ]);
     expect(fig.data[1]!.y).toEqual([0, 80, 90, 100]);
     expect(fig.data[1]!.customdata).toEqual(["", "A", "B", "C"]);
     const trades = await d.trades();

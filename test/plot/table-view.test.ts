@@ -30,9 +30,13 @@ function table(n: number): frames.ColumnTable {
 describe("tableHtml", () => {
   it("captions the shape and source, and heads the columns with their types", () => {
     const html = tableHtml(table(12));
-    expect(html).toContain('<b>ColumnTable</b> · 12 rows × 3 columns <span class="rpl-muted">· from GetReportInfos</span>');
+    expect(html).toContain(
+      '<b>ColumnTable</b> · 12 rows × 3 columns <span class="rpl-muted">· from GetReportInfos</span>',
+    );
     expect(html).toContain('<tr><th class="rpl-index"></th><th>market_date</th><th>status</th><th>rate</th></tr>');
-    expect(html).toContain('<tr class="rpl-types"><th class="rpl-index"></th><th>date</th><th>category</th><th>number</th></tr>');
+    expect(html).toContain(
+      '<tr class="rpl-types"><th class="rpl-index"></th><th>date</th><th>category</th><th>number</th></tr>',
+    );
     expect(html).toContain("<summary>1 warning</summary>");
   });
 
@@ -112,7 +116,8 @@ describe("the provenance footer", () => {
 
   it("shows one line under the table, in HTML and as the last text line", () => {
     const t = withProvenance([live("USD", 2)]);
-    const line = 'RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z';
+    const line =
+      'RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z';
     expect(formatProvenance(t.meta.provenance)).toBe(line);
     const html = tableHtml(t);
     expect([...html.matchAll(FOOTER)].map((m) => m[1])).toEqual([line.replaceAll('"', "&quot;")]);
@@ -124,14 +129,18 @@ describe("the provenance footer", () => {
 
   it("sums up many responses in the one line, for a DataFrame too", () => {
     const df = frames.toDataFrame(withProvenance([live("USD", 2), live("EUR", 3)]));
-    const line = "RateAsset ×2 · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z … 2026-11-22 01:40:13Z";
+    const line =
+      "RateAsset ×2 · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z … 2026-11-22 01:40:13Z";
     expect([...tableHtml(df).matchAll(FOOTER)].map((m) => m[1])).toEqual([line]);
     expect(tableText(df).split("\n").at(-1)).toBe(`source: ${line}`);
   });
 
   it("shows the provenance of frames and tables built by adapters", () => {
     const p = live("EUR", 4);
-    const curve = attachProvenance({ yield_curve_model: { currency: "EUR", market_date: "2026-11-20", data: [{ maturity: 1, rate: 0.02 }] } }, p);
+    const curve = attachProvenance(
+      { yield_curve_model: { currency: "EUR", market_date: "2026-11-20", data: [{ maturity: 1, rate: 0.02 }] } },
+      p,
+    );
     expect(tableText(frames.yieldCurve(curve)).split("\n").at(-1)).toBe(`source: ${formatProvenance([p])}`);
     expect(tableHtml(frames.yieldCurveColumns(curve))).toContain('<p class="rpl-provenance rpl-muted">RateAsset');
   });

@@ -33,8 +33,17 @@ describe("plot.figure", () => {
     const fig = figure(spec);
     expect(fig.layout.title).toMatchObject({ text: "Gross notional", x: 0.01 });
     expect(fig.layout.height).toBe(320);
-    expect(fig.layout.xaxis).toMatchObject({ title: { text: "Counterparty", standoff: 10 }, tickangle: -30, showgrid: true });
-    expect(fig.layout.yaxis2).toMatchObject({ title: { text: "Trades" }, overlaying: "y", side: "right", showline: true });
+    expect(fig.layout.xaxis).toMatchObject({
+      title: { text: "Counterparty", standoff: 10 },
+      tickangle: -30,
+      showgrid: true,
+    });
+    expect(fig.layout.yaxis2).toMatchObject({
+      title: { text: "Trades" },
+      overlaying: "y",
+      side: "right",
+      showline: true,
+    });
     expect(fig.layout.legend).toMatchObject({ x: 0.5, orientation: "h" });
     expect(fig.config).toMatchObject({ displaylogo: true, responsive: true });
     expect(JSON.stringify(spec)).toBe(before);

@@ -6,10 +6,14 @@ const fig: Figure = { data: [{ type: "scatter", x: [1, 2], y: [3, 4] }], layout:
 
 describe("toPng without Chromium", () => {
   it("names what is missing and how to install it", async () => {
-    const error = await toPng(fig, "/tmp/never.png", { chromiumPath: "/nonexistent/chromium" }).catch((e: unknown) => e);
+    const error = await toPng(fig, "/tmp/never.png", { chromiumPath: "/nonexistent/chromium" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PngExportError);
     expect((error as PngExportError).missing).toBe("chromium");
-    expect((error as Error).message).toMatch(/toPng needs Chromium, and none was found \(tried \/nonexistent\/chromium\)/);
+    expect((error as Error).message).toMatch(
+      /toPng needs Chromium, and none was found \(tried \/nonexistent\/chromium\)/,
+    );
     expect((error as Error).message).toContain("apt-get install -y chromium");
     expect((error as Error).message).toContain("scripts/setup-chromium.sh");
   });

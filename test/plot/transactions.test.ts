@@ -13,7 +13,8 @@ afterAll(() => d.close());
 function grossBy(table: frames.ColumnTable, currency: string, counterparty: string): number {
   let s = 0;
   for (let i = 0; i < table.rowCount; i++)
-    if (table.data.currency![i] === currency && table.data.counterparty![i] === counterparty) s += Math.abs(table.data.notional![i] as number);
+    if (table.data.currency![i] === currency && table.data.counterparty![i] === counterparty)
+      s += Math.abs(table.data.notional![i] as number);
   return s;
 }
 
@@ -26,12 +27,15 @@ describe("transactions", () => {
     expect(bars.map((t) => t.name).sort()).toEqual(currencies.sort());
     for (const bar of bars) {
       expect(bar.orientation).toBe("h");
-      (bar.y as string[]).forEach((cp, i) => expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp), 4));
+      (bar.y as string[]).forEach((cp, i) =>
+        expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp), 4),
+      );
     }
     // Largest counterparty at the top (the last category of the axis), ranked by its share of each
     // currency's gross: amounts in different currencies are never added.
     const ccyTotal = (b: (typeof bars)[number]) => (b.x as number[]).reduce((s, v) => s + v, 0);
-    const total = (cp: string) => bars.reduce((s, b) => s + (b.x as number[])[(b.y as string[]).indexOf(cp)]! / ccyTotal(b), 0);
+    const total = (cp: string) =>
+      bars.reduce((s, b) => s + (b.x as number[])[(b.y as string[]).indexOf(cp)]! / ccyTotal(b), 0);
     const order = bars[0]!.y as string[];
     expect(order.map(total)).toEqual([...order.map(total)].sort((a, b) => a - b));
     // One axis per currency: JPY amounts never squash USD ones.
@@ -57,7 +61,9 @@ describe("transactions", () => {
     expect(new Set(bars.map((b) => b.xaxis))).toEqual(new Set(["x"]));
     expect(fig.layout.xaxis?.title?.text).toBe("Gross notional (USD)");
     for (const bar of bars)
-      (bar.y as string[]).forEach((cp, i) => expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp) * rates[bar.name!]!, 2));
+      (bar.y as string[]).forEach((cp, i) =>
+        expect((bar.x as number[])[i]).toBeCloseTo(grossBy(table, bar.name!, cp) * rates[bar.name!]!, 2),
+      );
     const { [currencies.find((c) => c !== "USD")!]: _dropped, ...partial } = rates;
     expect(() => transactions(table, { reportingCurrency: { currency: "USD", rates: partial } })).toThrow(
       /reportingCurrency\.rates has no rate for [A-Z]{3} \(USD per 1 [A-Z]{3}\)/,
@@ -70,12 +76,17 @@ describe("transactions", () => {
     const lines = fig.data.filter((t) => t.type === "scatter");
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(5);
-    const classes = new Set(lines.map((l) => table.data.asset_class![(table.data.instrument_name as string[]).indexOf(l.name!)]));
+    const classes = new Set(
+      lines.map((l) => table.data.asset_class![(table.data.instrument_name as string[]).indexOf(l.name!)]),
+    );
     expect(classes.size).toBe(1);
     for (const line of lines) {
       expect(line.line).toMatchObject({ shape: "hv" });
       expect(line.xaxis).toBe("x2");
-      const sum = (table.data.quantity as number[]).reduce((s, q, i) => (table.data.instrument_name![i] === line.name ? s + q : s), 0);
+      const sum = (table.data.quantity as number[]).reduce(
+        (s, q, i) => (table.data.instrument_name![i] === line.name ? s + q : s),
+        0,
+      );
       expect((line.y as number[]).at(-1)).toBeCloseTo(sum, 6);
       const x = line.x as string[];
       expect([...x].sort()).toEqual(x);

@@ -50,7 +50,12 @@ describe("volSmiles", () => {
 
   it("reads the service's GetVol results, and their strike_type column names the axis", async () => {
     const surface = await d.surface();
-    const request = { surface, maturity: 91, strikes: [4500, 5500, 6000, 6500, 7000], strike_type: STRIKE_TYPE.Absolute };
+    const request = {
+      surface,
+      maturity: 91,
+      strikes: [4500, 5500, 6000, 6500, 7000],
+      strike_type: STRIKE_TYPE.Absolute,
+    };
     const response = await d.rp.tradable.getVol(request);
     const fig = volSmiles(frames.volResultsColumns(response, request));
     expect(fig.data).toHaveLength(1);
@@ -66,6 +71,8 @@ describe("volSmiles", () => {
   });
 
   it("rejects a grid whose vols do not fill maturities × strikes", () => {
-    expect(() => volSmiles({ maturities: [30, 60], strikes: [90, 100], strikeType: 1, vols: [0.2, 0.2, 0.2] })).toThrow(/3 vols for 2 maturities × 2 strikes/);
+    expect(() => volSmiles({ maturities: [30, 60], strikes: [90, 100], strikeType: 1, vols: [0.2, 0.2, 0.2] })).toThrow(
+      /3 vols for 2 maturities × 2 strikes/,
+    );
   });
 });

@@ -33,7 +33,11 @@ describe("volSurface", () => {
     const table = frames.volGridColumns(await d.grid());
     // Drop one row (maturity 30, strike 60): its cell is null, the rest stay.
     const keep = table.data.maturity!.map((_, i) => i !== 0);
-    const cut = { ...table, rowCount: table.rowCount - 1, data: Object.fromEntries(table.columns.map((c) => [c, table.data[c]!.filter((_, i) => keep[i])])) };
+    const cut = {
+      ...table,
+      rowCount: table.rowCount - 1,
+      data: Object.fromEntries(table.columns.map((c) => [c, table.data[c]!.filter((_, i) => keep[i])])),
+    };
     const z = volSurface(cut).data[0]!.z as (number | null)[][];
     expect(z[0]![0]).toBeNull();
     expect(z[0]![1]).toBe(table.data.vol![1]);

@@ -63,7 +63,10 @@ describe("yieldCurve", () => {
 
   it("draws derived columns and instrument-rate markers on request", async () => {
     const response = await d.rp.rateAsset.getCurve({ currency: "USD", market_date: AS_OF });
-    const fig = yieldCurve(frames.yieldCurveColumns(response, { derived: true }), { value: "discount_factor", instrumentRates: true });
+    const fig = yieldCurve(frames.yieldCurveColumns(response, { derived: true }), {
+      value: "discount_factor",
+      instrumentRates: true,
+    });
     expect(fig.data).toHaveLength(2);
     expect(fig.layout.yaxis?.title?.text).toBe("Discount factor");
     expect((fig.data[0]!.y as number[]).every((v) => v > 0 && v <= 1)).toBe(true);
@@ -85,7 +88,9 @@ describe("yieldCurve", () => {
 
   it("says which column is missing and which there are", () => {
     const table = frames.emptyTable("x", ["currency", "rate"]);
-    expect(() => yieldCurve(table)).toThrow(/plot\.yieldCurve needs a "maturity" column; the table has "currency", "rate"/);
+    expect(() => yieldCurve(table)).toThrow(
+      /plot\.yieldCurve needs a "maturity" column; the table has "currency", "rate"/,
+    );
     expect(() => yieldCurve(42 as never)).toThrow(TypeError);
   });
 

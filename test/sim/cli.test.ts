@@ -32,8 +32,13 @@ describe("risk-portal-lab sim --json", () => {
     });
     const { url, credentials } = JSON.parse(first) as { url: string; credentials: Record<string, string> };
     expect(Object.keys(credentials).sort()).toEqual(["apiKey", "bearerToken", "clientId", "clientSecret", "tokenUrl"]);
-    expect((await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } })).status).toBe(200);
-    expect((await raw(`${url}/api/Report/LookBacks`, { headers: { authorization: `Bearer ${credentials.bearerToken}` } })).status).toBe(200);
+    expect((await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } })).status).toBe(
+      200,
+    );
+    expect(
+      (await raw(`${url}/api/Report/LookBacks`, { headers: { authorization: `Bearer ${credentials.bearerToken}` } }))
+        .status,
+    ).toBe(200);
     const extra: string[] = [];
     lines.on("line", (l) => extra.push(l));
     const code = await new Promise<number | null>((resolve) => {
@@ -46,7 +51,9 @@ describe("risk-portal-lab sim --json", () => {
   });
 
   it("--rows N gives N trades per portfolio (with include_zero_quantities), and the banner says why a plain request returns fewer", async () => {
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--rows", "1200"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--rows", "1200"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       const banner = await readBanner(child);
       expect(banner).toContain(
@@ -83,11 +90,19 @@ describe("risk-portal-lab sim --json", () => {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, ...env },
       });
-      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
-      const { url, brand, credentials } = JSON.parse(first) as { url: string; brand: string; credentials: Record<string, string> };
+      const first = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout }).once("line", resolve),
+      );
+      const { url, brand, credentials } = JSON.parse(first) as {
+        url: string;
+        brand: string;
+        credentials: Record<string, string>;
+      };
       expect(brand).toBe("Derivitec");
       const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } });
-      expect((res.body as { $type: string }).$type).toBe("Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core");
+      expect((res.body as { $type: string }).$type).toBe(
+        "Derivitec.Web.Core.Reports.ApiGetReportLookBacksResponse, Derivitec.Web.Core",
+      );
       await new Promise((resolve) => {
         child.once("exit", resolve);
         child.kill("SIGTERM");
@@ -106,11 +121,17 @@ describe("risk-portal-lab sim --json", () => {
   });
 
   it("--faults 1 fails every API request (500/503, dropped or cut off); --token-ttl sets the tokens' lifetime", async () => {
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "1", "--latency", "1-3", "--token-ttl", "60"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, "sim", "--port", "0", "--json", "--faults", "1", "--latency", "1-3", "--token-ttl", "60"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     try {
-      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+      const first = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout }).once("line", resolve),
+      );
       const { url, credentials, faults, tokenTtlSeconds } = JSON.parse(first) as {
         url: string;
         credentials: Record<string, string>;
@@ -121,7 +142,9 @@ describe("risk-portal-lab sim --json", () => {
       expect(tokenTtlSeconds).toBe(60);
       let ok = 0;
       for (let i = 0; i < 20; i++) {
-        const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } }).catch(() => undefined);
+        const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey! } }).catch(
+          () => undefined,
+        );
         if (res?.status === 200 && typeof res.body === "object") ok++;
       }
       expect(ok).toBe(0);
@@ -142,14 +165,24 @@ describe("risk-portal-lab sim --json", () => {
 
   it("--fault-seed N repeats the same faults run after run, whatever --seed is", async () => {
     const statuses = async (args: string[]) => {
-      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "0.5", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--json", "--faults", "0.5", ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       try {
-        const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
-        const { url, credentials, faultSeed } = JSON.parse(first) as { url: string; credentials: Record<string, string>; faultSeed: number };
+        const first = await new Promise<string>((resolve) =>
+          createInterface({ input: child.stdout }).once("line", resolve),
+        );
+        const { url, credentials, faultSeed } = JSON.parse(first) as {
+          url: string;
+          credentials: Record<string, string>;
+          faultSeed: number;
+        };
         const seen: string[] = [];
         for (let i = 0; i < 24; i++) {
           // One connection per request: a dropped one must not take the next request with it.
-          const res = await raw(`${url}/api/Report/LookBacks`, { headers: { "x-api-key": credentials.apiKey!, connection: "close" } }).catch(() => undefined);
+          const res = await raw(`${url}/api/Report/LookBacks`, {
+            headers: { "x-api-key": credentials.apiKey!, connection: "close" },
+          }).catch(() => undefined);
           seen.push(res === undefined ? "drop" : typeof res.body === "object" ? String(res.status) : "cut");
         }
         return { seen: seen.join(" "), faultSeed };
@@ -171,9 +204,13 @@ describe("risk-portal-lab sim --json", () => {
   });
 
   it("prints the active faults in the banner", async () => {
-    const child = spawn(process.execPath, [cli, "sim", "--port", "0", "--faults", "0.2", "--latency", "250", "--fault-seed", "9", "--token-ttl", "60"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, "sim", "--port", "0", "--faults", "0.2", "--latency", "250", "--fault-seed", "9", "--token-ttl", "60"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     try {
       const banner = await readBanner(child);
       expect(banner.find((l) => l.startsWith("a bad day:"))).toBe(

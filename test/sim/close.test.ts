@@ -12,7 +12,9 @@ describe("the simulator's close()", () => {
   it("ends after a call whose body the client cut short, and a call after it", async () => {
     const sim = await startSimulator({ rateLimit: false });
     const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
-    await expect(rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }, { maxResponseBytes: 1000 })).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(
+      rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }, { maxResponseBytes: 1000 }),
+    ).rejects.toBeInstanceOf(ResponseTooLargeError);
     await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     let timer: NodeJS.Timeout | undefined;
     const ended = await Promise.race([

@@ -12,7 +12,11 @@ export async function raw(
     url,
     json === undefined
       ? rest
-      : { ...rest, body: JSON.stringify(json), headers: { "content-type": "application/json", ...(rest.headers as Record<string, string>) } },
+      : {
+          ...rest,
+          body: JSON.stringify(json),
+          headers: { "content-type": "application/json", ...(rest.headers as Record<string, string>) },
+        },
   );
   const text = await res.text();
   let body: unknown = text;

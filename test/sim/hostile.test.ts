@@ -44,16 +44,25 @@ const problemOf = (response: string) => ({
 });
 
 describe("bodies nested deep", () => {
-  it.each([100, 10_000, 100_000])("a $type nested %i deep is a 400 naming where the limit was passed", async (depth) => {
-    const body = `{"tradable_id":"AAPL.XNAS","pricing_date":"2026-11-20","next_trade_event":${nested(depth)}}`;
-    const res = await raw(sim.url + EFFECTS, { method: "POST", headers, body });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    expect(String((res.body as { detail: string }).detail)).toMatch(/^next_trade_event(\.inner)+: nested deeper than 64 levels/);
-  });
+  it.each([100, 10_000, 100_000])(
+    "a $type nested %i deep is a 400 naming where the limit was passed",
+    async (depth) => {
+      const body = `{"tradable_id":"AAPL.XNAS","pricing_date":"2026-11-20","next_trade_event":${nested(depth)}}`;
+      const res = await raw(sim.url + EFFECTS, { method: "POST", headers, body });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(String((res.body as { detail: string }).detail)).toMatch(
+        /^next_trade_event(\.inner)+: nested deeper than 64 levels/,
+      );
+    },
+  );
 
   it.each([
-    ["objects", (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth), /^a(\.a)+: nested deeper than 64 levels/],
+    [
+      "objects",
+      (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth),
+      /^a(\.a)+: nested deeper than 64 levels/,
+    ],
     ["arrays", (depth: number) => "[".repeat(depth) + "]".repeat(depth), /^(\[0\])+: nested deeper than 64 levels/],
   ])("plain %s nested 10,000 deep are a 400 too", async (_what, body, detail) => {
     const res = await raw(sim.url + EFFECTS, { method: "POST", headers, body: body(10_000) });
@@ -69,14 +78,20 @@ describe("bodies nested deep", () => {
 
 describe("transport-level refusals are problem details", () => {
   it("header fields over the limit: 431", async () => {
-    const { head, body } = problemOf(await rawSocket(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`));
+    const { head, body } = problemOf(
+      await rawSocket(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`),
+    );
     expect(head).toMatch(/^HTTP\/1.1 431 /);
     expect(head).toMatch(/content-type: application\/problem\+json/i);
     expect(body).toMatchObject({ status: 431, title: "Request Header Fields Too Large" });
   });
 
   it.each([
-    ["an invalid Content-Length", "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", /Content-Length/],
+    [
+      "an invalid Content-Length",
+      "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+      /Content-Length/,
+    ],
     ["a garbage request line", "HELLO\r\n\r\n", /method/i],
     [
       "both Content-Length and chunked",
@@ -109,7 +124,9 @@ describe("transport-level refusals are problem details", () => {
 
   it("an Expect the server cannot meet: 417", async () => {
     const { head, body } = problemOf(
-      await rawSocket("POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"),
+      await rawSocket(
+        "POST /api/RateAsset HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+      ),
     );
     expect(head).toMatch(/^HTTP\/1.1 417 /);
     expect(head).toMatch(/content-type: application\/problem\+json/i);
@@ -118,7 +135,9 @@ describe("transport-level refusals are problem details", () => {
   });
 
   it("CONNECT: 405, the simulator is no proxy", async () => {
-    const { head, body } = problemOf(await rawSocket("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"));
+    const { head, body } = problemOf(
+      await rawSocket("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"),
+    );
     expect(head).toMatch(/^HTTP\/1.1 405 /);
     expect(head).toMatch(/content-type: application\/problem\+json/i);
     expect(body).toMatchObject({ status: 405, title: "Method Not Allowed" });
@@ -140,7 +159,11 @@ describe("keys that name the prototype", () => {
   });
 
   it("constructor.prototype in a body is a 400", async () => {
-    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"constructor":{"prototype":{"polluted":true}}}` });
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, {
+      method: "POST",
+      headers,
+      body: `{"constructor":{"prototype":{"polluted":true}}}`,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errors: { "constructor.prototype": [expect.stringMatching(/prototype/)] } });
   });
@@ -157,28 +180,43 @@ describe("keys that name the prototype", () => {
     expect(Object.entries(errors)).toContainEqual(["constructor", [expect.stringMatching(/unknown field/)]]);
   });
 
-  it.each(["constructor", "__proto__", "hasOwnProperty"])("an unknown query parameter %s is a 400 naming it", async (name) => {
-    const res = await raw(`${sim.url}/api/Tradable/GetTradableBrief?tradableId=AAPL.XNAS&${name}=1`, { headers });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    expect(Object.keys((res.body as { errors: object }).errors)).toEqual([name]);
-  });
+  it.each(["constructor", "__proto__", "hasOwnProperty"])(
+    "an unknown query parameter %s is a 400 naming it",
+    async (name) => {
+      const res = await raw(`${sim.url}/api/Tradable/GetTradableBrief?tradableId=AAPL.XNAS&${name}=1`, { headers });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(Object.keys((res.body as { errors: object }).errors)).toEqual([name]);
+    },
+  );
 });
 
 describe("field names and objects no request has", () => {
   it("a field name over 256 characters is a 400 naming the limit", async () => {
-    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"surface":{"${"x".repeat(100_000)}":1}}` });
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, {
+      method: "POST",
+      headers,
+      body: `{"surface":{"${"x".repeat(100_000)}":1}}`,
+    });
     expect(res.status).toBe(400);
-    expect(String((res.body as { detail: string }).detail)).toMatch(/^surface: a field name of 100000 characters; field names are at most 256/);
+    expect(String((res.body as { detail: string }).detail)).toMatch(
+      /^surface: a field name of 100000 characters; field names are at most 256/,
+    );
     expect(res.text.length).toBeLessThan(2_000);
   });
 
   it("an object with more than 1,000 fields is a 400 naming the limit", async () => {
     const fields = Array.from({ length: 200_000 }, (_, i) => `"k${i}":1`).join(",");
     const started = Date.now();
-    const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: `{"surface":{${fields}}}` });
+    const res = await raw(`${sim.url}/api/Tradable/GetVol`, {
+      method: "POST",
+      headers,
+      body: `{"surface":{${fields}}}`,
+    });
     expect(res.status).toBe(400);
-    expect(String((res.body as { detail: string }).detail)).toMatch(/^surface: an object with 200000 fields; objects have at most 1000/);
+    expect(String((res.body as { detail: string }).detail)).toMatch(
+      /^surface: an object with 200000 fields; objects have at most 1000/,
+    );
     // Each unknown field would be reported with the closest known name: seconds of work for nothing.
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -187,7 +225,10 @@ describe("field names and objects no request has", () => {
 describe("GetVol model errors name the request field", () => {
   it.each([
     ["surface.vols[1]", { surface: { ...surface, vols: [0.24, -0.225, 0.215, 0.205] }, maturity: 60, strikes: [5000] }],
-    ["surface.put_wings[2]", { surface: { ...surface, put_wings: [1.2, 1.15, 0, 1.05] }, maturity: 60, strikes: [5000] }],
+    [
+      "surface.put_wings[2]",
+      { surface: { ...surface, put_wings: [1.2, 1.15, 0, 1.05] }, maturity: 60, strikes: [5000] },
+    ],
     ["strikes[1]", { surface, maturity: 60, strikes: [5000, -1] }],
   ])("%s", async (path, body) => {
     const res = await raw(`${sim.url}/api/Tradable/GetVol`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -205,7 +246,11 @@ describe("position effects beyond double precision", () => {
     next_trade_event: { $type: "BuyEvent", unit_price, quantity },
   });
   it("a finite 1e308 quantity is answered as 1e308, never null", async () => {
-    const res = await raw(`${sim.url}${EFFECTS}`, { method: "POST", headers, body: JSON.stringify(event(1e308, 1e-300)) });
+    const res = await raw(`${sim.url}${EFFECTS}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(event(1e308, 1e-300)),
+    });
     expect(res.status).toBe(200);
     expect(res.text).not.toMatch(/null/);
     expect((res.body as { position_effects: { quantity: number }[] }).position_effects[0]!.quantity).toBe(1e308);
@@ -214,6 +259,8 @@ describe("position effects beyond double precision", () => {
   it("an effect that overflows is a 400 naming the trade event, not null", async () => {
     const res = await raw(`${sim.url}${EFFECTS}`, { method: "POST", headers, body: JSON.stringify(event(1e308)) });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ errors: { next_trade_event: [expect.stringMatching(/outside double precision/)] } });
+    expect(res.body).toMatchObject({
+      errors: { next_trade_event: [expect.stringMatching(/outside double precision/)] },
+    });
   });
 });

@@ -30,7 +30,11 @@ describe("content types", () => {
     "application/json; charset=utf-8",
     "application/vnd.risk+json",
   ])("accepts %s", async (type) => {
-    const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": type }, body: rateBody });
+    const res = await raw(sim.url + RATE, {
+      method: "POST",
+      headers: { ...key, "content-type": type },
+      body: rateBody,
+    });
     expect(res.status).toBe(200);
     expect((res.body as { yield_curve_model: { currency: string } }).yield_curve_model.currency).toBe("USD");
   });
@@ -38,7 +42,11 @@ describe("content types", () => {
   it.each(["text/plain", "application/xml", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"])(
     "answers %s with 415 problem details",
     async (type) => {
-      const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": type }, body: rateBody });
+      const res = await raw(sim.url + RATE, {
+        method: "POST",
+        headers: { ...key, "content-type": type },
+        body: rateBody,
+      });
       expect(res.status).toBe(415);
       expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
       expect(res.body).toMatchObject({ status: 415, title: "Unsupported Media Type" });
@@ -47,7 +55,11 @@ describe("content types", () => {
 
   it("answers a body over the limit with 413", async () => {
     const big = JSON.stringify({ currency: "USD", market_date: "2026-11-20", pad: "x".repeat(70 * 1024) });
-    const res = await raw(sim.url + RATE, { method: "POST", headers: { ...key, "content-type": "application/json" }, body: big });
+    const res = await raw(sim.url + RATE, {
+      method: "POST",
+      headers: { ...key, "content-type": "application/json" },
+      body: big,
+    });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ status: 413, detail: "request body over the limit of 65536 bytes" });
   });
@@ -90,16 +102,27 @@ describe("credentials", () => {
     const inForm = await raw(tokenUrl, {
       method: "POST",
       headers: form,
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }).toString(),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: clientId,
+        client_secret: clientSecret,
+      }).toString(),
     });
     expect(inForm.status).toBe(200);
 
     const wrong = await raw(tokenUrl, {
       method: "POST",
       headers: form,
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: "guess" }).toString(),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: clientId,
+        client_secret: "guess",
+      }).toString(),
     });
-    expect([wrong.status, wrong.body]).toEqual([401, { error: "invalid_client", error_description: "client authentication failed" }]);
+    expect([wrong.status, wrong.body]).toEqual([
+      401,
+      { error: "invalid_client", error_description: "client authentication failed" },
+    ]);
     const grant = await raw(tokenUrl, { method: "POST", headers: form, body: "grant_type=password" });
     expect(grant.status).toBe(400);
   });
@@ -130,7 +153,9 @@ describe("problem details", () => {
     expect(res.status).toBe(400);
     const body = res.body as { errors: Record<string, string[]>; title: string };
     expect(body.title).toBe("One or more validation errors occurred.");
-    expect(Object.keys(body.errors).sort()).toEqual(["strike_type", "strikes", "surface.spot_ref", "surface.vols[1]"].sort());
+    expect(Object.keys(body.errors).sort()).toEqual(
+      ["strike_type", "strikes", "surface.spot_ref", "surface.vols[1]"].sort(),
+    );
   });
 
   it("a surface the vol model refuses is a 400 naming the benchmark and condition", async () => {
@@ -167,7 +192,9 @@ describe("problem details", () => {
     });
     expect(wrong.status).toBe(400);
     expect((wrong.body as { errors: Record<string, unknown> }).errors).toHaveProperty("$type");
-    expect((await raw(sim.url + "/api/Report/GetReportInfos", { method: "POST", headers: key, json: body })).status).toBe(200);
+    expect(
+      (await raw(sim.url + "/api/Report/GetReportInfos", { method: "POST", headers: key, json: body })).status,
+    ).toBe(200);
   });
 
   it("the launcher takes its members flat on the body, as the pages show, and the spec's nested parameters too (A11)", async () => {
@@ -178,12 +205,21 @@ describe("problem details", () => {
       portfolio_name: "GLOBAL-MACRO",
       portfolio_type: "provider",
     };
-    const members = { horizon: 1, historical_look_back_period: "1Y", confidence_level: 0.99, run_date: "2026-11-20T00:00:00Z" };
+    const members = {
+      horizon: 1,
+      historical_look_back_period: "1Y",
+      confidence_level: 0.99,
+      run_date: "2026-11-20T00:00:00Z",
+    };
     for (const json of [
       { ...common, ...members },
       { ...common, parameters: members },
     ]) {
-      const res = await raw(sim.url + "/api/ReportLauncher/VarReportLauncherItemCreate", { method: "POST", headers: key, json });
+      const res = await raw(sim.url + "/api/ReportLauncher/VarReportLauncherItemCreate", {
+        method: "POST",
+        headers: key,
+        json,
+      });
       expect([res.status, (res.body as { is_success: boolean }).is_success]).toEqual([200, true]);
     }
   });
@@ -217,7 +253,13 @@ describe("rate limiting", () => {
       expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
       expect(statuses.slice(5)).toEqual([429, 429, 429]);
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-      expect((await raw(limited.url + LOOKBACKS, { headers: { authorization: `Bearer ${limited.credentials.bearerToken}` } })).status).toBe(200);
+      expect(
+        (
+          await raw(limited.url + LOOKBACKS, {
+            headers: { authorization: `Bearer ${limited.credentials.bearerToken}` },
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await limited.close();
     }
@@ -231,15 +273,28 @@ describe("/openapi.json", () => {
       openapi: string;
       paths: Record<
         string,
-        Record<string, { operationId: string; requestBody?: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> } }>
+        Record<
+          string,
+          {
+            operationId: string;
+            requestBody?: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> };
+          }
+        >
       >;
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toHaveLength(13);
     for (const op of OPERATIONS) expect(doc.paths[op.path]![op.method.toLowerCase()]!.operationId).toBe(op.name);
     const getVol = doc.paths["/api/Tradable/GetVol"]!.post!.requestBody!.content;
-    expect(Object.keys(getVol)).toEqual(["application/json-patch+json", "application/json", "text/json", "application/*+json"]);
-    expect(getVol["application/json"]!.schema.properties.$type!.const).toBe("Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core");
+    expect(Object.keys(getVol)).toEqual([
+      "application/json-patch+json",
+      "application/json",
+      "text/json",
+      "application/*+json",
+    ]);
+    expect(getVol["application/json"]!.schema.properties.$type!.const).toBe(
+      "Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core",
+    );
   });
 });
 
@@ -281,7 +336,11 @@ describe("robustness", () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...bodyPaths), nasty, async (path, body) => {
         sent++;
-        const res = await raw(sim.url + path, { method: "POST", headers: { ...key, "content-type": "application/json" }, body });
+        const res = await raw(sim.url + path, {
+          method: "POST",
+          headers: { ...key, "content-type": "application/json" },
+          body,
+        });
         if (res.status === 200) return; // some random JSON happens to be valid (e.g. a GetReportInfos)
         expect(res.status, `${path} ${body.slice(0, 80)} → ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
         expect(res.status).toBeLessThan(500);
@@ -313,7 +372,8 @@ describe("options the simulator cannot honour", () => {
       const s = await startSimulator({ rateLimit: false, seed, faults: { errorRate: 0.5, seed: 3 } });
       try {
         const out: number[] = [];
-        for (let i = 0; i < 16; i++) out.push((await raw(s.url + LOOKBACKS, { headers: { "x-api-key": s.credentials.apiKey } })).status);
+        for (let i = 0; i < 16; i++)
+          out.push((await raw(s.url + LOOKBACKS, { headers: { "x-api-key": s.credentials.apiKey } })).status);
         return out;
       } finally {
         await s.close();

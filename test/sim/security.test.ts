@@ -26,11 +26,25 @@ interface Answer {
 }
 
 /** One raw request: `target` is sent as it is (no normalisation); `host` replaces the Host header. */
-function send(url: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+function send(
+  url: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     // setHost: false, so that a Host given here is sent as it is (even an empty one).
-    const options = { hostname, port, method, path: target, headers: { connection: "close", ...headers }, agent: false, setHost: !("host" in headers) };
+    const options = {
+      hostname,
+      port,
+      method,
+      path: target,
+      headers: { connection: "close", ...headers },
+      agent: false,
+      setHost: !("host" in headers),
+    };
     const req = http.request(options, (res) => {
       let text = "";
       res.setEncoding("utf8");
@@ -94,7 +108,13 @@ describe("the path that decides is the path that routes", () => {
   });
 
   it("an encoded spelling cannot reach an upload without credentials", async () => {
-    const res = await send(sim.url, "POST", "/api/MarketData/Upload%42ondPriceData", { "content-type": "application/json" }, "{}");
+    const res = await send(
+      sim.url,
+      "POST",
+      "/api/MarketData/Upload%42ondPriceData",
+      { "content-type": "application/json" },
+      "{}",
+    );
     expect(res.status).toBe(400);
     expect(String(res.body.detail)).toMatch(/path/);
   });
@@ -108,7 +128,8 @@ describe("the path that decides is the path that routes", () => {
   it("every route but /health, /openapi.json and the token endpoint needs credentials, unknown ones too", async () => {
     expect((await get("/health")).status).toBe(200);
     expect((await get("/openapi.json")).status).toBe(200);
-    for (const target of [KEYS, LOOKBACKS, "/nope", "/api/Nope", "/sim/nope"]) expect([target, (await get(target)).status]).toEqual([target, 401]);
+    for (const target of [KEYS, LOOKBACKS, "/nope", "/api/Nope", "/sim/nope"])
+      expect([target, (await get(target)).status]).toEqual([target, 401]);
     expect((await get("/nope", key)).status).toBe(404);
   });
 
@@ -151,10 +172,17 @@ describe("/sim/* needs the simulator's credentials", () => {
       run_date: "2026-11-20T00:00:00Z",
     };
     const json = { ...key, "content-type": "application/json" };
-    expect((await send(sim.url, "POST", "/api/ReportLauncher/VarReportLauncherItemCreate", json, JSON.stringify(item))).status).toBe(200);
+    expect(
+      (await send(sim.url, "POST", "/api/ReportLauncher/VarReportLauncherItemCreate", json, JSON.stringify(item)))
+        .status,
+    ).toBe(200);
     const infos = JSON.stringify({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
     const batchRuns = async () =>
-      (JSON.stringify((await send(sim.url, "POST", "/api/Report/GetReportInfos", json, infos)).body).match(/rep-l\d+/g) ?? []).length;
+      (
+        JSON.stringify((await send(sim.url, "POST", "/api/Report/GetReportInfos", json, infos)).body).match(
+          /rep-l\d+/g,
+        ) ?? []
+      ).length;
     const before = await batchRuns();
     const res = await send(sim.url, "POST", "/sim/batch", { "content-type": "text/plain" });
     expect(res.status).toBe(401);
@@ -165,12 +193,17 @@ describe("/sim/* needs the simulator's credentials", () => {
     expect(await batchRuns()).toBeGreaterThan(before);
   });
 
-  it.each(ROUTES)("%s %s: 401 without credentials, 401 with wrong ones, 200 with an API key or the bearer token", async (method, target) => {
-    expect((await send(sim.url, method, target)).status).toBe(401);
-    expect((await send(sim.url, method, target, { "x-api-key": "rpk_sim_wrong" })).status).toBe(401);
-    expect((await send(sim.url, method, target, key)).status).toBe(200);
-    expect((await send(sim.url, method, target, { authorization: `Bearer ${sim.credentials.bearerToken}` })).status).toBe(200);
-  });
+  it.each(ROUTES)(
+    "%s %s: 401 without credentials, 401 with wrong ones, 200 with an API key or the bearer token",
+    async (method, target) => {
+      expect((await send(sim.url, method, target)).status).toBe(401);
+      expect((await send(sim.url, method, target, { "x-api-key": "rpk_sim_wrong" })).status).toBe(401);
+      expect((await send(sim.url, method, target, key)).status).toBe(200);
+      expect(
+        (await send(sim.url, method, target, { authorization: `Bearer ${sim.credentials.bearerToken}` })).status,
+      ).toBe(200);
+    },
+  );
 });
 
 describe("only loopback Host values", () => {
@@ -192,7 +225,16 @@ describe("only loopback Host values", () => {
     "localhost:abc",
     "",
   ];
-  const accepted = ["localhost", "LocalHost:8787", "127.0.0.1", "127.0.0.1:1", "127.255.0.9:65535", "[::1]", "[::1]:8787", "[0:0:0:0:0:0:0:1]:80"];
+  const accepted = [
+    "localhost",
+    "LocalHost:8787",
+    "127.0.0.1",
+    "127.0.0.1:1",
+    "127.255.0.9:65535",
+    "[::1]",
+    "[::1]:8787",
+    "[0:0:0:0:0:0:0:1]:80",
+  ];
 
   it.each(refused)("Host %j: 421 problem details on every route", async (host) => {
     for (const [method, target, headers] of [

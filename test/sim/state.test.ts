@@ -33,7 +33,10 @@ const bund = (price: number, date = "2026-11-20") => ({
   traded_price: price,
   is_percentage_of_par: true,
 });
-const unknownBond = { ...bund(99), bond_identifier: { code: "XS0000000000", market_identification_code: "XLON", identifier_type: "ISIN" } };
+const unknownBond = {
+  ...bund(99),
+  bond_identifier: { code: "XS0000000000", market_identification_code: "XLON", identifier_type: "ISIN" },
+};
 
 describe("bond uploads", () => {
   it("with trigger_immediate_bootstrap the bond's yield enters the curve of that date, replacing nearby swaps", async () => {
@@ -76,12 +79,17 @@ describe("bond uploads", () => {
     const before = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     await rp.marketData.uploadBondPrices({ bond_data: [bund(97.25)], trigger_immediate_bootstrap: false });
     expect(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" })).toEqual(before);
-    expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain("Last uploaded price 97.25 on 2026-11-20.");
+    expect((await rp.tradable.brief({ tradableId: "DE0001102580" })).brief).toContain(
+      "Last uploaded price 97.25 on 2026-11-20.",
+    );
   });
 
   it("all-or-nothing without best effort: one bad record rejects the upload and stores nothing (A18)", async () => {
     const { rp } = await start();
-    const out = await rp.marketData.uploadBondPrices({ bond_data: [bund(96), unknownBond], trigger_immediate_bootstrap: true }, { throwOnFailure: false });
+    const out = await rp.marketData.uploadBondPrices(
+      { bond_data: [bund(96), unknownBond], trigger_immediate_bootstrap: true },
+      { throwOnFailure: false },
+    );
     expect(out.is_success).toBe(false);
     expect(out.error_messages[0]).toMatch(/^bond_data\[1\]: unknown bond "XS0000000000"/);
     expect(out.error_messages.at(-1)).toMatch(/nothing was stored/);
@@ -93,7 +101,12 @@ describe("bond uploads", () => {
     const { rp } = await start({ bootstrapLagMs: 0 });
     const out = await rp.marketData.uploadBondPrices(
       {
-        bond_data: [unknownBond, bund(96), { ...bund(96), currency: "USD" }, { ...bund(96), is_percentage_of_par: false }],
+        bond_data: [
+          unknownBond,
+          bund(96),
+          { ...bund(96), currency: "USD" },
+          { ...bund(96), is_percentage_of_par: false },
+        ],
         use_best_effort: true,
         trigger_immediate_bootstrap: true,
       },
@@ -117,8 +130,12 @@ describe("equity vol curve uploads", () => {
     };
     const out = await rp.marketData.uploadEquityVolCurves({ equity_vol_curves: [curve] });
     expect(out.is_success).toBe(true);
-    expect((await rp.tradable.brief({ tradableId: "SAP.XETR" })).brief).toContain("Uploaded ATM vol curve of 2026-11-20: 30d 31.0%, 91d 29.0%, 365d 27.0%.");
-    const surface = (await raw(`${sim.url}/sim/surface?asset=SAP`, { headers: { "x-api-key": sim.credentials.apiKey } })).body as {
+    expect((await rp.tradable.brief({ tradableId: "SAP.XETR" })).brief).toContain(
+      "Uploaded ATM vol curve of 2026-11-20: 30d 31.0%, 91d 29.0%, 365d 27.0%.",
+    );
+    const surface = (
+      await raw(`${sim.url}/sim/surface?asset=SAP`, { headers: { "x-api-key": sim.credentials.apiKey } })
+    ).body as {
       vols: number[];
       benchmark_maturities: number[];
     };
@@ -128,7 +145,16 @@ describe("equity vol curve uploads", () => {
   it("an unknown asset is rejected with its index", async () => {
     const { rp } = await start();
     const out = await rp.marketData.uploadEquityVolCurves(
-      { equity_vol_curves: [{ asset_id: { code: "ZZZ", market_identification_code: "XNAS" }, reference_date: "2026-11-20", maturities: [30], vols: [0.2] }] },
+      {
+        equity_vol_curves: [
+          {
+            asset_id: { code: "ZZZ", market_identification_code: "XNAS" },
+            reference_date: "2026-11-20",
+            maturities: [30],
+            vols: [0.2],
+          },
+        ],
+      },
       { throwOnFailure: false },
     );
     expect(out.error_messages[0]).toMatch(/^equity_vol_curves\[0\]: unknown asset "ZZZ"/);
@@ -149,7 +175,9 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
       run_date: "2026-11-20",
     });
   const runIds = async (rp: RiskPortalClient) =>
-    (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => /^rep-[ls]/.test(r.id));
+    (await rp.report.infos({ pricing_date: "2026-11-20", portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) =>
+      /^rep-[ls]/.test(r.id),
+    );
 
   it("saving an item launches nothing; POST /sim/batch runs every saved item, and the runs move none → running → an end state", async () => {
     const clock = manualClock(Date.parse("2026-11-20T08:00:00Z"));
@@ -157,10 +185,20 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
     for (let i = 0; i < 6; i++) expect((await saveVar(rp)).is_success).toBe(true);
     clock.advance(60_000);
     expect(await runIds(rp)).toEqual([]); // "Saving does not launch a report or create a report-run identifier"
-    const batch = await raw(`${sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": sim.credentials.apiKey } });
+    const batch = await raw(`${sim.url}/sim/batch`, {
+      method: "POST",
+      headers: { "x-api-key": sim.credentials.apiKey },
+    });
     expect(batch.status).toBe(200);
     const runs = (batch.body as { runs: { id: string; item_id: string; pricing_date: string }[] }).runs;
-    expect(runs.map((r) => r.item_id)).toEqual(["item-000001", "item-000002", "item-000003", "item-000004", "item-000005", "item-000006"]);
+    expect(runs.map((r) => r.item_id)).toEqual([
+      "item-000001",
+      "item-000002",
+      "item-000003",
+      "item-000004",
+      "item-000005",
+      "item-000006",
+    ]);
     expect(new Set(runs.map((r) => r.pricing_date))).toEqual(new Set(["2026-11-20T00:00:00+00:00"]));
     const statuses = async () => (await runIds(rp)).map((r) => r.status);
     expect(await statuses()).toEqual(Array(6).fill("none"));
@@ -178,10 +216,14 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
     const { rp } = await start({ clock });
     expect((await saveVar(rp, "desk-var")).is_success).toBe(true);
     const runsOn = async (day: string) =>
-      (await rp.report.infos({ pricing_date: day, portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) => r.id.startsWith("rep-s"));
+      (await rp.report.infos({ pricing_date: day, portfolio_name: "GLOBAL-MACRO" })).report_infos.filter((r) =>
+        r.id.startsWith("rep-s"),
+      );
     expect(await runsOn("2026-11-19")).toEqual([]);
     clock.advance(60_000); // 22:00
-    expect((await runsOn("2026-11-19")).map((r) => r.description)).toEqual(["Run of saved VaR launcher item desk-var (daily batch, 22:00 UTC)"]);
+    expect((await runsOn("2026-11-19")).map((r) => r.description)).toEqual([
+      "Run of saved VaR launcher item desk-var (daily batch, 22:00 UTC)",
+    ]);
     clock.set(Date.parse("2026-11-23T23:00:00Z")); // Friday 20th and Monday 23rd; no weekend runs
     expect((await runsOn("2026-11-20")).length).toBe(1);
     expect((await runsOn("2026-11-21")).length).toBe(0);
@@ -190,17 +232,26 @@ describe("launcher items and report runs (A21, A10) on a manual clock", () => {
 
   it("a saved item must name a report definition, a known portfolio and environments; its id is unique", async () => {
     const { rp } = await start();
-    const fail = (body: Parameters<typeof rp.reportLauncher.createRisk>[0]) => rp.reportLauncher.createRisk(body, { throwOnFailure: false });
+    const fail = (body: Parameters<typeof rp.reportLauncher.createRisk>[0]) =>
+      rp.reportLauncher.createRisk(body, { throwOnFailure: false });
     expect((await fail({ report_name: "No such report", portfolio_name: "RATES-EU" })).error_messages[0]).toMatch(
       /^Report 'No such report' is not a risk report definition you can use; known: RATES-EU Daily PnL/,
     );
     expect(
-      (await fail({ report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU", market_data_environment_names: ["Example market data"] })).error_messages,
+      (
+        await fail({
+          report_name: "RATES-EU Daily PnL",
+          portfolio_name: "RATES-EU",
+          market_data_environment_names: ["Example market data"],
+        })
+      ).error_messages,
     ).toEqual(["Unknown market data environment 'Example market data'; known: EOD, INTRADAY, STRESS-2020"]);
-    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).is_success).toBe(true);
-    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).error_messages).toEqual([
-      "A saved launcher item with id 'mine' exists already",
-    ]);
+    expect((await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).is_success).toBe(
+      true,
+    );
+    expect(
+      (await fail({ id: "mine", report_name: "RATES-EU Daily PnL", portfolio_name: "RATES-EU" })).error_messages,
+    ).toEqual(["A saved launcher item with id 'mine' exists already"]);
   });
 });
 
@@ -209,9 +260,19 @@ describe("OAuth2 tokens on the simulator's clock", () => {
     const clock = manualClock();
     const { sim } = await start({ clock, tokenTtlSeconds: 600 });
     const { clientId, clientSecret, tokenUrl } = sim.credentials;
-    const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }).toString();
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: clientId,
+      client_secret: clientSecret,
+    }).toString();
     const token = (
-      (await raw(tokenUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form })).body as { access_token: string }
+      (
+        await raw(tokenUrl, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form,
+        })
+      ).body as { access_token: string }
     ).access_token;
     const use = () => raw(`${sim.url}/api/Report/LookBacks`, { headers: { authorization: `Bearer ${token}` } });
     expect((await use()).status).toBe(200);
@@ -236,7 +297,14 @@ describe("persistence with a data directory", () => {
       report_cutoff: "1Y",
       run_date: "2026-11-20",
     });
-    expect((await raw(`${first.sim.url}/sim/batch`, { method: "POST", headers: { "x-api-key": first.sim.credentials.apiKey } })).status).toBe(200);
+    expect(
+      (
+        await raw(`${first.sim.url}/sim/batch`, {
+          method: "POST",
+          headers: { "x-api-key": first.sim.credentials.apiKey },
+        })
+      ).status,
+    ).toBe(200);
     await first.sim.close();
     open.splice(open.indexOf(first.sim), 1);
     expect(readdirSync(dataDir)).toEqual(["journal.0.jsonl"]); // one journal, no temporary file left behind
@@ -259,7 +327,9 @@ describe("persistence with a data directory", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "rpl-sim-"));
     dirs.push(dataDir);
     const { rp } = await start({ dataDir });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => rp.marketData.uploadBondPrices({ bond_data: [bund(95 + i / 10)] })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => rp.marketData.uploadBondPrices({ bond_data: [bund(95 + i / 10)] })),
+    );
     const lines = readFileSync(path.join(dataDir, "journal.0.jsonl"), "utf8").trim().split("\n");
     expect(lines.flatMap((l) => (JSON.parse(l) as { records: unknown[] }).records)).toHaveLength(20);
   });
@@ -282,7 +352,11 @@ describe("fault injection", () => {
 
   it("with half the answers failing, the client's retries still get every read through", async () => {
     const { sim } = await start({ faults: { errorRate: 0.3, dropRate: 0.2, latencyMs: [0, 5] } });
-    const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry: { limit: 10, baseDelayMs: 1, maxDelayMs: 5 } });
+    const rp = new RiskPortalClient({
+      baseUrl: sim.url,
+      auth: { apiKey: sim.credentials.apiKey },
+      retry: { limit: 10, baseDelayMs: 1, maxDelayMs: 5 },
+    });
     const results = await Promise.all(Array.from({ length: 30 }, () => rp.report.lookBacks()));
     expect(results.every((r) => r.look_backs.length === 11)).toBe(true);
   });

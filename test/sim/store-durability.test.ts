@@ -40,9 +40,15 @@ describe("a failed write", () => {
     const store = await Store.open(dir);
     await store.update(() => ({ kind: "bondPrices", records: [price(1)] }));
     const before = statSync(journal(dir)).size;
-    const proto = await fileHandlePrototype<{ appendFile(this: unknown, data: string, encoding: string): Promise<void> }>(dir);
+    const proto = await fileHandlePrototype<{
+      appendFile(this: unknown, data: string, encoding: string): Promise<void>;
+    }>(dir);
     const appendFile = proto.appendFile;
-    vi.spyOn(proto, "appendFile").mockImplementationOnce(async function (this: unknown, data: string, encoding: string) {
+    vi.spyOn(proto, "appendFile").mockImplementationOnce(async function (
+      this: unknown,
+      data: string,
+      encoding: string,
+    ) {
       await appendFile.call(this, data.slice(0, 40), encoding); // the disk filled up part of the way
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     });
@@ -62,7 +68,9 @@ describe("a failed write", () => {
     const dir = tempDir();
     const store = await Store.open(dir);
     const proto = await fileHandlePrototype<{ datasync(): Promise<void> }>(dir);
-    vi.spyOn(proto, "datasync").mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
+    vi.spyOn(proto, "datasync").mockRejectedValueOnce(
+      Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }),
+    );
     await expect(store.update(() => ({ kind: "bondPrices", records: [price(1)] }))).rejects.toThrow(/EIO/);
     expect(store.data.bondPrices).toEqual([]);
     await store.close();
@@ -78,8 +86,12 @@ describe("a failed write", () => {
     const proto = await fileHandlePrototype<{ datasync(): Promise<void>; truncate(): Promise<void> }>(dir);
     vi.spyOn(proto, "datasync").mockRejectedValueOnce(new Error("EIO: i/o error, fsync"));
     vi.spyOn(proto, "truncate").mockRejectedValueOnce(new Error("EIO: i/o error, ftruncate"));
-    await expect(store.update(() => ({ kind: "bondPrices", records: [price(1)] }))).rejects.toThrow(/EIO: i\/o error, fsync/);
-    await expect(store.update(() => ({ kind: "bondPrices", records: [price(2)] }))).rejects.toThrow(/could not be cut back after a failed write/);
+    await expect(store.update(() => ({ kind: "bondPrices", records: [price(1)] }))).rejects.toThrow(
+      /EIO: i\/o error, fsync/,
+    );
+    await expect(store.update(() => ({ kind: "bondPrices", records: [price(2)] }))).rejects.toThrow(
+      /could not be cut back after a failed write/,
+    );
     expect(store.data.bondPrices).toEqual([]);
     await store.close();
   });
@@ -179,7 +191,9 @@ describe("compaction", () => {
 });
 
 function snapshotGeneration(dir: string): number {
-  const header = JSON.parse(readFileSync(path.join(dir, "snapshot.jsonl"), "utf8").split("\n")[0]!) as { generation: number };
+  const header = JSON.parse(readFileSync(path.join(dir, "snapshot.jsonl"), "utf8").split("\n")[0]!) as {
+    generation: number;
+  };
   return header.generation;
 }
 
@@ -214,7 +228,8 @@ describe("indexes beside the state", () => {
       ],
       trigger_immediate_bootstrap: true,
     });
-  const curve = (sim: SimService) => JSON.stringify(sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" })));
+  const curve = (sim: SimService) =>
+    JSON.stringify(sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" })));
 
   it("the price stored last wins, even when an earlier one's bootstrap finishes later (a restart with a shorter lag); a restart agrees", async () => {
     const dir = tempDir();
@@ -239,7 +254,11 @@ describe("indexes beside the state", () => {
     const days = ["2026-11-20", "2026-11-19", "2026-11-21T10:00:00Z", "2026-11-16"];
     const upload = fc.record({
       records: fc.array(
-        fc.record({ bond: fc.constantFrom(...universe.bonds.slice(0, 6)), date: fc.constantFrom(...days), price: fc.integer({ min: 9_000, max: 10_500 }) }),
+        fc.record({
+          bond: fc.constantFrom(...universe.bonds.slice(0, 6)),
+          date: fc.constantFrom(...days),
+          price: fc.integer({ min: 9_000, max: 10_500 }),
+        }),
         { minLength: 1, maxLength: 4 },
       ),
       bootstrap: fc.boolean(),
@@ -271,7 +290,8 @@ describe("indexes beside the state", () => {
               // The derivation the index replaces: a walk over every stored price.
               const last = new Map<string, BondCurveOverride>();
               for (const p of store.data.bondPrices) {
-                if (!p.bootstrapped || (p.bootstrapped_at_ms !== undefined && clock.now() < p.bootstrapped_at_ms)) continue;
+                if (!p.bootstrapped || (p.bootstrapped_at_ms !== undefined && clock.now() < p.bootstrapped_at_ms))
+                  continue;
                 const bond = universe.bond(p.code)!;
                 const d = previousBusinessDay(utcDateOf(p.date));
                 last.set(`${bond.id}/${d}`, {
@@ -282,7 +302,9 @@ describe("indexes beside the state", () => {
                   yieldRate: yieldToMaturity(bond, d, p.traded_price),
                 });
               }
-              expect(JSON.stringify(got)).toBe(JSON.stringify(sim.curves.curve(currency as "EUR", day, [...last.values()])));
+              expect(JSON.stringify(got)).toBe(
+                JSON.stringify(sim.curves.curve(currency as "EUR", day, [...last.values()])),
+              );
             }
         }
       }),
@@ -305,16 +327,26 @@ describe("indexes beside the state", () => {
         }),
       );
     for (let day = 0; day < 15; day++) {
-      expect((await save(day % 2 ? "GLOBAL-MACRO" : "RATES-EU", day % 3 ? undefined : "2026-11-13")).is_success).toBe(true);
+      expect((await save(day % 2 ? "GLOBAL-MACRO" : "RATES-EU", day % 3 ? undefined : "2026-11-13")).is_success).toBe(
+        true,
+      );
       if (day % 4 === 0) await sim.runBatch();
       clock.advance(86_400_000);
     }
-    const asked = [["2026-11-13"], ["2026-11-20", "2026-11-06"], ["2026-11-14"], ["2026-11-03", "2026-11-13", "2026-11-16", "2026-11-17"], ["2026-12-01"]];
+    const asked = [
+      ["2026-11-13"],
+      ["2026-11-20", "2026-11-06"],
+      ["2026-11-14"],
+      ["2026-11-03", "2026-11-13", "2026-11-16", "2026-11-17"],
+      ["2026-12-01"],
+    ];
     for (const pricing_dates of asked) {
       const all = sim.allReportInfos().filter((i) => pricing_dates.includes(i.pricing_date.slice(0, 10)));
       expect(sim.reportInfos(getReportInfosRequest.parse({ pricing_dates })).report_infos).toEqual(all);
     }
-    const friday = sim.reportInfos(getReportInfosRequest.parse({ pricing_date: "2026-11-13" })).report_infos.map((i) => i.id.slice(0, 5));
+    const friday = sim
+      .reportInfos(getReportInfosRequest.parse({ pricing_date: "2026-11-13" }))
+      .report_infos.map((i) => i.id.slice(0, 5));
     expect(friday.filter((p) => p === "rep-s")).toHaveLength(12); // items saved by Friday 08:00, each run at 22:00
     expect(friday.filter((p) => p === "rep-l").length).toBeGreaterThan(0); // batch runs priced on their run_date
   });

@@ -31,7 +31,9 @@ describe("the journal", () => {
     const size = statSync(path.join(dir, "journal.0.jsonl")).size;
     await store.update(() => ({ kind: "bondPrices", records: [price(5)] }));
     // The write cost its own size, not the state's.
-    expect(statSync(path.join(dir, "journal.0.jsonl")).size - size).toBe(Buffer.byteLength(`${JSON.stringify({ kind: "bondPrices", records: [price(5)] })}\n`));
+    expect(statSync(path.join(dir, "journal.0.jsonl")).size - size).toBe(
+      Buffer.byteLength(`${JSON.stringify({ kind: "bondPrices", records: [price(5)] })}\n`),
+    );
     expect(readdirSync(dir)).toEqual(["journal.0.jsonl"]);
     await store.close();
     const again = await Store.open(dir);
@@ -57,7 +59,10 @@ describe("the journal", () => {
 
   it("damage before the last line is an error naming the file, not a silently shorter state", async () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, "journal.0.jsonl"), `{"kind":"bondPr\n${JSON.stringify({ kind: "bondPrices", records: [price(1)] })}\n`);
+    writeFileSync(
+      path.join(dir, "journal.0.jsonl"),
+      `{"kind":"bondPr\n${JSON.stringify({ kind: "bondPrices", records: [price(1)] })}\n`,
+    );
     await expect(Store.open(dir)).rejects.toThrow(/journal\.0\.jsonl is damaged/);
   });
 
@@ -65,7 +70,15 @@ describe("the journal", () => {
     const dir = tempDir();
     writeFileSync(
       path.join(dir, "state.json"),
-      JSON.stringify({ version: 1, bondPrices: [price(7)], volCurves: [], launcherItems: [], reports: [], nextReport: 4, nextItem: 9 }),
+      JSON.stringify({
+        version: 1,
+        bondPrices: [price(7)],
+        volCurves: [],
+        launcherItems: [],
+        reports: [],
+        nextReport: 4,
+        nextItem: 9,
+      }),
     );
     const store = await Store.open(dir);
     expect(store.data).toMatchObject({ bondPrices: [price(7)], nextReport: 4, nextItem: 9 });
@@ -81,8 +94,16 @@ describe("compaction", () => {
   it("runs in the background once the journal is large, keeps changes made meanwhile, and replays to the same state", async () => {
     const dir = tempDir();
     const store = await Store.open(dir, { journalBytes: 20_000, chunk: 7 });
-    const writes = Array.from({ length: 200 }, (_, i) => store.update(() => ({ kind: "bondPrices", records: [price(i)] })));
-    writes.push(store.update((s) => ({ kind: "launcherItem", item: { id: `item-${s.nextItem}` } as never, nextItem: s.nextItem + 1 })));
+    const writes = Array.from({ length: 200 }, (_, i) =>
+      store.update(() => ({ kind: "bondPrices", records: [price(i)] })),
+    );
+    writes.push(
+      store.update((s) => ({
+        kind: "launcherItem",
+        item: { id: `item-${s.nextItem}` } as never,
+        nextItem: s.nextItem + 1,
+      })),
+    );
     await Promise.all(writes);
     await store.close();
     expect(store.stats.compactions).toBeGreaterThan(0);
@@ -104,7 +125,10 @@ describe("compaction", () => {
     await store.update(() => ({ kind: "bondPrices", records: [price(2)] }));
     await store.close();
     // As if the next compaction had switched journals and died before its snapshot was renamed in.
-    writeFileSync(path.join(dir, "journal.2.jsonl"), `${JSON.stringify({ kind: "bondPrices", records: [price(3)] })}\n`);
+    writeFileSync(
+      path.join(dir, "journal.2.jsonl"),
+      `${JSON.stringify({ kind: "bondPrices", records: [price(3)] })}\n`,
+    );
     writeFileSync(path.join(dir, "snapshot.jsonl.999.2.tmp"), "half a snapsh");
     const again = await Store.open(dir);
     expect(again.data.bondPrices.map((p) => p.traded_price)).toEqual([95.01, 95.02, 95.03]);
@@ -151,7 +175,9 @@ describe("curves from an index", () => {
     for (let q = 0; q < 20; q++) sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" }));
     expect(sim.stats.pricesIndexed).toBe(150);
     expect(sim.stats.pointsDerived).toBe(1); // one bond on one day was asked for: one yield solved
-    const curve = sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" })).yield_curve_model;
+    const curve = sim.rateAsset(
+      rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" }),
+    ).yield_curve_model;
     const bonds = curve.data.filter((p) => p.fitted_instrument_name === "BOND DE0001102580");
     expect(bonds).toHaveLength(1);
     expect(bonds[0]!.fitted_instrument_rate).toBeLessThan(0.022 + 0.01); // priced at 97, the last upload
@@ -165,7 +191,9 @@ describe("curves from an index", () => {
     const before = first.sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" }));
     await first.store.close();
     const second = await service(dir);
-    expect(second.sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" }))).toEqual(before);
+    expect(second.sim.rateAsset(rateAssetRequest.parse({ currency: "EUR", market_date: "2026-11-20" }))).toEqual(
+      before,
+    );
     await second.store.close();
   });
 });
@@ -184,8 +212,15 @@ describe("kill -9", () => {
       is_currency_per_bond_unit: false,
     });
     // Twelve uploads one after another, twelve at once: all acknowledged, then kill -9 at once.
-    for (const day of days.slice(0, 12)) await rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true });
-    await Promise.all(days.slice(12).map((day) => rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true })));
+    for (const day of days.slice(0, 12))
+      await rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true });
+    await Promise.all(
+      days
+        .slice(12)
+        .map((day) =>
+          rp.marketData.uploadBondPrices({ bond_data: [bund(day, 96)], trigger_immediate_bootstrap: true }),
+        ),
+    );
     const dead = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await dead;

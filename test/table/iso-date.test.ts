@@ -26,7 +26,12 @@ describe("parseIsoDate(text)", () => {
   });
 
   it("agrees with Date.parse on well-formed ISO strings", () => {
-    for (const s of ["2024-02-29T23:59:59.999Z", "1999-12-31T00:00:00+14:00", "2026-03-29T01:30:00-09:30", "2000-01-01"]) {
+    for (const s of [
+      "2024-02-29T23:59:59.999Z",
+      "1999-12-31T00:00:00+14:00",
+      "2026-03-29T01:30:00-09:30",
+      "2000-01-01",
+    ]) {
       expect(parseIsoDate(s)).toBe(Date.parse(s));
     }
   });

@@ -64,7 +64,9 @@ function priceHP({ F, K, T, vol, r, call }: HPInput): Big {
   const d1 = F.div(K).ln().div(s).plus(s.div(2));
   const d2 = d1.minus(s);
   const df = r.times(T).neg().exp();
-  const undiscounted = call ? F.times(normHP(d1)).minus(K.times(normHP(d2))) : K.times(normHP(d2.neg())).minus(F.times(normHP(d1.neg())));
+  const undiscounted = call
+    ? F.times(normHP(d1)).minus(K.times(normHP(d2)))
+    : K.times(normHP(d2.neg())).minus(F.times(normHP(d1.neg())));
   return df.times(undiscounted);
 }
 
@@ -85,7 +87,8 @@ function referenceHP(input: Black76Input): Black76Greeks & { thetaScale: number 
   const call = input.kind === "call";
   const otmCall = K.gte(F);
   const base: HPInput = { F, K, T, vol: exact(input.vol), r, call: otmCall };
-  const bumped = (key: "F" | "T" | "vol", rel: string, k: number): Big => priceHP({ ...base, [key]: base[key].plus(base[key].times(big(rel)).times(k)) });
+  const bumped = (key: "F" | "T" | "vol", rel: string, k: number): Big =>
+    priceHP({ ...base, [key]: base[key].plus(base[key].times(big(rel)).times(k)) });
   const diff1 = (key: "F" | "T" | "vol"): Big =>
     bumped(key, "1e-22", 1)
       .minus(bumped(key, "1e-22", -1))
@@ -141,7 +144,14 @@ const option = fc.record({
   kind: fc.constantFrom<OptionKind>("call", "put"),
 });
 
-const toInput = (o: { forward: number; logMoneyness: number; maturity: number; vol: number; rate: number; kind: OptionKind }): Black76Input => ({
+const toInput = (o: {
+  forward: number;
+  logMoneyness: number;
+  maturity: number;
+  vol: number;
+  rate: number;
+  kind: OptionKind;
+}): Black76Input => ({
   forward: o.forward,
   strike: o.forward * Math.exp(o.logMoneyness),
   maturity: o.maturity,
@@ -208,7 +218,13 @@ describe("black76 against the independent 70-digit Black-76", () => {
 
   it("is continuous across the seams of its regions (t = 0.21, h + t = −10, h + t = 0.85)", () => {
     // Each pair straddles a seam by one part in 1e9 of vol; both sides must agree with the reference.
-    const at = (h: number, t: number): Black76Input => ({ forward: 1, strike: Math.exp(-2 * h * t), maturity: 1, vol: 2 * t, kind: "call" });
+    const at = (h: number, t: number): Black76Input => ({
+      forward: 1,
+      strike: Math.exp(-2 * h * t),
+      maturity: 1,
+      vol: 2 * t,
+      kind: "call",
+    });
     for (const [h, t] of [
       [-5, 0.21],
       [-9.9, 0.21],
@@ -248,11 +264,25 @@ describe("black76 identities and textbook values", () => {
 
   it("reproduces Hull's futures put and Haug's futures call", () => {
     // Hull, Options, Futures and Other Derivatives: F = K = 20, r = 9%, T = 4 months, σ = 25% → put 1.12.
-    const hull = black76({ forward: 20, strike: 20, maturity: 4 / 12, vol: 0.25, discountFactor: Math.exp((-0.09 * 4) / 12), kind: "put" });
+    const hull = black76({
+      forward: 20,
+      strike: 20,
+      maturity: 4 / 12,
+      vol: 0.25,
+      discountFactor: Math.exp((-0.09 * 4) / 12),
+      kind: "put",
+    });
     expect(hull.price).toBeCloseTo(1.12, 2);
     expect(hull.price).toBeCloseTo(1.1166414565589435, 14);
     // Haug, The Complete Guide to Option Pricing Formulas: F = K = 19, T = 0.75, r = 10%, σ = 28% → 1.7011.
-    const haug = black76({ forward: 19, strike: 19, maturity: 0.75, vol: 0.28, discountFactor: Math.exp(-0.1 * 0.75), kind: "call" });
+    const haug = black76({
+      forward: 19,
+      strike: 19,
+      maturity: 0.75,
+      vol: 0.28,
+      discountFactor: Math.exp(-0.1 * 0.75),
+      kind: "call",
+    });
     expect(haug.price).toBeCloseTo(1.7011, 4);
     expect(haug.price).toBeCloseTo(1.701050725236267, 14);
   });
@@ -347,16 +377,25 @@ describe("black76Strikes", () => {
     expect(res).toBe(out);
     expect(out.price[0]).toBeCloseTo(80, 0);
     expect(out.price[250]).toBe(0);
-    expect(() => black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, vols, { ...out, vega: new Float64Array(10) })).toThrow(
-      /out.vega must be a Float64Array of at least 200 elements/,
-    );
+    expect(() =>
+      black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, vols, {
+        ...out,
+        vega: new Float64Array(10),
+      }),
+    ).toThrow(/out.vega must be a Float64Array of at least 200 elements/);
   });
 
   it("checks every input before computing, naming the element", () => {
     const market = { forward: 100, maturity: 1, kind: "put" as const };
-    expect(() => black76Strikes(market, [100, 0, 120], 0.2)).toThrow(/^strikes\[1\] must be a finite number > 0; got 0$/);
-    expect(() => black76Strikes(market, [100, 110], [0.2, NaN])).toThrow(/^vols\[1\] must be a finite number >= 0; got NaN$/);
-    expect(() => black76Strikes(market, [100, 110], [0.2])).toThrow(/vols must be one number or one per strike \(2\); got 1 values/);
+    expect(() => black76Strikes(market, [100, 0, 120], 0.2)).toThrow(
+      /^strikes\[1\] must be a finite number > 0; got 0$/,
+    );
+    expect(() => black76Strikes(market, [100, 110], [0.2, NaN])).toThrow(
+      /^vols\[1\] must be a finite number >= 0; got NaN$/,
+    );
+    expect(() => black76Strikes(market, [100, 110], [0.2])).toThrow(
+      /vols must be one number or one per strike \(2\); got 1 values/,
+    );
     expect(() => black76Strikes({ ...market, forward: -1 }, [100], 0.2)).toThrow(/^forward must be/);
     expect(black76Strikes(market, [], 0.2).price.length).toBe(0);
   });

@@ -5,7 +5,13 @@ import { BUILD_DEFAULTS, VolModelError, buildSurface, fromSurface } from "../../
 
 describe("buildSurface", () => {
   it("broadcasts scalars, keeps arrays, and fills the defaults", () => {
-    const s = buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 91, 365], atmVols: [0.25, 0.22, 0.2], skew: -0.1 });
+    const s = buildSurface({
+      spot: 100,
+      referenceDate: "2026-11-20",
+      maturities: [30, 91, 365],
+      atmVols: [0.25, 0.22, 0.2],
+      skew: -0.1,
+    });
     expect(s).toEqual({
       benchmark_fwd_factors: [1, 1, 1],
       smiles: [0.5, 0.5, 0.5],
@@ -21,11 +27,23 @@ describe("buildSurface", () => {
   });
 
   it("turns a forward rate into factors exp(r·T), or takes the factors as given", () => {
-    const s = buildSurface({ spot: 50, referenceDate: new Date("2026-11-20T00:00:00Z"), maturities: [182, 365], atmVols: 0.3, forwardRate: 0.04 });
+    const s = buildSurface({
+      spot: 50,
+      referenceDate: new Date("2026-11-20T00:00:00Z"),
+      maturities: [182, 365],
+      atmVols: 0.3,
+      forwardRate: 0.04,
+    });
     expect(s.benchmark_fwd_factors[1]).toBeCloseTo(Math.exp(0.04), 15);
     expect(s.benchmark_fwd_factors[0]).toBeCloseTo(Math.exp((0.04 * 182) / DAYS_PER_YEAR), 15);
     expect(s.reference_date).toBe("2026-11-20T00:00:00.000Z");
-    const given = buildSurface({ spot: 50, referenceDate: "2026-11-20", maturities: [182, 365], atmVols: 0.3, fwdFactors: [1.01, 1.02] });
+    const given = buildSurface({
+      spot: 50,
+      referenceDate: "2026-11-20",
+      maturities: [182, 365],
+      atmVols: 0.3,
+      fwdFactors: [1.01, 1.02],
+    });
     expect(given.benchmark_fwd_factors).toEqual([1.01, 1.02]);
   });
 
@@ -50,10 +68,16 @@ describe("buildSurface", () => {
 
   it("refuses what fromSurface would refuse, and its own contradictions", () => {
     const base = { spot: 100, referenceDate: "2026-11-20", maturities: [30, 91], atmVols: 0.2 };
-    expect(() => buildSurface({ ...base, skew: 0.6 })).toThrow(/benchmark 0 \(maturity 30 d\): skew must satisfy -p < 2·psi < c/);
+    expect(() => buildSurface({ ...base, skew: 0.6 })).toThrow(
+      /benchmark 0 \(maturity 30 d\): skew must satisfy -p < 2·psi < c/,
+    );
     expect(() => buildSurface({ ...base, maturities: [91, 30] })).toThrow(/strictly increasing/);
-    expect(() => buildSurface({ ...base, atmVols: [0.2] })).toThrow("atmVols has 1 values but maturities has 2; give one per benchmark or a single number");
-    expect(() => buildSurface({ ...base, forwardRate: 0.01, fwdFactors: 1 })).toThrow("give forwardRate or fwdFactors, not both");
+    expect(() => buildSurface({ ...base, atmVols: [0.2] })).toThrow(
+      "atmVols has 1 values but maturities has 2; give one per benchmark or a single number",
+    );
+    expect(() => buildSurface({ ...base, forwardRate: 0.01, fwdFactors: 1 })).toThrow(
+      "give forwardRate or fwdFactors, not both",
+    );
     expect(() => buildSurface({ ...base, spot: 0 })).toThrow(/spot_ref must be a finite number > 0/);
     expect(() => buildSurface({ ...base, referenceDate: "soon" })).toThrow(VolModelError);
     expect(() => buildSurface({ ...base, putWing: NaN })).toThrow("putWing must be a finite number; got NaN");

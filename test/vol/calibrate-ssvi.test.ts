@@ -32,21 +32,30 @@ function ssviQuotes(seed: number, noise = 20e-4, rho = -0.7, eta = 1, gamma = 0.
       strikes.push(100 * Math.exp(k));
       vols.push(Math.sqrt(w / T) + noise * draws.normal());
     }
-    return { maturity: d, forward: 5321.5 * Math.exp(0.025 * T), strikes, strikeType: STRIKE_TYPE.PercentForward, vols };
+    return {
+      maturity: d,
+      forward: 5321.5 * Math.exp(0.025 * T),
+      strikes,
+      strikeType: STRIKE_TYPE.PercentForward,
+      vols,
+    };
   });
 }
 
 describe("calibrate: SSVI quotes with 20 bp of noise (the worst case of bench/calibrate.mjs)", () => {
-  it.each([6, 2])("converges on every slice, arbitrage-free, with an RMSE of the order of the noise (seed %i)", (seed) => {
-    const smiles = ssviQuotes(seed);
-    const { surface, fit, diagnostics } = calibrate({ spot: 5321.5, referenceDate: "2026-11-20", smiles });
-    expect(fit.map((f) => f.converged)).toEqual(MATURITIES.map(() => true));
-    expect(diagnostics.ok).toBe(true);
-    expect(diagnostics).toEqual(diagnose(fromSurface(surface)));
-    // 21 quotes, 5 parameters, some constraints binding: about 0.9 of the noise is left, never much more.
-    for (const f of fit) {
-      expect(f.rmseBp).toBeGreaterThan(0.4 * 20);
-      expect(f.rmseBp).toBeLessThan(1.5 * 20);
-    }
-  });
+  it.each([6, 2])(
+    "converges on every slice, arbitrage-free, with an RMSE of the order of the noise (seed %i)",
+    (seed) => {
+      const smiles = ssviQuotes(seed);
+      const { surface, fit, diagnostics } = calibrate({ spot: 5321.5, referenceDate: "2026-11-20", smiles });
+      expect(fit.map((f) => f.converged)).toEqual(MATURITIES.map(() => true));
+      expect(diagnostics.ok).toBe(true);
+      expect(diagnostics).toEqual(diagnose(fromSurface(surface)));
+      // 21 quotes, 5 parameters, some constraints binding: about 0.9 of the noise is left, never much more.
+      for (const f of fit) {
+        expect(f.rmseBp).toBeGreaterThan(0.4 * 20);
+        expect(f.rmseBp).toBeLessThan(1.5 * 20);
+      }
+    },
+  );
 });

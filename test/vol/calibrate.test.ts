@@ -19,7 +19,13 @@ const draws = (seed: number) => rng(seed, "test/vol/calibrate");
  * Quotes of a surface at its own benchmarks: strikes at `sqrt(theta)·z` in log-moneyness for z evenly from
  * `zFrom` to `zTo`, given in the strike convention of `types[i]` (cycled), vols from the model itself.
  */
-function quotesOf(surface: WireSurface, n = 21, zFrom = -3.5, zTo = 3, types: ModelStrikeType[] = [STRIKE_TYPE.PercentForward]): Quotes[] {
+function quotesOf(
+  surface: WireSurface,
+  n = 21,
+  zFrom = -3.5,
+  zTo = 3,
+  types: ModelStrikeType[] = [STRIKE_TYPE.PercentForward],
+): Quotes[] {
   const model = fromSurface(surface);
   return surface.benchmark_maturities.map((d, i) => {
     const sqrtTheta = surface.vols[i]! * Math.sqrt(d / DAYS_PER_YEAR);
@@ -30,7 +36,8 @@ function quotesOf(surface: WireSurface, n = 21, zFrom = -3.5, zTo = 3, types: Mo
     let strikes: number[];
     if (strikeType === STRIKE_TYPE.Absolute) strikes = k.map((x) => forward * Math.exp(x));
     else if (strikeType === STRIKE_TYPE.PercentForward) strikes = k.map((x) => 100 * Math.exp(x));
-    else if (strikeType === STRIKE_TYPE.PercentSpot) strikes = k.map((x) => (100 * forward * Math.exp(x)) / surface.spot_ref);
+    else if (strikeType === STRIKE_TYPE.PercentSpot)
+      strikes = k.map((x) => (100 * forward * Math.exp(x)) / surface.spot_ref);
     else if (strikeType === "logMoneyness") strikes = k;
     else strikes = Array.from(model.callDelta(d, k, "logMoneyness"));
     return { maturity: d, forward, strikes, strikeType, vols };
@@ -83,7 +90,12 @@ const EQUITY = buildSurface({
   callWing: [0.8, 0.78, 0.76, 0.74, 0.72, 0.7],
 });
 
-const base = (smiles: SmileQuotes[], extra: Partial<CalibrateOptions> = {}): CalibrateOptions => ({ spot: 5321.5, referenceDate: REF, smiles, ...extra });
+const base = (smiles: SmileQuotes[], extra: Partial<CalibrateOptions> = {}): CalibrateOptions => ({
+  spot: 5321.5,
+  referenceDate: REF,
+  smiles,
+  ...extra,
+});
 
 describe("calibrate: exact quotes from an arbitrage-free surface", () => {
   it("the equity surface is a fair test: it passes diagnose with room to spare", () => {
@@ -95,7 +107,13 @@ describe("calibrate: exact quotes from an arbitrage-free surface", () => {
   });
 
   it("recovers the quotes to 1e-8 in vol and the parameters closely, in every strike convention, with no constraint active", () => {
-    const smiles = quotesOf(EQUITY, 21, -3.5, 3, [STRIKE_TYPE.Absolute, STRIKE_TYPE.PercentForward, STRIKE_TYPE.PercentSpot, "logMoneyness", "delta"]);
+    const smiles = quotesOf(EQUITY, 21, -3.5, 3, [
+      STRIKE_TYPE.Absolute,
+      STRIKE_TYPE.PercentForward,
+      STRIKE_TYPE.PercentSpot,
+      "logMoneyness",
+      "delta",
+    ]);
     const { surface, fit, diagnostics } = calibrate(base(smiles));
     expect(maxQuoteError(surface, smiles)).toBeLessThanOrEqual(1e-8);
     expect(surface.benchmark_maturities).toEqual(EQUITY.benchmark_maturities);
@@ -129,7 +147,14 @@ describe("calibrate: exact quotes from an arbitrage-free surface", () => {
     for (let trial = 0; trial < 60 && accepted < 6; trial++) {
       const maturities = [7, 14, 30, 60, 91, 182, 365, 730, 1095].filter(() => rand() < 0.55);
       if (maturities.length < 2) continue;
-      const [v0, v1, skew, smile, p, c] = [u(0.12, 0.4), u(-0.08, 0.1), u(-0.3, 0.05), u(0.3, 1.2), u(0.6, 1.6), u(0.3, 1.2)];
+      const [v0, v1, skew, smile, p, c] = [
+        u(0.12, 0.4),
+        u(-0.08, 0.1),
+        u(-0.3, 0.05),
+        u(0.3, 1.2),
+        u(0.6, 1.6),
+        u(0.3, 1.2),
+      ];
       let s: WireSurface;
       try {
         s = buildSurface({
@@ -149,7 +174,10 @@ describe("calibrate: exact quotes from an arbitrage-free surface", () => {
       const m = margins(s);
       if (!diagnose(s).ok || !(m.g > 1e-4 && m.calendar > 1e-4 && m.slopes > 1e-5)) continue;
       accepted++;
-      const smiles = quotesOf(s, 15 + Math.floor(rand() * 15), u(-5, -2.5), u(2, 4.5), [STRIKE_TYPE.PercentForward, "logMoneyness"]);
+      const smiles = quotesOf(s, 15 + Math.floor(rand() * 15), u(-5, -2.5), u(2, 4.5), [
+        STRIKE_TYPE.PercentForward,
+        "logMoneyness",
+      ]);
       const { surface, fit, diagnostics } = calibrate({ spot: 100, referenceDate: REF, smiles });
       const error = maxQuoteError(surface, smiles);
       worst = Math.max(worst, error);
@@ -215,7 +243,8 @@ describe("calibrate: quotes with arbitrage", () => {
       put_wings: [0.6997381],
       call_wings: [0.3493158],
     }).vols(365, vogtK, "logMoneyness");
-    const repairedRmseBp = Math.sqrt(vogtVols.reduce((acc, v, j) => acc + (repaired[j]! - v) ** 2, 0) / vogtVols.length) * 1e4;
+    const repairedRmseBp =
+      Math.sqrt(vogtVols.reduce((acc, v, j) => acc + (repaired[j]! - v) ** 2, 0) / vogtVols.length) * 1e4;
     expect(fit[0]!.rmseBp).toBeLessThan(repairedRmseBp);
   });
 
@@ -230,8 +259,26 @@ describe("calibrate: quotes with arbitrage", () => {
 
   it("keeps the later smile above the earlier one where independent fits would cross, and says so", () => {
     // Steep wings at 30 days, flat ones at 60: alone each is arbitrage-free; together the wings cross.
-    const early = buildSurface({ spot: 100, referenceDate: REF, maturities: [30], atmVols: 0.3, skew: -0.1, smile: 0.6, putWing: 1.8, callWing: 1.4 });
-    const late = buildSurface({ spot: 100, referenceDate: REF, maturities: [60], atmVols: 0.3, skew: -0.1, smile: 0.6, putWing: 0.6, callWing: 0.4 });
+    const early = buildSurface({
+      spot: 100,
+      referenceDate: REF,
+      maturities: [30],
+      atmVols: 0.3,
+      skew: -0.1,
+      smile: 0.6,
+      putWing: 1.8,
+      callWing: 1.4,
+    });
+    const late = buildSurface({
+      spot: 100,
+      referenceDate: REF,
+      maturities: [60],
+      atmVols: 0.3,
+      skew: -0.1,
+      smile: 0.6,
+      putWing: 0.6,
+      callWing: 0.4,
+    });
     const smiles = [...quotesOf(early, 21, -4, 4), ...quotesOf(late, 21, -4, 4)];
     const alone = smiles.map((q) => calibrate({ spot: 100, referenceDate: REF, smiles: [q] }));
     for (const r of alone) expect(r.fit[0]!.rmseBp).toBeLessThan(1e-4);
@@ -259,7 +306,13 @@ describe("calibrate: quotes with arbitrage", () => {
     return { ...buildSurface({ spot: 100, referenceDate: REF, maturities: [365], atmVols: 0.2 }), ...vogtWire() };
   }
   function vogtWire() {
-    return { vols: [Math.sqrt(0.01742625)], skews: [-0.1752111], smiles: [0.2937952], put_wings: [0.6997381], call_wings: [1.316798] };
+    return {
+      vols: [Math.sqrt(0.01742625)],
+      skews: [-0.1752111],
+      smiles: [0.2937952],
+      put_wings: [0.6997381],
+      call_wings: [1.316798],
+    };
   }
 });
 
@@ -291,7 +344,8 @@ describe("calibrate: options and progress", () => {
     const smiles = quotesOf(EQUITY, 21, -5, 4).map((q) => ({ ...q, vols: q.vols.map((v) => v + 5e-4 * normal()) }));
     const plain = calibrate(base(smiles)).fit;
     const vega = calibrate(base(smiles, { weighting: "vega" })).fit;
-    const central = (f: (typeof plain)[number]) => Math.sqrt(f.residualsBp.slice(7, 15).reduce((a, r) => a + r * r, 0) / 8);
+    const central = (f: (typeof plain)[number]) =>
+      Math.sqrt(f.residualsBp.slice(7, 15).reduce((a, r) => a + r * r, 0) / 8);
     const centralPlain = plain.reduce((a, f) => a + central(f), 0);
     const centralVega = vega.reduce((a, f) => a + central(f), 0);
     expect(centralVega).toBeLessThan(centralPlain);
@@ -335,9 +389,16 @@ describe("calibrate: errors name the field and the reason", () => {
     fails(withSmile(2, { vols }), "smiles[2].vols[5]", "smiles[2].vols[5] must be a decimal vol > 0; got 0");
     const strikes = [...good[0]!.strikes];
     strikes[3] = -5;
-    fails(withSmile(0, { strikes }), "smiles[0].strikes[3]", "smiles[0].strikes[3] must be a finite number > 0; got -5");
     fails(
-      withSmile(0, { strikes: good[0]!.strikes.map(() => 0.5).map((d, j) => (j === 2 ? 1 : d - j * 0.01)), strikeType: "delta" }),
+      withSmile(0, { strikes }),
+      "smiles[0].strikes[3]",
+      "smiles[0].strikes[3] must be a finite number > 0; got -5",
+    );
+    fails(
+      withSmile(0, {
+        strikes: good[0]!.strikes.map(() => 0.5).map((d, j) => (j === 2 ? 1 : d - j * 0.01)),
+        strikeType: "delta",
+      }),
       "smiles[0].strikes[2]",
       /forward call delta in \(0, 1\); got 1/,
     );
@@ -350,7 +411,11 @@ describe("calibrate: errors name the field and the reason", () => {
       "smiles[1].maturity",
       "smiles[1].maturity (7 d) repeats smiles[0].maturity: smiles go shortest maturity first, one per maturity",
     );
-    fails(withSmile(2, { maturity: 10 }), "smiles[2].maturity", /^smiles\[2\]\.maturity \(10 d\) comes before smiles\[1\]\.maturity \(30 d\)/);
+    fails(
+      withSmile(2, { maturity: 10 }),
+      "smiles[2].maturity",
+      /^smiles\[2\]\.maturity \(10 d\) comes before smiles\[1\]\.maturity \(30 d\)/,
+    );
     fails(withSmile(0, { maturity: 0 }), "smiles[0].maturity", /must be a finite number of days > 0; got 0/);
   });
 
@@ -372,7 +437,11 @@ describe("calibrate: errors name the field and the reason", () => {
     fails({ ...base(good), spot: 0 }, "spot", /spot must be a finite number > 0; got 0/);
     fails({ ...base(good), referenceDate: "soon" }, "referenceDate", /referenceDate must be a Date or an ISO 8601/);
     fails(base([]), "smiles", /smiles must be a non-empty array/);
-    fails(withSmile(0, { strikeType: 7 as unknown as ModelStrikeType }), "smiles[0].strikeType", /strike_type must be one of/);
+    fails(
+      withSmile(0, { strikeType: 7 as unknown as ModelStrikeType }),
+      "smiles[0].strikeType",
+      /strike_type must be one of/,
+    );
     fails({ ...base(good), weighting: "delta" }, "weighting", /weighting must be "uniform" or "vega"/);
     fails({ ...base(good), forwardRate: NaN }, "forwardRate", /forwardRate must be a finite number/);
     fails({ ...base(good), maxIterations: 0 }, "maxIterations", /maxIterations must be a whole number > 0/);
@@ -382,7 +451,12 @@ describe("calibrate: errors name the field and the reason", () => {
 
 describe("levenbergMarquardt (optimize.ts)", () => {
   /** A problem from a residual function; `always` data rows, the rest penalties (`jacobianRows`: their unclamped form). */
-  const problem = (rows: number, always: number, f: (x: Float64Array) => number[], jacobianRows = f): LeastSquaresProblem => ({
+  const problem = (
+    rows: number,
+    always: number,
+    f: (x: Float64Array) => number[],
+    jacobianRows = f,
+  ): LeastSquaresProblem => ({
     parameters: 2,
     rows,
     always,

@@ -27,7 +27,10 @@ function getVolHandler(options: { bump?: Record<number, number>; reject?: number
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       const body = req.json as GetVolBody;
       if (options.reject?.includes(body.maturity)) {
-        return { status: 400, body: { title: "Invalid maturity", status: 400, detail: `maturity ${body.maturity} is not supported` } };
+        return {
+          status: 400,
+          body: { title: "Invalid maturity", status: 400, detail: `maturity ${body.maturity} is not supported` },
+        };
       }
       const vols = Array.from(fromSurface(body.surface).vols(body.maturity, body.strikes, body.strike_type));
       const bump = options.bump?.[body.maturity] ?? 0;
@@ -59,7 +62,16 @@ describe("crossCheck", () => {
     expect(result.rows).toHaveLength(20);
     expect(result.strikeType).toBe(STRIKE_TYPE.PercentForward);
     expect(result.tolerance).toBe(1e-8);
-    expect(result.summary).toMatchObject({ maturities: 4, answered: 4, rows: 20, maxAbsDifference: 0, beyondTolerance: 0, flagged: 0, failed: [], ok: true });
+    expect(result.summary).toMatchObject({
+      maturities: 4,
+      answered: 4,
+      rows: 20,
+      maxAbsDifference: 0,
+      beyondTolerance: 0,
+      flagged: 0,
+      failed: [],
+      ok: true,
+    });
     for (const row of result.rows) {
       expect(row.difference).toBe(0);
       expect(row.flagged).toBe(false);
@@ -101,7 +113,15 @@ describe("crossCheck", () => {
     server.on(PATH, getVolHandler({ bump: { 91: 3e-6 }, reject: [182] }).handler);
     const result = await crossCheck(rp, SAMPLE, { maturities: [30, 91, 182, 365], strikes: STRIKES });
     const s = result.summary;
-    expect(s).toMatchObject({ maturities: 4, answered: 3, rows: 20, beyondTolerance: 1, flagged: 6, ok: false, maxAt: { maturity: 91, strike: 100 } });
+    expect(s).toMatchObject({
+      maturities: 4,
+      answered: 3,
+      rows: 20,
+      beyondTolerance: 1,
+      flagged: 6,
+      ok: false,
+      maxAt: { maturity: 91, strike: 100 },
+    });
     expect(s.maxAbsDifference).toBeCloseTo(3e-6, 12);
     const bumped = result.rows.filter((r) => r.maturity === 91);
     expect(bumped.map((r) => r.flagged)).toEqual([false, false, true, false, false]);
@@ -118,7 +138,9 @@ describe("crossCheck", () => {
     }
     expect(result.rows.filter((r) => r.maturity === 365).every((r) => r.difference === 0)).toBe(true);
     // Where the service's vols came from: one record per answered maturity, in maturity order.
-    expect(result.provenance.map((p) => [p.operation, p.source, (p.request.body as { maturity: number }).maturity])).toEqual([
+    expect(
+      result.provenance.map((p) => [p.operation, p.source, (p.request.body as { maturity: number }).maturity]),
+    ).toEqual([
       ["GetVol", "live", 30],
       ["GetVol", "live", 91],
       ["GetVol", "live", 365],
@@ -166,34 +188,48 @@ describe("crossCheck", () => {
     const result = await crossCheck(rp, SAMPLE, { maturities: [30, 60, 90], strikes: STRIKES });
     expect(result.summary.failed.map((f) => f.maturity)).toEqual([30, 60]);
     expect(result.summary.failed[0]!.error).toBe("GetVol returned 1 vols for 5 strikes");
-    expect(result.summary.failed[1]!.error).toMatch(/^GetVol failed: the connection to \S+ broke before an answer arrived/);
+    expect(result.summary.failed[1]!.error).toMatch(
+      /^GetVol failed: the connection to \S+ broke before an answer arrived/,
+    );
     expect(result.summary.answered).toBe(1);
   });
 
   it("rejects with the abort reason when aborted, and sends nothing when aborted before it starts", async () => {
     server.on(PATH, getVolHandler({ delayMs: 200 }).handler);
     const controller = new AbortController();
-    const pending = crossCheck(rp, SAMPLE, { maturities: [10, 20, 30, 40, 50, 60], strikes: [100], signal: controller.signal });
+    const pending = crossCheck(rp, SAMPLE, {
+      maturities: [10, 20, 30, 40, 50, 60],
+      strikes: [100],
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("user stopped")), 50);
     await expect(pending).rejects.toThrow("user stopped");
 
     const before = server.to(PATH).length;
-    await expect(crossCheck(rp, SAMPLE, { maturities: [10], strikes: [100], signal: AbortSignal.abort(new Error("already")) })).rejects.toThrow("already");
+    await expect(
+      crossCheck(rp, SAMPLE, { maturities: [10], strikes: [100], signal: AbortSignal.abort(new Error("already")) }),
+    ).rejects.toThrow("already");
     expect(server.to(PATH).length).toBe(before);
   });
 
   it("refuses a bad surface or bad options locally, before any call", async () => {
     const before = server.to(PATH).length;
-    await expect(crossCheck(rp, { ...SAMPLE, skews: [0.9, 0, 0, 0] }, { maturities: [30], strikes: [100] })).rejects.toThrow(
-      /benchmark 0 \(maturity 30 d\): skew must satisfy/,
-    );
+    await expect(
+      crossCheck(rp, { ...SAMPLE, skews: [0.9, 0, 0, 0] }, { maturities: [30], strikes: [100] }),
+    ).rejects.toThrow(/benchmark 0 \(maturity 30 d\): skew must satisfy/);
     await expect(crossCheck(rp, SAMPLE, { maturities: [30, 0], strikes: [100] })).rejects.toThrow(VolModelError);
-    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100, -1] })).rejects.toThrow("strikes[1] must be a finite number > 0; got -1");
-    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], concurrency: 0 })).rejects.toThrow(/concurrency must be an integer >= 1/);
-    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], tolerance: -1 })).rejects.toThrow(/tolerance must be a number >= 0/);
-    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [0.5], strikeType: "delta" as never })).rejects.toThrow(
-      /strikeType must be a wire strike type/,
+    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100, -1] })).rejects.toThrow(
+      "strikes[1] must be a finite number > 0; got -1",
     );
+    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], concurrency: 0 })).rejects.toThrow(
+      /concurrency must be an integer >= 1/,
+    );
+    await expect(crossCheck(rp, SAMPLE, { maturities: [30], strikes: [100], tolerance: -1 })).rejects.toThrow(
+      /tolerance must be a number >= 0/,
+    );
+    await expect(
+      crossCheck(rp, SAMPLE, { maturities: [30], strikes: [0.5], strikeType: "delta" as never }),
+    ).rejects.toThrow(/strikeType must be a wire strike type/);
     expect(server.to(PATH).length).toBe(before);
   });
 

@@ -1,6 +1,15 @@
 /** diagnose: butterfly, calendar and Lee checks, reported (never thrown) with where and by how much. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_K_GRID, buildSurface, butterflyG, densityFactor, diagnose, fromSurface, sliceParams, sviW } from "../../src/vol";
+import {
+  DEFAULT_K_GRID,
+  buildSurface,
+  butterflyG,
+  densityFactor,
+  diagnose,
+  fromSurface,
+  sliceParams,
+  sviW,
+} from "../../src/vol";
 import { SAMPLE, oneYear } from "./reference-model";
 
 const VOGT = { vol: Math.sqrt(0.01742625), skew: -0.1752111, smile: 0.2937952, putWing: 0.6997381, callWing: 1.316798 };
@@ -19,7 +28,9 @@ describe("diagnose", () => {
     expect(v!.kRange[1]).toBeCloseTo(1.2567, 3);
     expect(v!.value).toBeCloseTo(-0.0328635455, 9);
     expect(v!.amount).toBe(-v!.value);
-    expect(v!.message).toMatch(/^benchmark 0 \(maturity 365 d\): butterfly g\(k\) < 0 for k in \[0\.644\d+, 1\.256\d+\], worst g\(0\.879\d+\) = -0\.03286/);
+    expect(v!.message).toMatch(
+      /^benchmark 0 \(maturity 365 d\): butterfly g\(k\) < 0 for k in \[0\.644\d+, 1\.256\d+\], worst g\(0\.879\d+\) = -0\.03286/,
+    );
     expect(report.calendar).toEqual([]);
     expect(report.lee).toEqual([]);
   });
@@ -77,10 +88,18 @@ describe("diagnose", () => {
     // sqrt(theta) = 1 at T = 1, v = 1: wing slopes are p and c.
     const report = diagnose(fromSurface(oneYear({ vol: 1, skew: 0, smile: 1, putWing: 2.5, callWing: 1.5 })));
     expect(report.lee).toHaveLength(1);
-    expect(report.lee[0]).toMatchObject({ check: "lee", wing: "put", benchmarks: [0], maturities: [365], k: -Infinity });
+    expect(report.lee[0]).toMatchObject({
+      check: "lee",
+      wing: "put",
+      benchmarks: [0],
+      maturities: [365],
+      k: -Infinity,
+    });
     expect(report.lee[0]!.value).toBeCloseTo(2.5, 14);
     expect(report.lee[0]!.amount).toBeCloseTo(0.5, 14);
-    expect(report.lee[0]!.message).toBe("benchmark 0 (maturity 365 d): put wing slope of total variance 2.5 exceeds Lee's bound 2 by 0.5");
+    expect(report.lee[0]!.message).toBe(
+      "benchmark 0 (maturity 365 d): put wing slope of total variance 2.5 exceeds Lee's bound 2 by 0.5",
+    );
   });
 
   it("splits separate failing stretches into separate violations, each at its worst point", () => {
@@ -101,7 +120,10 @@ describe("diagnose", () => {
       const days = maturities.filter((d) => atm * Math.sqrt(d / 365) <= 1.5);
       const s = fromSurface(buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: days, atmVols: atm }));
       const report = diagnose(s, { k: Array.from({ length: 4001 }, (_, i) => (i - 2000) / 200) });
-      expect(report.ok, `${atm}: ${[...report.butterfly, ...report.calendar, ...report.lee].map((v) => v.message).join("; ")}`).toBe(true);
+      expect(
+        report.ok,
+        `${atm}: ${[...report.butterfly, ...report.calendar, ...report.lee].map((v) => v.message).join("; ")}`,
+      ).toBe(true);
     }
   });
 
@@ -112,7 +134,13 @@ describe("diagnose", () => {
   });
 
   it("reports a mark outside the model's range as a finding, instead of throwing", () => {
-    const surface = buildSurface({ spot: 5000, referenceDate: "2026-11-20", maturities: [30, 91, 365], atmVols: [0.18, 0.17, 0.16], skew: -0.1 });
+    const surface = buildSurface({
+      spot: 5000,
+      referenceDate: "2026-11-20",
+      maturities: [30, 91, 365],
+      atmVols: [0.18, 0.17, 0.16],
+      skew: -0.1,
+    });
     const bad = { ...surface, skews: surface.skews.map((x, i) => (i === 1 ? 5 : x)) };
     const report = diagnose(bad);
     expect(report.ok).toBe(false);
@@ -151,8 +179,26 @@ describe("diagnose", () => {
       return min;
     };
     it.each([
-      [2, { vol: 0.18416479825236126, skew: -0.6985731029469175, smile: 101.17057231841551, putWing: 2.4925474247860473, callWing: 1.4445683791044022 }],
-      [1, { vol: 0.11155419410744412, skew: -1.1754583848689193, smile: 0.06904328600417686, putWing: 2.6044678793775233, callWing: 1.491648698035464 }],
+      [
+        2,
+        {
+          vol: 0.18416479825236126,
+          skew: -0.6985731029469175,
+          smile: 101.17057231841551,
+          putWing: 2.4925474247860473,
+          callWing: 1.4445683791044022,
+        },
+      ],
+      [
+        1,
+        {
+          vol: 0.11155419410744412,
+          skew: -1.1754583848689193,
+          smile: 0.06904328600417686,
+          putWing: 2.6044678793775233,
+          callWing: 1.491648698035464,
+        },
+      ],
     ])("butterfly arbitrage between grid points on a %s-day slice", (days, params) => {
       const model = fromSurface({ ...oneYear(params), benchmark_maturities: [days] });
       expect(diagnose(model, { k: DEFAULT_K_GRID }).ok).toBe(true);
@@ -170,7 +216,15 @@ describe("diagnose", () => {
 
     it("a calendar crossing out in the call wing, and one beyond |k| = 1e4 from the asymptotes", () => {
       const surface = (c2: number) =>
-        fromSurface(buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 60], atmVols: [0.2, 0.2], callWing: [1, c2] }));
+        fromSurface(
+          buildSurface({
+            spot: 100,
+            referenceDate: "2026-11-20",
+            maturities: [30, 60],
+            atmVols: [0.2, 0.2],
+            callWing: [1, c2],
+          }),
+        );
       const near = surface(0.7);
       expect(diagnose(near, { k: DEFAULT_K_GRID }).ok).toBe(true);
       const [v] = diagnose(near).calendar;
@@ -190,7 +244,9 @@ describe("diagnose", () => {
       expect(u).toMatchObject({ k: Infinity, wing: "call" });
       expect(u!.kRange[0]).toBeGreaterThan(1e4);
       expect(u!.value).toBeLessThan(0);
-      expect(u!.message).toMatch(/in the call wing, for k > .*: the later slice's call wing slope of total variance is lower by/);
+      expect(u!.message).toMatch(
+        /in the call wing, for k > .*: the later slice's call wing slope of total variance is lower by/,
+      );
       const kx = u!.kRange[0] * 1.5;
       expect(sviW(far.benchmarks[1]!, kx) - sviW(far.benchmarks[0]!, kx)).toBeLessThan(0);
       expect(sviW(far.benchmarks[1]!, 1e4) - sviW(far.benchmarks[0]!, 1e4)).toBeGreaterThan(0);
@@ -214,7 +270,12 @@ describe("diagnose", () => {
   it("checks the smiles the model interpolates between benchmarks and extrapolates past the last", () => {
     // Two Vogt-like benchmarks (30 d and 60 d, both failing near the same k): the smiles between them fail too.
     const vogt = { ...oneYear(VOGT), benchmark_maturities: [30, 60], benchmark_fwd_factors: [1, 1] };
-    const surface = { ...vogt, vols: [VOGT.vol, VOGT.vol * 1.01], skews: [VOGT.skew, VOGT.skew], smiles: [VOGT.smile, VOGT.smile] };
+    const surface = {
+      ...vogt,
+      vols: [VOGT.vol, VOGT.vol * 1.01],
+      skews: [VOGT.skew, VOGT.skew],
+      smiles: [VOGT.smile, VOGT.smile],
+    };
     for (const key of ["put_wings", "call_wings"] as const) surface[key] = [vogt[key][0]!, vogt[key][0]!];
     const report = diagnose(fromSurface(surface));
     const between = report.butterfly.filter((v) => v.message.startsWith("between benchmarks 0 and 1"));

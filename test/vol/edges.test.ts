@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { STRIKE_TYPE } from "../../src/api/assumptions";
-import { VolModelError, diagnose, forwardWithinDoublePrecision, fromSurface, minTotalVariance, rawSvi, sliceParams, type WireSurface } from "../../src/vol";
+import {
+  VolModelError,
+  diagnose,
+  forwardWithinDoublePrecision,
+  fromSurface,
+  minTotalVariance,
+  rawSvi,
+  sliceParams,
+  type WireSurface,
+} from "../../src/vol";
 import { fmt } from "../../src/vol/errors";
 import { oneYear } from "./reference-model";
 
@@ -26,7 +35,9 @@ describe("near-degenerate slices (skew 0, a tiny smile)", () => {
     expect(s.vols(365, [100], PercentForward)[0]).toBe(0.2);
     const ks = [-2, -0.3, -1e-3, 0, 1e-3, 0.3, 2];
     const w = s.totalVariance(365, ks);
-    ks.forEach((k, q) => expect(Math.abs(w[q]! - symmetricW(0.2, kappa, 1, k))).toBeLessThanOrEqual(1e-15 * symmetricW(0.2, kappa, 1, k)));
+    ks.forEach((k, q) =>
+      expect(Math.abs(w[q]! - symmetricW(0.2, kappa, 1, k))).toBeLessThanOrEqual(1e-15 * symmetricW(0.2, kappa, 1, k)),
+    );
     expect(diagnose(s).ok).toBe(true);
   });
 
@@ -94,7 +105,9 @@ describe("strikes beyond double precision", () => {
   const s = fromSurface(oneYear({ vol: 0.2, skew: -0.1, smile: 0.5, putWing: 1, callWing: 1 }));
   it("absoluteStrikes refuses a log-moneyness whose strike overflows, instead of returning Infinity", () => {
     expect(() => s.absoluteStrikes(365, [800], "logMoneyness")).toThrow(VolModelError);
-    expect(() => s.absoluteStrikes(365, [0, 800], "logMoneyness")).toThrow(/strikes\[1\]: log-moneyness 800 gives a strike outside double precision/);
+    expect(() => s.absoluteStrikes(365, [0, 800], "logMoneyness")).toThrow(
+      /strikes\[1\]: log-moneyness 800 gives a strike outside double precision/,
+    );
     expect(() => s.absoluteStrikes(365, [-800], "logMoneyness")).toThrow(/strikes\[0\]/);
     expect(Array.from(s.absoluteStrikes(365, [0, 700], "logMoneyness")).every(Number.isFinite)).toBe(true);
   });
@@ -117,7 +130,9 @@ describe("one predicate for a forward within double precision", () => {
 
   it("is what the model refuses maturities by: a subnormal forward is refused, |ln F| = 705 is not", () => {
     const up = fromSurface({ ...oneYear({ vol: 0.2, skew: 0, smile: 0.5, putWing: 1, callWing: 1 }, 1, Math.exp(10)) });
-    const down = fromSurface({ ...oneYear({ vol: 0.2, skew: 0, smile: 0.5, putWing: 1, callWing: 1 }, 1, Math.exp(-10)) });
+    const down = fromSurface({
+      ...oneYear({ vol: 0.2, skew: 0, smile: 0.5, putWing: 1, callWing: 1 }, 1, Math.exp(-10)),
+    });
     expect(Math.log(up.forward(70.5 * 365))).toBeCloseTo(705, 9);
     expect(up.vols(70.5 * 365, [100], PercentForward)[0]).toBeCloseTo(0.2, 12);
     expect(Math.log(down.forward(70.5 * 365))).toBeCloseTo(-705, 9);
@@ -138,24 +153,33 @@ describe("a skew-free slice with unequal wings and a tiny smile (m and s near 1e
   ];
   const cases = smiles.flatMap((kappa) => wings.map(([p, c]) => [kappa, p, c] as const));
 
-  it.each(cases)("smile %s, put wing %s, call wing %s: accepted, minimum 0.04, w(k) = 0.04 and the vol 0.2 at every k", (kappa, p, c) => {
-    const raw = rawSvi({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }, 1);
-    expect(Math.abs(raw.m)).toBeGreaterThan(1e138);
-    const s = fromSurface(oneYear({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }));
-    expect(s.benchmarks[0]!.minTotalVariance).toBe(0.2 * 0.2); // theta, as the model computes it (0.04000000000000001)
-    const ks = [-5, -2, -0.3, -1e-3, 0, 1e-3, 0.3, 2, 5];
-    const w = s.totalVariance(365, ks);
-    // To 1e-15·(1 + |k|) relative: m and s hold beta = m/R to an ulp, which tilts w by b·k·1e-16 at most.
-    ks.forEach((k, q) => expect(Math.abs(w[q]! - (0.2 * 0.2 + 0.2 * kappa * k * k))).toBeLessThanOrEqual(0.04e-15 * (1 + Math.abs(k))));
-    expect(s.vols(365, [100], PercentForward)[0]).toBe(0.2);
-    expect(diagnose(s).ok).toBe(true);
-  });
+  it.each(cases)(
+    "smile %s, put wing %s, call wing %s: accepted, minimum 0.04, w(k) = 0.04 and the vol 0.2 at every k",
+    (kappa, p, c) => {
+      const raw = rawSvi({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }, 1);
+      expect(Math.abs(raw.m)).toBeGreaterThan(1e138);
+      const s = fromSurface(oneYear({ vol: 0.2, skew: 0, smile: kappa, putWing: p, callWing: c }));
+      expect(s.benchmarks[0]!.minTotalVariance).toBe(0.2 * 0.2); // theta, as the model computes it (0.04000000000000001)
+      const ks = [-5, -2, -0.3, -1e-3, 0, 1e-3, 0.3, 2, 5];
+      const w = s.totalVariance(365, ks);
+      // To 1e-15·(1 + |k|) relative: m and s hold beta = m/R to an ulp, which tilts w by b·k·1e-16 at most.
+      ks.forEach((k, q) =>
+        expect(Math.abs(w[q]! - (0.2 * 0.2 + 0.2 * kappa * k * k))).toBeLessThanOrEqual(0.04e-15 * (1 + Math.abs(k))),
+      );
+      expect(s.vols(365, [100], PercentForward)[0]).toBe(0.2);
+      expect(diagnose(s).ok).toBe(true);
+    },
+  );
 
   it("refuses a smile so small that R = b(1 − beta²)/w''(0) leaves double precision, saying so (1e-320: w''(0) is subnormal)", () => {
-    expect(() => rawSvi({ vol: 0.2, skew: 0, smile: 1e-320, putWing: 1, callWing: 0.5 }, 1)).toThrow(/overflow or underflow in double precision/);
+    expect(() => rawSvi({ vol: 0.2, skew: 0, smile: 1e-320, putWing: 1, callWing: 0.5 }, 1)).toThrow(
+      /overflow or underflow in double precision/,
+    );
   });
 
   it("still refuses a slice whose minimum is truly negative, with that minimum (Vogt's p, c with skew 0.1: −0.00151)", () => {
-    expect(() => rawSvi({ vol: 0.2, skew: 0.1, smile: 1e-150, putWing: 0.5, callWing: 1 }, 1)).toThrow(/got -0\.001514144572 /);
+    expect(() => rawSvi({ vol: 0.2, skew: 0.1, smile: 1e-150, putWing: 0.5, callWing: 1 }, 1)).toThrow(
+      /got -0\.001514144572 /,
+    );
   });
 });

@@ -5,7 +5,11 @@ import { fmt } from "../../src/vol/errors";
 
 describe("VolModelError", () => {
   it("is an Error named VolModelError with benchmark, field and condition", () => {
-    const e = new VolModelError("benchmark 2 (maturity 182 d): skew …", { benchmark: 2, field: "skews", condition: "-p < 2·psi < c" });
+    const e = new VolModelError("benchmark 2 (maturity 182 d): skew …", {
+      benchmark: 2,
+      field: "skews",
+      condition: "-p < 2·psi < c",
+    });
     expect(e).toBeInstanceOf(Error);
     expect(e.name).toBe("VolModelError");
     expect(e).toMatchObject({ benchmark: 2, field: "skews", condition: "-p < 2·psi < c" });

@@ -1,6 +1,14 @@
 /** The hot loops: the folded two-slice form equals the centred form, nodes are exact, no NaN at zero variance. */
 import { describe, expect, it } from "vitest";
-import { evaluate, setSlice, sliceArrays, varianceAndSlope, volsFromStrikes, type MaturityPlan, type SliceArrays } from "../../src/vol/kernel";
+import {
+  evaluate,
+  setSlice,
+  sliceArrays,
+  varianceAndSlope,
+  volsFromStrikes,
+  type MaturityPlan,
+  type SliceArrays,
+} from "../../src/vol/kernel";
 
 const ROWS = [
   { T: 0.25, vv: 0.04, bb: 0.3, rho: -0.4, m: 0.05, s: 0.2 },

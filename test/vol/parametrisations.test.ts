@@ -36,7 +36,9 @@ const REPAIRED_RAW: RawSvi = { a: 0.0077409, b: 0.069242, rho: -0.3340365, m: 0.
 /** |x − printed| within half a unit of the printed number's last digit. */
 function expectPrinted(x: number, printed: string, label: string) {
   const decimals = printed.split(".")[1]?.length ?? 0;
-  expect(Math.abs(x - Number(printed)), `${label} = ${x} against the printed ${printed}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-15);
+  expect(Math.abs(x - Number(printed)), `${label} = ${x} against the printed ${printed}`).toBeLessThanOrEqual(
+    0.5 * 10 ** -decimals + 1e-15,
+  );
 }
 
 function expectClose<T extends object>(actual: T, expected: T, tol: number) {
@@ -47,7 +49,8 @@ function expectClose<T extends object>(actual: T, expected: T, tol: number) {
 
 /** Natural SVI evaluated as GJ §3.2 writes it. */
 const naturalW = (n: NaturalSvi, k: number) =>
-  n.delta + (n.omega / 2) * (1 + n.zeta * n.rho * (k - n.mu) + Math.sqrt((n.zeta * (k - n.mu) + n.rho) ** 2 + (1 - n.rho ** 2)));
+  n.delta +
+  (n.omega / 2) * (1 + n.zeta * n.rho * (k - n.mu) + Math.sqrt((n.zeta * (k - n.mu) + n.rho) ** 2 + (1 - n.rho ** 2)));
 
 /** GJ §3.3's inverse transcribed literally (alpha form, m ≠ 0 only), to hold the stable evaluation against. */
 function gjJumpWingsToRaw(jw: JumpWings, t: number): RawSvi {
@@ -56,7 +59,9 @@ function gjJumpWingsToRaw(jw: JumpWings, t: number): RawSvi {
   const rho = 1 - (jw.p * Math.sqrt(w)) / b;
   const beta = rho - (2 * jw.psi * Math.sqrt(w)) / b;
   const alpha = Math.sign(beta) * Math.sqrt(1 / beta ** 2 - 1);
-  const m = ((jw.v - jw.vTilde) * t) / (b * (-rho + Math.sign(alpha) * Math.sqrt(1 + alpha ** 2) - alpha * Math.sqrt(1 - rho ** 2)));
+  const m =
+    ((jw.v - jw.vTilde) * t) /
+    (b * (-rho + Math.sign(alpha) * Math.sqrt(1 + alpha ** 2) - alpha * Math.sqrt(1 - rho ** 2)));
   const s = alpha * m;
   return { a: jw.vTilde * t - b * s * Math.sqrt(1 - rho ** 2), b, rho, m, s };
 }
@@ -104,7 +109,8 @@ describe("rawToJumpWings and jumpWingsToRaw (GJ §3.3)", () => {
     // GJ's formulas evaluated in 50-digit arithmetic (mpmath)
     const exact = { a: -5950.571521900826, b: 0.22, rho: 1 / 11, m: 2474.421384167357, s: 27160.70088935811 };
     const ours = jumpWingsToRaw(jw, 1);
-    for (const key of ["a", "b", "rho", "m", "s"] as const) expect(Math.abs(ours[key] - exact[key]) / Math.abs(exact[key]), key).toBeLessThan(1e-13);
+    for (const key of ["a", "b", "rho", "m", "s"] as const)
+      expect(Math.abs(ours[key] - exact[key]) / Math.abs(exact[key]), key).toBeLessThan(1e-13);
     // the literal transcription loses half the digits to the cancellation
     expect(Math.abs(gjJumpWingsToRaw(jw, 1).m - exact.m) / exact.m).toBeGreaterThan(1e-9);
   });
@@ -145,8 +151,14 @@ describe("rawToJumpWings and jumpWingsToRaw (GJ §3.3)", () => {
   });
 
   it("refuse raw slices jump-wings cannot describe: b = 0 (no wings), w(0) = 0", () => {
-    expect(errorOf(() => rawToJumpWings({ a: 0.04, b: 0, rho: 0, m: 0, s: 1 }, 1))).toMatchObject({ field: "b", condition: "b > 0" });
-    expect(errorOf(() => rawToJumpWings({ a: -0.1, b: 1, rho: 0, m: 0, s: 0.1 }, 1))).toMatchObject({ field: "a", condition: "w(0) > 0" });
+    expect(errorOf(() => rawToJumpWings({ a: 0.04, b: 0, rho: 0, m: 0, s: 1 }, 1))).toMatchObject({
+      field: "b",
+      condition: "b > 0",
+    });
+    expect(errorOf(() => rawToJumpWings({ a: -0.1, b: 1, rho: 0, m: 0, s: 0.1 }, 1))).toMatchObject({
+      field: "a",
+      condition: "w(0) > 0",
+    });
   });
 });
 
@@ -184,7 +196,9 @@ describe("rawToNatural and naturalToRaw (GJ §3.2)", () => {
         condition,
       ).toMatchObject({ field, condition });
     }
-    expect(errorOf(() => rawToNatural({ ...VOGT_RAW, s: -1 })).message).toBe("raw SVI: s (GJ's sigma) must be > 0; got s = -1");
+    expect(errorOf(() => rawToNatural({ ...VOGT_RAW, s: -1 })).message).toBe(
+      "raw SVI: s (GJ's sigma) must be > 0; got s = -1",
+    );
     const base: NaturalSvi = { delta: 0, mu: 0, rho: 0, omega: 0.04, zeta: 5 };
     const natural: [Partial<NaturalSvi>, string, string][] = [
       [{ omega: -1 }, "omega", "omega >= 0"],
@@ -204,12 +218,20 @@ describe("rawToNatural and naturalToRaw (GJ §3.2)", () => {
   it("refuse a result that leaves double precision instead of returning Infinity", () => {
     const e = errorOf(() => rawToNatural({ a: 1, b: 1e300, rho: 0, m: 0, s: 1e300 }));
     expect(e).toMatchObject({ field: "delta", condition: "finite result" });
-    expect(e.message).toBe("natural SVI: delta comes out -Infinity from raw SVI: the parameters overflow or underflow in double precision; rescale them");
+    expect(e.message).toBe(
+      "natural SVI: delta comes out -Infinity from raw SVI: the parameters overflow or underflow in double precision; rescale them",
+    );
   });
 });
 
 describe("the model's form (vol-model.md)", () => {
-  const VOGT_MODEL: SliceParams = { vol: Math.sqrt(0.01742625), skew: -0.1752111, smile: 0.2937952, putWing: 0.6997381, callWing: 1.316798 };
+  const VOGT_MODEL: SliceParams = {
+    vol: Math.sqrt(0.01742625),
+    skew: -0.1752111,
+    smile: 0.2937952,
+    putWing: 0.6997381,
+    callWing: 1.316798,
+  };
 
   it("rawToModel gives vol-model.md's Vogt parameters, curvature 0.2937952", () => {
     const model = rawToModel(VOGT_RAW, 1);
@@ -228,18 +250,34 @@ describe("the model's form (vol-model.md)", () => {
 
   it("jumpWingsToModel finds the curvature of GJ's printed values, 0.2937952, to 1e-6", () => {
     const model = jumpWingsToModel(VOGT_JW, 1);
-    expect([model.vol, model.skew, model.putWing, model.callWing]).toEqual([Math.sqrt(0.01742625), -0.1752111, 0.6997381, 1.316798]);
+    expect([model.vol, model.skew, model.putWing, model.callWing]).toEqual([
+      Math.sqrt(0.01742625),
+      -0.1752111,
+      0.6997381,
+      1.316798,
+    ]);
     expect(Math.abs(model.smile - 0.2937952)).toBeLessThan(1e-6);
   });
 
   it("modelToRaw is svi.ts rawSvi, its errors naming the SliceParams key", () => {
     expectClose(modelToRaw(VOGT_MODEL, 1), VOGT_RAW, 1e-6);
-    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, putWing: -1 }, 1))).toMatchObject({ field: "putWing", condition: "p > 0" });
-    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, skew: 1 }, 1))).toMatchObject({ field: "skew", condition: "-p < 2·psi < c" });
+    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, putWing: -1 }, 1))).toMatchObject({
+      field: "putWing",
+      condition: "p > 0",
+    });
+    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, skew: 1 }, 1))).toMatchObject({
+      field: "skew",
+      condition: "-p < 2·psi < c",
+    });
     expect(errorOf(() => modelToJumpWings({ ...VOGT_MODEL, smile: -10 }, 1))).toMatchObject({ field: "smile" });
-    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, vol: NaN }, 1))).toMatchObject({ field: "vol", condition: "finite" });
+    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, vol: NaN }, 1))).toMatchObject({
+      field: "vol",
+      condition: "finite",
+    });
     expect(errorOf(() => modelToRaw(VOGT_MODEL, -1))).toMatchObject({ field: "T", condition: "T > 0" });
-    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, callWing: 0 }, 1)).message).toMatch(/^model slice: call wing must be > 0/);
+    expect(errorOf(() => modelToRaw({ ...VOGT_MODEL, callWing: 0 }, 1)).message).toMatch(
+      /^model slice: call wing must be > 0/,
+    );
   });
 });
 
@@ -261,7 +299,9 @@ describe("convertSlice(slice, to, T)", () => {
     const e = errorOf(() => sliceForm({ a: 1, b: 1, rho: 0, m: 0, sigma: 0.1 }));
     expect(e).toMatchObject({ field: "slice", condition: "one SVI form" });
     expect(e.message).toMatch(/raw \{a, b, rho, m, s\} lacks s;/);
-    expect(() => sliceForm({ ...VOGT_RAW, ...slices.jumpWings })).toThrow(/the slice has the keys of more than one form \(raw, jumpWings\)/);
+    expect(() => sliceForm({ ...VOGT_RAW, ...slices.jumpWings })).toThrow(
+      /the slice has the keys of more than one form \(raw, jumpWings\)/,
+    );
     expect(() => sliceForm(null)).toThrow(/got null/);
   });
 
@@ -301,13 +341,17 @@ describe("convertSlice(slice, to, T)", () => {
   it("checks T and the target even when the forms need no T, and validates a same-form input", () => {
     expect(errorOf(() => convertSlice(VOGT_RAW, "natural", NaN))).toMatchObject({ field: "T", condition: "T > 0" });
     expect(errorOf(() => convertSlice(VOGT_RAW, "sabr" as SviForm, 1))).toMatchObject({ field: "to" });
-    expect(errorOf(() => convertSlice({ ...VOGT_RAW, b: -1 }, "raw", 1))).toMatchObject({ field: "b", condition: "b >= 0" });
+    expect(errorOf(() => convertSlice({ ...VOGT_RAW, b: -1 }, "raw", 1))).toMatchObject({
+      field: "b",
+      condition: "b >= 0",
+    });
   });
 });
 
 const STEPS = 2 ** 31 - 1;
 /** Uniform on [min, max] (fc.double draws uniformly over the bit patterns, i.e. mostly tiny numbers). */
-const uniform = (min: number, max: number) => fc.integer({ min: 0, max: STEPS }).map((i) => min + ((max - min) * i) / STEPS);
+const uniform = (min: number, max: number) =>
+  fc.integer({ min: 0, max: STEPS }).map((i) => min + ((max - min) * i) / STEPS);
 const logUniform = (min: number, max: number) => uniform(Math.log(min), Math.log(max)).map(Math.exp);
 
 /**
@@ -327,7 +371,13 @@ const wellConditionedRaw = fc
     s: logUniform(0.01, 1),
     u: logUniform(1e-3, 3),
   })
-  .map(({ b, rho, beta, s, u }) => ({ a: b * s * (u - Math.sqrt(1 - rho * rho)), b, rho, m: (s * beta) / Math.sqrt(1 - beta * beta), s }));
+  .map(({ b, rho, beta, s, u }) => ({
+    a: b * s * (u - Math.sqrt(1 - rho * rho)),
+    b,
+    rho,
+    m: (s * beta) / Math.sqrt(1 - beta * beta),
+    s,
+  }));
 /** Maturities from a day to 30 years. */
 const maturityYears = logUniform(1 / 365, 30);
 const RUNS = { numRuns: 2000 };
@@ -393,7 +443,10 @@ function minG(raw: RawSvi, from: number, to: number, step: number): { g: number;
 }
 
 /** `g(±∞) = 1/4 − (b·(1 ± rho))²/16`: the limit of GJ's g in each wing, where w ~ b·(1 ± rho)·|k| and w'' → 0. */
-const wingLimits = (raw: RawSvi): [number, number] => [0.25 - (raw.b * (1 - raw.rho)) ** 2 / 16, 0.25 - (raw.b * (1 + raw.rho)) ** 2 / 16];
+const wingLimits = (raw: RawSvi): [number, number] => [
+  0.25 - (raw.b * (1 - raw.rho)) ** 2 / 16,
+  0.25 - (raw.b * (1 + raw.rho)) ** 2 / 16,
+];
 
 describe("repairButterfly (GJ §5.1, Example 5.1)", () => {
   it("turns the Vogt smile into GJ's repaired smile: c' = 0.3493158, vTilde' = 0.01548182, raw as printed", () => {
@@ -413,9 +466,14 @@ describe("repairButterfly (GJ §5.1, Example 5.1)", () => {
     const r = repairButterfly(VOGT_RAW, 1);
     const { theta, rho, phi } = r.ssvi;
     for (let k = -2; k <= 2; k += 0.25) {
-      expect(sviW(r.slice, k)).toBeCloseTo((theta / 2) * (1 + rho * phi * k + Math.sqrt((phi * k + rho) ** 2 + 1 - rho ** 2)), 15);
+      expect(sviW(r.slice, k)).toBeCloseTo(
+        (theta / 2) * (1 + rho * phi * k + Math.sqrt((phi * k + rho) ** 2 + 1 - rho ** 2)),
+        15,
+      );
     }
-    expect(rawToJumpWings(r.slice, 1)).toSatisfy((jw: JumpWings) => Object.entries(r.after).every(([k, x]) => Math.abs(jw[k as keyof JumpWings] - x) < 1e-15));
+    expect(rawToJumpWings(r.slice, 1)).toSatisfy((jw: JumpWings) =>
+      Object.entries(r.after).every(([k, x]) => Math.abs(jw[k as keyof JumpWings] - x) < 1e-15),
+    );
   });
 
   it("returns the model's form for a model slice: vol 0.1320085, skew, put wing kept exactly, kappa ≈ 1.619064", () => {
@@ -439,7 +497,13 @@ describe("repairButterfly (GJ §5.1, Example 5.1)", () => {
     const c2 = 0.6997381 + 2 * -0.1752111;
     expect(jw.slice.vTilde).toBeCloseTo(((4 * 0.6997381 * c2) / (0.6997381 + c2) ** 2) * 0.01742625, 16);
     const natural = repairButterfly(rawToNatural(VOGT_RAW), 1);
-    expect(natural.slice).toEqual({ delta: 0, mu: 0, rho: natural.ssvi.rho, omega: natural.ssvi.theta, zeta: natural.ssvi.phi });
+    expect(natural.slice).toEqual({
+      delta: 0,
+      mu: 0,
+      rho: natural.ssvi.rho,
+      omega: natural.ssvi.theta,
+      zeta: natural.ssvi.phi,
+    });
   });
 
   it("repairs jump-wings slices with psi = 0 too (the repair needs only v, psi, p): a symmetric SSVI slice", () => {
@@ -473,7 +537,11 @@ describe("repairButterfly (GJ §5.1, Example 5.1)", () => {
 
   it("reports GJ Theorem 4.2's conditions, and outside them the repair can fail (v = 0.04, psi = 0, p = 3)", () => {
     const r = repairButterfly({ v: 0.04, psi: 0, p: 3, c: 1, vTilde: 0.04 }, 1);
-    expect(r.conditions).toEqual({ leeTerm: expect.closeTo(1.2, 14), curvatureTerm: expect.closeTo(36, 12), hold: false });
+    expect(r.conditions).toEqual({
+      leeTerm: expect.closeTo(1.2, 14),
+      curvatureTerm: expect.closeTo(36, 12),
+      hold: false,
+    });
     const raw = naturalToRaw({ delta: 0, mu: 0, rho: r.ssvi.rho, omega: r.ssvi.theta, zeta: r.ssvi.phi });
     expect(minG(raw, -1, 1, 1e-3).g).toBeLessThan(-0.3);
   });
@@ -496,7 +564,10 @@ describe("repairButterfly (GJ §5.1, Example 5.1)", () => {
   });
 
   it("validates the slice like the conversions do", () => {
-    expect(errorOf(() => repairButterfly({ ...VOGT_RAW, rho: 1 }, 1))).toMatchObject({ field: "rho", condition: "|rho| < 1" });
+    expect(errorOf(() => repairButterfly({ ...VOGT_RAW, rho: 1 }, 1))).toMatchObject({
+      field: "rho",
+      condition: "|rho| < 1",
+    });
     expect(errorOf(() => repairButterfly(VOGT_RAW, 0))).toMatchObject({ field: "T", condition: "T > 0" });
     expect(errorOf(() => repairButterfly({ ...VOGT_JW, p: 0 }, 1))).toMatchObject({ field: "p", condition: "p > 0" });
   });

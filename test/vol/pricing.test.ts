@@ -53,7 +53,14 @@ describe("priceOptions", () => {
       strikes.forEach((x, q) => {
         expect(p.strikes[q]).toBeCloseTo((x / 100) * F, 9);
         expect(p.vols[q]).toBeCloseTo(vols[q]!, 15);
-        const want = black76({ forward: F, strike: p.strikes[q]!, maturity: p.T, vol: p.vols[q]!, discountFactor: 0.99, kind });
+        const want = black76({
+          forward: F,
+          strike: p.strikes[q]!,
+          maturity: p.T,
+          vol: p.vols[q]!,
+          discountFactor: 0.99,
+          kind,
+        });
         for (const key of ["price", "delta", "gamma", "vega", "theta"] as const) expect(p[key][q]).toBe(want[key]);
       });
     }
@@ -78,10 +85,16 @@ describe("priceOptions", () => {
 
   it("names the field at fault", () => {
     expect(error(() => priceOptions(model, 91, [100], PercentForward, undefined as never)).field).toBe("options");
-    expect(error(() => priceOptions(model, 91, [100], PercentForward, { kind: "straddle" as never })).field).toBe("kind");
-    expect(error(() => priceOptions(model, 91, [100], PercentForward, { kind: "call", discountFactor: -1 })).field).toBe("discountFactor");
+    expect(error(() => priceOptions(model, 91, [100], PercentForward, { kind: "straddle" as never })).field).toBe(
+      "kind",
+    );
+    expect(
+      error(() => priceOptions(model, 91, [100], PercentForward, { kind: "call", discountFactor: -1 })).field,
+    ).toBe("discountFactor");
     expect(error(() => priceOptions(model, 0, [100], PercentForward, { kind: "call" })).field).toBe("maturity");
-    expect(error(() => priceOptions(model, 91, [100, 0], PercentForward, { kind: "call" })).message).toMatch(/^strikes\[1\]/);
+    expect(error(() => priceOptions(model, 91, [100, 0], PercentForward, { kind: "call" })).message).toMatch(
+      /^strikes\[1\]/,
+    );
   });
 });
 
@@ -93,15 +106,24 @@ describe("strikeDeltas", () => {
       { type: "delta", premiumAdjusted: true },
       { type: "delta", kind: "put", spot: { discountFactor: 0.97 } },
     ] as const;
-    const deltas = { 0: [0.1, 0.25, 0.5], 1: [-0.1, -0.25, -0.5], 2: [0.1, 0.25, 0.5], 3: [-0.1, -0.25, -0.5] } as const;
+    const deltas = {
+      0: [0.1, 0.25, 0.5],
+      1: [-0.1, -0.25, -0.5],
+      2: [0.1, 0.25, 0.5],
+      3: [-0.1, -0.25, -0.5],
+    } as const;
     conventions.forEach((c, i) => {
       const d = deltas[i as 0 | 1 | 2 | 3];
       const K = model.absoluteStrikes(200, d, c);
       const back = strikeDeltas(model, 200, K, Absolute, c);
       d.forEach((x, q) => expect(back[q]).toBeCloseTo(x, 12));
     });
-    expect(error(() => strikeDeltas(model, 200, [100], PercentForward, 0 as never))).toMatchObject({ field: "convention" });
-    expect(error(() => strikeDeltas(model, 200, [100], PercentForward, { type: "delta", kind: "both" as never })).field).toBe("strike_type");
+    expect(error(() => strikeDeltas(model, 200, [100], PercentForward, 0 as never))).toMatchObject({
+      field: "convention",
+    });
+    expect(
+      error(() => strikeDeltas(model, 200, [100], PercentForward, { type: "delta", kind: "both" as never })).field,
+    ).toBe("strike_type");
   });
 });
 
@@ -115,7 +137,11 @@ describe("impliedDensity", () => {
       strikes.forEach((K, j) => {
         const h = K * 1e-5;
         const kind = K < F ? "put" : "call";
-        const fd = (otmPrice(model, days, K + h, kind) - 2 * otmPrice(model, days, K, kind) + otmPrice(model, days, K - h, kind)) / (h * h);
+        const fd =
+          (otmPrice(model, days, K + h, kind) -
+            2 * otmPrice(model, days, K, kind) +
+            otmPrice(model, days, K - h, kind)) /
+          (h * h);
         expect(Math.abs(q.density[j]! / fd - 1), `${days} d, K = ${K}`).toBeLessThan(1e-5);
       });
     }
@@ -188,7 +214,9 @@ describe("localVol", () => {
       const strikes = Array.from({ length: 15 }, (_, q) => F * (0.7 + q * 0.05));
       const lv = localVol(model, days, strikes, Absolute);
       expect(lv.undefinedAt).toEqual([]);
-      strikes.forEach((K, j) => expect(Math.abs(lv.localVol[j]! / dupireFD(model, days, K) - 1), `${days} d, K = ${K}`).toBeLessThan(2e-5));
+      strikes.forEach((K, j) =>
+        expect(Math.abs(lv.localVol[j]! / dupireFD(model, days, K) - 1), `${days} d, K = ${K}`).toBeLessThan(2e-5),
+      );
     }
   });
 
@@ -217,7 +245,15 @@ describe("localVol", () => {
     const vols = [0.3, 0.25, 0.2, 0.22];
     const days = [30, 91, 182, 365];
     const ts = fromSurface(
-      buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: days, atmVols: vols, smile: 1e-6, putWing: 1e-9, callWing: 1e-9 }),
+      buildSurface({
+        spot: 100,
+        referenceDate: "2026-11-20",
+        maturities: days,
+        atmVols: vols,
+        smile: 1e-6,
+        putWing: 1e-9,
+        callWing: 1e-9,
+      }),
     );
     const theta = vols.map((v, i) => (v * v * days[i]!) / DAYS_PER_YEAR);
     const fwdVol = (i: number) => Math.sqrt(((theta[i + 1]! - theta[i]!) / (days[i + 1]! - days[i]!)) * DAYS_PER_YEAR);
@@ -273,15 +309,21 @@ describe("localVol", () => {
     expect(lv.localVol.filter(Number.isNaN)).toHaveLength(1);
     const e = error(() => localVol(vogt, 200, [0, 0.9], "logMoneyness", { strict: true }));
     expect(e).toBeInstanceOf(VolModelError);
-    expect(e.message).toMatch(/^strikes\[1\] \(K = [\d.]+, k = 0.9\): local vol is undefined at 200 d: g\(k\) = -[\d.e-]+ <= 0 \(butterfly arbitrage\)$/);
+    expect(e.message).toMatch(
+      /^strikes\[1\] \(K = [\d.]+, k = 0.9\): local vol is undefined at 200 d: g\(k\) = -[\d.e-]+ <= 0 \(butterfly arbitrage\)$/,
+    );
 
     // ATM total variance falling from 30 d to 91 d: calendar arbitrage.
-    const cal = fromSurface(buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 91], atmVols: [0.4, 0.2] }));
+    const cal = fromSurface(
+      buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 91], atmVols: [0.4, 0.2] }),
+    );
     const gap = localVol(cal, 60, [100], PercentForward).undefinedAt;
     expect(gap).toMatchObject([{ index: 0, reason: "calendar" }]);
     expect(gap[0]!.dwdT).toBeLessThan(0);
     expect(() => localVol(cal, 60, [100], PercentForward, { strict: true })).toThrow(/calendar arbitrage/);
-    expect(error(() => localVol(model, 60, [100], PercentForward, { interpolation: "cubic" as never })).field).toBe("interpolation");
+    expect(error(() => localVol(model, 60, [100], PercentForward, { interpolation: "cubic" as never })).field).toBe(
+      "interpolation",
+    );
   });
 });
 
@@ -292,7 +334,9 @@ describe("the model's own price, density and localVol", () => {
     expect(model.price(91, strikes, STRIKE_TYPE.PercentForward, { kind: "put" })).toEqual(
       priceOptions(model, 91, strikes, STRIKE_TYPE.PercentForward, { kind: "put" }),
     );
-    expect(model.density(91, strikes, STRIKE_TYPE.PercentForward)).toEqual(impliedDensity(model, 91, strikes, STRIKE_TYPE.PercentForward));
+    expect(model.density(91, strikes, STRIKE_TYPE.PercentForward)).toEqual(
+      impliedDensity(model, 91, strikes, STRIKE_TYPE.PercentForward),
+    );
     expect(model.localVol(120, strikes, STRIKE_TYPE.PercentForward, { interpolation: "c1" })).toEqual(
       localVol(model, 120, strikes, STRIKE_TYPE.PercentForward, { interpolation: "c1" }),
     );

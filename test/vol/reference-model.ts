@@ -55,7 +55,8 @@ export function docModel(s: WireSurface) {
     raws,
     forward: (days: number) => Math.exp(lnForward(days / DAYS_PER_YEAR)),
     w,
-    vol: (days: number, K: number) => Math.sqrt(w(days, Math.log(K / Math.exp(lnForward(days / DAYS_PER_YEAR)))) / (days / DAYS_PER_YEAR)),
+    vol: (days: number, K: number) =>
+      Math.sqrt(w(days, Math.log(K / Math.exp(lnForward(days / DAYS_PER_YEAR)))) / (days / DAYS_PER_YEAR)),
   };
 }
 
@@ -132,7 +133,11 @@ export function validSurface(options: SurfaceArbOptions = {}): fc.Arbitrary<Wire
 export const SAMPLE: WireSurface = { ...surface, reference_date: "2026-11-20T00:00:00Z" };
 
 /** One benchmark at `T = 1` year (365 days) with the model's parameters. */
-export function oneYear(p: { vol: number; skew: number; smile: number; putWing: number; callWing: number }, spot = 100, fwdFactor = 1): WireSurface {
+export function oneYear(
+  p: { vol: number; skew: number; smile: number; putWing: number; callWing: number },
+  spot = 100,
+  fwdFactor = 1,
+): WireSurface {
   return {
     benchmark_fwd_factors: [fwdFactor],
     smiles: [p.smile],

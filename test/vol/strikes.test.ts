@@ -116,18 +116,24 @@ describe("delta strike types as objects", () => {
   it("reads defaults: { type: 'delta' } is the plain forward call delta", () => {
     expect(deltaConvention("delta")).toEqual(FORWARD_CALL_DELTA);
     expect(deltaConvention({ type: "delta" })).toEqual(FORWARD_CALL_DELTA);
-    expect(deltaConvention({ type: "delta", kind: "put", premiumAdjusted: true, spot: { discountFactor: 0.9 } })).toEqual({
+    expect(
+      deltaConvention({ type: "delta", kind: "put", premiumAdjusted: true, spot: { discountFactor: 0.9 } }),
+    ).toEqual({
       kind: "put",
       premiumAdjusted: true,
       spot: true,
       discountFactor: 0.9,
     });
     expect(deltaConvention(STRIKE_TYPE.Absolute)).toBeUndefined();
-    expect(deltaLabel(deltaConvention({ type: "delta", kind: "put", premiumAdjusted: true, spot: { discountFactor: 0.9 } })!)).toBe(
-      "premium-adjusted spot put delta",
-    );
+    expect(
+      deltaLabel(
+        deltaConvention({ type: "delta", kind: "put", premiumAdjusted: true, spot: { discountFactor: 0.9 } })!,
+      ),
+    ).toBe("premium-adjusted spot put delta");
     const s = fromSurface(SAMPLE);
-    expect(Array.from(s.logMoneyness(91, [0.2, 0.5], { type: "delta" }))).toEqual(Array.from(s.logMoneyness(91, [0.2, 0.5], "delta")));
+    expect(Array.from(s.logMoneyness(91, [0.2, 0.5], { type: "delta" }))).toEqual(
+      Array.from(s.logMoneyness(91, [0.2, 0.5], "delta")),
+    );
   });
 
   it("gives the flat-smile strikes of Reiswich & Wystup's formulas", () => {
@@ -138,7 +144,10 @@ describe("delta strike types as objects", () => {
     // Forward put: −N(−d+) = −0.25 ⇒ d+ = N⁻¹(0.75) ⇒ k = −sw·d+ + w/2.
     expect(k(-0.25, { type: "delta", kind: "put" })).toBeCloseTo(-sw * normInv(0.75) + 0.02, 6);
     // Spot call: DF·N(d+) = 0.25 ⇒ N(d+) = 0.25/DF.
-    expect(k(0.25, { type: "delta", spot: { discountFactor: 0.95 } })).toBeCloseTo(-sw * normInv(0.25 / 0.95) + 0.02, 6);
+    expect(k(0.25, { type: "delta", spot: { discountFactor: 0.95 } })).toBeCloseTo(
+      -sw * normInv(0.25 / 0.95) + 0.02,
+      6,
+    );
     // Premium-adjusted call: e^k·N(d−) = 0.25 with d− = −k/sw − sw/2.
     const kpa = k(0.25, { type: "delta", premiumAdjusted: true });
     expect(Math.exp(kpa) * normCdf(-kpa / sw - sw / 2)).toBeCloseTo(0.25, 9);
@@ -182,8 +191,12 @@ describe("delta strike types as objects", () => {
       }
       return "no error";
     };
-    expect(message(0.25, { type: "delta", kind: "put" })).toBe("strikes[0] must be a forward put delta in (-1, 0); got 0.25");
-    expect(message(0.97, { type: "delta", spot: { discountFactor: 0.96 } })).toBe("strikes[0] must be a spot call delta in (0, 0.96); got 0.97");
+    expect(message(0.25, { type: "delta", kind: "put" })).toBe(
+      "strikes[0] must be a forward put delta in (-1, 0); got 0.25",
+    );
+    expect(message(0.97, { type: "delta", spot: { discountFactor: 0.96 } })).toBe(
+      "strikes[0] must be a spot call delta in (0, 0.96); got 0.97",
+    );
     expect(message(0, { type: "delta", kind: "put", premiumAdjusted: true })).toBe(
       "strikes[0] must be a premium-adjusted forward put delta < 0 (and finite); got 0",
     );
@@ -195,8 +208,16 @@ describe("delta → strike → delta round trips", () => {
   const conventions: { name: string; type: DeltaStrikeType | "delta"; draw: fc.Arbitrary<number> }[] = [
     { name: "call", type: "delta", draw: fc.double({ min: 0.01, max: 0.99, noNaN: true }) },
     { name: "put", type: { type: "delta", kind: "put" }, draw: fc.double({ min: -0.99, max: -0.01, noNaN: true }) },
-    { name: "premium-adjusted call", type: { type: "delta", premiumAdjusted: true }, draw: fc.double({ min: 0.01, max: 0.99, noNaN: true }) },
-    { name: "premium-adjusted put", type: { type: "delta", kind: "put", premiumAdjusted: true }, draw: fc.double({ min: -2, max: -0.01, noNaN: true }) },
+    {
+      name: "premium-adjusted call",
+      type: { type: "delta", premiumAdjusted: true },
+      draw: fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+    },
+    {
+      name: "premium-adjusted put",
+      type: { type: "delta", kind: "put", premiumAdjusted: true },
+      draw: fc.double({ min: -2, max: -0.01, noNaN: true }),
+    },
   ];
   for (const { name, type, draw } of conventions) {
     for (const spot of [false, true]) {
@@ -209,7 +230,9 @@ describe("delta → strike → delta round trips", () => {
             fc.double({ min: 0.6, max: 1.1, noNaN: true }),
             (surface, d, raw, df) => {
               const s = fromSurface(surface);
-              const t: ModelStrikeType = spot ? { ...(type === "delta" ? { type: "delta" } : type), spot: { discountFactor: df } } : type;
+              const t: ModelStrikeType = spot
+                ? { ...(type === "delta" ? { type: "delta" } : type), spot: { discountFactor: df } }
+                : type;
               const c = deltaConvention(t)!;
               // Spot deltas: the same fractions of DF_f (the plain ranges scale with it).
               const deltas = raw.map((x) => (spot ? x * df : x));
@@ -226,7 +249,9 @@ describe("delta → strike → delta round trips", () => {
                 }
                 const w = s.totalVariance(d, [k])[0]!;
                 const back = deltaFromK(k, w, c);
-                expect(Math.abs(back - delta), `${name} ${delta} at ${d} d`).toBeLessThan(1e-10 * Math.max(1, Math.abs(delta)));
+                expect(Math.abs(back - delta), `${name} ${delta} at ${d} d`).toBeLessThan(
+                  1e-10 * Math.max(1, Math.abs(delta)),
+                );
                 if (c.premiumAdjusted && c.kind === "call") {
                   // Right of the maximum: the premium-adjusted call delta falls there.
                   const w2 = s.totalVariance(d, [k + 1e-4])[0]!;

@@ -8,7 +8,13 @@ const { Absolute, PercentForward, PercentSpot } = STRIKE_TYPE;
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
 
 describe("public reference case 3: a flat surface", () => {
-  const flat = { ...SAMPLE, skews: [0, 0, 0, 0], smiles: [0.5, 0.5, 0.5, 0.5], put_wings: [0.8, 0.8, 0.8, 0.8], call_wings: [0.8, 0.8, 0.8, 0.8] };
+  const flat = {
+    ...SAMPLE,
+    skews: [0, 0, 0, 0],
+    smiles: [0.5, 0.5, 0.5, 0.5],
+    put_wings: [0.8, 0.8, 0.8, 0.8],
+    call_wings: [0.8, 0.8, 0.8, 0.8],
+  };
 
   it("gives exactly v at k = 0 at every benchmark", () => {
     const s = fromSurface(flat);
@@ -38,7 +44,9 @@ describe("public reference case 4: nodes are exact", () => {
   const s = fromSurface(SAMPLE);
 
   it("has F(T_i) = spot_ref · benchmark_fwd_factors[i] exactly", () => {
-    SAMPLE.benchmark_maturities.forEach((d, i) => expect(s.forward(d)).toBe(SAMPLE.spot_ref * SAMPLE.benchmark_fwd_factors[i]!));
+    SAMPLE.benchmark_maturities.forEach((d, i) =>
+      expect(s.forward(d)).toBe(SAMPLE.spot_ref * SAMPLE.benchmark_fwd_factors[i]!),
+    );
   });
 
   it("has the ATM-forward vol vols[i] exactly, in every strike convention that reaches the forward", () => {
@@ -87,7 +95,9 @@ describe("maturity interpolation and extrapolation", () => {
     for (const d of [10, 60, 200, 400, 2000]) expect(rel(s.forward(d), doc.forward(d))).toBeLessThan(1e-14);
     const lnF = (d: number) => Math.log(s.forward(d));
     expect((lnF(2000) - lnF(365)) / (2000 - 365)).toBeCloseTo((lnF(365) - lnF(182)) / (365 - 182), 12);
-    expect(fromSurface(oneYear({ vol: 0.2, skew: 0, smile: 1, putWing: 1, callWing: 1 }, 100, 1.05)).forward(730)).toBeCloseTo(100 * 1.05 ** 2, 11);
+    expect(
+      fromSurface(oneYear({ vol: 0.2, skew: 0, smile: 1, putWing: 1, callWing: 1 }, 100, 1.05)).forward(730),
+    ).toBeCloseTo(100 * 1.05 ** 2, 11);
   });
 });
 
@@ -141,7 +151,14 @@ describe("grid", () => {
   it("is row-major: vols[i·strikes.length + j] is maturity i, strike j, equal to vols() of that maturity", () => {
     const mats = [10, 91, 200, 800];
     for (const type of [Absolute, PercentForward, PercentSpot, "logMoneyness", "delta"] as const) {
-      const strikes = type === "logMoneyness" ? [-0.2, 0, 0.1] : type === "delta" ? [0.25, 0.5, 0.75] : type === Absolute ? [4800, 5300, 5900] : [90, 100, 110];
+      const strikes =
+        type === "logMoneyness"
+          ? [-0.2, 0, 0.1]
+          : type === "delta"
+            ? [0.25, 0.5, 0.75]
+            : type === Absolute
+              ? [4800, 5300, 5900]
+              : [90, 100, 110];
       const g = s.grid(mats, strikes, type);
       expect(g.vols.length).toBe(12);
       expect(Array.from(g.maturities)).toEqual(mats);
@@ -155,14 +172,20 @@ describe("grid", () => {
   });
 
   it("checks every maturity and strike", () => {
-    expect(() => s.grid([30, -1], [100], PercentForward)).toThrow(/maturities\[1\] must be a finite number of days > 0; got -1/);
+    expect(() => s.grid([30, -1], [100], PercentForward)).toThrow(
+      /maturities\[1\] must be a finite number of days > 0; got -1/,
+    );
     expect(() => s.grid([30], [100, 0], PercentForward)).toThrow(/strikes\[1\] must be a finite number > 0; got 0/);
   });
 });
 
 describe("the model object", () => {
   it("exposes spot, reference date, benchmarks with raw SVI, and the wire form", () => {
-    const s = fromSurface({ ...SAMPLE, reference_date: new Date("2026-11-20T00:00:00Z"), vols: new Float64Array(SAMPLE.vols) });
+    const s = fromSurface({
+      ...SAMPLE,
+      reference_date: new Date("2026-11-20T00:00:00Z"),
+      vols: new Float64Array(SAMPLE.vols),
+    });
     expect(s.spotRef).toBe(5321.5);
     expect(s.referenceDate.toISOString()).toBe("2026-11-20T00:00:00.000Z");
     expect(s.benchmarks).toHaveLength(4);
@@ -175,7 +198,9 @@ describe("the model object", () => {
   });
 
   it("reads date-only reference dates as midnight UTC, like the wire", () => {
-    expect(fromSurface({ ...SAMPLE, reference_date: "2026-11-20" }).toJSON().reference_date).toBe("2026-11-20T00:00:00Z");
+    expect(fromSurface({ ...SAMPLE, reference_date: "2026-11-20" }).toJSON().reference_date).toBe(
+      "2026-11-20T00:00:00Z",
+    );
   });
 
   it("is not changed by later edits of the caller's arrays", () => {
@@ -217,17 +242,27 @@ describe("vols() arguments", () => {
       expect(e.field).toBe("strikes");
       expect(e.message).toBe(`strikes[1] must be a finite number > 0; got ${shown}`);
     }
-    expect(error(() => s.vols(30, [100, "90" as unknown as number], Absolute)).message).toMatch(/strikes\[1\] must be a number; got "90"/);
-    expect(error(() => s.vols(30, [0.1, 1], "delta")).message).toMatch(/strikes\[1\] must be a forward call delta in \(0, 1\); got 1/);
-    expect(error(() => s.vols(30, [0.1, NaN], "logMoneyness")).message).toMatch(/strikes\[1\] must be a finite log-moneyness with \|k\| <= 10000; got NaN/);
-    expect(error(() => s.vols(30, [0.1, -1e300], "logMoneyness")).message).toMatch(/strikes\[1\] must be a finite log-moneyness/);
+    expect(error(() => s.vols(30, [100, "90" as unknown as number], Absolute)).message).toMatch(
+      /strikes\[1\] must be a number; got "90"/,
+    );
+    expect(error(() => s.vols(30, [0.1, 1], "delta")).message).toMatch(
+      /strikes\[1\] must be a forward call delta in \(0, 1\); got 1/,
+    );
+    expect(error(() => s.vols(30, [0.1, NaN], "logMoneyness")).message).toMatch(
+      /strikes\[1\] must be a finite log-moneyness with \|k\| <= 10000; got NaN/,
+    );
+    expect(error(() => s.vols(30, [0.1, -1e300], "logMoneyness")).message).toMatch(
+      /strikes\[1\] must be a finite log-moneyness/,
+    );
     expect(error(() => s.totalVariance(30, [Infinity])).field).toBe("k");
   });
 
   it("refuses an unknown strike type", () => {
     const e = error(() => s.vols(30, [100], 3 as never));
     expect(e.field).toBe("strike_type");
-    expect(e.message).toBe('strike_type must be one of 0 (Absolute), 1 (PercentForward), 2 (PercentSpot), "logMoneyness" or "delta"; got 3');
+    expect(e.message).toBe(
+      'strike_type must be one of 0 (Absolute), 1 (PercentForward), 2 (PercentSpot), "logMoneyness" or "delta"; got 3',
+    );
   });
 
   it("accepts extreme strikes and maturities without NaN", () => {
@@ -242,7 +277,9 @@ describe("vols() arguments", () => {
     expect(e).toMatchObject({ field: "maturity", condition: "finite forward" });
     expect(e.message).toMatch(/^maturity 1000000 d is too far out: the forward F\(T\) = exp\(/);
     // With a flat forward curve every maturity is in range.
-    expect(fromSurface({ ...SAMPLE, benchmark_fwd_factors: [1, 1, 1, 1] }).vols(1e300, [100], PercentForward)[0]).toBeCloseTo(SAMPLE.vols[3]!, 15);
+    expect(
+      fromSurface({ ...SAMPLE, benchmark_fwd_factors: [1, 1, 1, 1] }).vols(1e300, [100], PercentForward)[0],
+    ).toBeCloseTo(SAMPLE.vols[3]!, 15);
   });
 
   it("reports an unreachable delta when the call wing breaks Lee's bound", () => {

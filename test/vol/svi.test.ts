@@ -1,6 +1,16 @@
 /** One benchmark: the model's parameters ⇄ raw SVI, validity conditions, and the slice's derivatives. */
 import { describe, expect, it } from "vitest";
-import { VolModelError, butterflyG, minTotalVariance, rawSvi, sliceParams, sviW, sviW1, sviW2, type RawSvi } from "../../src/vol";
+import {
+  VolModelError,
+  butterflyG,
+  minTotalVariance,
+  rawSvi,
+  sliceParams,
+  sviW,
+  sviW1,
+  sviW2,
+  type RawSvi,
+} from "../../src/vol";
 import { docRaw } from "./reference-model";
 
 /** GJ Example 3.1 (Vogt), T = 1. */
@@ -12,7 +22,8 @@ const REPAIRED = { vol: 0.1320085, skew: -0.1752111, smile: 1.619064, putWing: 0
 const REPAIRED_RAW = { a: 0.0077409, b: 0.069242, m: 0.0420338, rho: -0.3340365, s: 0.118608 };
 
 function expectRawClose(actual: RawSvi, expected: RawSvi, tol: number) {
-  for (const key of ["a", "b", "rho", "m", "s"] as const) expect(Math.abs(actual[key] - expected[key]), key).toBeLessThan(tol);
+  for (const key of ["a", "b", "rho", "m", "s"] as const)
+    expect(Math.abs(actual[key] - expected[key]), key).toBeLessThan(tol);
 }
 
 describe("rawSvi", () => {
@@ -57,10 +68,18 @@ describe("rawSvi", () => {
       [{ vol: 0 }, "v > 0", /benchmark 2 \(maturity 182 d\): vol must be > 0; got v = 0/],
       [{ putWing: -1 }, "p > 0", /put wing must be > 0/],
       [{ callWing: 0 }, "c > 0", /call wing must be > 0/],
-      [{ skew: 0.6 }, "-p < 2·psi < c", /benchmark 2 \(maturity 182 d\): skew must satisfy -p < 2·psi < c; got 2·psi = 1\.2, p = 1, c = 1/],
+      [
+        { skew: 0.6 },
+        "-p < 2·psi < c",
+        /benchmark 2 \(maturity 182 d\): skew must satisfy -p < 2·psi < c; got 2·psi = 1\.2, p = 1, c = 1/,
+      ],
       [{ skew: -0.5 }, "-p < 2·psi < c", /got 2·psi = -1, p = 1/],
       [{ smile: -1 }, "kappa > -psi²/sqrt(theta)", /smile must satisfy kappa > -psi²\/sqrt\(theta\)/],
-      [{ smile: -0.05 }, "a + b·s·sqrt(1 - rho²) >= 0", /minimum total variance a \+ b·s·sqrt\(1 - rho²\) must be >= 0; got -/],
+      [
+        { smile: -0.05 },
+        "a + b·s·sqrt(1 - rho²) >= 0",
+        /minimum total variance a \+ b·s·sqrt\(1 - rho²\) must be >= 0; got -/,
+      ],
       [{ skew: NaN }, "finite", /skew must be a finite number; got NaN/],
       [{ vol: Infinity }, "finite", /vol must be a finite number; got Infinity/],
     ];
@@ -79,7 +98,9 @@ describe("rawSvi", () => {
   });
 
   it("refuses parameters whose raw SVI would overflow", () => {
-    expect(() => rawSvi({ vol: 1e200, skew: 0, smile: 1, putWing: 1, callWing: 1 }, 1)).toThrow(/overflow or underflow/);
+    expect(() => rawSvi({ vol: 1e200, skew: 0, smile: 1, putWing: 1, callWing: 1 }, 1)).toThrow(
+      /overflow or underflow/,
+    );
   });
 });
 

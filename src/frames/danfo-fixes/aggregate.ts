@@ -15,7 +15,21 @@ import { frameFromColumns } from "./build";
 import { columnsOf, isMissing, type DanfoClasses, type Frame } from "./types";
 
 const FAST = new Set(["sum", "mean", "count", "min", "max"]);
-const DANFO_OPS = ["mean", "sum", "count", "mode", "std", "var", "cumsum", "cumprod", "cummax", "cummin", "median", "min", "max"];
+const DANFO_OPS = [
+  "mean",
+  "sum",
+  "count",
+  "mode",
+  "std",
+  "var",
+  "cumsum",
+  "cumprod",
+  "cummax",
+  "cummin",
+  "median",
+  "min",
+  "max",
+];
 
 interface Groups {
   /** Group id of each row. */
@@ -87,7 +101,8 @@ function reduce(values: readonly unknown[], ids: Int32Array, groups: number, op:
   }
   const acc = new Array<unknown>(groups);
   const started = new Uint8Array(groups);
-  const fold: (a: number, v: number) => number = op === "sum" ? (a, v) => a + v : op === "max" ? (a, v) => (a > v ? a : v) : (a, v) => (a < v ? a : v);
+  const fold: (a: number, v: number) => number =
+    op === "sum" ? (a, v) => a + v : op === "max" ? (a, v) => (a > v ? a : v) : (a, v) => (a < v ? a : v);
   for (let i = 0; i < ids.length; i++) {
     const g = ids[i]!;
     const v = values[i] as number;
@@ -106,18 +121,25 @@ function aggPlan(frame: Frame, ops: Record<string, unknown>): { column: string; 
   for (const [column, spec] of Object.entries(ops)) {
     if (!frame.$columns.includes(column)) throw new Error(`Column ${column} does not exist in groups`);
     for (const op of Array.isArray(spec) ? spec : [spec]) {
-      if (!DANFO_OPS.includes(op as string)) throw new Error(`group operation: ${String(op)} for column ${column} is not valid`);
+      if (!DANFO_OPS.includes(op as string))
+        throw new Error(`group operation: ${String(op)} for column ${column} is not valid`);
       plan.push({ column, op: op as string });
     }
   }
   for (const { column, op } of plan) {
-    if (frame.$dtypes[frame.$columns.indexOf(column)] === "string" && op !== "count") throw new Error(`Can't perform math operation on column ${column}`);
+    if (frame.$dtypes[frame.$columns.indexOf(column)] === "string" && op !== "count")
+      throw new Error(`Can't perform math operation on column ${column}`);
   }
   return plan;
 }
 
 /** danfo's groupby result for sum/mean/count/min/max, computed in one pass per column. */
-function fastAgg(cls: DanfoClasses, frame: Frame, keys: readonly string[], plan: { column: string; op: string }[]): Frame {
+function fastAgg(
+  cls: DanfoClasses,
+  frame: Frame,
+  keys: readonly string[],
+  plan: { column: string; op: string }[],
+): Frame {
   const columns = columnsOf(frame);
   const keyColumns = keys.map((k) => columns[frame.$columns.indexOf(k)]!);
   const { ids, firstRow } = groupRows(keyColumns, frame.$data.length);
@@ -156,13 +178,16 @@ function fastGroupby(cls: DanfoClasses, frame: Frame, state: GroupState, slow: (
   };
   const own: Record<string, unknown> = {
     agg(ops: Record<string, unknown>) {
-      const simple = Object.values(ops).every((s) => (Array.isArray(s) ? s : [s]).every((op) => FAST.has(op as string)));
+      const simple = Object.values(ops).every((s) =>
+        (Array.isArray(s) ? s : [s]).every((op) => FAST.has(op as string)),
+      );
       if (!simple) return (slow().agg as (o: unknown) => unknown)(ops);
       return fastAgg(cls, frame, keys, aggPlan(frame, ops));
     },
     col(names: string[] | undefined) {
       const upstream = () => (slow().col as (c: unknown) => Record<string, unknown>)(names);
-      if (names !== undefined) for (const c of names) if (!frame.$columns.includes(c)) throw new Error(`Column ${c} does not exist in groups`);
+      if (names !== undefined)
+        for (const c of names) if (!frame.$columns.includes(c)) throw new Error(`Column ${c} does not exist in groups`);
       return fastGroupby(cls, frame, { keys, chosen: names }, upstream);
     },
   };
@@ -215,7 +240,8 @@ function columnStats(column: readonly unknown[]): number[] {
   for (let i = 0; i < n; i++) squares += (present[i]! - mean) * (present[i]! - mean);
   const variance = squares / (n - 1);
   const values = present.subarray(0, n);
-  const median = n === 0 ? NaN : n % 2 ? select(values, (n - 1) / 2) : (select(values, n / 2 - 1) + select(values, n / 2)) / 2;
+  const median =
+    n === 0 ? NaN : n % 2 ? select(values, (n - 1) / 2) : (select(values, n / 2 - 1) + select(values, n / 2)) / 2;
   return [n, mean, Math.sqrt(variance), n ? min : NaN, median, n ? max : NaN, variance];
 }
 
@@ -230,14 +256,23 @@ function describe(cls: DanfoClasses, frame: Frame): Frame {
 }
 
 /** Installs groupby and describe on the base DataFrame prototype. */
-export function installAggregates(cls: DanfoClasses, patch: (target: object, key: string, value: unknown) => void): void {
+export function installAggregates(
+  cls: DanfoClasses,
+  patch: (target: object, key: string, value: unknown) => void,
+): void {
   const upstreamGroupby = cls.upstream(cls.frame, "groupby");
   patch(cls.frame, "groupby", function groupby(this: Frame, keys: string[]) {
     if (!Array.isArray(keys) || keys.length === 0) return upstreamGroupby.call(this, keys);
     for (const k of keys)
-      if (!this.$columns.includes(k)) throw new Error(`ParamError: groupby column "${String(k)}" not found in columns (${this.$columns.join(", ")})`);
+      if (!this.$columns.includes(k))
+        throw new Error(`ParamError: groupby column "${String(k)}" not found in columns (${this.$columns.join(", ")})`);
     let built: Record<string, unknown> | undefined;
-    return fastGroupby(cls, this, { keys, chosen: undefined }, () => (built ??= upstreamGroupby.call(this, keys) as Record<string, unknown>));
+    return fastGroupby(
+      cls,
+      this,
+      { keys, chosen: undefined },
+      () => (built ??= upstreamGroupby.call(this, keys) as Record<string, unknown>),
+    );
   });
   patch(cls.frame, "describe", function (this: Frame) {
     return describe(cls, this);

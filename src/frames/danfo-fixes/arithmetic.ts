@@ -43,28 +43,40 @@ function toNumber(v: unknown): number {
 }
 
 /** For each column j, a function of the row giving the right operand (danfo's broadcasting rules). */
-function operand(cls: DanfoClasses, frame: Frame, other: unknown, axis: number, name: string): (i: number, j: number) => number {
+function operand(
+  cls: DanfoClasses,
+  frame: Frame,
+  other: unknown,
+  axis: number,
+  name: string,
+): (i: number, j: number) => number {
   const [n, m] = [frame.$data.length, frame.$columns.length];
   if (typeof other === "number") return () => other;
   if (isFrame(other, cls.DataFrame)) {
     if (other.$data.length !== n || other.$columns.length !== m)
-      throw new Error(`ParamError: ${name}: the DataFrame operand is ${other.$data.length}×${other.$columns.length}; this frame is ${n}×${m}`);
+      throw new Error(
+        `ParamError: ${name}: the DataFrame operand is ${other.$data.length}×${other.$columns.length}; this frame is ${n}×${m}`,
+      );
     const columns = columnsOf(other);
     return (i, j) => toNumber(columns[j]![i]);
   }
   let values: readonly unknown[];
   if (isFrame(other, cls.Series)) values = other.$data;
   else if (Array.isArray(other)) values = other;
-  else throw new Error("ParamError: Invalid type for other parameter. other must be one of Series, DataFrame or number.");
+  else
+    throw new Error("ParamError: Invalid type for other parameter. other must be one of Series, DataFrame or number.");
   const want = axis === 0 ? n : m;
   if (values.length !== want)
-    throw new Error(`ParamError: ${name} with axis ${axis} needs one value per ${axis === 0 ? "row" : "column"} (${want}); got ${values.length}`);
+    throw new Error(
+      `ParamError: ${name} with axis ${axis} needs one value per ${axis === 0 ? "row" : "column"} (${want}); got ${values.length}`,
+    );
   const numbers = values.map(toNumber);
   return axis === 0 ? (i) => numbers[i]! : (_i, j) => numbers[j]!;
 }
 
 function checkFrame(frame: Frame, name: string, axis: unknown): void {
-  if (frame.$dtypes.some((d) => d === "string")) throw Error(`TypeError: ${name} operation is not supported for string dtypes`);
+  if (frame.$dtypes.some((d) => d === "string"))
+    throw Error(`TypeError: ${name} operation is not supported for string dtypes`);
   if (axis !== 0 && axis !== 1) throw Error("ParamError: Axis must be 0 or 1");
 }
 
@@ -83,8 +95,18 @@ function mathOp(cls: DanfoClasses, name: string, op: Op) {
     const { inplace = false, axis = 1 } = options ?? {};
     checkFrame(this, name, axis);
     const columns = compute(this, operand(cls, this, other, axis, name), op);
-    const dtypes = columns.map((c, j) => (this.$dtypes[j] === "int32" && c.every((v) => Number.isInteger(v)) ? "int32" : "float32"));
-    const result = frameFromColumns(cls.DataFrame, [...this.$columns], dtypes, columns, this.$data.length, [...this.$index], this.config);
+    const dtypes = columns.map((c, j) =>
+      this.$dtypes[j] === "int32" && c.every((v) => Number.isInteger(v)) ? "int32" : "float32",
+    );
+    const result = frameFromColumns(
+      cls.DataFrame,
+      [...this.$columns],
+      dtypes,
+      columns,
+      this.$data.length,
+      [...this.$index],
+      this.config,
+    );
     if (!inplace) return result;
     this.$data = result.$data;
     this.$dataIncolumnFormat = result.$dataIncolumnFormat;
@@ -111,7 +133,10 @@ function compareOp(cls: DanfoClasses, name: string, cmp: Cmp) {
 }
 
 /** Installs add, sub, mul, div, divNoNan, pow, mod and lt, gt, le, ge, eq, ne on the base DataFrame prototype. */
-export function installArithmetic(cls: DanfoClasses, patch: (target: object, key: string, value: unknown) => void): void {
+export function installArithmetic(
+  cls: DanfoClasses,
+  patch: (target: object, key: string, value: unknown) => void,
+): void {
   for (const [name, op] of Object.entries(MATH)) patch(cls.frame, name, mathOp(cls, name, op));
   for (const [name, cmp] of Object.entries(COMPARE)) patch(cls.frame, name, compareOp(cls, name, cmp));
 }

@@ -56,7 +56,12 @@ export function take<T>(values: readonly T[], positions: ArrayLike<number>): T[]
  * The rows of `frame` at `positions` (null: all, in order) and its columns at `columnPositions` (null: all),
  * index labels, names, dtypes and config kept: what danfo's iloc returns, built directly.
  */
-export function takeFrame(cls: FrameClass, frame: Frame, positions: ArrayLike<number> | null, columnPositions: readonly number[] | null): Frame {
+export function takeFrame(
+  cls: FrameClass,
+  frame: Frame,
+  positions: ArrayLike<number> | null,
+  columnPositions: readonly number[] | null,
+): Frame {
   const all = columnsOf(frame);
   const picked = columnPositions ?? all.map((_, j) => j);
   const n = positions ? positions.length : frame.$data.length;
@@ -64,7 +69,8 @@ export function takeFrame(cls: FrameClass, frame: Frame, positions: ArrayLike<nu
   const index = positions ? take(frame.$index, positions) : frame.$index.slice();
   const names = picked.map((j) => frame.$columns[j]!);
   const dtypes = picked.map((j) => frame.$dtypes[j]!);
-  if (columnPositions || n === 0 || names.length === 0) return frameFromColumns(cls, names, dtypes, columns, n, index, frame.config);
+  if (columnPositions || n === 0 || names.length === 0)
+    return frameFromColumns(cls, names, dtypes, columns, n, index, frame.config);
   // Every column: each new row is a copy of a source row (one contiguous copy, not one read per column).
   const source = frame.$data as unknown[][];
   const rows = new Array<unknown[]>(n);
@@ -73,7 +79,15 @@ export function takeFrame(cls: FrameClass, frame: Frame, positions: ArrayLike<nu
 }
 
 /** A frame holding these rows, columns (the same values) and index, set as danfo's constructor would. */
-function withRows(cls: FrameClass, names: string[], dtypes: string[], rows: unknown[][], columns: unknown[][], index: unknown[], config: FrameConfig): Frame {
+function withRows(
+  cls: FrameClass,
+  names: string[],
+  dtypes: string[],
+  rows: unknown[][],
+  columns: unknown[][],
+  index: unknown[],
+  config: FrameConfig,
+): Frame {
   const df = new cls([], { columns: names, dtypes, config });
   df.$data = rows;
   df.$dataIncolumnFormat = df.$config.isLowMemoryMode ? [] : columns;

@@ -19,8 +19,12 @@ export function installCopies(exports: Record<string, unknown>, cls: DanfoClasse
       return concat({ ...options, dfList: [takeFrame(cls.DataFrame, first, null, null), ...rest] });
     });
   const fillNa = cls.upstream(cls.frame, "fillNa");
-  patch(cls.frame, "fillNa", function (this: Frame, values: unknown, options?: { columns?: unknown; inplace?: boolean }) {
-    if (options?.inplace || options?.columns === undefined) return fillNa.call(this, values, options);
-    return fillNa.call(takeFrame(cls.DataFrame, this, null, null), values, options);
-  });
+  patch(
+    cls.frame,
+    "fillNa",
+    function (this: Frame, values: unknown, options?: { columns?: unknown; inplace?: boolean }) {
+      if (options?.inplace || options?.columns === undefined) return fillNa.call(this, values, options);
+      return fillNa.call(takeFrame(cls.DataFrame, this, null, null), values, options);
+    },
+  );
 }

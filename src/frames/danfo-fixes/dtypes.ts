@@ -12,10 +12,14 @@ export const publicDtype = (dtype: string): string => (dtype === "float32" ? "fl
 /** danfo's label for one a user (or danfo, reading `dtypes`) passes in. */
 export const internalDtype = (dtype: unknown): unknown => (dtype === "float64" ? "float32" : dtype);
 
-const mapDtypes = (dtypes: unknown): unknown => (Array.isArray(dtypes) ? dtypes.map(internalDtype) : internalDtype(dtypes));
+const mapDtypes = (dtypes: unknown): unknown =>
+  Array.isArray(dtypes) ? dtypes.map(internalDtype) : internalDtype(dtypes);
 
 /** Installs the public dtypes and the doors that take labels in. */
-export function installDtypes(cls: DanfoClasses, patch: (target: object, key: string, value: unknown, accessor?: boolean) => void): void {
+export function installDtypes(
+  cls: DanfoClasses,
+  patch: (target: object, key: string, value: unknown, accessor?: boolean) => void,
+): void {
   patch(
     cls.ndframe,
     "dtypes",
@@ -39,7 +43,8 @@ export function installDtypes(cls: DanfoClasses, patch: (target: object, key: st
   patch(cls.frame, "selectDtypes", function selectDtypes(this: Frame & { loc(spec: object): Frame }, include: unknown) {
     const supported = ["float64", "float32", "int32", "string", "boolean", "undefined"];
     if (!Array.isArray(include)) throw Error("ParamError: include must be an array");
-    for (const dtype of include) if (!supported.includes(dtype as string)) throw Error("ParamError: include must be an array of valid dtypes");
+    for (const dtype of include)
+      if (!supported.includes(dtype as string)) throw Error("ParamError: include must be an array of valid dtypes");
     const wanted = new Set(include.map(internalDtype));
     return this.loc({ columns: this.$columns.filter((_, j) => wanted.has(this.$dtypes[j])) });
   });

@@ -35,7 +35,12 @@ const REPLACED = Symbol.for("risk-portal-lab.danfo-fixes.replaced");
 function baseClass(cls: FrameClass): FrameClass {
   let proto = cls.prototype as object;
   const name = (proto.constructor as { name: string }).name;
-  for (let up = Object.getPrototypeOf(proto) as object | null; up?.constructor?.name === name; up = Object.getPrototypeOf(up) as object | null) proto = up;
+  for (
+    let up = Object.getPrototypeOf(proto) as object | null;
+    up?.constructor?.name === name;
+    up = Object.getPrototypeOf(up) as object | null
+  )
+    proto = up;
   return proto.constructor as FrameClass;
 }
 
@@ -59,7 +64,8 @@ export function applyDanfoFixes(danfo: { DataFrame: unknown; Series: unknown }):
     upstream(target, key) {
       const own = replaced.find((r) => r.target === target && r.key === key)?.upstream;
       const value = (own ?? lookup(target, key))?.value as ((...args: unknown[]) => unknown) | undefined;
-      if (typeof value !== "function") throw new Error(`danfo has no method ${key} to correct: is vendor/danfo danfojs 1.2?`);
+      if (typeof value !== "function")
+        throw new Error(`danfo has no method ${key} to correct: is vendor/danfo danfojs 1.2?`);
       return value;
     },
   };

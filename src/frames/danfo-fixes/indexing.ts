@@ -24,8 +24,13 @@ function asArray(spec: RowSpec, cls: DanfoClasses | undefined, what: "rows" | "c
 /** The positions of `"start:end"` (end exclusive) in 0..n, as danfo parses it. */
 function slicePositions(spec: string, n: number, axis: "row" | "column"): number[] {
   const parts = spec.split(":");
-  if (parts.length !== 2) throw new Error(`Invalid ${axis} split parameter: If using ${axis} split string, it must be of the form; ${axis}s: ["start:end"]`);
-  for (const p of parts) if (Number.isNaN(parseInt(p)) && p !== "") throw new Error(`Invalid ${axis} split parameter. Split parameter must be a number`);
+  if (parts.length !== 2)
+    throw new Error(
+      `Invalid ${axis} split parameter: If using ${axis} split string, it must be of the form; ${axis}s: ["start:end"]`,
+    );
+  for (const p of parts)
+    if (Number.isNaN(parseInt(p)) && p !== "")
+      throw new Error(`Invalid ${axis} split parameter. Split parameter must be a number`);
   const start = parts[0] === "" ? 0 : parseInt(parts[0]!);
   const end = parts[1] === "" ? n : parseInt(parts[1]!);
   if (start < 0) throw new Error(`${axis} slice [start] index cannot be less than 0`);
@@ -37,12 +42,14 @@ function slicePositions(spec: string, n: number, axis: "row" | "column"): number
 
 /** The positions of the `true`s of a boolean mask, which must have one value per row. */
 export function maskPositions(mask: readonly unknown[], n: number, method: string): number[] {
-  if (mask.length !== n) throw new Error(`${method}: a boolean mask must have one value per row (${n} rows); it has ${mask.length}`);
+  if (mask.length !== n)
+    throw new Error(`${method}: a boolean mask must have one value per row (${n} rows); it has ${mask.length}`);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const v = mask[i];
     if (v === true) out.push(i);
-    else if (v !== false) throw new Error(`${method}: a boolean mask holds only true and false; position ${i} holds ${String(v)}`);
+    else if (v !== false)
+      throw new Error(`${method}: a boolean mask holds only true and false; position ${i} holds ${String(v)}`);
   }
   return out;
 }
@@ -65,8 +72,10 @@ export function ilocRows(frame: Frame, spec: RowSpec, cls: DanfoClasses, method 
   if (rows.length === 1 && typeof rows[0] === "string") return slicePositions(rows[0], n, "row");
   if (isMask(rows)) return maskPositions(rows, n, method);
   for (const r of rows) {
-    if (typeof r !== "number") throw new Error(`Invalid row parameter: row index ${String(r)} must be a number or boolean`);
-    if (!Number.isInteger(r) || r < 0 || r >= n) throw new Error(`Invalid row parameter: row position ${r} is not an integer in 0..${n - 1}`);
+    if (typeof r !== "number")
+      throw new Error(`Invalid row parameter: row index ${String(r)} must be a number or boolean`);
+    if (!Number.isInteger(r) || r < 0 || r >= n)
+      throw new Error(`Invalid row parameter: row position ${r} is not an integer in 0..${n - 1}`);
   }
   return distinct(rows as number[]);
 }
@@ -79,7 +88,8 @@ function ilocColumns(frame: Frame, spec: unknown[] | undefined): number[] | null
   if (columns.length === 1 && typeof columns[0] === "string") return slicePositions(columns[0], m, "column");
   for (const c of columns) {
     if (typeof c !== "number") throw new Error(`Invalid column parameter: column index ${String(c)} must be a number`);
-    if (!Number.isInteger(c) || c < 0 || c >= m) throw new Error(`Invalid column parameter: column position ${c} is not an integer in 0..${m - 1}`);
+    if (!Number.isInteger(c) || c < 0 || c >= m)
+      throw new Error(`Invalid column parameter: column position ${c} is not an integer in 0..${m - 1}`);
   }
   return columns as number[];
 }
@@ -100,7 +110,10 @@ function locStringRows(index: readonly unknown[], spec: string): number[] {
     return [at];
   }
   const parts = spec.split(":");
-  if (parts.length !== 2) throw new Error(`Invalid row split parameter: If using row split string, it must be of the form; rows: ["start:end"]`);
+  if (parts.length !== 2)
+    throw new Error(
+      `Invalid row split parameter: If using row split string, it must be of the form; rows: ["start:end"]`,
+    );
   const start = parts[0] === "" ? 0 : labelPosition(index, parts[0]!, quoted(parts[0]!));
   const end = parts[1] === "" ? index.length : labelPosition(index, parts[1]!, quoted(parts[0]!));
   if (start === -1) throw new Error("IndexError: Specified start index not found");
@@ -135,7 +148,10 @@ function locColumns(frame: Frame, spec: unknown[] | undefined): number[] | null 
   if (!columns) return null;
   if (columns.length === 1) {
     const only = columns[0];
-    if (typeof only !== "string") throw new Error('ColumnIndexError: columns parameter must be an array of a string name. For example: columns: ["b"]');
+    if (typeof only !== "string")
+      throw new Error(
+        'ColumnIndexError: columns parameter must be an array of a string name. For example: columns: ["b"]',
+      );
     if (!only.includes(":")) {
       const j = names.indexOf(only);
       if (j === -1) throw new Error(`ColumnIndexError: Specified column (${only}) not found`);
@@ -143,7 +159,9 @@ function locColumns(frame: Frame, spec: unknown[] | undefined): number[] | null 
     }
     const parts = only.split(":");
     if (parts.length !== 2)
-      throw new Error('ColumnIndexError: Invalid row split parameter. If using row split string, it must be of the form; rows: ["start:end"]');
+      throw new Error(
+        'ColumnIndexError: Invalid row split parameter. If using row split string, it must be of the form; rows: ["start:end"]',
+      );
     const start = parts[0] === "" ? 0 : names.indexOf(parts[0]!);
     const end = parts[1] === "" ? names.length - 1 : names.indexOf(parts[1]!);
     if (start === -1) throw new Error("ColumnIndexError: Specified start index not found");

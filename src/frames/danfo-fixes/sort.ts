@@ -17,7 +17,15 @@ export function sortKeys(values: readonly unknown[]): Float64Array {
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v === "string") text = true;
-    keys[i] = isMissing(v) ? NaN : v instanceof Date ? v.getTime() : typeof v === "number" ? v : typeof v === "boolean" ? +v : NaN;
+    keys[i] = isMissing(v)
+      ? NaN
+      : v instanceof Date
+        ? v.getTime()
+        : typeof v === "number"
+          ? v
+          : typeof v === "boolean"
+            ? +v
+            : NaN;
   }
   if (!text) return keys;
   // Text: rank the distinct upper-cased values (danfo compares a.toUpperCase() with b.toUpperCase()).
@@ -60,7 +68,13 @@ function radixWords(keys: Float64Array, ascending: boolean): { hi: Uint32Array; 
 }
 
 /** One stable counting-sort pass of `order` on a 16-bit digit of `word` (skipped when every row has the same digit). */
-function radixPass(order: Uint32Array, spare: Uint32Array, word: Uint32Array, shift: number, counts: Uint32Array): boolean {
+function radixPass(
+  order: Uint32Array,
+  spare: Uint32Array,
+  word: Uint32Array,
+  shift: number,
+  counts: Uint32Array,
+): boolean {
   counts.fill(0);
   const n = order.length;
   for (let i = 0; i < n; i++) counts[(word[order[i]!]! >>> shift) & 0xffff]!++;
@@ -99,7 +113,8 @@ export function argsort(keys: readonly Float64Array[], ascending: readonly boole
 
 /** The sort columns and directions, checked as danfo checks them (and a clear error for a wrong `ascending`). */
 function sortSpec(frame: Frame, column: unknown, ascending: unknown): { positions: number[]; ascending: boolean[] } {
-  if (!column || (Array.isArray(column) && column.length === 0)) throw Error("ParamError: must specify a column to sort by");
+  if (!column || (Array.isArray(column) && column.length === 0))
+    throw Error("ParamError: must specify a column to sort by");
   const names = Array.isArray(column) ? (column as unknown[]) : [column];
   const positions = names.map((name) => {
     const j = frame.$columns.indexOf(name as string);
@@ -108,26 +123,32 @@ function sortSpec(frame: Frame, column: unknown, ascending: unknown): { position
   });
   const directions = Array.isArray(ascending) ? ascending : names.map(() => ascending);
   if (directions.length !== names.length || directions.some((a) => typeof a !== "boolean"))
-    throw Error(`ParamError: ascending must be true, false or one boolean per sort column (${names.length}); got ${JSON.stringify(ascending)}`);
+    throw Error(
+      `ParamError: ascending must be true, false or one boolean per sort column (${names.length}); got ${JSON.stringify(ascending)}`,
+    );
   return { positions, ascending: directions as boolean[] };
 }
 
 /** Installs sortValues on the base DataFrame prototype. */
 export function installSort(cls: DanfoClasses, patch: (target: object, key: string, value: unknown) => void): void {
-  patch(cls.frame, "sortValues", function sortValues(this: Frame, column: unknown, options?: { ascending?: unknown; inplace?: boolean }) {
-    const { ascending = true, inplace = false } = options ?? {};
-    const spec = sortSpec(this, column, ascending);
-    const columns = columnsOf(this);
-    const order = argsort(
-      spec.positions.map((j) => sortKeys(columns[j]!)),
-      spec.ascending,
-      this.$data.length,
-    );
-    const sorted = takeFrame(cls.DataFrame, this, order, null);
-    if (!inplace) return sorted;
-    this.$data = sorted.$data;
-    this.$dataIncolumnFormat = sorted.$dataIncolumnFormat;
-    this.$index = sorted.$index;
-    return undefined;
-  });
+  patch(
+    cls.frame,
+    "sortValues",
+    function sortValues(this: Frame, column: unknown, options?: { ascending?: unknown; inplace?: boolean }) {
+      const { ascending = true, inplace = false } = options ?? {};
+      const spec = sortSpec(this, column, ascending);
+      const columns = columnsOf(this);
+      const order = argsort(
+        spec.positions.map((j) => sortKeys(columns[j]!)),
+        spec.ascending,
+        this.$data.length,
+      );
+      const sorted = takeFrame(cls.DataFrame, this, order, null);
+      if (!inplace) return sorted;
+      this.$data = sorted.$data;
+      this.$dataIncolumnFormat = sorted.$dataIncolumnFormat;
+      this.$index = sorted.$index;
+      return undefined;
+    },
+  );
 }

@@ -54,7 +54,8 @@ export function isMissing(value: unknown): boolean {
 
 /** The columns of a frame (its column cache, or its rows transposed in low-memory mode). */
 export function columnsOf(frame: Frame): unknown[][] {
-  if (!frame.$config.isLowMemoryMode && frame.$dataIncolumnFormat.length === frame.$columns.length) return frame.$dataIncolumnFormat as unknown[][];
+  if (!frame.$config.isLowMemoryMode && frame.$dataIncolumnFormat.length === frame.$columns.length)
+    return frame.$dataIncolumnFormat as unknown[][];
   const rows = frame.$data as unknown[][];
   const width = frame.$columns.length;
   const columns: unknown[][] = [];

@@ -26,7 +26,13 @@ interface CellOutputs {
 }
 
 function outputsOf(cell: Cell): CellOutputs {
-  const out: CellOutputs = { text: new Map(), tables: [], charts: [], other: [], ran: cell.execution_count != null || (cell.outputs?.length ?? 0) > 0 };
+  const out: CellOutputs = {
+    text: new Map(),
+    tables: [],
+    charts: [],
+    other: [],
+    ran: cell.execution_count != null || (cell.outputs?.length ?? 0) > 0,
+  };
   const add = (channel: string, text: string) => out.text.set(channel, (out.text.get(channel) ?? "") + text);
   for (const o of cell.outputs ?? []) {
     if (o.output_type === "stream") add(o.name, o.text);
@@ -37,11 +43,21 @@ function outputsOf(cell: Cell): CellOutputs {
   return out;
 }
 
-function sortDisplay(o: Output & { data: Record<string, unknown> }, out: CellOutputs, add: (channel: string, text: string) => void): void {
+function sortDisplay(
+  o: Output & { data: Record<string, unknown> },
+  out: CellOutputs,
+  add: (channel: string, text: string) => void,
+): void {
   const data = o.data;
   if (data[PLOTLY_PART_MIME] !== undefined) return;
-  if (data[PLOTLY_MIME] && typeof data[PLOTLY_MIME] === "object") return void out.charts.push(data[PLOTLY_MIME] as PlotlyJson);
-  const html = typeof data["text/html"] === "string" ? data["text/html"] : Array.isArray(data["text/html"]) ? data["text/html"].join("") : undefined;
+  if (data[PLOTLY_MIME] && typeof data[PLOTLY_MIME] === "object")
+    return void out.charts.push(data[PLOTLY_MIME] as PlotlyJson);
+  const html =
+    typeof data["text/html"] === "string"
+      ? data["text/html"]
+      : Array.isArray(data["text/html"])
+        ? data["text/html"].join("")
+        : undefined;
   const table = html === undefined ? undefined : parseTableHtml(html);
   if (table) return void out.tables.push(table);
   const plain = data["text/plain"];
@@ -49,7 +65,11 @@ function sortDisplay(o: Output & { data: Record<string, unknown> }, out: CellOut
   const rich = Object.keys(data).filter((m) => m !== "text/plain");
   if (rich.length === 0 && text !== undefined) return add("result", text.endsWith("\n") ? text : `${text}\n`);
   // Anything else (an image, other HTML) is compared whole, what changes on every run set aside.
-  out.other.push(normalizeVolatile(rich.map((m) => `${m}: ${typeof data[m] === "string" ? data[m] : JSON.stringify(data[m])}`).join("\n")));
+  out.other.push(
+    normalizeVolatile(
+      rich.map((m) => `${m}: ${typeof data[m] === "string" ? data[m] : JSON.stringify(data[m])}`).join("\n"),
+    ),
+  );
 }
 
 /** What changed in one cell. */
@@ -73,7 +93,12 @@ export interface CellDiff {
 }
 
 /** Compares a pair of cells' outputs; undefined when they show the same. */
-export function diffCells(a: Cell, b: Cell, at: { before: number; after: number }, tolerance: number): CellDiff | undefined {
+export function diffCells(
+  a: Cell,
+  b: Cell,
+  at: { before: number; after: number },
+  tolerance: number,
+): CellDiff | undefined {
   const x = outputsOf(a);
   const y = outputsOf(b);
   const d = emptyDiff(b, "changed", at);
@@ -107,7 +132,8 @@ function compareOutputs(x: CellOutputs, y: CellOutputs, d: CellDiff, tolerance: 
     const show = (e: { ename: string; evalue: string }) => `${e.ename}: ${e.evalue}`;
     if (!x.error) d.error = { kind: "appeared", after: show(y.error!) };
     else if (!y.error) d.error = { kind: "went away", before: show(x.error) };
-    else if (normalizeVolatile(show(x.error)) !== normalizeVolatile(show(y.error))) d.error = { kind: "changed", before: show(x.error), after: show(y.error) };
+    else if (normalizeVolatile(show(x.error)) !== normalizeVolatile(show(y.error)))
+      d.error = { kind: "changed", before: show(x.error), after: show(y.error) };
   }
   for (let k = 0; k < Math.max(x.other.length, y.other.length); k++) {
     const p = x.other[k];
@@ -143,7 +169,16 @@ function pairwise<T, C>(
 }
 
 function emptyDiff(cell: Cell, status: CellDiff["status"], at: { before?: number; after?: number }): CellDiff {
-  return { ...at, ...(cell.id ? { id: cell.id } : {}), firstLine: firstLine(cell), status, texts: [], tables: [], charts: [], others: [] };
+  return {
+    ...at,
+    ...(cell.id ? { id: cell.id } : {}),
+    firstLine: firstLine(cell),
+    status,
+    texts: [],
+    tables: [],
+    charts: [],
+    others: [],
+  };
 }
 
 /** A cell only one run has: its outputs all appeared (or went away). */

@@ -48,7 +48,8 @@ export function chartTitle(fig: PlotlyJson): string {
     .trim();
 }
 
-const traceName = (t: Record<string, unknown>, k: number) => (typeof t.name === "string" && t.name !== "" ? t.name : `trace ${k + 1}`);
+const traceName = (t: Record<string, unknown>, k: number) =>
+  typeof t.name === "string" && t.name !== "" ? t.name : `trace ${k + 1}`;
 const traceType = (t: Record<string, unknown>) => (typeof t.type === "string" ? t.type : "scatter");
 
 /** Pairs the traces of two figures: by name when every name is distinct on both sides, else by position. */
@@ -57,8 +58,15 @@ function pairTraces(a: PlotlyJson["data"], b: PlotlyJson["data"]): [number | und
   const na = names(a);
   const nb = names(b);
   const distinct = new Set(na).size === na.length && new Set(nb).size === nb.length;
-  if (!distinct) return Array.from({ length: Math.max(a.length, b.length) }, (_, k) => [k < a.length ? k : undefined, k < b.length ? k : undefined]);
-  const pairs: [number | undefined, number | undefined][] = na.map((n, i) => [i, nb.indexOf(n) >= 0 ? nb.indexOf(n) : undefined]);
+  if (!distinct)
+    return Array.from({ length: Math.max(a.length, b.length) }, (_, k) => [
+      k < a.length ? k : undefined,
+      k < b.length ? k : undefined,
+    ]);
+  const pairs: [number | undefined, number | undefined][] = na.map((n, i) => [
+    i,
+    nb.indexOf(n) >= 0 ? nb.indexOf(n) : undefined,
+  ]);
   nb.forEach((n, j) => {
     if (!na.includes(n)) pairs.push([undefined, j]);
   });
@@ -96,7 +104,11 @@ function flat(v: unknown): { values: unknown[]; rows: number; cols: number } | u
   if (!Array.isArray(v)) return undefined;
   if (v.every((r) => Array.isArray(r))) {
     const cols = Math.max(0, ...v.map((r: unknown[]) => r.length));
-    return { values: v.flatMap((r: unknown[]) => [...r, ...Array<unknown>(cols - r.length).fill(null)]), rows: v.length, cols };
+    return {
+      values: v.flatMap((r: unknown[]) => [...r, ...Array<unknown>(cols - r.length).fill(null)]),
+      rows: v.length,
+      cols,
+    };
   }
   return { values: v, rows: 1, cols: v.length };
 }
@@ -107,14 +119,27 @@ function same(x: unknown, y: unknown, tolerance: number): boolean {
   return x === y || JSON.stringify(x) === JSON.stringify(y);
 }
 
-function diffTrace(a: Record<string, unknown>, b: Record<string, unknown>, name: string, tolerance: number): TraceChange | undefined {
+function diffTrace(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  name: string,
+  tolerance: number,
+): TraceChange | undefined {
   const type = traceType(b);
   if (traceType(a) !== type) return { name, type, status: "changed", note: `type ${traceType(a)} → ${type}` };
   const za = flat(a.z);
   const zb = flat(b.z);
   if (za || zb) return diffGrid(za, zb, a, b, name, type, tolerance);
-  const values = ["y", "values", "r", "open", "close", "high", "low"].find((f) => Array.isArray(b[f]) || Array.isArray(a[f])) ?? "y";
-  const xField = Array.isArray(b.x) || Array.isArray(a.x) ? "x" : Array.isArray(b.labels) ? "labels" : Array.isArray(b.theta) ? "theta" : undefined;
+  const values =
+    ["y", "values", "r", "open", "close", "high", "low"].find((f) => Array.isArray(b[f]) || Array.isArray(a[f])) ?? "y";
+  const xField =
+    Array.isArray(b.x) || Array.isArray(a.x)
+      ? "x"
+      : Array.isArray(b.labels)
+        ? "labels"
+        : Array.isArray(b.theta)
+          ? "theta"
+          : undefined;
   return diffSeries(a, b, { name, type, xField, values }, tolerance);
 }
 
@@ -165,7 +190,12 @@ function diffGrid(
   tolerance: number,
 ): TraceChange | undefined {
   if (!za || !zb || za.rows !== zb.rows || za.cols !== zb.cols)
-    return { name, type, status: "changed", note: `grid ${za ? `${za.rows}×${za.cols}` : "none"} → ${zb ? `${zb.rows}×${zb.cols}` : "none"}` };
+    return {
+      name,
+      type,
+      status: "changed",
+      note: `grid ${za ? `${za.rows}×${za.cols}` : "none"} → ${zb ? `${zb.rows}×${zb.cols}` : "none"}`,
+    };
   const axesSame = same(a.x, b.x, tolerance) && same(a.y, b.y, tolerance);
   const t: TraceChange = { name, type, status: "changed", points: za.values.length, changed: 0, added: 0, removed: 0 };
   za.values.forEach((v, k) => {
@@ -173,7 +203,8 @@ function diffGrid(
     if (same(v, w, tolerance)) return;
     t.changed!++;
     const move = typeof v === "number" && typeof w === "number" ? Math.abs(w - v) : Infinity;
-    if (t.move === undefined || move > t.move) Object.assign(t, { move, at: gridLabel(b, Math.floor(k / za.cols), k % za.cols) });
+    if (t.move === undefined || move > t.move)
+      Object.assign(t, { move, at: gridLabel(b, Math.floor(k / za.cols), k % za.cols) });
   });
   if (!axesSame) t.note = "its axes (x, y) changed";
   return t.changed || !axesSame ? t : undefined;
@@ -193,7 +224,13 @@ export const MAX_OVERLAY_TRACES = 12;
  * ones dashed; a z trace (heatmap, surface, contour) as a heatmap of after − before when its grid kept
  * its shape. The axes are after's; sliders, menus, shapes and annotations are left out.
  */
-function overlayFigure(before: PlotlyJson, after: PlotlyJson, pairs: [number | undefined, number | undefined][], traces: TraceChange[], title: string): Figure {
+function overlayFigure(
+  before: PlotlyJson,
+  after: PlotlyJson,
+  pairs: [number | undefined, number | undefined][],
+  traces: TraceChange[],
+  title: string,
+): Figure {
   const order = traces.map((_, k) => k).sort((x, y) => (traces[y]!.move ?? 0) - (traces[x]!.move ?? 0));
   const data: Record<string, unknown>[] = [];
   for (const k of order.slice(0, MAX_OVERLAY_TRACES)) {
@@ -203,17 +240,32 @@ function overlayFigure(before: PlotlyJson, after: PlotlyJson, pairs: [number | u
     const za = flat(a?.z);
     const zb = flat(b?.z);
     if (za && zb && za.rows === zb.rows && za.cols === zb.cols) {
-      const delta = (zb.values as number[]).map((w, n) => (typeof w === "number" && typeof za.values[n] === "number" ? w - za.values[n] : null));
+      const delta = (zb.values as number[]).map((w, n) =>
+        typeof w === "number" && typeof za.values[n] === "number" ? w - za.values[n] : null,
+      );
       const z = Array.from({ length: zb.rows }, (_, r) => delta.slice(r * zb.cols, (r + 1) * zb.cols));
-      data.push({ type: "heatmap", x: b!.x, y: b!.y, z, name: `${traces[k]!.name}: after − before`, colorscale: "RdBu", zmid: 0 });
+      data.push({
+        type: "heatmap",
+        x: b!.x,
+        y: b!.y,
+        z,
+        name: `${traces[k]!.name}: after − before`,
+        colorscale: "RdBu",
+        zmid: 0,
+      });
       continue;
     }
     if (za || zb) continue;
     if (a) data.push(styled(a, `${traces[k]!.name} (before)`, true));
     if (b) data.push(styled(b, `${traces[k]!.name} (after)`, false));
   }
-  const layout: Record<string, unknown> = { title: { text: `${title}: before (dashed) and after (solid)` }, height: 420, showlegend: true };
-  for (const [key, value] of Object.entries(after.layout ?? {})) if (/^[xy]axis\d*$|^barmode$|^grid$|^scene\d*$/.test(key)) layout[key] = value;
+  const layout: Record<string, unknown> = {
+    title: { text: `${title}: before (dashed) and after (solid)` },
+    height: 420,
+    showlegend: true,
+  };
+  for (const [key, value] of Object.entries(after.layout ?? {}))
+    if (/^[xy]axis\d*$|^barmode$|^grid$|^scene\d*$/.test(key)) layout[key] = value;
   return { data, layout } as unknown as Figure;
 }
 
@@ -221,7 +273,13 @@ function overlayFigure(before: PlotlyJson, after: PlotlyJson, pairs: [number | u
 function styled(t: Record<string, unknown>, name: string, before: boolean): Record<string, unknown> {
   const { visible: _visible, ids: _ids, transforms: _transforms, legendgroup: _group, ...rest } = t;
   const line = { ...((t.line as object | undefined) ?? {}), ...(before ? { dash: "dash" } : {}) };
-  return { ...rest, name, showlegend: true, ...(before ? { opacity: 0.55 } : {}), ...(traceType(t) === "scatter" ? { line } : {}) };
+  return {
+    ...rest,
+    name,
+    showlegend: true,
+    ...(before ? { opacity: 0.55 } : {}),
+    ...(traceType(t) === "scatter" ? { line } : {}),
+  };
 }
 
 /**
@@ -241,6 +299,7 @@ export function diffFigures(
     if (typeof fig !== "object" || fig === null || !Array.isArray(fig.data))
       throw new TypeError(`diffFigures: ${which} must be a plotly figure { data: [...], layout }`);
   const tolerance = options.tolerance ?? DEFAULT_DIFF_TOLERANCE;
-  if (typeof tolerance !== "number" || !(tolerance >= 0)) throw new RangeError(`diffFigures: tolerance must be a number >= 0, got ${String(tolerance)}`);
+  if (typeof tolerance !== "number" || !(tolerance >= 0))
+    throw new RangeError(`diffFigures: tolerance must be a number >= 0, got ${String(tolerance)}`);
   return diffCharts(before as PlotlyJson, after as PlotlyJson, tolerance);
 }

@@ -17,12 +17,21 @@ export async function compareRun(
   options: NotebookDiffOptions = {},
 ): Promise<{ diff: NotebookDiff; reportPath: string }> {
   const current = await readRun(ipynbPath);
-  const diff = diffNotebooks(previous.notebook, current, { beforeName: path.basename(previous.file), afterName: path.basename(ipynbPath), ...options });
-  const reportPath = await writeReport(diff, path.join(path.dirname(ipynbPath), `${path.basename(ipynbPath, ".ipynb")}.diff.html`));
+  const diff = diffNotebooks(previous.notebook, current, {
+    beforeName: path.basename(previous.file),
+    afterName: path.basename(ipynbPath),
+    ...options,
+  });
+  const reportPath = await writeReport(
+    diff,
+    path.join(path.dirname(ipynbPath), `${path.basename(ipynbPath, ".ipynb")}.diff.html`),
+  );
   return { diff, reportPath };
 }
 
 /** The diff without its overlay figures (for JSON: the report draws them). */
 export function overlayless(d: NotebookDiff): NotebookDiff {
-  return JSON.parse(JSON.stringify(d, (key, value: unknown) => (key === "overlay" ? undefined : value))) as NotebookDiff;
+  return JSON.parse(
+    JSON.stringify(d, (key, value: unknown) => (key === "overlay" ? undefined : value)),
+  ) as NotebookDiff;
 }

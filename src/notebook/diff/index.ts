@@ -53,7 +53,16 @@ export interface NotebookDiff {
   /** Cells whose source was edited but whose results did not change. */
   edited: number;
   /** `ranInOneRun`: cells that ran in one run only (after a failure, or not executed); `added`/`removed`: cells only after/before. */
-  counts: { cells: number; texts: number; tables: number; charts: number; errors: number; ranInOneRun: number; added: number; removed: number };
+  counts: {
+    cells: number;
+    texts: number;
+    tables: number;
+    charts: number;
+    errors: number;
+    ranInOneRun: number;
+    added: number;
+    removed: number;
+  };
   changed: boolean;
   summary: string;
 }
@@ -69,7 +78,11 @@ export async function readRun(file: string): Promise<Notebook> {
 }
 
 /** {@link diffNotebooks} of two `.ipynb` files. */
-export async function diffNotebookFiles(before: string, after: string, options: NotebookDiffOptions = {}): Promise<NotebookDiff> {
+export async function diffNotebookFiles(
+  before: string,
+  after: string,
+  options: NotebookDiffOptions = {},
+): Promise<NotebookDiff> {
   const [a, b] = await Promise.all([readRun(before), readRun(after)]);
   return diffNotebooks(a, b, { beforeName: path.basename(before), afterName: path.basename(after), ...options });
 }
@@ -81,7 +94,8 @@ export async function diffNotebookFiles(before: string, after: string, options: 
  */
 export function diffNotebooks(before: Notebook, after: Notebook, options: NotebookDiffOptions = {}): NotebookDiff {
   const tolerance = options.tolerance ?? DEFAULT_DIFF_TOLERANCE;
-  if (typeof tolerance !== "number" || !(tolerance >= 0)) throw new NotebookDiffError(`tolerance must be a number >= 0, got ${String(tolerance)}`);
+  if (typeof tolerance !== "number" || !(tolerance >= 0))
+    throw new NotebookDiffError(`tolerance must be a number >= 0, got ${String(tolerance)}`);
   for (const [nb, which] of [
     [before, options.beforeName ?? "before"],
     [after, options.afterName ?? "after"],
@@ -167,7 +181,8 @@ export function summaryLine(d: NotebookDiff): string {
     ? ` · parameters: ${d.parameters.map((p) => `${p.name} ${p.before === undefined ? "(default)" : JSON.stringify(p.before)} → ${p.after === undefined ? "(default)" : JSON.stringify(p.after)}`).join(", ")}`
     : "";
   const edited = d.edited ? ` · ${plural(d.edited, "cell")} edited, same results` : "";
-  if (!d.changed) return `${name}: no change in ${plural(d.after.codeCells, "code cell")} (tolerance ${d.tolerance})${params}${edited}`;
+  if (!d.changed)
+    return `${name}: no change in ${plural(d.after.codeCells, "code cell")} (tolerance ${d.tolerance})${params}${edited}`;
   const c = d.counts;
   const parts = [
     c.texts && plural(c.texts, "text"),

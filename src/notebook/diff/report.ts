@@ -90,21 +90,33 @@ function cellSection(c: CellDiff): string {
 }
 
 function appeared(t: { appeared?: string; disappeared?: string }, what: string): string {
-  return t.appeared !== undefined ? `<h3>A ${what} appeared: ${esc(t.appeared)}</h3>` : `<h3>A ${what} went away: ${esc(t.disappeared ?? "")}</h3>`;
+  return t.appeared !== undefined
+    ? `<h3>A ${what} appeared: ${esc(t.appeared)}</h3>`
+    : `<h3>A ${what} went away: ${esc(t.disappeared ?? "")}</h3>`;
 }
 
 const num = (v: unknown) =>
-  typeof v === "number" ? exactNumber(v) : v instanceof Date ? v.toISOString().slice(0, 10) : v === null || v === undefined ? "" : String(v);
+  typeof v === "number"
+    ? exactNumber(v)
+    : v instanceof Date
+      ? v.toISOString().slice(0, 10)
+      : v === null || v === undefined
+        ? ""
+        : String(v);
 const signed = (v: number) => (Number.isFinite(v) ? `${v > 0 ? "+" : ""}${Number(v.toPrecision(6))}` : String(v));
 
 function textSection(channel: string, changes: readonly LineChange[]): string {
   const rows = changes.slice(0, MAX_LISTED).map((l) => {
-    const move = l.move !== undefined ? `<td class="num">${l.move === Infinity ? "" : `max |Δ| ${esc(signed(l.move).replace("+", ""))}`}</td>` : "<td></td>";
+    const move =
+      l.move !== undefined
+        ? `<td class="num">${l.move === Infinity ? "" : `max |Δ| ${esc(signed(l.move).replace("+", ""))}`}</td>`
+        : "<td></td>";
     const before = l.before !== undefined ? `<pre class="line">${esc(l.before)}</pre>` : "";
     const after = l.after !== undefined ? `<pre class="line">${esc(l.after)}</pre>` : "";
     return `<tr class="${l.kind}"><td>${l.kind}</td><td class="text">${before}</td><td class="text after">${after}</td>${move}</tr>`;
   });
-  const more = changes.length > MAX_LISTED ? `<p class="muted">… and ${changes.length - MAX_LISTED} more lines</p>` : "";
+  const more =
+    changes.length > MAX_LISTED ? `<p class="muted">… and ${changes.length - MAX_LISTED} more lines</p>` : "";
   return `<h3>Printed text (${esc(channel)}): ${changes.length} line${changes.length === 1 ? "" : "s"}</h3><table><tr><th></th><th>before</th><th>after</th><th></th></tr>${rows.join("")}</table>${more}`;
 }
 
@@ -144,7 +156,8 @@ function keyedRows(f: FrameDiff, which: "added" | "removed"): string {
   const head = `<tr>${t.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
   const rows = Array.from(
     { length: shown },
-    (_, i) => `<tr class="${which}">${t.columns.map((c) => `<td class="num">${esc(num(t.data[c]![i]))}</td>`).join("")}</tr>`,
+    (_, i) =>
+      `<tr class="${which}">${t.columns.map((c) => `<td class="num">${esc(num(t.data[c]![i]))}</td>`).join("")}</tr>`,
   );
   return `<p>Rows ${which}: ${t.rowCount}</p><div style="overflow-x:auto"><table>${head}${rows.join("")}</table></div>`;
 }
@@ -163,10 +176,12 @@ function chartSection(ch: ChartChange): string {
           ]
             .filter(Boolean)
             .join(", ");
-    const move = t.move !== undefined && Number.isFinite(t.move) ? `max |Δ| ${signed(t.move).replace("+", "")} at ${t.at}` : "";
+    const move =
+      t.move !== undefined && Number.isFinite(t.move) ? `max |Δ| ${signed(t.move).replace("+", "")} at ${t.at}` : "";
     return `<tr class="${t.status}"><td>${esc(t.name)}</td><td>${esc(t.type)}</td><td>${esc(what)}</td><td>${esc(move)}</td></tr>`;
   });
-  const more = ch.traces.length > MAX_LISTED ? `<p class="muted">… and ${ch.traces.length - MAX_LISTED} more traces</p>` : "";
+  const more =
+    ch.traces.length > MAX_LISTED ? `<p class="muted">… and ${ch.traces.length - MAX_LISTED} more traces</p>` : "";
   const overlay = ch.overlay && ch.overlay.data.length ? figureFragment(ch.overlay, { plotly: false }) : "";
   return `<h3>Chart ${title}: ${ch.traces.length} trace${ch.traces.length === 1 ? "" : "s"} changed</h3><table><tr><th>trace</th><th>type</th><th>what</th><th>largest move</th></tr>${rows.join("")}</table>${more}${overlay}`;
 }

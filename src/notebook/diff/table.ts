@@ -34,7 +34,10 @@ export function isTableHtml(html: string): boolean {
 /** Reads a table preview back (see src/plot/table-view.ts `tableHtml`); undefined when it is not one. */
 export function parseTableHtml(html: string): ShownTable | undefined {
   if (!isTableHtml(html)) return undefined;
-  const caption = /<p class="rpl-caption"><b>([^<]*)<\/b> · ([\d,]+) rows? × \d+ columns?(?: <span class="rpl-muted">· from ([^<]*)<\/span>)?/.exec(html);
+  const caption =
+    /<p class="rpl-caption"><b>([^<]*)<\/b> · ([\d,]+) rows? × \d+ columns?(?: <span class="rpl-muted">· from ([^<]*)<\/span>)?/.exec(
+      html,
+    );
   const head = /<thead>(.*?)<\/thead>/s.exec(html)?.[1];
   const body = /<tbody>(.*?)<\/tbody>/s.exec(html)?.[1];
   if (!caption || head === undefined || body === undefined) return undefined;
@@ -59,7 +62,9 @@ export function parseTableHtml(html: string): ShownTable | undefined {
 }
 
 function cellsOf(rowHtml: string, tag: "td" | "th"): string[] {
-  return [...rowHtml.matchAll(new RegExp(`<${tag}[^>]*>(.*?)</${tag}>`, "gs"))].map((m) => unescape(m[1]!.replace(/<[^>]*>/g, "")));
+  return [...rowHtml.matchAll(new RegExp(`<${tag}[^>]*>(.*?)</${tag}>`, "gs"))].map((m) =>
+    unescape(m[1]!.replace(/<[^>]*>/g, "")),
+  );
 }
 
 /** The column a preview row's number goes in. */
@@ -71,7 +76,8 @@ function cellValue(text: string, type: string | undefined): unknown {
   if (type === "number" || type === "?" || type === undefined) {
     if (text === "NaN") return NaN;
     const n = Number(text.replace(/,/g, ""));
-    if (text.trim() !== "" && /^[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?$|^-?Infinity$/i.test(text) && !Number.isNaN(n)) return n;
+    if (text.trim() !== "" && /^[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?$|^-?Infinity$/i.test(text) && !Number.isNaN(n))
+      return n;
   }
   // A time of day in a cell (when a report ran) is what every run changes, as in printed text.
   return normalizeVolatile(text);
@@ -143,7 +149,12 @@ export function diffTables(before: ShownTable, after: ShownTable, tolerance: num
   const columnsAdded = after.columns.filter((c) => !before.columns.includes(c));
   const columnsRemoved = before.columns.filter((c) => !after.columns.includes(c));
   const same =
-    before.rows === after.rows && !columnsAdded.length && !columnsRemoved.length && !rows.rows.length && !rows.added.rowCount && !rows.removed.rowCount;
+    before.rows === after.rows &&
+    !columnsAdded.length &&
+    !columnsRemoved.length &&
+    !rows.rows.length &&
+    !rows.added.rowCount &&
+    !rows.removed.rowCount;
   if (same) return undefined;
   return {
     title: `${after.what}${after.source ? ` · from ${after.source}` : ""}`,

@@ -26,18 +26,36 @@ export const VOLATILE: readonly { what: string; pattern: RegExp; placeholder: st
   },
   {
     what: "provenance",
-    pattern: /\b(?:live|cache|cassette)(?: \d+)?(?:, (?:live|cache|cassette) \d+)* from \S+(?: \(cassette [^)]*\))? · (?:received|recorded) [^\n·]*/g,
+    pattern:
+      /\b(?:live|cache|cassette)(?: \d+)?(?:, (?:live|cache|cassette) \d+)* from \S+(?: \(cassette [^)]*\))? · (?:received|recorded) [^\n·]*/g,
     placeholder: "‹provenance›",
   },
   {
     what: "date-time",
-    pattern: /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?: … \d{2}:\d{2}(?::\d{2})?Z?)?/g,
+    pattern:
+      /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?: … \d{2}:\d{2}(?::\d{2})?Z?)?/g,
     placeholder: "‹time›",
   },
-  { what: "loopback port", pattern: /(\bhttps?:\/\/(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])):\d{1,5}/g, placeholder: "$1:‹port›" },
-  { what: "duration", pattern: /(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|min|minutes?)\b/g, placeholder: "‹duration›" },
-  { what: "request id", pattern: /\b(x-request-id|request[ _-]?id)(["']?\s*[:=]?\s*["']?)[\w.:-]+/gi, placeholder: "$1$2‹id›" },
-  { what: "temporary path", pattern: /(?:\/tmp|\/var\/folders\/[^\s/]+\/[^\s/]+\/T)\/[^\s'"),;]+/g, placeholder: "‹tmp›" },
+  {
+    what: "loopback port",
+    pattern: /(\bhttps?:\/\/(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])):\d{1,5}/g,
+    placeholder: "$1:‹port›",
+  },
+  {
+    what: "duration",
+    pattern: /(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|min|minutes?)\b/g,
+    placeholder: "‹duration›",
+  },
+  {
+    what: "request id",
+    pattern: /\b(x-request-id|request[ _-]?id)(["']?\s*[:=]?\s*["']?)[\w.:-]+/gi,
+    placeholder: "$1$2‹id›",
+  },
+  {
+    what: "temporary path",
+    pattern: /(?:\/tmp|\/var\/folders\/[^\s/]+\/[^\s/]+\/T)\/[^\s'"),;]+/g,
+    placeholder: "‹tmp›",
+  },
 ];
 
 /** `text` with what every run changes replaced by placeholders (see {@link VOLATILE}). */
@@ -166,7 +184,13 @@ export function pairLines(a: readonly string[], b: readonly string[]): [number, 
   return pairs;
 }
 
-function byPosition(a: readonly string[], b: readonly string[], head: number, n: number, m: number): [number, number][] {
+function byPosition(
+  a: readonly string[],
+  b: readonly string[],
+  head: number,
+  n: number,
+  m: number,
+): [number, number][] {
   const out: [number, number][] = [];
   for (let k = 0; k < Math.min(n, m); k++) if (a[head + k] === b[head + k]) out.push([head + k, head + k]);
   return out;
@@ -177,7 +201,10 @@ function lcs(a: readonly string[], b: readonly string[], head: number, n: number
   const at = (i: number, j: number) => i * (m + 1) + j;
   for (let i = n - 1; i >= 0; i--)
     for (let j = m - 1; j >= 0; j--)
-      table[at(i, j)] = a[head + i] === b[head + j] ? table[at(i + 1, j + 1)]! + 1 : Math.max(table[at(i + 1, j)]!, table[at(i, j + 1)]!);
+      table[at(i, j)] =
+        a[head + i] === b[head + j]
+          ? table[at(i + 1, j + 1)]! + 1
+          : Math.max(table[at(i + 1, j)]!, table[at(i, j + 1)]!);
   const out: [number, number][] = [];
   let i = 0;
   let j = 0;

@@ -153,7 +153,9 @@ export class JupyterKernel extends EventEmitter {
     this.died = new Promise<never>((_, reject) => {
       child.once("exit", (code, signal) => {
         this.#exited = true;
-        const error = new Error(`${name} exited (${signal ?? `code ${code}`})${this.stderrTail() ? `: ${this.stderrTail()}` : ""}`);
+        const error = new Error(
+          `${name} exited (${signal ?? `code ${code}`})${this.stderrTail() ? `: ${this.stderrTail()}` : ""}`,
+        );
         for (const w of this.#waiting.values()) w.reject(error);
         this.#waiting.clear();
         this.#cleanUp();
@@ -185,7 +187,12 @@ export class JupyterKernel extends EventEmitter {
   static async start(options: KernelStartOptions): Promise<JupyterKernel> {
     const { file, dir, info } = await writeConnectionFile();
     const [command, ...args] = options.argv.map((a) => a.replace("{connection_file}", file));
-    const child = spawn(command!, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+    const child = spawn(command!, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+    });
     const kernel = new JupyterKernel(child, dir, info.key, options.name ?? path.basename(command!));
     try {
       await Promise.race([kernel.#connect(info), kernel.died]);
@@ -198,8 +205,13 @@ export class JupyterKernel extends EventEmitter {
   }
 
   async #connect(info: ConnectionInfo): Promise<void> {
-    const at = (port: number, type: "DEALER" | "SUB") => ZmtpSocket.connect({ host: info.ip, port, type, connectTimeoutMs: 30_000 });
-    const [shell, control, iopub] = await Promise.all([at(info.shell_port, "DEALER"), at(info.control_port, "DEALER"), at(info.iopub_port, "SUB")]);
+    const at = (port: number, type: "DEALER" | "SUB") =>
+      ZmtpSocket.connect({ host: info.ip, port, type, connectTimeoutMs: 30_000 });
+    const [shell, control, iopub] = await Promise.all([
+      at(info.shell_port, "DEALER"),
+      at(info.control_port, "DEALER"),
+      at(info.iopub_port, "SUB"),
+    ]);
     this.#sockets = { shell, control, iopub };
     for (const s of [shell, control, iopub]) s.on("error", () => undefined);
     shell.on("message", (frames: Buffer[]) => this.#onReply(frames));
@@ -220,11 +232,17 @@ export class JupyterKernel extends EventEmitter {
       await Promise.race([reply, new Promise((r) => setTimeout(r, 1000))]);
       if (await seen) return;
     }
-    throw new Error(`${this.name} did not answer within ${timeoutMs / 1000} s${this.stderrTail() ? `: ${this.stderrTail()}` : ""}`);
+    throw new Error(
+      `${this.name} did not answer within ${timeoutMs / 1000} s${this.stderrTail() ? `: ${this.stderrTail()}` : ""}`,
+    );
   }
 
   /** Sends a request; `reply` resolves with the reply (rejects when the kernel exits first). */
-  request(channel: Channel, msgType: string, content: unknown): { msgId: string; header: Header; reply: Promise<Message> } {
+  request(
+    channel: Channel,
+    msgType: string,
+    content: unknown,
+  ): { msgId: string; header: Header; reply: Promise<Message> } {
     const message = newMessage(msgType, content, this.session);
     const msgId = message.header.msg_id;
     const reply = new Promise<Message>((resolve, reject) => {

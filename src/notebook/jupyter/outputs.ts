@@ -15,7 +15,14 @@ import { CellOutputCap } from "../run-shared";
 import type { JupyterKernel } from "./kernel";
 import type { Message } from "./wire";
 
-const OUTPUT_TYPES = new Set(["stream", "display_data", "update_display_data", "execute_result", "error", "clear_output"]);
+const OUTPUT_TYPES = new Set([
+  "stream",
+  "display_data",
+  "update_display_data",
+  "execute_result",
+  "error",
+  "clear_output",
+]);
 
 /** One code cell's outputs as they arrive. */
 export interface CellState {
@@ -64,7 +71,16 @@ export class KernelOutputs {
   begin(cell: Cell, executionCount: number): CellState {
     let resolveIdle!: () => void;
     const idle = new Promise<void>((r) => (resolveIdle = r));
-    const state: CellState = { cell, outputs: [], executionCount, idle, done: false, clearOnNext: false, resolveIdle, cap: new CellOutputCap() };
+    const state: CellState = {
+      cell,
+      outputs: [],
+      executionCount,
+      idle,
+      done: false,
+      clearOnNext: false,
+      resolveIdle,
+      cap: new CellOutputCap(),
+    };
     cell.outputs = state.outputs;
     cell.execution_count = executionCount;
     return state;
@@ -193,11 +209,20 @@ function toOutput(type: string, content: Record<string, unknown>, executionCount
   const metadata = (content.metadata as Record<string, unknown>) ?? {};
   switch (type) {
     case "stream":
-      return { output_type: "stream", name: content.name === "stderr" ? "stderr" : "stdout", text: String(content.text ?? "") };
+      return {
+        output_type: "stream",
+        name: content.name === "stderr" ? "stderr" : "stdout",
+        text: String(content.text ?? ""),
+      };
     case "execute_result":
       return { output_type: "execute_result", data, metadata, execution_count: executionCount };
     case "error":
-      return { output_type: "error", ename: String(content.ename), evalue: String(content.evalue), traceback: (content.traceback as string[]) ?? [] };
+      return {
+        output_type: "error",
+        ename: String(content.ename),
+        evalue: String(content.evalue),
+        traceback: (content.traceback as string[]) ?? [],
+      };
     default:
       return { output_type: "display_data", data, metadata };
   }

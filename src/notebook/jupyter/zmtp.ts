@@ -221,9 +221,13 @@ export class ZmtpSocket extends EventEmitter {
   }
 
   #onGreeting(g: Buffer): void {
-    if (g[0] !== 0xff || g[10]! < 3) throw new Error(`ZMTP ${this.type}: the peer does not speak ZMTP 3 (greeting ${g.subarray(0, 12).toString("hex")})`);
+    if (g[0] !== 0xff || g[10]! < 3)
+      throw new Error(
+        `ZMTP ${this.type}: the peer does not speak ZMTP 3 (greeting ${g.subarray(0, 12).toString("hex")})`,
+      );
     const mechanism = g.subarray(12, 32).toString("ascii").replace(/\0+$/, "");
-    if (mechanism !== "NULL") throw new Error(`ZMTP ${this.type}: the peer wants the ${mechanism} mechanism; only NULL is supported`);
+    if (mechanism !== "NULL")
+      throw new Error(`ZMTP ${this.type}: the peer wants the ${mechanism} mechanism; only NULL is supported`);
     this.#greeted = true;
     this.peer = { major: g[10]!, minor: g[11]!, properties: {} };
     this.#socket!.write(encodeFrame(commandBody("READY", encodeProperties({ "Socket-Type": this.type })), false, true));
@@ -232,7 +236,10 @@ export class ZmtpSocket extends EventEmitter {
   #onCommand(body: Buffer): void {
     const name = body.subarray(1, 1 + body[0]!).toString("ascii");
     const data = body.subarray(1 + body[0]!);
-    if (name === "ERROR") throw new Error(`ZMTP ${this.type}: the peer refused the connection: ${data.subarray(1, 1 + data[0]!).toString("utf8")}`);
+    if (name === "ERROR")
+      throw new Error(
+        `ZMTP ${this.type}: the peer refused the connection: ${data.subarray(1, 1 + data[0]!).toString("utf8")}`,
+      );
     if (name !== "READY" || this.#ready) return; // PING, PONG, …: nothing a client needs to answer here
     this.peer!.properties = decodeProperties(data);
     this.#ready = true;
@@ -245,7 +252,9 @@ export class ZmtpSocket extends EventEmitter {
   /** Subscribes to every topic: a SUBSCRIBE command for a 3.1 peer, the 3.0 message form otherwise. */
   #subscribeAll(): void {
     const minor = this.peer!.minor;
-    this.#socket!.write(minor >= 1 ? encodeFrame(commandBody("SUBSCRIBE"), false, true) : encodeFrame(Buffer.from([1]), false));
+    this.#socket!.write(
+      minor >= 1 ? encodeFrame(commandBody("SUBSCRIBE"), false, true) : encodeFrame(Buffer.from([1]), false),
+    );
   }
 
   #onDataFrame(frame: Frame): void {
@@ -269,7 +278,8 @@ async function connectWithRetry(host: string, port: number, timeoutMs: number): 
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ECONNREFUSED" || Date.now() > deadline) throw new Error(`cannot connect to ${host}:${port}: ${(error as Error).message}`);
+      if (code !== "ECONNREFUSED" || Date.now() > deadline)
+        throw new Error(`cannot connect to ${host}:${port}: ${(error as Error).message}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

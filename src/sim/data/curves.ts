@@ -51,7 +51,8 @@ function instruments(ccy: Currency): Instrument[] {
     { name: `${ccy} DEPO 3M`, kind: "deposit", startMonths: 0, endMonths: 3 },
   ];
   if (ccy === "USD") {
-    for (let q = 1; q <= 4; q++) list.push({ name: `${index} FUT ${q * 3}M`, kind: "future", startMonths: q * 3, endMonths: q * 3 + 3 });
+    for (let q = 1; q <= 4; q++)
+      list.push({ name: `${index} FUT ${q * 3}M`, kind: "future", startMonths: q * 3, endMonths: q * 3 + 3 });
   } else {
     for (const [s, e] of [
       [3, 6],
@@ -159,7 +160,8 @@ export class CurveBook {
       if (!(t > 0)) continue;
       // The bond's yield replaces the swap points within six months of its maturity.
       for (let i = points.length - 1; i >= 0; i--) {
-        if (points[i]!.fitted_instrument_name.includes(" SWAP ") && Math.abs(points[i]!.maturity - t) < 0.5) points.splice(i, 1);
+        if (points[i]!.fitted_instrument_name.includes(" SWAP ") && Math.abs(points[i]!.maturity - t) < 0.5)
+          points.splice(i, 1);
       }
       points.push({
         maturity: round(t, 6),
@@ -178,7 +180,10 @@ export class CurveBook {
     const points: CurvePointOut[] = [];
     for (const inst of this.#instruments.get(currency)!) {
       const start = inst.startMonths === 0 ? day : nextBusinessDay(addMonths(day, inst.startMonths));
-      const expiry = inst.endMonths < 1 ? nextBusinessDay(addDays(day, Math.round(inst.endMonths * 28))) : nextBusinessDay(addMonths(day, inst.endMonths));
+      const expiry =
+        inst.endMonths < 1
+          ? nextBusinessDay(addDays(day, Math.round(inst.endMonths * 28)))
+          : nextBusinessDay(addMonths(day, inst.endMonths));
       const t0 = yearFraction(day, start);
       const t1 = yearFraction(day, expiry);
       let quote: number;

@@ -88,7 +88,10 @@ export class TransactionBook {
   ) {
     this.#days = businessDays(windowStart, windowEnd);
     this.#tradeWire = this.#days.map(wireDate);
-    this.#settleWire = [this.#days.map((d) => wireDate(addBusinessDays(d, 1))), this.#days.map((d) => wireDate(addBusinessDays(d, 2)))];
+    this.#settleWire = [
+      this.#days.map((d) => wireDate(addBusinessDays(d, 1))),
+      this.#days.map((d) => wireDate(addBusinessDays(d, 2))),
+    ];
   }
 
   #dayIndex(i: number): number {

@@ -62,7 +62,13 @@ export interface LaunchedReport {
 }
 
 /** A run of a saved item, started at `startedMs` for pricing day `day`. */
-export function runOf(item: SavedLauncherItem, id: string, startedMs: number, day: string, trigger: "batch" | "schedule"): LaunchedReport {
+export function runOf(
+  item: SavedLauncherItem,
+  id: string,
+  startedMs: number,
+  day: string,
+  trigger: "batch" | "schedule",
+): LaunchedReport {
   return {
     id,
     report_type: item.report_type,
@@ -85,7 +91,12 @@ export function runOf(item: SavedLauncherItem, id: string, startedMs: number, da
  * {@link DAILY_BATCH_HOUR_UTC}, from the day it was saved (derived, not stored: the same clock gives the same runs).
  * With `onlyDays` (`YYYY-MM-DD`), only the runs of those days, in the same order: an item's days are not all walked.
  */
-export function scheduledRuns(seed: number, items: readonly SavedLauncherItem[], nowMs: number, onlyDays?: ReadonlySet<string>): LaunchedReport[] {
+export function scheduledRuns(
+  seed: number,
+  items: readonly SavedLauncherItem[],
+  nowMs: number,
+  onlyDays?: ReadonlySet<string>,
+): LaunchedReport[] {
   const out: LaunchedReport[] = [];
   const today = new Date(nowMs).toISOString().slice(0, 10);
   // The business days asked for, ascending (as businessDays gives them).
@@ -93,11 +104,15 @@ export function scheduledRuns(seed: number, items: readonly SavedLauncherItem[],
   for (const item of items) {
     const first = new Date(item.created_ms).toISOString().slice(0, 10);
     if (first > today) continue;
-    const days = wanted ? wanted.filter((d) => dayMs(d) >= dayMs(first) && dayMs(d) <= dayMs(today)) : businessDays(first, today);
+    const days = wanted
+      ? wanted.filter((d) => dayMs(d) >= dayMs(first) && dayMs(d) <= dayMs(today))
+      : businessDays(first, today);
     for (const day of days) {
       const at = Date.parse(`${day}T${String(DAILY_BATCH_HOUR_UTC).padStart(2, "0")}:00:00Z`);
       if (at < item.created_ms || at > nowMs) continue;
-      out.push(runOf(item, `rep-s${hash32(`${item.id}/${day}`, seed).toString(16).padStart(8, "0")}`, at, day, "schedule"));
+      out.push(
+        runOf(item, `rep-s${hash32(`${item.id}/${day}`, seed).toString(16).padStart(8, "0")}`, at, day, "schedule"),
+      );
     }
   }
   return out;
@@ -137,7 +152,11 @@ export const DEFAULT_REPORT_TIMING: ReportTiming = { queuedMs: 1_500, runningMs:
 /** Market-data environments the launcher knows. */
 export const MARKET_DATA_ENVIRONMENTS = ["EOD", "INTRADAY", "STRESS-2020"] as const;
 
-const WARNINGS = ["3 positions priced with stale market data", "Proxy curve used for 2 instruments", "Missing fixing for 1 floating leg; previous fixing used"];
+const WARNINGS = [
+  "3 positions priced with stale market data",
+  "Proxy curve used for 2 instruments",
+  "Missing fixing for 1 floating leg; previous fixing used",
+];
 const FAILURES = [
   "Market data environment incomplete: no close for 4 instruments",
   "Pricing engine timed out after 600 s",
@@ -173,7 +192,12 @@ function endState(seed: number, key: string): { status: Status; message: string 
 }
 
 /** Infos of the historical (already finished) runs of every definition on each of the last `days` business days up to `asOf`. */
-export function historicalInfos(seed: number, defs: readonly ReportDefinition[], asOf: string, days: number): ReportInfoOut[] {
+export function historicalInfos(
+  seed: number,
+  defs: readonly ReportDefinition[],
+  asOf: string,
+  days: number,
+): ReportInfoOut[] {
   const dates = businessDays(addBusinessDays(asOf, -(days - 1)), asOf);
   const out: ReportInfoOut[] = [];
   for (const date of dates) {
@@ -214,7 +238,9 @@ export function launchedInfo(seed: number, report: LaunchedReport, nowMs: number
   } else {
     ({ status, message } = endState(seed, report.id));
   }
-  const defId = report.report_definition_id ?? `def-${report.report_type === "var" ? "var" : "pnl"}-${report.portfolio_name.toLowerCase()}`;
+  const defId =
+    report.report_definition_id ??
+    `def-${report.report_type === "var" ? "var" : "pnl"}-${report.portfolio_name.toLowerCase()}`;
   const day = report.pricing_date.slice(0, 10);
   const launcher = report.report_type === "var" ? "VaR" : "PnL";
   return {
@@ -232,7 +258,9 @@ export function launchedInfo(seed: number, report: LaunchedReport, nowMs: number
     real_time_mkt_data: report.market_data_environment_names.includes("INTRADAY"),
     mkt_data_date: wireDate(addBusinessDays(day, -1)),
     pricing_date: wireDate(day),
-    time_stamp: new Date(report.created_ms + (REPORT_END_STATUSES.includes(status as never) ? timing.queuedMs + timing.runningMs : 0))
+    time_stamp: new Date(
+      report.created_ms + (REPORT_END_STATUSES.includes(status as never) ? timing.queuedMs + timing.runningMs : 0),
+    )
       .toISOString()
       .replace("Z", "+00:00"),
   };

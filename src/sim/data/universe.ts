@@ -168,15 +168,105 @@ const BOND_SPECS: Omit<Bond, "kind">[] = [
   },
 ];
 
-const EQUITY_SPECS: { code: string; mic: string; name: string; currency: string; spot: number; q: number; atm: number; skew: number; dividend: number }[] = [
-  { code: "SPX", mic: "XCBO", name: "S&P 500 Index", currency: "USD", spot: 5980.4, q: 0.013, atm: 0.165, skew: -0.18, dividend: 0 },
-  { code: "AAPL", mic: "XNAS", name: "Apple Inc.", currency: "USD", spot: 228.1, q: 0.0045, atm: 0.245, skew: -0.12, dividend: 0.26 },
-  { code: "MSFT", mic: "XNAS", name: "Microsoft Corp.", currency: "USD", spot: 417.5, q: 0.0078, atm: 0.235, skew: -0.11, dividend: 0.83 },
-  { code: "SX5E", mic: "XEUR", name: "EURO STOXX 50", currency: "EUR", spot: 4795.2, q: 0.031, atm: 0.175, skew: -0.2, dividend: 0 },
-  { code: "SAP", mic: "XETR", name: "SAP SE", currency: "EUR", spot: 231.6, q: 0.0095, atm: 0.26, skew: -0.1, dividend: 2.35 },
-  { code: "NESN", mic: "XSWX", name: "Nestlé S.A.", currency: "CHF", spot: 79.3, q: 0.038, atm: 0.17, skew: -0.09, dividend: 3.05 },
-  { code: "7203", mic: "XTKS", name: "Toyota Motor Corp.", currency: "JPY", spot: 2715, q: 0.028, atm: 0.29, skew: -0.1, dividend: 45 },
-  { code: "ULVR", mic: "XLON", name: "Unilever PLC", currency: "GBP", spot: 47.1, q: 0.034, atm: 0.18, skew: -0.08, dividend: 0.3735 },
+const EQUITY_SPECS: {
+  code: string;
+  mic: string;
+  name: string;
+  currency: string;
+  spot: number;
+  q: number;
+  atm: number;
+  skew: number;
+  dividend: number;
+}[] = [
+  {
+    code: "SPX",
+    mic: "XCBO",
+    name: "S&P 500 Index",
+    currency: "USD",
+    spot: 5980.4,
+    q: 0.013,
+    atm: 0.165,
+    skew: -0.18,
+    dividend: 0,
+  },
+  {
+    code: "AAPL",
+    mic: "XNAS",
+    name: "Apple Inc.",
+    currency: "USD",
+    spot: 228.1,
+    q: 0.0045,
+    atm: 0.245,
+    skew: -0.12,
+    dividend: 0.26,
+  },
+  {
+    code: "MSFT",
+    mic: "XNAS",
+    name: "Microsoft Corp.",
+    currency: "USD",
+    spot: 417.5,
+    q: 0.0078,
+    atm: 0.235,
+    skew: -0.11,
+    dividend: 0.83,
+  },
+  {
+    code: "SX5E",
+    mic: "XEUR",
+    name: "EURO STOXX 50",
+    currency: "EUR",
+    spot: 4795.2,
+    q: 0.031,
+    atm: 0.175,
+    skew: -0.2,
+    dividend: 0,
+  },
+  {
+    code: "SAP",
+    mic: "XETR",
+    name: "SAP SE",
+    currency: "EUR",
+    spot: 231.6,
+    q: 0.0095,
+    atm: 0.26,
+    skew: -0.1,
+    dividend: 2.35,
+  },
+  {
+    code: "NESN",
+    mic: "XSWX",
+    name: "Nestlé S.A.",
+    currency: "CHF",
+    spot: 79.3,
+    q: 0.038,
+    atm: 0.17,
+    skew: -0.09,
+    dividend: 3.05,
+  },
+  {
+    code: "7203",
+    mic: "XTKS",
+    name: "Toyota Motor Corp.",
+    currency: "JPY",
+    spot: 2715,
+    q: 0.028,
+    atm: 0.29,
+    skew: -0.1,
+    dividend: 45,
+  },
+  {
+    code: "ULVR",
+    mic: "XLON",
+    name: "Unilever PLC",
+    currency: "GBP",
+    spot: 47.1,
+    q: 0.034,
+    atm: 0.18,
+    skew: -0.08,
+    dividend: 0.3735,
+  },
 ];
 
 export class Universe {
@@ -257,7 +347,9 @@ export class Universe {
     const n = SURFACE_BENCHMARK_DAYS.length;
     const vols = SURFACE_BENCHMARK_DAYS.map((d, i) => atmVolsOverride?.(d) ?? eq.atmVols[i]!);
     return {
-      benchmark_fwd_factors: SURFACE_BENCHMARK_DAYS.map((d) => round(Math.exp((rate(d / DAYS_PER_YEAR) - eq.dividendYield) * (d / DAYS_PER_YEAR)), 8)),
+      benchmark_fwd_factors: SURFACE_BENCHMARK_DAYS.map((d) =>
+        round(Math.exp((rate(d / DAYS_PER_YEAR) - eq.dividendYield) * (d / DAYS_PER_YEAR)), 8),
+      ),
       // A fixed skew dσ/dk per asset (the model's psi is sqrt(T)·dσ/dk), a smile that grows with the skew,
       // and wings with -p < 2ψ < c: every slice passes the butterfly, calendar and Lee checks.
       smiles: Array(n).fill(round(0.35 + 2 * Math.abs(eq.skew), 4)) as number[],
@@ -276,8 +368,12 @@ export class Universe {
     const r = rng(this.seed, `event/${t.id}`);
     if (t.kind === "bond") {
       const next = nextCouponDate(t, this.asOf);
-      if (next >= t.maturity) return { date: t.maturity, event: { $type: "RedemptionEvent", redemption_price: 100, quantity: 1_000_000 } };
-      return { date: next, event: { $type: "CouponEvent", amount_per_unit: round((t.coupon * 100) / t.frequency, 6), quantity: 1_000_000 } };
+      if (next >= t.maturity)
+        return { date: t.maturity, event: { $type: "RedemptionEvent", redemption_price: 100, quantity: 1_000_000 } };
+      return {
+        date: next,
+        event: { $type: "CouponEvent", amount_per_unit: round((t.coupon * 100) / t.frequency, 6), quantity: 1_000_000 },
+      };
     }
     if (t.kind === "option") return { date: t.expiry, event: { $type: "ExpiryEvent", quantity: 10 + r.int(40) } };
     if (t.dividend > 0)
@@ -285,7 +381,10 @@ export class Universe {
         date: nextBusinessDay(addDays(this.asOf, 5 + r.int(40))),
         event: { $type: "DividendEvent", amount_per_unit: t.dividend, quantity: 100 * (1 + r.int(50)) },
       };
-    return { date: nextBusinessDay(addDays(this.asOf, 1)), event: { $type: "BuyEvent", unit_price: t.spot, quantity: 100 * (1 + r.int(20)) } };
+    return {
+      date: nextBusinessDay(addDays(this.asOf, 1)),
+      event: { $type: "BuyEvent", unit_price: t.spot, quantity: 100 * (1 + r.int(20)) },
+    };
   }
 
   /** A short text summary, as `GetTradableBrief` returns it. */
