@@ -16,6 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DenoSender, denoJupyter, type DenoJupyter } from "./deno";
+import { setDisplayMarker } from "./table/column-table";
 import { displayTslab, type DisplayContent, type MimeBundle, type TslabHandle } from "./tslab";
 
 export type { MimeBundle } from "./tslab";
@@ -152,3 +153,6 @@ export function makeDisplayable<T extends object>(target: T): T {
     });
   return target;
 }
+
+// The table room builds tables (and diffs) without knowing any kernel: they are marked here.
+setDisplayMarker(makeDisplayable);

@@ -30,7 +30,7 @@ export type {
  */
 export type { DataFrame, Series } from "../vendor/danfo";
 export type { Table as ArrowTable } from "apache-arrow";
-export type { ColumnTable, ColumnKind, TableMeta } from "./frames/column-table";
+export type { ColumnTable, ColumnKind, TableMeta } from "./table/column-table";
 
 /**
  * Starts the embedded simulator of the service on 127.0.0.1 (see `src/sim`). The HTTP server code loads

@@ -2,7 +2,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type { ApiKeyEntry } from "../api/user";
 import { maskSecret } from "../client/redact";
-import type { ColumnTable } from "./column-table";
+import type { ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
 import { tableFromRecords } from "./records";

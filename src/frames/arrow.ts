@@ -14,7 +14,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
-import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
+import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { fromDataFrame, isDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 

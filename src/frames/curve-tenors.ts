@@ -7,7 +7,7 @@ import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { Curve, fromResponse, type CurveOptions } from "../curves/curve";
 import { CurveError } from "../curves/errors";
 import { tenorText, type TimeInput } from "../curves/tenor";
-import { TableBuilder, type ColumnTable } from "./column-table";
+import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { DEFAULT_COMPOUNDING, type Compounding } from "../curves/compounding";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";

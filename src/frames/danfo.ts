@@ -14,7 +14,7 @@
  *   {@link frameInfo}`(df).categories`.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "./column-table";
+import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "../table/column-table";
 import { makeDisplayable } from "../display";
 import { applyDanfoFixes } from "./danfo-fixes";
 import { frameFromColumns } from "./danfo-fixes/build";

@@ -9,7 +9,7 @@ import { equityVolCurve, type EquityVolCurve } from "../api/market-data";
 import { formatPath, isRecord } from "../api/operation";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { preview } from "./column-table";
+import { preview } from "../table/column-table";
 import {
   byRow,
   convertCell,

@@ -90,10 +90,3 @@ export class SqlError extends ColumnarError {
     );
   }
 }
-
-/** A pivot that cannot be made as asked: repeated (index, key) pairs without `agg`, an `agg` the values do not allow. */
-export class PivotError extends RiskPortalError {
-  constructor(message: string) {
-    super(message, { operation: "pivot" });
-  }
-}

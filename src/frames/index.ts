@@ -13,7 +13,7 @@ export {
   type ColumnHint,
   type TableMeta,
   type TableShape,
-} from "./column-table";
+} from "../table/column-table";
 export { parseIsoDate, toDate } from "../table/iso-date";
 export { provenance, type Provenance, type ProvenanceSource } from "./provenance";
 
@@ -67,7 +67,7 @@ export { apiKeys, apiKeysColumns, maskSecret, MASK, type ApiKeysOptions } from "
 export { positionEffects, positionEffectsColumns } from "./position-effects";
 export { operationOutcome, operationOutcomeColumns } from "./operation-outcome";
 export { pivot, pivotColumns, type PivotOptions, type PivotAgg } from "./pivot";
-export { concatColumns } from "./concat";
+export { concatColumns } from "../table/concat";
 
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
 export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
@@ -140,10 +140,10 @@ export {
   TableShapeError,
   ColumnarError,
   SqlError,
-  PivotError,
   formatRowError,
   type RowError,
 } from "./errors";
+export { PivotError } from "../table/errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";
 
 // Comparing two tables

@@ -2,7 +2,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import { shortTypeName } from "../api/assumptions";
 import type { OperationOutcome } from "../api/common";
-import { TableBuilder, type ColumnTable } from "./column-table";
+import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
 import { otherFields } from "./records";

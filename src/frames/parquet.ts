@@ -19,7 +19,7 @@ import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
 import { columnTableOf, type TableLike } from "./arrow";
-import { TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
+import { TableBuilder, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError, SqlError } from "./errors";
 import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";

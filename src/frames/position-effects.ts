@@ -2,7 +2,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import { isRecord } from "../api/operation";
 import type { PositionEffectsResponse } from "../api/tradable";
-import type { ColumnTable } from "./column-table";
+import type { ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { provenanceFrom } from "./provenance";

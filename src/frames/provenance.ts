@@ -6,10 +6,16 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { provenanceOf, type Provenance } from "../client/provenance";
-import { isColumnTable } from "./column-table";
+import { isColumnTable } from "../table/column-table";
 import { frameInfo } from "./danfo";
 
 export type { Provenance, ProvenanceSource } from "../client/provenance";
+
+// A table's `meta.provenance` holds the client's records: the table room carries them without knowing them.
+declare module "../table/column-table" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merges Provenance into the table room's record
+  interface TableProvenance extends Provenance {}
+}
 
 /**
  * The provenance records the given responses carry, in order (responses, or parts of them, without one

@@ -5,7 +5,7 @@
  */
 import { isRecord } from "../api/operation";
 import type { Provenance } from "../client/provenance";
-import { preview, TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
+import { preview, TableBuilder, type ColumnHint, type ColumnTable } from "../table/column-table";
 
 /** One known column of an adapter. */
 export interface FieldSpec {

@@ -5,8 +5,8 @@
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import type { PORTFOLIO_TYPES } from "../api/assumptions";
-import { emptyTable, type ColumnTable } from "./column-table";
-import { concatColumns } from "./concat";
+import { emptyTable, type ColumnTable } from "../table/column-table";
+import { concatColumns } from "../table/concat";
 import { toDataFrame } from "./danfo";
 import { dateText, describeFailure, throwReplayMiss } from "./failure";
 import { checkConcurrency, settleBounded } from "./pool";

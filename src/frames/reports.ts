@@ -3,7 +3,7 @@ import type { DataFrame } from "../../vendor/danfo";
 import { PORTFOLIO_TYPES, REPORT_STATUSES, LOOK_BACK_PERIODS } from "../api/assumptions";
 import type { GetReportInfosResponse, LookBacksResponse, ReportInfo, ReportListResponse } from "../api/report";
 import { isRecord } from "../api/operation";
-import { TableBuilder, type ColumnTable } from "./column-table";
+import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";

@@ -17,7 +17,7 @@ import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";
 import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
-import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable } from "./column-table";
+import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError, SqlError } from "./errors";
 

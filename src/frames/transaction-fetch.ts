@@ -9,7 +9,7 @@ import { isRecord, defineOperation } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import type { ColumnTable } from "./column-table";
+import type { ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { buildTransactionTable, type TransactionTableOptions } from "./transaction-table";
 

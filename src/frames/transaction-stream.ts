@@ -18,7 +18,7 @@ import type { RiskPortalClient } from "../client/client";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink, CallOptions } from "../client/pipeline";
 import type { Provenance } from "../client/provenance";
-import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "./column-table";
+import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { ColumnarError } from "./errors";
 import { JsonRowScanner, JsonScanError } from "./json-rows";
 import {

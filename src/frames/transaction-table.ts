@@ -19,7 +19,7 @@ import {
   type ColumnTable,
   type FinishedColumn,
   type TableShape,
-} from "./column-table";
+} from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { MAX_ROW_DEPTH } from "./json-rows";

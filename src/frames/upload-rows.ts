@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { formatPath } from "../api/operation";
-import { preview } from "./column-table";
+import { preview } from "../table/column-table";
 import { parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
 import { OperationFailedError, withOutcome } from "../client/errors";
 import { CsvError, type RowError, type RowValidationError } from "./errors";

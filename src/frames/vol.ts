@@ -4,7 +4,7 @@
  * maturity, one column per strike). Maturities in calendar days (A6), vols decimal (A7).
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { TableBuilder, type ColumnTable } from "./column-table";
+import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { pivotColumns } from "./pivot";
 import { provenanceFrom } from "./provenance";

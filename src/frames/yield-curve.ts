@@ -2,7 +2,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { isRecord } from "../api/operation";
-import { finishColumn, type ColumnTable } from "./column-table";
+import { finishColumn, type ColumnTable } from "../table/column-table";
 import { curveMeasures, DEFAULT_COMPOUNDING, type Compounding } from "../curves/compounding";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";

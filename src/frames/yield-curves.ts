@@ -6,8 +6,8 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { emptyTable, isColumnTable, type ColumnTable } from "./column-table";
-import { concatColumns } from "./concat";
+import { emptyTable, isColumnTable, type ColumnTable } from "../table/column-table";
+import { concatColumns } from "../table/concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
 import { dateText, describeFailure, throwReplayMiss } from "./failure";
 import { pivotColumns, type PivotAgg } from "./pivot";

@@ -4,7 +4,7 @@
  */
 import type { RateAssetResponse } from "../api/rate-asset";
 import { linearAt } from "../curves/linear";
-import { concatColumns } from "../frames/concat";
+import { concatColumns } from "../table/concat";
 import { yieldCurveColumns } from "../frames/yield-curve";
 import {
   columnsOf,

@@ -4,7 +4,7 @@
  * DataFrame is read column by column, only the columns a chart needs, and never loads danfo itself.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { isColumnTable, type ColumnKind, type ColumnTable } from "../frames/column-table";
+import { isColumnTable, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
 import { parseIsoDate } from "../table/iso-date";
 

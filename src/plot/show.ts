@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
-import type { ColumnTable } from "../frames/column-table";
+import type { ColumnTable } from "../table/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
 import { plotlyPartBundles } from "./plotly-parts";

@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
-import type { ColumnKind, ColumnTable } from "../frames/column-table";
+import type { ColumnKind, ColumnTable } from "../table/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import { simData, type SimData } from "../plot/sim-data";
 
 let d: SimData;

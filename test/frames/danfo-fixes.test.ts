@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDanfo, toDataFrame, fromDataFrame, KIND_OF_DTYPE } from "../../src/frames/danfo";
 import { withUpstreamDanfo } from "../../src/frames/danfo-fixes";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import type { DataFrame } from "../../vendor/danfo";
 
 const d = loadDanfo();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fromDataFrame, frameInfo, loadDanfo, toDataFrame } from "../../src/frames/danfo";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 
 const table = () =>
   new TableBuilder(3, "test", { $type: "X" })

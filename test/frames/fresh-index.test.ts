@@ -10,7 +10,7 @@ import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import { afterAll, describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-index-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -25,7 +25,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import { fetchTransactionTableToParquet, stageTransactionTable } from "../../src/frames/transaction-stream";
 import { startSimulator, type Simulator } from "../../src/sim";
 

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import { startSimulator, type Simulator } from "../../src/sim";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-pq-paths-"));

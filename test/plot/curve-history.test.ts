@@ -1,7 +1,7 @@
 /** plot.curveHistory and the interpolation behind it. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ColumnTable } from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import type { Trace } from "../../src/plot";
 import { curveHistory, DEFAULT_TENORS } from "../../src/plot";
 import { interpolate } from "../../src/plot/curves";

@@ -3,8 +3,8 @@
  * shapes of bench/plot-scale.mjs): trades, a long yield-curve table (3 currencies × N dates × 20
  * maturities), a maturity × strike cross-check and vol grid, report infos over N days, position effects.
  */
-import type { ColumnTable } from "../../src/frames/column-table";
-import { TableBuilder } from "../../src/frames/column-table";
+import type { ColumnTable } from "../../src/table/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 
 /** A deterministic stream of numbers in [0, 1). */
 export function random(seed: number): () => number {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as curves from "../../src/curves";
 import * as frames from "../../src/frames";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import { concentration, concentrationStats, spreadHistory } from "../../src/plot";
 import { AS_OF, datesBack, simData, type SimData } from "./sim-data";
 

@@ -3,7 +3,7 @@
  * name (by position when names repeat), their points paired by x, their values compared as numbers; and a
  * before/after overlay figure of each changed chart for the report.
  */
-import { DEFAULT_DIFF_TOLERANCE, sameNumber } from "../../frames/diff";
+import { DEFAULT_DIFF_TOLERANCE, sameNumber } from "../../table/diff";
 import type { Figure } from "../../plot/figure";
 
 /** A plotly figure as a notebook output stores it. */

@@ -5,7 +5,7 @@
  * compared with `frames.diff` on a key column chosen from what is shown; the row counts and the
  * columns are compared whole.
  */
-import { TableBuilder, type ColumnTable } from "../../frames/column-table";
+import { TableBuilder, type ColumnTable } from "../../table/column-table";
 import { diff as diffFrames, type FrameDiff } from "../../frames/diff";
 import { normalizeVolatile } from "./text";
 

@@ -4,7 +4,7 @@
  * a line whose numbers moved shows as one changed line with its moves, not as a line removed and one
  * added. What every run changes is set aside first ({@link normalizeVolatile}).
  */
-import { sameNumber } from "../../frames/diff";
+import { sameNumber } from "../../table/diff";
 
 /**
  * What a run always changes, replaced by a placeholder before comparing (and shown as such):

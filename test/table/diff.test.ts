@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Provenance } from "../../src/client/provenance";
-import { TableBuilder, type ColumnTable } from "../../src/frames/column-table";
+import { TableBuilder, type ColumnTable } from "../../src/table/column-table";
 import { toDataFrame } from "../../src/frames/danfo";
 import { diff, FrameDiffError } from "../../src/frames/diff";
 import { show } from "../../src/plot/show";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TableBuilder } from "../../src/frames/column-table";
-import { concatColumns } from "../../src/frames/concat";
+import { TableBuilder } from "../../src/table/column-table";
+import { concatColumns } from "../../src/table/concat";
 
 describe("concatColumns(tables, source)", () => {
   it("stacks rows, takes the union of columns and leaves a column a table lacks missing", () => {

@@ -8,9 +8,33 @@
  * every other kind. A value that does not fit its column's kind is never converted: the column is kept
  * as received (`mixed`) and a warning says where.
  */
-import type { Provenance } from "../client/provenance";
-import { makeDisplayable } from "../display";
-import { parseIsoDate } from "../table/iso-date";
+import { parseIsoDate } from "./iso-date";
+
+/**
+ * One record of where a table's rows came from. The table room carries these records and never reads
+ * them: the client says what one holds (`Provenance`, src/client/provenance.ts) and src/frames/provenance.ts
+ * merges that into this interface, so `meta.provenance` is a `Provenance[]` wherever the package is used.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging (above)
+export interface TableProvenance {}
+
+/** Marks a value as displayable in a notebook kernel; the display layer registers its own (src/display.ts). */
+export type DisplayMarker = <T extends object>(value: T) => T;
+
+let markDisplayable: DisplayMarker = (value) => value;
+
+/**
+ * Registers what every table (and diff) this room builds goes through last: src/display.ts gives them
+ * Deno's `Symbol.for("Jupyter.display")` when it loads. The table room itself knows no kernel.
+ */
+export function setDisplayMarker(mark: DisplayMarker): void {
+  markDisplayable = mark;
+}
+
+/** `value`, marked displayable by whatever the display layer registered (itself until then). */
+export function displayable<T extends object>(value: T): T {
+  return markDisplayable(value);
+}
 
 /**
  * What a column holds:
@@ -43,7 +67,7 @@ export interface TableMeta {
    * server), one entry per response, in request order; `[]` when the input carried none (a part of a
    * response, a local model's grid, hand-made rows).
    */
-  provenance: Provenance[];
+  provenance: TableProvenance[];
 }
 
 /** Layouts of a transaction table (A13): rows of objects, `{columns, rows}`, `{columns, data}`, `{col: [...]}`. */
@@ -262,7 +286,7 @@ export function emptyTable(
   source: string,
   columns: readonly string[] = [],
   fields: Record<string, unknown> = {},
-  provenance: readonly Provenance[] = [],
+  provenance: readonly TableProvenance[] = [],
 ): ColumnTable {
   const data: Record<string, unknown[]> = {};
   const kinds: Record<string, ColumnKind> = {};
@@ -272,7 +296,7 @@ export function emptyTable(
     kinds[c] = "empty";
     missing[c] = 0;
   }
-  return makeDisplayable({
+  return displayable({
     columns: [...columns],
     data,
     kinds,
@@ -292,7 +316,7 @@ export class TableBuilder {
     readonly rowCount: number,
     source: string,
     fields: Record<string, unknown> = {},
-    provenance: readonly Provenance[] = [],
+    provenance: readonly TableProvenance[] = [],
   ) {
     this.#meta = { source, categories: {}, missing: {}, warnings: [], fields, provenance: [...provenance] };
   }
@@ -326,8 +350,8 @@ export class TableBuilder {
   }
 
   build(): ColumnTable {
-    // Displays as plot.show would when it is a cell's last expression in Deno's kernel (src/display.ts).
-    return makeDisplayable({
+    // Displays as plot.show would when it is a cell's last expression in Deno's kernel (see setDisplayMarker).
+    return displayable({
       columns: this.#columns,
       data: this.#data,
       kinds: this.#kinds,

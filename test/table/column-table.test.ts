@@ -7,7 +7,7 @@ import {
   preview,
   TableBuilder,
   valuesOf,
-} from "../../src/frames/column-table";
+} from "../../src/table/column-table";
 
 describe("finishColumn(name, raw, options)", () => {
   it("keeps numbers numeric and turns missing values (null, undefined, holes) into NaN", () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { TableBuilder } from "../../src/frames/column-table";
+import { TableBuilder } from "../../src/table/column-table";
 import { toDataFrame } from "../../src/frames/danfo";
-import { PivotError } from "../../src/frames/errors";
-import { keyLabel, pivot, pivotColumns, type PivotAgg } from "../../src/frames/pivot";
+import { PivotError } from "../../src/table/errors";
+import { pivot, pivotColumns } from "../../src/frames/pivot";
+import { keyLabel, type PivotAgg } from "../../src/table/pivot";
 
 const long = () =>
   new TableBuilder(5, "t")
