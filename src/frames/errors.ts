@@ -1,65 +1,8 @@
 /**
  * The frames' errors, one family with the client's (`err instanceof RiskPortalError` catches them all):
- * invalid upload rows (nothing sent), a CSV that cannot be read, a transaction table of no known shape.
+ * a transaction table of no known shape, bad input to the columnar helpers.
  */
-import { RequestValidationError, RiskPortalError } from "../client/errors";
-
-/** One problem with the input, located by row. */
-export interface RowError {
-  /** 0-based position of the row (array index, DataFrame position, CSV data record); `null` for the whole table. */
-  row: number | null;
-  /** CSV only: the line in the file where the row starts (the header is line 1 in a plain file). */
-  line?: number;
-  /** The wire field (`traded_price`, `bond_identifier.code`), when one field is at fault. */
-  field?: string;
-  message: string;
-}
-
-/** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
-export function formatRowError(e: RowError): string {
-  const where =
-    e.row === null
-      ? e.line !== undefined
-        ? `line ${e.line}`
-        : "table"
-      : e.line !== undefined
-        ? `line ${e.line} (row ${e.row})`
-        : `row ${e.row}`;
-  return `${where}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
-}
-
-/**
- * Invalid upload rows: nothing was sent. `rows` lists every problem (all rows are checked, not just
- * the first bad one); `issues` has the same as field issues (`[7].traded_price`).
- */
-export class RowValidationError extends RequestValidationError {
-  constructor(
-    operation: string,
-    readonly rows: readonly RowError[],
-  ) {
-    const shown = rows.slice(0, 10).map(formatRowError);
-    if (rows.length > 10) shown.push(`… and ${rows.length - 10} more`);
-    const count = new Set(rows.map((r) => r.row)).size;
-    super(
-      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}`,
-      { operation },
-      rows.map((r) => ({
-        path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`,
-        message: r.message,
-      })),
-    );
-  }
-}
-
-/** A CSV text that cannot be read (an unterminated quote, no header). */
-export class CsvError extends RiskPortalError {
-  constructor(
-    message: string,
-    readonly line: number,
-  ) {
-    super(`line ${line}: ${message}`, { operation: "readCsv" });
-  }
-}
+import { RiskPortalError } from "../client/errors";
 
 /** The transaction table's layout is none of the four known ones (A13). */
 export class TableShapeError extends RiskPortalError {

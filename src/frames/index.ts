@@ -126,25 +126,18 @@ export {
   uploadBondPrices,
   type BondPriceRecordsResult,
   type UploadBondPricesOptions,
-} from "./bond-prices";
+} from "../uploads/bond-prices";
 export {
   equityVolCurveRecords,
   uploadEquityVolCurves,
   type EquityVolCurvesResult,
   type UploadEquityVolCurvesOptions,
-} from "./equity-vol-curves";
-export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "./upload-rows";
-export {
-  RowValidationError,
-  CsvError,
-  TableShapeError,
-  ColumnarError,
-  SqlError,
-  formatRowError,
-  type RowError,
-} from "./errors";
+} from "../uploads/equity-vol-curves";
+export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "../uploads/upload-rows";
+export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
+export { TableShapeError, ColumnarError, SqlError } from "./errors";
 export { PivotError } from "../table/errors";
-export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "./csv";
+export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "../uploads/csv";
 
 // Comparing two tables
 export {

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OperationFailedError, RiskPortalClient, RiskPortalError } from "../../src";
-import { uploadBondPrices } from "../../src/frames/bond-prices";
-import { uploadEquityVolCurves } from "../../src/frames/equity-vol-curves";
-import { RowValidationError } from "../../src/frames/errors";
+import { uploadBondPrices } from "../../src/uploads/bond-prices";
+import { uploadEquityVolCurves } from "../../src/uploads/equity-vol-curves";
+import { RowValidationError } from "../../src/uploads/errors";
 import { startSimulator, type Simulator } from "../../src/sim";
 
 const HEADER =

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
 import { equityVolCurve } from "../../src/api/market-data";
-import { equityVolCurveRecords } from "../../src/frames/equity-vol-curves";
+import { equityVolCurveRecords } from "../../src/uploads/equity-vol-curves";
 import { ATM_CALENDAR_TOLERANCE, surfaceFromEquityVolCurve, type EquityVolCurveLike } from "../../src/vol/atm-bridge";
 import { BUILD_DEFAULTS, buildSurface } from "../../src/vol/build-surface";
 import { diagnose } from "../../src/vol/diagnostics";

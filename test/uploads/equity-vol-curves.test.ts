@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
-import { equityVolCurveRecords, uploadEquityVolCurves } from "../../src/frames/equity-vol-curves";
-import { formatRowError, RowValidationError } from "../../src/frames/errors";
+import { equityVolCurveRecords, uploadEquityVolCurves } from "../../src/uploads/equity-vol-curves";
+import { formatRowError, RowValidationError } from "../../src/uploads/errors";
 import { startLoopback, type Loopback } from "../helpers/loopback";
-import { fixturePath } from "./helpers/fixtures";
+import { fixturePath } from "../frames/helpers/fixtures";
 
 const GOOD = { csvFile: fixturePath("equity-vol-curves.csv") };
 const BAD = { csvFile: fixturePath("equity-vol-curves-bad.csv") };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RequestValidationError } from "../../src";
 import { bondPriceRecord } from "../../src/api/market-data";
-import { convertCell, issueToRowError, normaliseName, readRows } from "../../src/frames/upload-rows";
-import { formatRowError, RowValidationError } from "../../src/frames/errors";
+import { convertCell, issueToRowError, normaliseName, readRows } from "../../src/uploads/upload-rows";
+import { formatRowError, RowValidationError } from "../../src/uploads/errors";
 
 describe("readRows(source)", () => {
   it("reads an array of objects, normalising keys", () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
-import { bondPriceRecords, uploadBondPrices } from "../../src/frames/bond-prices";
+import { bondPriceRecords, uploadBondPrices } from "../../src/uploads/bond-prices";
 import { loadDanfo } from "../../src/frames/danfo";
-import { formatRowError, RowValidationError } from "../../src/frames/errors";
+import { formatRowError, RowValidationError } from "../../src/uploads/errors";
 import { startLoopback, type Loopback } from "../helpers/loopback";
-import { fixturePath } from "./helpers/fixtures";
+import { fixturePath } from "../frames/helpers/fixtures";
 
 const GOOD = { csvFile: fixturePath("bond-prices.csv") };
 const BAD = { csvFile: fixturePath("bond-prices-bad.csv") };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseCsv, readCsvFile } from "../../src/frames/csv";
-import { CsvError } from "../../src/frames/errors";
-import { fixturePath } from "./helpers/fixtures";
+import { parseCsv, readCsvFile } from "../../src/uploads/csv";
+import { CsvError } from "../../src/uploads/errors";
+import { fixturePath } from "../frames/helpers/fixtures";
 
 describe("parseCsv(text)", () => {
   it("reads a header and records, with the line each record starts on", () => {
