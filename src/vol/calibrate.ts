@@ -45,14 +45,15 @@
  *
  * The grid is scaled to the slices: `k = m + s·sinh(t)` and `k = sqrt(theta)·sinh(t)` (t in steps of 0.2,
  * out to |k| = {@link LOG_MONEYNESS_LIMIT}: dense where the smile bends, log-spaced in the wings) for this
- * and the previous slice, plus the quotes. When the constraints hold to half their margins, the slice is
- * checked on a finer grid (t in steps of 0.04, and `sqrt(theta)·z` for |z| ≤ 10 in steps of 0.02, every
- * local minimum refined by golden section) for the true conditions `g ≥ 0`, `w_i ≥ w_{i−1}`; the points
- * that fail join the grid and the loop goes on (at most {@link MAX_OUTER} solves).
+ * and the previous slice, plus the quotes. When the constraints hold to half their margins, the slice, as
+ * the surface will hold it, is checked by diagnose's own checks (its grids, every local minimum refined)
+ * for the true conditions `g ≥ 0`, `w_i ≥ w_{i−1}`; the points that fail join the grid and the loop goes
+ * on (at most {@link MAX_OUTER} solves). diagnose's report of the fitted surface reuses these checks.
  *
  * Start: ATM vol, skew and smile from a weighted quadratic fit of vol against k over the quotes nearest
- * k = 0; wings from the slopes of total variance between the two outermost quotes on each side; pulled
- * inside the variables' range; then a solve without the constraints, and the constrained solve from its
+ * k = 0; wings from the slopes of total variance between the two outermost quotes on each side, or (from
+ * the second slice on, when that fits the quotes better) the previous slice's wings; pulled inside the
+ * variables' range; then a solve without the constraints, and the constrained solve from its
  * result. When a constraint binds at the end (or the check still fails), the constrained solve runs again
  * from a start that meets them all (the previous slice lifted to this ATM variance; for the first, a
  * symmetric smile), and the better fit of the two that pass the check is kept: a penalty method started
@@ -60,13 +61,13 @@
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { dateTimeInput } from "../api/common";
-import { INTERPOLATED_CHECKS, diagnose, type ArbitrageReport } from "./diagnostics";
+import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "./diagnostics";
 import { VolModelError, fmt } from "./errors";
 import { normInv } from "./normal";
 import { goldenSectionMin, levenbergMarquardt, type LeastSquaresProblem } from "./optimize";
 import { checkStrikeType, logShift, type ModelStrikeType } from "./strikes";
 import { fromSurface, LOG_MONEYNESS_LIMIT, type WireSurface } from "./surface";
-import { densityFactor, sliceParams, type SliceParams } from "./svi";
+import { densityFactor, rawSvi, sliceParams, type SliceParams } from "./svi";
 
 /** The quotes of one maturity. */
 export interface SmileQuotes {
@@ -179,7 +180,6 @@ const RHO_MAX = 1e10;
 /** Levenberg–Marquardt iterations between multiplier updates: the inner solves need not be exact, and binding constraints get their multipliers (and a good linear model) early. */
 const INNER_ITERATIONS = 30;
 const GRID_STEP = 0.2;
-const CHECK_STEP = 0.04;
 /** |x1| ≤ 8 keeps 1 − beta² ≥ 4.5e−7, so the wire's skew carries beta to ~1e−9 relative. */
 const X1_LIMIT = 8;
 /** w''(0) ≥ w2min + 2e−6·psi²: the wire's smile kappa = (w''(0)/2 − psi²)/sqrt(theta) then carries w''(0) to ~1e−9 relative. */
@@ -652,18 +652,6 @@ function smileArrays(n: number): SmileArrays {
   return { w: new Float64Array(n), w1: new Float64Array(n), w2: new Float64Array(n) };
 }
 
-/**
- * Work arrays of the fine-grid check, kept between calls (the check runs once or more per slice on some
- * 3000 points: fresh arrays each time would be megabytes of garbage per calibration). At least `n` long.
- */
-const checkScratch = { n: 0, C: smileArrays(0), P: smileArrays(0), v: new Float64Array(0) };
-
-function checkArrays(n: number): typeof checkScratch {
-  if (checkScratch.n < n)
-    Object.assign(checkScratch, { n, C: smileArrays(n), P: smileArrays(n), v: new Float64Array(n) });
-  return checkScratch;
-}
-
 /** {@link smileAt} at every grid point (the same operations, so the same doubles). */
 function smileOn(sl: Slice, grid: Float64Array, out: SmileArrays): void {
   const { theta, b, rho, m, s2, R } = sl;
@@ -767,15 +755,6 @@ function familyValue(
     default:
       return densityFactor(k, cur[0]! + sl.theta * (f.r - 1), cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
   }
-}
-
-/**
- * The minimum of f on [a, b] (a local minimum bracketed by grid neighbours), by golden-section search to
- * a relative width of 1e−12; `guess` (a grid point inside) is returned if nothing lower is found.
- */
-function goldenMin(f: (k: number) => number, a: number, b: number, guess: number): number {
-  const [k, fk] = goldenSectionMin(f, a, b, 1e-12, 60);
-  return fk <= f(guess) ? k : guess;
 }
 
 /**
@@ -1149,8 +1128,17 @@ function quadraticFit(
   return out.every(Number.isFinite) ? out : undefined;
 }
 
-/** The starting slice of a smile (module comment, "Start"), always inside the model's range. */
-function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
+/**
+ * The lowest wing slope of a start, as a fraction of the slopes' range: short maturities have slopes of
+ * 1–2% of it (a floor of 5% left the solver some 50 steps crawling down the weakly pinned wings).
+ */
+const START_WING_FLOOR = 0.002;
+
+/**
+ * A starting slice of a smile (module comment, "Start"), always inside the model's range: wings from the
+ * quotes, or the given ones (normalised by sqrt(theta), as the model's are).
+ */
+function initialGuess(q: ParsedSmile, space: SliceSpace, wings?: { putWing: number; callWing: number }): Float64Array {
   const { k, vols, sw, T } = q;
   const n = k.length;
   const order = Array.from({ length: n }, (_, j) => j);
@@ -1167,11 +1155,12 @@ function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
   // Wings: slopes of total variance between the two outermost quotes on each side.
   const byK = [...order].sort((i, j) => k[i]! - k[j]!);
   const slope = (i: number, j: number) => (vols[j]! ** 2 * T - vols[i]! ** 2 * T) / (k[j]! - k[i]!);
-  let putWing = -slope(byK[0]!, byK[1]!) / sqrtTheta;
-  let callWing = slope(byK[n - 2]!, byK[n - 1]!) / sqrtTheta;
-  // Inside the wing slopes' range (5% to 95% of it), with room for the skew.
+  let putWing = wings ? wings.putWing : -slope(byK[0]!, byK[1]!) / sqrtTheta;
+  let callWing = wings ? wings.callWing : slope(byK[n - 2]!, byK[n - 1]!) / sqrtTheta;
+  // Inside the wing slopes' range (0.2% to 95% of it), with room for the skew.
   const inRange = (wing: number, lo: number) =>
-    Math.min(lo + 0.95 * (SLOPE_CAP - lo), Math.max(lo + 0.05 * (SLOPE_CAP - lo), sqrtTheta * wing)) / sqrtTheta;
+    Math.min(lo + 0.95 * (SLOPE_CAP - lo), Math.max(lo + START_WING_FLOOR * (SLOPE_CAP - lo), sqrtTheta * wing)) /
+    sqrtTheta;
   if (!Number.isFinite(skew)) skew = 0;
   if (!Number.isFinite(smile)) smile = 0;
   putWing = inRange(Number.isFinite(putWing) ? Math.max(putWing, -2.5 * skew + 0.05) : 1, space.putLo);
@@ -1188,92 +1177,63 @@ function initialGuess(q: ParsedSmile, space: SliceSpace): Float64Array {
 }
 
 /**
- * The check grid of a slice, for this and the previous slice: `k = m + s·sinh(t)` for t in steps of 0.04
- * out to |k| = 1e4, and `k = sqrt(theta)·z` for |z| ≤ 10 in steps of 0.02 (as diagnose samples); plus the
- * quotes and ±1e4.
+ * A fitted slice as the surface will hold it: its wire parameters read back as `fromSurface` reads them
+ * (raw SVI from `rawSvi`, `theta = v²·T`), which is what diagnose checks. Undefined when the model refuses
+ * them (rounding at the edge of its range).
  */
-function checkGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array): Float64Array {
-  const ends = new Points();
-  ends.pushAll(quotes);
-  ends.push(-LOG_MONEYNESS_LIMIT);
-  ends.push(LOG_MONEYNESS_LIMIT);
-  let grid = ends.sortedUnique();
-  // Each family of points is ascending already: merge them rather than sort the lot.
-  for (const s of prev ? [sl, prev] : [sl]) {
-    const z = new Float64Array(1001);
-    for (let i = -500; i <= 500; i++) z[i + 500] = s.sqrtTheta * i * 0.02;
-    const sinh = new Points();
-    sinh.sinh(s.m, s.s, CHECK_STEP);
-    grid = mergeUnique(mergeUnique(grid, z), sinh.sortedUnique());
+function checkedSlice(sl: Slice, index: number, maturity: number): CheckedSlice | undefined {
+  const params: SliceParams = {
+    vol: sl.vol,
+    skew: sl.skew,
+    smile: sl.smile,
+    putWing: sl.putWing,
+    callWing: sl.callWing,
+  };
+  try {
+    const { b, rho, m, s } = rawSvi(params, sl.T);
+    return { index, maturity, theta: sl.vol * sl.vol * sl.T, b, rho, m, s };
+  } catch (error) {
+    if (error instanceof VolModelError) return undefined;
+    throw error;
   }
-  return grid;
 }
 
-/** The union of two ascending arrays, ascending, each value once (−0 and 0 count as one). */
-function mergeUnique(a: Float64Array, b: Float64Array): Float64Array {
-  const out = new Float64Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length || j < b.length) {
-    const x = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
-    if (n === 0 || x !== out[n - 1]) out[n++] = x;
-  }
-  return out.slice(0, n);
+/** Where a slice is checked: the smile, the previous slice as the surface holds it, whether it is the last, and the checks kept for the final report. */
+interface CheckContext {
+  q: ParsedSmile;
+  prev: CheckedSlice | undefined;
+  last: boolean;
+  cache: DiagnoseCache;
 }
 
 /**
- * The fine-grid check of a fitted slice: every family (its butterfly; calendar and the interpolated
- * smiles' butterfly against the previous slice; the smiles past the last) on {@link checkGrid}, each local
- * minimum refined by golden-section search. `failed` when a true condition (`g ≥ 0`, `w_i ≥ w_{i−1}`) fails
- * anywhere; `points`: where a constraint is below its margin (the failures and the refined minima), for
- * the constraint grid.
+ * The check of a fitted slice: diagnose's own checks of it, as the surface will hold it (its butterfly;
+ * calendar and the interpolated smiles' butterfly against the previous slice; the smiles past the last),
+ * on diagnose's grids with every local minimum refined; they are kept for the final report. `failed` when
+ * a true condition (`g ≥ 0`, `w_i ≥ w_{i−1}`) fails anywhere; `points`: where a constraint is below its
+ * margin (the failures and the refined minima), for the constraint grid.
  */
-function check(
-  sl: Slice,
-  prev: Slice | undefined,
-  last: boolean,
-  quotes: Float64Array,
-): { failed: boolean; points: number[] } {
-  const grid = checkGrid(sl, prev, quotes);
-  const n = grid.length;
-  // Both smiles at every grid point once; each family is a combination of them.
-  const { C, P, v } = checkArrays(n);
-  smileOn(sl, grid, C);
-  if (prev) smileOn(prev, grid, P);
-  const cur = new Float64Array(3);
-  const prv = new Float64Array(3);
+function check(sl: Slice, at: CheckContext): { failed: boolean; points: number[] } {
+  const cur = checkedSlice(sl, at.q.index, at.q.maturity);
+  if (!cur) return { failed: true, points: [] };
   const points: number[] = [];
   let failed = false;
-  for (const f of familiesOf(prev, last)) {
-    // Unshifted values (g, or w_i − w_{i−1}) and the margin they are held to.
-    const margin =
-      f.kind === "calendar"
-        ? CALIBRATION_MARGINS.calendarRelative * prev!.theta + CALIBRATION_MARGINS.calendarAbsolute
-        : CALIBRATION_MARGINS.butterfly;
-    const value = (k: number): number => {
-      smileAt(sl, k, cur);
-      if (prev) smileAt(prev, k, prv);
-      return f.kind === "calendar"
-        ? cur[0]! - prv[0]!
-        : familyValue(f, k, sl, cur, prv, 1, 0) + CALIBRATION_MARGINS.butterfly;
-    };
-    familyOn(f, grid, sl, C, P, 1, 0, v, 0);
-    if (f.kind !== "calendar") for (let j = 0; j < n; j++) v[j] = v[j]! + CALIBRATION_MARGINS.butterfly;
-    for (let j = 0; j < n; j++) {
-      const vj = v[j]!;
-      if (!(vj >= 0)) {
-        failed = true;
-        points.push(grid[j]!);
-      }
-      if (j > 0 && j + 1 < n && vj < v[j - 1]! && vj <= v[j + 1]! && vj < 1e3 * margin + 1e-3) {
-        const k = goldenMin(value, grid[j - 1]!, grid[j + 1]!, grid[j]!);
-        const vk = value(k);
-        if (!(vk >= 0)) failed = true;
-        if (!(vk >= margin)) points.push(k);
-      }
+  const calMargin = at.prev
+    ? CALIBRATION_MARGINS.calendarRelative * at.prev.theta + CALIBRATION_MARGINS.calendarAbsolute
+    : 0;
+  at.cache.check(cur, at.prev, at.last, (kind, grid, values, extraK, extraV) => {
+    const margin = kind === "calendar" ? calMargin : CALIBRATION_MARGINS.butterfly;
+    for (let j = 0; j < grid.length; j++) {
+      if (values[j]! >= 0) continue;
+      failed = true;
+      points.push(grid[j]!);
     }
-  }
+    for (let j = 0; j < extraK.length; j++) {
+      const v = extraV[j]!;
+      if (!(v >= 0)) failed = true;
+      if (!(v >= margin)) points.push(extraK[j]!);
+    }
+  });
   return { failed, points };
 }
 
@@ -1296,13 +1256,13 @@ interface SliceSolve {
  * check, whose failures join the constraint grid.
  */
 function constrainedSolve(
-  q: ParsedSmile,
+  at: CheckContext,
   space: SliceSpace,
   prev: Slice | undefined,
-  last: boolean,
   x0: Float64Array,
   budget: number,
 ): SliceSolve {
+  const { q, last } = at;
   let x = x0;
   const start = decode(x, space);
   const problem = new SliceProblem(q, space, prev, last, constraintGrid(start, prev, q.k, GRID_STEP), RHO0, start);
@@ -1317,7 +1277,7 @@ function constrainedSolve(
     const violation = problem.updateMultipliers(x);
     passed = false;
     if (violation <= 1) {
-      const { failed, points } = check(decode(x, space), prev, last, q.k);
+      const { failed, points } = check(decode(x, space), at);
       if (failed) {
         problem.addPoints(points);
         previousViolation = Infinity;
@@ -1365,6 +1325,18 @@ function feasibleStart(
   return encode(sliceParams({ a: aPrev + lift, b, rho, m: prev.m, s: prev.s }, q.T), space);
 }
 
+/** Of two starts, the one whose quote errors are smaller (the first on a tie). */
+function betterStart(quotesOnly: SliceProblem, a: Float64Array, b: Float64Array): Float64Array {
+  const r = new Float64Array(quotesOnly.rows);
+  const cost = (x: Float64Array) => {
+    quotesOnly.residuals(x, r);
+    let sum = 0;
+    for (let j = 0; j < r.length; j++) sum += r[j]! * r[j]!;
+    return sum;
+  };
+  return cost(b) < cost(a) ? b : a;
+}
+
 /**
  * Fits one slice (module comment): an unconstrained solve from the quotes' start (inside the wing-slope
  * range), then the constrained solve from there. When that start breaks a constraint, the constrained
@@ -1372,22 +1344,22 @@ function feasibleStart(
  * pass the check is kept.
  */
 function fitSlice(
-  q: ParsedSmile,
+  at: CheckContext,
   prev: Slice | undefined,
-  last: boolean,
   maxIterations: number,
 ): { slice: Slice; iterations: number; converged: boolean; active: Set<CalibrationConstraint> } {
+  const { q, last } = at;
   const space: SliceSpace = { T: q.T, putLo: prev?.slopePut ?? 0, callLo: prev?.slopeCall ?? 0 };
   const x0 = initialGuess(q, space);
-  const free = levenbergMarquardt(new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false), x0, {
-    maxIterations,
-  });
-  let best = constrainedSolve(q, space, prev, last, free.x, maxIterations);
+  const quotesOnly = new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false);
+  const start = prev ? betterStart(quotesOnly, x0, initialGuess(q, space, prev)) : x0;
+  const free = levenbergMarquardt(quotesOnly, start, { maxIterations });
+  let best = constrainedSolve(at, space, prev, free.x, maxIterations);
   let iterations = free.iterations + best.iterations;
   if (best.active.size > 0 || !best.passed) {
     const x1 = feasibleStart(q, space, prev, decode(free.x, space));
     if (x1) {
-      const other = constrainedSolve(q, space, prev, last, x1, maxIterations);
+      const other = constrainedSolve(at, space, prev, x1, maxIterations);
       iterations += other.iterations;
       if ((other.passed && !best.passed) || (other.passed === best.passed && other.dataCost < best.dataCost))
         best = other;
@@ -1464,8 +1436,13 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
 
   const fitted: Slice[] = [];
   const outcomes: { iterations: number; converged: boolean; active: Set<CalibrationConstraint> }[] = [];
+  // diagnose's checks of each fitted slice, made as the fit goes: the final report takes them from here.
+  const cache = new DiagnoseCache();
+  let prevChecked: CheckedSlice | undefined;
   for (const q of parsed) {
-    const { slice, ...outcome } = fitSlice(q, fitted.at(-1), q.index === parsed.length - 1, maxIterations);
+    const at: CheckContext = { q, prev: prevChecked, last: q.index === parsed.length - 1, cache };
+    const { slice, ...outcome } = fitSlice(at, fitted.at(-1), maxIterations);
+    prevChecked = checkedSlice(slice, q.index, q.maturity);
     fitted.push(slice);
     outcomes.push(outcome);
     onProgress?.(fitted.length, parsed.length);
@@ -1507,5 +1484,5 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
       residualsBp,
     };
   });
-  return { surface, fit, diagnostics: diagnose(model) };
+  return { surface, fit, diagnostics: cache.report(model) };
 }

@@ -182,20 +182,56 @@ function evaluateOn(smile: SliceSmile, grid: Float64Array): SmileValues {
   return out;
 }
 
-/** The adaptive grid of one slice, sorted, within |k| ≤ LOG_MONEYNESS_LIMIT. */
+/**
+ * The adaptive grid of one slice, sorted, within |k| ≤ LOG_MONEYNESS_LIMIT: the z points and the sinh
+ * points are each ascending already, so they are merged; should rounding ever break their order, they are
+ * sorted instead (the same points either way).
+ */
 function sliceGrid(sl: SviSlice): Float64Array {
-  const out: number[] = [];
   const st = Math.sqrt(sl.theta);
   const nz = Math.round(Z_MAX / Z_STEP);
-  for (let i = -nz; i <= nz; i++) out.push(st * i * Z_STEP);
+  const z = new Float64Array(2 * nz + 1);
+  for (let i = -nz; i <= nz; i++) z[i + nz] = st * i * Z_STEP;
   const U = Math.asinh((LOG_MONEYNESS_LIMIT + Math.abs(sl.m)) / sl.s);
   const nu = Math.ceil(U / U_STEP);
+  const u = new Float64Array(2 * nu + 3);
+  let n = 0;
+  u[n++] = -LOG_MONEYNESS_LIMIT;
   for (let i = -nu; i <= nu; i++) {
     const k = sl.m + sl.s * Math.sinh((i / nu) * U);
-    if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) out.push(k);
+    if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) u[n++] = k;
   }
-  out.push(-LOG_MONEYNESS_LIMIT, LOG_MONEYNESS_LIMIT);
-  return sortedUnique(Float64Array.from(out));
+  u[n++] = LOG_MONEYNESS_LIMIT;
+  const sinh = u.subarray(0, n);
+  if (!ascending(z) || !ascending(sinh)) {
+    const all = new Float64Array(z.length + n);
+    all.set(z);
+    all.set(sinh, z.length);
+    return sortedUnique(all);
+  }
+  return mergeUnique(z, sinh);
+}
+
+/** True when `xs` never descends (and holds no NaN, no −0: the merge then orders as the typed sort would). */
+function ascending(xs: Float64Array): boolean {
+  for (let j = 0; j < xs.length; j++) {
+    const x = xs[j]!;
+    if (!(j === 0 || x >= xs[j - 1]!) || Object.is(x, -0)) return false;
+  }
+  return true;
+}
+
+/** The union of two ascending arrays, ascending, each value once. */
+function mergeUnique(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const x = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (n === 0 || x !== out[n - 1]) out[n++] = x;
+  }
+  return out.slice(0, n);
 }
 
 /** The values sorted ascending, each once. (No grid here holds −0 or NaN, so the typed sort orders them as a comparison sort would.) */
@@ -206,7 +242,7 @@ function sortedUnique(xs: Float64Array): Float64Array {
   return xs.slice(0, n);
 }
 
-/** Work arrays of the pair checks, reused from pair to pair (at least `n` long). */
+/** Work arrays of the checks, reused from part to part (at least `n` long). */
 class PairScratch {
   n = 0;
   grid = new Float64Array(0);
@@ -215,7 +251,8 @@ class PairScratch {
   L: SmileValues = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
   H: SmileValues = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
   diff = new Float64Array(0);
-  g = new Float64Array(0);
+  /** g of up to three smiles on the grid. */
+  g: SmileValues = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
 
   reserve(n: number): void {
     if (this.n >= n) return;
@@ -228,7 +265,7 @@ class PairScratch {
       L: [f(), f(), f()],
       H: [f(), f(), f()],
       diff: f(),
-      g: f(),
+      g: [f(), f(), f()],
     });
   }
 }
@@ -272,58 +309,21 @@ function valuesOnMerged(
   out: SmileValues,
 ): void {
   const tmp = new Float64Array(3);
+  const [w0, w1, w2] = out;
+  const [o0, o1, o2] = own;
   for (let q = 0; q < n; q++) {
     const i = from[q]!;
     if (i >= 0) {
-      out[0][q] = own[0][i]!;
-      out[1][q] = own[1][i]!;
-      out[2][q] = own[2][i]!;
+      w0[q] = o0[i]!;
+      w1[q] = o1[i]!;
+      w2[q] = o2[i]!;
     } else {
       smile.at(grid[q]!, tmp);
-      out[0][q] = tmp[0]!;
-      out[1][q] = tmp[1]!;
-      out[2][q] = tmp[2]!;
+      w0[q] = tmp[0]!;
+      w1[q] = tmp[1]!;
+      w2[q] = tmp[2]!;
     }
   }
-}
-
-/**
- * `values` (f on the grid) plus each interior local minimum refined by golden-section search between its
- * neighbours (so a dip between grid points is found), merged in order (a refined point after a grid point
- * at the same k). NaN stays NaN.
- */
-function sample(
-  grid: Float64Array,
-  values: Float64Array,
-  f: (k: number) => number,
-  refine: boolean,
-): { k: Float64Array; v: Float64Array } {
-  if (!refine) return { k: grid, v: values };
-  const extraK: number[] = [];
-  const extraV: number[] = [];
-  for (let q = 1; q + 1 < grid.length; q++) {
-    const c = values[q]!;
-    if (c < values[q - 1]! && c <= values[q + 1]!) {
-      const [km, vm] = goldenMin(f, grid[q - 1]!, grid[q + 1]!);
-      extraK.push(km);
-      extraV.push(vm);
-    }
-  }
-  if (extraK.length === 0) return { k: grid, v: values };
-  const n = grid.length + extraK.length;
-  const k = new Float64Array(n);
-  const v = new Float64Array(n);
-  // Both are in order (local minima are at least two points apart, each refined between its neighbours).
-  for (let i = 0, j = 0, o = 0; o < n; o++) {
-    if (j >= extraK.length || (i < grid.length && grid[i]! <= extraK[j]!)) {
-      k[o] = grid[i]!;
-      v[o] = values[i++]!;
-    } else {
-      k[o] = extraK[j]!;
-      v[o] = extraV[j++]!;
-    }
-  }
-  return { k, v };
 }
 
 /** The minimum of `f` on [a, b] by golden-section search, to 1e−14 relative: `[k, f(k)]`. */
@@ -360,16 +360,95 @@ function runs(
   return out;
 }
 
-/** What one {@link diagnose} run collects. */
-interface Findings {
-  butterfly: Violation[];
-  calendar: Violation[];
-  lee: Violation[];
-  points: number;
-  /** True for the adaptive grid (refinement, wings, interpolated smiles). */
+/** The grid's samples and the refined ones merged in order (a refined point after a grid point at the same k: both are in order, local minima at least two points apart, each refined between its neighbours). */
+function merged(
+  grid: Float64Array,
+  values: Float64Array,
+  extraK: number[],
+  extraV: number[],
+): { k: Float64Array; v: Float64Array } {
+  const n = grid.length + extraK.length;
+  const k = new Float64Array(n);
+  const v = new Float64Array(n);
+  for (let i = 0, j = 0, o = 0; o < n; o++) {
+    if (j >= extraK.length || (i < grid.length && grid[i]! <= extraK[j]!)) {
+      k[o] = grid[i]!;
+      v[o] = values[i++]!;
+    } else {
+      k[o] = extraK[j]!;
+      v[o] = extraV[j++]!;
+    }
+  }
+  return { k, v };
+}
+
+/**
+ * Sees the values of the checks as they are sampled (for `calibrate`, which holds its fits to the same
+ * checks): g of a smile (`"butterfly"`) or `w_{i+1} − w_i` (`"calendar"`) at the grid points, and at the
+ * refined local minima (`extraK`, `extraV`).
+ */
+export type SampleObserver = (
+  kind: "butterfly" | "calendar",
+  grid: Float64Array,
+  values: Float64Array,
+  extraK: readonly number[],
+  extraV: readonly number[],
+) => void;
+
+/** How the checks run: on adaptive grids (refined, wings, interpolated smiles) or given ones; their tolerance; work arrays; an observer. */
+interface Checks {
   adaptive: boolean;
   tolerance: number;
   scratch: PairScratch;
+  observe?: SampleObserver | undefined;
+}
+
+/** What the checks of one part of a surface found: a benchmark (butterfly, Lee), a pair (calendar, the smiles between), or the smiles past the last. */
+interface Part {
+  butterfly: Violation[];
+  calendar: Violation[];
+  lee: Violation[];
+  /** Points g and the calendar differences were evaluated at, refinements included. */
+  points: number;
+}
+
+const newPart = (): Part => ({ butterfly: [], calendar: [], lee: [], points: 0 });
+
+/**
+ * The failing runs of one check: `values` (f on the grid) plus, on adaptive grids, each interior local
+ * minimum refined by golden-section search between its neighbours (so a dip between grid points is
+ * found), in order. NaN stays NaN. The merged samples are built only when something fails.
+ */
+function sampled(
+  checks: Checks,
+  part: Part,
+  kind: "butterfly" | "calendar",
+  grid: Float64Array,
+  values: Float64Array,
+  f: (k: number) => number,
+  make: (worst: number, value: number, from: number, to: number) => Violation,
+): Violation[] {
+  const n = grid.length;
+  const tolerance = checks.tolerance;
+  const extraK: number[] = [];
+  const extraV: number[] = [];
+  let failing = false;
+  for (let q = 0; q < n; q++) {
+    const c = values[q]!;
+    if (!(c >= -tolerance)) failing = true;
+    if (checks.adaptive && q > 0 && q + 1 < n && c < values[q - 1]! && c <= values[q + 1]!) {
+      const [km, vm] = goldenMin(f, grid[q - 1]!, grid[q + 1]!);
+      extraK.push(km);
+      extraV.push(vm);
+      if (!(vm >= -tolerance)) failing = true;
+    }
+  }
+  part.points += n + extraK.length;
+  checks.observe?.(kind, grid, values, extraK, extraV);
+  if (!failing) return [];
+  if (extraK.length === 0) return runs(grid, values, tolerance, make);
+  const all = merged(grid, values, extraK, extraV);
+  return runs(all.k, all.v, tolerance, make);
 }
 
 /** Where a butterfly check is: for the messages. */
@@ -379,26 +458,13 @@ interface Where {
   label: string;
 }
 
-/** g at each grid point from w, w', w'' there (into `out`). */
-function gOn(
-  grid: Float64Array,
-  w0: Float64Array,
-  w1: Float64Array,
-  w2: Float64Array,
-  add: number,
-  out: Float64Array,
-): Float64Array {
-  for (let q = 0; q < grid.length; q++)
-    out[q] = densityFactor(grid[q]!, add === 0 ? w0[q]! : w0[q]! + add, w1[q]!, w2[q]!);
-  return out;
-}
-
 /**
- * Butterfly runs of one smile (a benchmark or an interpolated one): `g` its values on the grid, and
- * `smileAt` (the same smile at any k) for the refinements.
+ * Butterfly runs of one smile (a benchmark or an interpolated one) into `part`: `g` its values on the
+ * grid, and `smileAt` (the same smile at any k) for the refinements.
  */
 function checkButterfly(
-  found: Findings,
+  checks: Checks,
+  part: Part,
   grid: Float64Array,
   g: Float64Array,
   smileAt: (k: number, out: Float64Array) => void,
@@ -409,31 +475,28 @@ function checkButterfly(
     smileAt(kq, tmp);
     return densityFactor(kq, tmp[0]!, tmp[1]!, tmp[2]!);
   };
-  const sampled = sample(grid, g, gAt, found.adaptive);
-  found.points += sampled.k.length;
-  found.butterfly.push(
-    ...runs(sampled.k, sampled.v, found.tolerance, (kw, value, from, to) => ({
-      check: "butterfly",
-      benchmarks: where.benchmarks,
-      maturities: [where.maturity],
-      k: kw,
-      kRange: [from, to],
-      value,
-      amount: -value,
-      message: `${where.label}: butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${Number.isNaN(value) ? "undefined (total variance 0)" : fmt(value)}`,
-    })),
-  );
+  const found = sampled(checks, part, "butterfly", grid, g, gAt, (kw, value, from, to) => ({
+    check: "butterfly",
+    benchmarks: where.benchmarks,
+    maturities: [where.maturity],
+    k: kw,
+    kRange: [from, to],
+    value,
+    amount: -value,
+    message: `${where.label}: butterfly g(k) < 0 for k in [${fmt(from)}, ${fmt(to)}], worst g(${fmt(kw)}) = ${Number.isNaN(value) ? "undefined (total variance 0)" : fmt(value)}`,
+  }));
+  for (const v of found) part.butterfly.push(v);
 }
 
 /** Lee's bound on both wings of one benchmark. */
-function checkLee(found: Findings, b: Benchmark): void {
+function checkLee(part: Part, tolerance: number, b: CheckedSlice): void {
   for (const [wing, slope] of [
     ["put", b.b * (1 - b.rho)],
     ["call", b.b * (1 + b.rho)],
   ] as const) {
-    if (!(slope > LEE_BOUND + found.tolerance)) continue;
+    if (!(slope > LEE_BOUND + tolerance)) continue;
     const kw = wing === "put" ? -Infinity : Infinity;
-    found.lee.push({
+    part.lee.push({
       check: "lee",
       benchmarks: [b.index],
       maturities: [b.maturity],
@@ -447,19 +510,49 @@ function checkLee(found: Findings, b: Benchmark): void {
   }
 }
 
+/** A benchmark as the checks read it: its centred slice, index and maturity (a model's `Benchmark` is one). */
+export interface CheckedSlice extends SviSlice {
+  readonly index: number;
+  readonly maturity: number;
+}
+
 /** One benchmark, smile and grid, with its values there. */
 interface Evaluated {
-  b: Benchmark;
+  b: CheckedSlice;
   smile: SliceSmile;
   grid: Float64Array;
   values: SmileValues;
 }
 
-/** Calendar between consecutive benchmarks on their merged grid (and in the wings), and the butterfly of the smiles interpolated between them. */
-function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): void {
-  const scratch = found.scratch;
+/** A benchmark's smile on its adaptive grid (or on the given one). */
+function evaluate(b: CheckedSlice, given?: Float64Array): Evaluated {
+  const smile = new SliceSmile(b);
+  const grid = given ? Float64Array.from(given) : sliceGrid(b);
+  return { b, smile, grid, values: evaluateOn(smile, grid) };
+}
+
+/** The checks of one benchmark: its butterfly on its grid, and Lee. */
+function benchmarkPart(checks: Checks, s: Evaluated): Part {
+  const part = newPart();
+  const [w0, w1, w2] = s.values;
+  const n = s.grid.length;
+  checks.scratch.reserve(n);
+  const g = checks.scratch.g[0].subarray(0, n);
+  for (let q = 0; q < n; q++) g[q] = densityFactor(s.grid[q]!, w0[q]!, w1[q]!, w2[q]!);
+  checkButterfly(checks, part, s.grid, g, (kq, out) => s.smile.at(kq, out), {
+    benchmarks: [s.b.index],
+    maturity: s.b.maturity,
+    label: `benchmark ${s.b.index} (maturity ${fmt(s.b.maturity)} d)`,
+  });
+  checkLee(part, checks.tolerance, s.b);
+  return part;
+}
+
+/** The merged grid of a pair (or the given grid) in the scratch, with both smiles' values on it: its length. */
+function pairGrid(checks: Checks, lo: Evaluated, hi: Evaluated): number {
+  const scratch = checks.scratch;
   let nk: number;
-  if (found.adaptive) {
+  if (checks.adaptive) {
     nk = mergeGrids(lo.grid, hi.grid, scratch);
   } else {
     nk = lo.grid.length;
@@ -467,55 +560,80 @@ function checkPair(found: Findings, i: number, lo: Evaluated, hi: Evaluated): vo
     scratch.grid.set(lo.grid);
     for (let q = 0; q < nk; q++) scratch.fromA[q] = scratch.fromB[q] = q;
   }
+  valuesOnMerged(lo.smile, scratch.grid, nk, lo.values, scratch.fromA, scratch.L);
+  valuesOnMerged(hi.smile, scratch.grid, nk, hi.values, scratch.fromB, scratch.H);
+  return nk;
+}
+
+/** The checks of consecutive benchmarks: calendar on their merged grid (and in the wings), and the butterfly of the smiles interpolated between them. */
+function pairPart(checks: Checks, i: number, lo: Evaluated, hi: Evaluated): Part {
+  const part = newPart();
+  const nk = pairGrid(checks, lo, hi);
+  const { L, H, scratch } = { L: checks.scratch.L, H: checks.scratch.H, scratch: checks.scratch };
   const grid = scratch.grid.subarray(0, nk);
-  const { L, H, diff: diffAll, g: gAll } = scratch;
-  valuesOnMerged(lo.smile, grid, nk, lo.values, scratch.fromA, L);
-  valuesOnMerged(hi.smile, grid, nk, hi.values, scratch.fromB, H);
-  const diff = diffAll.subarray(0, nk);
+  const diff = scratch.diff.subarray(0, nk);
   for (let q = 0; q < nk; q++) diff[q] = H[0][q]! - L[0][q]!;
-  const sampled = sample(grid, diff, (kq) => hi.smile.w(kq) - lo.smile.w(kq), found.adaptive);
-  found.points += sampled.k.length;
   const [a, b] = [lo.b, hi.b];
-  const violations = runs(sampled.k, sampled.v, found.tolerance, (kw, value, from, to) => ({
-    check: "calendar",
-    benchmarks: [i, i + 1],
-    maturities: [a.maturity, b.maturity],
-    k: kw,
-    kRange: [from, to],
-    value,
-    amount: -value,
-    message: `benchmarks ${i} and ${i + 1} (${fmt(a.maturity)} d, ${fmt(b.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
-  }));
-  if (found.adaptive) addWingCalendar(violations, a, b, found.tolerance, i);
-  found.calendar.push(...violations);
-  if (!found.adaptive) return;
+  const violations = sampled(
+    checks,
+    part,
+    "calendar",
+    grid,
+    diff,
+    (kq) => hi.smile.w(kq) - lo.smile.w(kq),
+    (kw, value, from, to) => ({
+      check: "calendar",
+      benchmarks: [i, i + 1],
+      maturities: [a.maturity, b.maturity],
+      k: kw,
+      kRange: [from, to],
+      value,
+      amount: -value,
+      message: `benchmarks ${i} and ${i + 1} (${fmt(a.maturity)} d, ${fmt(b.maturity)} d): total variance falls with maturity for k in [${fmt(from)}, ${fmt(to)}], worst w_${i + 1} − w_${i} = ${fmt(value)} at k = ${fmt(kw)}`,
+    }),
+  );
+  if (checks.adaptive) addWingCalendar(violations, a, b, checks.tolerance, i);
+  for (const v of violations) part.calendar.push(v);
+  if (checks.adaptive) checkBetween(checks, part, i, lo, hi, grid);
+  return part;
+}
+
+/** The butterfly of the smiles interpolated between a pair (at {@link BETWEEN} of the way), on the pair's grid and values in the scratch. */
+function checkBetween(checks: Checks, part: Part, i: number, lo: Evaluated, hi: Evaluated, grid: Float64Array): void {
+  const { L, H, g: gs } = checks.scratch;
+  const nk = grid.length;
+  // g of all three smiles in one pass (each value as the smile's own loop would compute it).
+  const [x0, x1, x2] = BETWEEN as readonly [number, number, number];
+  const [y0, y1, y2] = [1 - x0, 1 - x1, 1 - x2];
+  const [g0, g1, g2] = gs;
+  const [L0, L1, L2] = L;
+  const [H0, H1, H2] = H;
+  for (let q = 0; q < nk; q++) {
+    const k = grid[q]!;
+    const [l0, l1, l2, h0, h1, h2] = [L0[q]!, L1[q]!, L2[q]!, H0[q]!, H1[q]!, H2[q]!];
+    g0[q] = densityFactor(k, y0 * l0 + x0 * h0, y0 * l1 + x0 * h1, y0 * l2 + x0 * h2);
+    g1[q] = densityFactor(k, y1 * l0 + x1 * h0, y1 * l1 + x1 * h1, y1 * l2 + x1 * h2);
+    g2[q] = densityFactor(k, y2 * l0 + x2 * h0, y2 * l1 + x2 * h1, y2 * l2 + x2 * h2);
+  }
   const tmp3 = new Float64Array(3);
-  const g = gAll.subarray(0, nk);
-  for (const x of BETWEEN) {
+  const [a, b] = [lo.b, hi.b];
+  BETWEEN.forEach((x, j) => {
     const days = a.maturity + x * (b.maturity - a.maturity);
     const smileAt = (kq: number, out: Float64Array) => {
       lo.smile.at(kq, tmp3);
       hi.smile.at(kq, out);
       for (let d = 0; d < 3; d++) out[d] = (1 - x) * tmp3[d]! + x * out[d]!;
     };
-    const y = 1 - x;
-    for (let q = 0; q < nk; q++)
-      g[q] = densityFactor(
-        grid[q]!,
-        y * L[0][q]! + x * H[0][q]!,
-        y * L[1][q]! + x * H[1][q]!,
-        y * L[2][q]! + x * H[2][q]!,
-      );
-    checkButterfly(found, grid, g, smileAt, {
+    checkButterfly(checks, part, grid, gs[j]!.subarray(0, nk), smileAt, {
       benchmarks: [i, i + 1],
       maturity: days,
       label: `between benchmarks ${i} and ${i + 1}, at the interpolated maturity ${fmt(days)} d`,
     });
-  }
+  });
 }
 
 /** The calendar check in each wing beyond the grid, joined to a failing run that reaches the grid's end. */
-function addWingCalendar(found: Violation[], lo: Benchmark, hi: Benchmark, tolerance: number, i: number): void {
+function addWingCalendar(found: Violation[], lo: CheckedSlice, hi: CheckedSlice, tolerance: number, i: number): void {
   for (const wing of ["put", "call"] as const) {
     const v = wingCalendar(lo, hi, wing, tolerance, i);
     if (!v) continue;
@@ -532,21 +650,130 @@ function addWingCalendar(found: Violation[], lo: Benchmark, hi: Benchmark, toler
 }
 
 /** The butterfly of the smiles past the last benchmark (`w_n + theta_n·(r − 1)`). */
-function checkPastLast(found: Findings, last: Evaluated): void {
+function pastLastPart(checks: Checks, last: Evaluated): Part {
+  const part = newPart();
   const n = last.grid.length;
+  const [w0, w1, w2] = last.values;
+  checks.scratch.reserve(n);
+  const g = checks.scratch.g[0].subarray(0, n);
   for (const r of PAST_LAST) {
     const add = last.b.theta * (r - 1);
-    const g = gOn(last.grid, last.values[0], last.values[1], last.values[2], add, new Float64Array(n));
+    for (let q = 0; q < n; q++) g[q] = densityFactor(last.grid[q]!, w0[q]! + add, w1[q]!, w2[q]!);
     const smileAt = (kq: number, out: Float64Array) => {
       last.smile.at(kq, out);
       out[0] = out[0]! + add;
     };
-    checkButterfly(found, last.grid, g, smileAt, {
+    checkButterfly(checks, part, last.grid, g, smileAt, {
       benchmarks: [last.b.index],
       maturity: last.b.maturity * r,
       label: `past the last benchmark, at maturity ${fmt(last.b.maturity * r)} d`,
     });
   }
+  return part;
+}
+
+/** True when two slices are the same benchmark with the same parameters (every number the checks read, bit for bit). */
+function sameSlice(a: CheckedSlice, b: CheckedSlice): boolean {
+  return (
+    a.index === b.index &&
+    Object.is(a.maturity, b.maturity) &&
+    Object.is(a.theta, b.theta) &&
+    Object.is(a.b, b.b) &&
+    Object.is(a.rho, b.rho) &&
+    Object.is(a.m, b.m) &&
+    Object.is(a.s, b.s)
+  );
+}
+
+/** The default tolerance of {@link diagnose}. */
+const DEFAULT_TOLERANCE = 1e-12;
+
+/** Slices whose values on their grid a {@link DiagnoseCache} keeps (the latest ones checked). */
+const KEEP_EVALUATED = 4;
+
+/**
+ * The parts of diagnose's report, kept by the exact slices they were computed for: `calibrate` checks
+ * each fitted slice with diagnose's own checks ({@link DiagnoseCache.check}) as it goes, and its final
+ * report ({@link DiagnoseCache.report}) takes a part from here when the surface's benchmarks are those
+ * slices, bit for bit, and computes it otherwise, so the report is `diagnose(model)`'s either way. For
+ * diagnose's default options (adaptive grids, tolerance 1e−12).
+ */
+export class DiagnoseCache {
+  readonly #parts: { kind: "benchmark" | "pair" | "past"; a: CheckedSlice; b: CheckedSlice | undefined; part: Part }[] =
+    [];
+  readonly #evaluated: Evaluated[] = [];
+  readonly #checks: Checks = { adaptive: true, tolerance: DEFAULT_TOLERANCE, scratch: new PairScratch() };
+
+  /**
+   * The checks diagnose makes of slice `cur`: its butterfly; against `prev`, calendar and the smiles
+   * between; when `last`, the smiles past it. `observe` sees every sampled value; the parts are kept.
+   */
+  check(cur: CheckedSlice, prev: CheckedSlice | undefined, last: boolean, observe: SampleObserver): void {
+    const checks = { ...this.#checks, observe };
+    const c = this.#evaluate(cur);
+    this.#keep("benchmark", cur, undefined, benchmarkPart(checks, c));
+    if (prev) this.#keep("pair", prev, cur, pairPart(checks, prev.index, this.#evaluate(prev), c));
+    if (last) this.#keep("past", cur, undefined, pastLastPart(checks, c));
+  }
+
+  /** `diagnose(model)`, with the parts kept here for its benchmarks. */
+  report(model: VolSurfaceModel): ArbitrageReport {
+    return checkBenchmarks(model.benchmarks, this.#checks, undefined, this);
+  }
+
+  /** The part kept for these slices, else the one `compute` makes. */
+  part(kind: "benchmark" | "pair" | "past", a: CheckedSlice, b: CheckedSlice | undefined, compute: () => Part): Part {
+    const kept = this.#parts.find(
+      (p) => p.kind === kind && sameSlice(p.a, a) && (b === undefined || (p.b !== undefined && sameSlice(p.b, b))),
+    );
+    return kept ? kept.part : compute();
+  }
+
+  #keep(kind: "benchmark" | "pair" | "past", a: CheckedSlice, b: CheckedSlice | undefined, part: Part): void {
+    this.#parts.push({ kind, a, b, part });
+  }
+
+  #evaluate(s: CheckedSlice): Evaluated {
+    const kept = this.#evaluated.find((e) => sameSlice(e.b, s));
+    if (kept) return kept;
+    const e = evaluate(s);
+    this.#evaluated.push(e);
+    if (this.#evaluated.length > KEEP_EVALUATED) this.#evaluated.shift();
+    return e;
+  }
+}
+
+/** The report of the checks on a model's benchmarks (parts from `cache` where it has them). */
+function checkBenchmarks(
+  bms: readonly Benchmark[],
+  checks: Checks,
+  given: Float64Array | undefined,
+  cache?: DiagnoseCache,
+): ArbitrageReport {
+  const evaluated: (Evaluated | undefined)[] = bms.map(() => undefined);
+  const at = (i: number) => (evaluated[i] ??= evaluate(bms[i]!, given));
+  const part = (kind: "benchmark" | "pair" | "past", a: number, b: number | undefined, compute: () => Part) =>
+    cache ? cache.part(kind, bms[a]!, b === undefined ? undefined : bms[b], compute) : compute();
+  const parts: Part[] = [];
+  for (let i = 0; i < bms.length; i++) parts.push(part("benchmark", i, undefined, () => benchmarkPart(checks, at(i))));
+  for (let i = 0; i + 1 < bms.length; i++)
+    parts.push(part("pair", i, i + 1, () => pairPart(checks, i, at(i), at(i + 1))));
+  const last = bms.length - 1;
+  if (checks.adaptive && last >= 0) parts.push(part("past", last, undefined, () => pastLastPart(checks, at(last))));
+  const butterfly = parts.flatMap((p) => p.butterfly);
+  const calendar = parts.flatMap((p) => p.calendar);
+  const lee = parts.flatMap((p) => p.lee);
+  return {
+    ok: butterfly.length + calendar.length + lee.length === 0,
+    evaluated: true,
+    invalid: [],
+    butterfly,
+    calendar,
+    lee,
+    grid: given ? "given" : "adaptive",
+    points: parts.reduce((sum, p) => sum + p.points, 0),
+    k: Float64Array.from(given ?? []),
+  };
 }
 
 /**
@@ -571,14 +798,12 @@ function checkPastLast(found: Findings, last: Evaluated): void {
  */
 export function diagnose(model: VolSurfaceModel | SurfaceLike, options: DiagnoseOptions = {}): ArbitrageReport {
   const given = options.k === undefined ? undefined : toFloat64(options.k, "k");
-  const tolerance = options.tolerance ?? 1e-12;
+  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance >= 0))
     throw new VolModelError(`tolerance must be a number >= 0; got ${tolerance}`, {
       field: "tolerance",
       condition: "tolerance >= 0",
     });
-  const k = Float64Array.from(given ?? []);
-  const grid = given ? "given" : "adaptive";
   let bms: VolSurfaceModel["benchmarks"];
   try {
     bms = fromSurface(model).benchmarks;
@@ -591,54 +816,12 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
       butterfly: [],
       calendar: [],
       lee: [],
-      grid,
+      grid: given ? "given" : "adaptive",
       points: 0,
-      k,
+      k: Float64Array.from(given ?? []),
     };
   }
-  const found: Findings = {
-    butterfly: [],
-    calendar: [],
-    lee: [],
-    points: 0,
-    adaptive: !given,
-    tolerance,
-    scratch: new PairScratch(),
-  };
-  const slices: Evaluated[] = bms.map((b) => {
-    const smile = new SliceSmile(b);
-    const g = given ? Float64Array.from(given) : sliceGrid(b);
-    return { b, smile, grid: g, values: evaluateOn(smile, g) };
-  });
-  for (const s of slices) {
-    const [w0, w1, w2] = s.values;
-    checkButterfly(
-      found,
-      s.grid,
-      gOn(s.grid, w0, w1, w2, 0, new Float64Array(s.grid.length)),
-      (kq, out) => s.smile.at(kq, out),
-      {
-        benchmarks: [s.b.index],
-        maturity: s.b.maturity,
-        label: `benchmark ${s.b.index} (maturity ${fmt(s.b.maturity)} d)`,
-      },
-    );
-    checkLee(found, s.b);
-  }
-  for (let i = 0; i + 1 < slices.length; i++) checkPair(found, i, slices[i]!, slices[i + 1]!);
-  if (found.adaptive && slices.length > 0) checkPastLast(found, slices[slices.length - 1]!);
-  const { butterfly, calendar, lee, points } = found;
-  return {
-    ok: butterfly.length + calendar.length + lee.length === 0,
-    evaluated: true,
-    invalid: [],
-    butterfly,
-    calendar,
-    lee,
-    grid,
-    points,
-    k,
-  };
+  return checkBenchmarks(bms, { adaptive: !given, tolerance, scratch: new PairScratch() }, given);
 }
 
 /**
