@@ -196,7 +196,8 @@ function measureSize(n, lib, upstream, TableBuilder, log) {
 }
 
 export function measureDanfo(log = () => {}) {
-  const lib = loadPackage();
+  // The column-table forms (pivotColumns, …) are in risk-portal-lab/frames, not the root's frames.
+  const lib = { ...loadPackage(), frames: requireBuilt("subpath", "frames.js") };
   const danfo = lib.frames.loadDanfo();
   const { withUpstreamDanfo } = requireBuilt("frames", "danfo-fixes", "index.js");
   const { TableBuilder } = requireBuilt("frames", "column-table.js");

@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BENCH_DIR, envInt, formatTable, isMain, loadPackage } from "./common.mjs";
+import { BENCH_DIR, envInt, formatTable, isMain, loadPackage, requireBuilt } from "./common.mjs";
 
 const CONCURRENCY = 16;
 
@@ -20,8 +20,9 @@ export async function measureFaults({
   reads = envInt("BENCH_FAULT_READS", 2000),
   writes = envInt("BENCH_FAULT_WRITES", 300),
 } = {}) {
-  const { startSimulator, RiskPortalClient, internals } = loadPackage();
-  const { DEFAULT_RETRY } = internals;
+  const { startSimulator, RiskPortalClient } = loadPackage();
+  // risk-portal-lab/internals: the pipeline's parts are not at the package root.
+  const { DEFAULT_RETRY } = requireBuilt("subpath", "internals.js");
   const sim = await startSimulator({
     rateLimit: false,
     faults: { errorRate: 0.1, dropRate: 0.05, truncateRate: 0.05 },

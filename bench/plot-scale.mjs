@@ -22,7 +22,8 @@
  *
  * Run: `npm run build && node --expose-gc bench/plot-scale.mjs`. Writes bench/results/plot-scale.json.
  */
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import {
   DIST_ENTRY,
   envInt,
@@ -155,8 +156,9 @@ async function simulatorTrades(lib) {
   try {
     const rp = new lib.RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
     const res = await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO", include_zero_quantities: true });
-    const rowsOf = (n) =>
-      lib.frames.transactionTableColumns({ ...res, data_table: (res.data_table ?? []).slice(0, n) });
+    // The column-table form is in risk-portal-lab/frames; a build before the subpaths had it at the root.
+    const frames = lib.frames.transactionTableColumns ? lib.frames : lib.wholeFrames;
+    const rowsOf = (n) => frames.transactionTableColumns({ ...res, data_table: (res.data_table ?? []).slice(0, n) });
     return { small: rowsOf(SMALL), large: rowsOf(LARGE) };
   } finally {
     await sim.close();
@@ -242,7 +244,12 @@ export function formatPlotScale(r) {
 
 if (isMain(import.meta.url)) {
   const settings = settingsFromEnv();
-  const lib = repoRequire(settings.dist ? join(settings.dist, "index.js") : DIST_ENTRY);
+  const dist = settings.dist ?? dirname(DIST_ENTRY);
+  const whole = join(dist, "subpath", "frames.js");
+  const lib = {
+    ...repoRequire(join(dist, "index.js")),
+    wholeFrames: existsSync(whole) ? repoRequire(whole) : undefined,
+  };
   const inputs = {
     trades: await simulatorTrades(lib),
     synthetic: { small: syntheticTables(SMALL), large: syntheticTables(LARGE) },

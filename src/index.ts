@@ -1,17 +1,21 @@
 /**
- * risk-portal-lab: a typed client for the risk service, its wire model, and (loaded lazily, on first
- * use) DataFrames, plots, a local vol model and a simulator. Importing this module loads neither danfo
- * nor plotly.
+ * risk-portal-lab: a typed client for the risk service and (loaded lazily, on first use) DataFrames,
+ * plots, a local vol model and a simulator. Importing this module loads neither danfo nor plotly.
+ *
+ * The root is what a notebook writes, kept to ≤ 150 runtime names (test/lint/surface.test.ts counts
+ * them in the built bundle): the client, the notebook verbs, the errors a cell catches, and the curated
+ * namespaces `frames`, `plot`, `vol`, `curves` (src/surface/). What tools need besides is behind subpaths
+ * (src/subpath/, package.json "exports"): `risk-portal-lab/api` (the wire model: zod schemas, operation
+ * declarations, the spec's constants), `risk-portal-lab/internals` (the pipeline's parts), and
+ * `risk-portal-lab/frames`, `/vol`, `/plot`, `/curves` (each folder whole).
  */
 import type { Simulator, SimulatorOptions } from "./sim";
 
 export * from "./client";
-export * as api from "./api";
-export * as vol from "./vol";
-export * as curves from "./curves";
-export * as frames from "./frames";
-export * as plot from "./plot";
-export * as internals from "./internals";
+export * as vol from "./surface/vol";
+export * as curves from "./surface/curves";
+export * as frames from "./surface/frames";
+export * as plot from "./surface/plot";
 export type {
   Simulator,
   SimulatorOptions,
@@ -66,19 +70,9 @@ export {
 } from "./notebook/diff";
 export { diffFigures } from "./notebook/diff/chart";
 export { writeReport as writeDiffReport } from "./notebook/diff/report";
+/** `STRIKE_TYPE` is what a vol cell writes; the spec's other constants are in `risk-portal-lab/api`. */
 export {
   STRIKE_TYPE,
-  REPORT_STATUSES,
-  REPORT_END_STATUSES,
-  PORTFOLIO_TYPES,
-  TRADE_EVENT_NAMES,
-  DEFAULT_TYPE_NAMESPACE,
-  DEFAULT_BRAND,
-  PUBLISHED_BRAND,
-  PUBLISHED_PORTFOLIO_TYPES,
-  IDENTIFIER_TYPES,
-  SERVICE_DEFAULTS,
-  ASSUMPTIONS,
   type StrikeType,
   type PortfolioType,
   type IdentifierType,

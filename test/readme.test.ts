@@ -10,6 +10,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pkg from "../src";
+import * as api from "../src/subpath/api";
+import * as curves from "../src/subpath/curves";
+import * as frames from "../src/subpath/frames";
+import * as internals from "../src/subpath/internals";
+import * as plot from "../src/subpath/plot";
+import * as vol from "../src/subpath/vol";
+
+/** The package's subpaths (package.json "exports"): `import { … } from "risk-portal-lab/frames"` reads these. */
+const SUBPATHS: Record<string, unknown> = { api, curves, frames, internals, plot, vol };
 
 const ROOT = path.resolve(__dirname, "..");
 const BLOCKS = [...readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
@@ -76,6 +85,11 @@ afterAll(async () => {
 /** The block as a function body: imports of the package become reads of it, relative paths are moved. */
 function asFunctionBody(code: string): { body: string; declared: Set<string> } {
   let body = code.replace(/^import \{([^}]*)\} from "risk-portal-lab";$/gm, "const {$1} = __pkg;");
+  body = body.replace(/^import \{([^}]*)\} from "risk-portal-lab\/(\w+)";$/gm, (_, names: string, sub: string) => {
+    if (!(sub in SUBPATHS))
+      throw new Error(`README imports risk-portal-lab/${sub}, which package.json does not export`);
+    return `const {${names}} = __subpaths.${sub};`;
+  });
   body = body
     .replaceAll('"fixtures/cassettes/study.json"', JSON.stringify(path.join(tmp, "study.json")))
     .replaceAll('".rpl-cache"', JSON.stringify(path.join(tmp, "cache")))
@@ -117,8 +131,8 @@ describe("the README's TypeScript blocks", () => {
       const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
         ...args: string[]
       ) => (...values: unknown[]) => Promise<unknown>;
-      const run = new AsyncFunction("__pkg", ...names, body);
-      await expect(run(pkg, ...names.map((n) => context[n]))).resolves.toBeUndefined();
+      const run = new AsyncFunction("__pkg", "__subpaths", ...names, body);
+      await expect(run(pkg, SUBPATHS, ...names.map((n) => context[n]))).resolves.toBeUndefined();
     },
     60_000,
   );

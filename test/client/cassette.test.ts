@@ -18,7 +18,7 @@ import {
   type AuthOptions,
 } from "../../src";
 import { Cassette } from "../../src/internals";
-import { frames } from "../../src";
+import * as frames from "../../src/frames";
 import { startSimulator, type Simulator } from "../../src/sim";
 import { bond, surface } from "../helpers/samples";
 

@@ -13,6 +13,10 @@
  *   `const df = frames.yieldCurve(…)` there: "The inferred type of 'df' cannot be named without a
  *   reference to 'risk-portal-lab/node_modules/danfojs-node'", and the same for an Arrow table.
  *
+ * The first cell imports two subpaths too (`risk-portal-lab/frames`, `risk-portal-lab/api`): the kernels
+ * resolve them through package.json's "exports", tslab's type-check (classic "node" resolution, which
+ * ignores "exports") through "typesVersions".
+ *
  * The notebook holds in top-level consts a DataFrame, a sorted one, a tidy tenor frame, a batch result,
  * a pivot, a SQL result, an Arrow table and a figure, the kinds tslab must be able to name.
  * dist/ and vendor/ are built by test/global-setup.ts; `npm pack --ignore-scripts` packs them as they are.
@@ -45,13 +49,16 @@ const env: NodeJS.ProcessEnv = Object.fromEntries(
 );
 
 const CELLS = [
-  `import { connect, frames, plot, startSimulator } from "risk-portal-lab";`,
+  `import { connect, frames, plot, startSimulator } from "risk-portal-lab";
+import { yieldCurveColumns } from "risk-portal-lab/frames";
+import { OPERATIONS } from "risk-portal-lab/api";`,
   `const conn = await connect({ log: () => {} });\nconst rp = conn.rp;`,
   `const curve = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
 const df = frames.yieldCurve(curve);
 const sorted = df.sortValues("maturity", { ascending: false });
 const tidy = frames.curveTenors([curve], ["1Y", "10Y"]);
-console.log("rows", df.shape[0], sorted.shape[0], tidy.shape[0]);`,
+console.log("rows", df.shape[0], sorted.shape[0], tidy.shape[0]);
+console.log("subpaths", yieldCurveColumns(curve).rowCount, OPERATIONS.length);`,
   `const batch = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
 const wide = frames.pivotCurves(batch);
 const book = frames.pivot(df, { index: "maturity", columns: "currency", values: "rate" });
@@ -139,6 +146,7 @@ function expectRan(file: string): void {
   const { problems, text } = readExecuted(file);
   expect(problems, `${file}:\n${text}`).toEqual([]);
   expect(text).toContain("rows 18 18 2");
+  expect(text, "the subpaths (package.json exports; typesVersions for tslab's types)").toContain("subpaths 18 13");
   expect(text).toContain("sql 42 pivot true");
   expect(text).toContain("closed 18");
 }

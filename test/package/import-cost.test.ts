@@ -44,14 +44,17 @@ process.stdout.write(JSON.stringify({
 }));
 `;
 
-// The same two forms under Node ESM and Deno: a namespace import (all names) and named imports.
+// The same two forms under Node ESM and Deno: a namespace import (all names) and named imports, of the
+// root and of two subpaths (package.json "exports"; the wire model is in risk-portal-lab/api).
 const ESM_MODULE = `
 import * as pkg from "risk-portal-lab";
-import { connect, frames, plot, api, RiskPortalClient } from "risk-portal-lab";
-const named = [typeof connect, typeof frames.yieldCurve, typeof plot.yieldCurve, api.OPERATIONS.length, typeof RiskPortalClient];
+import { connect, frames, plot, RiskPortalClient } from "risk-portal-lab";
+import { OPERATIONS } from "risk-portal-lab/api";
+import { yieldCurveColumns, CsvError } from "risk-portal-lab/frames";
+const named = [typeof connect, typeof frames.yieldCurve, typeof plot.yieldCurve, OPERATIONS.length, typeof RiskPortalClient, typeof yieldCurveColumns, CsvError === frames.CsvError];
 console.log(JSON.stringify({ names: Object.keys(pkg).filter((n) => !["default", "module.exports", "__esModule"].includes(n)).sort(), named }));
 `;
-const NAMED = ["function", "function", "function", 13, "function"];
+const NAMED = ["function", "function", "function", 13, "function", "function", true];
 
 async function requireReport(): Promise<{
   names: string[];

@@ -1,0 +1,6 @@
+/**
+ * `risk-portal-lab/curves`: the whole curves folder, for what the root's `curves` namespace (src/surface/curves.ts)
+ * leaves out. At run time it is the same code as the root's (dist/subpath/curves.js reads it from the one
+ * bundle, dist/index.js), so a class or error from here is the root's own.
+ */
+export * from "../curves";

@@ -1,0 +1,6 @@
+/**
+ * `risk-portal-lab/plot`: the whole plot folder, for what the root's `plot` namespace (src/surface/plot.ts)
+ * leaves out. At run time it is the same code as the root's (dist/subpath/plot.js reads it from the one
+ * bundle, dist/index.js), so a class or error from here is the root's own.
+ */
+export * from "../plot";
