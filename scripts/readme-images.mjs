@@ -21,11 +21,11 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const pkg = require(path.join(root, "dist"));
-// The package root re-exports these namespaces; the subpaths keep the script working on a build without them.
-const plot = pkg.plot ?? require(path.join(root, "dist/plot"));
-const frames = pkg.frames ?? require(path.join(root, "dist/frames"));
-const { vol, RiskPortalClient, startSimulator } = pkg;
-const STRIKE_TYPE = pkg.STRIKE_TYPE ?? pkg.api.STRIKE_TYPE;
+// The whole plot and frames folders (risk-portal-lab/plot, /frames): the script uses pngRenderer and the
+// column-table forms, which the root's namespaces leave out.
+const plot = require(path.join(root, "dist/subpath/plot.js"));
+const frames = require(path.join(root, "dist/subpath/frames.js"));
+const { vol, RiskPortalClient, startSimulator, STRIKE_TYPE } = pkg;
 
 const outDir = path.resolve(root, process.argv[2] ?? "docs/images");
 const AS_OF = "2026-11-20";
