@@ -567,55 +567,54 @@ function totalVariance(sl: Slice, k: number): number {
 // ---------------------------------------------------------------------------------------------------
 // Grids
 
-/** A growing list of grid points in a Float64Array (no boxed array, no copy through an iterator). */
-class Points {
-  #a = new Float64Array(1024);
-  #n = 0;
+/** Points `center + scale·sinh(j·step)` with |k| ≤ the model's limit, ascending (none for a scale that is not finite and > 0). */
+function sinhPoints(center: number, scale: number, step: number): Float64Array {
+  if (!(scale > 0 && Number.isFinite(scale))) return new Float64Array(0);
+  const tMax = Math.asinh((LOG_MONEYNESS_LIMIT + Math.abs(center)) / scale);
+  const n = Math.ceil(tMax / step);
+  const out = new Float64Array(2 * n + 1);
+  let count = 0;
+  for (let j = -n; j <= n; j++) {
+    const k = center + scale * Math.sinh(j * step);
+    if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) out[count++] = k;
+  }
+  return out.subarray(0, count);
+}
 
-  push(k: number): void {
-    if (this.#n === this.#a.length) {
-      const bigger = new Float64Array(2 * this.#n);
-      bigger.set(this.#a);
-      this.#a = bigger;
+/** `xs` if it is ascending (−0 before 0, as a typed sort orders them), else a sorted copy. */
+function ascending(xs: Float64Array): Float64Array {
+  for (let j = 1; j < xs.length; j++) if (before(xs[j]!, xs[j - 1]!)) return Float64Array.from(xs).sort();
+  return xs;
+}
+
+/** The typed sort's order: x before y (−0 before 0; no NaN here). */
+const before = (x: number, y: number): boolean => x < y || (x === y && Object.is(x, -0) && !Object.is(y, -0));
+
+/**
+ * The union of the given point sets, ascending, each value once (−0 and 0 count as one, the first of
+ * equal values kept): what sorting them all together and dropping repeats gives, by merging sorted runs.
+ */
+function union(...sets: Float64Array[]): Float64Array {
+  let out = new Float64Array(0);
+  for (const set of sets) {
+    const b = ascending(set);
+    const a = out;
+    const merged = new Float64Array(a.length + b.length);
+    let [i, j, n] = [0, 0, 0];
+    while (i < a.length || j < b.length) {
+      const x = j >= b.length || (i < a.length && !before(b[j]!, a[i]!)) ? a[i++]! : b[j++]!;
+      if (n === 0 || x !== merged[n - 1]) merged[n++] = x;
     }
-    this.#a[this.#n++] = k;
+    out = merged.subarray(0, n);
   }
-
-  pushAll(ks: ArrayLike<number>): void {
-    for (let j = 0; j < ks.length; j++) this.push(ks[j]!);
-  }
-
-  /** Points `center + scale·sinh(j·step)` with |k| ≤ the model's limit. */
-  sinh(center: number, scale: number, step: number): void {
-    if (!(scale > 0 && Number.isFinite(scale))) return;
-    const tMax = Math.asinh((LOG_MONEYNESS_LIMIT + Math.abs(center)) / scale);
-    const n = Math.ceil(tMax / step);
-    for (let j = -n; j <= n; j++) {
-      const k = center + scale * Math.sinh(j * step);
-      if (Math.abs(k) <= LOG_MONEYNESS_LIMIT) this.push(k);
-    }
-  }
-
-  /** The points sorted ascending, each once (−0 and 0 count as one). */
-  sortedUnique(): Float64Array {
-    const a = this.#a.subarray(0, this.#n).sort();
-    let n = 0;
-    for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[n - 1]) a[n++] = a[j]!;
-    return a.slice(0, n);
-  }
+  return out.slice();
 }
 
 /** The constraint grid of a slice: scaled to it (around m at scale s, around 0 at scale sqrt(theta)) and to the previous slice, plus the quotes. */
 function constraintGrid(sl: Slice, prev: Slice | undefined, quotes: Float64Array, step: number): Float64Array {
-  const pts = new Points();
-  pts.pushAll(quotes);
-  pts.sinh(sl.m, sl.s, step);
-  pts.sinh(0, sl.sqrtTheta, step);
-  if (prev) {
-    pts.sinh(prev.m, prev.s, step);
-    pts.sinh(0, prev.sqrtTheta, step);
-  }
-  return pts.sortedUnique();
+  const sets = [quotes, sinhPoints(sl.m, sl.s, step), sinhPoints(0, sl.sqrtTheta, step)];
+  if (prev) sets.push(sinhPoints(prev.m, prev.s, step), sinhPoints(0, prev.sqrtTheta, step));
+  return union(...sets);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -876,15 +875,12 @@ class SliceProblem implements LeastSquaresProblem {
     this.#lastK = new Float64Array(regionRows);
     this.#minimaOut = new Float64Array(regionRows);
     this.rows = this.always + this.#mu.length;
-    if (penalties) this.addPoints([...REGION_EDGES, ...Array.from(grid)]);
+    if (penalties) this.addPoints(union(Float64Array.from(REGION_EDGES), Float64Array.from(grid)));
   }
 
   /** Adds points to the sampling grid of the constraint families. */
   addPoints(points: ArrayLike<number>): void {
-    const all = new Points();
-    all.pushAll(this.#grid);
-    all.pushAll(points);
-    const grid = all.sortedUnique();
+    const grid = union(this.#grid, Float64Array.from(points));
     const prevSmile = smileArrays(grid.length);
     if (this.#prev) smileOn(this.#prev, grid, prevSmile);
     this.#curSmile = smileArrays(grid.length);

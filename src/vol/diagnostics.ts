@@ -429,14 +429,14 @@ function sampled(
   make: (worst: number, value: number, from: number, to: number) => Violation,
 ): Violation[] {
   const n = grid.length;
-  const tolerance = checks.tolerance;
+  const { tolerance, adaptive } = checks;
   const extraK: number[] = [];
   const extraV: number[] = [];
   let failing = false;
   for (let q = 0; q < n; q++) {
     const c = values[q]!;
     if (!(c >= -tolerance)) failing = true;
-    if (checks.adaptive && q > 0 && q + 1 < n && c < values[q - 1]! && c <= values[q + 1]!) {
+    if (adaptive && q > 0 && q + 1 < n && c < values[q - 1]! && c <= values[q + 1]!) {
       const [km, vm] = goldenMin(f, grid[q - 1]!, grid[q + 1]!);
       extraK.push(km);
       extraV.push(vm);
@@ -685,6 +685,9 @@ function sameSlice(a: CheckedSlice, b: CheckedSlice): boolean {
   );
 }
 
+/** diagnose's work arrays, kept from call to call (a call does not run inside another). */
+const SCRATCH = new PairScratch();
+
 /** The default tolerance of {@link diagnose}. */
 const DEFAULT_TOLERANCE = 1e-12;
 
@@ -821,7 +824,7 @@ export function diagnose(model: VolSurfaceModel | SurfaceLike, options: Diagnose
       k: Float64Array.from(given ?? []),
     };
   }
-  return checkBenchmarks(bms, { adaptive: !given, tolerance, scratch: new PairScratch() }, given);
+  return checkBenchmarks(bms, { adaptive: !given, tolerance, scratch: SCRATCH }, given);
 }
 
 /**
