@@ -14,7 +14,15 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
-import { isColumnTable, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "../table/column-table";
+import {
+  isColumnTable,
+  TableBuilder,
+  uniqueWarnings,
+  type ColumnHint,
+  type ColumnKind,
+  type ColumnTable,
+  type TableWarning,
+} from "../table/column-table";
 import { fromDataFrame, isDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
 
@@ -158,7 +166,7 @@ export function fromArrow(table: arrow.Table): ColumnTable {
   const meta = readJson<{
     source?: string;
     fields?: Record<string, unknown>;
-    warnings?: string[];
+    warnings?: (TableWarning | string)[];
     shape?: ColumnTable["meta"]["shape"];
   }>(table.schema.metadata.get(ARROW_META_KEY), {});
   const provenance = readJson<ColumnTable["meta"]["provenance"]>(table.schema.metadata.get(ARROW_PROVENANCE_KEY), []);
@@ -172,7 +180,7 @@ export function fromArrow(table: arrow.Table): ColumnTable {
   const built = builder.build();
   if (meta.shape) built.meta.shape = meta.shape;
   // The table's own warnings first; a mixed column's warning, said again on the way back, once.
-  built.meta.warnings = [...new Set([...(meta.warnings ?? []), ...built.meta.warnings])];
+  built.meta.warnings = uniqueWarnings([...(meta.warnings ?? []), ...built.meta.warnings]);
   return built;
 }
 
@@ -180,7 +188,7 @@ export interface ReadColumn {
   values: unknown[];
   hint: ColumnHint;
   levels?: string[];
-  warning?: string;
+  warning?: TableWarning;
 }
 
 function readColumn(A: Arrow, field: arrow.Field, vector: arrow.Vector): ReadColumn {
@@ -211,7 +219,7 @@ function readColumn(A: Arrow, field: arrow.Field, vector: arrow.Vector): ReadCol
       v === null ? null : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)),
     ),
     hint: "string",
-    warning: `column "${field.name}": Arrow type ${String(type)} is read as JSON text`,
+    warning: { column: field.name, message: `column "${field.name}": Arrow type ${String(type)} is read as JSON text` },
   };
 }
 
@@ -233,7 +241,11 @@ export function exactNumbers(name: string, raw: unknown[]): ReadColumn {
   return {
     values: values.map((v) => (typeof v === "bigint" ? v.toString() : v === null ? null : String(v))),
     hint: "string",
-    warning: `column "${name}": row ${big} holds ${String(raw[big])}, beyond what a double holds exactly (±2^53); the column is kept as text`,
+    warning: {
+      row: big,
+      column: name,
+      message: `column "${name}": row ${big} holds ${String(raw[big])}, beyond what a double holds exactly (±2^53); the column is kept as text`,
+    },
   };
 }
 

@@ -14,7 +14,7 @@
  *   {@link frameInfo}`(df).categories`.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "../table/column-table";
+import { formatWarning, TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "../table/column-table";
 import { makeDisplayable } from "../display";
 import { applyDanfoFixes } from "./danfo-fixes";
 import { frameFromColumns } from "./danfo-fixes/build";
@@ -78,7 +78,9 @@ export const DTYPE_OF_KIND: Record<ColumnKind, string> = {
 };
 
 /** What {@link frameInfo} returns: the table's meta, plus the columns renamed for danfo. */
-export interface FrameInfo extends TableMeta {
+export interface FrameInfo extends Omit<TableMeta, "warnings"> {
+  /** The table's warnings as shown (`formatWarning`), then the frame's own (renamed columns, …): one line each. */
+  warnings: string[];
   /** Column kinds by (frame) column name. */
   kinds: Record<string, ColumnKind>;
   /**
@@ -144,7 +146,7 @@ export function toDataFrame(table: ColumnTable): DataFrame {
     columns.push(kind === "empty" ? values.map(() => NaN) : values);
   });
 
-  const warnings = [...table.meta.warnings];
+  const warnings = table.meta.warnings.map(formatWarning);
   for (const [from, to] of Object.entries(renamed))
     warnings.push(`column "${from}" is "${to}" in the DataFrame: "${from}" is a DataFrame member`);
   let df: DataFrame;

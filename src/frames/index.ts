@@ -13,6 +13,7 @@ export {
   type ColumnHint,
   type TableMeta,
   type TableShape,
+  type TableWarning,
 } from "../table/column-table";
 export { parseIsoDate, toDate } from "../table/iso-date";
 export { provenance, type Provenance, type ProvenanceSource } from "./provenance";

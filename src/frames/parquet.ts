@@ -19,7 +19,13 @@ import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
 import { columnTableOf, type TableLike } from "./arrow";
-import { TableBuilder, type ColumnKind, type ColumnTable } from "../table/column-table";
+import {
+  TableBuilder,
+  uniqueWarnings,
+  type ColumnKind,
+  type ColumnTable,
+  type TableWarning,
+} from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError, SqlError } from "./errors";
 import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
@@ -225,7 +231,8 @@ export interface ParquetMeta {
   kinds: Record<string, ColumnKind>;
   categories: Record<string, string[]>;
   fields: Record<string, unknown>;
-  warnings: string[];
+  /** Records (`TableWarning`); files written before warnings were records hold strings. */
+  warnings: (TableWarning | string)[];
 }
 
 /** What a frame knows beyond its values, as the JSON written in a Parquet file's key-value metadata. */
@@ -346,6 +353,6 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
     builder.add(c, data.data[c]!, { hint, owned: true, levels: meta?.categories[c], detectDates: false });
   }
   const table = builder.build();
-  table.meta.warnings = [...new Set([...(meta?.warnings ?? []), ...data.meta.warnings, ...table.meta.warnings])];
+  table.meta.warnings = uniqueWarnings([...(meta?.warnings ?? []), ...data.meta.warnings, ...table.meta.warnings]);
   return table;
 }

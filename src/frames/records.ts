@@ -44,7 +44,8 @@ export function tableFromRecords(
     if (isRecord(r)) rows[i] = r;
     else {
       rows[i] = {};
-      if (notObjects++ === 0) builder.warn(`record ${i} is not an object (${preview(r)}); its cells are missing`);
+      if (notObjects++ === 0)
+        builder.warn({ row: i, message: `record ${i} is not an object (${preview(r)}); its cells are missing` });
     }
   }
   if (notObjects > 1) builder.warn(`${notObjects} records in all are not objects`);

@@ -17,7 +17,7 @@ import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";
 import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
-import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable } from "../table/column-table";
+import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable, type TableWarning } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { ColumnarError, SqlError } from "./errors";
 
@@ -580,7 +580,7 @@ function readResult(
   name: string,
   type: DuckType,
   values: unknown[],
-): { values: unknown[]; hint: ColumnHint; levels?: string[]; warning?: string } {
+): { values: unknown[]; hint: ColumnHint; levels?: string[]; warning?: TableWarning } {
   const { DuckDBTypeId } = loadDuckDB();
   switch (type.typeId) {
     case DuckDBTypeId.ENUM:

@@ -18,7 +18,14 @@ import type { RiskPortalClient } from "../client/client";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink, CallOptions } from "../client/pipeline";
 import type { Provenance } from "../client/provenance";
-import { finishColumn, TableBuilder, type ColumnKind, type ColumnTable } from "../table/column-table";
+import {
+  finishColumn,
+  formatWarning,
+  TableBuilder,
+  type ColumnKind,
+  type ColumnTable,
+  type TableWarning,
+} from "../table/column-table";
 import { ColumnarError } from "./errors";
 import { JsonRowScanner, JsonScanError } from "./json-rows";
 import {
@@ -30,7 +37,7 @@ import {
   type ParquetMeta,
 } from "./parquet";
 import { quoteIdent, quoteString, SqlSession } from "./sql";
-import { transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
+import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
 
 const SOURCE = "GetTransactionTable";
 /** Rows parsed and converted at a time. */
@@ -47,7 +54,7 @@ export interface TransactionTableWritten {
   files: string[];
   columns: string[];
   kinds: Record<string, ColumnKind>;
-  /** Everything that was kept as received instead of converted, and why. */
+  /** Everything that was kept as received instead of converted, and why (`formatWarning` of the table's warnings). */
   warnings: string[];
   /** The response's fields that are not rows (`$type`, …). */
   fields: Record<string, unknown>;
@@ -202,7 +209,7 @@ export async function fetchTransactionTableToParquet(
       return {
         ...written,
         files: [],
-        warnings: [...staged.meta.warnings, "the table has no rows: no file was written"],
+        warnings: [...staged.meta.warnings.map(formatWarning), "the table has no rows: no file was written"],
       };
     // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
     const final = path.join(workDir, path.basename(out));
@@ -219,7 +226,7 @@ export async function fetchTransactionTableToParquet(
       await session.close();
     }
     replaceFile(final, out, "frames.fetchTransactionTableToParquet");
-    return { ...written, files: [out], warnings: staged.meta.warnings };
+    return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -282,7 +289,7 @@ class SpoolSink implements BodySink {
     for (const batch of scanning(() => this.#scanner.push(bytes))) {
       const table = this.schema.observe(batch);
       if (!this.stagedAsRead) continue;
-      if (this.schema.agrees(table)) await this.stager.stage(this.schema.conform(batch, table));
+      if (!this.schema.changed && this.schema.agrees(table)) await this.stager.stage(this.schema.conform(batch, table));
       else {
         this.stagedAsRead = false;
         await this.stager.discard();
@@ -370,8 +377,14 @@ function scanning<T>(step: () => T): T {
 class Schema {
   readonly names: string[] = [];
   readonly #kinds = new Map<string, ColumnKind>();
-  readonly warnings: string[] = [];
+  readonly warnings: TableWarning[] = [];
   rows = 0;
+  /**
+   * Whether the last batch changed a known kind (dates to text, numbers to mixed …): the batches before it
+   * were staged with the old kind, and their parts no longer fit; even a batch that agrees with the kinds
+   * now known (a text batch after date batches) must not be staged as it is.
+   */
+  changed = false;
 
   constructor(readonly dates: TransactionTableOptions["dates"]) {}
 
@@ -379,12 +392,12 @@ class Schema {
     return Object.fromEntries(this.names.map((n) => [n, this.#kinds.get(n)!]));
   }
 
-  /** Learns the kinds of one batch; returns the batch's own table. */
+  /** Learns the kinds of one batch; returns the batch's own table (its rows numbered from where the batch starts). */
   observe(rows: unknown[]): ColumnTable {
-    const table = transactionTableColumns(rows, { dates: this.dates });
     const offset = this.rows;
-    for (const w of table.meta.warnings)
-      this.warnings.push(w.replace(/\brows? (\d+)/g, (m, i: string) => m.replace(i, String(Number(i) + offset))));
+    const table = buildTransactionTable(rows, { dates: this.dates }, false, offset);
+    this.warnings.push(...table.meta.warnings);
+    this.changed = false;
     for (const name of table.columns) {
       const kind = table.kinds[name]!;
       const known = this.#kinds.get(name);
@@ -398,7 +411,10 @@ class Schema {
             : (known === "date" && kind === "string") || (known === "string" && kind === "date")
               ? "string"
               : "mixed";
-        if (merged !== known && known !== "empty") this.warnings.push(disagreement(name, known, kind, offset, merged));
+        if (merged !== known && known !== "empty") {
+          this.warnings.push(disagreement(name, known, kind, offset, merged));
+          this.changed = true;
+        }
         this.#kinds.set(name, merged);
       }
     }
@@ -446,8 +462,16 @@ class Schema {
   }
 }
 
-function disagreement(name: string, known: ColumnKind, kind: ColumnKind, offset: number, merged: ColumnKind): string {
-  if (merged === "string")
-    return `column "${name}": values from row ${offset} on are not all ISO 8601 dates, though earlier values are; the column is kept as text`;
-  return `column "${name}" holds ${known} values and, from row ${offset} on, ${kind} values; kept as received, nothing converted`;
+function disagreement(
+  name: string,
+  known: ColumnKind,
+  kind: ColumnKind,
+  offset: number,
+  merged: ColumnKind,
+): TableWarning {
+  const message =
+    merged === "string"
+      ? `column "${name}": values from row ${offset} on are not all ISO 8601 dates, though earlier values are; the column is kept as text`
+      : `column "${name}" holds ${known} values and, from row ${offset} on, ${kind} values; kept as received, nothing converted`;
+  return { row: offset, column: name, message };
 }

@@ -19,6 +19,7 @@ import {
   type ColumnTable,
   type FinishedColumn,
   type TableShape,
+  type TableWarning,
 } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
@@ -48,7 +49,7 @@ interface CollectedColumn {
 /** What a collector found: the columns in first-seen order, and what it had to say. */
 interface Collected {
   columns: CollectedColumn[];
-  warnings: string[];
+  warnings: TableWarning[];
 }
 
 /**
@@ -99,7 +100,17 @@ function pick(obj: Record<string, unknown>, key: string): unknown {
   return obj[key.toUpperCase()];
 }
 
-export function buildTransactionTable(input: unknown, options: TransactionTableOptions, consume: boolean): ColumnTable {
+/**
+ * The table of a response or its `data_table`. `consume`: the rows may be released as they are read (the
+ * fetch path); `firstRow`: the number of the first row in what the warnings and errors say (a streamed
+ * batch's place in the whole table).
+ */
+export function buildTransactionTable(
+  input: unknown,
+  options: TransactionTableOptions,
+  consume: boolean,
+  firstRow = 0,
+): ColumnTable {
   let dataTable: unknown = input;
   let fields: Record<string, unknown> = {};
   const provenance = provenanceFrom(input);
@@ -122,16 +133,17 @@ export function buildTransactionTable(input: unknown, options: TransactionTableO
   if (shape === "rows") {
     rows = dataTable as unknown[];
     rowCount = rows.length;
-    collected = collectObjectRows(rows, [], detectDates);
+    collected = collectObjectRows(rows, [], detectDates, firstRow);
   } else if (shape === "column-major") {
     const record = dataTable as Record<string, unknown>;
     const names = Object.keys(record).filter((k) => Array.isArray(record[k]));
     rowCount = Math.max(0, ...names.map((k) => (record[k] as unknown[]).length));
-    const warnings: string[] = [];
+    const warnings: TableWarning[] = [];
     const columns = names.map((name): CollectedColumn => {
       const values = record[name] as unknown[];
       if (values.length === rowCount) return { name, raw: values };
-      warnings.push(`column "${name}" has ${values.length} values, others have ${rowCount}; the rest are missing`);
+      const message = `column "${name}" has ${values.length} values, others have ${rowCount}; the rest are missing`;
+      warnings.push({ column: name, message });
       const padded = values.slice();
       padded.length = rowCount;
       return { name, raw: padded };
@@ -145,7 +157,7 @@ export function buildTransactionTable(input: unknown, options: TransactionTableO
     collected =
       rows.length > 0 && rows.every((r) => Array.isArray(r))
         ? collectArrayRows(rows as unknown[][], declared)
-        : collectObjectRows(rows, declared, detectDates);
+        : collectObjectRows(rows, declared, detectDates, firstRow);
   }
   // The rows are no longer needed once their cells are in columns: when the caller hands them over
   // (the fetch path), release them before anything else is allocated.
@@ -159,9 +171,9 @@ export function buildTransactionTable(input: unknown, options: TransactionTableO
   const builder = new TableBuilder(rowCount, SOURCE, fields, provenance);
   for (const w of collected.warnings) builder.warn(w);
   for (const column of collected.columns) {
-    const done = column.done ?? finishColumn(column.name, column.raw!, { owned, detectDates });
+    const done = column.done ?? finishColumn(column.name, column.raw!, { owned, detectDates, firstRow });
     // Only a column holding objects or arrays is `mixed`: the one place a cell can nest.
-    if (done.kind === "mixed") refuseDeepCells(column.name, done.values);
+    if (done.kind === "mixed") refuseDeepCells(column.name, done.values, firstRow);
     column.raw = undefined; // let the scratch array go as soon as its column is finished
     builder.addFinished(column.name, done);
   }
@@ -171,12 +183,12 @@ export function buildTransactionTable(input: unknown, options: TransactionTableO
 }
 
 /** A cell may nest one level less than a row (the row counts as one): see {@link MAX_ROW_DEPTH}. */
-function refuseDeepCells(name: string, values: unknown[]): void {
+function refuseDeepCells(name: string, values: unknown[], firstRow: number): void {
   const n = values.length;
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v === "object" && v !== null && !(v instanceof Date) && nestsDeeperThan(v, MAX_ROW_DEPTH - 1))
-      throw tooDeep(i, `its "${name}"`);
+      throw tooDeep(firstRow + i, `its "${name}"`);
   }
 }
 
@@ -237,9 +249,9 @@ function columnNames(columns: unknown[]): string[] {
  * walked afterwards, so fields that only some rows carry still get their column (the union, in the
  * order first seen). A text column whose first value is an ISO date is converted while it is read.
  */
-function collectObjectRows(rows: unknown[], declared: string[], detectDates: boolean): Collected {
-  const warnings: string[] = [];
-  const view = objectRowView(rows, warnings);
+function collectObjectRows(rows: unknown[], declared: string[], detectDates: boolean, firstRow: number): Collected {
+  const warnings: TableWarning[] = [];
+  const view = objectRowView(rows, warnings, firstRow);
   const names: string[] = [];
   const index = new Map<string, number>();
   for (const name of declared) addColumnName(names, index, name);
@@ -255,7 +267,7 @@ function collectObjectRows(rows: unknown[], declared: string[], detectDates: boo
 }
 
 /** The rows as objects: non-object rows (null, numbers, arrays) read as rows without fields, with a warning. */
-function objectRowView(rows: unknown[], warnings: string[]): Record<string, unknown>[] {
+function objectRowView(rows: unknown[], warnings: TableWarning[], firstRow: number): Record<string, unknown>[] {
   const n = rows.length;
   let notObjects = 0;
   let firstNotObject = -1;
@@ -264,13 +276,15 @@ function objectRowView(rows: unknown[], warnings: string[]): Record<string, unkn
     if (row === null || typeof row !== "object" || Array.isArray(row)) {
       if (firstNotObject < 0) firstNotObject = i;
       notObjects++;
-      if (Array.isArray(row) && nestsDeeperThan(row, MAX_ROW_DEPTH)) throw tooDeep(i, "the row");
+      if (Array.isArray(row) && nestsDeeperThan(row, MAX_ROW_DEPTH)) throw tooDeep(firstRow + i, "the row");
     }
   }
   if (notObjects === 0) return rows as Record<string, unknown>[];
-  warnings.push(
-    `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${firstNotObject}, ${preview(rows[firstNotObject])}); their cells are missing`,
-  );
+  const row = firstRow + firstNotObject;
+  warnings.push({
+    row,
+    message: `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${row}, ${preview(rows[firstNotObject])}); their cells are missing`,
+  });
   return rows.map((r) =>
     r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>),
   );
@@ -427,7 +441,9 @@ function collectArrayRows(rows: unknown[][], declared: string[]): Collected {
   const warnings =
     longer > 0
       ? [
-          `${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`,
+          {
+            message: `${longer} row${longer > 1 ? "s have" : " has"} more cells than the ${width} declared columns; the extra cells are dropped`,
+          },
         ]
       : [];
   return { columns, warnings };

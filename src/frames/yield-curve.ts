@@ -88,16 +88,19 @@ function addCurveMeasures(table: ColumnTable, compounding: Compounding): void {
   const rates = numeric ? (table.data.rate as number[]) : [];
   const m = curveMeasures(maturities, rates, compounding);
   if (!numeric && table.rowCount > 0)
-    table.meta.warnings.push("maturity and rate are not both numeric: discount_factor and forward_rate are missing");
+    table.meta.warnings.push({
+      message: "maturity and rate are not both numeric: discount_factor and forward_rate are missing",
+    });
   const pad = (values: number[]) => (numeric ? values : new Array<number>(table.rowCount).fill(NaN));
   for (const [name, values] of [
     ["discount_factor", pad(m.discountFactors)],
     ["forward_rate", pad(m.forwardRates)],
   ] as const) {
     if (name in table.data) {
-      table.meta.warnings.push(
-        `the curve points already have a "${name}" field: it is kept and the derived column is not added`,
-      );
+      table.meta.warnings.push({
+        column: name,
+        message: `the curve points already have a "${name}" field: it is kept and the derived column is not added`,
+      });
       continue;
     }
     const done = finishColumn(name, values, { hint: "number", owned: true });
@@ -106,5 +109,5 @@ function addCurveMeasures(table: ColumnTable, compounding: Compounding): void {
     table.kinds[name] = done.kind;
     table.meta.missing[name] = done.missing;
   }
-  table.meta.warnings.push(...m.problems);
+  table.meta.warnings.push(...m.problems.map((message) => ({ message })));
 }

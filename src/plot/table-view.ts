@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
-import type { ColumnKind, ColumnTable } from "../table/column-table";
+import { formatWarning, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
@@ -50,7 +50,7 @@ function preview(input: TableLike, n: number): Preview {
       shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => input.data[c]?.[i]) })),
       gap,
       source: input.meta?.source,
-      warnings: input.meta?.warnings ?? [],
+      warnings: (input.meta?.warnings ?? []).map(formatWarning),
       origin,
     };
   }

@@ -48,6 +48,41 @@ export function displayable<T extends object>(value: T): T {
  */
 export type ColumnKind = "number" | "string" | "category" | "boolean" | "date" | "mixed" | "empty";
 
+/**
+ * Something a table kept as received instead of converting it, and where: data, not prose to be
+ * rewritten. `row` counts in the table that holds the warning (a streamed table's batches number their
+ * rows from where the batch starts); `message` says it in words, the row and column included, and is
+ * what a display, a DataFrame's `frameInfo(df).warnings` and printed results show ({@link formatWarning}).
+ */
+export interface TableWarning {
+  /** The row at fault (0-based), when one row is. */
+  row?: number;
+  /** The column at fault, when one column is. */
+  column?: string;
+  message: string;
+}
+
+/** A warning as it is shown: its message (a plain string, from a table written before warnings were records, as is). */
+export function formatWarning(warning: TableWarning | string): string {
+  return typeof warning === "string" ? warning : warning.message;
+}
+
+/**
+ * Warnings without repeats (the same message once), strings read as warnings without a row or column:
+ * what a table read back from Arrow or Parquet keeps of the warnings written with it and its own.
+ */
+export function uniqueWarnings(warnings: readonly (TableWarning | string)[]): TableWarning[] {
+  const seen = new Set<string>();
+  const out: TableWarning[] = [];
+  for (const w of warnings) {
+    const warning = typeof w === "string" ? { message: w } : w;
+    if (seen.has(warning.message)) continue;
+    seen.add(warning.message);
+    out.push(warning);
+  }
+  return out;
+}
+
 /** Facts about a table that do not fit in its columns. */
 export interface TableMeta {
   /** Where the rows came from: the operation name (`RateAsset`) or the helper that built them. */
@@ -56,8 +91,8 @@ export interface TableMeta {
   categories: Record<string, string[]>;
   /** Number of missing values per column. */
   missing: Record<string, number>;
-  /** Everything that was kept as received instead of converted, and why (one line each). */
-  warnings: string[];
+  /** Everything that was kept as received instead of converted, where, and why (one record each). */
+  warnings: TableWarning[];
   /** Transaction tables: the layout the rows arrived in (wire-assumptions A13). */
   shape?: TableShape;
   /** Response fields that are not columns (`$type`, `latest_market_date`, …), as received. */
@@ -95,6 +130,8 @@ export interface FinishOptions {
   levels?: readonly string[];
   /** With `auto`, read a text column whose values are all ISO 8601 dates as dates (default true). */
   detectDates?: boolean;
+  /** The table row of `raw[0]`, for the rows warnings name (default 0; a streamed batch's first row). */
+  firstRow?: number;
 }
 
 export interface FinishedColumn {
@@ -103,7 +140,7 @@ export interface FinishedColumn {
   missing: number;
   /** The category levels, for `category` columns. */
   levels?: string[];
-  warning?: string;
+  warning?: TableWarning;
 }
 
 const MAX_PREVIEW = 40;
@@ -134,7 +171,7 @@ export function preview(value: unknown): string {
  * otherwise a copy is made before anything changes.
  */
 export function finishColumn(name: string, raw: unknown[], options: FinishOptions = {}): FinishedColumn {
-  const { hint = "auto", owned = false, levels: knownLevels = [], detectDates = true } = options;
+  const { hint = "auto", owned = false, levels: knownLevels = [], detectDates = true, firstRow = 0 } = options;
   const n = raw.length;
   let numbers = 0;
   let strings = 0;
@@ -187,7 +224,9 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
     if (hint === "date" || (hint === "auto" && detectDates && isDateText(raw[firstString] as string))) {
       const converted = toDates(raw);
       if (converted.bad < 0) return { values: converted.values, kind: "date", missing };
-      const warning = `column "${name}": value at row ${converted.bad} (${preview(raw[converted.bad])}) is not an ISO 8601 date${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
+      const row = firstRow + converted.bad;
+      const message = `column "${name}": value at row ${row} (${preview(raw[converted.bad])}) is not an ISO 8601 date${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
+      const warning: TableWarning = { row, column: name, message };
       return { values: missingAs(raw, null, owned, missing), kind: "string", missing, warning };
     }
     return { values: missingAs(raw, null, owned, missing), kind: "string", missing };
@@ -205,6 +244,7 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
       { numbers, strings, booleans, dates, others },
       { firstString, firstNumber, firstOther },
       raw,
+      firstRow,
     ),
   };
 }
@@ -215,7 +255,8 @@ function mixedWarning(
   counts: { numbers: number; strings: number; booleans: number; dates: number; others: number },
   first: { firstString: number; firstNumber: number; firstOther: number },
   raw: unknown[],
-): string {
+  firstRow: number,
+): TableWarning {
   const parts: string[] = [];
   if (counts.numbers) parts.push(`${counts.numbers} number${counts.numbers > 1 ? "s" : ""}`);
   if (counts.strings) parts.push(`${counts.strings} text value${counts.strings > 1 ? "s" : ""}`);
@@ -230,8 +271,9 @@ function mixedWarning(
   else if (at < 0)
     at = first.firstNumber >= 0 && counts.strings >= counts.numbers ? first.firstNumber : first.firstString;
   const expected = hint === "auto" ? "" : ` (expected ${hint})`;
-  const where = at >= 0 ? `, e.g. row ${at}: ${preview(raw[at])}` : "";
-  return `column "${name}"${expected} holds ${parts.join(", ")}${where}; kept as received, nothing converted`;
+  const where = at >= 0 ? `, e.g. row ${firstRow + at}: ${preview(raw[at])}` : "";
+  const message = `column "${name}"${expected} holds ${parts.join(", ")}${where}; kept as received, nothing converted`;
+  return at >= 0 ? { row: firstRow + at, column: name, message } : { column: name, message };
 }
 
 /** True when the text reads as an ISO date (checked on a column's first value before converting it all). */
@@ -340,8 +382,9 @@ export class TableBuilder {
     return this;
   }
 
-  warn(message: string): this {
-    this.#meta.warnings.push(message);
+  /** Adds a warning (a string: one without a row or column). */
+  warn(warning: TableWarning | string): this {
+    this.#meta.warnings.push(typeof warning === "string" ? { message: warning } : warning);
     return this;
   }
 

@@ -125,7 +125,7 @@ describe("frames.toArrow / frames.fromArrow", () => {
     const huge = frames.fromArrow(A.tableFromArrays({ id: new BigInt64Array([1n, 2n ** 60n]) }));
     expect(huge.kinds.id).toBe("string");
     expect(huge.data.id).toEqual(["1", String(2n ** 60n)]);
-    expect(huge.meta.warnings[0]).toMatch(
+    expect(huge.meta.warnings[0]?.message).toMatch(
       /column "id": row 1 holds 1152921504606846976, beyond what a double holds exactly/,
     );
   });

@@ -26,7 +26,7 @@ describe("tableFromRecords(records, specs, options)", () => {
   it("reads a record that is not an object as empty and says so", () => {
     const t = tableFromRecords([{ a: 1 }, "oops"], [{ name: "a" }], { source: "s" });
     expect(t.data.a).toEqual([1, NaN]);
-    expect(t.meta.warnings[0]).toMatch(/record 1 is not an object \("oops"\)/);
+    expect(t.meta.warnings[0]?.message).toMatch(/record 1 is not an object \("oops"\)/);
   });
 
   it("otherFields keeps a response's fields except the listed ones", () => {

@@ -177,6 +177,41 @@ async function serve(
 const client = (url: string) =>
   new RiskPortalClient({ baseUrl: url, auth: { token: "t0ken-never-shown" }, retry: { baseDelayMs: 1, jitter: 0 } });
 
+describe("a streamed table's warnings name the rows of the whole table", () => {
+  // Batches of 2: the bad date is row 1 of the second batch, row 3 of the table; its text names a row too.
+  const rows = [
+    { id: 0, when: "2026-01-02T00:00:00Z" },
+    { id: 1, when: "2026-01-03T00:00:00Z" },
+    { id: 2, when: "2026-01-04T00:00:00Z" },
+    { id: 3, when: "see row 1" },
+  ];
+  const body = JSON.stringify({ $type: "TransactionTable", data_table: rows });
+
+  it("says what the in-memory table says, and the file's warnings are records with the row and column", async () => {
+    const server = await serve([body]);
+    try {
+      const rp = client(server.url);
+      const target = file();
+      const written = await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, target, { batchRows: 2 });
+      const inMemory = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "P" });
+      const said =
+        'column "when": value at row 3 ("see row 1") is not an ISO 8601 date, though earlier values are; the column is kept as text';
+      expect(inMemory.meta.warnings).toEqual([{ row: 3, column: "when", message: said }]);
+      expect(written.warnings).toEqual([
+        said,
+        'column "when": values from row 2 on are not all ISO 8601 dates, though earlier values are; the column is kept as text',
+      ]);
+      const back = await frames.readParquetColumns(target);
+      expect(back.meta.warnings).toEqual([
+        { row: 3, column: "when", message: said },
+        { row: 2, column: "when", message: written.warnings[1] },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("streaming rows that are not all alike", () => {
   // Kinds change between the batches of 3 rows: what a batch alone would say is not what the table is.
   const rows = [

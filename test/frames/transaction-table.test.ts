@@ -119,14 +119,14 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
     const t = transactionTableColumns([{ price: 99.5 }, { price: "n/a" }, { price: 101 }]);
     expect(t.kinds.price).toBe("mixed");
     expect(t.data.price).toEqual([99.5, "n/a", 101]);
-    expect(t.meta.warnings[0]).toMatch(/column "price" holds 2 numbers, 1 text value, e\.g\. row 1: "n\/a"/);
+    expect(t.meta.warnings[0]?.message).toMatch(/column "price" holds 2 numbers, 1 text value, e\.g\. row 1: "n\/a"/);
   });
 
   it("keeps a date column as text, with a warning, when one value is not a date", () => {
     const t = transactionTableColumns([{ d: "2026-11-20" }, { d: "TBD" }]);
     expect(t.kinds.d).toBe("string");
     expect(t.data.d).toEqual(["2026-11-20", "TBD"]);
-    expect(t.meta.warnings[0]).toMatch(/value at row 1 \("TBD"\) is not an ISO 8601 date/);
+    expect(t.meta.warnings[0]?.message).toMatch(/value at row 1 \("TBD"\) is not an ISO 8601 date/);
   });
 
   it("leaves dates as text with { dates: 'keep' }", () => {
@@ -136,16 +136,16 @@ describe("transactionTableColumns(response) on every wire shape (A13)", () => {
   it("reads rows that are not objects as rows without fields, and says so", () => {
     const t = transactionTableColumns([{ a: 1 }, null, 7, { a: 2 }]);
     expect(t.data.a).toEqual([1, NaN, NaN, 2]);
-    expect(t.meta.warnings[0]).toMatch(/2 rows are not an object \(first: row 1, null\)/);
+    expect(t.meta.warnings[0]?.message).toMatch(/2 rows are not an object \(first: row 1, null\)/);
   });
 
   it("pads short columns of a column-major table and drops extra cells of positional rows, with warnings", () => {
     const cm = transactionTableColumns({ a: [1, 2, 3], b: ["x"] });
     expect(cm.data.b).toEqual(["x", null, null]);
-    expect(cm.meta.warnings[0]).toMatch(/column "b" has 1 values, others have 3/);
+    expect(cm.meta.warnings[0]?.message).toMatch(/column "b" has 1 values, others have 3/);
     const pos = transactionTableColumns({ columns: ["a"], rows: [[1, "extra"], [2]] });
     expect(pos.data.a).toEqual([1, 2]);
-    expect(pos.meta.warnings[0]).toMatch(/1 row has more cells than the 1 declared columns/);
+    expect(pos.meta.warnings[0]?.message).toMatch(/1 row has more cells than the 1 declared columns/);
   });
 
   it("does not change the caller's column-major arrays", () => {

@@ -20,7 +20,7 @@ function table(n: number): frames.ColumnTable {
       source: "GetReportInfos",
       categories: { status: ["succeeded", "failed"] },
       missing: { rate: 1 },
-      warnings: ["one warning"],
+      warnings: [{ message: "one warning" }],
       fields: {},
       provenance: [],
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   emptyTable,
   finishColumn,
+  formatWarning,
   levelsOf,
   numbersOf,
   preview,
@@ -47,14 +48,14 @@ describe("finishColumn(name, raw, options)", () => {
     const done = finishColumn("trade_date", ["2026-11-20", "soon", "2026-11-21"]);
     expect(done.kind).toBe("string");
     expect(done.values).toEqual(["2026-11-20", "soon", "2026-11-21"]);
-    expect(done.warning).toMatch(/column "trade_date": value at row 1 \("soon"\) is not an ISO 8601 date/);
+    expect(done.warning?.message).toMatch(/column "trade_date": value at row 1 \("soon"\) is not an ISO 8601 date/);
   });
 
   it("never turns text in a number column into NaN: the column is kept as received and a warning says where", () => {
     const done = finishColumn("price", [99.5, "abc", 101], { hint: "number" });
     expect(done.kind).toBe("mixed");
     expect(done.values).toEqual([99.5, "abc", 101]);
-    expect(done.warning).toMatch(
+    expect(done.warning?.message).toMatch(
       /column "price" \(expected number\) holds 2 numbers, 1 text value, e\.g\. row 1: "abc"; kept as received/,
     );
   });
@@ -87,7 +88,30 @@ describe("TableBuilder, valuesOf and numbersOf", () => {
     expect(t.columns).toEqual(["a", "b"]);
     expect(t.kinds).toEqual({ a: "number", b: "mixed" });
     expect(t.meta).toMatchObject({ source: "test", missing: { a: 1, b: 0 }, fields: { $type: "X" } });
-    expect(t.meta.warnings).toHaveLength(1);
+    expect(t.meta.warnings).toEqual([
+      {
+        row: 1,
+        column: "b",
+        message: 'column "b" holds 1 number, 1 text value, e.g. row 1: 2; kept as received, nothing converted',
+      },
+    ]);
+  });
+
+  it("warnings are records: the row and column at fault, and the words (firstRow numbers a batch's rows in the whole)", () => {
+    const dates = ["2026-11-20", "2026-11-21", "soon"];
+    expect(finishColumn("d", dates).warning).toEqual({
+      row: 2,
+      column: "d",
+      message:
+        'column "d": value at row 2 ("soon") is not an ISO 8601 date, though earlier values are; the column is kept as text',
+    });
+    const later = finishColumn("d", dates, { firstRow: 1000 }).warning!;
+    expect(later).toMatchObject({ row: 1002, column: "d" });
+    expect(formatWarning(later)).toBe(
+      'column "d": value at row 1002 ("soon") is not an ISO 8601 date, though earlier values are; the column is kept as text',
+    );
+    const t = new TableBuilder(1, "t").add("a", [1]).warn("a plain warning").build();
+    expect(t.meta.warnings).toEqual([{ message: "a plain warning" }]);
   });
 
   it("refuses a column of the wrong length or a duplicate name", () => {

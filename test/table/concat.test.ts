@@ -25,7 +25,7 @@ describe("concatColumns(tables, source)", () => {
     const t = concatColumns([a, b], "both");
     expect(t.kinds).toEqual({ s: "category", d: "date" });
     expect(t.meta.categories.s).toEqual(["none", "failed", "odd"]);
-    expect(t.meta.warnings).toEqual(["w1"]);
+    expect(t.meta.warnings).toEqual([{ message: "w1" }]);
   });
 
   it("of no tables is an empty table", () => {

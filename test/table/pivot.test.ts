@@ -64,7 +64,7 @@ describe("pivotColumns(table, { index, columns, values })", () => {
     expect(cells("first")).toMatchObject({ EUR: [1, 5, NaN], USD: [10, NaN, NaN] });
     expect(cells("last")).toMatchObject({ EUR: [4, 5, NaN], USD: [10, NaN, NaN] });
     expect(cells("last").warnings).toEqual([
-      '2 (day, ccy) pairs have more than one row: the last value of each is kept (agg: "last")',
+      { message: '2 (day, ccy) pairs have more than one row: the last value of each is kept (agg: "last")' },
     ]);
     // Text: count, first and last; sums of text are refused.
     const text = pivotColumns(t, { index: "day", columns: "ccy", values: "ccy", agg: "count" });
