@@ -14,12 +14,16 @@
  * gets warm-up calls, then BENCH_BLACK_ROUNDS (default 15) timed calls, interleaved round by round so drift
  * hits all alike; the report gives median / min / max options per second of wall time, the spread
  * (max − min) / median as the noise figure, and the median per second of this process's CPU time.
- * Check: the vectorised results must equal the scalar API bit for bit, and agree with the naive formula to
+ *   - reference: the previous kernel (dist/vol/black76-reference.js, kept for this and for
+ *     test/vol/black76-kernel.test.ts) on the same inputs, output reused: the before of the same run.
+ * Check: the vectorised results must be within 1e-14·max(1, h²/6) of the previous kernel's (the report gives
+ * the largest relative differences), equal the scalar API bit for bit, and agree with the naive formula to
  * 1e-9 relative where the naive one is itself accurate (prices above 1e-3 of the forward), else the run
  * fails (exit 1).
  * With BENCH_BLACK_BASELINE=<a dist directory> (e.g. of a worktree at an older commit, built with `tsc -p
  * tsconfig.build.json`), that build's `black76Strikes` runs interleaved with this one on the same inputs
- * (output reused), its results checked against this one's to 1e-12 relative, and the report gives the ratio.
+ * (output reused), its results checked against this one's as the previous kernel's are, and the report gives
+ * the ratio.
  * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
  */
 import { createRequire } from "node:module";
@@ -52,7 +56,12 @@ export function settingsFromEnv() {
 function load() {
   const dir = process.env.BENCH_BLACK_BASELINE;
   const baseline = dir ? createRequire(import.meta.url)(join(dir, "vol", "black76.js")) : undefined;
-  return { black: requireBuilt("vol", "black76.js"), normal: requireBuilt("vol", "normal.js"), baseline };
+  return {
+    black: requireBuilt("vol", "black76.js"),
+    normal: requireBuilt("vol", "normal.js"),
+    reference: requireBuilt("vol", "black76-reference.js"),
+    baseline,
+  };
 }
 
 /** The textbook formulas inline, output arrays given: no validation, no parity, no regions. */
@@ -87,8 +96,50 @@ const arrays = (n) => ({
   theta: new Float64Array(n),
 });
 
+/** The previous kernel (dist/vol/black76-reference.js) on the bench's market: no validation, Float64Arrays. */
+function runReference(reference, market, strikes, vols, out) {
+  const { forward: F, maturity: T, discountFactor: DF } = market;
+  const r = T > 0 ? -Math.log(DF) / T : 0;
+  reference.fillBlack76Reference(F, strikes, vols, 1, Math.sqrt(T), DF, r, market.kind === "call", out, strikes.length);
+  return out;
+}
+
+/**
+ * The largest relative differences of `out` from the previous kernel's `ref`: prices above 1e-12·F, and
+ * the greeks (theta on the scale |r·price| + |r·price − theta|); whether every value is within
+ * 1e-14·max(1, h²/6), h = ln(F/K)/(σ√T) (the tolerance of test/vol/black76-kernel.test.ts).
+ */
+function differences(market, strikes, vols, out, ref) {
+  const { forward: F, maturity: T, discountFactor: DF } = market;
+  const r = T > 0 ? -Math.log(DF) / T : 0;
+  let price = 0;
+  let greeks = 0;
+  let identical = 0;
+  let values = 0;
+  let withinTolerance = true;
+  for (let q = 0; q < strikes.length; q++) {
+    const h = Math.log(F / strikes[q]) / (vols[q] * Math.sqrt(T));
+    const tol = 1e-14 * Math.max(1, (h * h) / 6);
+    for (const key of ["price", "delta", "gamma", "vega", "theta"]) {
+      const want = ref[key][q];
+      const got = out[key][q];
+      values++;
+      if (Object.is(want, got)) {
+        identical++;
+        continue;
+      }
+      const rp = r * ref.price[q];
+      const e = Math.abs(got - want) / (key === "theta" ? Math.abs(rp) + Math.abs(rp - want) : Math.abs(want));
+      if (!(e <= tol)) withinTolerance = false;
+      if (key !== "price") greeks = Math.max(greeks, e);
+      else if (want > 1e-12 * F) price = Math.max(price, e);
+    }
+  }
+  return { price, greeks, identical, values, withinTolerance };
+}
+
 export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
-  const { black, normal, baseline } = load();
+  const { black, normal, reference, baseline } = load();
   const n = settings.strikes;
   const market = { forward: 5321.5, maturity: 0.55, discountFactor: Math.exp(-0.03 * 0.55), kind: "call" };
   const strikes = new Float64Array(n);
@@ -114,6 +165,7 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   }));
   const out = arrays(n);
   const naiveOut = arrays(n);
+  const referenceOut = arrays(n);
   let sink = 0;
 
   const variants = {
@@ -136,6 +188,11 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
         return [s];
       },
     },
+    reference: {
+      name: "previous kernel (black76-reference), output reused",
+      count: n,
+      run: () => runReference(reference, market, strikes, vols, referenceOut).price,
+    },
     naive: {
       name: "textbook formulas inline (context)",
       count: n,
@@ -156,6 +213,7 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     onRound: (r, ms) =>
       log(
         `round ${r + 1}/${settings.rounds}: vectorised ${rate("vectorised", ms)} M options/s, ` +
+          `previous kernel ${rate("reference", ms)} M options/s, ` +
           `scalar ${rate("scalar", ms)} M options/s, naive ${rate("naive", ms)} M options/s`,
       ),
   });
@@ -180,17 +238,20 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     }
   }
   const finite = Object.values(out).every((a) => a.every((x) => Number.isFinite(x)));
-  let maxRelVsBaseline = 0;
+  runReference(reference, market, strikes, vols, referenceOut);
+  const vsReference = differences(market, strikes, vols, out, referenceOut);
+  let vsBaseline;
   if (baseline) {
     baseline.black76Strikes(market, strikes, vols, baselineOut);
-    for (const key of ["price", "delta", "gamma", "vega", "theta"]) {
-      for (let q = 0; q < n; q++) {
-        const b = baselineOut[key][q];
-        maxRelVsBaseline = Math.max(maxRelVsBaseline, b === out[key][q] ? 0 : Math.abs(out[key][q] - b) / Math.abs(b));
-      }
-    }
+    vsBaseline = differences(market, strikes, vols, out, baselineOut);
   }
-  const checkOk = finite && scalarMismatches === 0 && maxRelVsNaive <= CHECK_TOLERANCE && maxRelVsBaseline <= 1e-12;
+  const maxRelVsBaseline = vsBaseline ? Math.max(vsBaseline.price, vsBaseline.greeks) : 0;
+  const checkOk =
+    finite &&
+    scalarMismatches === 0 &&
+    maxRelVsNaive <= CHECK_TOLERANCE &&
+    (!vsBaseline || vsBaseline.withinTolerance) &&
+    vsReference.withinTolerance;
 
   const stats = Object.fromEntries(
     Object.entries(variants).map(([key, v]) => [
@@ -209,6 +270,11 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     variants: stats,
     vectorisedOverScalar: stats.vectorised.optionsPerS.median / stats.scalar.optionsPerS.median,
     vectorisedOverNaive: stats.vectorised.optionsPerS.median / stats.naive.optionsPerS.median,
+    vectorisedOverReference: {
+      wall: stats.vectorised.optionsPerS.median / stats.reference.optionsPerS.median,
+      cpu: stats.vectorised.optionsPerCpuS.median / stats.reference.optionsPerCpuS.median,
+    },
+    vsReference,
     vectorisedOverBaseline: baseline
       ? {
           wall: stats.vectorised.optionsPerS.median / stats.vectorisedBaseline.optionsPerS.median,
@@ -240,6 +306,10 @@ export function formatBlack(r) {
     "",
     `vectorised: ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
       `${round(r.vectorisedOverNaive * 100, 0)}% of the naive textbook loop`,
+    `vectorised / previous kernel (same run): ${round(r.vectorisedOverReference.wall, 2)}x wall, ${round(r.vectorisedOverReference.cpu, 2)}x per CPU-s`,
+    `max relative difference from the previous kernel: prices > 1e-12·F ${r.vsReference.price.toExponential(2)}, ` +
+      `greeks ${r.vsReference.greeks.toExponential(2)} (theta on |r·price| + |r·price − theta|); ${r.vsReference.identical} of ` +
+      `${r.vsReference.values} values bit-identical; tolerance 1e-14·max(1, h²/6): ${r.vsReference.withinTolerance ? "met" : "NOT MET"}`,
     ...(r.vectorisedOverBaseline
       ? [
           `vectorised / baseline build: ${round(r.vectorisedOverBaseline.wall, 2)}x (per CPU-s ${round(r.vectorisedOverBaseline.cpu, 2)}x), ` +

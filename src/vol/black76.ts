@@ -14,16 +14,22 @@
  * out-of-the-money value is Jäckel's normalised Black function (P. Jäckel, "Let's be rational", Wilmott
  * 2015, §3) in four regions of `h = −|ln(F/K)|/(σ√T)` and `t = σ√T/2`, each evaluated without
  * cancellation: an asymptotic series of the Mills ratio when `h + t ≤ −10` (far out of the money), a
- * Taylor series in `t` when `t < 0.21` (small vol-time), `N` of both `d`s when `h + t > 0.85`, and the
- * difference of scaled complementary error functions otherwise. The series were derived here from
- * `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` (see {@link fill} and {@link asymptoticD}); `erfc`/`erfcx` are
- * Cody's (normal.ts). Accuracy, relative, wherever the price is a normal double: about 1e-14 for
- * `|h| < 5`; further out the price's own conditioning takes over (rounding the inputs moves it by ~h²·1e-16,
- * 4e-13 at h = 30). Measured against mpmath at 60 digits on 20 000 random options, and in
+ * Taylor series in `t` when `t < 0.21` and the next region would lose digits (small vol-time), `N` of
+ * both `d`s when `h + t > 0.85`, and the difference of scaled complementary error functions otherwise.
+ * The series were derived here from `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` (black76-series.ts); `erfcx` is
+ * Cody's (normal.ts, black76-math.ts). Accuracy, relative, wherever the price is a normal double: about
+ * 1e-14 for `|h| < 5`; further out the price's own conditioning takes over (rounding the inputs moves it by
+ * ~h²·1e-16, 4e-13 at h = 30). Measured against mpmath at 60 digits on 20 000 random options, and in
  * test/vol/black76.test.ts against a 70-digit textbook Black-76 (greeks by finite differences).
+ *
+ * The loop is black76-kernel.ts (chunks of options in passes, no object per option, no call out of the
+ * optimised code); the previous kernel is kept in black76-reference.ts, which the tests and
+ * bench/black.mjs measure it against and which still computes the rare options the fast passes leave out
+ * (the limits at σ√T = 0, the far tail h + t ≤ −10, F or F/K beyond 1e±300).
  */
 import { VolModelError, fmt } from "./errors";
-import { erfcx } from "./normal";
+import { fillBlack76 } from "./black76-kernel";
+import type { Black76Arrays } from "./black76-series";
 
 /** A call or a put. */
 export type OptionKind = "call" | "put";
@@ -72,13 +78,7 @@ export interface Black76Greeks {
 }
 
 /** The same as {@link Black76Greeks}, one element per strike. */
-export interface Black76Arrays {
-  price: Float64Array;
-  delta: Float64Array;
-  gamma: Float64Array;
-  vega: Float64Array;
-  theta: Float64Array;
-}
+export type { Black76Arrays };
 
 /** What {@link black76Strikes} needs besides the strikes and vols: one forward, expiry and discount factor. */
 export interface Black76Market {
@@ -91,13 +91,6 @@ export interface Black76Market {
   /** `"call"` or `"put"`. */
   kind: OptionKind;
 }
-
-const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
-const SQRT_HALF_PI = Math.sqrt(Math.PI / 2);
-/** Below this `t = σ√T/2` the Taylor series in t (through t¹³) is accurate to double precision. */
-const SMALL_T = 0.21;
-/** Where `h + t ≤` this the asymptotic Mills-ratio series converges to double precision. */
-const ASYMPTOTIC_H = -10;
 
 function invalid(field: string, condition: string, value: unknown, what: string): VolModelError {
   const shown = typeof value === "number" ? fmt(value) : (JSON.stringify(value) ?? String(value));
@@ -118,181 +111,6 @@ function checkNonNegative(x: unknown, field: string): number {
 function checkKind(kind: unknown): boolean {
   if (kind !== "call" && kind !== "put") throw invalid("kind", 'kind is "call" or "put"', kind, '"call" or "put"');
   return kind === "call";
-}
-
-/** Arguments and values of the Mills ratios of one option (see {@link fill}). */
-const yArg = new Float64Array(3);
-const yVal = new Float64Array(3);
-
-/**
- * `D = Y(h + t) − Y(h − t)` far out of the money (`x1 = −(h + t) ≥ 10`), from the asymptotic series of
- * the Mills ratio `Y(−x) = Σ_n (−1)^n·(2n − 1)!!/x^(2n+1)`: `D = Σ_n (−1)^n·(2n − 1)!!·x1^−(2n+1)·(1 − ρ^(2n+1))`
- * with `ρ = x1/x2`, `x2 = t − h`. The factors `1 − ρ^m` are built up as sums of positive terms
- * (`1 − ρ^(m+2) = (1 − ρ^m) + ρ^m·(1 − ρ²)`, `1 − ρ = 2t/x2`), so nothing cancels however small t is.
- */
-function asymptoticD(h: number, t: number): number {
-  const x1 = -(h + t);
-  const x2 = t - h;
-  const rho = x1 / x2;
-  const rho2 = rho * rho;
-  const oneMinusRho = (2 * t) / x2;
-  const oneMinusRho2 = oneMinusRho * (1 + rho);
-  const r = 1 / (x1 * x1);
-  let u = oneMinusRho; // 1 − ρ^m, m = 2n + 1
-  let pw = rho; // ρ^m
-  let p = 1 / x1; // (2n − 1)!!·x1^−(2n+1)
-  let sum = 0;
-  for (let n = 0; n < 60; n++) {
-    const term = p * u;
-    sum += n % 2 === 0 ? term : -term;
-    if (!(term > 1e-17 * sum)) break;
-    p *= (2 * n + 1) * r;
-    u += pw * oneMinusRho2;
-    pw *= rho2;
-  }
-  return sum;
-}
-
-/**
- * Small t (`t < 0.21`, in {@link fill}): `D = Y(h + t) − Y(h − t)` as the odd Taylor series of Y about h,
- * `D = 2·Σ_j Y^(2j+1)(h)·t^(2j+1)/(2j+1)!`, from `yh = Y(h)`. From `Y' = 1 + hY` every derivative is a
- * polynomial in h plus one times Y; with `a = 1 + h·Y(h) = Y'(h)` the odd ones are `U_j(h²) + a·V_j(h²)`,
- * the integer polynomials below (`Y‴ = −1 + a·(3 + h²)`, …), every term of the series positive. Seven
- * terms, through t¹³: the first one left out is below 2e-16 of the sum for t < 0.21. This function is its
- * terms t⁹ … t¹³ (over t⁹); the rest is written out in {@link fill} (the engine would inline neither whole).
- */
-function taylorTail(z: number, a: number, w: number): number {
-  const t4 = (-561 + z * (-285 + z * (-33 - z)) + a * (945 + z * (1260 + z * (378 + z * (36 + z))))) * (1 / 362880);
-  const t5 =
-    (-6555 +
-      z * (-4680 + z * (-840 + z * (-52 - z))) +
-      a * (10395 + z * (17325 + z * (6930 + z * (990 + z * (55 + z)))))) *
-    (1 / 39916800);
-  const t6 =
-    (-89055 +
-      z * (-82845 + z * (-20370 + z * (-1926 + z * (-75 - z)))) +
-      a * (135135 + z * (270270 + z * (135135 + z * (25740 + z * (2145 + z * (78 + z))))))) *
-    (1 / 6227020800);
-  return t4 + w * (t5 + w * t6);
-}
-
-/** The limits of {@link Black76Greeks} where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
-function writeLimits(
-  out: Black76Arrays,
-  q: number,
-  x: number,
-  intrinsic: number,
-  call: boolean,
-  F: number,
-  sqrtT: number,
-  sigma: number,
-  DF: number,
-  r: number,
-): void {
-  const atm = x === 0;
-  const price = DF * intrinsic;
-  out.price[q] = price;
-  out.delta[q] = call ? DF * (x > 0 ? 1 : atm ? 0.5 : 0) : -DF * (x < 0 ? 1 : atm ? 0.5 : 0);
-  out.gamma[q] = atm ? Infinity : 0;
-  out.vega[q] = atm ? DF * F * sqrtT * INV_SQRT_2PI : 0;
-  out.theta[q] = atm && sqrtT === 0 && sigma > 0 ? -Infinity : r * price;
-}
-
-/**
- * The hot loop: options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol
- * for all) into `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite,
- * DF > 0, `r` the rate implied by DF (0 at T = 0).
- *
- * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
- * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
- * `e^(ht)·φ(h + t) = e^(−ht)·φ(h − t) = E`) and `D = Y(h + t) − Y(h − t)`. The delta needs
- * `N(−|d1|) = φ(d1)·Y(−|d1|)`, which in the two outer regions is one of the two Y's of D (|d1| is `t − ho`
- * or `|ho + t|`), so those options take two erfcx, not three.
- */
-function fill(
-  F: number,
-  strikes: ArrayLike<number>,
-  vols: ArrayLike<number>,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
-  const sqrtF = Math.sqrt(F);
-  const lnF = Math.log(F);
-  const { price: outPrice, delta: outDelta, gamma: outGamma, vega: outVega, theta: outTheta } = out;
-  for (let q = 0; q < n; q++) {
-    const K = strikes[q]!;
-    // (A vol read from an array every time, never merged with a number argument: the engine would box the merge.)
-    const sigma = vols[q * volStride]!;
-    // ln(F/K) to a few ulps even when F ≈ K (log1p((F − K)/K), F − K exact there): far out of the money the
-    // price depends on exp(−ln(F/K)²/(2σ²T)), so a relative error δ in it becomes (ln(F/K)/(σ√T))²·δ.
-    const ratio = F / K;
-    const x =
-      ratio > 0.5 && ratio < 2
-        ? Math.log1p((F - K) / K)
-        : ratio > 0 && ratio < Infinity
-          ? Math.log(ratio)
-          : lnF - Math.log(K);
-    const s = sigma * sqrtT;
-    const intrinsic = call ? (F > K ? F - K : 0) : K > F ? K - F : 0;
-    const h = x / s;
-    if (!(s > 0) || !(h - h === 0)) {
-      writeLimits(out, q, x, intrinsic, call, F, sqrtT, sigma, DF, r);
-      continue;
-    }
-    const t = 0.5 * s;
-    const sqrtFK = sqrtF * Math.sqrt(K);
-    // F·φ(d1) = sqrt(F·K)·φ(h)·e^(−t²/2): no exp of a rounded d1², and in log space when φ(h) alone would
-    // underflow but the product does not (a huge forward and strike).
-    const arg = -0.5 * (h * h + t * t);
-    const fPhi = (arg > -600 ? Math.exp(arg) * sqrtFK : Math.exp(arg + Math.log(sqrtFK))) * INV_SQRT_2PI;
-    const ho = h < 0 ? h : -h;
-    const d1 = h + t;
-    const region = ho + t <= ASYMPTOTIC_H ? 0 : t < SMALL_T ? 1 : ho + t > 0.85 ? 2 : 3;
-    // The Y's as erfcx arguments (Y(z) = sqrt(π/2)·erfcx(−z/√2)), all through one call site below so that
-    // the engine inlines erfcx once: [0] Y(−|d1|) when it is not one of the others, [1], [2] those of D.
-    // In the outer regions |d1| is t − ho (h ≥ 0) or |ho + t|: the delta reuses one of D's.
-    const deltaAt = region < 2 || (region === 3 && h < 0 && d1 >= 0) ? 0 : h >= 0 ? 2 : 1;
-    yArg[0] = (d1 < 0 ? -d1 : d1) * Math.SQRT1_2;
-    if (region === 1) yArg[1] = -ho * Math.SQRT1_2;
-    else if (region >= 2) {
-      yArg[1] = (region === 2 ? ho + t : -(ho + t)) * Math.SQRT1_2;
-      yArg[2] = (t - ho) * Math.SQRT1_2;
-    }
-    const m = region === 0 ? 1 : region === 1 ? 2 : 3;
-    for (let j = deltaAt === 0 ? 0 : 1; j < m; j++) yVal[j] = SQRT_HALF_PI * erfcx(yArg[j]!);
-    let otm: number;
-    if (region === 0) otm = fPhi * asymptoticD(ho, t);
-    else if (region === 1) {
-      const a = 1 + ho * yVal[1]!;
-      const z = ho * ho;
-      const w = t * t;
-      const t1 = (-1 + a * (3 + z)) * (1 / 6);
-      const t2 = (-7 - z + a * (15 + z * (10 + z))) * (1 / 120);
-      const t3 = (-57 + z * (-18 - z) + a * (105 + z * (105 + z * (21 + z)))) * (1 / 5040);
-      otm = fPhi * 2 * t * (a + w * (t1 + w * (t2 + w * (t3 + w * taylorTail(z, a, w)))));
-    } else if (region === 2) {
-      // N(d1) is not small, nothing to cancel: e^(ht)·N(h + t) = e^(ht) − E·Y(−(h + t)); the second term as
-      // E·Y(h − t) cannot overflow.
-      const v = sqrtFK * Math.exp(ho * t) - fPhi * (yVal[1]! + yVal[2]!);
-      otm = v > 0 ? v : 0;
-    } else {
-      // The difference of Mills ratios loses at most a factor ~25 (at t = 0.21, h + t = −10).
-      otm = fPhi * (yVal[1]! - yVal[2]!);
-    }
-    const yDelta = yVal[deltaAt]!;
-    const price = DF * (otm + intrinsic);
-    const tail = (fPhi / F) * yDelta;
-    outPrice[q] = price;
-    outDelta[q] = call ? DF * (d1 < 0 ? tail : 1 - tail) : -DF * (d1 < 0 ? 1 - tail : tail);
-    outGamma[q] = (DF * fPhi) / F / (F * s);
-    outVega[q] = DF * fPhi * sqrtT;
-    outTheta[q] = r * price - (DF * fPhi * sigma) / (2 * sqrtT);
-  }
 }
 
 /** `sqrt(T)` and the implied rate `r = −ln(DF)/T` (0 at T = 0). */
@@ -343,7 +161,7 @@ export function black76(input: Black76Input): Black76Greeks {
   checkVolTime(sigma, sqrtT, "vol");
   scratchK[0] = K;
   scratchVol[0] = sigma;
-  fill(F, scratchK, scratchVol, 0, sqrtT, DF, r, call, scratch, 1);
+  fillBlack76(F, scratchK, scratchVol, 0, sqrtT, DF, r, call, scratch, 1);
   return {
     price: scratch.price[0]!,
     delta: scratch.delta[0]!,
@@ -423,11 +241,14 @@ export function black76Strikes(
       }
     }
   }
+  // The kernel reads Float64Arrays only (one shape of loop for the engine): other array-likes are copied.
+  const K = strikes instanceof Float64Array ? strikes : Float64Array.from(strikes);
   if (volArray === undefined) {
     scratchVol[0] = vol0;
-    fill(F, strikes, scratchVol, 0, sqrtT, DF, r, call, res, n);
+    fillBlack76(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n);
   } else {
-    fill(F, strikes, volArray, 1, sqrtT, DF, r, call, res, n);
+    const V = volArray instanceof Float64Array ? volArray : Float64Array.from(volArray);
+    fillBlack76(F, K, V, 1, sqrtT, DF, r, call, res, n);
   }
   return res;
 }

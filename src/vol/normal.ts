@@ -46,10 +46,10 @@ export function erfcx(x: number): number {
 }
 
 // W. J. Cody's coefficients as CALERF lists them (the Horner forms below are its loops unrolled).
-const CODY_SQRPI = 0.5641895835477563; // 1/√π
+export const CODY_SQRPI = 0.5641895835477563; // 1/√π
 
 /** `erf(y)/y` for `y² = z ≤ 0.46875²`. */
-function codySmall(z: number): number {
+export function codySmall(z: number): number {
   const num =
     (((0.18577770618460315 * z + 3.1611237438705655) * z + 113.86415415105016) * z + 377.485237685302) * z +
     3209.3775891384694;
@@ -58,7 +58,7 @@ function codySmall(z: number): number {
 }
 
 /** `erfcx(y)` for `0.46875 < y ≤ 4`. */
-function codyMid(y: number): number {
+export function codyMid(y: number): number {
   let num = 2.1531153547440383e-8 * y + 0.5641884969886701;
   num = num * y + 8.883149794388377;
   num = num * y + 66.11919063714163;
@@ -79,7 +79,7 @@ function codyMid(y: number): number {
 }
 
 /** `erfcx(y)` for `y > 4`, in powers of `1/y²`. */
-function codyTail(y: number): number {
+export function codyTail(y: number): number {
   const z = 1 / (y * y);
   const num =
     ((((0.016315387137302097 * z + 0.30532663496123236) * z + 0.36034489994980445) * z + 0.12578172611122926) * z +
