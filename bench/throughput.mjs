@@ -20,7 +20,12 @@
  * the server. In a child it runs on the other core and the client's event loop only does client work.
  *
  * Knobs (environment): BENCH_CONCURRENCY (16), BENCH_WARMUP (500), BENCH_REQUESTS (5000),
- * BENCH_CAP_MS (20000), BENCH_ROUNDS (3), BENCH_VARIANTS (e.g. "b" or "a,b"; default all).
+ * BENCH_CAP_MS (20000), BENCH_ROUNDS (3), BENCH_VARIANTS (e.g. "b" or "a,b"; default all but e).
+ * Before/after in one run: BENCH_BASELINE=<a bundle's index.js> adds variant e, the client of that build
+ * with cross-fetch, interleaved with the others (`node bench/baseline.mjs [REV]` builds one from a git
+ * revision and prints its path), e.g. BENCH_BASELINE=$(node bench/baseline.mjs HEAD) BENCH_VARIANTS=a,e,b.
+ * BENCH_PACKAGE=<a bundle's index.js> runs b and d on that build instead of dist/ (which other work may
+ * rebuild mid-run), e.g. BENCH_PACKAGE=$(node bench/baseline.mjs .) for the working tree.
  * Only 127.0.0.1 is contacted; the server child exits when this process stops or disconnects.
  * To profile one variant: `BENCH_VARIANTS=b node --cpu-prof --cpu-prof-dir=/tmp/prof bench/throughput.mjs`
  * (the server child is started without the profiler).
@@ -52,26 +57,31 @@ export const VARIANTS = {
   b: "client + cross-fetch",
   c: "bare globalThis.fetch",
   d: "client + globalThis.fetch",
+  e: "baseline client + cross-fetch",
 };
 
-/** Overheads reported: the client over the bare fetch with the same transport. */
+/** Overheads reported: the client over the bare fetch with the same transport (and this build over the baseline's). */
 export const PAIRS = [
   ["b", "a"],
+  ["e", "a"],
+  ["b", "e"],
   ["d", "c"],
 ];
 
 export function settingsFromEnv() {
-  const variants = (process.env.BENCH_VARIANTS ?? "a,b,c,d")
+  const baseline = process.env.BENCH_BASELINE || undefined;
+  const variants = (process.env.BENCH_VARIANTS ?? (baseline ? "a,e,b,c,d" : "a,b,c,d"))
     .split(",")
     .map((v) => v.trim())
-    .filter((v) => v in VARIANTS);
+    .filter((v) => v in VARIANTS && (v !== "e" || baseline));
   return {
     concurrency: envInt("BENCH_CONCURRENCY", 16),
     warmup: envInt("BENCH_WARMUP", 500),
     requests: envInt("BENCH_REQUESTS", 5000),
     capMs: envInt("BENCH_CAP_MS", 20_000),
     rounds: envInt("BENCH_ROUNDS", 3),
-    variants: variants.length ? variants : Object.keys(VARIANTS),
+    variants: variants.length ? variants : ["a", "b", "c", "d"],
+    baseline,
   };
 }
 
@@ -109,8 +119,9 @@ function startServer() {
 }
 
 /** One call per variant; each resolves with the parsed curve reply. */
-function makeCalls(baseUrl) {
-  const { RiskPortalClient } = loadPackage();
+function makeCalls(baseUrl, baseline) {
+  const { RiskPortalClient } = process.env.BENCH_PACKAGE ? repoRequire(process.env.BENCH_PACKAGE) : loadPackage();
+  const Baseline = baseline ? repoRequire(baseline).RiskPortalClient : undefined;
   const crossFetch = repoRequire("cross-fetch");
   const url = `${baseUrl}/api/RateAsset`;
   const bare = (fetchImpl) => async () => {
@@ -123,8 +134,8 @@ function makeCalls(baseUrl) {
     if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
     return JSON.parse(text);
   };
-  const viaClient = (options) => {
-    const rp = new RiskPortalClient({ baseUrl, auth: { token: TOKEN }, ...options });
+  const viaClient = (options, Client = RiskPortalClient) => {
+    const rp = new Client({ baseUrl, auth: { token: TOKEN }, ...options });
     return () => rp.rateAsset.getCurve(CURVE_INPUT);
   };
   return {
@@ -132,6 +143,7 @@ function makeCalls(baseUrl) {
     b: viaClient({ fetch: crossFetch }),
     c: bare(globalThis.fetch),
     d: viaClient({}),
+    ...(Baseline ? { e: viaClient({ fetch: crossFetch }, Baseline) } : {}),
   };
 }
 
@@ -207,7 +219,7 @@ export async function measureThroughput(settings = settingsFromEnv(), log = () =
   const { concurrency, warmup, requests, capMs, rounds, variants } = settings;
   const server = await startServer();
   try {
-    const calls = makeCalls(server.url);
+    const calls = makeCalls(server.url, settings.baseline);
     for (const v of variants) await checkReply(v, calls[v]);
     const runs = Object.fromEntries(variants.map((v) => [v, []]));
     for (let round_ = 1; round_ <= rounds; round_++) {
@@ -261,10 +273,16 @@ function summariseRuns(settings, runs) {
       // Extra CPU the client process spends per request.
       cpuOverheadPct: (variants[client].clientCpuUsPerReq / variants[bare].clientCpuUsPerReq - 1) * 100,
       cpuExtraUsPerReq: variants[client].clientCpuUsPerReq - variants[bare].clientCpuUsPerReq,
+      // The same, paired within each round, median over rounds (steadier on a shared machine).
+      cpuOverheadPctPairedMedian: median(
+        runs[client].map((r, i) => (r.clientCpuUsPerReq / runs[bare][i].clientCpuUsPerReq - 1) * 100),
+      ),
     };
   });
   return { settings, variants, overheads };
 }
+
+const signed = (x) => (x >= 0 ? `+${x}` : `${x}`);
 
 /** Readable report of {@link measureThroughput}'s result. */
 export function formatThroughput(r) {
@@ -299,7 +317,7 @@ export function formatThroughput(r) {
     const perRound = o.rpsOverheadPctPerRound.map((p) => round(p, 1)).join(" / ");
     lines.push(
       `=> ${o.label}: ${round(o.rpsOverheadPct, 1)}% fewer req/s (per round ${perRound}; paired median ${round(o.rpsOverheadPctPairedMedian, 1)}); ` +
-        `+${round(o.cpuExtraUsPerReq, 0)} us client CPU per request (+${round(o.cpuOverheadPct, 1)}%)`,
+        `${signed(round(o.cpuExtraUsPerReq, 0))} us client CPU per request (${signed(round(o.cpuOverheadPct, 1))}%; paired median ${signed(round(o.cpuOverheadPctPairedMedian, 1))}%)`,
     );
   }
   if (Object.values(r.variants).some((x) => x.capped))

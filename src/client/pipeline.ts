@@ -9,7 +9,7 @@
  */
 import { HEADERS, REQUEST_CONTENT_TYPE, type UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
-import { encodeRequest, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
+import { toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
 import { raceAbort, type AuthProvider } from "./auth";
 import type { CacheEntry, ResponseCache } from "./cache";
 import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
@@ -36,9 +36,11 @@ import {
   type WriteReport,
 } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
+import { encodeCall } from "./encode-memo";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 import type { Redactor } from "./redact";
+import { checkResponse } from "./response-check";
 import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 import {
   DEFAULT_RETRY,
@@ -339,10 +341,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
       op.name,
     );
     this.write = op.retry === "write";
-    const encoded = encodeRequest(op, input, {
-      brand: config.brand,
-      unknownFields: options.unknownFields ?? config.unknownFields,
-    });
+    const { encoded, body } = encodeCall(op, input, config.brand, options.unknownFields ?? config.unknownFields);
     this.url = config.baseUrl + op.path;
     if (!encoded.ok) {
       const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
@@ -355,7 +354,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     this.#encoded = encoded;
     if (encoded.query && Object.keys(encoded.query).length)
       this.url += `?${new URLSearchParams(encoded.query).toString()}`;
-    this.body = encoded.body === undefined ? undefined : JSON.stringify(encoded.body);
+    this.body = body;
     this.cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
     this.cacheKey = this.cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(this.request())}` : "";
     this.shareable = this.cache !== undefined && !config.cassette;
@@ -956,7 +955,7 @@ function decodeResponse<Op extends OperationDef>(
       [],
     );
   }
-  const parsed = op.response.safeParse(json);
+  const parsed = checkResponse(op.response, json);
   if (!parsed.success) {
     const { note, details } = decodeFailure(call, got);
     const issues = toFieldIssues(parsed.error);

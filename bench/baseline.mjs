@@ -1,0 +1,57 @@
+/**
+ * A baseline build of the package from a git revision, for benchmarks that compare the working tree with an
+ * earlier state in one run (bench/throughput.mjs's `BENCH_BASELINE`).
+ *
+ * `node bench/baseline.mjs [REV] [DIR]` (default `HEAD`, `/tmp/rpl-baseline-<rev>`): `git archive` of REV's
+ * `src/` into DIR (REV `.`: a copy of the working tree's `src/`, into `/tmp/rpl-baseline-worktree`), then the same esbuild bundle as scripts/bundle-index.mjs (src/index.ts with zod, every
+ * other package external, names kept) into DIR/dist/index.js. DIR/node_modules links to the repository's,
+ * so the externals resolve as they do for dist/. Prints the bundle's path.
+ */
+import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT, isMain } from "./common.mjs";
+
+/** Builds REV's bundle into DIR and returns the path of its dist/index.js. */
+export async function buildBaseline(rev = "HEAD", dir) {
+  const worktree = rev === ".";
+  const sha = worktree
+    ? "worktree"
+    : execFileSync("git", ["rev-parse", "--short", rev], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  const root = dir ?? `/tmp/rpl-baseline-${sha}`;
+  rmSync(join(root, "src"), { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  if (worktree) cpSync(join(REPO_ROOT, "src"), join(root, "src"), { recursive: true });
+  else execFileSync("sh", ["-c", `git archive ${sha} src | tar -x -C '${root}'`], { cwd: REPO_ROOT });
+  if (!existsSync(join(root, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  const outfile = join(root, "dist", "index.js");
+  await build({
+    entryPoints: [join(root, "src", "index.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node22",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    sourcemap: true,
+    sourcesContent: false,
+    plugins: [
+      {
+        name: "externals",
+        setup(b) {
+          b.onResolve({ filter: /[\\/]vendor[\\/]danfo$/ }, () => ({ path: "../vendor/danfo", external: true }));
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path.startsWith("zod") ? undefined : { path: args.path, external: true },
+          );
+        },
+      },
+    ],
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+if (isMain(import.meta.url)) console.log(await buildBaseline(process.argv[2], process.argv[3]));

@@ -1,0 +1,117 @@
+/**
+ * A request's encoding, remembered. Validating and encoding a call's input (the brand's spelling turned
+ * neutral, the request schema, the wire spelling, then JSON) was a fifth of the client's own work per
+ * request for a small read (bench/throughput.mjs's profile), and a notebook asks the same few inputs
+ * again and again. The encoding is a pure function of the operation, the brand, the unknown-field policy
+ * and the input, so an input that is plain data (plain objects and arrays of strings, finite numbers,
+ * booleans and null, nothing else: no Dates, no getters, no undefined, no proxies) is encoded once, keyed
+ * by its JSON text (which is then exact), and the encoding is reused, frozen. Anything else, refused
+ * inputs and large inputs are encoded every time, as before.
+ */
+import { types } from "node:util";
+import type { Brand } from "../api/brand";
+import { encodeRequest, type EncodeResult, type OperationDef, type WireOptions } from "../api/operation";
+
+/** A request as it goes out: its encoding and its body's JSON text. */
+export interface Encoded {
+  readonly encoded: EncodeResult;
+  readonly body?: string;
+}
+
+/** Encodings remembered per operation (each at most {@link MAX_ENTRIES}; past it, the oldest half is dropped). */
+const MAX_ENTRIES = 256;
+/** Inputs larger than this (JSON characters) are not remembered: uploads. */
+const MAX_KEY_CHARS = 4096;
+/** Nesting and width past which an input is not looked at for a key. */
+const MAX_DEPTH = 8;
+const MAX_WIDTH = 64;
+
+const memo = new WeakMap<OperationDef, Map<string, Encoded>>();
+
+/** The call's encoding: remembered when its input is plain data, else computed (see the module's note). */
+export function encodeCall(
+  op: OperationDef,
+  input: unknown,
+  brand: Brand,
+  unknownFields: NonNullable<WireOptions["unknownFields"]>,
+): Encoded {
+  const data = input === undefined ? "" : plainJson(input);
+  if (data === undefined) return encodeNow(op, input, brand, unknownFields);
+  // The brand object as well as its name: a key per brand object in use (a client has one).
+  let byKey = memo.get(op);
+  if (!byKey) memo.set(op, (byKey = new Map()));
+  const key = `${brand.name}\u0000${unknownFields}\u0000${data}`;
+  const hit = byKey.get(key);
+  if (hit && brandOfEntry.get(hit) === brand) return hit;
+  const fresh = encodeNow(op, input, brand, unknownFields);
+  if (!fresh.encoded.ok) return fresh;
+  deepFreeze(fresh.encoded);
+  brandOfEntry.set(fresh, brand);
+  if (byKey.size >= MAX_ENTRIES) for (const old of [...byKey.keys()].slice(0, MAX_ENTRIES / 2)) byKey.delete(old);
+  byKey.set(key, Object.freeze(fresh));
+  return fresh;
+}
+
+/** The brand each remembered encoding was made for. */
+const brandOfEntry = new WeakMap<Encoded, Brand>();
+
+function encodeNow(
+  op: OperationDef,
+  input: unknown,
+  brand: Brand,
+  unknownFields: WireOptions["unknownFields"],
+): Encoded {
+  const encoded = encodeRequest(op, input, { brand, unknownFields });
+  return { encoded, body: encoded.ok && encoded.body !== undefined ? JSON.stringify(encoded.body) : undefined };
+}
+
+/** The input's JSON text when it is plain data that JSON spells exactly, small enough; else undefined. */
+export function plainJson(input: unknown): string | undefined {
+  if (!isPlain(input, 0)) return undefined;
+  const text = JSON.stringify(input);
+  return text.length <= MAX_KEY_CHARS ? text : undefined;
+}
+
+function isPlain(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      // NaN and ±Infinity are refused by the encoder; -0 reads as 0 in JSON.
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object":
+      if (value === null) return true;
+      if (depth >= MAX_DEPTH || types.isProxy(value)) return false;
+      return Array.isArray(value) ? isPlainArray(value, depth) : isPlainObject(value, depth);
+    default:
+      return false;
+  }
+}
+
+function isPlainArray(value: unknown[], depth: number): boolean {
+  if (value.length > MAX_WIDTH || Object.getPrototypeOf(value) !== Array.prototype) return false;
+  // Own names: the indices and `length`, nothing else (no holes, no extra properties).
+  if (Object.getOwnPropertyNames(value).length !== value.length + 1) return false;
+  for (let i = 0; i < value.length; i++) if (!isPlain(value[i], depth + 1)) return false;
+  return true;
+}
+
+function isPlainObject(value: object, depth: number): boolean {
+  // Not a null prototype either: a schema reading a field named like Object.prototype's would see it differ.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const names = Object.getOwnPropertyNames(value);
+  if (names.length > MAX_WIDTH) return false;
+  for (const name of names) {
+    // A data property, enumerable: what JSON.stringify writes is what the schema reads.
+    const field = Object.getOwnPropertyDescriptor(value, name)!;
+    if (!field.enumerable || !("value" in field) || !isPlain(field.value, depth + 1)) return false;
+  }
+  return true;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}

@@ -1,0 +1,267 @@
+/**
+ * The response check without zod's copy, for answers that fit. zod's `safeParse` builds a new object for
+ * every object and array of an answer, field by field: for a 20-point curve that was the pipeline's largest
+ * cost per request (bench/throughput.mjs's profile). An answer that fits its schema exactly, needing no
+ * transformation, comes out of zod as a copy equal to what went in. So each response schema is compiled
+ * once into a plain check that answers one question: does zod accept this value and return it unchanged
+ * (the same values, the same keys in the same order)? When it says yes, the parsed JSON is the result;
+ * on any doubt (an error, a transform, a key zod would drop or move, a kind of schema it does not know) the
+ * answer goes through zod as before, so errors are zod's, unchanged.
+ *
+ * Supported: string, number, boolean, null, unknown/any, enum, literal, optional, nullable, array,
+ * object (loose, strict or stripping) and unions of primitives, with the checks that only accept or refuse
+ * (formats, regexes, lengths, bounds). A schema with anything else (transforms, pipes, defaults,
+ * refinements, records, lazy, unions of objects) is not compiled: its answers always go through zod.
+ * The check is generated as one JavaScript function per schema node (as zod's own objects are), so that
+ * each field is read by its name: closures over a generic walk were no faster than zod.
+ */
+import { z } from "zod";
+
+/** `true`: zod accepts the value and returns it unchanged. `false`: zod must say (it may refuse or change it). */
+type Check = (value: unknown) => boolean;
+
+/** Compiled checks by schema; `null`: the schema cannot be compiled (zod always). */
+const compiled = new WeakMap<z.ZodType, Check | null>();
+
+/** What `safeParse` returns, for a value that fits or zod's answer. */
+export type CheckResult<T> = { success: true; data: T } | { success: false; error: z.ZodError };
+
+/**
+ * The schema's result for a value fresh from JSON.parse: the value itself when it fits exactly, else zod's
+ * `safeParse`.
+ */
+export function checkResponse<S extends z.ZodType>(schema: S, json: unknown): CheckResult<z.output<S>> {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    check = compileCheck(schema) ?? null;
+    compiled.set(schema, check);
+  }
+  if (check !== null && check(json)) return { success: true, data: json as z.output<S> };
+  return schema.safeParse(json);
+}
+
+/** The schema's zod internals: its definition and its traits. */
+interface Internals {
+  def: Record<string, unknown> & { type: string; checks?: z.ZodType[] };
+  traits: Set<string>;
+  check?: (payload: { value: unknown; issues: unknown[] }) => unknown;
+  optin?: string;
+  optout?: string;
+}
+
+const internals = (schema: unknown): Internals => (schema as { _zod: Internals })._zod;
+
+/** Checks that only accept or refuse a value (never change it, never depend on other fields). */
+const PURE_CHECKS = new Set([
+  "string_format",
+  "min_length",
+  "max_length",
+  "length_equals",
+  "greater_than",
+  "less_than",
+  "multiple_of",
+  "number_format",
+]);
+
+/**
+ * A check of a value, or undefined when the schema holds something this module does not compile. The value
+ * must be a tree, as JSON.parse makes it (zod's memoizer shares the copy of an object met twice: the
+ * check does not look for that).
+ */
+export function compileCheck(schema: z.ZodType): Check | undefined {
+  const gen: Generator = { nodes: new Map(), source: [], context: [] };
+  const root = node(gen, schema);
+  if (root === undefined) return undefined;
+  try {
+    const make = new Function("c", `"use strict";\n${gen.source.join("\n")}\nreturn ${root};`) as (
+      c: unknown[],
+    ) => Check;
+    return make(gen.context);
+  } catch {
+    // No code generation here (a content security policy): zod checks every answer.
+    return undefined;
+  }
+}
+
+/** One compilation: a function name per schema node, their source, and the values they refer to (`c[i]`). */
+interface Generator {
+  nodes: Map<unknown, string | null>;
+  source: string[];
+  context: unknown[];
+}
+
+/** A value the generated code refers to, as `c[i]`. */
+function ref(gen: Generator, value: unknown): string {
+  gen.context.push(value);
+  return `c[${gen.context.length - 1}]`;
+}
+
+/** The name of the generated function that checks `schema`, or undefined when it cannot be compiled. */
+function node(gen: Generator, schema: unknown): string | undefined {
+  const known = gen.nodes.get(schema);
+  if (known !== undefined) return known ?? undefined;
+  // A schema met again while its own function is being made (a cycle through lazy is never compiled).
+  gen.nodes.set(schema, null);
+  const zod = internals(schema);
+  const own = ownBody(gen, zod);
+  const checks = own === undefined ? undefined : checksOf(zod);
+  if (own === undefined || checks === undefined) return undefined;
+  const name = `n${gen.source.length}`;
+  const tail = checks.length ? `return passes(${ref(gen, new PassedChecks(checks))}, v);` : "return true;";
+  gen.source.push(`function ${name}(v) {\n${own}\n${tail}\n}`);
+  gen.nodes.set(schema, name);
+  if (checks.length && !gen.context.includes(passes)) gen.source.push(`const passes = ${ref(gen, passes)};`);
+  return name;
+}
+
+/** The schema's checks, as zod runs them after the type (the schema itself first when it is a check); undefined when one is not pure. */
+function checksOf(zod: Internals): Internals[] | undefined {
+  const list = [...(zod.traits.has("$ZodCheck") ? [zod] : []), ...(zod.def.checks ?? []).map(internals)];
+  for (const check of list) {
+    const def = check.def as { check?: string; when?: unknown };
+    if (!PURE_CHECKS.has(def.check ?? "") || typeof check.check !== "function") return undefined;
+    if (def.when !== undefined && typeof def.when !== "function") return undefined;
+  }
+  return list;
+}
+
+/**
+ * A node's checks, and the strings that passed them lately: an answer repeats its dates (a curve's
+ * expiries, request after request), and a date-time's pattern costs more than a look-up. The checks are
+ * pure (see {@link PURE_CHECKS}), so a string that passed once passes again.
+ */
+class PassedChecks {
+  readonly passed = new Set<string>();
+  constructor(readonly checks: Internals[]) {}
+}
+
+/** The most strings a node remembers as passed (then it starts again). */
+const PASSED_STRINGS = 4096;
+
+/** Whether a value that has passed its type passes the node's checks, as zod runs them (no issue added). */
+function passes(node: PassedChecks, value: unknown): boolean {
+  const text = typeof value === "string";
+  if (text && node.passed.has(value)) return true;
+  const payload = { value, issues: [] as unknown[] };
+  for (const check of node.checks) {
+    // As zod: a check with a condition (lengths: the value has one) runs only when it holds.
+    const when = (check.def as { when?: (p: typeof payload) => boolean }).when;
+    if (when !== undefined && !when(payload)) continue;
+    check.check!(payload);
+    if (payload.issues.length) return false;
+  }
+  if (text) {
+    if (node.passed.size >= PASSED_STRINGS) node.passed.clear();
+    node.passed.add(value);
+  }
+  return true;
+}
+
+/** The statements that refuse a value of the wrong kind (the checks come after), or undefined. */
+function ownBody(gen: Generator, zod: Internals): string | undefined {
+  const def = zod.def;
+  if (def.coerce) return undefined;
+  switch (def.type) {
+    case "string":
+      return `if (typeof v !== "string") return false;`;
+    case "number":
+      return `if (typeof v !== "number" || !Number.isFinite(v)) return false;`;
+    case "boolean":
+      return `if (typeof v !== "boolean") return false;`;
+    case "null":
+      return `if (v !== null) return false;`;
+    case "unknown":
+    case "any":
+      return "";
+    case "enum":
+    case "literal":
+      return valueIn(gen, zod);
+    case "optional":
+      return maybe(gen, def.innerType, "undefined");
+    case "nullable":
+      return maybe(gen, def.innerType, "null");
+    case "array":
+      return arrayOf(gen, def.element);
+    case "object":
+      return objectOf(gen, def);
+    case "union":
+      return primitiveUnion(gen, def.options as z.ZodType[]);
+    default:
+      return undefined;
+  }
+}
+
+/** An enum or a literal: one of its values (zod keeps them in `_zod.values`). */
+function valueIn(gen: Generator, zod: Internals): string | undefined {
+  const values = (zod as { values?: Set<unknown> }).values;
+  if (!(values instanceof Set)) return undefined;
+  return `if (!${ref(gen, values)}.has(v)) return false;`;
+}
+
+/** optional (`empty` undefined) or nullable (`empty` null): that value as it is, else the inner schema's check. */
+function maybe(gen: Generator, inner: unknown, empty: "undefined" | "null"): string | undefined {
+  // An inner default fills an absent value in: a transformation.
+  if (internals(inner).optin === "defaulted") return undefined;
+  const check = node(gen, inner);
+  if (check === undefined) return undefined;
+  return `if (v === ${empty}) return true;\nif (!${check}(v)) return false;`;
+}
+
+function arrayOf(gen: Generator, element: unknown): string | undefined {
+  const check = node(gen, element);
+  if (check === undefined) return undefined;
+  return `if (!Array.isArray(v)) return false;\nfor (let i = 0; i < v.length; i++) if (!${check}(v[i])) return false;`;
+}
+
+/** A union whose members are all primitives: any member that fits leaves the value as it is. */
+function primitiveUnion(gen: Generator, options: z.ZodType[]): string | undefined {
+  const checks: string[] = [];
+  for (const option of options) {
+    if (!PRIMITIVES.has(internals(option).def.type)) return undefined;
+    const check = node(gen, option);
+    if (check === undefined) return undefined;
+    checks.push(`${check}(v)`);
+  }
+  return `if (!(${checks.join(" || ") || "false"})) return false;`;
+}
+
+const PRIMITIVES = new Set(["string", "number", "boolean", "null", "enum", "literal"]);
+
+/**
+ * An object: its fields' checks, and its own keys in the order zod's copy has them (the schema's fields
+ * in the schema's order, the present ones, then the other keys in the value's order). A key zod would
+ * drop (a stripping object's extra key, `__proto__`) or reorder (index-like keys come first), an extra key
+ * a strict object refuses, an absent required field: zod decides.
+ */
+function objectOf(gen: Generator, def: Internals["def"]): string | undefined {
+  const shape = def.shape as Record<string, unknown>;
+  if (Object.getOwnPropertySymbols(shape).length) return undefined;
+  const catchall = def.catchall === undefined ? "strip" : internals(def.catchall).def.type;
+  if (catchall !== "strip" && catchall !== "unknown" && catchall !== "any" && catchall !== "never") return undefined;
+  const lines = [
+    // Another prototype may hold enumerable keys zod would copy (JSON.parse makes none).
+    `if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype) return false;`,
+    `const k = Object.keys(v);`,
+    `let i = 0;`,
+  ];
+  for (const key of Object.keys(shape)) {
+    const field = internals(shape[key]);
+    const check = node(gen, shape[key]);
+    if (check === undefined || key === "__proto__" || /^\d/.test(key)) return undefined;
+    // `optional` absent keys are left out of zod's copy; other absence rules (defaults) change the value.
+    const optional = field.optin === "optional" && field.optout === "optional";
+    if (field.optin !== undefined && !optional) return undefined;
+    const name = JSON.stringify(key);
+    const absent = optional ? `if (v[${name}] !== undefined) return false;` : "return false;";
+    lines.push(`if (k[i] === ${name}) { if (!${check}(v[${name}])) return false; i++; } else { ${absent} }`);
+  }
+  const extras = catchall === "unknown" || catchall === "any";
+  if (!extras) lines.push(`if (i !== k.length) return false;`);
+  else {
+    const fields = ref(gen, new Set(Object.keys(shape)));
+    lines.push(
+      `for (; i < k.length; i++) { const x = k[i]; if (${fields}.has(x) || x === "__proto__" || (x.charCodeAt(0) - 48) >>> 0 < 10) return false; }`,
+    );
+  }
+  return lines.join("\n");
+}
