@@ -64,7 +64,12 @@ import { dateTimeInput } from "../api/common";
 import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "./diagnostics";
 import { VolModelError, fmt } from "./errors";
 import { normInv } from "./normal";
-import { goldenSectionMin, levenbergMarquardt, type LeastSquaresProblem } from "./optimize";
+import {
+  goldenSectionMin,
+  levenbergMarquardt,
+  type LeastSquaresProblem,
+  type LevenbergMarquardtResult,
+} from "./optimize";
 import { checkStrikeType, logShift, type ModelStrikeType } from "./strikes";
 import { fromSurface, LOG_MONEYNESS_LIMIT, type WireSurface } from "./surface";
 import { densityFactor, rawSvi, sliceParams, type SliceParams } from "./svi";
@@ -949,10 +954,7 @@ class SliceProblem implements LeastSquaresProblem {
       if (this.#mu[c] === 0 && !(values[c]! < 0)) continue;
       out.add(c < R && this.#familyOf(c).kind !== "calendar" ? "butterfly" : "calendar");
     }
-    const sl = decode(x, this.#space);
-    if (sl.putPosition >= 1 - PRESSED || sl.callPosition >= 1 - PRESSED) out.add("lee");
-    if (this.#prev && (sl.putPosition <= PRESSED || sl.callPosition <= PRESSED)) out.add("calendar");
-    if (sl.curvatureSlack <= PRESSED) out.add("minVariance");
+    addPressed(decode(x, this.#space), this.#prev !== undefined, out);
     return out;
   }
 
@@ -1085,6 +1087,13 @@ class SliceProblem implements LeastSquaresProblem {
   }
 }
 
+/** The bounds built into the variables that a slice presses against ({@link PRESSED}): Lee's, the previous slice's wing slopes, the minimum variance. */
+function addPressed(sl: Slice, hasPrev: boolean, out: Set<CalibrationConstraint>): void {
+  if (sl.putPosition >= 1 - PRESSED || sl.callPosition >= 1 - PRESSED) out.add("lee");
+  if (hasPrev && (sl.putPosition <= PRESSED || sl.callPosition <= PRESSED)) out.add("calendar");
+  if (sl.curvatureSlack <= PRESSED) out.add("minVariance");
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Start and check
 
@@ -1209,28 +1218,78 @@ interface CheckContext {
  * a true condition (`g ≥ 0`, `w_i ≥ w_{i−1}`) fails anywhere; `points`: where a constraint is below its
  * margin (the failures and the refined minima), for the constraint grid.
  */
-function check(sl: Slice, at: CheckContext): { failed: boolean; points: number[] } {
+function check(sl: Slice, at: CheckContext): { failed: boolean; points: number[]; clear: boolean } {
   const cur = checkedSlice(sl, at.q.index, at.q.maturity);
-  if (!cur) return { failed: true, points: [] };
+  if (!cur) return { failed: true, points: [], clear: false };
   const points: number[] = [];
   let failed = false;
+  let clear = true;
   const calMargin = at.prev
     ? CALIBRATION_MARGINS.calendarRelative * at.prev.theta + CALIBRATION_MARGINS.calendarAbsolute
     : 0;
   at.cache.check(cur, at.prev, at.last, (kind, grid, values, extraK, extraV) => {
     const margin = kind === "calendar" ? calMargin : CALIBRATION_MARGINS.butterfly;
+    const clearOf = CLEAR * margin;
     for (let j = 0; j < grid.length; j++) {
-      if (values[j]! >= 0) continue;
+      const v = values[j]!;
+      if (!(v >= clearOf)) clear = false;
+      if (v >= 0) continue;
       failed = true;
       points.push(grid[j]!);
     }
     for (let j = 0; j < extraK.length; j++) {
       const v = extraV[j]!;
+      if (!(v >= clearOf)) clear = false;
       if (!(v >= 0)) failed = true;
       if (!(v >= margin)) points.push(extraK[j]!);
     }
   });
-  return { failed, points };
+  return { failed, points, clear: clear && !failed };
+}
+
+/**
+ * How far clear of its margin each constraint must be, on diagnose's checks, for the unconstrained fit to
+ * be taken as the constrained one (its penalty rows would all be 0 there, so the constrained solve would
+ * not move it).
+ */
+const CLEAR = 10;
+
+/** Weighted sum of squared vol errors of a slice. */
+function dataCost(q: ParsedSmile, sl: Slice): number {
+  let cost = 0;
+  for (let j = 0; j < q.k.length; j++)
+    cost += (q.sw[j]! * (Math.sqrt(totalVariance(sl, q.k[j]!) / q.T) - q.vols[j]!)) ** 2;
+  return cost;
+}
+
+/**
+ * The unconstrained fit as the constrained one, when it converged and diagnose's checks find every
+ * constraint (butterfly, calendar, the interpolated smiles, and the wing asymptotes against the previous
+ * slice) at least {@link CLEAR} times its margin inside: there the constrained problem's penalty rows are
+ * all 0 and its solve would stop where it starts. Undefined otherwise (the constrained solve runs).
+ */
+function clearFit(at: CheckContext, space: SliceSpace, prev: Slice | undefined, free: LevenbergMarquardtResult) {
+  if (!free.converged) return undefined;
+  const sl = decode(free.x, space);
+  if (!sl.valid) return undefined;
+  if (prev) {
+    for (const wing of ["put", "call"] as const) {
+      const [a, b] = [asymptote(prev, wing), asymptote(sl, wing)];
+      if (!((b.S - a.S) * FAR_K + (b.I - a.I) >= CLEAR * CALIBRATION_MARGINS.asymptote)) return undefined;
+    }
+  }
+  if (!check(sl, at).clear) return undefined;
+  const active = new Set<CalibrationConstraint>();
+  addPressed(sl, prev !== undefined, active);
+  const solve: SliceSolve = {
+    x: free.x,
+    iterations: 0,
+    converged: true,
+    passed: true,
+    active,
+    dataCost: dataCost(at.q, sl),
+  };
+  return solve;
 }
 
 /** The outcome of one constrained solve of a slice. */
@@ -1290,11 +1349,7 @@ function constrainedSolve(
     if (violation > 0.25 * previousViolation && problem.rho < RHO_MAX) problem.rho *= RHO_GROWTH;
     previousViolation = violation;
   }
-  const sl = decode(x, space);
-  let dataCost = 0;
-  for (let j = 0; j < q.k.length; j++)
-    dataCost += (q.sw[j]! * (Math.sqrt(totalVariance(sl, q.k[j]!) / q.T) - q.vols[j]!)) ** 2;
-  return { x, iterations, converged, passed, active: problem.active(x), dataCost };
+  return { x, iterations, converged, passed, active: problem.active(x), dataCost: dataCost(q, decode(x, space)) };
 }
 
 /**
@@ -1350,7 +1405,7 @@ function fitSlice(
   const quotesOnly = new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false);
   const start = prev ? betterStart(quotesOnly, x0, initialGuess(q, space, prev)) : x0;
   const free = levenbergMarquardt(quotesOnly, start, { maxIterations });
-  let best = constrainedSolve(at, space, prev, free.x, maxIterations);
+  let best = clearFit(at, space, prev, free) ?? constrainedSolve(at, space, prev, free.x, maxIterations);
   let iterations = free.iterations + best.iterations;
   if (best.active.size > 0 || !best.passed) {
     const x1 = feasibleStart(q, space, prev, decode(free.x, space));

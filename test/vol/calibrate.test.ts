@@ -4,6 +4,7 @@ import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
 import { buildSurface, butterflyG, diagnose, fromSurface, sviW, VolModelError, type WireSurface } from "../../src/vol";
 import { calibrate, type CalibrateOptions, type SmileQuotes } from "../../src/vol/calibrate";
 import { rng } from "../../src/sim/random";
+import { DiagnoseCache } from "../../src/vol/diagnostics";
 import { choleskySolve, levenbergMarquardt, type LeastSquaresProblem } from "../../src/vol/optimize";
 import type { ModelStrikeType } from "../../src/vol/strikes";
 
@@ -519,5 +520,34 @@ describe("levenbergMarquardt (optimize.ts)", () => {
     expect(choleskySolve(Float64Array.of(4, 2, 2, 3), Float64Array.of(2, 1), 2, h)).toBe(true);
     expect(Array.from(h)).toEqual([0.5, 0]);
     expect(choleskySolve(Float64Array.of(1, 2, 2, 1), Float64Array.of(1, 1), 2, h)).toBe(false);
+  });
+});
+
+describe("DiagnoseCache: calibrate's checks of its slices, reused by its final report", () => {
+  /** EQUITY with its 30-day smile re-marked (steeper skew, more vol, far too little curvature): butterfly and calendar fail. */
+  const remarked = (volBump: number): WireSurface => {
+    const s = structuredClone(EQUITY);
+    s.skews[1] = -0.3;
+    s.smiles[1] = 0.3;
+    s.vols[1] = s.vols[1]! + volBump;
+    return s;
+  };
+
+  it("gives diagnose's report, violations and all, and computes afresh every part kept for other slices", () => {
+    const model = fromSurface(remarked(0.01));
+    const bms = model.benchmarks;
+    const cache = new DiagnoseCache();
+    const seen = new Set<string>();
+    bms.forEach((b, i) => cache.check(b, bms[i - 1], i === bms.length - 1, (kind) => seen.add(kind)));
+    expect([...seen].sort()).toEqual(["butterfly", "calendar"]);
+    const fresh = diagnose(model);
+    expect(fresh.ok).toBe(false);
+    expect(fresh.butterfly.length + fresh.calendar.length).toBeGreaterThan(1);
+    expect(cache.report(model)).toEqual(fresh);
+    // Benchmark 1 moved: the parts kept for the old one (its butterfly, both its pairs) must not stand in.
+    const moved = fromSurface(remarked(0.02));
+    const movedFresh = diagnose(moved);
+    expect(movedFresh).not.toEqual(fresh);
+    expect(cache.report(moved)).toEqual(movedFresh);
   });
 });
