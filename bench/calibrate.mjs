@@ -9,25 +9,33 @@
  * 55%–183% at three years), from a `buildSurface` equity surface (downward skew, steeper put wing); the
  * worst case from SSVI (`w = θ/2·(1 + ρφk + sqrt((φk + ρ)² + 1 − ρ²))`, power-law `φ = η/(θ^γ(1 + θ)^(1−γ))`,
  * ρ = −0.7, η = 1, γ = 0.3, the same ATM vols and strikes) with N(0, (20 bp)²) noise, seed 6 (as
- * test/vol/calibrate-ssvi.test.ts). `calibrate` includes `diagnose(fromSurface(surface))` on the result;
- * that call is timed on its own too, so the fit's share is the difference.
+ * test/vol/calibrate-ssvi.test.ts). `calibrate`'s result includes `diagnose(fromSurface(surface))` (since
+ * issue 30, made of the checks the fit made of each slice, not computed again); `diagnose` of the fitted
+ * surface is timed on its own too.
  * How: the built package (dist/vol) is loaded in this process; each variant gets BENCH_CAL_WARMUP (default
  * 2) warm-up calls, then BENCH_CAL_ROUNDS (default 9) timed calls, interleaved round by round so drift hits
  * all alike; the report gives median / min / max ms of wall time and the median of this process's CPU time.
- * With BENCH_CAL_BASELINE=<a dist directory> (e.g. of a worktree at an older commit: `git worktree add
- * /tmp/old <commit>`, then `tsc -p tsconfig.build.json` there), that build's calibrate and diagnose run
- * interleaved with these on the same quotes, and the report gives old / new ratios of the medians.
+ * Before and after in one run: a baseline build's calibrate and diagnose run interleaved with these on the
+ * same quotes, and the report gives baseline / this build ratios of the medians. By default the baseline
+ * is the build issue 30 was filed against ({@link FILED_REV}: its vol code is that of 08bf7ee, unchanged
+ * up to stop 35's ee64d16): `git archive` of that revision's src/ into the system's temp directory,
+ * compiled there by `tsc -p tsconfig.build.json` as dist/ is (once; kept for later runs). BENCH_CAL_BASELINE
+ * names another revision (`6474a78`), or a dist directory of another build, or `none`.
  * Check: with exact quotes every quote must come back to 1e-8 in vol, with noisy ones the RMSE must be of
  * the order of the noise (0.4 to 1.5 times it), the worst case must converge on every slice, and all fitted
  * surfaces must pass `diagnose`; else the run fails (exit 1).
  * Writes bench/results/calibrate.json. Run: `npm run build && node bench/calibrate.mjs`. One core.
  */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   envInt,
   formatTable,
   isMain,
+  REPO_ROOT,
   requireBuilt,
   round,
   runStandalone,
@@ -52,10 +60,47 @@ function load() {
   return { vol: requireBuilt("vol", "index.js"), random: requireBuilt("sim", "random.js") };
 }
 
-/** Another build's vol module (BENCH_CAL_BASELINE: its dist directory), or undefined. */
+/** The revision issue 30 ("calibrate 81 ms → 20 ms") was filed against (stop 35; vol code as of 08bf7ee). */
+export const FILED_REV = "ee64d16";
+
+/**
+ * The dist directory of a revision's build: its src/ (and tsconfigs) by `git archive` into the temp
+ * directory, compiled by `tsc -p tsconfig.build.json` (type errors of an old tree against today's
+ * node_modules do not stop the emit). Built once per revision.
+ */
+function buildRevision(rev) {
+  const sha = execFileSync("git", ["rev-parse", "--short", rev], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  const root = join(tmpdir(), `rpl-calibrate-baseline-${sha}`);
+  const dist = join(root, "dist");
+  if (existsSync(join(dist, "vol", "index.js")) && existsSync(join(dist, "sim", "random.js"))) return { dist, sha };
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  execFileSync("sh", ["-c", `git archive ${sha} src tsconfig.json tsconfig.build.json | tar -x -C '${root}'`], {
+    cwd: REPO_ROOT,
+  });
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+  try {
+    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "pipe" });
+  } catch (error) {
+    if (!existsSync(join(dist, "vol", "index.js"))) throw error;
+  }
+  return { dist, sha };
+}
+
+/** The baseline build's vol module and what it is (BENCH_CAL_BASELINE, see the module comment), or undefined. */
 function loadBaseline() {
-  const dir = process.env.BENCH_CAL_BASELINE;
-  return dir ? createRequire(import.meta.url)(join(dir, "vol", "index.js")) : undefined;
+  const value = process.env.BENCH_CAL_BASELINE ?? FILED_REV;
+  if (value === "none") return undefined;
+  let dist = value;
+  let label = value;
+  if (!existsSync(join(value, "vol", "index.js"))) {
+    const built = buildRevision(value);
+    const filed = execFileSync("git", ["rev-parse", "--short", FILED_REV], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    dist = built.dist;
+    label = built.sha === filed ? `${built.sha} (the build issue 30 was filed against)` : built.sha;
+  }
+  return { vol: createRequire(import.meta.url)(join(dist, "vol", "index.js")), label };
 }
 
 /** The worst case: SSVI quotes at the bench surface's maturities and strikes, plus seeded noise (decimal vol). */
@@ -122,7 +167,8 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
     worst: { name: "calibrate, SSVI quotes + 20 bp noise (12 x 21)", run: () => calibrate(options(worst)) },
     diagnose: { name: "diagnose(fitted surface) alone", run: () => vol.diagnose(vol.fromSurface(fitted)) },
   };
-  const baseline = loadBaseline();
+  const baselineBuild = loadBaseline();
+  const baseline = baselineBuild?.vol;
   if (baseline) {
     for (const key of ["exact", "noisy", "worst", "diagnose"]) {
       const cases = { exact, noisy, worst };
@@ -190,7 +236,7 @@ export function measureCalibrate(settings = settingsFromEnv(), log = () => {}) {
       ]),
     ),
     fits: { exact: summary(results.exact), noisy: summary(results.noisy), worst: summary(results.worst) },
-    baseline: baseline ? { dir: process.env.BENCH_CAL_BASELINE, worst: summary(results.worstBaseline) } : undefined,
+    baseline: baseline ? { build: baselineBuild.label, worst: summary(results.worstBaseline) } : undefined,
     check,
   };
 }
@@ -201,7 +247,7 @@ export function formatCalibrate(r) {
   const ratios = r.baseline
     ? [
         "",
-        `baseline ${r.baseline.dir}: old / new, medians of wall (CPU) time: ` +
+        `baseline ${r.baseline.build}: baseline / this build, medians of wall (CPU) time: ` +
           ["exact", "noisy", "worst", "diagnose"]
             .map(
               (k) =>
@@ -216,7 +262,7 @@ export function formatCalibrate(r) {
     formatTable(["variant", "ms median", "min", "max", "spread", "CPU ms median"], rows),
     ...ratios,
     "",
-    `fit alone (calibrate − diagnose, medians): exact ${fitOnly("exact")} ms, noisy ${fitOnly("noisy")} ms`,
+    `calibrate less one diagnose (medians; calibrate's checks are diagnose's, made once, and its report reuses them): exact ${fitOnly("exact")} ms, noisy ${fitOnly("noisy")} ms`,
     `iterations per maturity: exact [${r.fits.exact.iterations.join(", ")}], noisy [${r.fits.noisy.iterations.join(", ")}]`,
     `noisy RMSE per maturity (vol bp, noise ${r.surface.noiseBp} bp): [${r.fits.noisy.rmseBp.map((x) => round(x, 2)).join(", ")}]`,
     `worst case (SSVI + ${WORST_NOISE * 1e4} bp): iterations [${r.fits.worst.iterations.join(", ")}], RMSE [${r.fits.worst.rmseBp.map((x) => round(x, 1)).join(", ")}], ` +
