@@ -15,6 +15,7 @@ import {
   type PortfolioType,
 } from "./assumptions";
 import { DEFAULT_BRAND, PUBLISHED_BRAND, brandOf, typeName } from "./brand";
+import type * as wire from "./wire-types";
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const HAS_TIME = /T\d{2}:\d{2}/;
@@ -158,8 +159,8 @@ export const identifier = z.strictObject({
   market_identification_code: z.string().nullish(),
   identifier_type: identifierType.optional(),
 });
-export type IdentifierInput = z.input<typeof identifier>;
-export type Identifier = z.output<typeof identifier>;
+export type IdentifierInput = wire.IdentifierInput;
+export type Identifier = wire.Identifier;
 
 /** Operation outcome of uploads and launcher creates. */
 export const operationOutcome = z.looseObject({
@@ -170,7 +171,7 @@ export const operationOutcome = z.looseObject({
     .nullish()
     .transform((m) => m ?? []),
 });
-export type OperationOutcome = z.output<typeof operationOutcome>;
+export type OperationOutcome = wire.OperationOutcome;
 
 /** RFC 9457 problem details, as `GetTradableBrief` (and the simulator) send on errors. */
 export const problemDetails = z.looseObject({
@@ -180,7 +181,7 @@ export const problemDetails = z.looseObject({
   detail: z.string().nullish(),
   instance: z.string().nullish(),
 });
-export type ProblemDetails = z.output<typeof problemDetails>;
+export type ProblemDetails = wire.ProblemDetails;
 
 /** An empty request (the GETs without parameters). */
 export const noInput = z.strictObject({});

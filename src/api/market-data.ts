@@ -14,6 +14,7 @@ import {
   typeTag,
 } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 /** One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show. */
 export const bondPriceRecord = z.strictObject({
@@ -26,8 +27,8 @@ export const bondPriceRecord = z.strictObject({
   traded_price: finite,
   is_percentage_of_par: z.boolean(),
 });
-export type BondPriceRecordInput = z.input<typeof bondPriceRecord>;
-export type BondPriceRecord = z.output<typeof bondPriceRecord>;
+export type BondPriceRecordInput = wire.BondPriceRecordInput;
+export type BondPriceRecord = wire.BondPriceRecord;
 
 /**
  * Where uploaded market data goes: a market-data environment by name and / or a provider by its opaque
@@ -50,7 +51,7 @@ export const uploadBondPriceDataRequest = z.strictObject({
   use_best_effort: z.boolean().optional(),
   bond_data: z.array(bondPriceRecord).min(1, { error: "must hold at least one bond price" }),
 });
-export type UploadBondPriceDataRequest = z.input<typeof uploadBondPriceDataRequest>;
+export type UploadBondPriceDataRequest = wire.UploadBondPriceDataRequest;
 
 /**
  * One equity vol curve (A8): ATM-forward vols (decimal) at maturities in days after `reference_date`,
@@ -85,8 +86,8 @@ export const equityVolCurve = z
       if (!(v > 0)) ctx.addIssue({ code: "custom", path: ["vols", i], message: "must be > 0 (decimal, 0.2 = 20%)" });
     });
   });
-export type EquityVolCurveInput = z.input<typeof equityVolCurve>;
-export type EquityVolCurve = z.output<typeof equityVolCurve>;
+export type EquityVolCurveInput = wire.EquityVolCurveInput;
+export type EquityVolCurve = wire.EquityVolCurve;
 
 export const uploadEquityVolCurvesRequest = z.strictObject({
   $type: typeTag(TYPE_NAMES.uploadEquityVolCurvesRequest),
@@ -94,7 +95,7 @@ export const uploadEquityVolCurvesRequest = z.strictObject({
   use_best_effort: z.boolean().optional(),
   equity_vol_curves: z.array(equityVolCurve).min(1, { error: "must hold at least one curve" }),
 });
-export type UploadEquityVolCurvesRequest = z.input<typeof uploadEquityVolCurvesRequest>;
+export type UploadEquityVolCurvesRequest = wire.UploadEquityVolCurvesRequest;
 
 /** 1. POST /api/MarketData/UploadBondPriceData */
 export const uploadBondPriceData = defineOperation({

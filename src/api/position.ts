@@ -3,6 +3,7 @@ import { z } from "zod";
 import { TYPE_NAMES } from "./assumptions";
 import { dateTimeInput, nonBlank, portfolioTypeInput, typeTag } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 export const transactionTableRequest = z
   .strictObject({
@@ -22,7 +23,7 @@ export const transactionTableRequest = z
       ctx.addIssue({ code: "custom", path: ["end_date"], message: "must not be before start_date" });
     }
   });
-export type TransactionTableRequest = z.input<typeof transactionTableRequest>;
+export type TransactionTableRequest = wire.TransactionTableRequest;
 
 /**
  * A13: the table's shape is not published. Rows of objects is the expected one; `{columns, rows}`,
@@ -32,10 +33,10 @@ export type TransactionTableRequest = z.input<typeof transactionTableRequest>;
 export const dataTable = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown()), z.null()])
   .transform((t) => t ?? []);
-export type DataTable = z.output<typeof dataTable>;
+export type DataTable = wire.DataTable;
 
 export const transactionTableResponse = z.looseObject({ data_table: dataTable });
-export type TransactionTableResponse = z.output<typeof transactionTableResponse>;
+export type TransactionTableResponse = wire.TransactionTableResponse;
 
 /** 12. POST /api/Position/GetTransactionTable */
 export const getTransactionTable = defineOperation({

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { TYPE_NAMES } from "./assumptions";
 import { checkOneSelector, currencyCode, dateTimeInput, dateTimeOutput, finite, nonBlank, typeTag } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 /** `entity_access_type` values the pages list (an open enum: others pass). */
 export const ENTITY_ACCESS_TYPES = ["view", "edit", "owner", "blocked"] as const;
@@ -24,7 +25,7 @@ export const rateAssetRequest = z
     market_date: dateTimeInput.nullish(),
   })
   .superRefine(checkOneSelector);
-export type RateAssetRequest = z.input<typeof rateAssetRequest>;
+export type RateAssetRequest = wire.RateAssetRequest;
 
 /** One curve point: `maturity` and `rate` as the service sends them, and the instrument fitted there. */
 export const curvePoint = z.looseObject({
@@ -34,7 +35,7 @@ export const curvePoint = z.looseObject({
   expiry: dateTimeOutput.nullish(),
   fitted_instrument_rate: finite.nullish(),
 });
-export type CurvePoint = z.output<typeof curvePoint>;
+export type CurvePoint = wire.CurvePoint;
 
 export const yieldCurveModel = z.looseObject({
   latest_market_date: dateTimeOutput.nullish(),
@@ -42,13 +43,13 @@ export const yieldCurveModel = z.looseObject({
   market_date: dateTimeOutput,
   data: z.array(curvePoint),
 });
-export type YieldCurveModel = z.output<typeof yieldCurveModel>;
+export type YieldCurveModel = wire.YieldCurveModel;
 
 export const rateAssetResponse = z.looseObject({
   $type: z.string().optional(),
   yield_curve_model: yieldCurveModel,
 });
-export type RateAssetResponse = z.output<typeof rateAssetResponse>;
+export type RateAssetResponse = wire.RateAssetResponse;
 
 /** 4. POST /api/RateAsset */
 export const getRateAsset = defineOperation({

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { LAUNCHER_FIELDS, TYPE_NAMES } from "./assumptions";
 import { currencyCode, dateTimeInput, nonBlank, operationOutcome, portfolioTypeInput, typeTag } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 /** A12: look-back display names such as `6M`, `1Y`, `10Y`. */
 export const lookBackPeriod = z
@@ -124,11 +125,11 @@ type LauncherOutput<M extends z.ZodRawShape> = z.output<z.ZodObject<typeof commo
   z.output<z.ZodObject<M>> & { $type: string };
 
 export const varLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.varLauncherRequest, varMembers);
-export type VarLauncherItemCreateRequest = z.input<typeof varLauncherItemCreateRequest>;
+export type VarLauncherItemCreateRequest = wire.VarLauncherItemCreateRequest;
 export type VarParametersInput = Flat<typeof varMembers>;
 
 export const riskLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.riskLauncherRequest, riskMembers);
-export type RiskLauncherItemCreateRequest = z.input<typeof riskLauncherItemCreateRequest>;
+export type RiskLauncherItemCreateRequest = wire.RiskLauncherItemCreateRequest;
 export type RiskParametersInput = Flat<typeof riskMembers>;
 
 /** 7. POST /api/ReportLauncher/VarReportLauncherItemCreate */

@@ -12,6 +12,7 @@ import {
   typeTag,
 } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 /**
  * Report infos filtered by pricing date(s), report, portfolio(s) and portfolio type. The newer pages use
@@ -44,7 +45,7 @@ export const getReportInfosRequest = z
       });
     }
   });
-export type GetReportInfosRequest = z.input<typeof getReportInfosRequest>;
+export type GetReportInfosRequest = wire.GetReportInfosRequest;
 
 /** A10: report status — the known values, or any string a newer server adds. */
 export const reportStatus = z.union([z.enum(REPORT_STATUSES), z.string()]);
@@ -64,10 +65,10 @@ export const reportInfo = z.looseObject({
   pricing_date: dateTimeOutput,
   time_stamp: dateTimeOutput.nullish(),
 });
-export type ReportInfo = z.output<typeof reportInfo>;
+export type ReportInfo = wire.ReportInfo;
 
 export const getReportInfosResponse = z.looseObject({ report_infos: z.array(reportInfo) });
-export type GetReportInfosResponse = z.output<typeof getReportInfosResponse>;
+export type GetReportInfosResponse = wire.GetReportInfosResponse;
 
 /** The envelope the newer pages show on ReportInfos and LookBacks: `$type`, `is_success`, `error_messages`. */
 const envelope = {
@@ -85,7 +86,7 @@ export const reportListResponse = z.looseObject({
     .nullish()
     .transform((r) => r ?? []),
 });
-export type ReportListResponse = z.output<typeof reportListResponse>;
+export type ReportListResponse = wire.ReportListResponse;
 
 /** `look_backs` is nullable on the pages (then an empty list). */
 export const lookBacksResponse = z.looseObject({
@@ -95,7 +96,7 @@ export const lookBacksResponse = z.looseObject({
     .nullish()
     .transform((l) => l ?? []),
 });
-export type LookBacksResponse = z.output<typeof lookBacksResponse>;
+export type LookBacksResponse = wire.LookBacksResponse;
 
 /** 9. POST /api/Report/GetReportInfos */
 export const getReportInfos = defineOperation({

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_BRAND, parseTypeName, typeName } from "./brand";
 import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 const SURFACE_ARRAYS = [
   "benchmark_fwd_factors",
@@ -56,8 +57,8 @@ export const volSurface = z
       }
     }
   });
-export type VolSurfaceInput = z.input<typeof volSurface>;
-export type VolSurface = z.output<typeof volSurface>;
+export type VolSurfaceInput = wire.VolSurfaceInput;
+export type VolSurface = wire.VolSurface;
 
 const STRIKE_TYPE_BY_NAME = new Map(Object.entries(STRIKE_TYPE).map(([name, value]) => [name.toLowerCase(), value]));
 const STRIKE_TYPE_HELP = `expected one of ${STRIKE_TYPE_VALUES.join(", ")} (0 Absolute, 1 PercentForward, 2 PercentSpot) or one of those names`;
@@ -83,13 +84,13 @@ export const getVolRequest = z.strictObject({
   strikes: numberArray.pipe(z.array(z.number().positive({ error: "strikes must be > 0" }))),
   strike_type: strikeType.optional(),
 });
-export type GetVolRequest = z.input<typeof getVolRequest>;
+export type GetVolRequest = wire.GetVolRequest;
 
 export const getVolResponse = z.looseObject({
   vols: z.array(finite),
   strike_type: z.number().int(),
 });
-export type GetVolResponse = z.output<typeof getVolResponse>;
+export type GetVolResponse = wire.GetVolResponse;
 
 const units = z.number().positive({ error: "must be > 0 (units held or traded)" });
 /**
@@ -150,7 +151,7 @@ export const tradeEvent = z.looseObject({ $type: nonBlank }).transform((event, c
   }
   return { ...event, $type };
 });
-export type TradeEventInput = z.input<typeof tradeEvent>;
+export type TradeEventInput = wire.TradeEventInput;
 
 export const positionEffectsRequest = z.strictObject({
   $type: typeTag(TYPE_NAMES.positionEffectsRequest),
@@ -158,7 +159,7 @@ export const positionEffectsRequest = z.strictObject({
   pricing_date: dateTimeInput,
   tradable_id: nonBlank,
 });
-export type PositionEffectsRequest = z.input<typeof positionEffectsRequest>;
+export type PositionEffectsRequest = wire.PositionEffectsRequest;
 
 export const positionEffect = z.looseObject({
   quantity: finite,
@@ -168,11 +169,11 @@ export const positionEffectsResponse = z.looseObject({
   position_effects: z.array(positionEffect),
   pricing_date: dateTimeOutput,
 });
-export type PositionEffectsResponse = z.output<typeof positionEffectsResponse>;
+export type PositionEffectsResponse = wire.PositionEffectsResponse;
 
 /** A4: one query parameter, the tradable id. */
 export const tradableBriefQuery = z.strictObject({ [BRIEF_QUERY_PARAM]: nonBlank });
-export type TradableBriefQuery = z.input<typeof tradableBriefQuery>;
+export type TradableBriefQuery = wire.TradableBriefQuery;
 /**
  * The brief, in the envelope the newer page shows (`$type`, `is_success`, `error_messages`): "the brief
  * or an unsuccessful payload with lookup errors". `brief` is null on failure.
@@ -183,7 +184,7 @@ export const tradableBriefResponse = z.looseObject({
   error_messages: z.array(z.string()).nullish(),
   brief: z.string().nullish(),
 });
-export type TradableBriefResponse = z.output<typeof tradableBriefResponse>;
+export type TradableBriefResponse = wire.TradableBriefResponse;
 
 /** 3. POST /api/Tradable/GetVol (A15: the base request variant, with its `$type`). */
 export const getVol = defineOperation({

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { noInput } from "./common";
 import { defineOperation } from "./operation";
+import type * as wire from "./wire-types";
 
 /**
  * An API key entry (`{brand}ExposedApiKey`; every field nullable on the pages). `exposed_value` is a
@@ -13,8 +14,9 @@ export const apiKeyEntry = z.looseObject({
   exposed_value: z.string().nullish(),
   id: z.string().nullish(),
 });
-export type ApiKeyEntry = z.output<typeof apiKeyEntry>;
+export type ApiKeyEntry = wire.ApiKeyEntry;
 export const apiKeysResponse = z.array(apiKeyEntry);
+export type ApiKeysResponse = wire.ApiKeysResponse;
 
 /** 13. GET /api/User/me/ApiKeys */
 export const getApiKeys = defineOperation({

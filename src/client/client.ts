@@ -6,7 +6,7 @@ import { inspect } from "node:util";
 import { DEFAULT_BRAND, UNKNOWN_FIELDS, type UnknownFieldsPolicy } from "../api/assumptions";
 import { brandOf } from "../api/brand";
 import type { OperationDef, RequestInput, ResponseOf } from "../api/operation";
-import { RESOURCES, type Resources } from "../api/resources";
+import { RESOURCES } from "../api/resources";
 import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider } from "./auth";
 import { ResponseCache, type CacheOptions } from "./cache";
 import { Cassette, type CassetteOptions } from "./cassette";
@@ -20,6 +20,7 @@ import {
   type PipelineConfig,
   type Streamed,
 } from "./pipeline";
+import type { ClientGroups } from "./groups";
 import { Redactor } from "./redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
@@ -79,18 +80,7 @@ export const BRAND_ENV = "RISK_PORTAL_BRAND";
 /** Default time a call may take, retries included. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-type Call<Op extends OperationDef> = (input: RequestInput<Op>, options?: CallOptions) => Promise<ResponseOf<Op>>;
-type CallWithoutInput<Op extends OperationDef> = (options?: CallOptions) => Promise<ResponseOf<Op>>;
-/** A group's methods as the resources table declares them (its doc comments carry over). */
-type ClientGroup<G> = {
-  readonly [M in keyof G]: G[M] extends OperationDef & { requestIn: "none" }
-    ? CallWithoutInput<G[M]>
-    : G[M] extends OperationDef
-      ? Call<G[M]>
-      : never;
-};
-/** Every resource group of the client. */
-export type ClientGroups = { readonly [K in keyof Resources]: ClientGroup<Resources[K]> };
+export type { ClientGroups } from "./groups";
 
 /**
  * A typed client for the risk service's 13 operations.
