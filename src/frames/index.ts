@@ -97,10 +97,9 @@ export {
   pivotCurvesColumns,
   type YieldCurvesOptions,
   type CurveFailure,
-  type BatchColumns,
-  type BatchFrame,
   type PivotCurvesOptions,
 } from "./yield-curves";
+export type { BatchColumns, BatchFrame } from "../batch/run";
 export {
   fetchReportInfosByDate,
   fetchReportInfosByDateColumns,
@@ -118,8 +117,8 @@ export {
   type ProgressMode,
   type ProgressOptions,
   type ProgressRenderer,
-} from "./progress";
-export { DEFAULT_CONCURRENCY } from "./pool";
+} from "../batch/progress";
+export { DEFAULT_CONCURRENCY } from "../batch/pool";
 
 // Frames / rows / CSV → upload records
 export {

@@ -5,14 +5,13 @@
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import type { PORTFOLIO_TYPES } from "../api/assumptions";
-import { emptyTable, type ColumnTable } from "../table/column-table";
+import { emptyTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
 import { toDataFrame } from "./danfo";
-import { dateText, describeFailure, throwReplayMiss } from "./failure";
-import { checkConcurrency, settleBounded } from "./pool";
-import { ProgressTracker, type ProgressOptions } from "./progress";
+import { dateText } from "../batch/failure";
+import type { ProgressOptions } from "../batch/progress";
+import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { REPORT_INFO_FIELDS, reportInfosColumns } from "./reports";
-import type { BatchColumns, BatchFrame } from "./yield-curves";
 
 export interface ReportInfosByDateOptions extends ProgressOptions {
   /** Pricing dates: `Date`s, ISO date-times with an offset, or `YYYY-MM-DD`. */
@@ -45,37 +44,23 @@ export async function fetchReportInfosByDateColumns(
   const { pricingDates } = options;
   if (!Array.isArray(pricingDates) || pricingDates.length === 0)
     throw new TypeError('pricingDates must be a non-empty array, e.g. ["2026-11-19", "2026-11-20"]');
-  const limit = checkConcurrency(options.concurrency);
-  const tracker = new ProgressTracker("report infos", pricingDates.length, options);
-
-  const settled = await settleBounded(
-    pricingDates,
-    limit,
-    async (pricing_date) => {
-      try {
+  const { results: tables, failures } = await runBatch(
+    {
+      what: "report infos",
+      jobs: pricingDates,
+      label: dateText,
+      run: async (pricing_date) => {
         const request = {
           pricing_date,
           portfolio_names: [...(options.portfolio_names ?? [])],
           ...(options.portfolio_type ? { portfolio_type: options.portfolio_type } : {}),
         };
-        const table = reportInfosColumns(await rp.report.infos(request, { ...options.call, signal: options.signal }));
-        tracker.step(dateText(pricing_date), true);
-        return table;
-      } catch (error) {
-        tracker.step(dateText(pricing_date), false);
-        throw error;
-      }
+        return reportInfosColumns(await rp.report.infos(request, { ...options.call, signal: options.signal }));
+      },
+      failure: (pricing_date, reason): ReportInfosFailure => ({ pricing_date: dateText(pricing_date), ...reason }),
     },
-    options.signal,
+    options,
   );
-
-  const tables: ColumnTable[] = [];
-  const failures: ReportInfosFailure[] = [];
-  throwReplayMiss(settled);
-  settled.forEach((result, i) => {
-    if (result.status === "fulfilled") tables.push(result.value);
-    else failures.push({ pricing_date: dateText(pricingDates[i]), ...describeFailure(result.reason) });
-  });
   // With every call failed, the frame still has the report-info columns (and no rows).
   const table =
     tables.length > 0

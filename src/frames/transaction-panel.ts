@@ -18,7 +18,6 @@ import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
 import { toDataFrame } from "./danfo";
 import { ColumnarError } from "./errors";
-import { describeFailure, throwReplayMiss } from "./failure";
 import {
   besidePath,
   isDatasetEntry,
@@ -29,12 +28,12 @@ import {
   writeFailed,
   type ParquetMeta,
 } from "./parquet";
-import { checkConcurrency, settleBounded } from "./pool";
-import { ProgressTracker, type ProgressOptions } from "./progress";
+import { checkConcurrency } from "../batch/pool";
+import type { ProgressOptions } from "../batch/progress";
+import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { quoteString, SqlSession } from "./sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
-import type { BatchColumns, BatchFrame } from "./yield-curves";
 
 export interface TransactionTablesOptions extends ProgressOptions {
   portfolios: readonly string[];
@@ -181,37 +180,21 @@ async function fetchCalls(
   calls: PanelCall[],
   sink: DatasetSink | undefined,
 ): Promise<{ tables: ColumnTable[]; failures: TransactionTablesFailure[] }> {
-  const tracker = new ProgressTracker("transaction tables", calls.length, options);
-  const settled = await settleBounded(
-    calls,
-    checkConcurrency(options.concurrency),
-    async ({ portfolio, window }) => {
-      const item = `${portfolio}${window ? ` ${window.month}` : ""}`;
-      try {
-        const kept = await fetchCall(rp, options, { portfolio, window }, sink);
-        tracker.step(item, true);
-        return kept;
-      } catch (error) {
-        tracker.step(item, false);
-        throw error;
-      }
+  const { results, failures } = await runBatch(
+    {
+      what: "transaction tables",
+      jobs: calls,
+      label: ({ portfolio, window }) => `${portfolio}${window ? ` ${window.month}` : ""}`,
+      run: (call) => fetchCall(rp, options, call, sink),
+      failure: ({ portfolio, window }, reason): TransactionTablesFailure => ({
+        portfolio,
+        month: window?.month ?? null,
+        ...reason,
+      }),
     },
-    options.signal,
+    options,
   );
-  throwReplayMiss(settled);
-  const tables: ColumnTable[] = [];
-  const failures: TransactionTablesFailure[] = [];
-  settled.forEach((result, i) => {
-    if (result.status === "fulfilled") {
-      if (result.value) tables.push(result.value);
-    } else
-      failures.push({
-        portfolio: calls[i]!.portfolio,
-        month: calls[i]!.window?.month ?? null,
-        ...describeFailure(result.reason),
-      });
-  });
-  return { tables, failures };
+  return { tables: results.filter((t): t is ColumnTable => t !== undefined), failures };
 }
 
 /** One portfolio (and month): its table labelled in memory, or streamed into the dataset (undefined then). */

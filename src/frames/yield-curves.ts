@@ -9,10 +9,10 @@ import type { RiskPortalClient } from "../client/client";
 import { emptyTable, isColumnTable, type ColumnTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
-import { dateText, describeFailure, throwReplayMiss } from "./failure";
+import { dateText } from "../batch/failure";
+import type { ProgressOptions } from "../batch/progress";
+import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { pivotColumns, type PivotAgg } from "./pivot";
-import { checkConcurrency, settleBounded } from "./pool";
-import { ProgressTracker, type ProgressOptions } from "./progress";
 import { YIELD_CURVE_COLUMNS, yieldCurveColumns, type YieldCurveOptions } from "./yield-curve";
 
 export interface YieldCurvesOptions extends YieldCurveOptions, ProgressOptions {
@@ -37,16 +37,6 @@ export interface CurveFailure {
   status?: number;
 }
 
-export interface BatchColumns<F> {
-  table: ColumnTable;
-  failures: F[];
-}
-
-export interface BatchFrame<F> {
-  frame: DataFrame;
-  failures: F[];
-}
-
 /**
  * Every currency × market date curve as one long column table (currency-major, in the order given),
  * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order.
@@ -60,45 +50,26 @@ export async function fetchYieldCurvesColumns(
     throw new TypeError('currencies must be a non-empty array, e.g. ["USD", "EUR"]');
   if (!Array.isArray(marketDates) || marketDates.length === 0)
     throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
-  const limit = checkConcurrency(options.concurrency);
   const jobs = currencies.flatMap((currency) => marketDates.map((market_date) => ({ currency, market_date })));
-  const tracker = new ProgressTracker("yield curves", jobs.length, options);
   const derived = { derived: options.derived, compounding: options.compounding };
-
-  const settled = await settleBounded(
-    jobs,
-    limit,
-    async ({ currency, market_date }) => {
-      const label = `${currency} ${dateText(market_date)}`;
-      try {
-        const response = await rp.rateAsset.getCurve(
-          { currency, market_date },
-          { ...options.call, signal: options.signal },
-        );
-        const table = yieldCurveColumns(response, derived);
-        tracker.step(label, true);
-        return table;
-      } catch (error) {
-        tracker.step(label, false);
-        throw error;
-      }
+  const { results: tables, failures } = await runBatch(
+    {
+      what: "yield curves",
+      jobs,
+      label: ({ currency, market_date }) => `${currency} ${dateText(market_date)}`,
+      run: async ({ currency, market_date }) =>
+        yieldCurveColumns(
+          await rp.rateAsset.getCurve({ currency, market_date }, { ...options.call, signal: options.signal }),
+          derived,
+        ),
+      failure: ({ currency, market_date }, reason): CurveFailure => ({
+        currency,
+        market_date: dateText(market_date),
+        ...reason,
+      }),
     },
-    options.signal,
+    options,
   );
-
-  const tables: ColumnTable[] = [];
-  const failures: CurveFailure[] = [];
-  throwReplayMiss(settled);
-  settled.forEach((result, i) => {
-    const job = jobs[i]!;
-    if (result.status === "fulfilled") tables.push(result.value);
-    else
-      failures.push({
-        currency: job.currency,
-        market_date: dateText(job.market_date),
-        ...describeFailure(result.reason),
-      });
-  });
   // With every call failed, the frame still has the curve columns (and no rows).
   const table = tables.length > 0 ? concatColumns(tables, "RateAsset") : emptyTable("RateAsset", YIELD_CURVE_COLUMNS);
   return { table, failures };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError, NetworkError } from "../../src";
-import { dateText, describeFailure } from "../../src/frames/failure";
+import { dateText, describeFailure } from "../../src/batch/failure";
 
 describe("describeFailure(reason)", () => {
   it("keeps a client error's message and HTTP status", () => {
@@ -34,7 +34,7 @@ describe("dateText(date)", () => {
 
 describe("a local fault in a batch", () => {
   it("is thrown (the first one), not listed as one failed date among others", async () => {
-    const { throwReplayMiss } = await import("../../src/frames/failure");
+    const { throwReplayMiss } = await import("../../src/batch/failure");
     const { ConfigurationError, CassetteError } = await import("../../src");
     const local = new CassetteError(
       "the cassette x.json holds an exchange that cannot be replayed",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkConcurrency, DEFAULT_CONCURRENCY, settleBounded } from "../../src/frames/pool";
+import { checkConcurrency, DEFAULT_CONCURRENCY, settleBounded } from "../../src/batch/pool";
 
 describe("settleBounded(items, limit, fn, signal)", () => {
   it("runs at most `limit` at a time and returns results in item order, failures included", async () => {

@@ -8,7 +8,7 @@ import {
   ProgressTracker,
   resolveRenderer,
   type ProgressEvent,
-} from "../../src/frames/progress";
+} from "../../src/batch/progress";
 import { findKernelDisplay, notebookLine } from "../../src/display";
 
 const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import { frameInfo } from "../../src/frames/danfo";
-import type { ProgressEvent } from "../../src/frames/progress";
+import type { ProgressEvent } from "../../src/batch/progress";
 import {
   pivotCurves,
   pivotCurvesColumns,
