@@ -20,7 +20,8 @@
  * the server. In a child it runs on the other core and the client's event loop only does client work.
  *
  * Knobs (environment): BENCH_CONCURRENCY (16), BENCH_WARMUP (500), BENCH_REQUESTS (5000),
- * BENCH_CAP_MS (20000), BENCH_ROUNDS (3), BENCH_VARIANTS (e.g. "b" or "a,b"; default all but e).
+ * BENCH_CAP_MS (20000), BENCH_ROUNDS (3), BENCH_VARIANTS (e.g. "b" or "a,b"; default a,b,c,d; f is (a) with a
+ * signal that never aborts, to tell what handing fetch a signal costs).
  * Before/after in one run: BENCH_BASELINE=<a bundle's index.js> adds variant e, the client of that build
  * with cross-fetch, interleaved with the others (`node bench/baseline.mjs [REV]` builds one from a git
  * revision and prints its path), e.g. BENCH_BASELINE=$(node bench/baseline.mjs HEAD) BENCH_VARIANTS=a,e,b.
@@ -58,6 +59,7 @@ export const VARIANTS = {
   c: "bare globalThis.fetch",
   d: "client + globalThis.fetch",
   e: "baseline client + cross-fetch",
+  f: "bare cross-fetch + a signal",
 };
 
 /** Overheads reported: the client over the bare fetch with the same transport (and this build over the baseline's). */
@@ -65,6 +67,7 @@ export const PAIRS = [
   ["b", "a"],
   ["e", "a"],
   ["b", "e"],
+  ["f", "a"],
   ["d", "c"],
 ];
 
@@ -124,8 +127,11 @@ function makeCalls(baseUrl, baseline) {
   const Baseline = baseline ? repoRequire(baseline).RiskPortalClient : undefined;
   const crossFetch = repoRequire("cross-fetch");
   const url = `${baseUrl}/api/RateAsset`;
-  const bare = (fetchImpl) => async () => {
+  // One controller that never aborts: what handing fetch a signal costs, without a timer.
+  const never = new AbortController().signal;
+  const bare = (fetchImpl, signal) => async () => {
     const response = await fetchImpl(url, {
+      signal,
       method: "POST",
       headers: { accept: "application/json", "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify(CURVE_WIRE),
@@ -144,6 +150,7 @@ function makeCalls(baseUrl, baseline) {
     c: bare(globalThis.fetch),
     d: viaClient({}),
     ...(Baseline ? { e: viaClient({ fetch: crossFetch }, Baseline) } : {}),
+    f: bare(crossFetch, never),
   };
 }
 
@@ -200,6 +207,7 @@ async function drive(call, { total, concurrency, capMs }) {
     elapsedMs,
     rps: completed / (elapsedMs / 1000),
     clientCpuUsPerReq: (cpu.user + cpu.system) / completed,
+    clientSysUsPerReq: cpu.system / completed,
     p50Ms: quantile(done, 0.5),
     p99Ms: quantile(done, 0.99),
   };
@@ -253,6 +261,7 @@ function summariseRuns(settings, runs) {
       rpsPerRound: rpsList,
       rpsSpreadPct: ((Math.max(...rpsList) - Math.min(...rpsList)) / median(rpsList)) * 100,
       clientCpuUsPerReq: median(list.map((r) => r.clientCpuUsPerReq)),
+      clientSysUsPerReq: median(list.map((r) => r.clientSysUsPerReq)),
       serverCpuUsPerReq: median(list.map((r) => r.serverCpuUsPerReq)),
       p50Ms: median(list.map((r) => r.p50Ms)),
       p99Ms: median(list.map((r) => r.p99Ms)),
@@ -293,6 +302,7 @@ export function formatThroughput(r) {
     x.rpsPerRound.map((n) => round(n, 0)).join(" / "),
     `${round(x.rpsSpreadPct, 1)}%`,
     round(x.clientCpuUsPerReq, 0),
+    round(x.clientSysUsPerReq, 0),
     round(x.serverCpuUsPerReq, 0),
     round(x.p50Ms, 2),
     round(x.p99Ms, 2),
@@ -306,6 +316,7 @@ export function formatThroughput(r) {
         "per round",
         "spread",
         "client CPU us/req",
+        "of which system",
         "server CPU us/req",
         "p50 ms",
         "p99 ms",
