@@ -1326,7 +1326,10 @@ function constrainedSolve(
   let passed = false;
   let previousViolation = Infinity;
   for (let outer = 0; outer < MAX_OUTER && iterations < budget; outer++) {
-    const result = levenbergMarquardt(problem, x, { maxIterations: Math.min(INNER_ITERATIONS, budget - iterations) });
+    const result = levenbergMarquardt(problem, x, {
+      maxIterations: Math.min(INNER_ITERATIONS, budget - iterations),
+      scaling: "current",
+    });
     x = result.x;
     iterations += result.iterations;
     const violation = problem.updateMultipliers(x);

@@ -46,6 +46,12 @@ export interface LevenbergMarquardtOptions {
   costTolerance?: number;
   /** The starting damping μ. Default 1e-3; a run that continues an earlier one can pass on its `damping`. */
   damping?: number;
+  /**
+   * Marquardt's scaling D: `"max"` (default), the running maximum of diag(JᵀJ); `"current"`, diag(JᵀJ) at
+   * the current point (floored), so that a direction whose curvature has fallen is damped as little as it
+   * now needs.
+   */
+  scaling?: "max" | "current";
 }
 
 /** Why {@link levenbergMarquardt} stopped. */
@@ -315,7 +321,8 @@ export function levenbergMarquardt(
   const D = Float64Array.from({ length: n }, (_, i) => A[i * n + i]!);
   const maxDiag = Math.max(...D);
   const floorDiag = () => {
-    for (let i = 0; i < n; i++) D[i] = Math.max(D[i]!, A[i * n + i]!, 1e-30 * maxDiag, 1e-300);
+    for (let i = 0; i < n; i++)
+      D[i] = Math.max(options.scaling === "current" ? 0 : D[i]!, A[i * n + i]!, 1e-30 * maxDiag, 1e-300);
   };
   floorDiag();
   const h = new Float64Array(n);
