@@ -132,11 +132,13 @@ function staticHeader(
   context: AuthContext,
 ): AuthProvider {
   context.redactor.add(secret);
+  // Spelled once: a fresh concatenation per request is flattened again by every header check it meets.
+  const value = prefix + secret;
   return {
     description,
     identity: `${description} ${fingerprint(secret)}`,
     apply(headers) {
-      headers[name] = prefix + secret;
+      headers[name] = value;
       return secret;
     },
     async refreshAfterUnauthorized() {
