@@ -15,6 +15,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatWarning, TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "../table/column-table";
+import { setFrameConversions } from "../columnar/frames";
 import { makeDisplayable } from "../display";
 import { applyDanfoFixes } from "./danfo-fixes";
 import { frameFromColumns } from "./danfo-fixes/build";
@@ -193,3 +194,6 @@ export function fromDataFrame(df: DataFrame): ColumnTable {
   });
   return builder.build();
 }
+
+// The columnar room (Arrow, SQL, Parquet) takes and gives DataFrames through this door too.
+setFrameConversions({ isDataFrame, fromDataFrame, toDataFrame });

@@ -71,15 +71,15 @@ export { pivot, pivotColumns, type PivotOptions, type PivotAgg } from "./pivot";
 export { concatColumns } from "../table/concat";
 
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
-export { toArrow, fromArrow, loadArrow, type TableLike } from "./arrow";
-export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "./sql";
+export { toArrow, fromArrow, loadArrow, type TableLike } from "../columnar/arrow";
+export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "../columnar/sql";
 export {
   writeParquet,
   readParquet,
   readParquetColumns,
   type WriteParquetOptions,
   type ParquetWritten,
-} from "./parquet";
+} from "../columnar/parquet";
 export {
   fetchTransactionTables,
   fetchTransactionTablesColumns,
@@ -135,7 +135,8 @@ export {
 } from "../uploads/equity-vol-curves";
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "../uploads/upload-rows";
 export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
-export { TableShapeError, ColumnarError, SqlError } from "./errors";
+export { TableShapeError } from "./errors";
+export { ColumnarError, SqlError } from "../columnar/errors";
 export { PivotError } from "../table/errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "../uploads/csv";
 

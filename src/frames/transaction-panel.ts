@@ -17,7 +17,7 @@ import type { RiskPortalClient } from "../client/client";
 import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
 import { toDataFrame } from "./danfo";
-import { ColumnarError } from "./errors";
+import { ColumnarError } from "../columnar/errors";
 import {
   besidePath,
   isDatasetEntry,
@@ -27,11 +27,11 @@ import {
   replaceDataset,
   writeFailed,
   type ParquetMeta,
-} from "./parquet";
+} from "../columnar/parquet";
 import { checkConcurrency } from "../batch/pool";
 import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
-import { quoteString, SqlSession } from "./sql";
+import { quoteString, SqlSession } from "../columnar/sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
 

@@ -26,8 +26,8 @@ import {
   type ColumnTable,
   type TableWarning,
 } from "../table/column-table";
-import { ColumnarError } from "./errors";
-import { JsonRowScanner, JsonScanError } from "./json-rows";
+import { ColumnarError } from "../columnar/errors";
+import { JsonRowScanner, JsonScanError } from "../columnar/json-rows";
 import {
   checkParquetTarget,
   parquetKvOption,
@@ -35,8 +35,8 @@ import {
   replaceFile,
   writeFailed,
   type ParquetMeta,
-} from "./parquet";
-import { quoteIdent, quoteString, SqlSession } from "./sql";
+} from "../columnar/parquet";
+import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
 
 const SOURCE = "GetTransactionTable";

@@ -23,7 +23,7 @@ import {
 } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
-import { MAX_ROW_DEPTH } from "./json-rows";
+import { MAX_ROW_DEPTH } from "../columnar/json-rows";
 import { provenanceFrom } from "./provenance";
 
 export interface TransactionTableOptions {

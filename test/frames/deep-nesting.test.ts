@@ -14,7 +14,7 @@ import { BadRequestError, ResponseValidationError, RiskPortalClient, RiskPortalE
 import { errorFromResponse } from "../../src/client/errors";
 import * as frames from "../../src/frames";
 import { TableShapeError } from "../../src/frames/errors";
-import { JsonRowScanner, JsonScanError, MAX_ROW_DEPTH } from "../../src/frames/json-rows";
+import { JsonRowScanner, JsonScanError, MAX_ROW_DEPTH } from "../../src/columnar/json-rows";
 import { bond } from "../helpers/samples";
 
 const DEEP = 200_000;

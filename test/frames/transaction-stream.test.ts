@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseValidationError, RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
-import { ColumnarError } from "../../src/frames/errors";
+import { ColumnarError } from "../../src/columnar/errors";
 import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
 import { startSimulator, type Simulator } from "../../src/sim";
 

@@ -18,7 +18,7 @@ import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";
 import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
 import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable, type TableWarning } from "../table/column-table";
-import { toDataFrame } from "./danfo";
+import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 
 type DuckDB = typeof import("@duckdb/node-api");

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JsonRowScanner, JsonScanError } from "../../src/frames/json-rows";
+import { JsonRowScanner, JsonScanError } from "../../src/columnar/json-rows";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

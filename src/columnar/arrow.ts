@@ -23,7 +23,7 @@ import {
   type ColumnTable,
   type TableWarning,
 } from "../table/column-table";
-import { fromDataFrame, isDataFrame } from "./danfo";
+import { fromDataFrame, isDataFrame } from "./frames";
 import { ColumnarError } from "./errors";
 
 type Arrow = typeof import("apache-arrow");

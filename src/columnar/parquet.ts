@@ -26,7 +26,7 @@ import {
   type ColumnTable,
   type TableWarning,
 } from "../table/column-table";
-import { toDataFrame } from "./danfo";
+import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
 
