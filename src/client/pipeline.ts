@@ -565,7 +565,8 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
   try {
     const response = replayed ? replayResponse(replayed) : await exchange(call);
     status = response.status;
-    if (!replayed && response.ok) await refuseNonJson(call, response);
+    const refused = !replayed && response.ok ? refuseNonJson(call, response) : undefined;
+    if (refused) await refused;
     const streamed = call.sink !== undefined && response.ok && !replayed && !cassette;
     const text = streamed ? (await streamBody(call, response), "") : await readText(call, response);
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
@@ -612,10 +613,17 @@ async function readText(call: PreparedCall, response: Response): Promise<string>
   return `${text}${invalidAt === undefined ? "" : ` [not valid UTF-8 at byte ${invalidAt}]`}${truncated ? ` [cut at ${formatBytes(kept)}]` : ""}`;
 }
 
-/** A success answer of a JSON operation must say JSON (or nothing): an HTML page that happens to parse is not data. */
-async function refuseNonJson(call: PreparedCall, response: Response): Promise<void> {
+/**
+ * A success answer of a JSON operation must say JSON (or nothing): an HTML page that happens to parse is not
+ * data. Undefined when it does (no promise, no await on the usual path), else the refusal.
+ */
+function refuseNonJson(call: PreparedCall, response: Response): Promise<never> | undefined {
   const type = response.headers.get("content-type");
-  if (type === null || JSON_TYPE.test(type)) return;
+  if (type === null || JSON_TYPE.test(type)) return undefined;
+  return refuseAnswer(call, response, type);
+}
+
+async function refuseAnswer(call: PreparedCall, response: Response, type: string): Promise<never> {
   const { bytes, truncated } = await readBody(response, PREVIEW_BYTES, true);
   const preview = call.redactor.text(decodeForDisplay(bytes).text + (truncated ? "…" : ""));
   const after = call.outcomeUnknown(response.status);
@@ -725,15 +733,27 @@ async function sendFollowing(call: PreparedCall): Promise<{ used: string; respon
 }
 
 /** One hop of {@link sendFollowing}: its headers built afresh, the credential added (and noted in `sent`). */
-async function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Promise<Response> {
-  const { config } = call;
+function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Promise<Response> {
   const headers = requestHeaders(call, hop.body !== undefined);
-  const applied = config.auth.apply(headers, call.signal, call.deadlineAtMs);
-  sent.used = typeof applied === "string" ? applied : await applied;
+  const applied = call.config.auth.apply(headers, call.signal, call.deadlineAtMs);
+  // Not async: a static credential needs no await, and each await is a turn of the microtask queue.
+  if (typeof applied !== "string") return applied.then((used) => fetchHop(call, sent, hop, headers, used));
+  return fetchHop(call, sent, hop, headers, applied);
+}
+
+/** The request of one hop leaves, with its credential (noted in `sent`). */
+function fetchHop(
+  call: PreparedCall,
+  sent: { used: string },
+  hop: Hop,
+  headers: Record<string, string>,
+  used: string,
+): Promise<Response> {
+  sent.used = used;
   // Aborted before it left (a signal aborted already, or while a token was fetched): nothing was sent.
   if (call.signal.aborted) throw call.signal.reason;
   call.sends++;
-  return config.fetch(hop.url, {
+  return call.config.fetch(hop.url, {
     method: hop.method,
     headers,
     body: hop.body,
