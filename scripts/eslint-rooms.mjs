@@ -1,7 +1,9 @@
 /**
  * ESLint rules that keep src/ in rooms (issue 31, "The house in rooms"):
  * - `rooms/no-cycle`: no import cycle between files;
- * - `rooms/no-folder-cycle`: no cycle between the top folders of src/ (curves/, frames/, …).
+ * - `rooms/no-folder-cycle`: no cycle between the top folders of src/ (curves/, frames/, …);
+ * - `rooms/room-imports`: what a low room may import at all (its option: room → the rooms, or files of
+ *   src/, it may import), so that a lower room never imports a higher one even where no cycle would show it.
  *
  * Both count every relative import, type-only ones included (`import type`, `export type … from`,
  * `import("./x").T`, `require`, `import()`): a cycle of types is still two files that cannot be read one
@@ -214,7 +216,32 @@ const noFolderCycle = {
   },
 };
 
+const roomImports = {
+  meta: {
+    type: "problem",
+    docs: { description: "A room imports only the rooms (or files of src/) its option lists" },
+    schema: [{ type: "object", additionalProperties: { type: "array", items: { type: "string" } } }],
+    messages: {
+      above: "{{room}}/ imports {{target}}: it may import only {{allowed}} (a lower room never imports a higher one)",
+    },
+  },
+  create(context) {
+    const me = context.filename;
+    const room = roomOf(me);
+    const allowed = room === undefined ? undefined : context.options[0]?.[room];
+    if (allowed === undefined) return {};
+    return importVisitors((node, specifier) => {
+      const target = resolve(me, specifier);
+      if (target === undefined || !target.startsWith(SRC + path.sep)) return;
+      const file = show(target); // "client/errors.ts", or "display.ts" for a file directly in src/
+      const to = roomOf(target);
+      if (to === room || allowed.includes(file) || (to !== undefined && allowed.includes(to))) return;
+      context.report({ node, messageId: "above", data: { room, target: file, allowed: allowed.join(", ") } });
+    });
+  },
+};
+
 export default {
   meta: { name: "rooms", version: "1.0.0" },
-  rules: { "no-cycle": noCycle, "no-folder-cycle": noFolderCycle },
+  rules: { "no-cycle": noCycle, "no-folder-cycle": noFolderCycle, "room-imports": roomImports },
 };

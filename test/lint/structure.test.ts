@@ -10,12 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * so removing or loosening a rule there fails a test here.
  */
 const ROOT = path.resolve(__dirname, "../..");
-const RULES = ["max-lines-per-function", "rooms/no-cycle", "rooms/no-folder-cycle"];
+const RULES = ["max-lines-per-function", "rooms/no-cycle", "rooms/no-folder-cycle", "rooms/room-imports"];
 const TAG = `zz-lint-test-${process.pid}`;
 const PLANTED = {
   one: path.join(ROOT, "src", TAG),
   x: path.join(ROOT, "src", `${TAG}-x`),
   y: path.join(ROOT, "src", `${TAG}-y`),
+};
+/** Files planted in the table room (a room with an allow list), not folders of their own. */
+const IN_TABLE = {
+  above: path.join(ROOT, "src", "table", `${TAG}-above.ts`),
+  below: path.join(ROOT, "src", "table", `${TAG}-below.ts`),
 };
 
 /** The project's config, type information off (these rules need none; it keeps the test to seconds). */
@@ -70,9 +75,16 @@ describe("lint refuses what breaks the rooms", () => {
       path.join(PLANTED.y, "y2.ts"),
       `import { x2 } from "../${TAG}-x/x2";\nexport const y2 = (): number => x2() + 1;\n`,
     );
+    // Files in the table room: one imports a room above it, one what the room may import.
+    plant(IN_TABLE.above, 'import { toDataFrame } from "../frames/danfo";\nexport const above = toDataFrame;\n');
+    plant(
+      IN_TABLE.below,
+      'import { RiskPortalError } from "../client/errors";\nimport { parseIsoDate } from "./iso-date";\nexport const below = [RiskPortalError, parseIsoDate];\n',
+    );
   });
   afterAll(() => {
     for (const dir of Object.values(PLANTED)) fs.rmSync(dir, { recursive: true, force: true });
+    for (const file of Object.values(IN_TABLE)) fs.rmSync(file, { force: true });
   });
 
   it("an 81-line function, not an 80-line one (blank lines and comments not counted)", async () => {
@@ -103,6 +115,13 @@ describe("lint refuses what breaks the rooms", () => {
     expect(errors(messages, "rooms/no-folder-cycle").map((m) => m.message)).toEqual([
       `src/${TAG}-x/x1.ts: Folder cycle: ${TAG}-x → ${TAG}-y → ${TAG}-x; ${TAG}-y/y2.ts → ${TAG}-x/x2.ts (a lower room never imports a higher one)`,
       `src/${TAG}-y/y2.ts: Folder cycle: ${TAG}-y → ${TAG}-x → ${TAG}-y; ${TAG}-x/x1.ts → ${TAG}-y/y1.ts (a lower room never imports a higher one)`,
+    ]);
+  });
+
+  it("a lower room never imports a higher one: the table room imports frames/: refused; the wire types' error base and its own files: allowed", async () => {
+    const messages = await lint(IN_TABLE.above, IN_TABLE.below);
+    expect(errors(messages, "rooms/room-imports").map((m) => m.message)).toEqual([
+      `src/table/${TAG}-above.ts: table/ imports frames/danfo.ts: it may import only api, client/errors.ts (a lower room never imports a higher one)`,
     ]);
   });
 });
