@@ -5,7 +5,7 @@
  * to: one process per core runs the notebooks side by side), and sends back its cell events and its
  * result. It exits when the parent disconnects.
  */
-import type { RunOptions } from "./runner";
+import { keepConverters, type RunOptions } from "./runner";
 import { runOne, type WorkerReply, type WorkerTask } from "./batch";
 
 function send(message: WorkerReply): void {
@@ -21,6 +21,10 @@ async function runTask(task: WorkerTask): Promise<void> {
   };
   send({ kind: "done", file, result: await runOne(file, runOptions) });
 }
+
+// Its notebooks share tslab's converters (the TypeScript program each notebook's first cell would build
+// again); the process exits when the batch ends.
+keepConverters(true);
 
 // One notebook at a time: the runner owns the process (its stdout, environment and working directory)
 // while a notebook runs.

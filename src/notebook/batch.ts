@@ -10,7 +10,15 @@ import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
-import { NotebookError, runNotebook, titleOf, type CellDone, type KernelName, type RunOptions } from "./runner";
+import {
+  NotebookError,
+  keepConverters,
+  runNotebook,
+  titleOf,
+  type CellDone,
+  type KernelName,
+  type RunOptions,
+} from "./runner";
 
 export interface BatchOptions {
   params?: Record<string, unknown>;
@@ -117,13 +125,19 @@ async function runInProcess(
   report: (r: BatchResult) => void,
 ): Promise<BatchResult[]> {
   const results: BatchResult[] = [];
-  for (const file of files) {
-    const runOptions: RunOptions = taskOptions(options);
-    if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
-    if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
-    const r = await runOne(file, runOptions);
-    results.push(r);
-    report(r);
+  // The notebooks of a batch share tslab's converters (its TypeScript program), closed at the end.
+  keepConverters(true);
+  try {
+    for (const file of files) {
+      const runOptions: RunOptions = taskOptions(options);
+      if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
+      if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
+      const r = await runOne(file, runOptions);
+      results.push(r);
+      report(r);
+    }
+  } finally {
+    keepConverters(false);
   }
   return results;
 }

@@ -117,20 +117,50 @@ async function executeCells(run: PreparedRun, options: RunOptions): Promise<Cell
 
 type Kernel = ReturnType<TslabRunnerParts["createExecutor"]>;
 
+type Converter = ReturnType<TslabRunnerParts["createConverter"]>;
+
+/**
+ * Converters kept between the notebooks this process runs, by working directory and kind, while
+ * {@link keepConverters} is on (a batch). A converter holds tslab's TypeScript program: its first cell
+ * parses the standard library, @types/node and this package's declarations (about 700 files, a second
+ * or more), which the next notebook in the same folder then reuses. Off (one run, the CLI's `run`), each
+ * notebook's converters are closed with it, so nothing keeps the process alive.
+ */
+const kept = new Map<string, Converter>();
+let keeping = false;
+
+/** Keeps tslab's converters between this process's notebooks (`true`), or closes the kept ones (`false`). */
+export function keepConverters(on: boolean): void {
+  keeping = on;
+  if (on) return;
+  for (const converter of kept.values()) converter.close();
+  kept.clear();
+}
+
+/** A converter for cells run in the current directory: a kept one when keeping, else a new one. */
+function converterFor(tslab: TslabRunnerParts, isBrowser: boolean): Converter {
+  if (!keeping) return tslab.createConverter({ isJS: false, isBrowser });
+  const key = `${isBrowser ? "browser" : "node"} ${process.cwd()}`;
+  let converter = kept.get(key);
+  if (!converter) kept.set(key, (converter = tslab.createConverter({ isJS: false, isBrowser })));
+  return converter;
+}
+
 /** tslab's executor for a notebook in `dir`, its outputs going to `out` (converters made on first use). */
 function createKernel(tslab: TslabRunnerParts, dir: string, out: CellOutputs): Kernel {
-  let node: { close(): void } | undefined;
-  let browser: { close(): void } | undefined;
+  let node: Converter | undefined;
+  let browser: Converter | undefined;
   const convs = {
     get node() {
-      return (node ??= tslab.createConverter({ isJS: false, isBrowser: false }));
+      return (node ??= converterFor(tslab, false));
     },
     get browser() {
-      return (browser ??= tslab.createConverter({ isJS: false, isBrowser: true }));
+      return (browser ??= converterFor(tslab, true));
     },
     close() {
-      node?.close();
-      browser?.close();
+      for (const converter of [node, browser]) {
+        if (converter && ![...kept.values()].includes(converter)) converter.close();
+      }
       node = browser = undefined;
     },
   };

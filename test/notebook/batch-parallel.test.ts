@@ -15,45 +15,49 @@ const outDir = mkdtempSync(path.join(tmpdir(), "rpl-batch-"));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe("runNotebooks with jobs: 2", () => {
-  it("runs the notebooks in two workers and reports them in order, a dead worker as a failed notebook", async () => {
-    const files = ["runner-params.ipynb", "batch-exit.ipynb", "runner-throw.ipynb", "runner-params.ipynb"].map((f) =>
-      path.join(here, f),
-    );
-    // The same notebook twice writes the same files, with the same content.
-    const lines: string[] = [];
-    const errors: string[] = [];
-    const done: string[] = [];
-    const summary = await runNotebooks(files, {
-      outDir,
-      jobs: 2,
-      params: { note: "parallel" },
-      log: (l) => lines.push(l),
-      logError: (l) => lines.push(l) && errors.push(l),
-      onCellDone: (info) => done.push(`${path.basename(info.file)} ${info.index}/${info.total} ${info.status}`),
-    });
-    expect(summary.results.map((r) => [path.basename(r.file), r.ok])).toEqual([
-      ["runner-params.ipynb", true],
-      ["batch-exit.ipynb", false],
-      ["runner-throw.ipynb", false],
-      ["runner-params.ipynb", true],
-    ]);
-    expect(summary.failed).toBe(2);
-    expect(summary.results[1]!.error).toMatch(
-      /^batch-exit\.ipynb: the worker process running it exited with code 3 before the notebook ended/,
-    );
-    // The parameter crossed to the worker: the executed notebook printed it.
-    const executed = readFileSync(path.join(outDir, "runner-params.ipynb"), "utf8");
-    expect(executed).toContain('{\\"note\\":\\"parallel\\",\\"tags\\":[]}');
-    // One line per notebook, in the notebooks' order, then the summary.
-    expect(lines.map((l) => l.slice(0, 1))).toEqual(["✔", "✘", "✘", "✔", "2"]);
-    expect(lines[0]).toMatch(/^✔ runner-params {2}/);
-    expect(lines[4]).toMatch(/^2 failed, 2 passed in /);
-    // A failure before any cell (an unknown parameter) comes back as the notebook's error.
-    expect(errors[1]).toMatch(
-      /runner-throw\.ipynb: unknown parameter note; its parameters cell declares fail, message$/,
-    );
-    // Cell events came back from the workers.
-    const params = done.filter((d) => d.startsWith("runner-params.ipynb")).sort();
-    expect(params).toEqual([1, 1, 2, 2, 3, 3].map((i) => `runner-params.ipynb ${i}/3 ok`));
-  });
+  it(
+    "runs the notebooks in two workers and reports them in order, a dead worker as a failed notebook",
+    { timeout: 60_000 },
+    async () => {
+      const files = ["runner-params.ipynb", "batch-exit.ipynb", "runner-throw.ipynb", "runner-params.ipynb"].map((f) =>
+        path.join(here, f),
+      );
+      // The same notebook twice writes the same files, with the same content.
+      const lines: string[] = [];
+      const errors: string[] = [];
+      const done: string[] = [];
+      const summary = await runNotebooks(files, {
+        outDir,
+        jobs: 2,
+        params: { note: "parallel" },
+        log: (l) => lines.push(l),
+        logError: (l) => lines.push(l) && errors.push(l),
+        onCellDone: (info) => done.push(`${path.basename(info.file)} ${info.index}/${info.total} ${info.status}`),
+      });
+      expect(summary.results.map((r) => [path.basename(r.file), r.ok])).toEqual([
+        ["runner-params.ipynb", true],
+        ["batch-exit.ipynb", false],
+        ["runner-throw.ipynb", false],
+        ["runner-params.ipynb", true],
+      ]);
+      expect(summary.failed).toBe(2);
+      expect(summary.results[1]!.error).toMatch(
+        /^batch-exit\.ipynb: the worker process running it exited with code 3 before the notebook ended/,
+      );
+      // The parameter crossed to the worker: the executed notebook printed it.
+      const executed = readFileSync(path.join(outDir, "runner-params.ipynb"), "utf8");
+      expect(executed).toContain('{\\"note\\":\\"parallel\\",\\"tags\\":[]}');
+      // One line per notebook, in the notebooks' order, then the summary.
+      expect(lines.map((l) => l.slice(0, 1))).toEqual(["✔", "✘", "✘", "✔", "2"]);
+      expect(lines[0]).toMatch(/^✔ runner-params {2}/);
+      expect(lines[4]).toMatch(/^2 failed, 2 passed in /);
+      // A failure before any cell (an unknown parameter) comes back as the notebook's error.
+      expect(errors[1]).toMatch(
+        /runner-throw\.ipynb: unknown parameter note; its parameters cell declares fail, message$/,
+      );
+      // Cell events came back from the workers.
+      const params = done.filter((d) => d.startsWith("runner-params.ipynb")).sort();
+      expect(params).toEqual([1, 1, 2, 2, 3, 3].map((i) => `runner-params.ipynb ${i}/3 ok`));
+    },
+  );
 });
