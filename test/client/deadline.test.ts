@@ -1,10 +1,11 @@
 /**
- * Calls share a deadline (one AbortController, one timer) only when their timers would be the same: the
- * same timeout set in the same millisecond. Each still stops at its own deadline, and no timer outlives
- * the calls (src/client/deadline.ts).
+ * Calls share a deadline (one AbortController, one timer) when their deadlines fall in the same window:
+ * the same millisecond for timeouts under 2 s, a thousandth of the timeout (at most 16 ms) above. Each
+ * stops no earlier than its own deadline and within its window after it, and no timer outlives the calls
+ * (src/client/deadline.ts).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startDeadline } from "../../src/client/deadline";
+import { MAX_WINDOW_MS, startDeadline, windowMs } from "../../src/client/deadline";
 import { FAKE_TIME } from "../helpers/wait";
 
 afterEach(() => {
@@ -12,25 +13,51 @@ afterEach(() => {
 });
 
 describe("a call's deadline", () => {
-  it("is shared by calls with the same timeout set in the same millisecond, and aborts exactly at it", async () => {
+  it("under 2 s, is shared by calls whose deadline is the same millisecond, and aborts exactly at it", async () => {
     vi.useFakeTimers(FAKE_TIME);
-    const a = startDeadline(5_000);
-    const b = startDeadline(5_000);
-    const other = startDeadline(4_000);
+    const a = startDeadline(1_500);
+    const b = startDeadline(1_500);
+    const other = startDeadline(1_200);
     expect(b.signal).toBe(a.signal);
     expect(other.signal).not.toBe(a.signal);
     await vi.advanceTimersByTimeAsync(1);
-    const later = startDeadline(5_000); // a millisecond later: its own deadline
+    const later = startDeadline(1_500); // a millisecond later: its own deadline
     expect(later.signal).not.toBe(a.signal);
-    await vi.advanceTimersByTimeAsync(3_998);
+    expect(startDeadline(1_499).signal).toBe(a.signal); // started later, the same deadline
+    await vi.advanceTimersByTimeAsync(1_198);
     expect([other.signal.aborted, a.signal.aborted]).toEqual([false, false]);
     await vi.advanceTimersByTimeAsync(1);
     expect([other.signal.aborted, a.signal.aborted]).toEqual([true, false]);
-    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.advanceTimersByTimeAsync(300);
     expect([a.signal.aborted, later.signal.aborted]).toEqual([true, false]);
     await vi.advanceTimersByTimeAsync(1);
     expect(later.signal.aborted).toBe(true);
     for (const d of [a, b, other, later]) d.release();
+  });
+
+  it("from 2 s, is shared within a window of a thousandth of the timeout: never early, at most the window late", async () => {
+    expect([1_999, 2_000, 5_000, 30_000, 3_600_000].map(windowMs)).toEqual([1, 2, 5, MAX_WINDOW_MS, MAX_WINDOW_MS]);
+    vi.useFakeTimers(FAKE_TIME);
+    const timeoutMs = 30_000;
+    const started: { at: number; deadline: ReturnType<typeof startDeadline> }[] = [];
+    for (let i = 0; i < 40; i++) {
+      started.push({ at: Date.now(), deadline: startDeadline(timeoutMs) });
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    const signals = new Set(started.map((s) => s.deadline.signal));
+    // 40 ms of calls: three or four windows of 16 ms, not 40 deadlines.
+    expect(signals.size).toBeGreaterThanOrEqual(3);
+    expect(signals.size).toBeLessThanOrEqual(4);
+    const abortedAt = new Map<AbortSignal, number>();
+    for (const signal of signals) signal.addEventListener("abort", () => abortedAt.set(signal, Date.now()));
+    await vi.advanceTimersByTimeAsync(timeoutMs + MAX_WINDOW_MS);
+    for (const { at, deadline } of started) {
+      const late = abortedAt.get(deadline.signal)! - (at + timeoutMs);
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(MAX_WINDOW_MS);
+    }
+    for (const { deadline } of started) deadline.release();
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("leaves no timer behind once every call sharing it is done", () => {
