@@ -38,7 +38,13 @@ import {
 import { startDeadline, type Deadline } from "./deadline";
 import { encodeCall } from "./encode-memo";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
-import { attachProvenance, type Provenance, type ProvenanceSource } from "./provenance";
+import {
+  attachProvenance,
+  ProvenanceRecord,
+  spellProvenance,
+  type Provenance,
+  type ProvenanceSource,
+} from "./provenance";
 import type { Redactor } from "./redact";
 import { checkResponse } from "./response-check";
 import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
@@ -227,7 +233,7 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
     if (call.cache || (call.op.mutates && call.config.cache)) await remember(call, got, generation);
     return attachProvenance(
       data,
-      call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
+      call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
     );
   } finally {
     call.stopClock();
@@ -375,30 +381,34 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     return { operation: this.op.name, method: this.op.method, url: this.redactor.text(this.url), ...extra };
   }
 
-  /** The response's provenance; it names the request lazily (most responses never have theirs looked at). */
+  /** The response's provenance, as the raw parts attached to an answer; it names the request lazily. */
+  provenanceRecord(
+    source: ProvenanceSource,
+    receivedAt: string,
+    requestId: string | undefined,
+    replayed?: Exchange,
+  ): ProvenanceRecord {
+    const cassette = this.config.cassette;
+    return new ProvenanceRecord(
+      this.op.name,
+      receivedAt,
+      source,
+      replayed ? cassette!.baseUrl : this.config.baseUrl,
+      requestId,
+      replayed ? cassette!.path : undefined,
+      this.finalUrl && !replayed ? this.redactor.text(this.finalUrl) : undefined,
+      this,
+    );
+  }
+
+  /** The response's provenance, spelled out (the request named when first read). */
   provenance(
     source: ProvenanceSource,
     receivedAt: string,
     requestId: string | undefined,
     replayed?: Exchange,
   ): Provenance {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const call = this;
-    const cassette = this.config.cassette;
-    // Optional fields are added in place (in this order), not spread from fresh objects: this runs on every answer.
-    const provenance: { -readonly [K in keyof Provenance]: Provenance[K] } = {
-      operation: this.op.name,
-      get request() {
-        return call.maskedRequest();
-      },
-      receivedAt,
-      source,
-      baseUrl: replayed ? cassette!.baseUrl : this.config.baseUrl,
-    };
-    if (requestId !== undefined) provenance.requestId = requestId;
-    if (replayed) provenance.cassette = cassette!.path;
-    if (this.finalUrl && !replayed) provenance.url = this.redactor.text(this.finalUrl);
-    return provenance;
+    return spellProvenance(this.provenanceRecord(source, receivedAt, requestId, replayed));
   }
 
   /** The request with secrets masked, for provenance: computed once, when first looked at. */
@@ -498,7 +508,10 @@ export async function fromCache<Op extends OperationDef>(call: PreparedCall<Op>)
   const hit = await call.cache.get(call.cacheKey);
   return (
     hit &&
-    attachProvenance(call.decode({ status: 200, ...hit }), call.provenance("cache", hit.receivedAt, hit.requestId))
+    attachProvenance(
+      call.decode({ status: 200, ...hit }),
+      call.provenanceRecord("cache", hit.receivedAt, hit.requestId),
+    )
   );
 }
 
@@ -522,7 +535,7 @@ export async function joinInFlight<Op extends OperationDef>(
   }
   return attachProvenance(
     call.decode({ status: 200, ...shared }),
-    call.provenance("live", shared.receivedAt, shared.requestId),
+    call.provenanceRecord("live", shared.receivedAt, shared.requestId),
   );
 }
 

@@ -28,9 +28,62 @@ export interface Provenance {
 
 /** A registered symbol, so two copies of the package loaded in one process still agree. */
 const KEY = Symbol.for("risk-portal-lab.provenance");
+/** The method of a {@link ProvenanceRecord} that spells it out (registered too: another copy's records are read alike). */
+const SPELL = Symbol.for("risk-portal-lab.provenance.spell");
+
+/** What names a provenance's request, when it is read: the call's request, secrets masked. */
+export interface RequestNamer {
+  maskedRequest(): CanonicalRequest;
+}
+
+/**
+ * A provenance as the pipeline attaches it to every answer: its raw parts, in a class instance (a plain
+ * object with a getter costs ~0.7 µs to build, on every answer, and most answers never have their
+ * provenance read). {@link provenanceOf} spells it out, once, as the plain {@link Provenance}. Its
+ * fields read as the provenance's own (`request` too, through a getter), for a copy of the package that
+ * reads it directly.
+ */
+export class ProvenanceRecord {
+  #spelled?: Provenance;
+  constructor(
+    readonly operation: string,
+    readonly receivedAt: string,
+    readonly source: ProvenanceSource,
+    readonly baseUrl: string,
+    readonly requestId: string | undefined,
+    readonly cassette: string | undefined,
+    readonly url: string | undefined,
+    readonly namer: RequestNamer,
+  ) {}
+  get request(): CanonicalRequest {
+    return this.namer.maskedRequest();
+  }
+  /** The plain provenance, built when first asked for (the same object each time). */
+  [SPELL](): Provenance {
+    return (this.#spelled ??= spellProvenance(this));
+  }
+}
+
+/** The record as the plain provenance: optional fields only when present, in this order; `request` named when read. */
+export function spellProvenance(record: ProvenanceRecord): Provenance {
+  const namer = record.namer;
+  const provenance: { -readonly [K in keyof Provenance]: Provenance[K] } = {
+    operation: record.operation,
+    get request() {
+      return namer.maskedRequest();
+    },
+    receivedAt: record.receivedAt,
+    source: record.source,
+    baseUrl: record.baseUrl,
+  };
+  if (record.requestId !== undefined) provenance.requestId = record.requestId;
+  if (record.cassette !== undefined) provenance.cassette = record.cassette;
+  if (record.url !== undefined) provenance.url = record.url;
+  return provenance;
+}
 
 /** Attaches `provenance` to a response object (not to primitives) and returns the object. */
-export function attachProvenance<T>(value: T, provenance: Provenance): T {
+export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
   if (value !== null && typeof value === "object" && Object.isExtensible(value)) {
     Object.defineProperty(value, KEY, { value: provenance, enumerable: false, configurable: true, writable: true });
   }
@@ -40,7 +93,8 @@ export function attachProvenance<T>(value: T, provenance: Provenance): T {
 /** The provenance the pipeline attached to a response object, if any. */
 export function provenanceOf(value: unknown): Provenance | undefined {
   if (value === null || typeof value !== "object") return undefined;
-  return (value as Record<symbol, Provenance | undefined>)[KEY];
+  const attached = (value as Record<symbol, (Provenance & { [SPELL]?: () => Provenance }) | undefined>)[KEY];
+  return typeof attached?.[SPELL] === "function" ? attached[SPELL]() : attached;
 }
 
 /** `2026-11-22T01:40:12.345Z` → `2026-11-22 01:40:12Z`. */

@@ -1,0 +1,83 @@
+/**
+ * The pipeline attaches a provenance to every answer as a record of its raw parts (src/client/provenance.ts):
+ * read through provenanceOf it is the plain provenance it always was — the same fields in the same order,
+ * `request` named only when read, the same object at each read — and the record itself reads alike.
+ */
+import { describe, expect, it } from "vitest";
+import type { CanonicalRequest } from "../../src/client/canonical";
+import { attachProvenance, formatProvenance, provenanceOf, ProvenanceRecord } from "../../src/client/provenance";
+
+const REQUEST: CanonicalRequest = {
+  method: "POST",
+  path: "/api/RateAsset",
+  body: { currency: "EUR", market_date: "2026-11-20T00:00:00Z" },
+};
+
+function namer() {
+  const named = { count: 0, maskedRequest: () => (named.count++, REQUEST) };
+  return named;
+}
+
+describe("a provenance record", () => {
+  it("reads as the plain provenance, in the same order, the request named only when read", () => {
+    const n = namer();
+    const record = new ProvenanceRecord(
+      "RateAsset",
+      "2026-11-22T01:40:12.345Z",
+      "live",
+      "http://h",
+      "req-1",
+      undefined,
+      undefined,
+      n,
+    );
+    const answer = attachProvenance({ points: [] }, record);
+    expect(n.count).toBe(0);
+    const p = provenanceOf(answer)!;
+    expect(n.count).toBe(0);
+    expect(Object.keys(p)).toEqual(["operation", "request", "receivedAt", "source", "baseUrl", "requestId"]);
+    expect({ ...p }).toEqual({
+      operation: "RateAsset",
+      request: REQUEST,
+      receivedAt: "2026-11-22T01:40:12.345Z",
+      source: "live",
+      baseUrl: "http://h",
+      requestId: "req-1",
+    });
+    expect(provenanceOf(answer)).toBe(p);
+    expect(Object.keys(answer)).toEqual(["points"]);
+    expect(JSON.stringify(answer)).toBe('{"points":[]}');
+    expect(formatProvenance([p])).toBe(
+      'RateAsset {"currency":"EUR","market_date":"2026-11-20"} · live from http://h · received 2026-11-22 01:40:12Z',
+    );
+  });
+
+  it("leaves out what a call did not have, keeps a cassette's and a redirect's, and reads directly alike", () => {
+    const record = new ProvenanceRecord(
+      "RateAsset",
+      "t",
+      "cassette",
+      "http://h",
+      undefined,
+      "/x/c.json",
+      "http://h/moved",
+      namer(),
+    );
+    expect(Object.keys(provenanceOf(attachProvenance({}, record))!)).toEqual([
+      "operation",
+      "request",
+      "receivedAt",
+      "source",
+      "baseUrl",
+      "cassette",
+      "url",
+    ]);
+    expect([record.operation, record.source, record.cassette, record.url, record.request]).toEqual([
+      "RateAsset",
+      "cassette",
+      "/x/c.json",
+      "http://h/moved",
+      REQUEST,
+    ]);
+  });
+});
