@@ -47,6 +47,7 @@ import {
 } from "./provenance";
 import type { Redactor } from "./redact";
 import { checkResponse } from "./response-check";
+import { responseHeader } from "./response-header";
 import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 import {
   DEFAULT_RETRY,
@@ -584,7 +585,7 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
     const text = streamed ? (await streamBody(call, response), "") : await readText(call, response);
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
-    const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
+    const requestId = responseHeader(response.headers, HEADERS.requestId) ?? undefined;
     if (response.ok)
       return { status: response.status, text, receivedAt, requestId, replayed, ...(streamed ? { streamed } : {}) };
     return httpFailure(call, response, text, requestId);
@@ -631,7 +632,7 @@ async function readText(call: PreparedCall, response: Response): Promise<string>
  * data. Undefined when it does (no promise, no await on the usual path), else the refusal.
  */
 function refuseNonJson(call: PreparedCall, response: Response): Promise<never> | undefined {
-  const type = response.headers.get("content-type");
+  const type = responseHeader(response.headers, "content-type");
   if (type === null || JSON_TYPE.test(type)) return undefined;
   return refuseAnswer(call, response, type);
 }
