@@ -3,8 +3,8 @@
  * listener limit and a timer per call cost ~5 µs, more than most of what the pipeline does for a small
  * answer (the profile of bench/throughput.mjs, where one per millisecond still meant one per call or
  * two), so calls whose deadlines fall in the same window share one controller and one timer: the
- * window is a millisecond for timeouts under 2 s (each call stops at its own deadline, as a timer's
- * resolution allows) and a thousandth of the timeout above, at most {@link MAX_WINDOW_MS}: a call
+ * window is a millisecond for timeouts under 10 s (each call stops at its own deadline, as a timer's
+ * resolution allows) and a thousandth of the timeout from 10 s, at most {@link MAX_WINDOW_MS}: a call
  * then stops at the end of its deadline's window, never before its deadline and less than 0.1% of its
  * timeout after it (16 ms of the default 30 s). A call without a deadline gets a controller that never
  * aborts. A deadline's timer is cleared as soon as its last call is done: no timer outlives the calls.
@@ -21,10 +21,12 @@ export interface Deadline {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The widest window of deadlines one controller serves (see the module's note). */
 export const MAX_WINDOW_MS = 16;
+/** Timeouts shorter than this stop exactly at their millisecond. */
+export const EXACT_BELOW_MS = 10_000;
 
-/** The window a deadline `timeoutMs` from now is rounded up to: 1 ms, or a thousandth of the timeout up to {@link MAX_WINDOW_MS}. */
+/** The window a deadline `timeoutMs` from now is rounded up to: 1 ms under 10 s, else a thousandth of the timeout up to {@link MAX_WINDOW_MS}. */
 export function windowMs(timeoutMs: number): number {
-  return Math.min(MAX_WINDOW_MS, Math.max(1, Math.floor(timeoutMs / 1000)));
+  return timeoutMs < EXACT_BELOW_MS ? 1 : Math.min(MAX_WINDOW_MS, Math.floor(timeoutMs / 1000));
 }
 
 /** No deadline: a controller that never aborts. */
