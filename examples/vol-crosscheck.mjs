@@ -10,8 +10,7 @@ import { createServer } from "node:http";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { RiskPortalClient, vol, api } = require("risk-portal-lab");
-const { STRIKE_TYPE } = api;
+const { RiskPortalClient, vol, STRIKE_TYPE } = require("risk-portal-lab");
 
 const NUDGED_MATURITY = 91;
 const NUDGE = 2e-6;
