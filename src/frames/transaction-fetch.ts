@@ -3,23 +3,13 @@
  * checked without copying, each row released once its cells are in the columns). Streaming one into a
  * Parquet file is its own verb, `fetchTransactionTableToParquet` (transaction-stream.ts).
  */
-import { z } from "zod";
 import type { DataFrame } from "../../vendor/danfo";
-import { isRecord, defineOperation } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import type { ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { buildTransactionTable, type TransactionTableOptions } from "./transaction-table";
-
-/** `GetTransactionTable` with a response check that does not copy the table (the pipeline's schema copies arrays). */
-const leanTransactionTable = defineOperation({
-  ...getTransactionTable,
-  response: z.custom<{ data_table: unknown }>((v) => isRecord(v) && "data_table" in v, {
-    error: "expected an object with a data_table field",
-  }),
-});
 
 /**
  * The `parquet` option that these functions took until issue 31 (it changed what they return): a clear
@@ -54,7 +44,8 @@ export async function fetchTransactionTableColumns(
     'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })',
   );
   const { dates, ...callOptions } = options;
-  const response = await rp.request(leanTransactionTable, request, callOptions);
+  // The rows are checked as they go into the columns: the pipeline checks the answer's top level only.
+  const response = await rp.request(getTransactionTable, request, { ...callOptions, responseCheck: "top-level" });
   return buildTransactionTable(response, { dates }, true);
 }
 
