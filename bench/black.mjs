@@ -66,6 +66,7 @@ function load() {
     black: requireBuilt("vol", "black76.js"),
     normal: requireBuilt("vol", "normal.js"),
     reference: requireBuilt("vol", "black76-reference.js"),
+    parallel: requireBuilt("vol", "black76-parallel.js"),
     baseline,
   };
 }
@@ -145,7 +146,7 @@ function differences(market, strikes, vols, out, ref) {
 }
 
 export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
-  const { black, normal, reference, baseline } = load();
+  const { black, normal, reference, parallel, baseline } = load();
   const n = settings.strikes;
   const market = { forward: 5321.5, maturity: 0.55, discountFactor: Math.exp(-0.03 * 0.55), kind: "call" };
   const strikes = new Float64Array(n);
@@ -174,16 +175,40 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   const referenceOut = arrays(n);
   let sink = 0;
 
+  // The worker pool: started by a first large call, then waited for (up to 5 s) so that every timed call
+  // of the parallel variant runs on all its threads.
+  const parallelOut = arrays(n);
+  const threads = parallel.black76Threads();
+  black.black76Strikes(market, strikes, vols, parallelOut);
+  for (const until = Date.now() + 5000; parallel.black76PoolStatus().state === "starting" && Date.now() < until;);
+  const single = (run) => () => {
+    const was = parallel.setBlack76Threads(1);
+    try {
+      return run();
+    } finally {
+      parallel.setBlack76Threads(was);
+    }
+  };
   const variants = {
-    vectorised: {
-      name: "black76Strikes, 1e6 strikes, output reused",
+    parallel: {
+      name: `black76Strikes, 1e6 strikes, output reused, ${threads} threads`,
       count: n,
-      run: () => black.black76Strikes(market, strikes, vols, out).price,
+      run: () => black.black76Strikes(market, strikes, vols, parallelOut).price,
     },
-    vectorisedAlloc: {
-      name: "black76Strikes, 1e6 strikes, new output",
+    vectorised: {
+      name: "black76Strikes, 1e6 strikes, output reused, 1 thread",
+      count: n,
+      run: single(() => black.black76Strikes(market, strikes, vols, out).price),
+    },
+    parallelAlloc: {
+      name: `black76Strikes, 1e6 strikes, new output, ${threads} threads`,
       count: n,
       run: () => black.black76Strikes(market, strikes, vols).price,
+    },
+    vectorisedAlloc: {
+      name: "black76Strikes, 1e6 strikes, new output, 1 thread",
+      count: n,
+      run: single(() => black.black76Strikes(market, strikes, vols).price),
     },
     scalar: {
       name: `black76({...}) per option, ${m} options`,
@@ -218,14 +243,21 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     onResult: (_, result) => (sink += result[result.length - 1]),
     onRound: (r, ms) =>
       log(
-        `round ${r + 1}/${settings.rounds}: vectorised ${rate("vectorised", ms)} M options/s, ` +
+        `round ${r + 1}/${settings.rounds}: ${threads} threads ${rate("parallel", ms)} M options/s, ` +
+          `1 thread ${rate("vectorised", ms)} M options/s, ` +
           `previous kernel ${rate("reference", ms)} M options/s, ` +
           `scalar ${rate("scalar", ms)} M options/s, naive ${rate("naive", ms)} M options/s`,
       ),
   });
 
-  // Checks: vectorised = scalar bit for bit (on the scalar subset); vectorised ≈ naive where naive is accurate.
-  black.black76Strikes(market, strikes, vols, out);
+  // Checks: parallel = one thread bit for bit; vectorised = scalar bit for bit (on the scalar subset);
+  // vectorised ≈ naive where naive is accurate.
+  const pool = parallel.black76PoolStatus();
+  black.black76Strikes(market, strikes, vols, parallelOut);
+  single(() => black.black76Strikes(market, strikes, vols, out))();
+  let parallelMismatches = 0;
+  for (const key of ["price", "delta", "gamma", "vega", "theta"])
+    for (let q = 0; q < n; q++) if (!Object.is(parallelOut[key][q], out[key][q])) parallelMismatches++;
   naiveLoop(normal.normCdf, market, strikes, vols, naiveOut);
   let scalarMismatches = 0;
   for (let j = 0; j < m; j++) {
@@ -254,6 +286,7 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
   const maxRelVsBaseline = vsBaseline ? Math.max(vsBaseline.price, vsBaseline.greeks) : 0;
   const checkOk =
     finite &&
+    parallelMismatches === 0 &&
     scalarMismatches === 0 &&
     maxRelVsNaive <= CHECK_TOLERANCE &&
     (!vsBaseline || vsBaseline.withinTolerance) &&
@@ -274,6 +307,11 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     settings,
     market,
     variants: stats,
+    pool,
+    parallelOverSingle: {
+      wall: stats.parallel.optionsPerS.median / stats.vectorised.optionsPerS.median,
+      cpu: stats.parallel.optionsPerCpuS.median / stats.vectorised.optionsPerCpuS.median,
+    },
     vectorisedOverScalar: stats.vectorised.optionsPerS.median / stats.scalar.optionsPerS.median,
     vectorisedOverNaive: stats.vectorised.optionsPerS.median / stats.naive.optionsPerS.median,
     vectorisedOverReference: {
@@ -291,6 +329,7 @@ export function measureBlack(settings = settingsFromEnv(), log = () => {}) {
     check: {
       ok: checkOk,
       tolerance: CHECK_TOLERANCE,
+      parallelMismatches,
       scalarCompared: m,
       scalarMismatches,
       naiveCompared: compared,
@@ -310,7 +349,11 @@ export function formatBlack(r) {
       rows,
     ),
     "",
-    `vectorised: ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
+    `parallel (pool ${r.pool.state}, ${r.pool.threads} threads): ${M(r.variants.parallel.optionsPerS.median)} M options/s wall, ` +
+      `${M(r.variants.parallel.optionsPerCpuS.median)} per CPU-s; 1 thread ${M(r.variants.vectorised.optionsPerS.median)} wall, ` +
+      `${M(r.variants.vectorised.optionsPerCpuS.median)} per CPU-s; parallel / 1 thread ${round(r.parallelOverSingle.wall, 2)}x wall, ` +
+      `${round(r.parallelOverSingle.cpu, 2)}x per CPU-s; ${r.check.parallelMismatches} values differ from 1 thread`,
+    `vectorised (1 thread): ${M(r.variants.vectorised.optionsPerS.median)} M options/s, ${round(r.vectorisedOverScalar, 1)}x the scalar object API, ` +
       `${round(r.vectorisedOverNaive * 100, 0)}% of the naive textbook loop`,
     `vectorised / previous kernel (same run): ${round(r.vectorisedOverReference.wall, 2)}x wall, ${round(r.vectorisedOverReference.cpu, 2)}x per CPU-s`,
     `max relative difference from the previous kernel: prices > 1e-12·F ${r.vsReference.price.toExponential(2)}, ` +

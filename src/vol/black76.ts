@@ -29,6 +29,7 @@
  */
 import { VolModelError, fmt } from "./errors";
 import { fillBlack76 } from "./black76-kernel";
+import { fillBlack76Parallel } from "./black76-parallel";
 import type { Black76Arrays } from "./black76-series";
 
 /** A call or a put. */
@@ -245,10 +246,12 @@ export function black76Strikes(
   const K = strikes instanceof Float64Array ? strikes : Float64Array.from(strikes);
   if (volArray === undefined) {
     scratchVol[0] = vol0;
-    fillBlack76(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n);
+    if (!fillBlack76Parallel(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n))
+      fillBlack76(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n);
   } else {
     const V = volArray instanceof Float64Array ? volArray : Float64Array.from(volArray);
-    fillBlack76(F, K, V, 1, sqrtT, DF, r, call, res, n);
+    if (!fillBlack76Parallel(F, K, V, 1, sqrtT, DF, r, call, res, n))
+      fillBlack76(F, K, V, 1, sqrtT, DF, r, call, res, n);
   }
   return res;
 }

@@ -1,0 +1,125 @@
+/**
+ * Large batches on several threads (src/vol/black76-parallel.ts, the worker dist/vol/black76-worker.js):
+ * the results equal the calling thread's alone, bit for bit, on a large random batch (several windows, a
+ * smile and one vol for all, calls and puts, options the fast passes leave to the reference kernel); with
+ * `RPL_BLACK_THREADS=1` nothing goes to the workers; where workers cannot start (Node's permission model
+ * without --allow-worker) the pricing call still succeeds, on one thread, and the pool is off.
+ */
+import { execFileSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { black76Strikes } from "../../src/vol/black76";
+import {
+  PARALLEL_MIN,
+  black76PoolStatus,
+  black76Threads,
+  fillBlack76Parallel,
+  setBlack76Threads,
+} from "../../src/vol/black76-parallel";
+import type { Black76Arrays } from "../../src/vol/black76-series";
+
+const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
+const root = path.resolve(__dirname, "..", "..");
+
+/** A deterministic pseudo-random sequence in [0, 1) (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Strikes from 1e-3 to 1e3 times the forward (far wings go to the reference kernel), vols 0 to 150%. */
+function batch(n: number, seed: number): { strikes: Float64Array; vols: Float64Array } {
+  const next = random(seed);
+  const strikes = new Float64Array(n);
+  const vols = new Float64Array(n);
+  for (let q = 0; q < n; q++) {
+    strikes[q] = 100 * Math.exp(13.8 * (next() - 0.5));
+    vols[q] = q % 997 === 0 ? 0 : 1.5 * next();
+  }
+  return { strikes, vols };
+}
+
+function firstDifference(a: Black76Arrays, b: Black76Arrays): string | undefined {
+  for (const key of KEYS)
+    for (let q = 0; q < a[key].length; q++)
+      if (!Object.is(a[key][q], b[key][q])) return `${key}[${q}]: ${a[key][q]} vs ${b[key][q]}`;
+  return undefined;
+}
+
+/** Until the pool is no longer starting (a first large call starts it without waiting). */
+async function poolSettled(): Promise<string> {
+  for (let i = 0; i < 500 && black76PoolStatus().state === "starting"; i++) await new Promise((r) => setTimeout(r, 10));
+  return black76PoolStatus().state;
+}
+
+afterEach(() => {
+  setBlack76Threads(undefined);
+  delete process.env.RPL_BLACK_THREADS;
+});
+
+describe("black76Strikes on several threads", () => {
+  it.runIf(availableParallelism() >= 2)("equals one thread bit for bit on a large random batch", async () => {
+    const n = 600_001; // several windows, the last one short
+    const { strikes, vols } = batch(n, 7);
+    setBlack76Threads(2);
+    black76Strikes({ forward: 100, maturity: 1.5, discountFactor: 0.95, kind: "call" }, strikes, vols);
+    expect(await poolSettled()).toBe("ready");
+    expect(black76PoolStatus().threads).toBe(2);
+    for (const [kind, maturity, DF] of [
+      ["call", 1.5, 0.95],
+      ["put", 0.02, 1],
+    ] as const) {
+      const market = { forward: 100, maturity, discountFactor: DF, kind };
+      const many = black76Strikes(market, strikes, vols);
+      const flat = black76Strikes(market, strikes, 0.3);
+      expect(black76PoolStatus().state).toBe("ready"); // no worker failed: the batch was shared
+      setBlack76Threads(1);
+      const one = black76Strikes(market, strikes, vols);
+      const flatOne = black76Strikes(market, strikes, 0.3);
+      setBlack76Threads(2);
+      expect(firstDifference(many, one)).toBeUndefined();
+      expect(firstDifference(flat, flatOne)).toBeUndefined();
+      expect(many.price.every((x) => Number.isFinite(x))).toBe(true);
+    }
+  });
+
+  it("leaves small batches and RPL_BLACK_THREADS=1 to the calling thread", () => {
+    const { strikes, vols } = batch(PARALLEL_MIN, 3);
+    const out = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, vols);
+    const args = [100, strikes, vols, 1, 1, 1, 0, true, out] as const;
+    expect(fillBlack76Parallel(...args, PARALLEL_MIN - 1)).toBe(false);
+    process.env.RPL_BLACK_THREADS = "1";
+    expect(black76Threads()).toBe(1);
+    expect(fillBlack76Parallel(...args, PARALLEL_MIN)).toBe(false);
+    process.env.RPL_BLACK_THREADS = "3";
+    expect(black76Threads()).toBe(3);
+  });
+
+  it("prices on one thread where workers cannot start (permission model without --allow-worker)", () => {
+    const script = `
+      const { black76Strikes } = require(${JSON.stringify(path.join(root, "dist", "vol", "black76.js"))});
+      const par = require(${JSON.stringify(path.join(root, "dist", "vol", "black76-parallel.js"))});
+      const n = 200000, strikes = new Float64Array(n);
+      for (let q = 0; q < n; q++) strikes[q] = 50 + q / 1000;
+      const a = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, 0.2);
+      const b = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, 0.2);
+      console.log(JSON.stringify({ state: par.black76PoolStatus().state, price: a.price[12345], same: a.price[n - 1] === b.price[n - 1] }));
+    `;
+    const flags = ["--experimental-permission", `--allow-fs-read=${root}`, "--no-warnings"];
+    const res = JSON.parse(
+      execFileSync(process.execPath, [...flags, "-e", script], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, RPL_BLACK_THREADS: "2" },
+      }),
+    );
+    const want = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, [50 + 12345 / 1000], 0.2).price[0];
+    expect(res).toEqual({ state: "off", price: want, same: true });
+  });
+});
