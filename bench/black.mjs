@@ -2,8 +2,11 @@
  * Throughput of Black-76 price + greeks (price, delta, gamma, vega, theta per option).
  *
  * What:
- *   - vectorised: `black76Strikes(market, strikes, vols, out)` over 1e6 strikes (Float64Array, 40%–250% of
- *     the forward, a smile of per-strike vols), output arrays reused (the intended hot path); once more with
+ *   - parallel: `black76Strikes` over 1e6 strikes on the calling thread and the worker pool
+ *     (src/vol/black76-parallel.ts: min(CPUs, 4) threads, or RPL_BLACK_THREADS), output reused and new; the
+ *     pool is started and waited for before timing; its results must equal one thread's bit for bit;
+ *   - vectorised: `black76Strikes(market, strikes, vols, out)` on one thread (setBlack76Threads(1)) over 1e6
+ *     strikes (Float64Array, 40%–250% of the forward, a smile of per-strike vols), output arrays reused (the intended hot path); once more with
  *     new output arrays per call (5 × 8 MB allocated and page-faulted in);
  *   - scalar: `black76({ forward, strike, maturity, vol, discountFactor, kind })` called once per option,
  *     an object in and an object out (1e5 options per round: the notebook-style API);
@@ -24,13 +27,17 @@
  * tsconfig.build.json`), that build's `black76Strikes` runs interleaved with this one on the same inputs
  * (output reused), its results checked against this one's as the previous kernel's are, and the report gives
  * the ratio.
- * Writes bench/results/black.json. Run: `npm run build && node bench/black.mjs`. Single-threaded: one core.
+ * Per CPU-s counts every thread (process.cpuUsage). Writes bench/results/black.json. Run: `npm run build &&
+ * node bench/black.mjs`.
  *
  * Measured at 6c735b2 (2 vCPUs at load 11-18; two runs, medians; baseline = d950adf's build): vectorised
  * 4.54 / 3.81 M options/s wall, 12.45 / 11.41 per CPU-s; previous kernel in the same process 1.27x / 1.14x
- * slower wall, 1.13x / 1.11x per CPU-s; baseline build 1.15x / 1.12x wall, 1.16x / 1.15x per CPU-s. A
- * worker thread (synchronous through Atomics.wait, pool kept alive) was slower on that machine (1e6
- * options: 238-251 ms against 207-225 ms on one thread) and is not used.
+ * slower wall, 1.13x / 1.11x per CPU-s; baseline build 1.15x / 1.12x wall, 1.16x / 1.15x per CPU-s.
+ * Idle 2-vCPU machine, pool of 1 worker + the calling thread (three runs, medians of 15 rounds), output
+ * reused: 2 threads 20.38 / 17.83 / 19.57 M options/s wall (10.71 / 9.48 / 10.42 per CPU-s), 1 thread
+ * 12.26 / 12.50 / 12.51 (12.25 / 12.50 / 12.50): 1.66x / 1.43x / 1.56x wall, 0.87x / 0.76x / 0.83x per
+ * CPU-s (the copies in and out of shared memory); new output 20.9 / 16.62 / 19.06 against 11.88 / 11.28 /
+ * 11.9. The calling thread does ~57% of the chunks (it also copies).
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";

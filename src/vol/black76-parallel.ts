@@ -24,12 +24,13 @@ import type { Black76Arrays } from "./black76-series";
 import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./black76-shared";
 
 /**
- * Below this many options a call stays on the calling thread (bench/black.mjs, 2 cores: at 65 536 options
- * two threads were already faster; below, handing over costs a large part of the gain).
+ * Below this many options a call stays on the calling thread. Idle 2-core machine (1 worker; medians of 15):
+ * two threads were faster from 16 384 options (1.19 ms against 1.78 ms; 32 768: 2.21 / 3.57 ms), but below
+ * ~65 536 they save under 2 ms per call for ~15% more CPU time.
  */
 export const PARALLEL_MIN = 65_536;
 /** Options per window (7 doubles each in shared memory: 14.7 MB). */
-const WINDOW = 16 * CHUNK_OPTIONS;
+const WINDOW = 32 * CHUNK_OPTIONS;
 /** At most this many threads by default. */
 const MAX_THREADS = 4;
 /** How long the calling thread waits for the workers to finish a window before doing it alone. */
