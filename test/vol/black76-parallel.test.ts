@@ -111,7 +111,10 @@ describe("black76Strikes on several threads", () => {
       const b = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, 0.2);
       console.log(JSON.stringify({ state: par.black76PoolStatus().state, price: a.price[12345], same: a.price[n - 1] === b.price[n - 1] }));
     `;
-    const flags = ["--experimental-permission", `--allow-fs-read=${root}`, "--no-warnings"];
+    // Node's permission model: --permission since Node 22.13 (Node 26 knows no other), --experimental-permission before.
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    const permission = major > 22 || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
+    const flags = [permission, `--allow-fs-read=${root}`, "--no-warnings"];
     const res = JSON.parse(
       execFileSync(process.execPath, [...flags, "-e", script], {
         cwd: root,
