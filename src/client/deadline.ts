@@ -6,7 +6,7 @@
  * window is a millisecond for timeouts under 10 s (each call stops at its own deadline, as a timer's
  * resolution allows) and a thousandth of the timeout from 10 s, at most {@link MAX_WINDOW_MS}: a call
  * then stops at the end of its deadline's window, never before its deadline and less than 0.1% of its
- * timeout after it (16 ms of the default 30 s). A call without a deadline gets a controller that never
+ * timeout after it (16 ms of the default 60 s). A call without a deadline gets a controller that never
  * aborts. A deadline's timer is cleared as soon as its last call is done: no timer outlives the calls.
  */
 import { setMaxListeners } from "node:events";
