@@ -2,8 +2,8 @@
  * `frames` as the package root exports it: what a notebook writes. The response adapters in their
  * DataFrame form (the one door to danfo: `loadDanfo`, `toDataFrame`, `fromDataFrame`), the verbs that
  * call the service (`fetch…`, `upload…`), the table verbs, Arrow/SQL/Parquet, and the errors a cell
- * catches. Everything else of the folder — each adapter's column-table form (`yieldCurveColumns`, …),
- * the constants, the progress renderers, the cell helpers — is in `risk-portal-lab/frames`
+ * catches, and each adapter's column-table form (`yieldCurveColumns`, …: the same tables without danfo).
+ * Everything else of the folder — the constants, the progress renderers, the cell helpers — is in `risk-portal-lab/frames`
  * (src/subpath/frames.ts), which holds the whole folder. Every type of the folder is here too.
  */
 export type * from "../frames";
@@ -23,6 +23,28 @@ export {
   transactionTable,
   apiKeys,
   operationOutcome,
+  // response → column table (the same adapters without danfo: for Arrow, SQL, Parquet and big tables)
+  yieldCurveColumns,
+  curveTenorsColumns,
+  pivotCurvesColumns,
+  volGridColumns,
+  volGridWideColumns,
+  volResultsColumns,
+  volResultsWideColumns,
+  positionEffectsColumns,
+  reportInfosColumns,
+  reportListColumns,
+  lookBacksColumns,
+  transactionTableColumns,
+  apiKeysColumns,
+  operationOutcomeColumns,
+  fetchYieldCurvesColumns,
+  fetchReportInfosByDateColumns,
+  fetchTransactionTableColumns,
+  fetchTransactionTablesColumns,
+  pivotColumns,
+  queryColumns,
+  readParquetColumns,
   // the service, in batches and streams
   fetchYieldCurves,
   fetchReportInfosByDate,

@@ -19,7 +19,6 @@ export {
   concentration,
   positionEffects,
   figure,
-  isFigure,
   show,
   toHtml,
   toPng,

@@ -13,7 +13,6 @@ export {
   surfaceFromEquityVolCurve,
   calibrate,
   convertSlice,
-  sliceParams,
   crossCheck,
   formatSummary,
   diagnose,
@@ -23,7 +22,6 @@ export {
   localVol,
   priceOptions,
   strikeDeltas,
-  deltaLabel,
   black76,
   black76Strikes,
 } from "../vol";
