@@ -13,18 +13,35 @@ import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, isMain } from "./common.mjs";
 
+/** REV's short commit hash. */
+export function shortSha(rev) {
+  return execFileSync("git", ["rev-parse", "--short", rev], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+}
+
+/** ROOT/node_modules as a link to the repository's, so a build there resolves packages as dist/ does. */
+function linkNodeModules(root) {
+  if (!existsSync(join(root, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+}
+
+/** REV's `paths` (src/, tsconfigs, …) extracted by `git archive` into ROOT, each replaced, and ROOT/node_modules linked. */
+export function checkoutRevision(rev, root, paths) {
+  for (const p of paths) rmSync(join(root, p), { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  execFileSync("sh", ["-c", `git archive ${rev} ${paths.join(" ")} | tar -x -C '${root}'`], { cwd: REPO_ROOT });
+  linkNodeModules(root);
+}
+
 /** Builds REV's bundle into DIR and returns the path of its dist/index.js. */
 export async function buildBaseline(rev = "HEAD", dir) {
   const worktree = rev === ".";
-  const sha = worktree
-    ? "worktree"
-    : execFileSync("git", ["rev-parse", "--short", rev], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  const sha = worktree ? "worktree" : shortSha(rev);
   const root = dir ?? `/tmp/rpl-baseline-${sha}`;
-  rmSync(join(root, "src"), { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
-  if (worktree) cpSync(join(REPO_ROOT, "src"), join(root, "src"), { recursive: true });
-  else execFileSync("sh", ["-c", `git archive ${sha} src | tar -x -C '${root}'`], { cwd: REPO_ROOT });
-  if (!existsSync(join(root, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  if (worktree) {
+    rmSync(join(root, "src"), { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    cpSync(join(REPO_ROOT, "src"), join(root, "src"), { recursive: true });
+    linkNodeModules(root);
+  } else checkoutRevision(sha, root, ["src"]);
   const outfile = join(root, "dist", "index.js");
   await build({
     entryPoints: [join(root, "src", "index.ts")],

@@ -27,7 +27,7 @@
  * Writes bench/results/calibrate.json. Run: `npm run build && node bench/calibrate.mjs`. One core.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +43,7 @@ import {
   summarise,
   timeVariants,
 } from "./common.mjs";
+import { checkoutRevision, shortSha } from "./baseline.mjs";
 
 /** Largest |model vol − quote| accepted with exact quotes. */
 export const EXACT_TOLERANCE = 1e-8;
@@ -69,16 +70,12 @@ export const FILED_REV = "ee64d16";
  * node_modules do not stop the emit). Built once per revision.
  */
 function buildRevision(rev) {
-  const sha = execFileSync("git", ["rev-parse", "--short", rev], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  const sha = shortSha(rev);
   const root = join(tmpdir(), `rpl-calibrate-baseline-${sha}`);
   const dist = join(root, "dist");
   if (existsSync(join(dist, "vol", "index.js")) && existsSync(join(dist, "sim", "random.js"))) return { dist, sha };
   rmSync(root, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
-  execFileSync("sh", ["-c", `git archive ${sha} src tsconfig.json tsconfig.build.json | tar -x -C '${root}'`], {
-    cwd: REPO_ROOT,
-  });
-  symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  checkoutRevision(sha, root, ["src", "tsconfig.json", "tsconfig.build.json"]);
   const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
   try {
     execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "pipe" });
@@ -96,7 +93,7 @@ function loadBaseline() {
   let label = value;
   if (!existsSync(join(value, "vol", "index.js"))) {
     const built = buildRevision(value);
-    const filed = execFileSync("git", ["rev-parse", "--short", FILED_REV], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    const filed = shortSha(FILED_REV);
     dist = built.dist;
     label = built.sha === filed ? `${built.sha} (the build issue 30 was filed against)` : built.sha;
   }
