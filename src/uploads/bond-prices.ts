@@ -13,7 +13,7 @@ import {
   convertCell,
   inSourceTerms,
   isBlank,
-  notSent,
+  refuseBeforeSending,
   issueToRowError,
   readRows,
   unknownColumnErrors,
@@ -22,7 +22,7 @@ import {
   type RecordsFromRowsOptions,
   type RowSource,
 } from "./upload-rows";
-import { RowValidationError, type RowError } from "./errors";
+import type { RowError } from "./errors";
 
 /** A flat column and the wire field it fills (dotted for the identifier). */
 interface ColumnMap {
@@ -123,11 +123,7 @@ export async function uploadBondPrices(
 ): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, ...callOptions } = options;
   const { records, errors, rows, lines } = bondPriceRecords(source, { unknownColumns });
-  if (errors.length > 0) throw notSent(new RowValidationError("UploadBondPriceData", errors));
-  if (records.length === 0)
-    throw notSent(
-      new RowValidationError("UploadBondPriceData", [{ row: null, message: "no rows: there is nothing to upload" }]),
-    );
+  refuseBeforeSending("UploadBondPriceData", errors, records.length);
   return rp.marketData
     .uploadBondPrices(
       {

@@ -16,7 +16,7 @@ import {
   inSourceTerms,
   isBlank,
   issueToRowError,
-  notSent,
+  refuseBeforeSending,
   readRows,
   unknownColumnErrors,
   withoutTypeTags,
@@ -24,7 +24,7 @@ import {
   type RecordsFromRowsOptions,
   type RowSource,
 } from "./upload-rows";
-import { RowValidationError, type RowError } from "./errors";
+import type { RowError } from "./errors";
 
 const ID = "asset_id";
 /** Accepted columns (normalised names) and what they hold. */
@@ -247,11 +247,7 @@ export async function uploadEquityVolCurves(
 ): Promise<OperationOutcome> {
   const { unknownColumns, use_best_effort, ...callOptions } = options;
   const { curves, errors, rows, lines } = equityVolCurveRecords(source, { unknownColumns });
-  if (errors.length > 0) throw notSent(new RowValidationError("UploadEquityVolCurves", errors));
-  if (curves.length === 0)
-    throw notSent(
-      new RowValidationError("UploadEquityVolCurves", [{ row: null, message: "no rows: there is nothing to upload" }]),
-    );
+  refuseBeforeSending("UploadEquityVolCurves", errors, curves.length);
   return rp.marketData
     .uploadEquityVolCurves(
       { ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves },

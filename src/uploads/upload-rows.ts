@@ -9,7 +9,7 @@ import { formatPath } from "../api/operation";
 import { preview } from "../table/column-table";
 import { parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
 import { OperationFailedError, withOutcome } from "../client/errors";
-import { CsvError, type RowError, type RowValidationError } from "./errors";
+import { CsvError, RowValidationError, type RowError } from "./errors";
 
 /** Anything with danfo's `columns` and row-major `values` (a danfo DataFrame). */
 export interface DataFrameLike {
@@ -289,4 +289,11 @@ export function inSourceTerms(
 /** Rows refused before anything was sent: a write's error says it was not applied. */
 export function notSent(error: RowValidationError): RowValidationError {
   return withOutcome(error, "not-applied");
+}
+
+/** Throws, before anything is sent, when rows were refused or there is no record to upload. */
+export function refuseBeforeSending(operation: string, errors: RowError[], records: number): void {
+  if (errors.length > 0) throw notSent(new RowValidationError(operation, errors));
+  if (records === 0)
+    throw notSent(new RowValidationError(operation, [{ row: null, message: "no rows: there is nothing to upload" }]));
 }
