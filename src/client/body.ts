@@ -30,8 +30,18 @@ export interface BodyBytes {
  * (which stops the download and the decompression) and {@link BodyTooLarge} is thrown, or, with
  * `truncate`, the first `limit` bytes are returned.
  */
-export async function readBody(response: Response, limit: number, truncate = false): Promise<BodyBytes> {
-  if (isNodeStream(response.body)) return readNodeStream(response.body, limit, truncate);
+export function readBody(response: Response, limit: number, truncate = false): Promise<BodyBytes> {
+  // Not async: a Node stream's promise is returned as it is (an async function would wrap it in another).
+  try {
+    const body = response.body;
+    return isNodeStream(body) ? readNodeStream(body, limit, truncate) : readWebStream(response, limit, truncate);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** {@link readBody} of a web stream (Node's fetch), or of a Node stream through its async iterator. */
+async function readWebStream(response: Response, limit: number, truncate: boolean): Promise<BodyBytes> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (response.body) {

@@ -48,7 +48,7 @@ import {
 import type { Redactor } from "./redact";
 import { checkResponse } from "./response-check";
 import { responseHeader } from "./response-header";
-import { discardBody, followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
+import { discardBody, followRedirects, isRedirect, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 import {
   DEFAULT_RETRY,
   backoffDelayMs,
@@ -178,18 +178,20 @@ export interface Streamed {
  * the cache → a shared in-flight call, or attempts with retries (each: cassette or auth → fetch → read,
  * recorded) → decode → remember (cache, emptied after a change) → provenance.
  */
-export async function send<Op extends OperationDef>(
+export function send<Op extends OperationDef>(
   config: PipelineConfig,
   op: Op,
   input: unknown,
   options: CallOptions = {},
 ): Promise<ResponseOf<Op>> {
-  const call = prepare(config, op, input, options);
+  // Not async: one async function per call fewer (each is a promise and turns of the microtask queue).
+  let call: PreparedCall<Op>;
   try {
-    return await sendPrepared(call);
+    call = prepare(config, op, input, options);
   } catch (error) {
-    throw withWriteOutcome(call, error);
+    return Promise.reject(error);
   }
+  return sendPrepared(call);
 }
 
 /** The call, its input and options checked; a write refused here was not sent (`not-applied`). */
@@ -223,11 +225,11 @@ function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
 }
 
 async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op>> {
-  // Without a cache there is nothing to look up or share: no await (each costs a turn of the event loop's microtasks).
-  const hit = call.cache ? await fromCache(call) : undefined;
-  if (hit) return hit;
-  call.startClock();
   try {
+    // Without a cache there is nothing to look up or share: no await (each costs a turn of the event loop's microtasks).
+    const hit = call.cache ? await fromCache(call) : undefined;
+    if (hit) return hit;
+    call.startClock();
     const shared = call.shareable ? await joinInFlight(call) : undefined;
     if (shared) return shared;
     const generation = call.cache?.generation;
@@ -244,6 +246,8 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
       data,
       call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
     );
+  } catch (error) {
+    throw withWriteOutcome(call, error);
   } finally {
     call.stopClock();
   }
@@ -590,8 +594,12 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
     const refused = !replayed && response.ok ? refuseNonJson(call, response) : undefined;
     if (refused) await refused;
     const streamed = call.sink !== undefined && response.ok && !replayed && !cassette;
-    const text = streamed ? (await streamBody(call, response), "") : await readText(call, response);
-    const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
+    const text = streamed
+      ? (await streamBody(call, response), "")
+      : response.ok
+        ? decodeUtf8((await readBody(response, call.maxResponseBytes)).bytes)
+        : await readErrorText(call, response);
+    const receivedAt = replayed?.receivedAt ?? isoTime(call.config.now());
     if (!replayed && cassette) record(call, response, text, receivedAt);
     const requestId = responseHeader(response.headers, HEADERS.requestId) ?? undefined;
     if (response.ok)
@@ -622,13 +630,21 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
   }
 }
 
+/** The last time {@link isoTime} spelled, and how: calls that arrive in the same millisecond share it. */
+let lastIso = { ms: NaN, text: "" };
+
+/** `new Date(ms).toISOString()`, remembered for the last millisecond asked (~0.5 µs an answer otherwise). */
+export function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
+
 /**
- * An answer's body as text, read as a stream against the call's size limit and decoded as strict UTF-8
- * (throws BodyTooLarge, InvalidUtf8). An error answer's body is only shown: its first MiB is kept, and
- * invalid UTF-8 in it is noted with its offset.
+ * An error answer's body as text, only to be shown: its first MiB is kept, and invalid UTF-8 in it is noted
+ * with its offset. (A success answer's body is read against the call's size limit and decoded as strict
+ * UTF-8, which throws BodyTooLarge or InvalidUtf8: in {@link attemptOnce}.)
  */
-async function readText(call: PreparedCall, response: Response): Promise<string> {
-  if (response.ok) return decodeUtf8((await readBody(response, call.maxResponseBytes)).bytes);
+async function readErrorText(call: PreparedCall, response: Response): Promise<string> {
   const kept = Math.min(call.maxResponseBytes, ERROR_BODY_BYTES);
   const { bytes, truncated } = await readBody(response, kept, true);
   const { text, invalidAt } = decodeForDisplay(bytes);
@@ -717,44 +733,45 @@ function nextLimit(limit: number): number {
 
 /** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
 export async function exchange(call: PreparedCall): Promise<Response> {
-  const first = await sendFollowing(call);
-  if (first.response.status !== 401 || call.refreshed) return first.response;
+  for (;;) {
+    const sent = { used: "" };
+    const first: Hop = { url: call.url, method: call.op.method, body: call.body };
+    let response: Response;
+    try {
+      // The first hop sent here, the redirects (rare) followed in their own function.
+      response = await sendHop(call, sent, first);
+      call.finalUrl = undefined;
+      if (isRedirect(response, first)) {
+        // A bound function, not a closure: the bundle (keepNames) names every closure it makes, on every call.
+        const followed = await followRedirects(first, response, sendHop.bind(undefined, call, sent));
+        response = followed.response;
+        call.finalUrl = followed.hop.url === call.url ? undefined : followed.hop.url;
+      }
+    } catch (error) {
+      if (error instanceof RedirectRefused) throw redirectFailure(call, error);
+      throw error;
+    }
+    // One refresh and one more request after a 401; the second answer is the answer, whatever it is.
+    if (response.status !== 401 || call.refreshed || !(await refreshAfterUnauthorized(call, sent.used)))
+      return response;
+    await discardBody(response);
+  }
+}
+
+/** After a 401: the credential `used` renewed (true) or not renewable (false), once per call. */
+async function refreshAfterUnauthorized(call: PreparedCall, used: string): Promise<boolean> {
   call.refreshed = true;
-  let refreshed: boolean;
   try {
-    refreshed = await call.config.auth.refreshAfterUnauthorized(first.used, call.signal, call.deadlineAtMs);
+    return await call.config.auth.refreshAfterUnauthorized(used, call.signal, call.deadlineAtMs);
   } catch (error) {
     // The server had refused the write (401): a token that cannot be renewed leaves it not applied.
     if (call.write && error instanceof RiskPortalError && error.outcome === undefined)
       throw withOutcome(error, "not-applied", ` The server had answered HTTP 401: ${call.op.name} was not applied.`);
     throw error;
   }
-  if (!refreshed) return first.response;
-  await discardBody(first.response);
-  return (await sendFollowing(call)).response;
 }
 
-/**
- * One request and the same-origin redirects it meets (see src/client/redirect.ts): fetch never follows a
- * redirect (`redirect: "manual"`); every hop's headers are built here, the credential added again.
- */
-async function sendFollowing(call: PreparedCall): Promise<{ used: string; response: Response }> {
-  const sent = { used: "" };
-  try {
-    // A bound function, not a closure: the bundle (keepNames) names every closure it makes, on every call.
-    const { response, hop } = await followSameOrigin(
-      { url: call.url, method: call.op.method, body: call.body },
-      sendHop.bind(undefined, call, sent),
-    );
-    call.finalUrl = hop.url === call.url ? undefined : hop.url;
-    return { used: sent.used, response };
-  } catch (error) {
-    if (error instanceof RedirectRefused) throw redirectFailure(call, error);
-    throw error;
-  }
-}
-
-/** One hop of {@link sendFollowing}: its headers built afresh, the credential added (and noted in `sent`). */
+/** One hop of {@link exchange}: its headers built afresh, the credential added (and noted in `sent`). */
 function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Promise<Response> {
   const headers = requestHeaders(call, hop.body !== undefined);
   const applied = call.config.auth.apply(headers, call.signal, call.deadlineAtMs);

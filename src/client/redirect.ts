@@ -42,13 +42,32 @@ export async function followSameOrigin(
   first: Hop,
   send: (hop: Hop) => Promise<Response>,
 ): Promise<{ response: Response; hop: Hop }> {
+  const response = await send(first);
+  return isRedirect(response, first) ? followRedirects(first, response, send) : { response, hop: first };
+}
+
+/**
+ * Whether `response`, the answer to `hop`, is a redirect to follow: throws {@link RedirectRefused} when fetch
+ * followed or hid one itself. For a caller that sends the first hop itself (no async function between it
+ * and fetch on the usual path) and then, on a redirect, goes on with {@link followRedirects}.
+ */
+export function isRedirect(response: Response, hop: Hop): boolean {
+  checkNotFollowed(response, hop);
+  return REDIRECT_STATUSES.has(response.status);
+}
+
+/** {@link followSameOrigin} from the redirect `response` that answered `first`. */
+export async function followRedirects(
+  first: Hop,
+  response: Response,
+  send: (hop: Hop) => Promise<Response>,
+): Promise<{ response: Response; hop: Hop }> {
   let hop = first;
   for (let redirects = 0; ; redirects++) {
-    const response = await send(hop);
-    checkNotFollowed(response, hop);
-    if (!REDIRECT_STATUSES.has(response.status)) return { response, hop };
     await discardBody(response);
     hop = nextHop(hop, response, redirects);
+    response = await send(hop);
+    if (!isRedirect(response, hop)) return { response, hop };
   }
 }
 
