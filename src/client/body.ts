@@ -63,8 +63,8 @@ async function readWebStream(response: Response, limit: number, truncate: boolea
 /** A Node stream's side of a body (node-fetch's, cross-fetch's in Node): read through its events. */
 interface NodeStream {
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
-  once(event: "end" | "close", listener: () => void): unknown;
-  once(event: "error", listener: (error: unknown) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
   destroy(): void;
   readonly readableEnded?: boolean;
   readonly destroyed?: boolean;
@@ -72,7 +72,7 @@ interface NodeStream {
 
 function isNodeStream(body: unknown): body is NodeStream {
   const stream = body as Partial<NodeStream> | null;
-  return typeof stream?.on === "function" && typeof stream.destroy === "function" && typeof stream.once === "function";
+  return typeof stream?.on === "function" && typeof stream.destroy === "function";
 }
 
 /**
@@ -97,15 +97,18 @@ function readNodeStream(stream: NodeStream, limit: number, truncate: boolean): P
       chunks.push(chunk);
       total += chunk.byteLength;
     });
-    stream.once("end", () => {
+    // `on`, not `once` (which wraps each listener and takes it off when it fires): each settles once, through `done`.
+    stream.on("end", () => {
+      if (done) return;
       done = true;
       resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total), truncated: false });
     });
-    stream.once("error", (error) => {
+    stream.on("error", (error) => {
+      if (done) return;
       done = true;
       reject(error);
     });
-    stream.once("close", () => {
+    stream.on("close", () => {
       if (done) return;
       done = true;
       reject(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));

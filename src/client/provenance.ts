@@ -85,10 +85,17 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
 /** Attaches `provenance` to a response object (not to primitives) and returns the object. */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
   if (value !== null && typeof value === "object" && Object.isExtensible(value)) {
-    Object.defineProperty(value, KEY, { value: provenance, enumerable: false, configurable: true, writable: true });
+    // One descriptor object for every answer (defineProperty reads it, never keeps it).
+    ATTACHED.value = provenance;
+    try {
+      Object.defineProperty(value, KEY, ATTACHED);
+    } finally {
+      ATTACHED.value = undefined;
+    }
   }
   return value;
 }
+const ATTACHED: PropertyDescriptor = { value: undefined, enumerable: false, configurable: true, writable: true };
 
 /** The provenance the pipeline attached to a response object, if any. */
 export function provenanceOf(value: unknown): Provenance | undefined {

@@ -36,8 +36,14 @@ export function checkResponse<S extends z.ZodType>(schema: S, json: unknown): Ch
     check = compileCheck(schema) ?? null;
     compiled.set(schema, check);
   }
-  if (check !== null && check(json)) return { success: true, data: json as z.output<S> };
+  if (check !== null && !prototypeEnumerable() && check(json)) return { success: true, data: json as z.output<S> };
   return schema.safeParse(json);
+}
+
+/** Whether Object.prototype holds an enumerable key (someone added one): the compiled checks' for…in would list it. */
+function prototypeEnumerable(): boolean {
+  for (const _ in Object.prototype) return true;
+  return false;
 }
 
 /** The schema's zod internals: its definition and its traits. */
@@ -107,7 +113,9 @@ function node(gen: Generator, schema: unknown): string | undefined {
   const checks = own === undefined ? undefined : checksOf(zod);
   if (own === undefined || checks === undefined) return undefined;
   const name = `n${gen.source.length}`;
-  const tail = checks.length ? `return passes(${ref(gen, new PassedChecks(checks))}, v);` : "return true;";
+  const passed = checks.length ? ref(gen, new PassedChecks(checks)) : "";
+  // The look-up of a string that passed before, in the node's own code (the usual answer: a repeated date).
+  const tail = checks.length ? `return ${passed}.passed.has(v) || passes(${passed}, v);` : "return true;";
   gen.source.push(`function ${name}(v) {\n${own}\n${tail}\n}`);
   gen.nodes.set(schema, name);
   if (checks.length && !gen.context.includes(passes)) gen.source.push(`const passes = ${ref(gen, passes)};`);
@@ -232,36 +240,52 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "null", "enum", "lite
  * in the schema's order, the present ones, then the other keys in the value's order). A key zod would
  * drop (a stripping object's extra key, `__proto__`) or reorder (index-like keys come first), an extra key
  * a strict object refuses, an absent required field: zod decides.
+ *
+ * The keys are walked with `for…in` (no array of keys per object: a curve's points are many small
+ * objects), which lists the same keys in the same order as `Object.keys` for a plain object whose
+ * prototype holds nothing enumerable (with an enumerable key on Object.prototype, which for…in lists and
+ * zod's copy takes, {@link checkResponse} leaves every answer to zod).
+ * Each schema field must come after the previous one seen; an extra key (where allowed) after all of them.
+ * A field named like a property of Object.prototype (`toString`) is not compiled: zod reads an absent
+ * one from the prototype.
  */
 function objectOf(gen: Generator, def: Internals["def"]): string | undefined {
   const shape = def.shape as Record<string, unknown>;
   if (Object.getOwnPropertySymbols(shape).length) return undefined;
   const catchall = def.catchall === undefined ? "strip" : internals(def.catchall).def.type;
   if (catchall !== "strip" && catchall !== "unknown" && catchall !== "any" && catchall !== "never") return undefined;
-  const lines = [
-    // Another prototype may hold enumerable keys zod would copy (JSON.parse makes none).
-    `if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype) return false;`,
-    `const k = Object.keys(v);`,
-    `let i = 0;`,
-  ];
-  for (const key of Object.keys(shape)) {
+  const keys = Object.keys(shape);
+  const cases: string[] = [];
+  let required = 0;
+  for (const [index, key] of keys.entries()) {
     const field = internals(shape[key]);
     const check = node(gen, shape[key]);
-    if (check === undefined || key === "__proto__" || /^\d/.test(key)) return undefined;
+    if (check === undefined || key === "__proto__" || /^\d/.test(key) || key in Object.prototype) return undefined;
     // `optional` absent keys are left out of zod's copy; other absence rules (defaults) change the value.
     const optional = field.optin === "optional" && field.optout === "optional";
     if (field.optin !== undefined && !optional) return undefined;
+    if (!optional) required++;
     const name = JSON.stringify(key);
-    const absent = optional ? `if (v[${name}] !== undefined) return false;` : "return false;";
-    lines.push(`if (k[i] === ${name}) { if (!${check}(v[${name}])) return false; i++; } else { ${absent} }`);
-  }
-  const extras = catchall === "unknown" || catchall === "any";
-  if (!extras) lines.push(`if (i !== k.length) return false;`);
-  else {
-    const fields = ref(gen, new Set(Object.keys(shape)));
-    lines.push(
-      `for (; i < k.length; i++) { const x = k[i]; if (${fields}.has(x) || x === "__proto__" || (x.charCodeAt(0) - 48) >>> 0 < 10) return false; }`,
+    cases.push(
+      `case ${name}: if (at >= ${index}) return false; at = ${index};${optional ? "" : " seen++;"} if (!${check}(v[${name}])) return false; break;`,
     );
   }
-  return lines.join("\n");
+  const extras = catchall === "unknown" || catchall === "any";
+  // An extra key: after it no schema field may come (zod's copy puts them first).
+  const other = extras
+    ? `default: if (x === "__proto__" || (x.charCodeAt(0) - 48) >>> 0 < 10) return false; at = ${keys.length};`
+    : "default: return false;";
+  return [
+    // Another prototype may hold enumerable keys zod would copy (JSON.parse makes none).
+    `if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype) return false;`,
+    `let at = -1;`,
+    `let seen = 0;`,
+    `for (const x in v) {`,
+    `switch (x) {`,
+    ...cases,
+    other,
+    `}`,
+    `}`,
+    `return seen === ${required};`,
+  ].join("\n");
 }

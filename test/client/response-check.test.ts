@@ -185,6 +185,55 @@ describe("the compiled response check", () => {
       expect(compileCheck(other)).toBeUndefined();
   });
 
+  it("agrees with zod where walking keys with for…in could differ from Object.keys", () => {
+    // A field named like a property of Object.prototype: zod reads an absent one from the prototype.
+    const named = z.object({ toString: z.string().optional(), a: z.number() });
+    expect(compileCheck(named)).toBeUndefined();
+    agree(named, JSON.parse('{"a":1}'));
+    // Keys out of the schema's order, extra keys before a field, index-like and __proto__ keys, a missing field.
+    const loose = z.looseObject({ a: z.number(), b: z.string().optional(), c: z.boolean() });
+    const strict = z.strictObject({ a: z.number(), b: z.string().optional() });
+    for (const text of [
+      '{"a":1,"b":"x","c":true}',
+      '{"a":1,"c":true}',
+      '{"a":1,"c":true,"b":"x"}',
+      '{"b":"x","a":1,"c":true}',
+      '{"a":1,"x":2,"c":true}',
+      '{"a":1,"c":true,"x":2}',
+      '{"a":1,"c":true,"1":2}',
+      '{"a":1,"c":true,"__proto__":2}',
+      '{"a":1,"b":"x"}',
+      '{"a":1}',
+      '{"a":1,"b":"x","x":2}',
+    ]) {
+      agree(loose, JSON.parse(text));
+      agree(strict, JSON.parse(text));
+    }
+    // An enumerable key on Object.prototype is listed by for…in (and copied by zod): zod decides.
+    for (const key of ["polluted", "b"]) {
+      Object.defineProperty(Object.prototype, key, {
+        value: "x",
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+      try {
+        for (const [schema, text] of [
+          [loose, '{"a":1,"c":true}'],
+          [strict, '{"a":1}'],
+        ] as const) {
+          const value: unknown = JSON.parse(text);
+          const got = checkResponse(schema, value);
+          const byZod = schema.safeParse(value);
+          expect(got.success).toBe(byZod.success);
+          if (got.success) expect(JSON.stringify(got.data)).toBe(JSON.stringify(byZod.data));
+        }
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)[key];
+      }
+    }
+  });
+
   it("agrees with zod on every operation's response schema, for values of the wrong kind", () => {
     for (const op of operations()) {
       for (const value of [null, {}, [], "x", 1, { $type: "x" }, { is_success: true }]) agree(op.response, value);
