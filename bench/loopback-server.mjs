@@ -67,10 +67,14 @@ function start() {
   const notFound = Buffer.from(JSON.stringify({ title: "no route in the bench server", status: 404 }));
   let served = 0;
 
+  // The last request's body, for the benchmark's check that every variant sends the same request.
+  let lastBody = "";
   const server = createServer((req, res) => {
-    // Drain the body before answering, as a real server would.
-    req.resume();
+    // Read the body before answering, as a real server would.
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
+      lastBody = Buffer.concat(chunks).toString();
       const body = routes.get(`${req.method} ${req.url}`);
       served++;
       res.writeHead(body ? 200 : 404, {
@@ -89,7 +93,7 @@ function start() {
     setTimeout(() => process.exit(0), 1000).unref();
   };
   process.on("message", (message) => {
-    if (message === "stats") process.send?.({ served, cpu: process.cpuUsage() });
+    if (message === "stats") process.send?.({ served, cpu: process.cpuUsage(), lastBody });
     else if (message === "stop") stop();
   });
   process.on("disconnect", stop);

@@ -49,8 +49,17 @@ import {
 const TOKEN = "bench-token-0000";
 /** What the client is asked for... */
 const CURVE_INPUT = { currency: "EUR", market_date: "2026-11-20" };
-/** ...and what it puts on the wire for it (date-only becomes midnight UTC); the bare variants send this. */
-const CURVE_WIRE = { currency: "EUR", market_date: "2026-11-20T00:00:00Z" };
+/**
+ * ...and what it puts on the wire for it (the request's `$type`, as the published pages show it; date-only
+ * becomes midnight UTC); the bare variants send this. The run checks that every variant's body is the same
+ * bytes (the loopback server keeps the last one): before that check, the bare variants sent a body 82
+ * bytes shorter, without `$type`.
+ */
+const CURVE_WIRE = {
+  $type: "Service.Web.Core.MarketData.ApiGetDiscountCurveMktDataRequest, Service.Web.Core",
+  currency: "EUR",
+  market_date: "2026-11-20T00:00:00Z",
+};
 const CURVE_POINTS = 20;
 
 export const VARIANTS = {
@@ -213,12 +222,19 @@ async function drive(call, { total, concurrency, capMs }) {
   };
 }
 
-/** Checks one reply of each variant before timing anything (a fast wrong answer is no result). */
-async function checkReply(name, call) {
+/**
+ * Checks one reply of each variant before timing anything (a fast wrong answer is no result), and that it
+ * sent the same body as the bare variant (the server says what it last received).
+ */
+async function checkReply(name, call, server) {
   const reply = await call();
   const points = reply?.yield_curve_model?.data;
   if (!Array.isArray(points) || points.length !== CURVE_POINTS || reply.yield_curve_model.currency !== "EUR") {
     throw new Error(`variant ${name} got an unexpected reply: ${JSON.stringify(reply).slice(0, 200)}`);
+  }
+  const { lastBody } = await server.stats();
+  if (lastBody !== JSON.stringify(CURVE_WIRE)) {
+    throw new Error(`variant ${name} sent another request body than the bare variants: ${lastBody.slice(0, 300)}`);
   }
 }
 
@@ -228,7 +244,7 @@ export async function measureThroughput(settings = settingsFromEnv(), log = () =
   const server = await startServer();
   try {
     const calls = makeCalls(server.url, settings.baseline);
-    for (const v of variants) await checkReply(v, calls[v]);
+    for (const v of variants) await checkReply(v, calls[v], server);
     const runs = Object.fromEntries(variants.map((v) => [v, []]));
     for (let round_ = 1; round_ <= rounds; round_++) {
       for (const v of variants) {
