@@ -71,6 +71,9 @@ await build({
   // function names (error names, stack traces) read as written; the source map maps back to src/.
   minifyWhitespace: true,
   minifySyntax: true,
+  // Lines of at most ~400 characters: Node prints the throwing line's source above an uncaught error's
+  // stack, which was hundreds of kB of the bundle on one line (test/package/require.test.ts).
+  lineLimit: 400,
   keepNames: true,
   sourcemap: true,
   sourcesContent: false,

@@ -75,4 +75,22 @@ describe('require("risk-portal-lab") from a plain node process', () => {
     expect(report.inspected).not.toContain("t-1234");
     expect(report.heavy).toEqual(Object.fromEntries(HEAVY_MODULES.map((m) => [m, false])));
   });
+
+  it("an uncaught error from the package prints a readable report, not the bundle's source", async () => {
+    // Node prints the source line of the throwing frame above the stack: a bundle on a few huge lines
+    // printed hundreds of kB of it (the bundle's lines are now at most a few hundred characters).
+    const script = `require("risk-portal-lab").vol.black76({ forward: -1, strike: 1, maturity: 1, vol: 0.2, kind: "call" });`;
+    const failed = await run(process.execPath, ["-e", script], { cwd: root, encoding: "utf8", timeout: 30_000 }).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    const stderr = failed?.stderr ?? "";
+    // (Booleans and lengths, not the text: a failure here must not print the bundle either.)
+    expect(stderr.includes("VolModelError: forward must be a finite number > 0; got -1"), stderr.slice(0, 300)).toBe(
+      true,
+    );
+    expect(stderr.length, stderr.slice(0, 300)).toBeLessThan(5_000);
+    expect(Math.max(...stderr.split("\n").map((line) => line.length))).toBeLessThan(1_000);
+  });
 });
