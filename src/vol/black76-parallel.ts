@@ -120,7 +120,11 @@ function readyPool(): Pool | undefined {
 
 /**
  * The kernel over options `0 … n − 1` on the pool's threads when n ≥ {@link PARALLEL_MIN} and the pool is
- * ready; returns false (nothing computed) otherwise.
+ * ready; returns false (nothing computed, `check` not called) otherwise.
+ *
+ * `check` (the caller's checks of the inputs, which throw) runs on the calling thread once the workers have
+ * started on the first window, before anything is written to `out` (the workers write only to the shared
+ * block): if it throws, the workers stop, nothing of the batch is used and its error is thrown.
  */
 export function fillBlack76Parallel(
   F: number,
@@ -133,18 +137,27 @@ export function fillBlack76Parallel(
   call: boolean,
   out: Black76Arrays,
   n: number,
+  check?: () => void,
 ): boolean {
   if (n < PARALLEL_MIN) return false;
   const p = readyPool();
   if (!p) return false;
-  const job = { F, strikes, vols, volStride, sqrtT, DF, r, call, out };
+  const job: Job = { F, strikes, vols, volStride, sqrtT, DF, r, call, out, check };
   for (let start = 0; start < n; start += WINDOW) {
     const m = Math.min(WINDOW, n - start);
     if (pool === p && runWindow(p, job, start, m)) continue;
     if (pool === p) stopPool(p);
+    runChecks(job);
     runAlone(job, start, m);
   }
   return true;
+}
+
+/** The caller's checks, once per job (a window on the pool runs them; a window alone first). */
+function runChecks(job: Job): void {
+  const check = job.check;
+  job.check = undefined;
+  check?.();
 }
 
 interface Job {
@@ -157,6 +170,8 @@ interface Job {
   r: number;
   call: boolean;
   out: Black76Arrays;
+  /** The caller's checks, until they have run. */
+  check: (() => void) | undefined;
 }
 
 /** Options `start … start + m − 1` of a job on the calling thread. */
@@ -186,28 +201,52 @@ function copyFinished(v: BlockViews, job: Job, start: number, m: number, chunks:
 }
 const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
 
-/** One window on all threads; false if a worker failed or did not finish in time (nothing is then trusted). */
-function runWindow(p: Pool, job: Job, start: number, m: number): boolean {
-  const v = p.views;
-  const chunks = Math.ceil(m / CHUNK_OPTIONS);
-  v.strikes.set(job.strikes.subarray(start, start + m));
-  if (job.volStride === 1) v.vols.set(job.vols.subarray(start, start + m));
-  else v.vols[0] = job.vols[0]!;
+/** Copies the inputs of options `from … to − 1` of the window into the shared block and says how many chunks are in. */
+function copyIn(v: BlockViews, job: Job, start: number, from: number, to: number, chunks: number): void {
+  v.strikes.set(job.strikes.subarray(start + from, start + to), from);
+  if (job.volStride === 1) v.vols.set(job.vols.subarray(start + from, start + to), from);
+  Atomics.store(v.control, CTRL.copied, chunks);
+  Atomics.notify(v.control, CTRL.copied);
+}
+
+/**
+ * Starts a window: its parameters, then the workers woken, then its inputs copied in, the first chunk's
+ * alone (a worker starts on it while the rest is copied). Returns the window's sequence number.
+ */
+function startWindow(v: BlockViews, job: Job, start: number, m: number, chunks: number): number {
+  if (job.volStride !== 1) v.vols[0] = job.vols[0]!;
   const params = [job.F, job.sqrtT, job.DF, job.r, job.call ? 1 : 0, job.volStride, m];
   for (let i = 0; i < params.length; i++) v.params[i] = params[i]!;
   v.owner.fill(OWNER.free);
   Atomics.store(v.control, CTRL.next, 0);
   Atomics.store(v.control, CTRL.failed, 0);
+  Atomics.store(v.control, CTRL.copied, 0);
   const seq = Atomics.add(v.control, CTRL.seq, 1) + 1;
   Atomics.notify(v.control, CTRL.seq);
-  for (;;) {
-    const c = Atomics.add(v.control, CTRL.next, 1);
-    if (c >= chunks) break;
-    Atomics.store(v.owner, c, OWNER.caller);
-    const from = start + c * CHUNK_OPTIONS;
-    runChunk(job, from, Math.min(start + m, from + CHUNK_OPTIONS));
-    copyFinished(v, job, start, m, chunks);
+  const first = Math.min(m, CHUNK_OPTIONS);
+  copyIn(v, job, start, 0, first, 1);
+  if (m > first) copyIn(v, job, start, first, m, chunks);
+  return seq;
+}
+
+/**
+ * The caller's checks while the workers compute into the shared block: when they throw, the window is
+ * stopped and the workers waited for (they never write to the caller's arrays), then the error is thrown.
+ */
+function checkWhileRunning(p: Pool, job: Job, seq: number): void {
+  try {
+    runChecks(job);
+  } catch (error) {
+    const v = p.views;
+    Atomics.store(v.control, CTRL.failed, 2);
+    if (!workersDone(p, seq, () => {})) stopPool(p);
+    throw error;
   }
+}
+
+/** Waits (up to {@link WAIT_MS}) until every worker has finished window `seq`, calling `meanwhile` between waits. */
+function workersDone(p: Pool, seq: number, meanwhile: () => void): boolean {
+  const v = p.views;
   const deadline = Date.now() + WAIT_MS;
   for (let w = 0; w < p.workers.length; w++) {
     for (;;) {
@@ -216,10 +255,28 @@ function runWindow(p: Pool, job: Job, start: number, m: number): boolean {
       const wait = deadline - Date.now();
       if (wait <= 0) return false;
       Atomics.wait(v.control, CTRL.done0 + w, done, Math.min(wait, 1));
-      if (Atomics.load(v.control, CTRL.failed) !== 0) return false;
-      copyFinished(v, job, start, m, chunks);
+      meanwhile();
     }
   }
+  return true;
+}
+
+/** One window on all threads; false if a worker failed or did not finish in time (nothing is then trusted). */
+function runWindow(p: Pool, job: Job, start: number, m: number): boolean {
+  const v = p.views;
+  const chunks = Math.ceil(m / CHUNK_OPTIONS);
+  const seq = startWindow(v, job, start, m, chunks);
+  checkWhileRunning(p, job, seq);
+  for (;;) {
+    const c = Atomics.add(v.control, CTRL.next, 1);
+    if (c >= chunks) break;
+    Atomics.store(v.owner, c, OWNER.caller);
+    const from = start + c * CHUNK_OPTIONS;
+    runChunk(job, from, Math.min(start + m, from + CHUNK_OPTIONS));
+    copyFinished(v, job, start, m, chunks);
+  }
+  const copyOut = () => void copyFinished(v, job, start, m, chunks);
+  if (!workersDone(p, seq, copyOut)) return false;
   if (Atomics.load(v.control, CTRL.failed) !== 0) return false;
   return copyFinished(v, job, start, m, chunks) === 0;
 }

@@ -2,7 +2,7 @@
  * The shared memory between black76-parallel.ts and its workers (black76-worker.ts), for one window of up
  * to `capacity` options at a time:
  * - control (Int32): the window's sequence number, the next unclaimed chunk, a failure flag, how many
- *   workers are ready, then each worker's last finished window;
+ *   workers are ready, how many chunks' inputs are copied in, then each worker's last finished window;
  * - owner (Int32, one per chunk): 0 unclaimed, 1 the calling thread's, 2 a worker's (computing), 3 a
  *   worker's (done, results in the shared outputs), 4 copied out by the calling thread;
  * - params (Float64): F, √T, DF, r, call, vol stride, options in the window;
@@ -11,8 +11,12 @@
  */
 import type { Black76Arrays } from "./black76-series";
 
-/** Slots of the control block; worker `w` writes its last finished window at `DONE0 + w`. */
-export const CTRL = { seq: 0, next: 1, failed: 2, ready: 3, done0: 4 } as const;
+/**
+ * Slots of the control block; worker `w` writes its last finished window at `DONE0 + w`. `copied`: the
+ * window's chunks whose inputs are in the shared block (a chunk is computed only once they are); `failed`:
+ * 1 a worker failed, 2 the calling thread stopped the window (a bad input: nothing of it is used).
+ */
+export const CTRL = { seq: 0, next: 1, failed: 2, ready: 3, copied: 4, done0: 5 } as const;
 /** Chunk states in the owner block. */
 export const OWNER = { free: 0, caller: 1, worker: 2, workerDone: 3, copied: 4 } as const;
 /** Options per chunk claimed at a time (5 outputs: 320 kB to copy out per chunk; 16 384 measured the same). */

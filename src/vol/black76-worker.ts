@@ -20,8 +20,11 @@ function work(): void {
   const m = p[6]!;
   const chunks = Math.ceil(m / CHUNK_OPTIONS);
   for (;;) {
+    // Stopped by the calling thread (a bad input found while this window ran): nothing more to do.
+    if (Atomics.load(ctrl, CTRL.failed) !== 0) return;
     const c = Atomics.add(ctrl, CTRL.next, 1);
     if (c >= chunks) return;
+    if (!inputsCopied(c)) return;
     Atomics.store(v.owner, c, OWNER.worker);
     const start = c * CHUNK_OPTIONS;
     const end = Math.min(m, start + CHUNK_OPTIONS);
@@ -30,6 +33,15 @@ function work(): void {
     fillBlack76(F, v.strikes.subarray(start, end), vols, volStride, sqrtT, DF, r, call, part, end - start);
     Atomics.store(v.owner, c, OWNER.workerDone);
   }
+}
+
+/** Waits until chunk `c`'s inputs are copied in (the calling thread copies the first chunk, then the rest); false if stopped. */
+function inputsCopied(c: number): boolean {
+  for (let copied = Atomics.load(ctrl, CTRL.copied); copied <= c; copied = Atomics.load(ctrl, CTRL.copied)) {
+    if (Atomics.load(ctrl, CTRL.failed) !== 0) return false;
+    Atomics.wait(ctrl, CTRL.copied, copied, 1);
+  }
+  return true;
 }
 
 // (The sequence number before counting in as ready: no window starts until every worker is ready.)

@@ -138,6 +138,62 @@ const scratch: Black76Arrays = {
   theta: new Float64Array(1),
 };
 
+/** One vol for every strike: checked, with `vol·sqrt(T)` finite. */
+function checkOneVol(vol: number, sqrtT: number): number {
+  const v = checkNonNegative(vol, "vols");
+  checkVolTime(v, sqrtT, "vols");
+  return v;
+}
+
+function checkVolShape(vols: ArrayLike<number>, n: number): void {
+  if (vols === null || typeof vols !== "object" || vols.length !== n) {
+    throw new VolModelError(
+      `vols must be one number or one per strike (${n}); got ${vols === null || typeof vols !== "object" ? String(vols) : `${vols.length} values`}`,
+      { field: "vols", condition: "one vol per strike" },
+    );
+  }
+}
+
+/** Each strike finite and > 0, each vol finite, ≥ 0 and with `vol·sqrt(T)` finite: the first that is not, named. */
+function checkElements(strikes: ArrayLike<number>, vols: ArrayLike<number> | undefined, sqrtT: number): void {
+  const n = strikes.length;
+  for (let q = 0; q < n; q++) {
+    const K = strikes[q];
+    if (typeof K !== "number" || !(K > 0 && K < Infinity)) checkPositive(K, `strikes[${q}]`);
+  }
+  if (vols === undefined) return;
+  for (let q = 0; q < n; q++) {
+    const v = vols[q];
+    if (typeof v !== "number" || !(v >= 0 && v * sqrtT < Infinity)) {
+      checkNonNegative(v, `vols[${q}]`);
+      checkVolTime(v as number, sqrtT, `vols[${q}]`);
+    }
+  }
+}
+
+function checkOut(out: Black76Arrays, n: number): Black76Arrays {
+  for (const key of ["price", "delta", "gamma", "vega", "theta"] as const) {
+    const a = out[key];
+    if (!(a instanceof Float64Array) || a.length < n) {
+      throw new VolModelError(`out.${key} must be a Float64Array of at least ${n} elements`, {
+        field: `out.${key}`,
+        condition: "Float64Array, length >= strikes",
+      });
+    }
+  }
+  return out;
+}
+
+function newArrays(n: number): Black76Arrays {
+  return {
+    price: new Float64Array(n),
+    delta: new Float64Array(n),
+    gamma: new Float64Array(n),
+    vega: new Float64Array(n),
+    theta: new Float64Array(n),
+  };
+}
+
 /**
  * The Black-76 price and greeks of one European option (definitions and limits on {@link Black76Greeks}).
  *
@@ -178,7 +234,8 @@ export function black76(input: Black76Input): Black76Greeks {
  * definitions. `vols` is one vol for every strike or one per strike (a smile). `out`, when given, receives
  * the results (each array at least `strikes.length` long) and is returned; otherwise new arrays are.
  *
- * Everything is checked before anything is computed: errors name the element (`strikes[3]`, `vols[3]`).
+ * Everything is checked before anything is written: errors name the element (`strikes[3]`, `vols[3]`). (A
+ * large batch of Float64Arrays is checked while a worker thread starts on it, into memory of its own.)
  */
 export function black76Strikes(
   market: Black76Market,
@@ -196,62 +253,24 @@ export function black76Strikes(
   if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
     throw invalid("strikes", "array", strikes, "an array of numbers");
   const n = strikes.length;
-  for (let q = 0; q < n; q++) {
-    const K = strikes[q];
-    if (typeof K !== "number" || !(K > 0 && K < Infinity)) checkPositive(K, `strikes[${q}]`);
-  }
-  let volArray: ArrayLike<number> | undefined;
-  let vol0 = 0;
-  if (typeof vols === "number") {
-    vol0 = checkNonNegative(vols, "vols");
-    checkVolTime(vol0, sqrtT, "vols");
-  } else {
-    if (vols === null || typeof vols !== "object" || vols.length !== n) {
-      throw new VolModelError(
-        `vols must be one number or one per strike (${n}); got ${vols === null || typeof vols !== "object" ? String(vols) : `${vols.length} values`}`,
-        {
-          field: "vols",
-          condition: "one vol per strike",
-        },
-      );
-    }
-    for (let q = 0; q < n; q++) {
-      const v = vols[q];
-      if (typeof v !== "number" || !(v >= 0 && v * sqrtT < Infinity)) {
-        checkNonNegative(v, `vols[${q}]`);
-        checkVolTime(v as number, sqrtT, `vols[${q}]`);
-      }
-    }
-    volArray = vols;
-  }
-  const res = out ?? {
-    price: new Float64Array(n),
-    delta: new Float64Array(n),
-    gamma: new Float64Array(n),
-    vega: new Float64Array(n),
-    theta: new Float64Array(n),
-  };
-  if (out) {
-    for (const key of ["price", "delta", "gamma", "vega", "theta"] as const) {
-      const a = out[key];
-      if (!(a instanceof Float64Array) || a.length < n) {
-        throw new VolModelError(`out.${key} must be a Float64Array of at least ${n} elements`, {
-          field: `out.${key}`,
-          condition: "Float64Array, length >= strikes",
-        });
-      }
-    }
-  }
+  const vols1 = typeof vols === "number" ? checkOneVol(vols, sqrtT) : undefined;
+  if (vols1 === undefined) checkVolShape(vols as ArrayLike<number>, n);
+  const res = out ? checkOut(out, n) : newArrays(n);
+  const volArray = vols1 === undefined ? (vols as ArrayLike<number>) : undefined;
+  const check = () => checkElements(strikes, volArray, sqrtT);
+  // Float64Arrays' elements are checked while a worker starts on a large batch (black76-parallel.ts: nothing
+  // is written to `out` before they pass); other array-likes are checked before they are copied.
+  const deferred = strikes instanceof Float64Array && (volArray === undefined || volArray instanceof Float64Array);
+  if (!deferred) check();
   // The kernel reads Float64Arrays only (one shape of loop for the engine): other array-likes are copied.
   const K = strikes instanceof Float64Array ? strikes : Float64Array.from(strikes);
-  if (volArray === undefined) {
-    scratchVol[0] = vol0;
-    if (!fillBlack76Parallel(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n))
-      fillBlack76(F, K, scratchVol, 0, sqrtT, DF, r, call, res, n);
-  } else {
-    const V = volArray instanceof Float64Array ? volArray : Float64Array.from(volArray);
-    if (!fillBlack76Parallel(F, K, V, 1, sqrtT, DF, r, call, res, n))
-      fillBlack76(F, K, V, 1, sqrtT, DF, r, call, res, n);
+  if (volArray === undefined) scratchVol[0] = vols1!;
+  const V =
+    volArray === undefined ? scratchVol : volArray instanceof Float64Array ? volArray : Float64Array.from(volArray);
+  const stride = volArray === undefined ? 0 : 1;
+  if (!fillBlack76Parallel(F, K, V, stride, sqrtT, DF, r, call, res, n, deferred ? check : undefined)) {
+    if (deferred) check();
+    fillBlack76(F, K, V, stride, sqrtT, DF, r, call, res, n);
   }
   return res;
 }

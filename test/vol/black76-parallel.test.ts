@@ -89,6 +89,36 @@ describe("black76Strikes on several threads", () => {
     }
   });
 
+  it.runIf(availableParallelism() >= 2)(
+    "refuses a bad element of a large batch before writing anything; the pool stays ready",
+    async () => {
+      const n = 300_000; // two windows
+      const { strikes, vols } = batch(n, 11);
+      const market = { forward: 100, maturity: 4, discountFactor: 0.99, kind: "call" } as const;
+      setBlack76Threads(2);
+      black76Strikes(market, strikes, vols);
+      expect(await poolSettled()).toBe("ready");
+      const out = Object.fromEntries(KEYS.map((k) => [k, new Float64Array(n).fill(7)])) as unknown as Black76Arrays;
+      for (const [field, q, value, message] of [
+        ["strikes", n - 1, -1, /^strikes\[299999\] must be a finite number > 0; got -1$/],
+        ["vols", 1, NaN, /^vols\[1\] must be a finite number >= 0; got NaN$/],
+        ["strikes", 200_000, Infinity, /^strikes\[200000\] must be a finite number > 0; got Infinity$/],
+        ["vols", n - 1, 1e308, /^vols\[299999\] · sqrt\(maturity\) must be finite/],
+      ] as const) {
+        const s = strikes.slice();
+        const v = vols.slice();
+        (field === "strikes" ? s : v)[q] = value;
+        expect(() => black76Strikes(market, s, v, out)).toThrow(message);
+        expect(KEYS.every((k) => out[k].every((x) => x === 7))).toBe(true);
+        expect(black76PoolStatus().state).toBe("ready");
+      }
+      // The pool goes on: the next batch is shared and right.
+      const many = black76Strikes(market, strikes, vols);
+      setBlack76Threads(1);
+      expect(firstDifference(many, black76Strikes(market, strikes, vols))).toBeUndefined();
+    },
+  );
+
   it("leaves small batches and RPL_BLACK_THREADS=1 to the calling thread", () => {
     const { strikes, vols } = batch(PARALLEL_MIN, 3);
     const out = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, vols);
