@@ -634,7 +634,7 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
 let lastIso = { ms: NaN, text: "" };
 
 /** `new Date(ms).toISOString()`, remembered for the last millisecond asked (~0.5 µs an answer otherwise). */
-export function isoTime(ms: number): string {
+function isoTime(ms: number): string {
   if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
   return lastIso.text;
 }
@@ -731,7 +731,11 @@ function nextLimit(limit: number): number {
   return Math.ceil((limit * 4) / 2 ** 20) * 2 ** 20;
 }
 
-/** One HTTP exchange, with a single refresh-and-resend when the server says 401. */
+/**
+ * One HTTP exchange: the request and the same-origin redirects it meets (src/client/redirect.ts: fetch
+ * never follows one, `redirect: "manual"`; every hop's headers are built afresh, the credential added
+ * again), with a single refresh-and-resend when the server says 401.
+ */
 export async function exchange(call: PreparedCall): Promise<Response> {
   for (;;) {
     const sent = { used: "" };
