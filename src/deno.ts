@@ -25,10 +25,19 @@ export interface DenoJupyter {
   broadcast?(msgType: string, content: Record<string, unknown>): Promise<void>;
 }
 
-/** Messages this big (characters of their bundle) are followed by a pause: smaller ones go out at once. */
+/** Messages this big (characters of their bundle) are followed by a pause proportional to their size. */
 export const PACE_FROM_CHARS = 64 * 1024;
 /** The pause after a large message: 1 ms per this many characters (3 ms after a 128 KiB plotly.js part). */
 export const PACE_CHARS_PER_MS = 44 * 1024;
+/**
+ * The least pause after a new display (not after an update of one): the head start the kernel's publishing
+ * gets on the cell's end. Deno's kernel (2.9, cli/js/jupyter_kernel.js) takes a display from the cell's
+ * thread through a channel and publishes it from its own event loop (sign, then send), while the same loop
+ * answers the cell's end with `execute_reply` and `idle`: the two race, and under load the small last
+ * chart of a cell lost (one run in six in CI, test/notebook/show-deno.test.ts). Blocking the cell's thread
+ * this long after a display holds its end back while the display goes out.
+ */
+export const DISPLAY_PAUSE_MS = 10;
 
 /** The characters of a bundle as sent (strings, and JSON values serialised). */
 export function bundleChars(bundle: MimeBundle): number {
@@ -45,6 +54,12 @@ export function bundleChars(bundle: MimeBundle): number {
  */
 export function paceAfter(chars: number): number {
   return chars < PACE_FROM_CHARS ? 0 : Math.ceil(chars / PACE_CHARS_PER_MS);
+}
+
+/** The pause after a message: its size's ({@link paceAfter}), at least {@link DISPLAY_PAUSE_MS} after a new display. */
+export function pauseAfter(chars: number, update: boolean): number {
+  const paced = paceAfter(chars);
+  return update ? paced : Math.max(DISPLAY_PAUSE_MS, paced);
 }
 
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));
@@ -73,7 +88,8 @@ export function denoJupyter(globals: object = globalThis): DenoJupyter | undefin
 /**
  * Sends displays, each at once (Deno's kernel takes the cell a message belongs to when its send starts,
  * so a send held back behind another could land in the next cell); they start, and go out, in call
- * order; a large one is followed by a pause ({@link paceAfter}; `pause` is injectable for tests). A send
+ * order; each new display, and a large update, is followed by a pause ({@link pauseAfter}; `pause` is
+ * injectable for tests). A send
  * that fails is reported on stderr, never thrown.
  */
 export class DenoSender {
@@ -89,7 +105,7 @@ export class DenoSender {
     } catch (error) {
       sent = Promise.reject(error);
     }
-    this.pauseMs(paceAfter(bundleChars(bundle)));
+    this.pauseMs(pauseAfter(bundleChars(bundle), options.update === true));
     return sent.catch((error: unknown) => {
       console.error(
         `risk-portal-lab: Deno's kernel did not send a display (${error instanceof Error ? error.message : String(error)})`,

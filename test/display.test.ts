@@ -7,7 +7,16 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { bundleChars, DenoSender, denoJupyter, PACE_FROM_CHARS, paceAfter, type DenoJupyter } from "../src/deno";
+import {
+  bundleChars,
+  DenoSender,
+  denoJupyter,
+  DISPLAY_PAUSE_MS,
+  PACE_FROM_CHARS,
+  paceAfter,
+  pauseAfter,
+  type DenoJupyter,
+} from "../src/deno";
 import { PLOTLY_PART_CHARS } from "../src/plot/plotly-parts";
 import * as frames from "../src/frames";
 import * as plot from "../src/plot";
@@ -244,7 +253,7 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
     expect(third![1].update).toBeUndefined();
   });
 
-  it("uses broadcast when Deno has it (the send starts at once), and pauses after a large message only", () => {
+  it("uses broadcast when Deno has it (the send starts at once), and pauses after a display or a large message", () => {
     const messages: [string, Record<string, unknown>][] = [];
     const pauses: number[] = [];
     const jupyter: DenoJupyter = {
@@ -262,7 +271,9 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
       { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } },
     ]);
     expect(messages[1]![1]).toEqual({ data: part, metadata: {}, transient: {} });
-    expect(pauses).toEqual([0, paceAfter(bundleChars(part)), 0]);
+    // A new display holds the cell back DISPLAY_PAUSE_MS at least; a small update not at all.
+    expect(pauses).toEqual([DISPLAY_PAUSE_MS, Math.max(DISPLAY_PAUSE_MS, paceAfter(bundleChars(part))), 0]);
+    expect(pauseAfter(PACE_FROM_CHARS, true)).toBe(paceAfter(PACE_FROM_CHARS));
     expect(paceAfter(PACE_FROM_CHARS - 1)).toBe(0);
     expect(paceAfter(bundleChars(part))).toBeGreaterThanOrEqual(3); // what the measurements kept (see deno.ts)
     expect(bundleChars({ a: "xy", b: { c: 1 } })).toBe(2 + '{"c":1}'.length);
