@@ -10,6 +10,7 @@ import * as api from "../../src/api";
 import type { OperationDef } from "../../src/api/operation";
 import { checkResponse, compileCheck } from "../../src/client/response-check";
 import { curveReply, reportInfoReply } from "../helpers/samples";
+import { random } from "../helpers/random";
 
 /** Every operation the api declares. */
 function operations(): OperationDef[] {
@@ -38,17 +39,6 @@ function agree(schema: z.ZodType, value: unknown): boolean {
   if (!got.success) expect(got.error.issues).toEqual(byZod.error!.issues);
   else expect(JSON.stringify(got.data)).toBe(JSON.stringify(byZod.data));
   return fits;
-}
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Every object and array inside a value, with the value itself. */

@@ -18,20 +18,10 @@ import {
   setBlack76Threads,
 } from "../../src/vol/black76-parallel";
 import type { Black76Arrays } from "../../src/vol/black76-series";
+import { random } from "../helpers/random";
 
 const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
 const root = path.resolve(__dirname, "..", "..");
-
-/** A deterministic pseudo-random sequence in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Strikes from 1e-3 to 1e3 times the forward (far wings go to the reference kernel), vols 0 to 150%. */
 function batch(n: number, seed: number): { strikes: Float64Array; vols: Float64Array } {
