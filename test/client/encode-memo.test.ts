@@ -76,6 +76,74 @@ describe("encodeCall", () => {
   });
 });
 
+describe("flat inputs, found by their names and values", () => {
+  const input = () => ({ currency: "EUR", market_date: "2026-11-19" });
+
+  it("another object with the same names and values gets the same encoding; a changed value does not", () => {
+    const first = encodeCall(getRateAsset, input(), brand, "refuse");
+    expect(encodeCall(getRateAsset, input(), brand, "refuse")).toBe(first);
+    const usd = encodeCall(getRateAsset, { ...input(), currency: "USD" }, brand, "refuse");
+    expect(usd.body).toContain('"currency":"USD"');
+    // The same fields in another order: another entry, the same request.
+    const swapped = encodeCall(getRateAsset, { market_date: "2026-11-19", currency: "EUR" }, brand, "refuse");
+    expect(swapped.body).toBe(first.body);
+    // A value of another type is another value ("1" is not 1).
+    const typed = encodeCall(getRateAsset, { ...input(), extra: 1 }, brand, "send");
+    expect(encodeCall(getRateAsset, { ...input(), extra: "1" }, brand, "send").body).not.toBe(typed.body);
+  });
+
+  it("reads each field once, and remembers only what was checked as plain data", () => {
+    let reads = 0;
+    const getter = () =>
+      Object.defineProperty({ market_date: "2026-11-18" }, "currency", {
+        get: () => (reads++, "EUR"),
+        enumerable: true,
+      });
+    const a = encodeCall(getRateAsset, getter(), brand, "refuse");
+    const b = encodeCall(getRateAsset, getter(), brand, "refuse");
+    // Not plain: not remembered, encoded each time.
+    expect(b).not.toBe(a);
+    expect(b.body).toBe(a.body);
+    const plain = encodeCall(getRateAsset, { market_date: "2026-11-18", currency: "EUR" }, brand, "refuse");
+    reads = 0;
+    // The same names and values as the plain one: its encoding, the getter read once.
+    expect(encodeCall(getRateAsset, getter(), brand, "refuse")).toBe(plain);
+    expect(reads).toBe(1);
+  });
+
+  it("a hidden own field, an inherited enumerable one or a prototype other than Object's is not flat", () => {
+    const hidden = () => Object.defineProperty(input(), "extra", { value: "x", enumerable: false });
+    expect(encodeCall(getRateAsset, hidden(), brand, "send")).not.toBe(
+      encodeCall(getRateAsset, hidden(), brand, "send"),
+    );
+    const nullProto = () => Object.assign(Object.create(null) as object, input());
+    expect(encodeCall(getRateAsset, nullProto(), brand, "refuse")).not.toBe(
+      encodeCall(getRateAsset, nullProto(), brand, "refuse"),
+    );
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = "x";
+    try {
+      // What encoding the input directly gives (the flat path steps aside).
+      const direct = encodeRequest(getRateAsset, input(), { brand, unknownFields: "refuse" });
+      expect(encodeCall(getRateAsset, input(), brand, "refuse").encoded).toEqual(direct);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
+  it("past its limit the operation's tree starts again, and answers stay right", () => {
+    const dates = Array.from({ length: 300 }, (_, i) =>
+      new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
+    );
+    for (const market_date of dates) encodeCall(getRateAsset, { currency: "EUR", market_date }, brand, "refuse");
+    for (const market_date of [dates[0]!, dates[299]!]) {
+      const got = encodeCall(getRateAsset, { currency: "EUR", market_date }, brand, "refuse");
+      expect(got.body).toContain(`"market_date":"${market_date}T00:00:00Z"`);
+      expect(encodeCall(getRateAsset, { currency: "EUR", market_date }, brand, "refuse")).toBe(got);
+    }
+  });
+});
+
 describe("through the client, over HTTP", () => {
   let server: Loopback;
   beforeAll(async () => {
