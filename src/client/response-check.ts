@@ -114,11 +114,16 @@ function node(gen: Generator, schema: unknown): string | undefined {
   if (own === undefined || checks === undefined) return undefined;
   const name = `n${gen.source.length}`;
   const passed = checks.length ? ref(gen, new PassedChecks(checks)) : "";
-  // The look-up of a string that passed before, in the node's own code (the usual answer: a repeated date).
-  const tail = checks.length ? `return ${passed}.passed.has(v) || passes(${passed}, v);` : "return true;";
+  // A date-time zod's pattern takes, recognised in JavaScript (no hash of a fresh string to compute)...
+  const first = checks.length === 1 && isZodDateTime(checks[0]!) ? "isCanonicalDateTime(v) || " : "";
+  // ...else the look-up of a string that passed before, in the node's own code (the usual answer: a repeated date).
+  const tail = checks.length ? `return ${first}${passed}.passed.has(v) || passes(${passed}, v);` : "return true;";
   gen.source.push(`function ${name}(v) {\n${own}\n${tail}\n}`);
   gen.nodes.set(schema, name);
   if (checks.length && !gen.context.includes(passes)) gen.source.push(`const passes = ${ref(gen, passes)};`);
+  // Bound by name, as `passes` is (a function read from `c` on every call is not inlined).
+  if (first && !gen.context.includes(isCanonicalDateTime))
+    gen.source.push(`const isCanonicalDateTime = ${ref(gen, isCanonicalDateTime)};`);
   return name;
 }
 
@@ -141,6 +146,78 @@ function checksOf(zod: Internals): Internals[] | undefined {
 class PassedChecks {
   readonly passed = new Set<string>();
   constructor(readonly checks: Internals[]) {}
+}
+
+/**
+ * zod's date-time patterns (zod 4: `z.iso.datetime({ offset: true })`, and with `local: true`), as their
+ * source: a check with another pattern (another zod, other options) is not given {@link isCanonicalDateTime}.
+ */
+const DATE = String.raw`(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))`;
+const QUALIFIED = String.raw`(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d))`;
+const LOCAL = String.raw`(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?`;
+export const ZOD_DATE_TIME_SOURCES = new Set([`^${DATE}T(?:${QUALIFIED})$`, `^${DATE}T(?:${QUALIFIED}|${LOCAL})$`]);
+
+/** A check that is zod's date-time format with one of the patterns {@link isCanonicalDateTime} is a part of. */
+function isZodDateTime(check: Internals): boolean {
+  const def = check.def as { check?: string; format?: string; pattern?: unknown };
+  return (
+    def.check === "string_format" &&
+    def.format === "datetime" &&
+    def.pattern instanceof RegExp &&
+    def.pattern.flags === "" &&
+    ZOD_DATE_TIME_SOURCES.has(def.pattern.source)
+  );
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` with a real calendar date (leap years as Gregorian) and
+ * hours to 23, minutes and seconds to 59: a string every pattern of {@link ZOD_DATE_TIME_SOURCES} takes.
+ * False says nothing: the pattern decides (test/client/response-check.test.ts compares the two).
+ */
+export function isCanonicalDateTime(s: unknown): boolean {
+  if (typeof s !== "string") return false;
+  const n = s.length;
+  // "-", "-", "T", ":", ":" where the date and the time have them.
+  if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return false;
+  if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return false;
+  const century = twoDigits(s, 0);
+  const year = twoDigits(s, 2);
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  if (century < 0 || year < 0 || month < 1 || month > 12 || day < 1) return false;
+  if (day > daysIn(century * 100 + year, month) || !clock(twoDigits(s, 11), twoDigits(s, 14))) return false;
+  const seconds = twoDigits(s, 17);
+  if (seconds < 0 || seconds > 59) return false;
+  let at = 19;
+  let c = s.charCodeAt(at);
+  if (c === 46) {
+    // A fraction: "." and one digit at least.
+    const start = ++at;
+    while (at < n && (s.charCodeAt(at) - 48) >>> 0 <= 9) at++;
+    if (at === start) return false;
+    c = s.charCodeAt(at);
+  }
+  if (c === 90) return at + 1 === n; // "Z"
+  // "+HH:MM" or "-HH:MM", and nothing after.
+  if ((c !== 43 && c !== 45) || at + 6 !== n || s.charCodeAt(at + 3) !== 58) return false;
+  return clock(twoDigits(s, at + 1), twoDigits(s, at + 4));
+}
+
+/** The number two ASCII digits at `at` spell, or -1 (past the end too: charCodeAt is NaN there). */
+function twoDigits(s: string, at: number): number {
+  const tens = s.charCodeAt(at) - 48;
+  const ones = s.charCodeAt(at + 1) - 48;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1;
+}
+
+/** Hours 00–23 and minutes 00–59. */
+function clock(hours: number, minutes: number): boolean {
+  return hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59;
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** The most strings a node remembers as passed (then it starts again). */

@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as api from "../../src/api";
 import type { OperationDef } from "../../src/api/operation";
-import { checkResponse, compileCheck } from "../../src/client/response-check";
+import {
+  checkResponse,
+  compileCheck,
+  isCanonicalDateTime,
+  ZOD_DATE_TIME_SOURCES,
+} from "../../src/client/response-check";
 import { curveReply, reportInfoReply } from "../helpers/samples";
 import { random } from "../helpers/random";
 
@@ -229,5 +234,62 @@ describe("the compiled response check", () => {
       for (const value of [null, {}, [], "x", 1, { $type: "x" }, { is_success: true }]) agree(op.response, value);
     }
     expect(operations().length).toBeGreaterThan(10);
+  });
+});
+
+describe("date-times recognised without zod's pattern", () => {
+  const patterns = [z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, local: true })].map(
+    (s) => (s._zod.def as { pattern: RegExp }).pattern,
+  );
+
+  it("is on for this zod's date-time patterns (off, and zod decides, for any other)", () => {
+    for (const pattern of patterns) expect(ZOD_DATE_TIME_SOURCES.has(pattern.source)).toBe(true);
+    expect(ZOD_DATE_TIME_SOURCES.has(z.iso.datetime({ offset: true, precision: 3 })._zod.def.pattern!.source)).toBe(
+      false,
+    );
+  });
+
+  it("says yes exactly where the patterns do, for every day of 14 months of 12 years in its shape", () => {
+    let yes = 0;
+    for (const year of ["0000", "1600", "1900", "1999", "2000", "2023", "2024", "2025", "2026", "2100", "2400", "9999"])
+      for (let month = 0; month <= 13; month++)
+        for (let day = 0; day <= 32; day++)
+          for (const tail of ["T00:00:00Z", "T23:59:59+05:30", "T12:34:56.789-00:00"]) {
+            const s = `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}${tail}`;
+            const fast = isCanonicalDateTime(s);
+            for (const pattern of patterns) expect(fast, s).toBe(pattern.test(s));
+            if (fast) yes++;
+          }
+    // Every real day, in each of the three forms: 0000, 1600, 2000, 2024 and 2400 have a 29 February.
+    expect(yes).toBe((5 * 366 + 7 * 365) * 3);
+  });
+
+  it("never says yes where a pattern says no, on 40,000 mutations of date-times", () => {
+    const next = random(20261126);
+    const alphabet = "0123456789-:TZ+.z t";
+    const seeds = [
+      "2026-11-20T00:00:00+00:00",
+      "2024-02-29T23:59:59Z",
+      "2026-01-31T12:00:00.5-11:59",
+      "1900-02-28T00:00:00Z",
+    ];
+    let yes = 0;
+    for (let i = 0; i < 40_000; i++) {
+      const chars = [...seeds[i % seeds.length]!];
+      for (let m = 1 + Math.floor(next() * 3); m > 0; m--) {
+        const at = Math.floor(next() * (chars.length + 1));
+        const c = alphabet[Math.floor(next() * alphabet.length)]!;
+        const kind = next();
+        if (kind < 0.6) chars[at] = c;
+        else if (kind < 0.8) chars.splice(at, 0, c);
+        else chars.splice(at, 1);
+      }
+      const s = chars.join("");
+      if (isCanonicalDateTime(s)) {
+        yes++;
+        for (const pattern of patterns) expect(pattern.test(s), s).toBe(true);
+      }
+    }
+    expect(yes).toBeGreaterThan(2000);
   });
 });
