@@ -135,7 +135,11 @@ const isAscii = (nodeBuffer as { isAscii?: (b: Uint8Array) => boolean }).isAscii
 /** The text of UTF-8 bytes (a BOM dropped, as `response.text()` does); throws {@link InvalidUtf8}. */
 export function decodeUtf8(bytes: Uint8Array): string {
   // ASCII is valid UTF-8 and has no BOM: read as Latin-1, without the strict decoder's checks.
-  if (isAscii?.(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  if (isAscii?.(bytes)) {
+    // A Buffer already (a Node stream's chunks): no view of it to make first.
+    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return buffer.toString("latin1");
+  }
   try {
     return strict.decode(bytes);
   } catch {

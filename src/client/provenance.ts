@@ -31,6 +31,14 @@ const KEY = Symbol.for("risk-portal-lab.provenance");
 /** The method of a {@link ProvenanceRecord} that spells it out (registered too: another copy's records are read alike). */
 const SPELL = Symbol.for("risk-portal-lab.provenance.spell");
 
+/**
+ * Where an answer's request id is, to be read when first asked for: a live answer's headers are looked up
+ * only then (an absent header is a walk through all of them, on every answer, for an id most never read).
+ */
+export interface RequestIdSource {
+  readonly requestId?: string;
+}
+
 /** What names a provenance's request, when it is read: the call's request, secrets masked. */
 export interface RequestNamer {
   maskedRequest(): CanonicalRequest;
@@ -45,16 +53,25 @@ export interface RequestNamer {
  */
 export class ProvenanceRecord {
   #spelled?: Provenance;
+  #requestId: string | undefined | RequestIdSource;
   constructor(
     readonly operation: string,
     readonly receivedAt: string,
     readonly source: ProvenanceSource,
     readonly baseUrl: string,
-    readonly requestId: string | undefined,
+    requestId: string | undefined | RequestIdSource,
     readonly cassette: string | undefined,
     readonly url: string | undefined,
     readonly namer: RequestNamer,
-  ) {}
+  ) {
+    this.#requestId = requestId;
+  }
+  /** The server's request id, when it sent one (from a source: read when first asked for). */
+  get requestId(): string | undefined {
+    const id = this.#requestId;
+    if (id === undefined || typeof id === "string") return id;
+    return (this.#requestId = id.requestId);
+  }
   get request(): CanonicalRequest {
     return this.namer.maskedRequest();
   }
@@ -92,6 +109,24 @@ export function attachProvenance<T>(value: T, provenance: Provenance | Provenanc
     } finally {
       ATTACHED.value = undefined;
     }
+  }
+  return value;
+}
+
+/**
+ * {@link attachProvenance} for an answer the pipeline has just decoded (fresh from JSON.parse or zod: it is
+ * extensible and has none yet), without asking first whether it is extensible (a call into the engine's
+ * runtime on every answer).
+ */
+export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
+  if (value === null || typeof value !== "object") return value;
+  ATTACHED.value = record;
+  try {
+    Object.defineProperty(value, KEY, ATTACHED);
+  } catch {
+    // Not extensible after all (a schema whose output is frozen): left without, as attachProvenance leaves it.
+  } finally {
+    ATTACHED.value = undefined;
   }
   return value;
 }

@@ -75,9 +75,14 @@ export async function followRedirects(
 function checkNotFollowed(response: Response, hop: Hop): void {
   if (response.type === "opaqueredirect" || (response.status === 0 && response.type !== "error"))
     throw new RedirectRefused(0, "hidden");
+  const redirected = response.redirected;
+  // A fetch that says whether it followed one (node-fetch, Node's, a browser's) is taken at its word; for
+  // one that does not, the answer's URL tells (its string compared first: no parsing on the usual path).
+  // Reading the URL costs: node-fetch spells it afresh, a rope that each comparison flattens.
+  if (redirected === true) throw new RedirectRefused(response.status, "followed by fetch", response.url);
+  if (typeof redirected === "boolean") return;
   const url = response.url;
-  // The same URL string is the same origin: no parsing on the usual path.
-  if (response.redirected || (url && url !== hop.url && new URL(url).origin !== new URL(hop.url).origin))
+  if (url && url !== hop.url && new URL(url).origin !== new URL(hop.url).origin)
     throw new RedirectRefused(response.status, "followed by fetch", url);
 }
 

@@ -19,7 +19,9 @@ export function responseHeader(headers: Headers, name: string): string | null {
   const map = (headers as unknown as RawHeaders).raw();
   if (map === null || typeof map !== "object") return headers.get(name);
   const values = map[name];
-  if (Array.isArray(values)) return values.join(", ");
+  // One value (the usual): itself, not a join's copy.
+  if (Array.isArray(values))
+    return values.length === 1 && typeof values[0] === "string" ? values[0] : values.join(", ");
   if (values !== undefined) return headers.get(name);
   // Header names are ASCII tokens: only a name of the same length can be the same name spelled otherwise.
   for (const key in map) if (key.length === name.length && key.toLowerCase() === name) return headers.get(name);

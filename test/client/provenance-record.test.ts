@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CanonicalRequest } from "../../src/client/canonical";
-import { attachProvenance, formatProvenance, provenanceOf, ProvenanceRecord } from "../../src/client/provenance";
+import {
+  attachProvenance,
+  attachToAnswer,
+  formatProvenance,
+  provenanceOf,
+  ProvenanceRecord,
+} from "../../src/client/provenance";
 
 const REQUEST: CanonicalRequest = {
   method: "POST",
@@ -79,5 +85,67 @@ describe("a provenance record", () => {
       "http://h/moved",
       REQUEST,
     ]);
+  });
+});
+
+describe("attaching to an answer the pipeline has just decoded", () => {
+  it("hides the record from keys, JSON and spreads, and leaves a frozen answer and a primitive as they are", () => {
+    const record = new ProvenanceRecord(
+      "RateAsset",
+      "2026-11-22T01:40:12.345Z",
+      "live",
+      "http://h",
+      undefined,
+      undefined,
+      undefined,
+      namer(),
+    );
+    const answer = attachToAnswer(JSON.parse('{"a":1}') as Record<string, unknown>, record);
+    expect(provenanceOf(answer)?.operation).toBe("RateAsset");
+    expect([Object.keys(answer), JSON.stringify(answer), provenanceOf({ ...answer })]).toEqual([
+      ["a"],
+      '{"a":1}',
+      undefined,
+    ]);
+    const frozen = Object.freeze({ a: 1 });
+    expect(attachToAnswer(frozen, record)).toBe(frozen);
+    expect(provenanceOf(frozen)).toBeUndefined();
+    expect(attachToAnswer(42, record)).toBe(42);
+  });
+});
+
+describe("a request id read from its source when first asked for", () => {
+  it("is read once, then kept; absent, the provenance has none", () => {
+    let reads = 0;
+    const source = {
+      get requestId() {
+        reads++;
+        return "req-7";
+      },
+    };
+    const record = new ProvenanceRecord(
+      "RateAsset",
+      "2026-11-22T01:40:12.345Z",
+      "live",
+      "http://h",
+      source,
+      undefined,
+      undefined,
+      namer(),
+    );
+    expect(reads).toBe(0);
+    const answer = attachToAnswer({ a: 1 }, record);
+    expect([provenanceOf(answer)?.requestId, record.requestId, reads]).toEqual(["req-7", "req-7", 1]);
+    const none = new ProvenanceRecord(
+      "RateAsset",
+      "2026-11-22T01:40:12.345Z",
+      "live",
+      "http://h",
+      {},
+      undefined,
+      undefined,
+      namer(),
+    );
+    expect("requestId" in provenanceOf(attachToAnswer({ a: 1 }, none))!).toBe(false);
   });
 });

@@ -231,3 +231,17 @@ describe("a redirect to the same origin is followed by the pipeline", () => {
     await expect(rp.report.lookBacks()).rejects.toThrow(/HTTP 302 without a Location/);
   });
 });
+
+describe("a fetch that follows redirects itself (one that overrides redirect: 'manual')", () => {
+  for (const [fetchName, base] of Object.entries({ "globalThis.fetch": globalThis.fetch, "cross-fetch": crossFetch })) {
+    it(`${fetchName}: the answer it followed to is refused, naming where it came from`, async () => {
+      server.on(LOOKBACKS, { status: 307, headers: { location: `${other.url}${LOOKBACKS}` } });
+      const following: typeof fetch = (url, init) => base(url, { ...init, redirect: "follow" });
+      const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: BEARER }, fetch: following });
+      const error = await rp.report.lookBacks().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedirectError);
+      expect((error as Error).message).toMatch(/follow/i);
+      expect((error as RedirectError).location).toBe(`${other.url}${LOOKBACKS}`);
+    });
+  }
+});
