@@ -10,7 +10,8 @@
  *   d. the client with its default fetch (globalThis.fetch), as (b).
  * How: each variant gets WARMUP requests (not counted), then REQUESTS requests by CONCURRENCY workers,
  * with a hard cap of CAP_MS on the measured part; rounds interleave a,b,c,d so machine drift hits all
- * alike, and the report gives the median over rounds. Besides rps it records the client process's CPU
+ * alike, each round starting one variant further on (round 2 runs b,c,d,a), so that no variant always
+ * runs first or after the same one, and the report gives the median over rounds. Besides rps it records the client process's CPU
  * time per request (process.cpuUsage), which is less sensitive to the server and to neighbours, and
  * latency percentiles.
  *
@@ -247,7 +248,7 @@ export async function measureThroughput(settings = settingsFromEnv(), log = () =
     for (const v of variants) await checkReply(v, calls[v], server);
     const runs = Object.fromEntries(variants.map((v) => [v, []]));
     for (let round_ = 1; round_ <= rounds; round_++) {
-      for (const v of variants) {
+      for (const v of roundOrder(variants, round_)) {
         await drive(calls[v], { total: warmup, concurrency, capMs: Math.min(capMs, 10_000) });
         const before = await server.stats();
         const run = await drive(calls[v], { total: requests, concurrency, capMs });
@@ -265,6 +266,12 @@ export async function measureThroughput(settings = settingsFromEnv(), log = () =
   } finally {
     await server.stop();
   }
+}
+
+/** The variants in round `round_`'s order (1-based): each round starts one variant further on. */
+export function roundOrder(variants, round_) {
+  const shift = (round_ - 1) % variants.length;
+  return [...variants.slice(shift), ...variants.slice(0, shift)];
 }
 
 function summariseRuns(settings, runs) {
