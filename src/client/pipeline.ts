@@ -681,9 +681,15 @@ async function readErrorText(call: PreparedCall, response: Response): Promise<st
  */
 function refuseNonJson(call: PreparedCall, response: Response): Promise<never> | undefined {
   const type = responseHeader(response.headers, "content-type");
-  if (type === null || JSON_TYPE.test(type)) return undefined;
-  return refuseAnswer(call, response, type);
+  // The same type as the last JSON answer's (the usual case): one comparison, not the pattern.
+  if (type === null || type === lastJsonType) return undefined;
+  if (!JSON_TYPE.test(type)) return refuseAnswer(call, response, type);
+  lastJsonType = type;
+  return undefined;
 }
+
+/** The Content-Type of the last answer that {@link JSON_TYPE} took. */
+let lastJsonType = "application/json";
 
 async function refuseAnswer(call: PreparedCall, response: Response, type: string): Promise<never> {
   const { bytes, truncated } = await readBody(response, PREVIEW_BYTES, true);

@@ -130,7 +130,8 @@ export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
   }
   return value;
 }
-const ATTACHED: PropertyDescriptor = { value: undefined, enumerable: false, configurable: true, writable: true };
+// Not enumerable (the default: one field fewer for defineProperty to read on every answer).
+const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
 /** The provenance the pipeline attached to a response object, if any. */
 export function provenanceOf(value: unknown): Provenance | undefined {
