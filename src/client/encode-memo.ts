@@ -19,7 +19,10 @@ export interface Encoded {
   readonly body?: string;
 }
 
-/** Encodings remembered per operation (each at most {@link MAX_ENTRIES}; past it, the oldest half is dropped). */
+/**
+ * Encodings remembered per operation and path, each at most this many: past it, the keyed path drops its
+ * oldest half and the flat path's tree starts again.
+ */
 const MAX_ENTRIES = 256;
 /** Inputs larger than this (JSON characters) are not remembered: uploads. */
 const MAX_KEY_CHARS = 4096;
