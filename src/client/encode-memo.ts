@@ -181,20 +181,10 @@ export function plainJson(input: unknown): string | undefined {
 }
 
 function isPlain(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      // NaN and ±Infinity are refused by the encoder; -0 reads as 0 in JSON.
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case "object":
-      if (value === null) return true;
-      if (depth >= MAX_DEPTH || types.isProxy(value)) return false;
-      return Array.isArray(value) ? isPlainArray(value, depth) : isPlainObject(value, depth);
-    default:
-      return false;
-  }
+  // NaN and ±Infinity are refused by the encoder; -0 reads as 0 in JSON (see isFlatValue).
+  if (value === null || typeof value !== "object") return isFlatValue(value);
+  if (depth >= MAX_DEPTH || types.isProxy(value)) return false;
+  return Array.isArray(value) ? isPlainArray(value, depth) : isPlainObject(value, depth);
 }
 
 function isPlainArray(value: unknown[], depth: number): boolean {

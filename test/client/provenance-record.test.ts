@@ -88,18 +88,23 @@ describe("a provenance record", () => {
   });
 });
 
+/** A live record of RateAsset with this request id (or source of one). */
+function liveRecord(requestId: ConstructorParameters<typeof ProvenanceRecord>[4]): ProvenanceRecord {
+  return new ProvenanceRecord(
+    "RateAsset",
+    "2026-11-22T01:40:12.345Z",
+    "live",
+    "http://h",
+    requestId,
+    undefined,
+    undefined,
+    namer(),
+  );
+}
+
 describe("attaching to an answer the pipeline has just decoded", () => {
   it("hides the record from keys, JSON and spreads, and leaves a frozen answer and a primitive as they are", () => {
-    const record = new ProvenanceRecord(
-      "RateAsset",
-      "2026-11-22T01:40:12.345Z",
-      "live",
-      "http://h",
-      undefined,
-      undefined,
-      undefined,
-      namer(),
-    );
+    const record = liveRecord(undefined);
     const answer = attachToAnswer(JSON.parse('{"a":1}') as Record<string, unknown>, record);
     expect(provenanceOf(answer)?.operation).toBe("RateAsset");
     expect([Object.keys(answer), JSON.stringify(answer), provenanceOf({ ...answer })]).toEqual([
@@ -123,29 +128,11 @@ describe("a request id read from its source when first asked for", () => {
         return "req-7";
       },
     };
-    const record = new ProvenanceRecord(
-      "RateAsset",
-      "2026-11-22T01:40:12.345Z",
-      "live",
-      "http://h",
-      source,
-      undefined,
-      undefined,
-      namer(),
-    );
+    const record = liveRecord(source);
     expect(reads).toBe(0);
     const answer = attachToAnswer({ a: 1 }, record);
     expect([provenanceOf(answer)?.requestId, record.requestId, reads]).toEqual(["req-7", "req-7", 1]);
-    const none = new ProvenanceRecord(
-      "RateAsset",
-      "2026-11-22T01:40:12.345Z",
-      "live",
-      "http://h",
-      {},
-      undefined,
-      undefined,
-      namer(),
-    );
+    const none = liveRecord({});
     expect("requestId" in provenanceOf(attachToAnswer({ a: 1 }, none))!).toBe(false);
   });
 });
