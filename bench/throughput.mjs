@@ -22,7 +22,9 @@
  *
  * Knobs (environment): BENCH_CONCURRENCY (16), BENCH_WARMUP (500), BENCH_REQUESTS (5000),
  * BENCH_CAP_MS (20000), BENCH_ROUNDS (3), BENCH_VARIANTS (e.g. "b" or "a,b"; default a,b,c,d; f is (a) with a
- * signal that never aborts, to tell what handing fetch a signal costs).
+ * signal that never aborts, to tell what handing fetch a signal costs; g is (a) using cross-fetch the way
+ * the client does — its headers object, a signal, redirect "manual", the body read from the stream and
+ * decoded as the client decodes it — so b vs g is the pipeline's own steps, g vs a the transport's use).
  * Before/after in one run: BENCH_BASELINE=<a bundle's index.js> adds variant e, the client of that build
  * with cross-fetch, interleaved with the others (`node bench/baseline.mjs [REV]` builds one from a git
  * revision and prints its path), e.g. BENCH_BASELINE=$(node bench/baseline.mjs HEAD) BENCH_VARIANTS=a,e,b.
@@ -32,6 +34,7 @@
  * To profile one variant: `BENCH_VARIANTS=b node --cpu-prof --cpu-prof-dir=/tmp/prof bench/throughput.mjs`
  * (the server child is started without the profiler).
  */
+import { isAscii } from "node:buffer";
 import { fork } from "node:child_process";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -70,6 +73,7 @@ export const VARIANTS = {
   d: "client + globalThis.fetch",
   e: "baseline client + cross-fetch",
   f: "bare cross-fetch + a signal",
+  g: "bare cross-fetch, the client's way",
 };
 
 /** Overheads reported: the client over the bare fetch with the same transport (and this build over the baseline's). */
@@ -78,6 +82,8 @@ export const PAIRS = [
   ["e", "a"],
   ["b", "e"],
   ["f", "a"],
+  ["g", "a"],
+  ["b", "g"],
   ["d", "c"],
 ];
 
@@ -161,6 +167,35 @@ function makeCalls(baseUrl, baseline) {
     d: viaClient({}),
     ...(Baseline ? { e: viaClient({ fetch: crossFetch }, Baseline) } : {}),
     f: bare(crossFetch, never),
+    g: clientsWay(crossFetch, url, never),
+  };
+}
+
+const JSON_TYPE = /^\s*(application\/([\w.+-]*\+)?json|text\/json)\s*(;|$)/i;
+
+/**
+ * A POST through `fetchImpl` as the client's pipeline makes it, without the pipeline: a fresh headers
+ * object, a signal, redirect "manual", the Content-Type checked, the body read from node-fetch's stream
+ * by its events and decoded as Latin-1 when it is ASCII (the client's decodeUtf8), then JSON.parse.
+ */
+function clientsWay(fetchImpl, url, signal) {
+  const body = JSON.stringify(CURVE_WIRE);
+  return async () => {
+    const headers = { accept: "application/json", "content-type": "application/json" };
+    headers.authorization = `Bearer ${TOKEN}`;
+    const response = await fetchImpl(url, { method: "POST", headers, body, signal, redirect: "manual" });
+    if (!response.ok || !JSON_TYPE.test(response.headers.get("content-type") ?? "")) {
+      throw new Error(`HTTP ${response.status}, ${response.headers.get("content-type")}`);
+    }
+    const bytes = await new Promise((resolve, reject) => {
+      const chunks = [];
+      response.body.on("data", (chunk) => chunks.push(chunk));
+      response.body.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+      response.body.on("error", reject);
+    });
+    return JSON.parse(
+      isAscii(bytes) ? bytes.toString("latin1") : new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+    );
   };
 }
 
