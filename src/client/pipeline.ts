@@ -245,7 +245,7 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
     if (call.cache || (call.op.mutates && call.config.cache)) await remember(call, got, generation);
     return attachToAnswer(
       data,
-      call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, got, got.replayed),
+      call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
     );
   } catch (error) {
     throw withWriteOutcome(call, error);
@@ -278,7 +278,7 @@ export async function sendStreaming<Op extends OperationDef>(
     }
     return {
       status: got.status,
-      provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got, got.replayed),
+      provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
     };
   } finally {
     call.stopClock();
@@ -631,10 +631,10 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
 }
 
 /** A success answer, its request id read from its headers when first asked for (see {@link RequestIdSource}). */
-class SuccessAnswer implements Received, RequestIdSource {
+class SuccessAnswer implements Received {
   streamed?: boolean;
-  #headers: Headers | undefined;
-  #requestId: string | undefined;
+  /** What the provenance keeps: the headers, not the answer (whose text may be hundreds of MB). */
+  readonly requestIdSource: RequestIdInHeaders;
   constructor(
     readonly status: number,
     readonly text: string,
@@ -642,6 +642,23 @@ class SuccessAnswer implements Received, RequestIdSource {
     headers: Headers,
     readonly replayed: Exchange | undefined,
   ) {
+    this.requestIdSource = new RequestIdInHeaders(headers);
+  }
+  get requestId(): string | undefined {
+    return this.requestIdSource.requestId;
+  }
+}
+
+/** Where the answer's request id is: its headers' source (never the answer itself, which holds its text). */
+function sourceOfId(got: Received): string | undefined | RequestIdSource {
+  return got instanceof SuccessAnswer ? got.requestIdSource : got.requestId;
+}
+
+/** An answer's request id, looked up in its headers when first asked for, then kept (the headers let go). */
+class RequestIdInHeaders implements RequestIdSource {
+  #headers: Headers | undefined;
+  #requestId: string | undefined;
+  constructor(headers: Headers) {
     this.#headers = headers;
   }
   get requestId(): string | undefined {
