@@ -101,15 +101,7 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
 
 /** Attaches `provenance` to a response object (not to primitives) and returns the object. */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
-  if (value !== null && typeof value === "object" && Object.isExtensible(value)) {
-    // One descriptor object for every answer (defineProperty reads it, never keeps it).
-    ATTACHED.value = provenance;
-    try {
-      Object.defineProperty(value, KEY, ATTACHED);
-    } finally {
-      ATTACHED.value = undefined;
-    }
-  }
+  if (value !== null && typeof value === "object" && Object.isExtensible(value)) define(value, provenance);
   return value;
 }
 
@@ -120,15 +112,22 @@ export function attachProvenance<T>(value: T, provenance: Provenance | Provenanc
  */
 export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
   if (value === null || typeof value !== "object") return value;
-  ATTACHED.value = record;
   try {
-    Object.defineProperty(value, KEY, ATTACHED);
+    define(value, record);
   } catch {
     // Not extensible after all (a schema whose output is frozen): left without, as attachProvenance leaves it.
+  }
+  return value;
+}
+
+/** Defines the provenance property, with one descriptor object for every answer (defineProperty reads it, never keeps it). */
+function define(target: object, provenance: Provenance | ProvenanceRecord): void {
+  ATTACHED.value = provenance;
+  try {
+    Object.defineProperty(target, KEY, ATTACHED);
   } finally {
     ATTACHED.value = undefined;
   }
-  return value;
 }
 // Not enumerable (the default: one field fewer for defineProperty to read on every answer).
 const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
