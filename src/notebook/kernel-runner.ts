@@ -3,7 +3,7 @@
  * is started with a connection file of our own and spoken to over Jupyter's messaging protocol
  * (jupyter/kernel.ts, a small ZMTP client in jupyter/zmtp.ts). Each code cell is one execute_request;
  * its outputs are routed by parent msg_id whenever they arrive (Deno's kernel sends idle before some of
- * them), and a fence after each cell gives back the printed text the kernel tagged as a later request's
+ * them), and a fence after each cell gives back the outputs the kernel tagged as a later request's
  * (jupyter/outputs.ts). Parameters, the executed `.ipynb`, its `.html` and failures as under tslab
  * (run-shared.ts).
  */
@@ -49,7 +49,7 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
     await kernel.shutdown();
   }
   if (failure) clearAfter(run, failure.index);
-  const extra = { kernel: "deno", late_outputs: book.late, reattributed_streams: book.reattributed };
+  const extra = { kernel: "deno", late_outputs: book.late, reattributed_outputs: book.reattributed };
   return writeOutputs(run, failure, performance.now() - started, extra);
 }
 

@@ -5,10 +5,11 @@
  * output with the same display_id, wherever it is; clear_output clears the cell (with wait, at its next
  * output).
  *
- * And fences: Deno's kernel tags printed text with the request current when its stdio task sends it,
- * so text a cell printed may come tagged as a later request's. After each cell the runner sends a fence,
- * a request that prints a unique marker; the kernel's stdio queue is first in, first out, so stream text
- * tagged with the fence's request before the marker is the cell's and goes back to it.
+ * And fences: Deno's kernel tags its outputs (printed text, displays, a cell's result) with the request
+ * current when its output task sends them, so an output a cell made may come tagged as a later request's.
+ * After each cell the runner sends a fence, a request that prints a unique marker; the kernel's output
+ * queue is first in, first out, so any output tagged with the fence's request before the marker is the
+ * cell's and goes back to it.
  */
 import type { Cell, Output } from "../ipynb";
 import { CellOutputCap } from "../run-shared";
@@ -45,10 +46,12 @@ interface Fence {
   state: CellState;
   marker: string;
   found: () => void;
+  /** Its marker has been printed. */
+  passed?: boolean;
 }
 
 export class KernelOutputs {
-  /** Outputs that arrived after the cell was done, and printed texts given back by a fence. */
+  /** Outputs that arrived after the cell was done, and outputs given back by a fence. */
   late = 0;
   reattributed = 0;
   lastMessageAt = performance.now();
@@ -123,8 +126,19 @@ export class KernelOutputs {
     this.#output(state, m.header.msg_type, m.content);
   }
 
+  /**
+   * A message tagged with a fence's request: before the marker, any output is the fenced cell's (Deno's
+   * kernel drains printed text, displays and the cell's result from one queue, tagging each with the
+   * request current when it is sent); the fence's busy, input and idle, and all after its marker, are not
+   * the notebook's.
+   */
   #onFence(fence: Fence, m: Message): void {
-    if (m.header.msg_type !== "stream") return; // the fence's busy, input, idle: not the notebook's
+    const type = m.header.msg_type;
+    if (fence.passed || !OUTPUT_TYPES.has(type)) return;
+    if (type !== "stream") {
+      this.reattributed++;
+      return this.#output(fence.state, type, m.content);
+    }
     const text = String(m.content.text ?? "");
     const at = text.indexOf(fence.marker);
     const before = at < 0 ? text : text.slice(0, at);
@@ -132,7 +146,9 @@ export class KernelOutputs {
       this.reattributed++;
       this.#output(fence.state, "stream", { ...m.content, text: before });
     }
-    if (at >= 0) fence.found();
+    if (at < 0) return;
+    fence.passed = true;
+    fence.found();
   }
 
   #output(state: CellState, type: string, content: Record<string, unknown>): void {
