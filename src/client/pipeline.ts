@@ -37,6 +37,7 @@ import {
 } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
 import { encodeCall } from "./encode-memo";
+import { isoTime } from "./iso-time";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import {
   attachToAnswer,
@@ -669,15 +670,6 @@ class RequestIdInHeaders implements RequestIdSource {
     }
     return this.#requestId;
   }
-}
-
-/** The last time {@link isoTime} spelled, and how: calls that arrive in the same millisecond share it. */
-let lastIso = { ms: NaN, text: "" };
-
-/** `new Date(ms).toISOString()`, remembered for the last millisecond asked (~0.5 µs an answer otherwise). */
-function isoTime(ms: number): string {
-  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
-  return lastIso.text;
 }
 
 /**
