@@ -1,7 +1,8 @@
 /**
  * Provenance: where a response came from. The request pipeline attaches one record to every response
- * object it returns (a non-enumerable property: JSON, spreads and equality checks do not see it), the
- * frame adapters carry it into `meta.provenance`, and table displays show it in one line.
+ * object it returns (a private field, see {@link Stamps}; attachProvenance, for other objects, a
+ * non-enumerable property: JSON, spreads and equality checks see neither), the frame adapters carry it
+ * into `meta.provenance`, and table displays show it in one line.
  */
 import type { CanonicalRequest } from "./canonical";
 
@@ -30,6 +31,8 @@ export interface Provenance {
 const KEY = Symbol.for("risk-portal-lab.provenance");
 /** The method of a {@link ProvenanceRecord} that spells it out (registered too: another copy's records are read alike). */
 const SPELL = Symbol.for("risk-portal-lab.provenance.spell");
+/** Where the process keeps the one class that stamps answers (see {@link Stamps}). */
+const STAMPS = Symbol.for("risk-portal-lab.provenance.stamps");
 
 /**
  * Where an answer's request id is, to be read when first asked for: a live answer's headers are looked up
@@ -106,17 +109,12 @@ export function attachProvenance<T>(value: T, provenance: Provenance | Provenanc
 }
 
 /**
- * {@link attachProvenance} for an answer the pipeline has just decoded (fresh from JSON.parse or zod: it is
- * extensible and has none yet), without asking first whether it is extensible (a call into the engine's
- * runtime on every answer).
+ * {@link attachProvenance} for an answer the pipeline has just decoded: the record goes into a private
+ * field of the answer (see {@link Stamps}), as hidden as the property and ~0.25 µs cheaper an answer.
  */
 export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
-  if (value === null || typeof value !== "object") return value;
-  try {
-    define(value, record);
-  } catch {
-    // Not extensible after all (a schema whose output is frozen): left without, as attachProvenance leaves it.
-  }
+  // A frozen answer (a schema whose output is frozen) is left without, as attachProvenance leaves it.
+  if (value !== null && typeof value === "object" && Object.isExtensible(value)) stamps.put(value, record);
   return value;
 }
 
@@ -132,10 +130,49 @@ function define(target: object, provenance: Provenance | ProvenanceRecord): void
 // Not enumerable (the default: one field fewer for defineProperty to read on every answer).
 const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
+/**
+ * Answers' records, in a private field added to each answer. A private field is seen by no key listing,
+ * spread, JSON or display, like a non-enumerable property; adding one is a store the engine optimises,
+ * where defineProperty is a call into its runtime (~0.27 µs an answer in Node 22 and 26, against ~0.02).
+ * The class is made once per process and kept on a registered symbol, so that every copy of the package
+ * the process loads stamps and reads with the same private name.
+ */
+interface Stamps {
+  put(target: object, record: unknown): void;
+  get(target: object): unknown;
+}
+
+const stamps: Stamps = ((globalThis as { [STAMPS]?: Stamps })[STAMPS] ??= makeStamps());
+
+function makeStamps(): Stamps {
+  /** A base whose constructor returns the object it is given: a subclass adds its fields to that object. */
+  class Target {
+    constructor(target: object) {
+      return target;
+    }
+  }
+  class Stamp extends Target {
+    #record: unknown;
+    constructor(target: object, record: unknown) {
+      super(target);
+      this.#record = record;
+    }
+    static put(target: object, record: unknown): void {
+      if (#record in target) target.#record = record;
+      else new Stamp(target, record);
+    }
+    static get(target: object): unknown {
+      return #record in target ? target.#record : undefined;
+    }
+  }
+  return { put: (target, record) => Stamp.put(target, record), get: (target) => Stamp.get(target) };
+}
+
 /** The provenance the pipeline attached to a response object, if any. */
 export function provenanceOf(value: unknown): Provenance | undefined {
   if (value === null || typeof value !== "object") return undefined;
-  const attached = (value as Record<symbol, (Provenance & { [SPELL]?: () => Provenance }) | undefined>)[KEY];
+  const attached = ((value as Record<symbol, unknown>)[KEY] ?? stamps.get(value)) as
+    (Provenance & { [SPELL]?: () => Provenance }) | undefined;
   return typeof attached?.[SPELL] === "function" ? attached[SPELL]() : attached;
 }
 

@@ -3,6 +3,7 @@
  * read through provenanceOf it is the plain provenance it always was — the same fields in the same order,
  * `request` named only when read, the same object at each read — and the record itself reads alike.
  */
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import type { CanonicalRequest } from "../../src/client/canonical";
 import {
@@ -12,6 +13,7 @@ import {
   provenanceOf,
   ProvenanceRecord,
 } from "../../src/client/provenance";
+import { startSimulator } from "../../src/sim";
 
 const REQUEST: CanonicalRequest = {
   method: "POST",
@@ -134,5 +136,35 @@ describe("a request id read from its source when first asked for", () => {
     expect([provenanceOf(answer)?.requestId, record.requestId, reads]).toEqual(["req-7", "req-7", 1]);
     const none = liveRecord({});
     expect("requestId" in provenanceOf(attachToAnswer({ a: 1 }, none))!).toBe(false);
+  });
+});
+
+describe("an answer's provenance between two copies of the package in one process", () => {
+  // The built bundle (test/global-setup.ts builds it) is another copy of every module than src/ here.
+  const bundle = createRequire(__filename)("../../dist/index.js") as typeof import("../../src/index");
+
+  it("is read by the other copy, both ways, and a second attach replaces the first", async () => {
+    const answer = attachToAnswer(JSON.parse('{"a":1}') as Record<string, unknown>, liveRecord(undefined));
+    expect(bundle.frames.provenance(answer).map((p) => p.operation)).toEqual(["RateAsset"]);
+    const sim = await startSimulator();
+    try {
+      const rp = new bundle.RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
+      const curve = await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
+      expect([provenanceOf(curve)?.operation, provenanceOf(curve)?.requestId]).toEqual(["RateAsset", "sim-000001"]);
+    } finally {
+      await sim.close();
+    }
+    const again = new ProvenanceRecord(
+      "GetVol",
+      "2026-11-26T00:00:00.000Z",
+      "cache",
+      "http://x",
+      undefined,
+      undefined,
+      undefined,
+      namer(),
+    );
+    attachToAnswer(answer, again);
+    expect([provenanceOf(answer)?.operation, bundle.frames.provenance(answer)[0]?.source]).toEqual(["GetVol", "cache"]);
   });
 });
