@@ -2,12 +2,14 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The tests that drive whole programs: Jupyter and Deno kernels, the notebook runner, the packed package
- * installed in a temporary folder, headless Chromium, the CLI as a process. `npm test` runs everything;
- * `npm run test:unit` leaves these out (a quick loop while working), `npm run test:e2e` runs only them.
+ * installed in a temporary folder, headless Chromium, the CLI as a process, a benchmark at a small size.
+ * `npm test` runs everything; `npm run test:unit` leaves these out (a quick loop while working),
+ * `npm run test:e2e` runs only them.
  */
 const E2E = [
   "test/notebook/**/*.test.ts",
   "test/package/**/*.test.ts",
+  "test/bench/**/*.test.ts",
   "test/plot/browser.test.ts",
   "test/plot/controls.test.ts",
   "test/plot/curve-tenor-panels.test.ts",

@@ -155,8 +155,6 @@ export function runStandalone(name, measure, format) {
   const loadAfter = os.loadavg().map((x) => round(x, 2));
   console.log("\n" + format(result));
   const { sink: _, ...figures } = result;
-  mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
-  const file = join(BENCH_DIR, "results", `${name}.json`);
   const record = {
     startedAt: startedAt.toISOString(),
     durationS: round((Date.now() - startedAt.getTime()) / 1000, 2),
@@ -164,7 +162,18 @@ export function runStandalone(name, measure, format) {
     loadAverage: { before: loadBefore, after: loadAfter },
     ...figures,
   };
-  writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
-  console.log(`\nwrote ${file}`);
+  console.log(`\nwrote ${writeResults(name, record)}`);
   if (!result.check.ok) process.exitCode = 1;
+}
+
+/**
+ * Writes a benchmark's figures to `<name>.json` in bench/results, or in BENCH_RESULTS_DIR when set (a test's
+ * small run, kept apart from the real figures); returns the file's path.
+ */
+export function writeResults(name, value) {
+  const dir = process.env.BENCH_RESULTS_DIR || join(BENCH_DIR, "results");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+  return file;
 }

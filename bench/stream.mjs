@@ -1,6 +1,6 @@
 /**
  * Peak memory of a 1,000,000-row transaction table fetched over HTTP into one Parquet file: streamed
- * (`frames.fetchTransactionTableColumns(rp, req, { parquet })`, issue 16's target ≤ 600 MB peak RSS)
+ * (`frames.fetchTransactionTableToParquet(rp, req, file)`, issue 16's target ≤ 600 MB peak RSS)
  * against the in-memory path (fetch the column table, then `frames.writeParquet`). Run after
  * `npm run build`:
  *
@@ -12,10 +12,10 @@
  * and writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, repoRequire, round } from "./common.mjs";
+import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, writeResults } from "./common.mjs";
 
 const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
 
@@ -27,7 +27,7 @@ async function child(mode, url, apiKey, file) {
   const request = { portfolio_name: "GLOBAL-MACRO" };
   const start = performance.now();
   let rows;
-  if (mode === "stream") rows = (await frames.fetchTransactionTableColumns(rp, request, { parquet: file })).rows;
+  if (mode === "stream") rows = (await frames.fetchTransactionTableToParquet(rp, request, file)).rows;
   else {
     const table = await frames.fetchTransactionTableColumns(rp, request);
     rows = table.rowCount;
@@ -101,11 +101,7 @@ async function main() {
         ) +
         `\nthe two files hold the same rows (EXCEPT ALL both ways is empty): ${same}; target: streamed peak RSS ≤ 600 MB`,
     );
-    mkdirSync(join(BENCH_DIR, "results"), { recursive: true });
-    writeFileSync(
-      join(BENCH_DIR, "results", "stream.json"),
-      JSON.stringify({ rows: ROWS, machine, loadBefore, loadAfter, results, sameRows: same }, null, 2) + "\n",
-    );
+    writeResults("stream", { rows: ROWS, machine, loadBefore, loadAfter, results, sameRows: same });
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
