@@ -31,8 +31,8 @@ export interface Provenance {
 const KEY = Symbol.for("risk-portal-lab.provenance");
 /** The method of a {@link ProvenanceRecord} that spells it out (registered too: another copy's records are read alike). */
 const SPELL = Symbol.for("risk-portal-lab.provenance.spell");
-/** Where the process keeps the one class that stamps answers (see {@link Stamps}). */
-const STAMPS = Symbol.for("risk-portal-lab.provenance.stamps");
+/** Where the process keeps the class that stamps answers ({@link Stamps}; `v1`: its put/get, renamed if they change). */
+const STAMPS = Symbol.for("risk-portal-lab.provenance.stamps.v1");
 
 /**
  * Where an answer's request id is, to be read when first asked for: a live answer's headers are looked up
@@ -118,7 +118,7 @@ export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
   return value;
 }
 
-/** Defines the provenance property, with one descriptor object for every answer (defineProperty reads it, never keeps it). */
+/** Defines the provenance property, with one descriptor object for every call (defineProperty reads it, never keeps it). */
 function define(target: object, provenance: Provenance | ProvenanceRecord): void {
   ATTACHED.value = provenance;
   try {
@@ -127,7 +127,7 @@ function define(target: object, provenance: Provenance | ProvenanceRecord): void
     ATTACHED.value = undefined;
   }
 }
-// Not enumerable (the default: one field fewer for defineProperty to read on every answer).
+// Not enumerable (the default: one field fewer for defineProperty to read).
 const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
 /**
