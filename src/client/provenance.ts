@@ -104,31 +104,32 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
 
 /** Attaches `provenance` to a response object (not to primitives) and returns the object. */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
-  if (value !== null && typeof value === "object" && Object.isExtensible(value)) define(value, provenance);
+  if (!attachable(value)) return value;
+  // One descriptor object for every call (defineProperty reads it, never keeps it).
+  ATTACHED.value = provenance;
+  try {
+    Object.defineProperty(value, KEY, ATTACHED);
+  } finally {
+    ATTACHED.value = undefined;
+  }
   return value;
 }
+// Not enumerable (the default: one field fewer for defineProperty to read).
+const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
 /**
  * {@link attachProvenance} for an answer the pipeline has just decoded: the record goes into a private
  * field of the answer (see {@link Stamps}), as hidden as the property and ~0.25 µs cheaper an answer.
  */
 export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
-  // A frozen answer (a schema whose output is frozen) is left without, as attachProvenance leaves it.
-  if (value !== null && typeof value === "object" && Object.isExtensible(value)) stamps.put(value, record);
+  if (attachable(value)) stamps.put(value, record);
   return value;
 }
 
-/** Defines the provenance property, with one descriptor object for every call (defineProperty reads it, never keeps it). */
-function define(target: object, provenance: Provenance | ProvenanceRecord): void {
-  ATTACHED.value = provenance;
-  try {
-    Object.defineProperty(target, KEY, ATTACHED);
-  } finally {
-    ATTACHED.value = undefined;
-  }
+/** An object that can take a provenance: not a primitive, and not frozen or sealed (a schema's frozen output is left without). */
+function attachable(value: unknown): value is object {
+  return value !== null && typeof value === "object" && Object.isExtensible(value);
 }
-// Not enumerable (the default: one field fewer for defineProperty to read).
-const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
 /**
  * Answers' records, in a private field added to each answer. A private field is seen by no key listing,

@@ -16,6 +16,7 @@
  * each field is read by its name: closures over a generic walk were no faster than zod.
  */
 import { z } from "zod";
+import { daysInMonth, digits } from "../api/date-text";
 
 /** `true`: zod accepts the value and returns it unchanged. `false`: zod must say (it may refuse or change it). */
 type Check = (value: unknown) => boolean;
@@ -180,13 +181,12 @@ export function isCanonicalDateTime(s: unknown): boolean {
   // "-", "-", "T", ":", ":" where the date and the time have them.
   if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return false;
   if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return false;
-  const century = twoDigits(s, 0);
-  const year = twoDigits(s, 2);
-  const month = twoDigits(s, 5);
-  const day = twoDigits(s, 8);
-  if (century < 0 || year < 0 || month < 1 || month > 12 || day < 1) return false;
-  if (day > daysIn(century * 100 + year, month) || !clock(twoDigits(s, 11), twoDigits(s, 14))) return false;
-  const seconds = twoDigits(s, 17);
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 7);
+  const day = digits(s, 8, 10);
+  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
+  if (day > daysInMonth(year, month) || !clock(digits(s, 11, 13), digits(s, 14, 16))) return false;
+  const seconds = digits(s, 17, 19);
   if (seconds < 0 || seconds > 59) return false;
   let at = 19;
   let c = s.charCodeAt(at);
@@ -200,24 +200,12 @@ export function isCanonicalDateTime(s: unknown): boolean {
   if (c === 90) return at + 1 === n; // "Z"
   // "+HH:MM" or "-HH:MM", and nothing after.
   if ((c !== 43 && c !== 45) || at + 6 !== n || s.charCodeAt(at + 3) !== 58) return false;
-  return clock(twoDigits(s, at + 1), twoDigits(s, at + 4));
-}
-
-/** The number two ASCII digits at `at` spell, or -1 (past the end too: charCodeAt is NaN there). */
-function twoDigits(s: string, at: number): number {
-  const tens = s.charCodeAt(at) - 48;
-  const ones = s.charCodeAt(at + 1) - 48;
-  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1;
+  return clock(digits(s, at + 1, at + 3), digits(s, at + 4, at + 6));
 }
 
 /** Hours 00–23 and minutes 00–59. */
 function clock(hours: number, minutes: number): boolean {
   return hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59;
-}
-
-function daysIn(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** The most strings a node remembers as passed (then it starts again). */

@@ -3,19 +3,7 @@
  * with `Z`, `±hh:mm` or `±hhmm`. Anything else is not a date (NaN), so a text column never turns into
  * dates by accident (`Date.parse` would read `"1"` or `"March 7"`).
  */
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** The value of the decimal digits `s[from..to)`, or -1 when one of them is not a digit. */
-function digits(s: string, from: number, to: number): number {
-  let value = 0;
-  for (let i = from; i < to; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    value = value * 10 + d;
-  }
-  return value;
-}
+import { daysInMonth, digits } from "../api/date-text";
 
 /**
  * Milliseconds since the epoch of an ISO 8601 date or date-time string, or `NaN` when `text` is not one.
@@ -29,8 +17,7 @@ export function parseIsoDate(text: string): number {
   const month = digits(text, 5, 7);
   const day = digits(text, 8, 10);
   if (year < 0 || month < 1 || month > 12 || day < 1) return NaN;
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return NaN;
+  if (day > daysInMonth(year, month)) return NaN;
   if (len === 10) return utc(year, month, day, 0, 0, 0, 0);
 
   const sep = text.charCodeAt(10);
