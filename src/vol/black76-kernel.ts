@@ -131,7 +131,8 @@ function finish(
   const regions = REGION;
   const ys = Y;
   const invF = 1 / F;
-  const gammaFactor = DF / (F * F);
+  // DF/F, not DF/F²: F·F leaves the doubles' range for F above ~1.3e154 or below ~7e-155.
+  const gammaFactor = DF * invF;
   const thetaFactor = (0.5 * DF) / sqrtT;
   const { price: outPrice, delta: outDelta, gamma: outGamma, vega: outVega, theta: outTheta } = out;
   for (let i = 0; i < m; i++) {
@@ -168,9 +169,10 @@ function finish(
     const itm = h + t >= 0; // d1 ≥ 0
     outPrice[q] = price;
     outDelta[q] = call ? DF * (itm ? upper : tail) : -DF * (itm ? tail : upper);
-    outGamma[q] = (fPhi * gammaFactor) / (2 * t);
+    outGamma[q] = (fPhi * invF * gammaFactor) / (2 * t);
     outVega[q] = DF * fPhi * sqrtT;
-    outTheta[q] = r * price - fPhi * vols[q * volStride]! * thetaFactor;
+    // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
+    outTheta[q] = (price > 0 ? r * price : 0) - fPhi * vols[q * volStride]! * thetaFactor;
   }
 }
 

@@ -108,7 +108,8 @@ export function erfcxFast(x: number): number {
   const y = x < 0 ? -x : x;
   const z = y > 1.11e-16 ? y * y : 0;
   // One call site of expFast (so that the engine compiles all of this into the caller's loop).
-  const e = x < 0.46875 ? expFast(z) : 0;
+  // e^(x²) wherever it is used below: up to 0.46875 inclusive (`<` left erfcx(0.46875) at 0).
+  const e = x <= 0.46875 ? expFast(z) : 0;
   if (y <= 0.46875) return e * (1 - x * codySmall(z));
   const r = y <= 4 ? codyMid(y) : y < 6.71e7 ? codyTail(y) : CODY_SQRPI / y;
   return x >= 0 ? r : 2 * e - r;

@@ -112,8 +112,10 @@ export function fillBlack76Reference(
     const tail = (fPhi / F) * yDelta;
     outPrice[q] = price;
     outDelta[q] = call ? DF * (d1 < 0 ? tail : 1 - tail) : -DF * (d1 < 0 ? 1 - tail : tail);
-    outGamma[q] = (DF * fPhi) / F / (F * s);
+    // φ(d1)·DF/F/s: neither F·F nor F·s, which leave the doubles' range at the extremes.
+    outGamma[q] = ((fPhi / F) * DF) / F / s;
     outVega[q] = DF * fPhi * sqrtT;
-    outTheta[q] = r * price - (DF * fPhi * sigma) / (2 * sqrtT);
+    // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
+    outTheta[q] = (price > 0 ? r * price : 0) - (DF * fPhi * sigma) / (2 * sqrtT);
   }
 }

@@ -101,5 +101,5 @@ export function writeLimits(
   out.delta[q] = call ? DF * (x > 0 ? 1 : atm ? 0.5 : 0) : -DF * (x < 0 ? 1 : atm ? 0.5 : 0);
   out.gamma[q] = atm ? Infinity : 0;
   out.vega[q] = atm ? DF * F * sqrtT * INV_SQRT_2PI : 0;
-  out.theta[q] = atm && sqrtT === 0 && sigma > 0 ? -Infinity : r * price;
+  out.theta[q] = atm && sqrtT === 0 && sigma > 0 ? -Infinity : price > 0 ? r * price : 0;
 }
