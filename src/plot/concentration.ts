@@ -2,7 +2,7 @@
 import type { Figure, Trace } from "./figure";
 import { columnsOf, groupBy, numbers, texts, type TableInput } from "./input";
 import { displayable } from "./show";
-import { axis, baseConfig, baseLayout, INK, paletteColor } from "./theme";
+import { axis, baseConfig, baseLayout, INK, seriesLine } from "./theme";
 
 export interface ConcentrationOptions {
   /** The column naming who holds the amounts (`counterparty`, `instrument_name`, …). */
@@ -150,8 +150,7 @@ function curveTrace(key: string, s: ConcentrationStats, top: number, k: number):
     x,
     y,
     customdata,
-    line: { color: paletteColor(k), width: 2, shape: "linear" },
-    marker: { color: paletteColor(k), size: 5 },
+    ...seriesLine(k, { width: 2, shape: "linear" }, { size: 5 }),
     hovertemplate: `${key ? `${key}<br>` : ""}up to %{customdata}: %{y:.1f}% of the total<extra></extra>`,
   };
 }

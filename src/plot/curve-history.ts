@@ -3,13 +3,8 @@ import { curveAt, readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate } from "./input";
 import { tenorLabel } from "./labels";
-import { axis, baseConfig, baseLayout, paletteColor, rampColors } from "./theme";
+import { axis, baseConfig, baseLayout, PALETTE, paletteColor, rampColors, variantLook } from "./theme";
 import { displayable } from "./show";
-
-/** plotly's line dashes, one per tenor when several currencies share the chart. */
-const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"] as const;
-/** Marker symbols beside the dashes (a single date draws markers only). */
-const SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x"] as const;
 
 /** Tenors drawn when none are chosen, in years (those the curves reach). */
 export const DEFAULT_TENORS = [0.25, 1, 2, 5, 10, 30] as const;
@@ -49,10 +44,11 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
   const data: Trace[] = [];
   const multi = t.currencies.length > 1;
   // One currency: a colour per tenor (a ramp, short to long). Several: a colour per currency and a dash
-  // per tenor, legend grouped by currency, so no two series look alike.
+  // and marker per tenor (variantLook), legend grouped by currency, so no two series look alike; past
+  // the palette's colours, each round of currencies takes the next tenors' looks.
   const ramp = rampColors(tenors.length);
   const colorOf = (c: number, j: number) => (multi ? paletteColor(c) : ramp[j]!);
-  const dashOf = (j: number) => (multi ? DASHES[j % DASHES.length]! : "solid");
+  const lookOf = (c: number, j: number) => variantLook(Math.floor(c / PALETTE.length) * tenors.length + j);
   // Each currency's curves, found in one pass (not a filter of every curve per currency).
   const byCurrency = new Map(t.currencies.map((ccy) => [ccy, [] as typeof t.curves]));
   for (const k of t.curves) byCurrency.get(k.currency)!.push(k);
@@ -68,8 +64,8 @@ export function curveHistory(input: CurveInput, options: CurveHistoryOptions = {
         name: label,
         x: dates,
         y: at.map((values) => finiteOrNull(values[j]!)),
-        line: { color: colorOf(c, j), width: 2, dash: dashOf(j) },
-        marker: { color: colorOf(c, j), symbol: multi ? SYMBOLS[j % SYMBOLS.length] : "circle" },
+        line: { color: colorOf(c, j), width: 2, dash: multi ? lookOf(c, j).dash : "solid" },
+        marker: { color: colorOf(c, j), symbol: multi ? lookOf(c, j).symbol : "circle" },
         ...(multi ? { legendgroup: ccy, legendgrouptitle: j === 0 ? { text: ccy } : undefined } : {}),
         hovertemplate: `${label}: %{y:${fmt.hover}}<extra></extra>`,
       });

@@ -58,7 +58,8 @@ export {
   type Showable,
 } from "./show";
 export type { MimeBundle } from "../display";
-export { tableHtml, tableText } from "./table-view";
+export { tableHtml, tableText, type TableViewOptions } from "./table-view";
+export type { Digits } from "./number-text";
 export { toHtml } from "./to-html";
 export {
   toPng,

@@ -2,9 +2,10 @@
 import { REPORT_STATUSES } from "../api/assumptions";
 import type { GetReportInfosResponse, ReportInfo } from "../api/report";
 import { reportInfosColumns } from "../frames/reports";
+import { levelsOf } from "../table/column-table";
 import type { Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, plotDate, texts, times, type TableInput } from "./input";
-import { axis, baseConfig, baseLayout, paletteColor, STATUS_COLORS } from "./theme";
+import { axis, baseConfig, baseLayout, PALETTE, STATUS_COLORS } from "./theme";
 import { displayable } from "./show";
 
 export interface ReportStatusOptions {
@@ -20,6 +21,16 @@ const BY_TITLE: Record<string, string> = {
   time_stamp: "Report time (UTC day)",
 };
 const DAY_MS = 86_400_000;
+
+/** Palette colours no lifecycle status has, for statuses outside it (a status colour would say the wrong state). */
+const OTHER_COLORS = PALETTE.filter((c) => !Object.values(STATUS_COLORS).includes(c));
+
+/** The look of the `k`th status outside the lifecycle: a colour of its own, then a fill pattern as well. */
+function otherStatusLook(k: number): { color: string; pattern?: { shape: string } } {
+  const color = OTHER_COLORS[k % OTHER_COLORS.length]!;
+  const round = Math.floor(k / OTHER_COLORS.length);
+  return round === 0 ? { color } : { color, pattern: { shape: ["/", "x", "-", "|", "+", "."][(round - 1) % 6]! } };
+}
 
 /**
  * Report statuses over time: for each day, one stacked bar of report counts by `status` (none, running,
@@ -46,8 +57,10 @@ export function reportStatus(
   const dates = [...new Set(days.filter(Number.isFinite))].sort((a, b) => a - b);
   const dateIndex = new Map(dates.map((d, i) => [d, i]));
 
+  // Lifecycle order first, whatever order the table's levels are in (a category built without known
+  // levels lists them as first seen), then the table's other levels in its order.
+  const known = levelsOf(view.levels("status") ?? [], REPORT_STATUSES);
   // Sets, not includes() per row: one pass over the rows whatever the number of statuses.
-  const known = [...(view.levels("status") ?? REPORT_STATUSES)];
   const seen = new Set<string | null>(status);
   const knownSet = new Set(known);
   for (const s of seen) if (s !== null && !knownSet.has(s)) known.push(s);
@@ -70,7 +83,7 @@ export function reportStatus(
     name: s,
     x,
     y: counts.get(s)!,
-    marker: { color: STATUS_COLORS[s] ?? paletteColor(4 + extra++), line: { width: 0 } },
+    marker: { ...(STATUS_COLORS[s] ? { color: STATUS_COLORS[s] } : otherStatusLook(extra++)), line: { width: 0 } },
     hovertemplate: `%{x}: %{y} ${s}<extra></extra>`,
   }));
 

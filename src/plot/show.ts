@@ -25,6 +25,7 @@ import { plotlyPartBundles } from "./plotly-parts";
 import { isColumnTable, isDataFrame, isSeries, type SeriesLike } from "./input";
 import { findKernelDisplay, makeDisplayable, setBundleMaker, type KernelDisplay, type MimeBundle } from "../display";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText, type TableLike } from "./table-view";
+import type { Digits } from "./number-text";
 
 /** The mime type of plotly figures (JupyterLab, VS Code and nteract render it with their plotly extension). */
 export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
@@ -50,6 +51,12 @@ export interface ShowOptions {
   plotlyJs?: "once" | "always";
   /** Table rows shown from the top and from the bottom. Default 5. */
   rows?: number;
+  /**
+   * Decimal places of a table's numbers: `4` for every column holding a fraction, `{ rate: 6 }` per
+   * column. Default: up to 10 significant digits per column (more where values would read alike), never
+   * float noise. Only the display rounds (see `TableViewOptions`).
+   */
+  digits?: Digits;
   /** Outside a kernel: the directory of the HTML file. Default `$RISK_PORTAL_LAB_PLOT_DIR`, else `<tmp>/risk-portal-lab-plots`. */
   outDir?: string;
 }
@@ -108,11 +115,12 @@ export function showWith(
       "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame or Series, or a { table } / { frame } batch result",
     );
   if (display) {
-    for (const bundle of displayBundles(value, { rows, plotlyJs: options.plotlyJs })) display.send(bundle);
+    for (const bundle of displayBundles(value, { rows, digits: options.digits, plotlyJs: options.plotlyJs }))
+      display.send(bundle);
     return undefined;
   }
   if (isFigure(value)) return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
-  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${tableView(value, rows).html}</body></html>\n`;
+  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${tableView(value, rows, options.digits).html}</body></html>\n`;
   return writeHtml(page, "table", options);
 }
 
@@ -123,7 +131,7 @@ export function showWith(
  */
 export function displayBundles(
   value: Showable,
-  options: { rows?: number; plotlyJs?: "once" | "always" } = {},
+  options: { rows?: number; digits?: Digits; plotlyJs?: "once" | "always" } = {},
 ): MimeBundle[] {
   if (isFigure(value)) {
     const figure = mimeBundle(value, { plotly: false });
@@ -132,12 +140,12 @@ export function displayBundles(
     plotlyEmbedded = true;
     return [figure, ...parts];
   }
-  const { html, text } = tableView(value, options.rows ?? DEFAULT_TABLE_ROWS);
+  const { html, text } = tableView(value, options.rows ?? DEFAULT_TABLE_ROWS, options.digits);
   return [{ "text/html": html, "text/plain": text }];
 }
 
 /** The HTML and text of a table (or batch result), with a note when some of the batch's calls failed. */
-function tableView(value: Showable, rows: number): { html: string; text: string } {
+function tableView(value: Showable, rows: number, digits: Digits | undefined): { html: string; text: string } {
   const table = tableOf(value);
   if (!table) throw new TypeError("show: not a figure or a table");
   const failures = (value as { failures?: unknown[] }).failures;
@@ -146,8 +154,10 @@ function tableView(value: Showable, rows: number): { html: string; text: string 
       ? `${failures.length} call${failures.length === 1 ? "" : "s"} failed (see .failures)`
       : "";
   return {
-    html: tableHtml(table, rows) + (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : ""),
-    text: tableText(table, rows) + (note ? `\n${note}` : ""),
+    html:
+      tableHtml(table, { rows, digits }) +
+      (note ? `<p style="color:#e15759;font:13px system-ui,sans-serif">${note}</p>` : ""),
+    text: tableText(table, { rows, digits }) + (note ? `\n${note}` : ""),
   };
 }
 

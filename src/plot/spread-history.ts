@@ -7,7 +7,7 @@ import { curveObjects, type CurveObjectsInput } from "./curve-objects";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate } from "./input";
 import { displayable } from "./show";
-import { axis, baseConfig, baseLayout, INK, paletteColor } from "./theme";
+import { axis, baseConfig, baseLayout, INK, seriesLine } from "./theme";
 
 export interface SpreadHistoryOptions {
   /** Two tenors (a spread: long − short) or three (a butterfly: 2·belly − short − long). Default `["2Y", "10Y"]`. */
@@ -62,8 +62,7 @@ export function spreadHistory(input: CurveObjectsInput, options: SpreadHistoryOp
       name: ccy,
       x: sorted.map((c) => plotDate(c.marketDate.getTime())),
       y: sorted.map((c) => finiteOrNull(value(c))),
-      line: { color: paletteColor(k), width: 2 },
-      marker: { color: paletteColor(k) },
+      ...seriesLine(k, { width: 2 }),
       hovertemplate: `${ccy} %{x}: %{y:.1f} bp<extra></extra>`,
     };
   });

@@ -10,6 +10,7 @@ import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
 import { escapeHtml } from "./labels";
+import { checkDigits, columnNumberText, digitsFor, type Digits } from "./number-text";
 
 /** Rows shown from the top and from the bottom by default. */
 export const DEFAULT_TABLE_ROWS = 5;
@@ -138,6 +139,37 @@ export function cellText(v: unknown): string {
   return String(v);
 }
 
+/**
+ * How a table view is drawn: the rows shown from the top and from the bottom (default
+ * {@link DEFAULT_TABLE_ROWS}), and the decimal places of its numbers. Without `digits` each number column
+ * shows up to 10 significant digits (more, up to 15, where the values shown would otherwise read alike),
+ * trailing zeros dropped, whole numbers whole: never binary float noise. `digits: 4` writes every column
+ * that holds a fraction to 4 places; `digits: { rate: 6 }` writes `rate` to 6 places, whole or not. Only
+ * the display rounds: the table keeps every digit.
+ */
+export interface TableViewOptions {
+  rows?: number;
+  digits?: Digits;
+}
+
+function viewOptions(options: number | TableViewOptions): { rows: number; digits?: Digits } {
+  return typeof options === "number"
+    ? { rows: options }
+    : { rows: options.rows ?? DEFAULT_TABLE_ROWS, digits: options.digits };
+}
+
+/** One writer per column for the cells shown: numbers as {@link TableViewOptions} says, the rest as {@link cellText}. */
+function cellWriters(p: Preview, digits: Digits | undefined, caller: string): ((v: unknown) => string)[] {
+  const checked = checkDigits(digits, p.columns, caller);
+  return p.columns.map((name, j) => {
+    const number = columnNumberText(
+      p.shown.map((r) => r.cells[j]),
+      digitsFor(checked, name),
+    );
+    return (v) => (typeof v === "number" && !Number.isNaN(v) ? number(v) : cellText(v));
+  });
+}
+
 function isMissing(v: unknown): boolean {
   return v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
 }
@@ -169,9 +201,12 @@ function shapeText(p: Preview): string {
  * the column names with their types, the first `rows` and last `rows` rows, one line saying where the
  * rows came from (operation, request, source, server, time received; when the table has provenance),
  * and the number of warnings the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
+ * `options`: the rows shown (a number, as before) or {@link TableViewOptions} (`{ rows: 3, digits: 4 }`).
  */
-export function tableHtml(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
+export function tableHtml(input: TableLike, options: number | TableViewOptions = DEFAULT_TABLE_ROWS): string {
+  const { rows, digits } = viewOptions(options);
   const p = preview(input, rows);
+  const write = cellWriters(p, digits, "tableHtml");
   const shape = shapeText(p);
   const from = p.source ? ` <span class="rpl-muted">· from ${escapeHtml(p.source)}</span>` : "";
   const shownNote = p.gap !== undefined ? ` <span class="rpl-muted">· first ${rows} and last ${rows} rows</span>` : "";
@@ -184,7 +219,7 @@ export function tableHtml(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
     const cells = p.columns.map((_, j) => {
       const v = r.cells[j];
       const cls = isMissing(v) ? "rpl-na" : typeof v === "number" ? "" : "rpl-text";
-      return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(cellText(v))}</td>`;
+      return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(write[j]!(v))}</td>`;
     });
     body.push(`<tr><td class="rpl-index">${escapeHtml(cellText(r.index))}</td>${cells.join("")}</tr>`);
   });
@@ -203,16 +238,18 @@ export function tableHtml(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
 
 /**
  * The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle;
- * the last line is `source: …` when the table has provenance.
+ * the last line is `source: …` when the table has provenance. `options` as for {@link tableHtml}.
  */
-export function tableText(input: TableLike, rows = DEFAULT_TABLE_ROWS): string {
+export function tableText(input: TableLike, options: number | TableViewOptions = DEFAULT_TABLE_ROWS): string {
+  const { rows, digits } = viewOptions(options);
   const p = preview(input, rows);
+  const write = cellWriters(p, digits, "tableText");
   const header = ["", ...p.columns];
   const types = ["", ...p.types];
   const lines: string[][] = [];
   p.shown.forEach((r, k) => {
     if (p.gap !== undefined && k === p.gap) lines.push(["…", ...p.columns.map(() => "…")]);
-    lines.push([cellText(r.index), ...p.columns.map((_, j) => clip(cellText(r.cells[j])))]);
+    lines.push([cellText(r.index), ...p.columns.map((_, j) => clip(write[j]!(r.cells[j])))]);
   });
   const widths = header.map((h, j) => Math.max(h.length, types[j]!.length, ...lines.map((l) => l[j]!.length)));
   const fmt = (cells: string[]) =>

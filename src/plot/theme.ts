@@ -71,6 +71,56 @@ export function paletteColor(i: number): string {
   return PALETTE[i % PALETTE.length]!;
 }
 
+/** plotly's line dashes, in the order overlays take them. */
+export const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"] as const;
+/** Marker symbols, in the order overlays take them. */
+export const SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x"] as const;
+
+/** A line's dash and marker: one of 36 pairs, different for each `variant` from 0 to 35 (0: solid, circle). */
+export function variantLook(variant: number): { dash: (typeof DASHES)[number]; symbol: (typeof SYMBOLS)[number] } {
+  const n = DASHES.length;
+  const dash = variant % n;
+  // The symbol moves on by one each time the dashes come round, so (dash, symbol) repeats only after n².
+  return { dash: DASHES[dash]!, symbol: SYMBOLS[(dash + Math.floor(variant / n)) % n]! };
+}
+
+/**
+ * How overlay series `i` looks: the palette's colour, and from the eleventh series on (when the colours
+ * come round) another dash and marker, so no two of up to 360 series look the same. The first ten carry
+ * no dash or symbol (plotly's solid line and circle).
+ */
+export function seriesLook(i: number): { color: string; dash?: string; symbol?: string } {
+  const round = Math.floor(i / PALETTE.length);
+  return round === 0 ? { color: paletteColor(i) } : { color: paletteColor(i), ...variantLook(round) };
+}
+
+/** Bar fill patterns, in the order bar series take them past the palette's length. */
+const PATTERNS = ["/", "\\", "x", "-", "|", "+", "."] as const;
+
+/**
+ * A bar trace's `marker` for series `i`: the palette's colour, and from the eleventh series on a fill
+ * pattern, so no two bar series look the same.
+ */
+export function barLook(i: number): { color: string; pattern?: { shape: string } } {
+  const round = Math.floor(i / PALETTE.length);
+  return round === 0
+    ? { color: paletteColor(i) }
+    : { color: paletteColor(i), pattern: { shape: PATTERNS[(round - 1) % PATTERNS.length]! } };
+}
+
+/** A scatter trace's `line` and `marker` for overlay series `i` (see {@link seriesLook}), with their other settings. */
+export function seriesLine(
+  i: number,
+  line: Record<string, unknown> = {},
+  marker: Record<string, unknown> = {},
+): { line: Record<string, unknown>; marker: Record<string, unknown> } {
+  const { color, dash, symbol } = seriesLook(i);
+  return {
+    line: { color, ...line, ...(dash ? { dash } : {}) },
+    marker: { color, ...marker, ...(symbol ? { symbol } : {}) },
+  };
+}
+
 /** An axis with the theme's lines and grid, and its title (say the unit: `Maturity (years)`). */
 export function axis(title: string, extra: Axis = {}): Axis {
   return {

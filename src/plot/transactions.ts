@@ -3,7 +3,7 @@ import type { TransactionTableResponse } from "../api/position";
 import { transactionTableColumns } from "../frames/transaction-table";
 import type { Annotation, Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
-import { axis, baseConfig, baseLayout, INK, paletteColor } from "./theme";
+import { axis, barLook, baseConfig, baseLayout, INK, seriesLook } from "./theme";
 import { displayable } from "./show";
 
 export interface TransactionsOptions {
@@ -50,7 +50,7 @@ export function transactions(input: TableInput | TransactionTableResponse, optio
   const rowsOf = rowsByInstrument(trades, chosen);
   const data: Trace[] = [
     ...bars.traces,
-    ...chosen.map((name, k) => quantityLine(trades, name, rowsOf.get(name)!, paletteColor(bars.currencies.length + k))),
+    ...chosen.map((name, k) => quantityLine(trades, name, rowsOf.get(name)!, seriesLook(bars.currencies.length + k))),
   ];
   const [from, to] = dateRange(trades.date);
   const title =
@@ -137,7 +137,7 @@ function notionalBars(
     legend: "legend",
     y: counterparties,
     x: counterparties.map((cp) => (gross.get(ccy)!.get(cp) ?? 0) * scale.get(ccy)!),
-    marker: { color: paletteColor(k) },
+    marker: barLook(k),
     xaxis: reporting ? "x" : axes[k]!.id,
     yaxis: "y",
     hovertemplate: `%{y}: %{x:,.0f} ${unit(ccy)}${reporting && ccy !== reporting.currency ? ` (from ${ccy})` : ""}<extra></extra>`,
@@ -186,7 +186,7 @@ function rowsByInstrument(t: Trades, chosen: readonly string[]): Map<string, num
 }
 
 /** Right panel: one instrument's cumulative quantity over its trade dates (`rows`: its rows), as a step line. */
-function quantityLine(t: Trades, name: string, rows: readonly number[], color: string): Trace {
+function quantityLine(t: Trades, name: string, rows: readonly number[], look: { color: string; dash?: string }): Trace {
   const perDay = new Map<number, number>();
   for (const i of rows) {
     if (!Number.isFinite(t.date[i]!) || !Number.isFinite(t.quantity[i]!)) continue;
@@ -202,7 +202,7 @@ function quantityLine(t: Trades, name: string, rows: readonly number[], color: s
     legend: "legend2",
     x: days.map((d) => plotDate(d)),
     y,
-    line: { shape: "hv", width: 2, color },
+    line: { shape: "hv", width: 2, color: look.color, ...(look.dash ? { dash: look.dash } : {}) },
     xaxis: "x2",
     yaxis: "y2",
     hovertemplate: `${name}<br>%{x}: %{y:,.0f}<extra></extra>`,

@@ -3,7 +3,7 @@ import { readCurves, valueAxis, type CurveInput } from "./curves";
 import type { Figure, Trace } from "./figure";
 import { finiteOrNull, plotDate, texts, times } from "./input";
 import { groupSlider, sliderLayout } from "./controls";
-import { axis, baseConfig, baseLayout, paletteColor } from "./theme";
+import { axis, baseConfig, baseLayout, seriesLine, seriesLook } from "./theme";
 import { displayable } from "./show";
 
 export interface YieldCurveOptions {
@@ -70,7 +70,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
     const dateTraces = byDate.get(curve.marketDate) ?? [];
     byDate.set(curve.marketDate, dateTraces);
     dateTraces.push(data.length);
-    const color = paletteColor(k);
+    const color = seriesLook(k).color;
     // Legend: what differs between the curves.
     const label =
       oneDate && !oneCurrency
@@ -88,8 +88,7 @@ export function yieldCurve(input: CurveInput, options: YieldCurveOptions = {}): 
       name: label,
       x: rows.map((i, n) => (step && n === 0 ? 0 : finiteOrNull(t.maturity[i]!))),
       y: rows.map((i) => finiteOrNull(t.value[i]!)),
-      line: { color, width: 2.2, ...(step ? { shape: "vh" } : {}) },
-      marker: { color, size: 6 },
+      ...seriesLine(k, { width: 2.2, ...(step ? { shape: "vh" } : {}) }, { size: 6 }),
       customdata: rows.map((i) => [
         name[i] ?? "",
         plotDate(expiry[i] ?? NaN) ?? "",

@@ -15,13 +15,17 @@ export type PivotAgg = "sum" | "mean" | "count" | "min" | "max" | "first" | "las
 const AGGS: readonly PivotAgg[] = ["sum", "mean", "count", "min", "max", "first", "last"];
 
 export interface PivotOptions {
-  /** The column whose distinct values become the rows (sorted ascending when numbers or dates). */
+  /** The column whose distinct values become the rows (ascending when numbers or dates, a category's in its declared order). */
   index: string;
   /** The column(s) whose distinct value combinations become the columns, labelled `"EUR 2026-11-20"`. */
   columns: string | readonly string[];
   /** The column whose values fill the cells; a cell with no value is missing (`NaN` for numbers). */
   values: string;
-  /** Order of the new columns: `first-seen` (default) or `sorted` (numbers ascending, then text). */
+  /**
+   * Order of the new columns: `first-seen` (default) or `sorted` (numbers ascending, then text). A
+   * category key goes by its declared levels either way (`meta.categories`: report statuses in lifecycle
+   * order).
+   */
   columnOrder?: "first-seen" | "sorted";
   /**
    * How to combine the rows of a repeated (index, key) pair (see {@link PivotAgg}). Without it a
@@ -102,29 +106,61 @@ function distinctRowsAndKeys(
   return d;
 }
 
-/** The order of the new rows: ascending when the index is numeric or dates (maturities, strikes); else in order seen. */
-function rowOrderOf(rowValues: readonly unknown[], indexKind: ColumnKind | undefined): number[] {
+/**
+ * A category column's declared order (`meta.categories`: known levels in their natural order, e.g. report
+ * statuses in lifecycle order, then others as first seen): each value's rank, missing last. Undefined for
+ * other columns.
+ */
+function levelRank(table: ColumnTable, column: string): ((v: unknown) => number) | undefined {
+  const levels = table.kinds[column] === "category" ? table.meta.categories?.[column] : undefined;
+  if (!levels) return undefined;
+  const rank = new Map(levels.map((level, i) => [level, i]));
+  return (v) => (typeof v === "string" ? (rank.get(v) ?? levels.length) : levels.length + 1);
+}
+
+/**
+ * The order of the new rows: ascending when the index is numeric or dates (maturities, strikes), in the
+ * declared order of its levels when it is a category; else in order seen.
+ */
+function rowOrderOf(
+  rowValues: readonly unknown[],
+  indexKind: ColumnKind | undefined,
+  rank: ((v: unknown) => number) | undefined,
+): number[] {
   const rowOrder = [...rowValues.keys()];
-  if (indexKind === "number" || indexKind === "date") rowOrder.sort((a, b) => compare(rowValues[a], rowValues[b]));
+  if (rank) rowOrder.sort((a, b) => rank(rowValues[a]) - rank(rowValues[b]));
+  else if (indexKind === "number" || indexKind === "date") rowOrder.sort((a, b) => compare(rowValues[a], rowValues[b]));
   return rowOrder;
 }
 
-/** The order of the new columns: in order seen, or sorted key part by key part for `columnOrder: "sorted"`. */
+/**
+ * The order of the new columns: in order seen, or sorted key part by key part for `columnOrder: "sorted"`.
+ * A category key part always goes by its declared levels (a pivot of `status` lists running before
+ * failed whichever came first); with one, the other parts go by the order their values were first seen
+ * (or sorted), part by part.
+ */
 function columnOrderOf(
   colFirst: readonly (readonly unknown[])[],
-  keyCount: number,
+  ranks: readonly (((v: unknown) => number) | undefined)[],
   columnOrder: PivotOptions["columnOrder"],
 ): number[] {
   const colOrder = [...colFirst.keys()];
-  if (columnOrder === "sorted") {
-    colOrder.sort((a, b) => {
-      for (let k = 0; k < keyCount; k++) {
-        const d = compare(colFirst[a]![k], colFirst[b]![k]);
-        if (d !== 0) return d;
-      }
-      return 0;
-    });
-  }
+  const categories = ranks.some((r) => r !== undefined);
+  if (columnOrder !== "sorted" && !categories) return colOrder;
+  const parts = ranks.map((rank, k) => {
+    if (rank) return (a: number, b: number) => rank(colFirst[a]![k]) - rank(colFirst[b]![k]);
+    if (columnOrder === "sorted") return (a: number, b: number) => compare(colFirst[a]![k], colFirst[b]![k]);
+    const seen = new Map<string, number>();
+    for (const key of colFirst) if (!seen.has(keyLabel(key[k]))) seen.set(keyLabel(key[k]), seen.size);
+    return (a: number, b: number) => seen.get(keyLabel(colFirst[a]![k]))! - seen.get(keyLabel(colFirst[b]![k]))!;
+  });
+  colOrder.sort((a, b) => {
+    for (const part of parts) {
+      const d = part(a, b);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
   return colOrder;
 }
 
@@ -236,8 +272,12 @@ export function pivotTable(table: ColumnTable, options: PivotOptions): ColumnTab
   const valueKind = table.kinds[options.values];
   checkAgg(options.agg, valueKind, options.values);
   const d = distinctRowsAndKeys(indexValues, keyValues, table.rowCount);
-  const rowOrder = rowOrderOf(d.rowValues, table.kinds[options.index]);
-  const colOrder = columnOrderOf(d.colFirst, keyColumns.length, options.columnOrder);
+  const rowOrder = rowOrderOf(d.rowValues, table.kinds[options.index], levelRank(table, options.index));
+  const colOrder = columnOrderOf(
+    d.colFirst,
+    keyColumns.map((c) => levelRank(table, c)),
+    options.columnOrder,
+  );
   const { cells, repeats } = fillCells(d, rowOrder, cellValues, valueKind === "number", options.agg, {
     index: options.index,
     keys: keyColumns,

@@ -37,6 +37,8 @@ async function everyKind(d: SimData): Promise<Record<string, plot.Figure>> {
   const effects = await d.effects();
   return {
     "yield-curve": plot.yieldCurve(await d.curvesToday()),
+    // 27 curves: past the palette's ten colours, dashed and marked apart (issue 41).
+    "yield-curve-history": plot.yieldCurve(await d.usdHistory()),
     "curve-history": plot.curveHistory(await d.usdHistory()),
     "curve-surface": plot.curveSurface(await d.usdHistory()),
     "vol-smiles": plot.volSmiles(await d.grid()),

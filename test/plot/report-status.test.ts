@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPORT_STATUSES } from "../../src/api/assumptions";
 import * as frames from "../../src/frames";
+import { TableBuilder } from "../../src/table/column-table";
 import { reportStatus, STATUS_COLORS } from "../../src/plot";
 import { AS_OF, businessDaysBack, simData, type SimData } from "./sim-data";
 
@@ -56,5 +57,21 @@ describe("reportStatus", () => {
       response.report_infos.length,
     );
     expect(reportStatus(frames.reportInfos(response)).data).toEqual(reportStatus(response).data);
+  });
+
+  it("keeps lifecycle order when the table's levels are in the order first seen, and colours other statuses apart (issue 41)", () => {
+    const t = new TableBuilder(4, "GetReportInfos")
+      .add("status", ["failed", "queued", "running", "succeeded"], { hint: "category" })
+      .add(
+        "pricing_date",
+        [AS_OF, AS_OF, AS_OF, AS_OF].map((d) => new Date(`${d}T00:00:00Z`)),
+      )
+      .build();
+    expect(t.meta.categories.status).toEqual(["failed", "queued", "running", "succeeded"]);
+    const fig = reportStatus(t);
+    expect(fig.data.map((tr) => tr.name)).toEqual(["running", "succeeded", "failed", "queued"]);
+    const colours = fig.data.map((tr) => (tr.marker as { color: string }).color);
+    expect(new Set(colours).size).toBe(4);
+    expect(Object.values(STATUS_COLORS)).not.toContain(colours[3]);
   });
 });

@@ -148,3 +148,24 @@ describe("show outside a kernel", () => {
     expect(JSON.parse(JSON.stringify(bundle))).toEqual(bundle);
   });
 });
+
+describe("show's digits (issue 41)", () => {
+  it("passes digits to the table it shows, for all number columns or by column", () => {
+    const table = frames.volGridColumns({
+      maturities: [30],
+      strikes: [80, 90],
+      strikeType: 1,
+      vols: [0.2 + 0.1, 0.2487030000000003],
+    });
+    const shown = (options: Parameters<typeof showWith>[2]) => {
+      const display = recorder();
+      showWith(display, table, options);
+      return display.sent[0]!["text/html"] as string;
+    };
+    expect(shown({})).toContain("<td>0.3</td></tr>");
+    expect(shown({})).toContain("<td>0.248703</td></tr>");
+    expect(shown({ digits: 3 })).toContain("<td>0.249</td></tr>");
+    expect(shown({ digits: { vol: 4 } })).toContain("<td>0.2487</td></tr>");
+    expect(() => shown({ digits: { volatility: 4 } })).toThrow(/digits names "volatility"/);
+  });
+});

@@ -166,3 +166,65 @@ describe("the provenance footer", () => {
     expect(tableText(old as frames.ColumnTable).split("\n")).toHaveLength(5);
   });
 });
+
+describe("numbers as a table shows them (issue 41)", () => {
+  const numbers = (columns: Record<string, number[]>) => {
+    const names = Object.keys(columns);
+    const t = table(columns[names[0]!]!.length);
+    t.columns = names;
+    t.data = columns;
+    t.kinds = Object.fromEntries(names.map((c) => [c, "number"]));
+    t.meta.categories = {};
+    t.meta.missing = {};
+    t.meta.warnings = [];
+    return t;
+  };
+  const cells = (html: string, column: number) =>
+    [...html.matchAll(/<tr><td class="rpl-index">\d+<\/td>(.*?)<\/tr>/g)].map(
+      (m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!)[column],
+    );
+
+  it("drops binary float noise, keeps integers whole, and leaves the data as it was", () => {
+    const t = numbers({
+      rate: [2.2487030000000003, 0.1 + 0.2, 0.0412],
+      amount: [8585.647897400006, 51_832_906_865.2, -1234.5],
+      count: [3, 12_500_000, 0],
+    });
+    const html = tableHtml(t);
+    expect(cells(html, 0)).toEqual(["2.248703", "0.3", "0.0412"]);
+    expect(cells(html, 1)).toEqual(["8,585.647897", "51,832,906,865", "-1,234.5"]);
+    expect(cells(html, 2)).toEqual(["3", "12,500,000", "0"]);
+    expect(tableText(t).split("\n")[3]).toMatch(/^0\s+2\.248703\s+8,585\.647897\s+3$/);
+    expect(t.data.rate![0]).toBe(2.2487030000000003);
+  });
+
+  it("shows as many digits as tell the column's values apart, and tiny or huge values in exponent form", () => {
+    const t = numbers({ x: [1.000000000001, 1.000000000002, 1], y: [1e-9, -2.5e21, 123.456] });
+    const html = tableHtml(t);
+    expect(cells(html, 0)).toEqual(["1.000000000001", "1.000000000002", "1"]);
+    expect(cells(html, 1)).toEqual(["1e-9", "-2.5e+21", "123.456"]);
+  });
+
+  it("takes digits (decimal places) for every number column or per column", () => {
+    const t = numbers({ rate: [2.2487030000000003, 0.0412], amount: [8585.647897400006, 3], count: [3, 4] });
+    const all = tableHtml(t, { digits: 2 });
+    expect(cells(all, 0)).toEqual(["2.25", "0.04"]);
+    expect(cells(all, 1)).toEqual(["8,585.65", "3.00"]);
+    expect(cells(all, 2)).toEqual(["3", "4"]); // whole-number columns stay whole
+    const one = tableHtml(t, { digits: { rate: 6 } });
+    expect(cells(one, 0)).toEqual(["2.248703", "0.041200"]);
+    expect(cells(one, 1)).toEqual(["8,585.647897", "3"]);
+    expect(tableText(t, { rows: 1, digits: 1 }).split("\n")[3]).toMatch(/^0\s+2\.2\s+8,585\.6\s+3$/);
+  });
+
+  it("refuses digits that are not decimal places, or that name a column the table lacks", () => {
+    const t = numbers({ rate: [2.5] });
+    expect(() => tableHtml(t, { digits: 2.5 })).toThrow(
+      /tableHtml: digits must be a whole number from 0 to 20 \(decimal places\); got 2\.5/,
+    );
+    expect(() => tableHtml(t, { digits: { rat: 2 } })).toThrow(
+      /digits names "rat", which is not a column of this table \(its columns: rate\)/,
+    );
+    expect(() => tableHtml(t, { digits: { rate: -1 } })).toThrow(/digits\.rate must be a whole number from 0 to 20/);
+  });
+});

@@ -4,6 +4,7 @@ import { toDataFrame } from "../../src/frames/danfo";
 import { PivotError } from "../../src/table/errors";
 import { pivot, pivotColumns } from "../../src/frames/pivot";
 import { keyLabel, type PivotAgg } from "../../src/table/pivot";
+import { REPORT_STATUSES } from "../../src/api/assumptions";
 
 const long = () =>
   new TableBuilder(5, "t")
@@ -94,5 +95,49 @@ describe("pivotColumns(table, { index, columns, values })", () => {
     expect(keyLabel(100)).toBe("100");
     expect(keyLabel(new Date("2026-11-20T00:00:00Z"))).toBe("2026-11-20");
     expect(keyLabel(null)).toBe("(missing)");
+  });
+
+  describe("category keys keep their declared order (issue 41)", () => {
+    // Reports as they come: a failure listed before anything running, no `none` at all.
+    const reports = () =>
+      new TableBuilder(6, "GetReportInfos")
+        .add("day", [1, 1, 2, 2, 2, 1])
+        .add("status", ["failed", "running", "succeeded", "failed", "warning", "succeeded"], {
+          hint: "category",
+          levels: REPORT_STATUSES,
+        })
+        .add("n", [1, 1, 1, 1, 1, 1])
+        .build();
+
+    it("lists a status pivot's columns in lifecycle order, not in the order first seen", () => {
+      const t = pivotColumns(reports(), { index: "day", columns: "status", values: "n", agg: "count" });
+      expect(t.columns).toEqual(["day", "running", "succeeded", "warning", "failed"]);
+      expect(t.data.failed).toEqual([1, 1]);
+      expect(t.data.running).toEqual([1, 0]);
+      // The same from a DataFrame that carries the levels, and with columnOrder: "sorted" (levels, not A to Z).
+      expect(
+        pivot(toDataFrame(reports()), { index: "day", columns: "status", values: "n", agg: "count" }).columns,
+      ).toEqual(["day", "running", "succeeded", "warning", "failed"]);
+      expect(
+        pivotColumns(reports(), { index: "day", columns: "status", values: "n", agg: "sum", columnOrder: "sorted" })
+          .columns,
+      ).toEqual(["day", "running", "succeeded", "warning", "failed"]);
+    });
+
+    it("orders rows of a category index by its levels, and the category part of a two-part key", () => {
+      const byStatus = pivotColumns(reports(), { index: "status", columns: "day", values: "n", agg: "count" });
+      expect(byStatus.data.status).toEqual(["running", "succeeded", "warning", "failed"]);
+      const both = pivotColumns(reports(), { index: "n", columns: ["day", "status"], values: "n", agg: "count" });
+      // Part by part: days in the order first seen, statuses in lifecycle order within each day.
+      expect(both.columns).toEqual([
+        "n",
+        "1 running",
+        "1 succeeded",
+        "1 failed",
+        "2 succeeded",
+        "2 warning",
+        "2 failed",
+      ]);
+    });
   });
 });
