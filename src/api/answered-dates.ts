@@ -4,27 +4,10 @@
  * frames adapters and batch fetchers (a warning on the table) and by the client's `dateMismatch: "error"`
  * step; nothing here runs on a call unless one of them asks.
  */
+import { ANSWERED_DATE_FIELDS, type AnsweredDateField } from "./assumptions";
 import { isRecord } from "./operation";
 
-/** Where an operation's request names a date and where its answer says which date it is for. */
-export interface AnsweredDateField {
-  /** The request field (and, for GetReportInfos, also its older plural `pricing_dates`). */
-  readonly field: string;
-  /** Where the answer keeps its date, as a path (`yield_curve_model.market_date`, `report_infos[].pricing_date`). */
-  readonly where: string;
-  /** The request field whose value names what was asked about (`currency`, `tradable_id`), if any. */
-  readonly subject?: string;
-}
-
-/**
- * A23: every operation whose answer carries the date its request asked for. RateAsset's `market_date` is
- * optional (A22: left out, the latest market date; nothing asked, nothing to compare).
- */
-export const ANSWERED_DATE_FIELDS: Readonly<Record<string, AnsweredDateField>> = {
-  RateAsset: { field: "market_date", where: "yield_curve_model.market_date", subject: "currency" },
-  GetReportInfos: { field: "pricing_date", where: "report_infos[].pricing_date" },
-  GetTradeEventPositionEffects: { field: "pricing_date", where: "pricing_date", subject: "tradable_id" },
-};
+export { ANSWERED_DATE_FIELDS, type AnsweredDateField } from "./assumptions";
 
 /** What one answer says of dates: the days asked, the days answered (UTC calendar days, `YYYY-MM-DD`). */
 export interface AnsweredDates extends AnsweredDateField {
