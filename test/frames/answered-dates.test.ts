@@ -191,6 +191,15 @@ describe('dateMismatch: "error"', () => {
     ).rejects.toBeInstanceOf(DateMismatchError);
   });
 
+  it("refuses an answer from the response cache too", async () => {
+    const cached = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, cache: true });
+    await cached.rateAsset.getCurve({ currency: "CHF", market_date: "2026-11-21" });
+    await expect(
+      cached.rateAsset.getCurve({ currency: "CHF", market_date: "2026-11-21" }, { dateMismatch: "error" }),
+    ).rejects.toThrow(/asked for market_date 2026-11-21, answered with 2026-11-20/);
+    expect(cached.cache!.stats.hits).toBe(1);
+  });
+
   it("in a batch, the refused dates are failures naming both dates", async () => {
     const { table, failures } = await fetchYieldCurvesColumns(rp, {
       currencies: ["JPY"],
