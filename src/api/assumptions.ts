@@ -261,6 +261,27 @@ export const MARKET_DATA_SELECTORS = [
   "market_data_environment_names",
 ] as const;
 
+/** Where an operation's request names a date and where its answer says which date it is for (A23). */
+export interface AnsweredDateField {
+  /** The request field (GetReportInfos: also its older plural `pricing_dates`). */
+  readonly field: string;
+  /** Where the answer keeps its date, as a path (`yield_curve_model.market_date`, `report_infos[].pricing_date`). */
+  readonly where: string;
+  /** The request field naming what was asked about (`currency`, `tradable_id`), if any. */
+  readonly subject?: string;
+}
+
+/**
+ * A23: every operation whose answer carries the date its request asked for, and where. The answer's date
+ * is the date in effect (RateAsset: 'effective … market dates'), which may differ from the date asked; the
+ * client reports a difference and never corrects it (see `dateMismatch`).
+ */
+export const ANSWERED_DATE_FIELDS: Readonly<Record<string, AnsweredDateField>> = {
+  RateAsset: { field: "market_date", where: "yield_curve_model.market_date", subject: "currency" },
+  GetReportInfos: { field: "pricing_date", where: "report_infos[].pricing_date" },
+  GetTradeEventPositionEffects: { field: "pricing_date", where: "pricing_date", subject: "tradable_id" },
+};
+
 /** Every decision, with what the public pages say of it. README.md shows this table (a test keeps them equal). */
 export const ASSUMPTIONS: readonly Assumption[] = [
   {
@@ -422,5 +443,13 @@ export const ASSUMPTIONS: readonly Assumption[] = [
     decision: "`market_date` optional (latest market date); provider / environment selectors, one form at a time",
     pages: "changed",
     note: "'MarketDate is optional; omitting it uses the latest available market-data date'; `$type`, `provider_id`, `entity_access_type`, `market_data_environment_name(s)`",
+  },
+  {
+    id: "A23",
+    topic: "the date answered and the date asked",
+    decision:
+      "the answer says which date it is for (`RateAsset`: `yield_curve_model.market_date`; `GetReportInfos`: each info's `pricing_date`; `GetTradeEventPositionEffects`: `pricing_date`), compared with the request's as UTC calendar days; another date is reported, never corrected: a warning on every table built from the answer (`dateMismatch: \"warn\"`, the default) or `DateMismatchError` (`\"error\"`). The simulator answers RateAsset with the latest curve on or before the date asked (a weekend: Friday's; after its data: the last day's; before it: 404)",
+    pages: "silent",
+    note: "the newer RateAsset page: the answer 'Returns the curve currency, effective and latest market dates, and yield-curve points' (its `market_date` is the date in effect, not an echo) and `MarketDate` left out 'uses the latest available market-data date'; which date a weekend, a holiday or a date after the data gets is not said (open); `GetLatestMktDataDate` (not one of the 13 operations) 'returns the latest market-data date'; GetReportInfos 'finds report-run summaries by report, portfolio, and pricing date'; GetTradeEventPositionEffects answers with a `pricing_date`, nothing said of it differing from the request's",
   },
 ];

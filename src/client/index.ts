@@ -40,5 +40,6 @@ export type {
   RecordedResponse,
 } from "./cassette";
 export type { CacheOptions, CacheStats, CacheEntry } from "./cache";
+export { DateMismatchError, type DateMismatchPolicy } from "./date-mismatch";
 export { provenanceOf, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
 export type { CanonicalRequest } from "./canonical";

@@ -36,6 +36,7 @@ import {
   type WriteReport,
 } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
+import { checkDateMismatch, refuseOtherDate, type DateMismatchPolicy } from "./date-mismatch";
 import { encodeCall } from "./encode-memo";
 import { isoTime } from "./iso-time";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
@@ -101,6 +102,12 @@ export interface CallOptions {
    * check is checked in full, so its error is the schema's.
    */
   responseCheck?: "schema" | "top-level";
+  /**
+   * An answer for another date than the request asked for (a Saturday's curve answered with Friday's):
+   * `warn` (the client's default) returns it, and frames built from it say so; `error` throws
+   * `DateMismatchError` naming both dates. See {@link RiskPortalClientOptions.dateMismatch}.
+   */
+  dateMismatch?: DateMismatchPolicy;
 }
 
 /** A call's signal before its clock starts: never aborted. */
@@ -144,6 +151,8 @@ export interface PipelineConfig {
   cache?: ResponseCache;
   /** The client's size limit for every answer held whole (undefined: each operation's default). */
   maxResponseBytes?: number;
+  /** The client's `dateMismatch` (undefined: `warn`; a call may override it). */
+  dateMismatch?: DateMismatchPolicy;
 }
 
 /** What the server (or a cassette) answered with a success status, before decoding. */
@@ -230,10 +239,10 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
   try {
     // Without a cache there is nothing to look up or share: no await (each costs a turn of the event loop's microtasks).
     const hit = call.cache ? await fromCache(call) : undefined;
-    if (hit) return hit;
+    if (hit) return checkDate(call, hit);
     call.startClock();
     const shared = call.shareable ? await joinInFlight(call) : undefined;
-    if (shared) return shared;
+    if (shared) return checkDate(call, shared);
     const generation = call.cache?.generation;
     const answer = attempts(call);
     if (call.shareable)
@@ -244,15 +253,24 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
     const got = await answer;
     const data = call.decode(got);
     if (call.cache || (call.op.mutates && call.config.cache)) await remember(call, got, generation);
-    return attachToAnswer(
-      data,
-      call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
+    return checkDate(
+      call,
+      attachToAnswer(
+        data,
+        call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
+      ),
     );
   } catch (error) {
     throw withWriteOutcome(call, error);
   } finally {
     call.stopClock();
   }
+}
+
+/** The answer, or with `dateMismatch: "error"` a `DateMismatchError` when it is for another date than asked. */
+function checkDate<T>(call: PreparedCall, answer: T): T {
+  if ((call.options.dateMismatch ?? call.config.dateMismatch) === "error") refuseOtherDate(call, answer);
+  return answer;
 }
 
 /**
@@ -356,6 +374,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   ) {
     this.redactor = config.redactor;
     this.timeoutMs = checkTimeout(options.timeoutMs ?? config.timeoutMs, op.name);
+    if (options.dateMismatch !== undefined) checkDateMismatch(options.dateMismatch, op.name);
     this.retry = callRetry(config.retry, options.retry, op.name);
     this.maxResponseBytes = checkLimit(
       options.maxResponseBytes ?? config.maxResponseBytes ?? defaultMaxResponseBytes(op),

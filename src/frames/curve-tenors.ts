@@ -11,6 +11,7 @@ import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { DEFAULT_COMPOUNDING, type Compounding } from "../curves/compounding";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
+import { answersDateWarnings } from "./answered-dates";
 
 /** What {@link curveTenorsColumns} reads: curves, RateAsset responses or their `yield_curve_model`s, one or many. */
 export type CurveSource = Curve | RateAssetResponse | YieldCurveModel;
@@ -41,6 +42,8 @@ export const CURVE_TENOR_COLUMNS = [
  *
  * Responses are made curves with `options.interpolation` (default `linear-zero`); `Curve`s keep their own.
  * Tenors must be strictly increasing (on every curve) and > 0; a {@link CurveError} says which are not.
+ * Responses for another market date than their requests asked for carry a warning naming the dates
+ * (one response: both dates; several: which dates asked came back as which, and the duplicate rows).
  */
 export function curveTenorsColumns(
   curves: CurveSource | readonly CurveSource[],
@@ -86,7 +89,7 @@ export function curveTenorsColumns(
     });
   }
   const interpolations = [...new Set(built.map((c) => c.interpolation))];
-  return new TableBuilder(
+  const table = new TableBuilder(
     rows,
     "curve tenors",
     { interpolation: interpolations.length === 1 ? interpolations[0] : interpolations, compounding },
@@ -100,6 +103,9 @@ export function curveTenorsColumns(
     .add("discount_factor", df, { hint: "number", owned: true })
     .add("forward", forward, { hint: "number", owned: true })
     .build();
+  // Responses of another market date than asked (a weekend in a list of dates) say so (A23).
+  table.meta.warnings.push(...answersDateWarnings(sources));
+  return table;
 }
 
 /**

@@ -6,12 +6,13 @@ import type { ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { provenanceFrom } from "./provenance";
+import { withDateWarnings } from "./answered-dates";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";
 
 /**
  * Position effects as a column table: `pricing_date` (the response's, on every row), `quantity`,
  * `contract_identifier` (the contract flattened; other contract fields become `contract_<field>`),
- * then any extra fields of the effects.
+ * then any extra fields of the effects. A `pricing_date` other than the request's carries a warning naming both.
  */
 export function positionEffectsColumns(response: PositionEffectsResponse): ColumnTable {
   const effects: unknown[] = Array.isArray(response?.position_effects) ? response.position_effects : [];
@@ -33,12 +34,13 @@ export function positionEffectsColumns(response: PositionEffectsResponse): Colum
     { name: "contract_identifier", hint: "string", get: (r) => contractOf(r)?.identifier ?? null },
     ...contractFields.map((k): FieldSpec => ({ name: `contract_${k}`, get: (r) => contractOf(r)?.[k] ?? null })),
   ];
-  return tableFromRecords(effects, specs, {
+  const table = tableFromRecords(effects, specs, {
     source: "GetTradeEventPositionEffects",
     fields: otherFields(response, ["position_effects", "pricing_date"]),
     exclude: ["contract"],
     provenance: provenanceFrom(response),
   });
+  return withDateWarnings(table, response);
 }
 
 /**

@@ -12,6 +12,7 @@ import { dateText } from "../batch/failure";
 import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { REPORT_INFO_FIELDS, reportInfosColumns } from "./reports";
+import { batchDateWarnings, datesOf, withoutDateWarnings } from "./answered-dates";
 
 export interface ReportInfosByDateOptions extends ProgressOptions {
   /** Pricing dates: `Date`s, ISO date-times with an offset, or `YYYY-MM-DD`. */
@@ -35,7 +36,8 @@ export interface ReportInfosFailure {
 
 /**
  * Report infos of every pricing date as one long column table (dates in the order given), failures
- * beside it; `meta.provenance` has one entry per date fetched, in the same order.
+ * beside it; `meta.provenance` has one entry per date fetched, in the same order. Dates asked whose infos
+ * came back priced on another date are named in `meta.warnings`, with the rows that are then duplicates.
  */
 export async function fetchReportInfosByDateColumns(
   rp: RiskPortalClient,
@@ -44,7 +46,7 @@ export async function fetchReportInfosByDateColumns(
   const { pricingDates } = options;
   if (!Array.isArray(pricingDates) || pricingDates.length === 0)
     throw new TypeError('pricingDates must be a non-empty array, e.g. ["2026-11-19", "2026-11-20"]');
-  const { results: tables, failures } = await runBatch(
+  const { results, failures } = await runBatch(
     {
       what: "report infos",
       jobs: pricingDates,
@@ -55,13 +57,15 @@ export async function fetchReportInfosByDateColumns(
           portfolio_names: [...(options.portfolio_names ?? [])],
           ...(options.portfolio_type ? { portfolio_type: options.portfolio_type } : {}),
         };
-        return reportInfosColumns(await rp.report.infos(request, { ...options.call, signal: options.signal }));
+        const answer = await rp.report.infos(request, { ...options.call, signal: options.signal });
+        return { table: withoutDateWarnings(reportInfosColumns(answer)), dates: datesOf(answer) };
       },
       failure: (pricing_date, reason): ReportInfosFailure => ({ pricing_date: dateText(pricing_date), ...reason }),
     },
     options,
   );
   // With every call failed, the frame still has the report-info columns (and no rows).
+  const tables = results.map((r) => r.table);
   const table =
     tables.length > 0
       ? concatColumns(tables, "GetReportInfos")
@@ -69,6 +73,8 @@ export async function fetchReportInfosByDateColumns(
           "GetReportInfos",
           REPORT_INFO_FIELDS.map((f) => f.name),
         );
+  // Dates asked whose infos are another date's (A23), with the rows that are then duplicates.
+  table.meta.warnings.push(...batchDateWarnings(results.map((r) => r.dates)));
   return { table, failures };
 }
 

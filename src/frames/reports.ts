@@ -6,6 +6,7 @@ import { isRecord } from "../api/operation";
 import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
+import { withDateWarnings } from "./answered-dates";
 import { otherFields, tableFromRecords, type FieldSpec } from "./records";
 
 /** The report-info columns, in the spec's order; dates as `Date`, `status` and `portfolio_type` categories. */
@@ -35,13 +36,15 @@ function recordsOf(response: unknown, field: string): unknown[] {
  * Report infos as a column table: every spec field (dates as `Date`; `status` and `portfolio_type`
  * as categories whose levels — the known values in lifecycle order, then any new ones — are in
  * `meta.categories`), then any extra fields. Takes the `GetReportInfos` response or its `report_infos`.
+ * Infos of another pricing date than the request asked for carry a warning naming both dates.
  */
 export function reportInfosColumns(response: GetReportInfosResponse | readonly ReportInfo[]): ColumnTable {
-  return tableFromRecords(recordsOf(response, "report_infos"), REPORT_INFO_FIELDS, {
+  const table = tableFromRecords(recordsOf(response, "report_infos"), REPORT_INFO_FIELDS, {
     source: "GetReportInfos",
     fields: otherFields(response, ["report_infos"]),
     provenance: provenanceFrom(response),
   });
+  return withDateWarnings(table, response);
 }
 
 /**

@@ -7,6 +7,7 @@ import { curveMeasures, DEFAULT_COMPOUNDING, type Compounding } from "../curves/
 import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { provenanceFrom } from "./provenance";
+import { withDateWarnings } from "./answered-dates";
 import { otherFields, tableFromRecords } from "./records";
 
 export interface YieldCurveOptions {
@@ -34,7 +35,8 @@ const SOURCE = "RateAsset";
  * expiry, fitted_instrument_rate` (dates as `Date`), any extra point fields, and with `derived`,
  * `discount_factor` and `forward_rate` under `compounding`. Takes the `RateAsset` response or its
  * `yield_curve_model`; `$type` and `latest_market_date` go to `meta.fields`, the response's provenance
- * to `meta.provenance` (none when given the `yield_curve_model` alone).
+ * to `meta.provenance` (none when given the `yield_curve_model` alone). A response for another market date than
+ * its request asked for (a weekend, a holiday, a date after the data) carries a warning naming both dates.
  */
 export function yieldCurveColumns(
   response: RateAssetResponse | YieldCurveModel,
@@ -66,6 +68,8 @@ export function yieldCurveColumns(
     ],
     { source: SOURCE, fields, provenance: provenanceFrom(response) },
   );
+  // A curve of another date than asked (a Saturday answered with Friday's) says so (A23).
+  withDateWarnings(table, response);
   if (options.derived) addCurveMeasures(table, options.compounding ?? DEFAULT_COMPOUNDING);
   return table;
 }

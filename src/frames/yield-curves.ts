@@ -14,6 +14,7 @@ import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { pivotColumns, type PivotAgg } from "./pivot";
 import { YIELD_CURVE_COLUMNS, yieldCurveColumns, type YieldCurveOptions } from "./yield-curve";
+import { batchDateWarnings, datesOf, withoutDateWarnings } from "./answered-dates";
 
 export interface YieldCurvesOptions extends YieldCurveOptions, ProgressOptions {
   currencies: readonly string[];
@@ -39,7 +40,9 @@ export interface CurveFailure {
 
 /**
  * Every currency × market date curve as one long column table (currency-major, in the order given),
- * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order.
+ * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order. Dates
+ * asked that came back as another date's curve (a weekend, a holiday, after the data: an earlier day's)
+ * are named in `meta.warnings`, one line per currency, with the rows that are then duplicates.
  */
 export async function fetchYieldCurvesColumns(
   rp: RiskPortalClient,
@@ -52,16 +55,18 @@ export async function fetchYieldCurvesColumns(
     throw new TypeError('marketDates must be a non-empty array, e.g. ["2026-11-20"]');
   const jobs = currencies.flatMap((currency) => marketDates.map((market_date) => ({ currency, market_date })));
   const derived = { derived: options.derived, compounding: options.compounding };
-  const { results: tables, failures } = await runBatch(
+  const { results, failures } = await runBatch(
     {
       what: "yield curves",
       jobs,
       label: ({ currency, market_date }) => `${currency} ${dateText(market_date)}`,
-      run: async ({ currency, market_date }) =>
-        yieldCurveColumns(
-          await rp.rateAsset.getCurve({ currency, market_date }, { ...options.call, signal: options.signal }),
-          derived,
-        ),
+      run: async ({ currency, market_date }) => {
+        const answer = await rp.rateAsset.getCurve(
+          { currency, market_date },
+          { ...options.call, signal: options.signal },
+        );
+        return { table: withoutDateWarnings(yieldCurveColumns(answer, derived)), dates: datesOf(answer) };
+      },
       failure: ({ currency, market_date }, reason): CurveFailure => ({
         currency,
         market_date: dateText(market_date),
@@ -71,7 +76,10 @@ export async function fetchYieldCurvesColumns(
     options,
   );
   // With every call failed, the frame still has the curve columns (and no rows).
+  const tables = results.map((r) => r.table);
   const table = tables.length > 0 ? concatColumns(tables, "RateAsset") : emptyTable("RateAsset", YIELD_CURVE_COLUMNS);
+  // Dates asked that came back as another date's curve (a weekend: Friday's), once per currency (A23).
+  table.meta.warnings.push(...batchDateWarnings(results.map((r) => r.dates)));
   return { table, failures };
 }
 

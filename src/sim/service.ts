@@ -382,11 +382,13 @@ export class SimService {
     if (refused.length) throw new SimError(404, refused.join("; "), "Market data not found");
     if (!this.curves.has(req.currency))
       throw new SimError(404, `no discount curve for currency ${req.currency}; known: ${CURRENCIES.join(", ")}`);
-    // A22: no market date → the latest available one.
+    // A22: no market date → the latest available one. A23, the simulator's rule for a date without data:
+    // the latest curve on or before it, its `market_date` saying which (a weekend gets Friday's, a date
+    // after the data the last day's; there are no holidays: every Monday to Friday has a curve); before
+    // the first curve, 404. The pages do not say what the service does (README "The simulator").
     const requested = req.market_date ? utcDateOf(req.market_date) : this.curves.latestDate;
     const days = this.curves.days();
     if (requested < days[0]!) throw new SimError(404, `no curve before ${days[0]} (requested ${requested})`);
-    // The latest curve on or before the requested date (a weekend or a future date gets the last close).
     const day = requested > this.curves.latestDate ? this.curves.latestDate : previousBusinessDay(requested);
     return {
       $type: this.#type(TYPE_NAMES.discountCurveResponse),
