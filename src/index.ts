@@ -10,6 +10,11 @@
  * `risk-portal-lab/frames`, `/vol`, `/plot`, `/curves` (each folder whole).
  */
 import type { Simulator, SimulatorOptions } from "./sim";
+import { guardAnswers } from "./client/await-guard";
+import * as client from "./client";
+import { diffNotebooks as diffNotebooksImpl } from "./notebook/diff";
+import { diffFigures as diffFiguresImpl } from "./notebook/diff/chart";
+import { writeReport } from "./notebook/diff/report";
 
 export * from "./client";
 export * as vol from "./surface/vol";
@@ -58,7 +63,6 @@ export {
 } from "./notebook/connect";
 export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
 export {
-  diffNotebooks,
   diffNotebookFiles,
   NotebookDiffError,
   type NotebookDiff,
@@ -68,8 +72,13 @@ export {
   type TraceChange,
   type TableChange,
 } from "./notebook/diff";
-export { diffFigures } from "./notebook/diff/chart";
-export { writeReport as writeDiffReport } from "./notebook/diff/report";
+// The root's readers of answers, figures and notebooks, behind the one Promise guard (src/client/await-guard.ts,
+// as the namespaces' functions in src/surface/): these names take precedence over `export *` above.
+export const provenanceOf = guardAnswers("provenanceOf", client.provenanceOf);
+export const formatProvenance = guardAnswers("formatProvenance", client.formatProvenance);
+export const diffNotebooks = guardAnswers("diffNotebooks", diffNotebooksImpl);
+export const diffFigures = guardAnswers("diffFigures", diffFiguresImpl);
+export const writeDiffReport = guardAnswers("writeDiffReport", writeReport);
 /** `STRIKE_TYPE` is what a vol cell writes; the spec's other constants are in `risk-portal-lab/api`. */
 export {
   STRIKE_TYPE,

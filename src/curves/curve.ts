@@ -6,6 +6,7 @@ import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "./compounding";
 import { parseIsoDate } from "../table/iso-date";
 import { CurveError } from "./errors";
+import { refuseThenables } from "../client/await-guard";
 import {
   DEFAULT_INTERPOLATION,
   INTERPOLATIONS,
@@ -140,6 +141,7 @@ export class Curve {
   readonly #tailForward: number;
 
   constructor(currency: string, marketDate: string | Date, pillars: readonly Pillar[], options: CurveOptions = {}) {
+    refuseThenables("curves.Curve", [currency, marketDate, pillars, options]);
     const interpolation = options.interpolation ?? DEFAULT_INTERPOLATION;
     if (!INTERPOLATIONS.includes(interpolation)) {
       throw new CurveError(

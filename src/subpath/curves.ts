@@ -4,3 +4,5 @@
  * bundle, dist/index.js), so a class or error from here is the root's own.
  */
 export * from "../curves";
+// The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
+export { fromResponse, spread, butterfly, parseTenor } from "../surface/curves";

@@ -4,3 +4,24 @@
  * bundle, dist/index.js), so a class or error from here is the root's own.
  */
 export * from "../plot";
+// The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
+export {
+  yieldCurve,
+  curveHistory,
+  curveSurface,
+  curveTenorHeatmap,
+  spreadHistory,
+  volSmiles,
+  volSurface,
+  crossCheckHeatmap,
+  reportStatus,
+  transactions,
+  concentration,
+  positionEffects,
+  figure,
+  show,
+  toHtml,
+  toPng,
+  tableHtml,
+  tableText,
+} from "../surface/plot";

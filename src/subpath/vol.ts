@@ -4,3 +4,22 @@
  * bundle, dist/index.js), so a class or error from here is the root's own.
  */
 export * from "../vol";
+// The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
+export {
+  fromSurface,
+  buildSurface,
+  surfaceFromEquityVolCurve,
+  calibrate,
+  convertSlice,
+  crossCheck,
+  formatSummary,
+  diagnose,
+  repairButterfly,
+  butterflyG,
+  impliedDensity,
+  localVol,
+  priceOptions,
+  strikeDeltas,
+  black76,
+  black76Strikes,
+} from "../surface/vol";

@@ -4,5 +4,14 @@
  * `dayCountFraction` are in
  * `risk-portal-lab/curves` (src/subpath/curves.ts), which holds the whole folder. Every type is here too.
  */
+import * as folder from "../curves";
+import { guardAnswers } from "../client/await-guard";
+
 export type * from "../curves";
-export { Curve, CurveError, fromResponse, spread, butterfly, parseTenor } from "../curves";
+export { Curve, CurveError } from "../curves";
+// Each function behind the one guard (src/client/await-guard.ts): a Promise where an answer belongs is an
+// error naming the function. Same function, name, length and type; the classes above are the folder's own.
+export const fromResponse = guardAnswers("curves.fromResponse", folder.fromResponse);
+export const spread = guardAnswers("curves.spread", folder.spread);
+export const butterfly = guardAnswers("curves.butterfly", folder.butterfly);
+export const parseTenor = guardAnswers("curves.parseTenor", folder.parseTenor);

@@ -4,24 +4,29 @@
  * constants, the SVI and normal-distribution kernels (`sviW1`, `erfcx`, …) are in `risk-portal-lab/vol`
  * (src/subpath/vol.ts), which holds the whole folder. Every type of the folder is here too.
  */
+import * as folder from "../vol";
+import { guardAnswers } from "../client/await-guard";
+
 export type * from "../vol";
-export {
-  VolModelError,
-  VolSurfaceModel,
-  fromSurface,
-  buildSurface,
-  surfaceFromEquityVolCurve,
-  calibrate,
-  convertSlice,
-  crossCheck,
-  formatSummary,
-  diagnose,
-  repairButterfly,
-  butterflyG,
-  impliedDensity,
-  localVol,
-  priceOptions,
-  strikeDeltas,
-  black76,
-  black76Strikes,
-} from "../vol";
+export { VolModelError, VolSurfaceModel } from "../vol";
+// Each function behind the one guard (src/client/await-guard.ts): a Promise where an answer belongs is an
+// error naming the function. Same function, name, length and type; the classes above are the folder's own.
+export const fromSurface = guardAnswers("vol.fromSurface", folder.fromSurface);
+export const buildSurface = guardAnswers("vol.buildSurface", folder.buildSurface);
+export const surfaceFromEquityVolCurve = guardAnswers(
+  "vol.surfaceFromEquityVolCurve",
+  folder.surfaceFromEquityVolCurve,
+);
+export const calibrate = guardAnswers("vol.calibrate", folder.calibrate);
+export const convertSlice = guardAnswers("vol.convertSlice", folder.convertSlice);
+export const crossCheck = guardAnswers("vol.crossCheck", folder.crossCheck);
+export const formatSummary = guardAnswers("vol.formatSummary", folder.formatSummary);
+export const diagnose = guardAnswers("vol.diagnose", folder.diagnose);
+export const repairButterfly = guardAnswers("vol.repairButterfly", folder.repairButterfly);
+export const butterflyG = guardAnswers("vol.butterflyG", folder.butterflyG);
+export const impliedDensity = guardAnswers("vol.impliedDensity", folder.impliedDensity);
+export const localVol = guardAnswers("vol.localVol", folder.localVol);
+export const priceOptions = guardAnswers("vol.priceOptions", folder.priceOptions);
+export const strikeDeltas = guardAnswers("vol.strikeDeltas", folder.strikeDeltas);
+export const black76 = guardAnswers("vol.black76", folder.black76);
+export const black76Strikes = guardAnswers("vol.black76Strikes", folder.black76Strikes);

@@ -5,6 +5,7 @@
  */
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
+import { refuseThenables } from "../client/await-guard";
 import {
   NAN_IN_KERNEL,
   evaluate,
@@ -141,6 +142,7 @@ export class VolSurfaceModel implements SurfaceView {
 
   /** Use {@link fromSurface}. */
   constructor(surface: SurfaceLike) {
+    refuseThenables("vol.VolSurfaceModel", [surface]);
     const s = readSurface(surface);
     const n = s.maturities.length;
     const sl = sliceArrays(n);
