@@ -6,7 +6,7 @@
  * inline.
  */
 import { escapeHtml } from "../plot/labels";
-import { sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
+import { normalizeNotebook, sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 /** plotly-parts.ts's PLOTLY_PART_MIME (not imported: the plot module loads only when a chart is there). */
@@ -17,8 +17,12 @@ export interface RenderOptions {
   failure?: CellFailure;
 }
 
-/** Renders the notebook; plotly.js comes from the plot module, loaded only when a chart is present. */
-export function renderHtml(nb: Notebook, options: RenderOptions): string {
+/**
+ * Renders the notebook (read as nbformat allows it: text as one string or a list of lines, see
+ * `normalizeNotebook`); plotly.js comes from the plot module, loaded only when a chart is present.
+ */
+export function renderHtml(notebook: Notebook, options: RenderOptions): string {
+  const nb = normalizeNotebook(notebook);
   let charts = 0;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const plot = () => require("../plot/html") as typeof import("../plot/html");
@@ -92,19 +96,20 @@ function renderOutput(output: Output, plot: () => typeof import("../plot/html"))
       const data = output.data;
       if (data[PLOTLY_PART_MIME] !== undefined) return "";
       if (data[PLOTLY_MIME]) return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
-      if (typeof data["text/html"] === "string" || Array.isArray(data["text/html"])) return joinText(data["text/html"]);
+      if (typeof data["text/html"] === "string") return data["text/html"];
       if (data["image/png"])
-        return `<img alt="figure" src="data:image/png;base64,${joinText(data["image/png"]).trim()}">`;
-      if (data["image/svg+xml"]) return joinText(data["image/svg+xml"]);
-      if (data["text/markdown"]) return markdownToHtml(joinText(data["text/markdown"]));
-      if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(joinText(data["text/plain"]))}</pre>`;
+        return `<img alt="figure" src="data:image/png;base64,${textOf(data["image/png"]).replace(/\s+/g, "")}">`;
+      if (data["image/svg+xml"]) return textOf(data["image/svg+xml"]);
+      if (data["text/markdown"]) return markdownToHtml(textOf(data["text/markdown"]));
+      if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(textOf(data["text/plain"]))}</pre>`;
       return "";
     }
   }
 }
 
-function joinText(value: unknown): string {
-  return Array.isArray(value) ? value.join("") : String(value);
+/** A text entry of a mime bundle, already one string (normalizeNotebook); anything else shown as JSON. */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 /**

@@ -3,7 +3,7 @@
  * cell's outputs sorted into what is compared — printed text per stream, tables, charts, errors and
  * other displays — and the pairs compared.
  */
-import { sourceOf, type Cell, type Output } from "../ipynb";
+import { isJsonMime, sourceOf, type Cell, type Output } from "../ipynb";
 import { INJECTED_TAG } from "../params";
 import { diffCharts, type ChartChange, type PlotlyJson } from "./chart";
 import { diffTables, parseTableHtml, type ShownTable, type TableChange } from "./table";
@@ -22,17 +22,13 @@ interface CellOutputs {
   error?: { ename: string; evalue: string };
   /** Other displays (images, HTML), as comparable text. */
   other: string[];
-  ran: boolean;
+  /** Undefined: the notebook cannot say (see ipynb.ts `cellsRan`). */
+  ran: boolean | undefined;
 }
 
-function outputsOf(cell: Cell): CellOutputs {
-  const out: CellOutputs = {
-    text: new Map(),
-    tables: [],
-    charts: [],
-    other: [],
-    ran: cell.execution_count != null || (cell.outputs?.length ?? 0) > 0,
-  };
+/** A cell's outputs, sorted; its text already one string each (the notebook went through `normalizeNotebook`). */
+function outputsOf(cell: Cell, ran: boolean | undefined): CellOutputs {
+  const out: CellOutputs = { text: new Map(), tables: [], charts: [], other: [], ran };
   const add = (channel: string, text: string) => out.text.set(channel, (out.text.get(channel) ?? "") + text);
   for (const o of cell.outputs ?? []) {
     if (o.output_type === "stream") add(o.name, o.text);
@@ -52,24 +48,52 @@ function sortDisplay(
   if (data[PLOTLY_PART_MIME] !== undefined) return;
   if (data[PLOTLY_MIME] && typeof data[PLOTLY_MIME] === "object")
     return void out.charts.push(data[PLOTLY_MIME] as PlotlyJson);
-  const html =
-    typeof data["text/html"] === "string"
-      ? data["text/html"]
-      : Array.isArray(data["text/html"])
-        ? data["text/html"].join("")
-        : undefined;
+  const html = typeof data["text/html"] === "string" ? data["text/html"] : undefined;
   const table = html === undefined ? undefined : parseTableHtml(html);
   if (table) return void out.tables.push(table);
   const plain = data["text/plain"];
-  const text = typeof plain === "string" ? plain : Array.isArray(plain) ? plain.join("") : undefined;
-  const rich = Object.keys(data).filter((m) => m !== "text/plain");
+  const text = typeof plain === "string" ? plain : undefined;
+  // In mime type order and with JSON's keys sorted: nbformat writes keys sorted, the runner in its own order.
+  const rich = Object.keys(data)
+    .filter((m) => m !== "text/plain")
+    .sort();
   if (rich.length === 0 && text !== undefined) return add("result", text.endsWith("\n") ? text : `${text}\n`);
   // Anything else (an image, other HTML) is compared whole, what changes on every run set aside.
   out.other.push(
     normalizeVolatile(
-      rich.map((m) => `${m}: ${typeof data[m] === "string" ? data[m] : JSON.stringify(data[m])}`).join("\n"),
+      rich
+        .map((m) => `${m}: ${typeof data[m] === "string" && !isJsonMime(m) ? data[m] : sortedJson(data[m])}`)
+        .join("\n"),
     ),
   );
+}
+
+/** JSON with every object's keys in order, so that the same value is the same text whoever wrote it. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)),
+        )
+      : v,
+  );
+}
+
+/**
+ * A cell's value one run shows as its result and the other printed (tslab under Jupyter writes the value
+ * of a cell's last expression to stdout; the runner and Deno's kernel return it): the same text, so the
+ * result is compared as the end of the printed text when the other run's printed text ends with it.
+ */
+function alignPrintedResult(x: CellOutputs, y: CellOutputs): void {
+  for (const [p, q] of [
+    [x, y],
+    [y, x],
+  ] as const) {
+    const result = p.text.get("result");
+    if (result === undefined || q.text.has("result") || !(q.text.get("stdout") ?? "").endsWith(result)) continue;
+    p.text.delete("result");
+    p.text.set("stdout", (p.text.get("stdout") ?? "") + result);
+  }
 }
 
 /** What changed in one cell. */
@@ -92,18 +116,23 @@ export interface CellDiff {
   others: { kind: "appeared" | "went away" | "changed" }[];
 }
 
-/** Compares a pair of cells' outputs; undefined when they show the same. */
+/**
+ * Compares a pair of cells' outputs (whether each ran: ipynb.ts `cellsRan`); undefined when they show the
+ * same. Ran in one run only when both runs say and they differ.
+ */
 export function diffCells(
   a: Cell,
   b: Cell,
   at: { before: number; after: number },
   tolerance: number,
+  ran: { before: boolean | undefined; after: boolean | undefined },
 ): CellDiff | undefined {
-  const x = outputsOf(a);
-  const y = outputsOf(b);
+  const x = outputsOf(a, ran.before);
+  const y = outputsOf(b, ran.after);
   const d = emptyDiff(b, "changed", at);
   if (sourceOf(a) !== sourceOf(b)) d.sourceEdited = true;
-  if (x.ran !== y.ran) d.ran = x.ran ? "before only" : "after only";
+  if (x.ran !== undefined && y.ran !== undefined && x.ran !== y.ran) d.ran = x.ran ? "before only" : "after only";
+  alignPrintedResult(x, y);
   if (!d.ran) compareOutputs(x, y, d, tolerance);
   const changed = d.ran || d.texts.length || d.tables.length || d.charts.length || d.error || d.others.length;
   return changed ? d : undefined;

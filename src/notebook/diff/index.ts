@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { RiskPortalError } from "../../client/errors";
 import { DEFAULT_DIFF_TOLERANCE } from "../../frames/diff";
-import { parseNotebook, sourceOf, type Notebook } from "../ipynb";
+import { cellsRan, normalizeNotebook, parseNotebook, sourceOf, type Notebook } from "../ipynb";
 import { codeCells, diffCells, loneCell, pairCells, type CellDiff } from "./cells";
 
 export type { CellDiff } from "./cells";
@@ -88,7 +88,9 @@ export async function diffNotebookFiles(
 }
 
 /**
- * Compares two executed notebooks cell by cell (see the module comment). Throws NotebookDiffError when
+ * Compares two executed notebooks cell by cell (see the module comment), as nbformat reads them: text as
+ * one string or a list of lines, any nbformat 4 minor version, cell ids or none, keys in any order
+ * (ipynb.ts `normalizeNotebook`; whether a cell ran: `cellsRan`). Throws NotebookDiffError when
  * they are not runs of the same notebook (fewer than half their code cells pair by id or source) or the
  * tolerance is not a number >= 0.
  */
@@ -101,8 +103,10 @@ export function diffNotebooks(before: Notebook, after: Notebook, options: Notebo
     [after, options.afterName ?? "after"],
   ] as const)
     if (!nb || !Array.isArray(nb.cells)) throw new NotebookDiffError(`${which} is not a notebook: no "cells" array`);
-  const a = codeCells(before.cells);
-  const b = codeCells(after.cells);
+  const a = codeCells(normalizeNotebook(before).cells);
+  const b = codeCells(normalizeNotebook(after).cells);
+  const ranA = cellsRan(a);
+  const ranB = cellsRan(b);
   const { pairs, identical } = pairCells(a, b);
   const total = Math.max(a.length, b.length);
   const names = `${options.beforeName ?? "before"} and ${options.afterName ?? "after"}`;
@@ -119,7 +123,7 @@ export function diffNotebooks(before: Notebook, after: Notebook, options: Notebo
         ? loneCell(b[j!]!, "after", j! + 1)
         : j === undefined
           ? loneCell(a[i]!, "before", i + 1)
-          : diffCells(a[i]!, b[j]!, { before: i + 1, after: j + 1 }, tolerance);
+          : diffCells(a[i]!, b[j]!, { before: i + 1, after: j + 1 }, tolerance, { before: ranA[i], after: ranB[j] });
     if (d) cells.push(d);
     else if (i !== undefined && j !== undefined && sourceOf(a[i]!) !== sourceOf(b[j]!)) edited++;
   }
