@@ -166,7 +166,7 @@ export function setValuePrinter(printer: ValuePrinter): void {
  * which inspects it: under tslab (its kernel, or the runner's) the value is then displayed as
  * `plot.show` would show it and prints nothing; anything else there that inspects it (a cell's own
  * `console.log(df)`, a value inside an array) gets one line saying what it is and how to show it, not
- * its internals. Outside tslab, Node's inspection as if the method were not there.
+ * its internals. Outside tslab (scripts, tests), Node's own inspection of its fields, as before.
  */
 function inspectMethod(
   this: object,
