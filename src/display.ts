@@ -10,14 +10,24 @@
  *   paces large bundles so that each is on the wire before the cell can end; lines updated in place
  *   with a `display_id` (`update_display_data`). Figures, tables and DataFrames also answer
  *   `Symbol.for("Jupyter.display")`, so a bare `fig` or `table` as a cell's last expression renders
- *   there too ({@link makeDisplayable}).
+ *   there too ({@link makeDisplayable}). tslab prints a cell's last value with `console.log` instead:
+ *   their `util.inspect.custom` displays them then, and says in one line what they are otherwise.
  * - Plain Node (scripts, tests, a terminal): no kernel display; `plot.show` writes files, progress goes
  *   to a terminal's stderr.
  */
 import { randomUUID } from "node:crypto";
+import type { InspectOptionsStylized, inspect as nodeInspect } from "node:util";
 import { DenoSender, denoJupyter, type DenoJupyter } from "./deno";
 import { setDisplayMarker } from "./table/column-table";
-import { displayTslab, type DisplayContent, type MimeBundle, type TslabHandle } from "./tslab";
+import {
+  displayTslab,
+  displayTslabDir,
+  printingCellResult,
+  watchKernelCells,
+  type DisplayContent,
+  type MimeBundle,
+  type TslabHandle,
+} from "./tslab";
 
 export type { MimeBundle } from "./tslab";
 
@@ -137,22 +147,85 @@ function displayMethod(this: object): MimeBundle | Promise<MimeBundle> {
   return bundleMaker ? bundleMaker(this) : { "text/plain": Object.prototype.toString.call(this) };
 }
 
+/** How a displayable value is shown in the running kernel, and named in a line; set by src/plot/show.ts. */
+export interface ValuePrinter {
+  /** Displays the value in the running kernel (as `plot.show` does). */
+  show(value: object): void;
+  /** One line naming the value and how to show it. */
+  describe(value: object): string;
+}
+let valuePrinter: ValuePrinter | undefined;
+
+/** Registers how displayable values are shown and described under tslab (src/plot/show.ts does, when it loads). */
+export function setValuePrinter(printer: ValuePrinter): void {
+  valuePrinter = printer;
+}
+
+/**
+ * A displayable value's `util.inspect.custom`. tslab prints a cell's last value with `console.log`,
+ * which inspects it: under tslab (its kernel, or the runner's) the value is then displayed as
+ * `plot.show` would show it and prints nothing; anything else there that inspects it (a cell's own
+ * `console.log(df)`, a value inside an array) gets one line saying what it is and how to show it, not
+ * its internals. Outside tslab (scripts, tests), Node's own inspection of its fields, as before.
+ */
+function inspectMethod(
+  this: object,
+  depth: number,
+  options: InspectOptionsStylized,
+  inspect: typeof nodeInspect,
+): string {
+  if (!valuePrinter || displayTslabDir() === undefined)
+    return inspect(this, { ...options, depth, customInspect: false });
+  if (depth === options.depth && printingCellResult() && findKernelDisplay()) {
+    valuePrinter.show(this);
+    dropEmptyLine();
+    return "";
+  }
+  return valuePrinter.describe(this);
+}
+
+/** The symbol Node's `util.inspect` (and so `console.log`) calls for an object's own text. */
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/**
+ * The empty line `console.log` writes next (the text of a value shown instead), dropped: the cell then
+ * shows the display alone, as under Deno's kernel. The write follows at once; the watch ends with
+ * this task either way.
+ */
+function dropEmptyLine(): void {
+  const stdout = process.stdout;
+  const write = stdout.write;
+  const once = function (this: unknown, chunk: unknown, ...rest: unknown[]): boolean {
+    stdout.write = write;
+    return chunk === "\n" ? true : (write as (...a: unknown[]) => boolean).apply(this, [chunk, ...rest]);
+  };
+  stdout.write = once;
+  queueMicrotask(() => {
+    if (stdout.write === once) stdout.write = write;
+  });
+}
+
+function defineHidden(target: object, key: symbol, value: unknown): void {
+  if (!Object.prototype.hasOwnProperty.call(target, key))
+    Object.defineProperty(target, key, { value, enumerable: false, configurable: true, writable: true });
+}
+
 /**
  * Gives `target` (a figure, or a prototype: ColumnTable's, danfo DataFrame's) a non-enumerable
  * `[Symbol.for("Jupyter.display")]()` returning its mime bundle, so a bare value as a cell's last
- * expression renders in Deno's kernel as `plot.show` would show it. JSON, equality checks and `for … in`
- * do not see it. An existing own method is kept. Returns `target`.
+ * expression renders in Deno's kernel as `plot.show` would show it; and, under Node, a non-enumerable
+ * `util.inspect.custom` that does the same under tslab (see {@link inspectMethod}). JSON, equality checks
+ * and `for … in` do not see them. Existing own methods are kept. Returns `target`.
  */
 export function makeDisplayable<T extends object>(target: T): T {
-  if (!Object.prototype.hasOwnProperty.call(target, JUPYTER_DISPLAY))
-    Object.defineProperty(target, JUPYTER_DISPLAY, {
-      value: displayMethod,
-      enumerable: false,
-      configurable: true,
-      writable: true,
-    });
+  defineHidden(target, JUPYTER_DISPLAY, displayMethod);
+  // Deno's console calls the same symbol, and its inspect may not take `customInspect: false`.
+  if (!("Deno" in globalThis)) defineHidden(target, INSPECT, inspectMethod);
   return target;
 }
+
+// In a tslab kernel, a cell's error is explained where tslab's message leaves the user guessing.
+watchKernelCells();
 
 // The table room builds tables (and diffs) without knowing any kernel: they are marked here.
 setDisplayMarker(makeDisplayable);

@@ -187,23 +187,106 @@ const limits: { timeoutMs: number; timedOut: boolean }[] = [];
 const vm = require("node:vm") as typeof import("node:vm");
 const runInThisContext = vm.runInThisContext;
 
-function patchVm(): void {
-  vm.runInThisContext = function (code: string, options?: import("node:vm").RunningScriptOptions | string) {
-    const limit = limits.at(-1);
-    if (!limit || typeof code !== "string" || !code.endsWith(TSLAB_CELL_END))
-      return runInThisContext.call(vm, code, options);
-    try {
-      return runInThisContext.call(vm, code, {
-        ...(typeof options === "object" ? options : {}),
-        timeout: Math.max(1, Math.ceil(limit.timeoutMs)),
+/** Whether this copy's cell watch stays on for good (a tslab kernel: {@link watchKernelCells}). */
+let watchingKernel = false;
+
+/**
+ * tslab's cells run through this: the cell's synchronous part limited while a {@link withSyncLimit} is
+ * pending, and a cell's error explained ({@link explainCellError}) whether it is thrown at once or by
+ * the promise an async cell returns. Any other code goes to `vm` untouched.
+ */
+function runCell(code: string, options?: import("node:vm").RunningScriptOptions | string): unknown {
+  if (typeof code !== "string" || !code.endsWith(TSLAB_CELL_END)) return runInThisContext.call(vm, code, options);
+  const limit = limits.at(-1);
+  try {
+    const result: unknown = runInThisContext.call(
+      vm,
+      code,
+      limit
+        ? { ...(typeof options === "object" ? options : {}), timeout: Math.max(1, Math.ceil(limit.timeoutMs)) }
+        : options,
+    );
+    if (result instanceof Promise)
+      return result.catch((error: unknown) => {
+        throw explainCellError(error, code);
       });
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") limit.timedOut = true;
-      throw error;
-    }
-  } as typeof vm.runInThisContext;
+    return result;
+  } catch (error) {
+    if (limit && (error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") limit.timedOut = true;
+    throw explainCellError(error, code);
+  }
+}
+
+function patchVm(): void {
+  vm.runInThisContext = runCell as typeof vm.runInThisContext;
 }
 
 function unpatchVm(): void {
-  vm.runInThisContext = runInThisContext;
+  if (!watchingKernel) vm.runInThisContext = runInThisContext;
+}
+
+/**
+ * In a tslab kernel (this process's main module is tslab's), explains the errors of the cells it runs
+ * from now on ({@link explainCellError}), as the headless runner does. tslab's executor runs each cell
+ * with `vm.runInThisContext` and has no hook for its errors, so the call goes through {@link runCell}
+ * for the kernel's life. Returns whether it did (false in any other process, or when already on).
+ * `mainFile` is injectable for tests.
+ */
+export function watchKernelCells(mainFile: string | undefined = require.main?.filename): boolean {
+  if (watchingKernel || !mainFile || !TSLAB_MAIN.test(mainFile)) return false;
+  watchingKernel = true;
+  patchVm();
+  return true;
+}
+
+/** The values of the earlier cells: tslab's executor keeps them on the `__tslab__.exports` global. */
+function earlierCellValues(): object | undefined {
+  const tslab = (globalThis as { __tslab__?: { exports?: unknown } }).__tslab__;
+  return typeof tslab?.exports === "object" && tslab.exports !== null ? tslab.exports : undefined;
+}
+
+const NOT_DEFINED = /^([\p{L}_$][\p{L}\p{N}_$]*) is not defined$/u;
+
+/**
+ * A cell's error, explained where tslab's own message leaves the user guessing; `error` itself
+ * (its message and its stack's first line amended), or unchanged.
+ *
+ * tslab rewrites each use of an earlier cell's variable `x` to `exports.x`, but misses the shorthand
+ * property `{ x }` (TypeScript's checker gives the property there, not the variable), so the cell
+ * reads a variable `x` that does not exist: "x is not defined". When `x` is an earlier cell's
+ * variable and `code` (the cell as tslab runs it) holds `{ x }` or `, x }`, the message says so and what
+ * to write instead. `values` (the earlier cells' variables) is injectable for tests.
+ */
+export function explainCellError(error: unknown, code: string, values = earlierCellValues()): unknown {
+  if (!(error instanceof ReferenceError) || !values) return error;
+  const name = NOT_DEFINED.exec(error.message)?.[1];
+  if (!name || !(name in values)) return error;
+  const escaped = name.replace(/\$/g, "\\$");
+  if (!new RegExp(`[{,]\\s*${escaped}\\s*[,}]`).test(code)) return error;
+  const message = `${name} is not defined: \`${name}\` is from an earlier cell, and tslab does not carry a shorthand property \`{ ${name} }\` across cells; write \`{ ${name}: ${name} }\``;
+  // The stack's own line for the message (after the line of code Node may put before it).
+  if (typeof error.stack === "string")
+    error.stack = error.stack.replace(`${error.name}: ${error.message}`, () => `${error.name}: ${message}`);
+  error.message = message;
+  return error;
+}
+
+/** Node's own frames (util.inspect, console) in a stack trace. */
+const NODE_FRAME = /\(node:[^)]*\)$|^\s*at node:/;
+
+/**
+ * Whether the value being inspected now is tslab's executor printing a cell's last value: called from
+ * inside a `util.inspect.custom` method, the first caller of Node's inspect and console frames is
+ * tslab's executor (it prints the value with `console.log`), not a cell's own `console.log`.
+ */
+export function printingCellResult(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 50;
+  const stack = new Error().stack ?? "";
+  Error.stackTraceLimit = limit;
+  const frames = stack.split("\n").slice(1);
+  const inspecting = frames.findIndex((f) => NODE_FRAME.test(f));
+  if (inspecting < 0) return false;
+  const caller = frames.slice(inspecting).find((f) => !NODE_FRAME.test(f));
+  return caller !== undefined && TSLAB_EXECUTOR_FRAME.test(caller);
 }

@@ -24,7 +24,15 @@ import { PLOTLY_MIME } from "../src/plot/show";
 import { simData, type SimData } from "./plot/sim-data";
 import { findKernelDisplay, makeDisplayable, notebookLine, type MimeBundle } from "../src/display";
 import { notebookSession } from "../src/session";
-import { displayTslab, displayTslabDir, type DisplayContent, type TslabHandle } from "../src/tslab";
+import {
+  displayTslab,
+  displayTslabDir,
+  explainCellError,
+  watchKernelCells,
+  type DisplayContent,
+  type TslabHandle,
+} from "../src/tslab";
+import { inspect } from "node:util";
 
 const nodeRequire = createRequire(__filename);
 const TSLAB_DIST = path.dirname(nodeRequire.resolve("tslab/dist/jupyter.js"));
@@ -365,5 +373,125 @@ describe('Symbol.for("Jupyter.display") on figures, tables and DataFrames (a bar
     const own = () => ({ "text/plain": "mine" });
     const value = makeDisplayable({ [JUPYTER]: own });
     expect(value[JUPYTER]).toBe(own);
+  });
+});
+
+describe("util.inspect of figures, tables and DataFrames (tslab prints a cell's last value with console.log)", () => {
+  const jupyter = nodeRequire(path.join(TSLAB_DIST, "jupyter.js")) as TslabJupyter;
+  /** A stand-in for tslab's executor: a file at …/tslab/dist/executor.js printing a value as it does. */
+  const fakeDir = mkdtempSync(path.join(tmpdir(), "rpl-executor-"));
+  const executorFile = path.join(fakeDir, "tslab", "dist", "executor.js");
+  mkdirSync(path.dirname(executorFile), { recursive: true });
+  writeFileSync(
+    executorFile,
+    'const { Console } = require("node:console");\nmodule.exports = (value) => new Console(process.stdout).log(value);\n',
+  );
+  const printResult = nodeRequire(executorFile) as (value: unknown) => void;
+  let d: SimData;
+  let curve: frames.ColumnTable;
+  const sent: MimeBundle[] = [];
+  let written = "";
+  const realWrite = process.stdout.write;
+  beforeAll(async () => {
+    d = await simData();
+    curve = await d.curvesToday();
+  });
+  afterAll(async () => {
+    await d?.close();
+    rmSync(fakeDir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    sent.length = 0;
+    written = "";
+    notebookSession().tslabDir = TSLAB_DIST;
+    jupyter.lastWriteDisplayData = (content) => sent.push(content.data);
+  });
+  afterEach(() => {
+    jupyter.lastWriteDisplayData = null;
+    notebookSession().tslabDir = undefined;
+    process.stdout.write = realWrite;
+  });
+  /** Runs `print` with stdout captured; the captured text. */
+  const stdoutOf = async (print: () => void): Promise<string> => {
+    process.stdout.write = (chunk: string) => ((written += chunk), true);
+    print();
+    await Promise.resolve();
+    process.stdout.write = realWrite;
+    return written;
+  };
+
+  it("as tslab's printed last value: displayed as plot.show shows it, and no text printed", async () => {
+    const df = frames.toDataFrame(curve);
+    expect(await stdoutOf(() => printResult(df))).toBe("");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!["text/html"]).toContain("<table");
+    expect(sent[0]!["text/plain"]).toMatch(/^DataFrame · \d+ rows/);
+    sent.length = 0;
+    plot.resetPlotlyEmbed();
+    expect(await stdoutOf(() => printResult(plot.yieldCurve(curve)))).toBe("");
+    expect(sent[0]![PLOTLY_MIME]).toBeDefined();
+    expect(sent.length).toBeGreaterThan(1); // plotly.js in parts after the session's first chart
+    sent.length = 0;
+    expect(await stdoutOf(() => printResult(curve))).toBe("");
+    expect(sent.map((b) => b["text/plain"])).toEqual([expect.stringMatching(/^ColumnTable · /)]);
+  });
+
+  it("anywhere else under tslab (a cell's own console.log, inside an array): one line saying what it is and how to show it", async () => {
+    const df = frames.toDataFrame(curve);
+    const line = `DataFrame · ${curve.rowCount} rows × ${df.columns.length} columns · from RateAsset — write plot.show(…) to see it as a table`;
+    expect(inspect(df)).toBe(line);
+    expect(await stdoutOf(() => printResult([df]))).toBe(`[\n  ${line}\n]\n`);
+    expect(inspect(plot.yieldCurve(curve))).toMatch(
+      /^Figure "Zero curves · .*" \(\d+ traces?: scatter.*\) — write plot\.show\(…\) to see it as a chart$/,
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it("outside tslab: Node's own inspection of the value's fields, as before", () => {
+    notebookSession().tslabDir = undefined;
+    const fig = plot.yieldCurve(curve);
+    expect(inspect(fig)).toBe(inspect({ ...fig }));
+    expect(inspect(frames.toDataFrame(curve))).toMatch(/^DataFrame \{/);
+  });
+});
+
+describe("explainCellError: the shorthand property tslab does not carry across cells", () => {
+  const notDefined = (name: string) => {
+    try {
+      // A variable no scope declares, as tslab's rewritten cell reads it.
+      new Function(`return { ${name} };`)();
+    } catch (error) {
+      return error as ReferenceError;
+    }
+    throw new Error("no ReferenceError");
+  };
+  const HINT =
+    "surface is not defined: `surface` is from an earlier cell, and tslab does not carry a shorthand property `{ surface }` across cells; write `{ surface: surface }`";
+
+  it("names the earlier cell's variable and what to write instead, in the message and the stack", () => {
+    const error = notDefined("surface");
+    expect(explainCellError(error, "const book = { surface };", { surface: 1 })).toBe(error);
+    expect(error.message).toBe(HINT);
+    expect(error.stack!.split("\n")[0]).toBe(`ReferenceError: ${HINT}`);
+    const second = notDefined("surface");
+    explainCellError(second, "const book = { when: 1, surface, other };", { surface: 1 });
+    expect(second.message).toBe(HINT);
+  });
+
+  it("leaves other errors alone: a name no earlier cell declared, no shorthand use, another error", () => {
+    for (const [error, code, values] of [
+      [notDefined("surface"), "const book = { surface };", { other: 1 }],
+      [notDefined("surface"), "surface.points", { surface: 1 }],
+      [new TypeError("surface is not defined"), "{ surface }", { surface: 1 }],
+    ] as const) {
+      const message = error.message;
+      explainCellError(error, code, values);
+      expect(error.message).toBe(message);
+    }
+  });
+
+  it("watches cells only in a tslab kernel (its main module is tslab's)", () => {
+    expect(watchKernelCells(path.join(tmpdir(), "not-tslab.js"))).toBe(false);
+    expect(watchKernelCells(undefined)).toBe(false);
   });
 });

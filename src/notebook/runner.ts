@@ -41,6 +41,9 @@ export {
   type RunResult,
 } from "./run-shared";
 
+/** What figures, tables and DataFrames answer to display themselves (src/display.ts; a registered symbol: any copy's). */
+const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
+
 /** A cell's error as nbformat stores it. */
 interface CellError {
   ename: string;
@@ -193,6 +196,7 @@ async function runCell(
     out.errors.length = 0;
     out.errors.push({ ename: "CellTimeout", evalue: error.message, traceback: [`CellTimeout: ${error.message}`] });
   } finally {
+    await out.settled();
     proc.releaseWrites();
   }
   cell.execution_count = codeIndex;
@@ -276,15 +280,50 @@ class CellOutputs {
     else this.outputs.push({ output_type: "stream", name, text });
   }
 
+  /** tslab's executor prints a cell's last value (and nothing else) here. */
   log(...args: unknown[]): void {
+    if (args.length === 1 && this.#displayResult(args[0])) return;
     const value = args.length === 1 && typeof args[0] !== "string" ? format("%O", args[0]) : format(...args);
-    if (!this.#cap.display(value)) return this.#cut();
-    this.outputs.push({
-      output_type: "execute_result",
-      data: { "text/plain": value },
-      metadata: {},
-      execution_count: this.#executionCount,
-    });
+    this.#result({ "text/plain": value });
+  }
+
+  #result(data: MimeBundle, executionCount = this.#executionCount): void {
+    if (!this.#cap.display(data)) return this.#cut();
+    this.outputs.push({ output_type: "execute_result", data, metadata: {}, execution_count: executionCount });
+  }
+
+  /**
+   * A last value that displays itself (a figure, table, DataFrame or Series: `Symbol.for("Jupyter.display")`,
+   * src/display.ts) becomes the cell's result with its bundle, as Deno's kernel stores it; its bundle may
+   * come later (a first chart's, after plotly.js: {@link settled} waits for it). False for any other value.
+   */
+  #displayResult(value: unknown): boolean {
+    const method =
+      typeof value === "object" && value !== null ? (value as Record<symbol, unknown>)[JUPYTER_DISPLAY] : undefined;
+    if (typeof method !== "function") return false;
+    let bundle: unknown;
+    try {
+      bundle = method.call(value);
+    } catch {
+      return false;
+    }
+    const executionCount = this.#executionCount;
+    if (bundle instanceof Promise)
+      this.#pending.push(
+        bundle.then(
+          (b: MimeBundle) => this.#result(b, executionCount),
+          (e: unknown) => this.error(e),
+        ),
+      );
+    else this.#result(bundle as MimeBundle);
+    return true;
+  }
+
+  #pending: Promise<void>[] = [];
+
+  /** Resolves when the cell's results that come later are in its outputs. */
+  async settled(): Promise<void> {
+    while (this.#pending.length) await Promise.all(this.#pending.splice(0));
   }
 
   /** Type errors (a format string and its values) and exceptions (one Error): the cell's error output when it fails, stderr text when it does not. */

@@ -23,7 +23,14 @@ import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
 import { plotlyPartBundles } from "./plotly-parts";
 import { isColumnTable, isDataFrame, isSeries, type SeriesLike } from "./input";
-import { findKernelDisplay, makeDisplayable, setBundleMaker, type KernelDisplay, type MimeBundle } from "../display";
+import {
+  findKernelDisplay,
+  makeDisplayable,
+  setBundleMaker,
+  setValuePrinter,
+  type KernelDisplay,
+  type MimeBundle,
+} from "../display";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText, type TableLike } from "./table-view";
 import type { Digits } from "./number-text";
 
@@ -191,6 +198,22 @@ export function resultBundle(
 const RESULT_AFTER_PARTS_MS = 50;
 // Figures, tables and DataFrames that answer Symbol.for("Jupyter.display") get show's bundle.
 setBundleMaker((value) => resultBundle(value as Showable));
+// Under tslab, the same values as a cell's last value are shown, and named in one line elsewhere.
+setValuePrinter({
+  show: (value) => void show(value as Showable),
+  describe: (value) => describeValue(value as Showable),
+});
+
+/**
+ * One line naming a figure or table and how to show it: what `console.log(df)` prints under tslab.
+ * `DataFrame · 18 rows × 5 columns · from … — write plot.show(…) to see it as a table`.
+ */
+export function describeValue(value: Showable): string {
+  if (isFigure(value)) return `${figureSummary(value)} — write plot.show(…) to see it as a chart`;
+  const table = tableOf(value);
+  if (!table) return Object.prototype.toString.call(value);
+  return `${tableText(table, 1).split("\n", 1)[0]} — write plot.show(…) to see it as a table`;
+}
 
 /**
  * Forget that plotly.js was sent to the notebook: the next `show` embeds it again (for when the output
