@@ -90,6 +90,15 @@ export function impossibleDate(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What is wrong with a date a caller gave, when more than its format can be named: a day, month or time
+ * that does not exist, or an Invalid Date. `undefined` otherwise (the caller's general words stand).
+ */
+export function namedDateProblem(value: unknown): string | undefined {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? INVALID_DATE : undefined;
+  return typeof value === "string" ? impossibleDate(value.trim()) : undefined;
+}
+
 /** The message for a value the date-time schema refused: {@link MISSING}, {@link INVALID_DATE}, the impossible part, or the format. */
 export function dateTimeMessage(input: unknown): string {
   if (input === undefined) return MISSING;

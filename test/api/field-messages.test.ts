@@ -9,6 +9,9 @@ import { OPERATIONS } from "../../src/api";
 import { currencyCode, dateTimeInput } from "../../src/api/common";
 import { RequestValidationError, RiskPortalClient } from "../../src";
 import { startSimulator, type Simulator } from "../../src/sim";
+import { Curve, fromResponse } from "../../src/curves";
+import { buildSurface, fromSurface } from "../../src/vol";
+import { calibrate } from "../../src/vol/calibrate";
 import { bondPriceRecords } from "../../src/uploads/bond-prices";
 import { equityVolCurveRecords } from "../../src/uploads/equity-vol-curves";
 import { formatRowError } from "../../src/uploads/errors";
@@ -53,6 +56,8 @@ async function simDetail(path: string, json: unknown): Promise<string> {
   expect(res.status).toBe(400);
   return (res.body as { detail: string }).detail;
 }
+
+const INVALID = "an Invalid Date (a Date object holding no time: the text or numbers it was made from are not a date)";
 
 const DAYS = [
   ["2026-11-31", "2026-11-31: November has 30 days"],
@@ -241,5 +246,40 @@ describe("every date and currency field of the 13 requests reads through the sha
     );
     expect(found.length).toBeGreaterThanOrEqual(14);
     expect(found.filter((f) => !f.shared).map((f) => f.path)).toEqual([]);
+  });
+});
+
+describe("the date readers of curves and the vol model say the same", () => {
+  /** The message of what `f` throws. */
+  const thrown = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error("expected a throw");
+  };
+  const smile = { ...surface };
+
+  it("a curve's market date", () => {
+    expect(
+      thrown(() => fromResponse({ currency: "USD", market_date: "2026-11-31", data: [{ maturity: 1, rate: 0.03 }] })),
+    ).toBe("market_date: 2026-11-31: November has 30 days");
+    expect(
+      thrown(() => new Curve("USD", new Date(NaN), [{ t: 1, rate: 0.03, expiry: "1Y", instrument: "SWAP" } as never])),
+    ).toBe(`market_date: ${INVALID}`);
+  });
+
+  it("a surface's reference date, buildSurface's and calibrate's", () => {
+    expect(thrown(() => fromSurface({ ...smile, reference_date: "2026-02-29" }))).toMatch(
+      /^reference_date: 2026-02-29: February 2026 has 28 days/,
+    );
+    const build = { spot: 100, maturities: [30], atmVols: 0.2 };
+    expect(thrown(() => buildSurface({ ...build, referenceDate: "2026-13-01" }))).toMatch(
+      /^referenceDate: 2026-13-01: month 13 does not exist/,
+    );
+    expect(thrown(() => calibrate({ spot: 100, referenceDate: new Date("nope"), smiles: [] }))).toMatch(
+      new RegExp(`^referenceDate: ${INVALID.replace(/[()]/g, "\\$&")}`),
+    );
   });
 });
