@@ -15,6 +15,7 @@ import { calibrate } from "../../src/vol/calibrate";
 import { bondPriceRecords } from "../../src/uploads/bond-prices";
 import { equityVolCurveRecords } from "../../src/uploads/equity-vol-curves";
 import { formatRowError } from "../../src/uploads/errors";
+import { finishColumn } from "../../src/table/column-table";
 import { bond, surface } from "../helpers/samples";
 import { raw } from "../sim/helpers";
 
@@ -280,6 +281,17 @@ describe("the date readers of curves and the vol model say the same", () => {
     );
     expect(thrown(() => calibrate({ spot: 100, referenceDate: new Date("nope"), smiles: [] }))).toMatch(
       new RegExp(`^referenceDate: ${INVALID.replace(/[()]/g, "\\$&")}`),
+    );
+  });
+});
+
+describe("a frame's date column says which day does not exist", () => {
+  it("in the warning that keeps the column as text", () => {
+    expect(finishColumn("d", ["2026-11-20", "2026-11-31"]).warning?.message).toBe(
+      'column "d": value at row 1 ("2026-11-31") is not an ISO 8601 date (2026-11-31: November has 30 days), though earlier values are; the column is kept as text',
+    );
+    expect(finishColumn("d", ["2026-11-20", "soon"]).warning?.message).toBe(
+      'column "d": value at row 1 ("soon") is not an ISO 8601 date, though earlier values are; the column is kept as text',
     );
   });
 });
