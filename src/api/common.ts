@@ -15,6 +15,7 @@ import {
   type PortfolioType,
 } from "./assumptions";
 import { DEFAULT_BRAND, PUBLISHED_BRAND, brandOf, typeName } from "./brand";
+import { currencyMessage, dateTimeMessage } from "./field-messages";
 import type * as wire from "./wire-types";
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -27,15 +28,10 @@ const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i;
  * meaning would depend on the machine's time zone.
  */
 export const dateTimeInput = z
-  .union([z.date(), z.string()], { error: "expected a Date or an ISO 8601 date-time string" })
+  // z.date() refuses an Invalid Date, so the union's message names it (and a field left out, and other types).
+  .union([z.date(), z.string()], { error: (issue) => dateTimeMessage(issue.input) })
   .transform((value, ctx) => {
-    if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) {
-        ctx.issues.push({ code: "custom", message: "Invalid Date", input: value });
-        return z.NEVER;
-      }
-      return value.toISOString();
-    }
+    if (value instanceof Date) return value.toISOString();
     const text = value.trim();
     if (DATE_ONLY.test(text)) return `${text}T00:00:00Z`;
     if (HAS_TIME.test(text) && !HAS_OFFSET.test(text)) {
@@ -48,9 +44,8 @@ export const dateTimeInput = z
     }
     return text;
   })
-  .pipe(
-    z.iso.datetime({ offset: true, error: "expected an ISO 8601 date-time with an offset, e.g. 2026-11-20T00:00:00Z" }),
-  );
+  // A text laid out right but naming no instant (2026-11-31, month 13, hour 24) says which part.
+  .pipe(z.iso.datetime({ offset: true, error: (issue) => dateTimeMessage(issue.input) }));
 
 /** A date-time the server sends: ISO 8601, with an offset or (leniently) without one. Kept as a string. */
 export const dateTimeOutput = z.iso.datetime({ offset: true, local: true });
@@ -186,10 +181,8 @@ export type ProblemDetails = wire.ProblemDetails;
 /** An empty request (the GETs without parameters). */
 export const noInput = z.strictObject({});
 
-/** An ISO 4217 currency code (three upper-case letters). */
-export const currencyCode = z
-  .string()
-  .regex(/^[A-Z]{3}$/, { error: "expected a 3-letter ISO 4217 currency code such as USD" });
+/** An ISO 4217 currency code (three upper-case letters); `eur` is refused with the code to write (`EUR`). */
+export const currencyCode = z.string().regex(/^[A-Z]{3}$/, { error: (issue) => currencyMessage(issue.input) });
 
 /** A non-empty array of finite numbers; a `Float64Array` (or any typed array) is accepted and sent as a plain array. */
 export const numberArray = z

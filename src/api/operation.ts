@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { RetryClass, UnknownFieldsPolicy } from "./assumptions";
 import { DEFAULT_BRAND, brandOf, parseTypeName, toBrand, toNeutral, type Brand } from "./brand";
+import { issueMessage, refusedIssues } from "./field-messages";
 import { isRecord, jsonShapeIssue } from "./guards";
 
 export { isRecord } from "./guards";
@@ -126,7 +127,7 @@ export function toFieldIssues(
       message:
         params && typeof params.given === "string"
           ? typeMessage(params.given, params.expectedType, brand, side)
-          : issue.message,
+          : issueMessage(issue),
     });
   }
   return out;
@@ -201,14 +202,16 @@ function readRequest(op: OperationDef, input: unknown, options: WireOptions): De
   const neutral = op.requestIn === "body" ? toNeutral(input, brand) : input;
   const parsed = op.request.safeParse(neutral);
   if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
+  // Refused: the issues again with their inputs, so that a field left out is called missing.
+  const issues = refusedIssues(op.request, neutral, parsed.error);
   if (options.unknownFields === "send") {
-    const unknown = parsed.error.issues.filter((i) => i.code === "unrecognized_keys");
-    if (unknown.length === parsed.error.issues.length) return sendUnknown(op, neutral, unknown);
+    const unknown = issues.filter((i) => i.code === "unrecognized_keys");
+    if (unknown.length === issues.length) return sendUnknown(op, neutral, unknown);
     // Unknown fields are no error under this policy: only the others are reported.
-    const rest = new z.ZodError(parsed.error.issues.filter((i) => i.code !== "unrecognized_keys"));
+    const rest = new z.ZodError(issues.filter((i) => i.code !== "unrecognized_keys"));
     return { ok: false, issues: toFieldIssues(rest, op.request, brand, options.side) };
   }
-  return { ok: false, issues: toFieldIssues(parsed.error, op.request, brand, options.side) };
+  return { ok: false, issues: toFieldIssues(new z.ZodError(issues), op.request, brand, options.side) };
 }
 
 /** `unknownFields: "send"`: validate without the unknown fields, then put them back where they were. */
@@ -224,7 +227,11 @@ function sendUnknown(op: OperationDef, input: unknown, issues: z.core.$ZodIssueU
     }
   }
   const parsed = op.request.safeParse(stripped);
-  if (!parsed.success) return { ok: false, issues: toFieldIssues(parsed.error, op.request) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      issues: toFieldIssues(new z.ZodError(refusedIssues(op.request, stripped, parsed.error)), op.request),
+    };
   const value = parsed.data as Record<string, unknown>;
   for (const extra of extras) {
     // The nearest object that still exists (a nested `parameters` object is flattened into the body).

@@ -12,6 +12,7 @@ import {
   type TradeEventName,
 } from "./assumptions";
 import { DEFAULT_BRAND, parseTypeName, typeName } from "./brand";
+import { issueMessage, refusedIssues } from "./field-messages";
 import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArray, positive, typeTag } from "./common";
 import { defineOperation } from "./operation";
 import type * as wire from "./wire-types";
@@ -143,10 +144,16 @@ export const tradeEvent = z.looseObject({ $type: nonBlank }).transform((event, c
     return z.NEVER;
   }
   const name = parsed ? parsed.name.slice(parsed.name.lastIndexOf(".") + 1) : $type;
-  const check = KNOWN_EVENT_FIELDS[name]?.safeParse(event);
-  if (check && !check.success) {
-    for (const issue of check.error.issues)
-      ctx.issues.push({ ...issue, input: undefined, code: "custom", message: `${name}: ${issue.message}` } as never);
+  const fields = KNOWN_EVENT_FIELDS[name];
+  const check = fields?.safeParse(event);
+  if (fields && check && !check.success) {
+    for (const issue of refusedIssues(fields, event, check.error))
+      ctx.issues.push({
+        ...issue,
+        input: undefined,
+        code: "custom",
+        message: `${name}: ${issueMessage(issue)}`,
+      } as never);
     return z.NEVER;
   }
   return { ...event, $type };

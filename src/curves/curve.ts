@@ -4,6 +4,7 @@
  */
 import type { RateAssetResponse, YieldCurveModel } from "../api/rate-asset";
 import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, type Compounding } from "./compounding";
+import { namedDateProblem } from "../api/field-messages";
 import { parseIsoDate } from "../table/iso-date";
 import { CurveError } from "./errors";
 import { refuseThenables } from "../client/await-guard";
@@ -154,8 +155,13 @@ export class Curve {
         ? Date.UTC(marketDate.getUTCFullYear(), marketDate.getUTCMonth(), marketDate.getUTCDate())
         : calendarDayOf(marketDate);
     const instant = marketDate instanceof Date ? marketDate.getTime() : parseIsoDate(marketDate);
-    if (Number.isNaN(day) || Number.isNaN(instant))
-      throw new CurveError(`market_date must be an ISO 8601 date, got ${JSON.stringify(marketDate)}`, "market_date");
+    if (Number.isNaN(day) || Number.isNaN(instant)) {
+      const why = namedDateProblem(marketDate);
+      throw new CurveError(
+        why ? `market_date: ${why}` : `market_date must be an ISO 8601 date, got ${JSON.stringify(marketDate)}`,
+        "market_date",
+      );
+    }
     this.currency = currency;
     this.marketDate = new Date(instant);
     this.interpolation = interpolation;

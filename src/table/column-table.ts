@@ -8,6 +8,7 @@
  * every other kind. A value that does not fit its column's kind is never converted: the column is kept
  * as received (`mixed`) and a warning says where.
  */
+import { namedDateProblem } from "../api/field-messages";
 import { parseIsoDate } from "./iso-date";
 
 /**
@@ -225,7 +226,8 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
       const converted = toDates(raw);
       if (converted.bad < 0) return { values: converted.values, kind: "date", missing };
       const row = firstRow + converted.bad;
-      const message = `column "${name}": value at row ${row} (${preview(raw[converted.bad])}) is not an ISO 8601 date${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
+      const why = namedDateProblem(raw[converted.bad]);
+      const message = `column "${name}": value at row ${row} (${preview(raw[converted.bad])}) is not an ISO 8601 date${why ? ` (${why})` : ""}${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
       const warning: TableWarning = { row, column: name, message };
       return { values: missingAs(raw, null, owned, missing), kind: "string", missing, warning };
     }

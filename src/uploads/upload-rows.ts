@@ -5,6 +5,7 @@
  * → `row 7: traded_price: expected number, got "abc"`.
  */
 import type { z } from "zod";
+import { MISSING, isMissing, namesValue } from "../api/field-messages";
 import { formatPath } from "../api/operation";
 import { preview } from "../table/column-table";
 import { parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
@@ -175,12 +176,12 @@ export function issueToRowError(
   const path = [...pathPrefix, ...issue.path];
   const input = (issue as { input?: unknown }).input;
   let message: string;
-  if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) message = "missing";
+  if (isMissing(issue)) message = MISSING;
   else if (issue.code === "invalid_type") message = `expected ${issue.expected}, got ${preview(input)}`;
   else if (
     input !== undefined &&
     (typeof input !== "object" || input instanceof Date) &&
-    !issue.message.includes(String(input))
+    !namesValue(issue.message, input)
   )
     message = `${issue.message}, got ${preview(input)}`;
   else message = issue.message;

@@ -4,6 +4,7 @@
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { dateTimeInput } from "../api/common";
+import { namedDateProblem } from "../api/field-messages";
 import { VolModelError } from "./errors";
 import { fromSurface, type WireSurface } from "./surface";
 import { toFloat64 } from "./surface-input";
@@ -95,8 +96,11 @@ export function buildSurface(options: BuildSurfaceOptions): WireSurface {
       : maturities.map((d) => Math.exp((rate * d) / DAYS_PER_YEAR));
   const date = dateTimeInput.safeParse(options.referenceDate);
   if (!date.success) {
+    const why = namedDateProblem(options.referenceDate);
     throw new VolModelError(
-      `referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${JSON.stringify(options.referenceDate)}`,
+      why
+        ? `referenceDate: ${why}`
+        : `referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${JSON.stringify(options.referenceDate)}`,
       {
         field: "referenceDate",
         condition: "date-time",

@@ -61,6 +61,7 @@
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { dateTimeInput } from "../api/common";
+import { namedDateProblem } from "../api/field-messages";
 import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "./diagnostics";
 import { VolModelError, fmt } from "./errors";
 import { normInv } from "./normal";
@@ -1454,8 +1455,11 @@ function readCalibrateOptions(options: CalibrateOptions) {
     fail(`spot must be a finite number > 0; got ${shown(spot)}`, "spot", "spot > 0");
   const date = dateTimeInput.safeParse(options.referenceDate);
   if (!date.success) {
+    const why = namedDateProblem(options.referenceDate);
     fail(
-      `referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${options.referenceDate instanceof Date ? "Invalid Date" : shown(options.referenceDate)}`,
+      why
+        ? `referenceDate: ${why}`
+        : `referenceDate must be a Date or an ISO 8601 date-time with an offset (or YYYY-MM-DD); got ${options.referenceDate instanceof Date ? "Invalid Date" : shown(options.referenceDate)}`,
       "referenceDate",
       "date-time",
     );

@@ -5,6 +5,7 @@
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { auditFields, dateTimeInput } from "../api/common";
+import { namedDateProblem } from "../api/field-messages";
 import type { VolSurface, VolSurfaceInput } from "../api/tradable";
 import { VolModelError, fmt } from "./errors";
 
@@ -204,8 +205,11 @@ export function readSurface(surface: SurfaceLike): SurfaceArrays {
   const date = dateTimeInput.safeParse(record.reference_date);
   if (!date.success) {
     const shown = record.reference_date instanceof Date ? "Invalid Date" : JSON.stringify(record.reference_date);
+    const why = namedDateProblem(record.reference_date);
     bad(
-      `reference_date must be a Date or an ISO 8601 date-time with an offset (or a date YYYY-MM-DD); got ${shown}`,
+      why
+        ? `reference_date: ${why}`
+        : `reference_date must be a Date or an ISO 8601 date-time with an offset (or a date YYYY-MM-DD); got ${shown}`,
       "reference_date",
       "date-time",
     );

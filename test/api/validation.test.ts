@@ -133,7 +133,7 @@ describe("request validation (nothing is sent)", () => {
     // A known field with a bad value is still refused.
     server.requests.length = 0;
     expect(await issuesOf(sending.rateAsset.getCurve({ currency: "usd", extra: 1 } as never))).toEqual([
-      "currency: expected a 3-letter ISO 4217 currency code such as USD",
+      "currency: usd: currency codes are upper case: USD",
     ]);
   });
 
@@ -142,7 +142,7 @@ describe("request validation (nothing is sent)", () => {
       rp.marketData.uploadBondPrices({ bond_data: [{ ...bond, traded_price: "99.5" as never, currency: "usd" }] }),
     );
     expect(issues).toEqual([
-      "bond_data[0].currency: expected a 3-letter ISO 4217 currency code such as USD",
+      "bond_data[0].currency: usd: currency codes are upper case: USD",
       "bond_data[0].traded_price: Invalid input: expected number, received string",
     ]);
   });
@@ -231,7 +231,7 @@ describe("request validation (nothing is sent)", () => {
           tradable_id: "X",
         }),
       ),
-    ).toEqual(["next_trade_event.unit_price: BuyEvent: Invalid input: expected number, received undefined"]);
+    ).toEqual(["next_trade_event.unit_price: BuyEvent: missing"]);
     const wrongType = {
       $type: "Other.Web.Core.Tradables.ApiGetVolRequest, Other.Web.Core",
       surface,
@@ -277,9 +277,10 @@ describe("date-time fields", () => {
     expect(() => wire("2026-11-20T09:00:00")).toThrow(/has no offset/);
   });
   it("impossible dates, invalid Dates and other types are refused", () => {
-    expect(() => wire("2026-02-30")).toThrow(/ISO 8601/);
-    expect(() => wire("2026-13-01T00:00:00Z")).toThrow(/ISO 8601/);
-    expect(() => wire(new Date("nope"))).toThrow(/Invalid Date/);
+    expect(() => wire("2026-02-30")).toThrow(/2026-02-30: February 2026 has 28 days/);
+    expect(() => wire("2026-13-01T00:00:00Z")).toThrow(/2026-13-01: month 13 does not exist/);
+    expect(() => wire("20261120")).toThrow(/expected an ISO 8601 date-time with an offset/);
+    expect(() => wire(new Date("nope"))).toThrow(/an Invalid Date \(a Date object holding no time/);
     expect(() => wire(20261120)).toThrow(/expected a Date or an ISO 8601 date-time string/);
   });
   it("the date goes on the wire through the client too", async () => {

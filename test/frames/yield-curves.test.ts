@@ -211,7 +211,7 @@ describe("fetchYieldCurvesColumns(rp, { currencies, marketDates })", () => {
       {
         currency: "usd",
         market_date: "2026-11-19",
-        error: expect.stringMatching(/currency: expected a 3-letter ISO 4217 currency code/),
+        error: expect.stringMatching(/currency: usd: currency codes are upper case: USD/),
       },
     ]);
   });

@@ -31,7 +31,7 @@ describe("bondPriceRecords(source)", () => {
   it("reports every invalid row with its line, row and reason", () => {
     const { errors, records } = bondPriceRecords(BAD);
     expect(errors.map(formatRowError)).toEqual([
-      'line 3 (row 1): currency: expected a 3-letter ISO 4217 currency code such as USD, got "usd"',
+      "line 3 (row 1): currency: usd: currency codes are upper case: USD",
       "line 4 (row 2): bond_identifier.code: missing",
       'line 5 (row 3): date: date-time "2026-11-20T10:00:00" has no offset; add "Z" or "+hh:mm" (its meaning would depend on the local time zone)',
       'line 6 (row 4): traded_price: expected number, got "abc"',
