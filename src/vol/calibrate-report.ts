@@ -15,8 +15,12 @@
  */
 import type { SliceParams } from "./svi";
 
-/** 3 significant digits: parameter values and errors in a sentence. */
-const short = (x: number): string => (Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x));
+/** 3 significant digits (`12.5`, `0.0253`, `8.26e8`, `7.64e-17`): parameter values and errors in a sentence. */
+function short(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  return a !== 0 && (a >= 1e5 || a < 1e-3) ? x.toExponential(2).replace("e+", "e") : String(Number(x.toPrecision(3)));
+}
 /** A limit as written in the docs: `1e-6`, `1e4`, `10`. */
 const limit = (x: number): string => (x >= 1e4 || x < 1e-3 ? x.toExponential().replace("e+", "e") : String(x));
 

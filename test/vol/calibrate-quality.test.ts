@@ -144,7 +144,7 @@ const sane = (f: SliceFit) =>
   [f.params.putWing, f.params.callWing].every((w) => w >= SANE_LIMITS.wingMin && w <= SANE_LIMITS.wingMax);
 
 describe("calibrate: converged means sane parameters", () => {
-  it("a 1-day smile whose curvature runs off (smile 1.4e41, call wing 1e-77) is not called converged, and the report says why", () => {
+  it("a 1-day smile whose curvature runs off (smile 8.3e8, call wing 7.6e-17) is not called converged, and the report says why", () => {
     const smiles = auditQuotes(21).filter((q) => q.maturity === 1);
     const [f] = calibrate({ spot: 100, referenceDate: "2026-11-20", smiles }).fit;
     expect(sane(f!) || f!.converged).toBe(sane(f!));
