@@ -2,7 +2,8 @@
  * calibrate on its hard case: quotes from an SSVI surface (Gatheral–Jacquier's power-law φ) with seeded
  * noise of 20 vol bp, 12 maturities × 21 strikes. The noise pushes most slices against the calendar and
  * butterfly constraints, where the constrained solve used to stall (half-slope Jacobian rows at the penalty's
- * kink, one row for two competing minima): every slice must now converge, free of arbitrage.
+ * kink, one row for two competing minima): every slice must now converge, free of arbitrage, but for a short
+ * one whose call wing ran off beyond the quotes, which is not called converged (issue 41).
  */
 import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
@@ -48,7 +49,16 @@ describe("calibrate: SSVI quotes with 20 bp of noise (the worst case of bench/ca
     (seed) => {
       const smiles = ssviQuotes(seed);
       const { surface, fit, diagnostics } = calibrate({ spot: 5321.5, referenceDate: "2026-11-20", smiles });
-      expect(fit.map((f) => f.converged)).toEqual(MATURITIES.map(() => true));
+      // Every slice converges but the shortest ones whose call wing, which the quotes (out to 3·sqrt(θ)) do
+      // not pin, ran towards 0 (1e-11, where the surface has 0.04): those say so (issue 41).
+      for (const f of fit) {
+        if (f.converged) continue;
+        expect(f.maturity).toBeLessThanOrEqual(14);
+        expect(f.reasons).toEqual([
+          expect.stringMatching(/^callWing [\d.e-]+ ran towards 0 \(below 1e-6\): the quotes do not pin that wing$/),
+        ]);
+      }
+      expect(fit.filter((f) => f.converged).length).toBeGreaterThanOrEqual(MATURITIES.length - 2);
       expect(diagnostics.ok).toBe(true);
       expect(diagnostics).toEqual(diagnose(fromSurface(surface)));
       // 21 quotes, 5 parameters, some constraints binding: about 0.9 of the noise is left, never much more.
