@@ -15,17 +15,15 @@ export interface RowError {
   message: string;
 }
 
+/** Where a row error is: `row 7`, `line 9 (row 7)` (CSV), `line 1` or `table` (the whole table). */
+export function rowPlace(e: Pick<RowError, "row" | "line">): string {
+  if (e.row === null) return e.line !== undefined ? `line ${e.line}` : "table";
+  return e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
+}
+
 /** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
 export function formatRowError(e: RowError): string {
-  const where =
-    e.row === null
-      ? e.line !== undefined
-        ? `line ${e.line}`
-        : "table"
-      : e.line !== undefined
-        ? `line ${e.line} (row ${e.row})`
-        : `row ${e.row}`;
-  return `${where}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
+  return `${rowPlace(e)}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }
 
 /**
