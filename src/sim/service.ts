@@ -10,6 +10,7 @@ import {
   SERVICE_DEFAULTS,
   shortTypeName,
   typeName,
+  TRADED_PRICE,
   TYPE_NAMES,
 } from "../api/assumptions";
 import type { z } from "zod";
@@ -329,7 +330,7 @@ export class SimService {
         return `note: bond ${bond.id} (${years}): no ${bond.currency} curve on ${day}, so the price enters no curve`;
       // As the curve works it out (#bondOverrides): on the curve's day.
       const yieldPct = (yieldToMaturity(bond, day, record.traded_price) * 100).toFixed(3);
-      const how = `yield ${yieldPct}% from traded_price ${record.traded_price} read as a clean price + accrued ${accruedInterest(bond, day).toFixed(3)}`;
+      const how = `yield ${yieldPct}% from traded_price ${record.traded_price} read as a ${TRADED_PRICE.basis} price + accrued ${accruedInterest(bond, day).toFixed(3)}`;
       const curve = `the ${bond.currency} curve of ${day}`;
       return replaced.length
         ? `note: bond ${bond.id} (${years}) replaces pillar${replaced.length > 1 ? "s" : ""} ${replaced.join(", ")} in ${curve} (rule: a bond replaces the swap pillars within six months of its maturity); ${how}`
