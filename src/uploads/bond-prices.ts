@@ -69,7 +69,9 @@ export interface BondPriceRecordsResult {
  * Bond price rows → `bond_data` records. Columns: `date, code, market_identification_code,
  * identifier_type` (or `bond_identifier.code` …, or a `bond_identifier` object), `is_currency_per_bond_unit,
  * currency, traded_price, is_percentage_of_par`. Text cells become numbers / booleans when they
- * plainly are (`"99.5"`, `"TRUE"`, `"yes"`, `1`); blank cells are missing. Every row is checked.
+ * plainly are (`"99.5"`, `"TRUE"`, `"yes"`, `1`); blank cells are missing. Every row is checked. One date
+ * and code once: a row repeating another exactly is left out and listed in `duplicates` (sent once); rows
+ * of one date and code with other values are all refused, in `errors`.
  */
 export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOptions = {}): BondPriceRecordsResult {
   const read = readRows(source);

@@ -99,6 +99,9 @@ interface Group {
  * (or `asset_id.code` …, or an `asset_id` object), `reference_date`, `maturity` (days), `vol` (decimal),
  * optional `spot_ref` (one value per curve). Rows of one asset and reference date form one curve,
  * sorted by maturity. A row may also be a whole curve (`maturities` and `vols` arrays). Every row is checked.
+ * One bad row leaves its whole curve out: `leftOut` names each such curve and the row that did it. A row
+ * repeating another of its curve exactly is left out and listed in `duplicates` (sent once); one maturity
+ * with two vols refuses the curve.
  */
 export function equityVolCurveRecords(source: RowSource, options: RecordsFromRowsOptions = {}): EquityVolCurvesResult {
   const read = readRows(source);

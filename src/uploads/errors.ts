@@ -26,6 +26,10 @@ export function formatRowError(e: RowError): string {
   return `${rowPlace(e)}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }
 
+/** What a refused upload says of the way to send its valid rows (`frames.upload*` options). */
+export const SKIP_INVALID_HINT =
+  "To send the valid rows and get one table of the others: { use_best_effort: true, skipInvalid: true }";
+
 /**
  * Invalid upload rows: nothing was sent. `rows` lists every problem (all rows are checked, not just
  * the first bad one); `issues` has the same as field issues (`[7].traded_price`).
@@ -38,8 +42,10 @@ export class RowValidationError extends RequestValidationError {
     const shown = rows.slice(0, 10).map(formatRowError);
     if (rows.length > 10) shown.push(`… and ${rows.length - 10} more`);
     const count = new Set(rows.map((r) => r.row)).size;
+    // Rows refused one by one (not the whole table): the other rows could go up, and this is how.
+    const hint = rows.some((r) => r.row !== null) ? `. ${SKIP_INVALID_HINT}` : "";
     super(
-      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}`,
+      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}${hint}`,
       { operation },
       rows.map((r) => ({
         path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`,

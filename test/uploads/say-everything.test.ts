@@ -118,6 +118,13 @@ describe("frames.upload* with { use_best_effort: true, skipInvalid: true } over 
     return codes;
   }
 
+  it("without skipInvalid, a bad row refuses the file and the error says how to send the valid rows", async () => {
+    const csv = [BOND_HEADER, "2026-11-20,DE0001102580,XETR,false,EUR,abc,true"].join("\n");
+    await expect(uploadBondPrices(rp, { csv }, { use_best_effort: true })).rejects.toThrow(
+      /^UploadBondPriceData: 1 invalid row, nothing was sent — line 2 \(row 0\): traded_price: expected number, got "abc"\. To send the valid rows and get one table of the others: \{ use_best_effort: true, skipInvalid: true \}$/,
+    );
+  });
+
   it("bond prices: the valid rows are stored once; one table lists the local and the service rejections", async () => {
     const csv = [
       BOND_HEADER,
