@@ -211,6 +211,24 @@ export const UPLOAD_DEFAULTS = {
 } as const;
 
 /**
+ * A24: what `traded_price` of a bond price record (`bond_data[]`, `BondDataExternal`) means. The spec
+ * gives only its type ("number (floating point)"); the public pages (`UploadBondPriceData`, "Store
+ * contributed bond prices") say a price must follow "the bond's percentage-of-par or currency-per-unit
+ * quotation convention" (`is_percentage_of_par`, `is_currency_per_bond_unit`) and say nothing of clean or
+ * dirty. Decided: a **clean** price (without accrued interest), the way bond markets quote (a gilt at
+ * 96.25 is 96.25 clean); with `is_percentage_of_par`, in percent of par (97.43, not 0.9743). The simulator
+ * adds the accrued interest (actual/actual within the coupon period) before it solves the yield that
+ * enters a curve, and the upload's answer says so. If the service proves to read it dirty, this is the
+ * line to change, and the simulator's `yieldToMaturity` with it.
+ */
+export const TRADED_PRICE = {
+  /** Clean: accrued interest is not included. */
+  basis: "clean",
+  /** With `is_percentage_of_par: true`: percent of par (100 = par). */
+  unit: "percent of par",
+} as const;
+
+/**
  * A20: a request field neither the spec nor the pages name is most likely a typo: the client refuses it,
  * naming the closest known field; `unknownFields: "send"` (per client or per call) sends it anyway.
  */
@@ -451,5 +469,13 @@ export const ASSUMPTIONS: readonly Assumption[] = [
       "the answer says which date it is for (`RateAsset`: `yield_curve_model.market_date`; `GetReportInfos`: each info's `pricing_date`; `GetTradeEventPositionEffects`: `pricing_date`), compared with the request's as UTC calendar days; another date is reported, never corrected: a warning on every table built from the answer (`dateMismatch: \"warn\"`, the default) or `DateMismatchError` (`\"error\"`). The simulator answers RateAsset with the latest curve on or before the date asked (a weekend: Friday's; after its data: the last day's; before it: 404)",
     pages: "silent",
     note: "the newer RateAsset page: the answer 'Returns the curve currency, effective and latest market dates, and yield-curve points' (its `market_date` is the date in effect, not an echo) and `MarketDate` left out 'uses the latest available market-data date'; which date a weekend, a holiday or a date after the data gets is not said (open); `GetLatestMktDataDate` (not one of the 13 operations) 'returns the latest market-data date'; GetReportInfos 'finds report-run summaries by report, portfolio, and pricing date'; GetTradeEventPositionEffects answers with a `pricing_date`, nothing said of it differing from the request's",
+  },
+  {
+    id: "A24",
+    topic: "bond `traded_price`",
+    decision:
+      "a clean price (no accrued interest), in percent of par with `is_percentage_of_par`; the simulator adds accrued interest before solving the yield",
+    pages: "silent",
+    note: "the spec gives only 'number (floating point)'; the pages ask for 'the bond's percentage-of-par or currency-per-unit quotation convention' and never say clean or dirty",
   },
 ];

@@ -16,7 +16,11 @@ import {
 import { defineOperation } from "./operation";
 import type * as wire from "./wire-types";
 
-/** One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show. */
+/**
+ * One bond price (element of `bond_data`, `MarketData.BondDataExternal`), with the audit fields the pages show.
+ * `traded_price` is a clean price (without accrued interest); with `is_percentage_of_par`, in percent of
+ * par (97.43). Neither the spec nor the public pages say clean or dirty: A24, `TRADED_PRICE` in assumptions.ts.
+ */
 export const bondPriceRecord = z.strictObject({
   $type: typeTag(TYPE_NAMES.bondData),
   ...auditFields,
@@ -24,6 +28,7 @@ export const bondPriceRecord = z.strictObject({
   bond_identifier: identifier,
   is_currency_per_bond_unit: z.boolean(),
   currency: currencyCode,
+  /** Clean (no accrued interest); percent of par when `is_percentage_of_par` (A24). */
   traded_price: finite,
   is_percentage_of_par: z.boolean(),
 });

@@ -14,7 +14,7 @@ import { getApiKeys } from "./user";
 export const RESOURCES = {
   /** Market-data uploads. */
   marketData: {
-    /** 1. Upload bond prices (`use_best_effort` default false, `trigger_immediate_bootstrap` default true: A18, A19). Never retried. */
+    /** 1. Upload bond prices (`use_best_effort` default false, `trigger_immediate_bootstrap` default true: A18, A19); `traded_price` is a clean price, in percent of par with `is_percentage_of_par` (A24: the spec and the pages do not say). Never retried. */
     uploadBondPrices: uploadBondPriceData,
     /** 2. Upload equity vol curves (`use_best_effort` default false). Never retried. */
     uploadEquityVolCurves,

@@ -17,7 +17,7 @@ export type CallWithoutInput<O> = (options?: CallOptions) => Promise<O>;
 export interface ClientGroups {
   /** Market-data uploads. */
   readonly marketData: {
-    /** 1. Upload bond prices (`use_best_effort` default false, `trigger_immediate_bootstrap` default true: A18, A19). Never retried. */
+    /** 1. Upload bond prices (`use_best_effort` default false, `trigger_immediate_bootstrap` default true: A18, A19); `traded_price` is a clean price, in percent of par with `is_percentage_of_par` (A24: the spec and the pages do not say). Never retried. */
     readonly uploadBondPrices: Call<wire.UploadBondPriceDataRequest, wire.OperationOutcome>;
     /** 2. Upload equity vol curves (`use_best_effort` default false). Never retried. */
     readonly uploadEquityVolCurves: Call<wire.UploadEquityVolCurvesRequest, wire.OperationOutcome>;

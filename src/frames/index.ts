@@ -131,8 +131,10 @@ export {
   equityVolCurveRecords,
   uploadEquityVolCurves,
   type EquityVolCurvesResult,
+  type LeftOutCurve,
   type UploadEquityVolCurvesOptions,
 } from "../uploads/equity-vol-curves";
+export { type Rejection } from "../uploads/rejections";
 export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "../uploads/upload-rows";
 export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
 export { TableShapeError } from "./errors";

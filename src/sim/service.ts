@@ -10,6 +10,7 @@ import {
   SERVICE_DEFAULTS,
   shortTypeName,
   typeName,
+  TRADED_PRICE,
   TYPE_NAMES,
 } from "../api/assumptions";
 import type { z } from "zod";
@@ -22,7 +23,7 @@ import type { getVolRequest, positionEffectsRequest } from "../api/tradable";
 import type { FieldIssue } from "../api/operation";
 import { fromSurface } from "../vol";
 import { VolModelError } from "../vol/errors";
-import { addBusinessDays, isoDate, previousBusinessDay, utcDateOf, wireDate } from "./calendar";
+import { addBusinessDays, isoDate, previousBusinessDay, utcDateOf, wireDate, yearFraction } from "./calendar";
 import type { Clock } from "./clock";
 import { CURRENCIES, CurveBook, type BondCurveOverride } from "./data/curves";
 import { portfolios as makePortfolios, TransactionBook, type Portfolio, type TransactionRow } from "./data/portfolios";
@@ -40,7 +41,7 @@ import {
   type ReportTiming,
   type SavedLauncherItem,
 } from "./data/reports";
-import { Universe, yieldToMaturity, type Tradable } from "./data/universe";
+import { accruedInterest, Universe, yieldToMaturity, type Tradable } from "./data/universe";
 import type { Change, Store, StoredBondPrice, StoredVolCurve } from "./store";
 import { round } from "./round";
 import { linearAt } from "../curves/linear";
@@ -60,6 +61,9 @@ export class SimError extends Error {
 }
 
 /** The request fields of GetVol's surface: a model error on one of them names `surface.<field>[<benchmark>]`. */
+/** Bond uploads: how many stored prices the answer's bootstrap notes describe, one each. */
+const MAX_BOOTSTRAP_NOTES = 20;
+
 const SURFACE_FIELDS = new Set([
   "benchmark_fwd_factors",
   "smiles",
@@ -300,7 +304,41 @@ export class SimService {
         ...(req.provider_id ? { provider_id: req.provider_id } : {}),
       })),
     }));
+    // A partial answer's messages each name a rejected record (that is how a client tells what was
+    // stored): the notes of what the bootstrap does come only with an answer that stored everything.
+    if (messages.length === 0 && bootstrap)
+      return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, this.#bootstrapNotes(accepted), true);
     return this.#outcome(TYPE_NAMES.uploadBondPriceResponse, messages);
+  }
+
+  /**
+   * What the bootstrap does with each stored price, said in the upload's answer (`is_success` stays true):
+   * the pillar it replaces in which curve, by the rule the curves follow (a bond replaces the swap pillars
+   * within six months of its maturity, BOND_REPLACES_SWAPS_WITHIN_YEARS), and the yield it becomes with
+   * `traded_price` read as a clean price (TRADED_PRICE in src/api/assumptions.ts). The first
+   * {@link MAX_BOOTSTRAP_NOTES} prices only: a big upload's answer stays small and quick.
+   */
+  #bootstrapNotes(accepted: { record: Out<typeof uploadBondPriceDataRequest>["bond_data"][number] }[]): string[] {
+    const notes = accepted.slice(0, MAX_BOOTSTRAP_NOTES).map(({ record }) => {
+      const bond = this.universe.bond(record.bond_identifier.code)!;
+      const day = previousBusinessDay(utcDateOf(record.date));
+      const years = `${yearFraction(day, bond.maturity).toFixed(1)}Y`;
+      const replaced = this.curves.has(bond.currency)
+        ? this.curves.replacedPillars(bond.currency, day, bond.maturity)
+        : undefined;
+      if (replaced === undefined)
+        return `note: bond ${bond.id} (${years}): no ${bond.currency} curve on ${day}, so the price enters no curve`;
+      // As the curve works it out (#bondOverrides): on the curve's day.
+      const yieldPct = (yieldToMaturity(bond, day, record.traded_price) * 100).toFixed(3);
+      const how = `yield ${yieldPct}% from traded_price ${record.traded_price} read as a ${TRADED_PRICE.basis} price + accrued ${accruedInterest(bond, day).toFixed(3)}`;
+      const curve = `the ${bond.currency} curve of ${day}`;
+      return replaced.length
+        ? `note: bond ${bond.id} (${years}) replaces pillar${replaced.length > 1 ? "s" : ""} ${replaced.join(", ")} in ${curve} (rule: a bond replaces the swap pillars within six months of its maturity); ${how}`
+        : `note: bond ${bond.id} (${years}) adds a pillar to ${curve}, replacing none (no swap pillar within six months of its maturity); ${how}`;
+    });
+    if (accepted.length > MAX_BOOTSTRAP_NOTES)
+      notes.push(`note: and ${accepted.length - MAX_BOOTSTRAP_NOTES} more prices enter curves by the same rule`);
+    return notes;
   }
 
   /** Why a bond price cannot be stored, or undefined when it can (its yield is worked out when a curve needs it). */

@@ -23,6 +23,8 @@ import {
   type RowSource,
 } from "./upload-rows";
 import type { RowError } from "./errors";
+import { rejectionsTable } from "./rejections";
+import type { ColumnTable } from "../table/column-table";
 
 /** A flat column and the wire field it fills (dotted for the identifier). */
 interface ColumnMap {
@@ -48,10 +50,17 @@ for (const key of ["code", "market_identification_code", "identifier_type"])
 export interface BondPriceRecordsResult {
   /** The valid records, in wire form (dates as ISO strings; an `identifier_type` left blank is left out). */
   records: BondPriceRecord[];
-  /** Every problem, by row; empty when all rows are valid. */
+  /**
+   * Every problem, by row; empty when all rows are valid. Rows with one date and code but other values
+   * (conflicting duplicates) are all refused here: nothing says which one is meant.
+   */
   errors: RowError[];
+  /** Rows that repeat an earlier row exactly (same date, code and values): left out, the first is sent once. */
+  duplicates: RowError[];
   /** For each record, the row it came from. */
   rows: number[];
+  /** Rows read from the source (valid or not). */
+  rowsRead: number;
   /** CSV sources: the line each row starts on, by row. */
   lines?: number[];
 }
@@ -60,7 +69,9 @@ export interface BondPriceRecordsResult {
  * Bond price rows → `bond_data` records. Columns: `date, code, market_identification_code,
  * identifier_type` (or `bond_identifier.code` …, or a `bond_identifier` object), `is_currency_per_bond_unit,
  * currency, traded_price, is_percentage_of_par`. Text cells become numbers / booleans when they
- * plainly are (`"99.5"`, `"TRUE"`, `"yes"`, `1`); blank cells are missing. Every row is checked.
+ * plainly are (`"99.5"`, `"TRUE"`, `"yes"`, `1`); blank cells are missing. Every row is checked. One date
+ * and code once: a row repeating another exactly is left out and listed in `duplicates` (sent once); rows
+ * of one date and code with other values are all refused, in `errors`.
  */
 export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOptions = {}): BondPriceRecordsResult {
   const read = readRows(source);
@@ -91,11 +102,98 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
       for (const issue of parsed.error.issues) errors.push(issueToRowError(issue, i, line));
     }
   });
+  const unique = withoutDuplicates(withoutTypeTags(records), rows, read.lines, errors);
   return {
-    records: withoutTypeTags(records),
+    records: unique.records,
     errors: byRow(errors),
-    rows,
+    duplicates: unique.duplicates,
+    rows: unique.rows,
+    rowsRead: read.rows.length,
     ...(read.lines ? { lines: read.lines } : {}),
+  };
+}
+
+/** A wire date as a person wrote it: the day alone when it is midnight UTC. */
+function shownDate(date: string): string {
+  return date.endsWith("T00:00:00Z") ? date.slice(0, 10) : date;
+}
+
+/** The fields (dotted) a bond record can differ in besides its key (date + code), in the order they are named. */
+const COMPARED: readonly (readonly [string, (r: BondPriceRecord) => unknown])[] = [
+  ["traded_price", (r) => r.traded_price],
+  ["currency", (r) => r.currency],
+  ["is_percentage_of_par", (r) => r.is_percentage_of_par],
+  ["is_currency_per_bond_unit", (r) => r.is_currency_per_bond_unit],
+  [`${ID}.market_identification_code`, (r) => r.bond_identifier.market_identification_code],
+  [`${ID}.identifier_type`, (r) => r.bond_identifier.identifier_type],
+];
+
+/**
+ * Records with one key (date + code) once: an exact repeat is dropped and reported in `duplicates`
+ * (sent once); records of one key that differ are all refused (an error on each, naming the others and
+ * what differs), as nothing says which one is meant.
+ */
+function withoutDuplicates(
+  records: BondPriceRecord[],
+  rows: number[],
+  lines: readonly number[] | undefined,
+  errors: RowError[],
+): { records: BondPriceRecord[]; rows: number[]; duplicates: RowError[] } {
+  const at = (k: number, message: string, field?: string): RowError => ({
+    row: rows[k]!,
+    ...(lines?.[rows[k]!] !== undefined ? { line: lines[rows[k]!] } : {}),
+    ...(field ? { field } : {}),
+    message,
+  });
+  const byKey = new Map<string, number[]>();
+  records.forEach((r, k) => {
+    const key = `${r.date}\u0000${r.bond_identifier.code}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), k]);
+  });
+  const drop = new Set<number>();
+  const duplicates: RowError[] = [];
+  for (const members of byKey.values()) {
+    if (members.length < 2) continue;
+    const first = records[members[0]!]!;
+    const differ = (a: BondPriceRecord, b: BondPriceRecord) => COMPARED.find(([, get]) => get(a) !== get(b));
+    const what = `date ${shownDate(first.date)} and code ${first.bond_identifier.code}`;
+    if (members.every((k) => !differ(records[k]!, first))) {
+      for (const k of members.slice(1)) {
+        drop.add(k);
+        duplicates.push(
+          at(
+            k,
+            `exact duplicate of row ${rows[members[0]!]} (date ${shownDate(first.date)}, code ${first.bond_identifier.code}): sent once`,
+          ),
+        );
+      }
+      continue;
+    }
+    for (const k of members) {
+      drop.add(k);
+      const others = members.flatMap((o) => {
+        const field = differ(records[o]!, records[k]!);
+        return field ? [{ o, field }] : [];
+      });
+      const said = others
+        .map(
+          ({ o, field: [name, get] }) =>
+            `row ${rows[o]} with ${name} ${String(get(records[o]!))} (${String(get(records[k]!))} here)`,
+        )
+        .join(", ");
+      errors.push(
+        at(
+          k,
+          `${what} are also on ${said}: conflicting duplicates are refused, none of them is sent; keep the one you mean`,
+          others[0]!.field[0],
+        ),
+      );
+    }
+  }
+  return {
+    records: records.filter((_, k) => !drop.has(k)),
+    rows: rows.filter((_, k) => !drop.has(k)),
+    duplicates,
   };
 }
 
@@ -106,40 +204,77 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
   trigger_immediate_bootstrap?: boolean;
   /** Throw `OperationFailedError` when the service answers `is_success: false` (default) or return the outcome. */
   throwOnFailure?: boolean;
+  /**
+   * Default false: any invalid row refuses the whole source (nothing sent). True: send the valid rows and
+   * answer with one table of every row not stored and why, local and service (see {@link rejectionsTable});
+   * with `use_best_effort: true` the service too stores what it can.
+   */
+  skipInvalid?: boolean;
 }
 
 /**
- * Validates bond price rows and uploads them; when any row is invalid, throws {@link RowValidationError}
- * listing every bad row and sends nothing.
+ * Validates bond price rows and uploads them. By default, when any row is invalid, throws
+ * {@link RowValidationError} listing every bad row and sends nothing. With `skipInvalid: true`, sends
+ * the valid rows (an exact duplicate once) and returns one table of the rows not stored, local and
+ * service: columns `row, line, field, reason, source`, counts in `meta.fields`, duplicates and the
+ * service's notes in `meta.warnings`.
+ *
+ * `traded_price` is a price in percent of par, clean (without accrued interest), as bond markets quote:
+ * neither the spec nor the public reference says clean or dirty; TRADED_PRICE in src/api/assumptions.ts.
  *
  * ```ts
  * const outcome = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" });
+ * const rejected = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" }, { use_best_effort: true, skipInvalid: true });
  * ```
  */
 export async function uploadBondPrices(
   rp: RiskPortalClient,
   source: RowSource,
+  options: UploadBondPricesOptions & { skipInvalid: true },
+): Promise<ColumnTable>;
+export async function uploadBondPrices(
+  rp: RiskPortalClient,
+  source: RowSource,
+  options?: UploadBondPricesOptions,
+): Promise<OperationOutcome>;
+export async function uploadBondPrices(
+  rp: RiskPortalClient,
+  source: RowSource,
   options: UploadBondPricesOptions = {},
-): Promise<OperationOutcome> {
-  const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, ...callOptions } = options;
-  const { records, errors, rows, lines } = bondPriceRecords(source, { unknownColumns });
-  refuseBeforeSending("UploadBondPriceData", errors, records.length);
-  return rp.marketData
-    .uploadBondPrices(
-      {
-        // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
-        ...(use_best_effort === undefined ? {} : { use_best_effort }),
-        ...(trigger_immediate_bootstrap === undefined ? {} : { trigger_immediate_bootstrap }),
-        bond_data: records,
-      },
-      callOptions,
-    )
-    .catch((error: unknown) => {
-      throw inSourceTerms(
-        error,
-        source,
-        rows.map((row) => [row]),
-        lines,
-      );
+): Promise<OperationOutcome | ColumnTable> {
+  const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, skipInvalid, ...callOptions } = options;
+  const { records, errors, duplicates, rows, rowsRead, lines } = bondPriceRecords(source, { unknownColumns });
+  const body = {
+    // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
+    ...(use_best_effort === undefined ? {} : { use_best_effort }),
+    ...(trigger_immediate_bootstrap === undefined ? {} : { trigger_immediate_bootstrap }),
+    bond_data: records,
+  };
+  if (skipInvalid) {
+    const outcome =
+      records.length === 0
+        ? undefined
+        : await rp.marketData.uploadBondPrices(body, { ...callOptions, throwOnFailure: false });
+    return rejectionsTable({
+      operation: "UploadBondPriceData",
+      field: "bond_data",
+      rowsRead,
+      errors,
+      notSent: [],
+      duplicates,
+      recordRows: rows.map((row) => [row]),
+      ...(lines ? { lines } : {}),
+      ...(outcome ? { outcome } : {}),
+      ...(use_best_effort === undefined ? {} : { useBestEffort: use_best_effort }),
     });
+  }
+  refuseBeforeSending("UploadBondPriceData", errors, records.length);
+  return rp.marketData.uploadBondPrices(body, callOptions).catch((error: unknown) => {
+    throw inSourceTerms(
+      error,
+      source,
+      rows.map((row) => [row]),
+      lines,
+    );
+  });
 }

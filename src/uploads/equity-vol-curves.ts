@@ -24,7 +24,9 @@ import {
   type RecordsFromRowsOptions,
   type RowSource,
 } from "./upload-rows";
-import type { RowError } from "./errors";
+import { rowPlace, type RowError } from "./errors";
+import { rejectionsTable, type Rejection } from "./rejections";
+import type { ColumnTable } from "../table/column-table";
 
 const ID = "asset_id";
 /** Accepted columns (normalised names) and what they hold. */
@@ -49,10 +51,28 @@ export interface EquityVolCurvesResult {
   curves: EquityVolCurve[];
   /** Every problem, by row; empty when all rows are valid. */
   errors: RowError[];
+  /** Every curve left out whole (one bad row leaves out its curve), named, with the row that did it. */
+  leftOut: LeftOutCurve[];
+  /** Rows that repeat an earlier row of the same curve exactly (asset, reference date, maturity, vol): sent once. */
+  duplicates: RowError[];
   /** For each curve, the rows it was built from (in maturity order). */
   rows: number[][];
+  /** Rows read from the source (valid or not). */
+  rowsRead: number;
   /** CSV sources: the line each row starts on, by row. */
   lines?: number[];
+}
+
+/** A curve {@link equityVolCurveRecords} left out: which, its rows, and why. */
+export interface LeftOutCurve {
+  /** The asset's code. */
+  asset: string;
+  /** `YYYY-MM-DD` (or the date-time as written, when it is not midnight UTC). */
+  reference_date: string;
+  /** Every row of the curve, valid or not. */
+  rows: number[];
+  /** `SAP curve of 2026-11-20 left out: line 9 (row 7), vol -0.12: must be > 0 (decimal, 0.2 = 20%)`. */
+  message: string;
 }
 
 interface Point {
@@ -68,6 +88,10 @@ interface Group {
   referenceDate: string;
   points: Point[];
   invalid: boolean;
+  /** Every row of the curve, valid or not. */
+  rows: number[];
+  /** The curve's problems, with the value at fault when one cell is. */
+  problems: { error: RowError; value?: unknown }[];
 }
 
 /**
@@ -75,6 +99,9 @@ interface Group {
  * (or `asset_id.code` …, or an `asset_id` object), `reference_date`, `maturity` (days), `vol` (decimal),
  * optional `spot_ref` (one value per curve). Rows of one asset and reference date form one curve,
  * sorted by maturity. A row may also be a whole curve (`maturities` and `vols` arrays). Every row is checked.
+ * One bad row leaves its whole curve out: `leftOut` names each such curve and the row that did it. A row
+ * repeating another of its curve exactly is left out and listed in `duplicates` (sent once); one maturity
+ * with two vols refuses the curve.
  */
 export function equityVolCurveRecords(source: RowSource, options: RecordsFromRowsOptions = {}): EquityVolCurvesResult {
   const read = readRows(source);
@@ -83,6 +110,8 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     ...read.errors,
   ];
   const groups = new Map<string, Group>();
+  const leftOut: LeftOutCurve[] = [];
+  const duplicates: RowError[] = [];
   const whole: { curve: EquityVolCurve; row: number }[] = [];
 
   read.rows.forEach((row, i) => {
@@ -99,18 +128,12 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     if (isBlank(idInput.identifier_type)) delete idInput.identifier_type;
 
     if (Array.isArray(row.maturities) || Array.isArray(row.vols)) {
-      // A whole curve in one row.
-      const candidate: Record<string, unknown> = {
-        asset_id: idInput,
-        reference_date: cell("reference_date"),
-        maturities: row.maturities,
-        vols: row.vols,
-      };
-      const spot = cell("spot_ref");
-      if (spot !== undefined) candidate.spot_ref = spot;
-      const parsed = equityVolCurve.safeParse(candidate, { reportInput: true });
-      if (parsed.success) whole.push({ curve: parsed.data, row: i });
-      else for (const issue of parsed.error.issues) errors.push(issueToRowError(issue, i, line));
+      const made = wholeCurve(row, cell, idInput, i, line);
+      if ("curve" in made) whole.push({ curve: made.curve, row: i });
+      else {
+        errors.push(...made.errors);
+        leftOut.push(made.leftOut);
+      }
       return;
     }
 
@@ -130,11 +153,13 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     const key = [id.data.code, id.data.market_identification_code, id.data.identifier_type, date.data].join("\u0000");
     let group = groups.get(key);
     if (!group) {
-      group = { assetId: id.data, referenceDate: date.data, points: [], invalid: false };
+      group = { assetId: id.data, referenceDate: date.data, points: [], invalid: false, rows: [], problems: [] };
       groups.set(key, group);
     }
+    group.rows.push(i);
     if (rowErrors.length > 0) {
       group.invalid = true;
+      group.problems.push(...rowErrors.map((error) => ({ error })));
       return;
     }
     const point: Point = { row: i, maturity: maturity.data!, vol: vol.data!, spotRef: spot.data };
@@ -142,28 +167,101 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     group.points.push(point);
   });
 
-  const curves: EquityVolCurve[] = [];
-  const rows: number[][] = [];
-  for (const group of groups.values()) {
-    const built = buildCurve(group, errors);
-    if (built && !group.invalid) {
-      curves.push(built);
-      rows.push(group.points.map((p) => p.row));
-    }
-  }
+  const { curves, rows } = buildCurves(groups.values(), errors, leftOut, duplicates);
   for (const { curve, row } of whole) {
     curves.push(curve);
     rows.push([row]);
   }
-  return { curves: withoutTypeTags(curves), errors: byRow(errors), rows, ...(read.lines ? { lines: read.lines } : {}) };
+  return {
+    curves: withoutTypeTags(curves),
+    errors: byRow(errors),
+    leftOut,
+    duplicates: byRow(duplicates),
+    rows,
+    rowsRead: read.rows.length,
+    ...(read.lines ? { lines: read.lines } : {}),
+  };
+}
+
+/** Each group's curve; the groups with a problem are left out, and named in `leftOut`. */
+function buildCurves(
+  groups: Iterable<Group>,
+  errors: RowError[],
+  leftOut: LeftOutCurve[],
+  duplicates: RowError[],
+): { curves: EquityVolCurve[]; rows: number[][] } {
+  const curves: EquityVolCurve[] = [];
+  const rows: number[][] = [];
+  for (const group of groups) {
+    const before = group.problems.length;
+    const built = buildCurve(group, duplicates);
+    errors.push(...group.problems.slice(before).map((p) => p.error));
+    if (built && !group.invalid) {
+      curves.push(built);
+      rows.push(group.points.map((p) => p.row));
+    } else if (group.problems.length > 0) {
+      leftOut.push(leftOutCurve(group.assetId.code, group.referenceDate, group.rows, group.problems));
+    }
+  }
+  return { curves, rows };
+}
+
+/** A row that is a whole curve (`maturities` and `vols` arrays): the curve, or its errors and why it is left out. */
+function wholeCurve(
+  row: Record<string, unknown>,
+  cell: (name: string) => unknown,
+  idInput: Record<string, unknown>,
+  i: number,
+  line: number | undefined,
+): { curve: EquityVolCurve } | { errors: RowError[]; leftOut: LeftOutCurve } {
+  const candidate: Record<string, unknown> = {
+    asset_id: idInput,
+    reference_date: cell("reference_date"),
+    maturities: row.maturities,
+    vols: row.vols,
+  };
+  const spot = cell("spot_ref");
+  if (spot !== undefined) candidate.spot_ref = spot;
+  const parsed = equityVolCurve.safeParse(candidate, { reportInput: true });
+  if (parsed.success) return { curve: parsed.data };
+  const problems = parsed.error.issues.map((issue) => ({ error: issueToRowError(issue, i, line) }));
+  const asset = typeof idInput.code === "string" ? idInput.code : "a curve with no asset code";
+  const date = typeof candidate.reference_date === "string" ? candidate.reference_date : "(no reference_date)";
+  return { errors: problems.map((p) => p.error), leftOut: leftOutCurve(asset, date, [i], problems) };
+}
+
+/** A wire date as a person wrote it: the day alone when it is midnight UTC. */
+function shownDate(date: string): string {
+  return date.endsWith("T00:00:00Z") ? date.slice(0, 10) : date;
+}
+
+/** A left-out curve, named by its first problem (the row, the field and its value) and how many more. */
+function leftOutCurve(
+  asset: string,
+  referenceDate: string,
+  rows: number[],
+  problems: readonly { error: RowError; value?: unknown }[],
+): LeftOutCurve {
+  const sorted = [...problems].sort((a, b) => (a.error.row ?? -1) - (b.error.row ?? -1));
+  const { error, value } = sorted[0]!;
+  const field = error.field ? `, ${error.field}${value === undefined ? "" : ` ${preview(value)}`}` : "";
+  const more = sorted.length > 1 ? ` (and ${sorted.length - 1} more problem${sorted.length === 2 ? "" : "s"})` : "";
+  const date = shownDate(referenceDate);
+  return {
+    asset,
+    reference_date: date,
+    rows: [...rows].sort((a, b) => a - b),
+    message: `${asset} curve of ${date} left out: ${rowPlace(error)}${field}: ${error.message}${more}`,
+  };
 }
 
 /**
- * Sorts a group's points, checks for one spot_ref and no repeated maturity, then validates the curve
- * with the wire schema (without the repeats, so each problem is reported once) and maps its issues
- * back to rows. `undefined` when anything is wrong.
+ * Sorts a group's points, drops exact repeats (into `duplicates`), checks for one vol per maturity and
+ * one spot_ref, then validates the curve with the wire schema (without the repeats, so each problem is
+ * reported once) and maps its issues back to rows. Problems go to `group.problems`; `undefined` when
+ * anything is wrong.
  */
-function buildCurve(group: Group, errors: RowError[]): EquityVolCurve | undefined {
+function buildCurve(group: Group, duplicates: RowError[]): EquityVolCurve | undefined {
   const sorted = group.points.sort((a, b) => a.maturity - b.maturity);
   const at = (p: Point, field: string, message: string): RowError => ({
     row: p.row,
@@ -171,31 +269,42 @@ function buildCurve(group: Group, errors: RowError[]): EquityVolCurve | undefine
     field,
     message,
   });
+  const problem = (p: Point, field: "maturity" | "vol" | "spot_ref", message: string) =>
+    group.problems.push({
+      error: at(p, field, message),
+      value: field === "maturity" ? p.maturity : field === "vol" ? p.vol : p.spotRef,
+    });
   let ok = true;
   let spot: Point | undefined;
   const points: Point[] = [];
   for (const p of sorted) {
     const previous = points[points.length - 1];
     if (previous && p.maturity === previous.maturity) {
-      errors.push(
-        at(
+      if (p.vol === previous.vol && p.spotRef === previous.spotRef) {
+        const { code } = group.assetId;
+        duplicates.push({
+          row: p.row,
+          ...(p.line !== undefined ? { line: p.line } : {}),
+          message: `exact duplicate of row ${previous.row} (${code}, reference_date ${shownDate(group.referenceDate)}, maturity ${p.maturity}): sent once`,
+        });
+        continue;
+      }
+      if (p.vol !== previous.vol)
+        problem(
           p,
           "maturity",
-          `maturity ${p.maturity} repeats for this asset and reference date (also row ${previous.row}); one row per maturity`,
-        ),
-      );
+          `maturity ${p.maturity} repeats for this asset and reference date with another vol (${preview(previous.vol)} on row ${previous.row}, ${preview(p.vol)} here); one row per maturity`,
+        );
       ok = false;
     } else {
       points.push(p);
     }
     if (p.spotRef !== undefined) {
       if (spot && spot.spotRef !== p.spotRef) {
-        errors.push(
-          at(
-            p,
-            "spot_ref",
-            `${preview(p.spotRef)} differs from ${preview(spot.spotRef)} on row ${spot.row}; one spot_ref per curve`,
-          ),
+        problem(
+          p,
+          "spot_ref",
+          `${preview(p.spotRef)} differs from ${preview(spot.spotRef)} on row ${spot.row}; one spot_ref per curve`,
         );
         ok = false;
       }
@@ -218,9 +327,9 @@ function buildCurve(group: Group, errors: RowError[]): EquityVolCurve | undefine
       (head === "maturities" || head === "vols") && typeof index === "number" ? points[index]! : points[0]!;
     const field = head === "maturities" ? "maturity" : head === "vols" ? "vol" : formatPath(issue.path);
     // The schema's curve-level messages (strictly increasing, > 0) name the problem; the whole curve is not worth echoing.
-    const e =
-      issue.code === "custom" ? at(member, field, issue.message) : issueToRowError(issue, member.row, member.line);
-    errors.push(e);
+    if (issue.code === "custom" && (field === "maturity" || field === "vol")) problem(member, field, issue.message);
+    else if (issue.code === "custom") group.problems.push({ error: at(member, field, issue.message) });
+    else group.problems.push({ error: issueToRowError(issue, member.row, member.line) });
   }
   return undefined;
 }
@@ -230,30 +339,80 @@ export interface UploadEquityVolCurvesOptions extends RecordsFromRowsOptions, Om
   use_best_effort?: boolean;
   /** Throw `OperationFailedError` when the service answers `is_success: false` (default) or return the outcome. */
   throwOnFailure?: boolean;
+  /**
+   * Default false: any invalid row refuses the whole source (nothing sent). True: send the valid curves
+   * and answer with one table of every row not stored and why, local and service (the rows of a curve
+   * left out whole included); with `use_best_effort: true` the service too stores what it can.
+   */
+  skipInvalid?: boolean;
 }
 
 /**
- * Validates vol-curve rows, groups them into curves and uploads them; when any row is invalid, throws
- * {@link RowValidationError} listing every bad row and sends nothing.
+ * Validates vol-curve rows, groups them into curves and uploads them. By default, when any row is
+ * invalid, throws {@link RowValidationError} listing every bad row and sends nothing. With
+ * `skipInvalid: true`, sends the valid curves and returns one table of the rows not stored, local and
+ * service (columns `row, line, field, reason, source`; counts in `meta.fields`).
  *
  * ```ts
  * const outcome = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" });
+ * const rejected = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" }, { use_best_effort: true, skipInvalid: true });
  * ```
  */
 export async function uploadEquityVolCurves(
   rp: RiskPortalClient,
   source: RowSource,
+  options: UploadEquityVolCurvesOptions & { skipInvalid: true },
+): Promise<ColumnTable>;
+export async function uploadEquityVolCurves(
+  rp: RiskPortalClient,
+  source: RowSource,
+  options?: UploadEquityVolCurvesOptions,
+): Promise<OperationOutcome>;
+export async function uploadEquityVolCurves(
+  rp: RiskPortalClient,
+  source: RowSource,
   options: UploadEquityVolCurvesOptions = {},
-): Promise<OperationOutcome> {
-  const { unknownColumns, use_best_effort, ...callOptions } = options;
-  const { curves, errors, rows, lines } = equityVolCurveRecords(source, { unknownColumns });
-  refuseBeforeSending("UploadEquityVolCurves", errors, curves.length);
-  return rp.marketData
-    .uploadEquityVolCurves(
-      { ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves },
-      callOptions,
-    )
-    .catch((error: unknown) => {
-      throw inSourceTerms(error, source, rows, lines);
+): Promise<OperationOutcome | ColumnTable> {
+  const { unknownColumns, use_best_effort, skipInvalid, ...callOptions } = options;
+  const result = equityVolCurveRecords(source, { unknownColumns });
+  const { curves, errors, rows, lines } = result;
+  const body = { ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves };
+  if (skipInvalid) {
+    const outcome =
+      curves.length === 0
+        ? undefined
+        : await rp.marketData.uploadEquityVolCurves(body, { ...callOptions, throwOnFailure: false });
+    return rejectionsTable({
+      operation: "UploadEquityVolCurves",
+      field: "equity_vol_curves",
+      rowsRead: result.rowsRead,
+      errors,
+      notSent: notSentRows(result),
+      duplicates: result.duplicates,
+      recordRows: rows,
+      ...(lines ? { lines } : {}),
+      ...(outcome ? { outcome } : {}),
+      ...(use_best_effort === undefined ? {} : { useBestEffort: use_best_effort }),
     });
+  }
+  refuseBeforeSending("UploadEquityVolCurves", errors, curves.length);
+  return rp.marketData.uploadEquityVolCurves(body, callOptions).catch((error: unknown) => {
+    throw inSourceTerms(error, source, rows, lines);
+  });
+}
+
+/** The valid rows of the curves left out whole: not sent, because of another row of their curve. */
+function notSentRows(result: EquityVolCurvesResult): Rejection[] {
+  const bad = new Set(result.errors.map((e) => e.row));
+  return result.leftOut.flatMap((curve) =>
+    curve.rows
+      .filter((row) => !bad.has(row))
+      .map((row) => ({
+        row,
+        line: result.lines?.[row] ?? null,
+        field: null,
+        reason: `not sent: ${curve.message}`,
+        source: "local" as const,
+      })),
+  );
 }

@@ -15,18 +15,20 @@ export interface RowError {
   message: string;
 }
 
+/** Where a row error is: `row 7`, `line 9 (row 7)` (CSV), `line 1` or `table` (the whole table). */
+export function rowPlace(e: Pick<RowError, "row" | "line">): string {
+  if (e.row === null) return e.line !== undefined ? `line ${e.line}` : "table";
+  return e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
+}
+
 /** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
 export function formatRowError(e: RowError): string {
-  const where =
-    e.row === null
-      ? e.line !== undefined
-        ? `line ${e.line}`
-        : "table"
-      : e.line !== undefined
-        ? `line ${e.line} (row ${e.row})`
-        : `row ${e.row}`;
-  return `${where}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
+  return `${rowPlace(e)}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }
+
+/** What a refused upload says of the way to send its valid rows (`frames.upload*` options). */
+export const SKIP_INVALID_HINT =
+  "To send the valid rows and get one table of the others: { use_best_effort: true, skipInvalid: true }";
 
 /**
  * Invalid upload rows: nothing was sent. `rows` lists every problem (all rows are checked, not just
@@ -40,8 +42,10 @@ export class RowValidationError extends RequestValidationError {
     const shown = rows.slice(0, 10).map(formatRowError);
     if (rows.length > 10) shown.push(`… and ${rows.length - 10} more`);
     const count = new Set(rows.map((r) => r.row)).size;
+    // Rows refused one by one (not the whole table): the other rows could go up, and this is how.
+    const hint = rows.some((r) => r.row !== null) ? `. ${SKIP_INVALID_HINT}` : "";
     super(
-      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}`,
+      `${operation}: ${count} invalid row${count === 1 ? "" : "s"}, nothing was sent — ${shown.join("; ")}${hint}`,
       { operation },
       rows.map((r) => ({
         path: `${r.row === null ? "(table)" : `[${r.row}]`}${r.field ? `.${r.field}` : ""}`,

@@ -38,7 +38,7 @@ describe("equityVolCurveRecords(source)", () => {
     const { curves, errors } = equityVolCurveRecords(BAD);
     expect(curves).toEqual([]);
     expect(errors.map(formatRowError)).toEqual([
-      "line 3 (row 1): maturity: maturity 30 repeats for this asset and reference date (also row 0); one row per maturity",
+      "line 3 (row 1): maturity: maturity 30 repeats for this asset and reference date with another vol (0.2412 on row 0, 0.2301 here); one row per maturity",
       "line 4 (row 2): vol: must be > 0 (decimal, 0.2 = 20%)",
       "line 5 (row 3): spot_ref: 5300 differs from 5321.5 on row 2; one spot_ref per curve",
       'line 6 (row 4): maturity: expected number, got "abc"',

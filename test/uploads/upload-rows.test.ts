@@ -90,7 +90,7 @@ describe("RowValidationError", () => {
     ]);
     expect(e).toBeInstanceOf(RequestValidationError);
     expect(e.message).toBe(
-      "UploadBondPriceData: 2 invalid rows, nothing was sent — row 1: currency: bad; row 1: date: missing; row 4: traded_price: missing",
+      "UploadBondPriceData: 2 invalid rows, nothing was sent — row 1: currency: bad; row 1: date: missing; row 4: traded_price: missing. To send the valid rows and get one table of the others: { use_best_effort: true, skipInvalid: true }",
     );
     expect(e.issues[2]).toEqual({ path: "[4].traded_price", message: "missing" });
     expect(e.operation).toBe("UploadBondPriceData");

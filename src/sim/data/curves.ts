@@ -102,6 +102,19 @@ export interface BondCurveOverride {
   yieldRate: number;
 }
 
+/**
+ * The rule a bond point follows in a curve: it replaces every swap pillar whose maturity is within this
+ * many years of its own (a swap and a bond of about the same maturity would bend the curve between them).
+ */
+export const BOND_REPLACES_SWAPS_WITHIN_YEARS = 0.5;
+
+/** True when a bond maturing in `t` years replaces the pillar `point` (see {@link BOND_REPLACES_SWAPS_WITHIN_YEARS}). */
+function replacedByBond(point: CurvePointOut, t: number): boolean {
+  return (
+    point.fitted_instrument_name.includes(" SWAP ") && Math.abs(point.maturity - t) < BOND_REPLACES_SWAPS_WITHIN_YEARS
+  );
+}
+
 export class CurveBook {
   readonly #paths = new Map<Currency, FactorPath>();
   readonly #instruments = new Map<Currency, Instrument[]>();
@@ -147,22 +160,13 @@ export class CurveBook {
    * with any bond points that were bootstrapped into it.
    */
   curve(currency: Currency, day: string, overrides: readonly BondCurveOverride[] = []): CurveOut {
-    const key = `${currency}/${day}`;
-    let base = this.#cache.get(key);
-    if (!base) {
-      base = this.#build(currency, day);
-      this.#cache.set(key, base);
-    }
-    const points = base.map((p) => ({ ...p }));
+    const points = this.#base(currency, day).map((p) => ({ ...p }));
     for (const bond of overrides) {
       if (bond.currency !== currency || bond.date !== day) continue;
       const t = yearFraction(day, bond.expiry);
       if (!(t > 0)) continue;
       // The bond's yield replaces the swap points within six months of its maturity.
-      for (let i = points.length - 1; i >= 0; i--) {
-        if (points[i]!.fitted_instrument_name.includes(" SWAP ") && Math.abs(points[i]!.maturity - t) < 0.5)
-          points.splice(i, 1);
-      }
+      for (let i = points.length - 1; i >= 0; i--) if (replacedByBond(points[i]!, t)) points.splice(i, 1);
       points.push({
         maturity: round(t, 6),
         rate: round(Math.log(1 + bond.yieldRate), 8),
@@ -173,6 +177,29 @@ export class CurveBook {
     }
     points.sort((a, b) => a.maturity - b.maturity);
     return { latest_market_date: wireDate(this.latestDate), currency, market_date: wireDate(day), data: points };
+  }
+
+  /**
+   * The pillars of the curve of `currency` on business day `day` that a bond maturing on `expiry` replaces
+   * (by name, shortest first), or `undefined` when there is no curve that day.
+   */
+  replacedPillars(currency: Currency, day: string, expiry: string): string[] | undefined {
+    if (!this.#paths.get(currency)!.index.has(day)) return undefined;
+    const t = yearFraction(day, expiry);
+    return this.#base(currency, day)
+      .filter((p) => replacedByBond(p, t))
+      .map((p) => p.fitted_instrument_name);
+  }
+
+  /** The curve without bond points, built once per currency and day. */
+  #base(currency: Currency, day: string): CurvePointOut[] {
+    const key = `${currency}/${day}`;
+    let base = this.#cache.get(key);
+    if (!base) {
+      base = this.#build(currency, day);
+      this.#cache.set(key, base);
+    }
+    return base;
   }
 
   #build(currency: Currency, day: string): CurvePointOut[] {

@@ -416,9 +416,21 @@ export function nextCouponDate(bond: Bond, after: string): string {
 }
 
 /**
- * Yield to maturity (annual compounding) of a bond priced at `cleanPrice` percent of par on `date`,
- * ignoring accrued interest (good enough to place the bond on a curve). Bisection: robust and exact
- * enough (1e-10) for any price a test sends.
+ * Accrued interest of a bond on `date`, in percent of par: the running coupon period's coupon times the
+ * share of the period's days gone (actual/actual within the period, as government bonds accrue).
+ */
+export function accruedInterest(bond: Bond, date: string): number {
+  const next = nextCouponDate(bond, date);
+  const previous = addMonths(next, -12 / bond.frequency);
+  const coupon = (bond.coupon * 100) / bond.frequency;
+  return (coupon * daysBetween(previous, date)) / daysBetween(previous, next);
+}
+
+/**
+ * Yield to maturity (annual compounding) of a bond quoted at `cleanPrice` percent of par on `date`:
+ * `traded_price` is read as a clean price, the way bond markets quote (TRADED_PRICE in
+ * src/api/assumptions.ts), so the accrued interest is added before the flows are discounted to it.
+ * Bisection: robust and exact enough (1e-10) for any price a test sends.
  */
 export function yieldToMaturity(bond: Bond, date: string, cleanPrice: number): number {
   const flows: { t: number; amount: number }[] = [];
@@ -428,12 +440,13 @@ export function yieldToMaturity(bond: Bond, date: string, cleanPrice: number): n
     if (pay <= date) break;
     flows.push({ t: yearFraction(date, pay), amount: (bond.coupon * 100) / bond.frequency + (k === 0 ? 100 : 0) });
   }
+  const dirtyPrice = cleanPrice + accruedInterest(bond, date);
   const price = (y: number) => flows.reduce((sum, f) => sum + f.amount / (1 + y) ** f.t, 0);
   let lo = -0.5;
   let hi = 2;
   for (let i = 0; i < 200 && hi - lo > 1e-12; i++) {
     const mid = (lo + hi) / 2;
-    if (price(mid) > cleanPrice) lo = mid;
+    if (price(mid) > dirtyPrice) lo = mid;
     else hi = mid;
   }
   return (lo + hi) / 2;
