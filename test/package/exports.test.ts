@@ -16,6 +16,7 @@ const ROOT_EXPORTS = [
   "CassetteError",
   "CassetteMissError",
   "ConfigurationError",
+  "DateMismatchError",
   "HttpError",
   "NetworkError",
   "NotFoundError",
