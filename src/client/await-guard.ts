@@ -63,21 +63,61 @@ export function refuseThenables(name: string, args: ArrayLike<unknown>): void {
   if (where !== undefined) throw forgottenAwait(name, where);
 }
 
+/** How {@link guardAnswers} looks at a function's arguments. */
+export interface GuardOptions {
+  /**
+   * The function checks every field of its object arguments itself and throws on a value that is not
+   * what it wants (a Promise among them): the values of an object literal are then looked at only when it
+   * throws, to name the Promise, and not on every call. For functions called once an item in a loop
+   * (`vol.black76`, an object of numbers a call). Default false: looked at before the call.
+   */
+  fieldsChecked?: boolean;
+}
+
+/** Where a thenable sits among the arguments themselves or the elements of an array argument (not deeper). */
+function thenableArgument(args: ArrayLike<unknown>): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (isThenable(arg)) return i === 0 ? "" : ` as its ${ordinal(i)} argument`;
+    if (Array.isArray(arg))
+      for (let j = 0; j < arg.length; j++)
+        if (isThenable(arg[j])) return ` at index ${j} of its ${ordinal(i)} argument`;
+  }
+  return undefined;
+}
+
+/** `fn` applied to `args`, its error replaced by the guard's when a field of an object argument is a thenable. */
+function callNamingFields(name: string, fn: (...a: unknown[]) => unknown, self: unknown, args: unknown[]): unknown {
+  try {
+    return fn.apply(self, args);
+  } catch (error) {
+    const where = thenableAt(args);
+    throw where === undefined ? error : forgottenAwait(name, where);
+  }
+}
+
 /**
  * `fn` behind the guard: the same function to its callers (its `name`, `length` and type), but a Promise
  * among its arguments is refused first ({@link refuseThenables}): thrown by a plain function, a rejected
- * Promise from an async one (so that `.catch` sees it as it sees the function's own errors).
+ * Promise from an async one (so that `.catch` sees it as it sees the function's own errors). With
+ * `fieldsChecked`, the values of object arguments are looked at only if `fn` throws ({@link GuardOptions}).
  */
-export function guardAnswers<F extends (...args: never[]) => unknown>(name: string, fn: F): F {
+export function guardAnswers<F extends (...args: never[]) => unknown>(
+  name: string,
+  fn: F,
+  options: GuardOptions = {},
+): F {
   const isAsync = Object.prototype.toString.call(fn) === "[object AsyncFunction]";
+  const call = fn as unknown as (...a: unknown[]) => unknown;
+  const fieldsChecked = options.fieldsChecked === true && !isAsync;
   const guarded = function (this: unknown, ...args: unknown[]): unknown {
-    const where = thenableAt(args);
+    const where = fieldsChecked ? thenableArgument(args) : thenableAt(args);
     if (where !== undefined) {
       const error = forgottenAwait(name, where);
       if (isAsync) return Promise.reject(error);
       throw error;
     }
-    return (fn as unknown as (...a: unknown[]) => unknown).apply(this, args);
+    return fieldsChecked ? callNamingFields(name, call, this, args) : call.apply(this, args);
   };
   Object.defineProperty(guarded, "name", { value: fn.name });
   Object.defineProperty(guarded, "length", { value: fn.length });

@@ -28,5 +28,7 @@ export const impliedDensity = guardAnswers("vol.impliedDensity", folder.impliedD
 export const localVol = guardAnswers("vol.localVol", folder.localVol);
 export const priceOptions = guardAnswers("vol.priceOptions", folder.priceOptions);
 export const strikeDeltas = guardAnswers("vol.strikeDeltas", folder.strikeDeltas);
-export const black76 = guardAnswers("vol.black76", folder.black76);
+// One option a call, in loops: its input object is checked field by field by black76 itself (a Promise there
+// throws), so the guard looks into it only then.
+export const black76 = guardAnswers("vol.black76", folder.black76, { fieldsChecked: true });
 export const black76Strikes = guardAnswers("vol.black76Strikes", folder.black76Strikes);

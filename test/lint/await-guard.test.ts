@@ -185,6 +185,11 @@ describe("a Promise where an answer belongs is an error", () => {
     await expect(src.frames.query("select * from t", { t: answer } as never)).rejects.toThrow(
       'frames.query got a Promise at key "t" of its 2nd argument: did you forget `await`?',
     );
+    // vol.black76 (one option a call, its fields checked by itself) names a Promise in a field all the same
+    const option = { forward: answer, strike: 100, maturity: 0.5, vol: 0.2, kind: "call" };
+    expect(() => src.vol.black76(option as never)).toThrow(
+      'vol.black76 got a Promise at key "forward" of its 1st argument: did you forget `await`?',
+    );
     // the async ones reject (so `.catch` sees it), with the same words and the operation named
     const rejected = await src.frames.fetchYieldCurves(answer as never, {} as never).then(
       () => undefined,
