@@ -138,7 +138,11 @@ export interface CalibrateOptions {
   noiseBp?: number;
   /** Most Levenberg–Marquardt iterations per solve of a slice (the unconstrained one, and each constrained one over all its rounds). Default {@link DEFAULT_MAX_ITERATIONS}. */
   maxIterations?: number;
-  /** Called after each maturity is fitted with (fitted so far, total): for a progress bar. */
+  /**
+   * Called after each maturity is fitted with (fitted so far, total): for a progress bar. It counts the
+   * shortest-first pass; the longest-first pass, when the calendar bound spoiled a slice (module comment),
+   * runs after (total, total).
+   */
   onProgress?: (done: number, total: number) => void;
 }
 
