@@ -7,8 +7,9 @@
  * `weighting: "vega"` (seeds 1–3); "wings" are the strikes at or beyond 75% and 125%. (2) The hard cases
  * of the audit generator of test/vol/calibrate-quality.test.ts (random SSVI surfaces with 0–20 bp of
  * noise): seed 21's 1-day smile (its curvature ran off), seed 27 (a 1-day smile that crept to its budget,
- * a 7-day one whose curvature ran off), seed 35 (a 91-day slice far off: the calendar bound from a noisy shorter slice). "truth" is the RMSE of the
- * noise itself (the generating surface's RMSE).
+ * a 7-day one whose curvature ran off), seed 35 (a 91-day slice far off: the calendar bound from a noisy
+ * shorter slice). "truth" is the RMSE of the noise itself (the generating surface's RMSE). (3) The audit
+ * over seeds 1–120: the noisy slices whose RMSE ends above 1.5× the truth's, the worst, and the time.
  * How: `node bench/calibrate-quality.mjs` (after `npm run build`) loads dist/vol; BENCH_VOL_MODULE names
  * another build's vol module (a CommonJS file exporting calibrate and fromSurface) to measure it instead.
  * Prints the tables; checks nothing.
@@ -118,6 +119,7 @@ export function auditTable(vol) {
     [21, [1]],
     [27, undefined],
     [35, undefined],
+    [74, undefined],
   ];
   for (const [seed, only] of cases) {
     const all = auditQuotes(seed);
@@ -140,6 +142,35 @@ export function auditTable(vol) {
   return formatTable(["seed", "days", "RMSE bp", "truth bp", "iterations", "converged", "params", "reasons"], rows);
 }
 
+/**
+ * The audit over seeds 1 to `seeds` (issue 41: 120 surfaces): how many noisy slices end above 1.5x the
+ * generating surface's RMSE (the noise's own), and the worst ratio; the slices above, one row each.
+ */
+export function auditCount(vol, seeds = 120) {
+  let noisy = 0;
+  let slices = 0;
+  let worst = { ratio: 0 };
+  const rows = [];
+  const started = performance.now();
+  for (let seed = 1; seed <= seeds; seed++) {
+    const smiles = auditQuotes(seed);
+    if (smiles.length === 0) continue;
+    const { fit } = vol.calibrate({ spot: 100, referenceDate: "2026-11-20", smiles });
+    fit.forEach((f, i) => {
+      slices++;
+      const truth = smiles[i].truthBp;
+      if (!(truth > 0)) return;
+      noisy++;
+      const ratio = f.rmseBp / truth;
+      if (ratio > worst.ratio) worst = { ratio, seed, days: f.maturity, rmse: f.rmseBp, truth };
+      if (ratio > 1.5) rows.push([seed, f.maturity, bp(f.rmseBp), bp(truth), ratio.toFixed(2), f.converged]);
+    });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const head = `${seeds} surfaces, ${slices} slices, ${noisy} noisy: ${rows.length} above 1.5x the truth's RMSE; worst seed ${worst.seed} ${worst.days} d: ${bp(worst.rmse)} bp against ${bp(worst.truth)} (${worst.ratio.toFixed(2)}x); ${seconds.toFixed(1)} s`;
+  return head + "\n" + formatTable(["seed", "days", "RMSE bp", "truth bp", "ratio", "converged"], rows);
+}
+
 function load() {
   const file = process.env.BENCH_VOL_MODULE;
   return file ? repoRequire(file) : repoRequire(join(REPO_ROOT, "dist", "vol", "index.js"));
@@ -149,4 +180,5 @@ if (isMain(import.meta.url)) {
   const vol = load();
   console.log("SPX quotes, 15 bp of noise, weighting: vega\n" + spxTable(vol));
   console.log("\nThe audit's hard cases (uniform weights)\n" + auditTable(vol));
+  console.log("\nThe audit, seeds 1-120 (uniform weights)\n" + auditCount(vol));
 }

@@ -57,13 +57,27 @@
  * result. When a constraint binds at the end (or the check still fails), the constrained solve runs again
  * from a start that meets them all (the previous slice lifted to this ATM variance; for the first, a
  * symmetric smile), and the better fit of the two that pass the check is kept: a penalty method started
- * far outside the feasible set can settle on a poor local minimum.
+ * far outside the feasible set can settle on a poor local minimum. A slice whose parameters ran off
+ * ({@link SANE_LIMITS}) is solved again from the ATM-only start and from its neighbour's wings, and a
+ * sane restart that fits better replaces it ({@link repairRunaway}).
+ *
+ * Order. Fitted shortest first, a noisy short slice bounds every longer one from below (calendar): issue
+ * 41's audit had a 61-day put wing pushing the 91-day slice 537 bp off its quotes (its noise: 19 bp). When
+ * the calendar bound costs a slice more than {@link SPOILED} times its own unconstrained fit's weighted
+ * RMSE, the smiles are fitted again longest first, each below the longer one already fitted (the mirror
+ * image: `−dir`, the neighbour's wing slopes an upper end, the calendar rows reversed). The short slice then
+ * gives way: its quotes, out to a few sqrt(theta) in k, pin its wings least. Each slice's wing slopes stay
+ * above {@link BELOW_FLOOR} of the longer one's (from 0 a short slice's wings ran to 0), and where the
+ * longest slice, fitted alone, has a wing run off, its first-pass fit is kept. The second pass is kept
+ * when its summed weighted RMSE is lower and no more of its slices are flagged ({@link misfit}); a fit
+ * jointly over all slices would be the full answer, at the price of one problem of 5·n variables with
+ * every pair's constraints.
  */
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { dateTimeInput } from "../api/common";
 import { namedDateProblem } from "../api/field-messages";
 import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "./diagnostics";
-import { convergenceReasons, weightedRms } from "./calibrate-report";
+import { convergenceReasons, insaneParameters, weightedRms } from "./calibrate-report";
 import { VolModelError, fmt } from "./errors";
 import { normInv } from "./normal";
 import {
@@ -124,7 +138,11 @@ export interface CalibrateOptions {
   noiseBp?: number;
   /** Most Levenberg–Marquardt iterations per solve of a slice (the unconstrained one, and each constrained one over all its rounds). Default {@link DEFAULT_MAX_ITERATIONS}. */
   maxIterations?: number;
-  /** Called after each maturity is fitted with (fitted so far, total): for a progress bar. */
+  /**
+   * Called after each maturity is fitted with (fitted so far, total): for a progress bar. It counts the
+   * shortest-first pass; the longest-first pass, when the calendar bound spoiled a slice (module comment),
+   * runs after (total, total).
+   */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -500,12 +518,18 @@ interface Slice extends SliceParams {
 
 /**
  * Where a slice's variables live: its maturity, and the range its wing slopes of total variance must stay
- * in, `lo < b(1 ∓ rho) < 2 − δ_L` (lo: the previous slice's slopes, 0 for the first).
+ * in, `lo < b(1 ∓ rho) < hi`. Fitted above its neighbour (`dir` 1, the shortest-first pass): lo the
+ * neighbour's slopes (0 for the first), hi Lee's bound less its margin. Fitted below it (`dir` −1, the
+ * longest-first pass): lo 0, hi the neighbour's slopes (Lee's for the first).
  */
 interface SliceSpace {
   T: number;
   putLo: number;
   callLo: number;
+  putHi: number;
+  callHi: number;
+  /** 1: the neighbour fitted before this slice is the shorter maturity (this slice lies above it); −1: the longer. */
+  dir: 1 | -1;
 }
 
 /** The upper end of the wing slopes: Lee's bound less its margin. */
@@ -524,8 +548,8 @@ function decode(x: ArrayLike<number>, space: SliceSpace): Slice {
   const sqrtTheta = Math.sqrt(theta);
   const putPosition = sigmoid(x[3]!);
   const callPosition = sigmoid(x[4]!);
-  const slopePut = putLo + (SLOPE_CAP - putLo) * putPosition;
-  const slopeCall = callLo + (SLOPE_CAP - callLo) * callPosition;
+  const slopePut = putLo + (space.putHi - putLo) * putPosition;
+  const slopeCall = callLo + (space.callHi - callLo) * callPosition;
   const putWing = slopePut / sqrtTheta;
   const callWing = slopeCall / sqrtTheta;
   const pc = putWing + callWing;
@@ -596,16 +620,16 @@ function encode(p: SliceParams, space: SliceSpace): Float64Array | undefined {
   const w2min = (b * b * oneMinusBeta2 * D) / theta;
   const e = 2 * (skew * skew + sqrtTheta * smile) - w2min - CURVATURE_FLOOR * 2 * skew * skew;
   if (!(e > 0)) return undefined;
-  const logit = (S: number, lo: number) => {
-    const u = (S - lo) / (SLOPE_CAP - lo);
+  const logit = (S: number, lo: number, hi: number) => {
+    const u = (S - lo) / (hi - lo);
     return Math.log(u / (1 - u));
   };
   const x = Float64Array.of(
     Math.log(vol),
     Math.atanh(beta),
     Math.log(e / sqrtTheta),
-    logit(sqrtTheta * putWing, space.putLo),
-    logit(sqrtTheta * callWing, space.callLo),
+    logit(sqrtTheta * putWing, space.putLo, space.putHi),
+    logit(sqrtTheta * callWing, space.callLo, space.callHi),
   );
   return x.every(Number.isFinite) ? x : undefined;
 }
@@ -678,9 +702,16 @@ const PAST_LAST = INTERPOLATED_CHECKS.pastLast;
 /** The wing asymptotes are compared at |k| = this (the model's largest log-moneyness). */
 const FAR_K = LOG_MONEYNESS_LIMIT;
 
-/** A constraint family sampled on the grid: `g ≥ 0` of a smile, or the calendar difference `w_i − w_{i−1} ≥ 0`. */
+/**
+ * A constraint family sampled on the grid: `g ≥ 0` of a smile, or the calendar difference `w_i − w_{i−1} ≥ 0`
+ * (`sign` 1: this slice minus its shorter neighbour; −1: its longer neighbour minus this slice). `between`'s
+ * `x`: the fraction of the way from the neighbour to this slice.
+ */
 type Family =
-  { kind: "butterfly" } | { kind: "calendar" } | { kind: "between"; x: number } | { kind: "past"; r: number };
+  | { kind: "butterfly" }
+  | { kind: "calendar"; sign: 1 | -1 }
+  | { kind: "between"; x: number }
+  | { kind: "past"; r: number };
 
 /** w, w', w'' of a slice at k (centred form for w). */
 function smileAt(sl: Slice, k: number, out: Float64Array): void {
@@ -740,7 +771,7 @@ function familyOn(
       for (let j = 0; j < n; j++) out[offset + j] = densityFactor(grid[j]!, C.w[j]!, C.w1[j]!, C.w2[j]!) - margin;
       return;
     case "calendar":
-      for (let j = 0; j < n; j++) out[offset + j] = calScale * (C.w[j]! - P.w[j]! - calMargin);
+      for (let j = 0; j < n; j++) out[offset + j] = calScale * (f.sign * (C.w[j]! - P.w[j]!) - calMargin);
       return;
     case "between": {
       const x = f.x;
@@ -766,10 +797,15 @@ function asymptote(sl: Slice, wing: "put" | "call"): { S: number; I: number } {
     : { S: sl.slopePut, I: sl.theta - sl.b * (sl.R - sl.m) };
 }
 
-/** The constraint families of a slice: its own butterfly; with a previous slice, calendar and the interpolated smiles between; for the last slice, the smiles past it. */
-function familiesOf(prev: Slice | undefined, last: boolean): Family[] {
+/**
+ * The constraint families of a slice: its own butterfly; with a neighbour, calendar and the interpolated
+ * smiles between (at fractions of the way from the shorter to the longer: from the neighbour when it is the
+ * shorter, `dir` 1); for the last slice, the smiles past it.
+ */
+function familiesOf(prev: Slice | undefined, last: boolean, dir: 1 | -1): Family[] {
   const out: Family[] = [{ kind: "butterfly" }];
-  if (prev) out.push({ kind: "calendar" }, ...BETWEEN.map((x) => ({ kind: "between" as const, x })));
+  const between = (x: number) => ({ kind: "between" as const, x: dir === 1 ? x : 1 - x });
+  if (prev) out.push({ kind: "calendar", sign: dir }, ...BETWEEN.map(between));
   if (last) out.push(...PAST_LAST.map((r) => ({ kind: "past" as const, r })));
   return out;
 }
@@ -794,7 +830,7 @@ function familyValue(
     case "butterfly":
       return densityFactor(k, cur[0]!, cur[1]!, cur[2]!) - CALIBRATION_MARGINS.butterfly;
     case "calendar":
-      return calScale * (cur[0]! - prv[0]! - calMargin);
+      return calScale * (f.sign * (cur[0]! - prv[0]!) - calMargin);
     case "between": {
       const x = f.x;
       const y = 1 - x;
@@ -913,7 +949,7 @@ class SliceProblem implements LeastSquaresProblem {
     this.#space = space;
     this.#prev = prev;
     this.#scalars = penalties && prev ? WING_ROWS : 0;
-    this.#families = penalties ? familiesOf(prev, last) : [];
+    this.#families = penalties ? familiesOf(prev, last, space.dir) : [];
     this.rho = rho;
     this.always = q.k.length;
     // Total variance to vol near the money: dσ ≈ dw / (2·v·T).
@@ -1001,7 +1037,7 @@ class SliceProblem implements LeastSquaresProblem {
       if (this.#mu[c] === 0 && !(values[c]! < 0)) continue;
       out.add(c < R && this.#familyOf(c).kind !== "calendar" ? "butterfly" : "calendar");
     }
-    addPressed(decode(x, this.#space), this.#prev !== undefined, out);
+    addPressed(decode(x, this.#space), this.#space, out);
     return out;
   }
 
@@ -1122,7 +1158,7 @@ class SliceProblem implements LeastSquaresProblem {
     const wing = s === 0 ? "put" : "call";
     const a = asymptote(this.#prev!, wing);
     const b = asymptote(sl, wing);
-    return this.#calScale * ((b.S - a.S) * FAR_K + (b.I - a.I) - CALIBRATION_MARGINS.asymptote);
+    return this.#calScale * (this.#space.dir * ((b.S - a.S) * FAR_K + (b.I - a.I)) - CALIBRATION_MARGINS.asymptote);
   }
 
   #tolerance(c: number): number {
@@ -1134,10 +1170,13 @@ class SliceProblem implements LeastSquaresProblem {
   }
 }
 
-/** The bounds built into the variables that a slice presses against ({@link PRESSED}): Lee's, the previous slice's wing slopes the minimum variance. */
-function addPressed(sl: Slice, hasPrev: boolean, out: Set<CalibrationConstraint>): void {
-  if (sl.putPosition >= 1 - PRESSED || sl.callPosition >= 1 - PRESSED) out.add("lee");
-  if (hasPrev && (sl.putPosition <= PRESSED || sl.callPosition <= PRESSED)) out.add("calendar");
+/** The bounds built into the variables that a slice presses against ({@link PRESSED}): Lee's, the neighbour's wing slopes, the minimum variance. */
+function addPressed(sl: Slice, space: SliceSpace, out: Set<CalibrationConstraint>): void {
+  const top = (position: number, hi: number): CalibrationConstraint | undefined =>
+    position >= 1 - PRESSED ? (hi === SLOPE_CAP ? "lee" : "calendar") : undefined;
+  for (const hit of [top(sl.putPosition, space.putHi), top(sl.callPosition, space.callHi)]) if (hit) out.add(hit);
+  if ((space.putLo > 0 || space.callLo > 0) && (sl.putPosition <= PRESSED || sl.callPosition <= PRESSED))
+    out.add("calendar");
   if (sl.curvatureSlack <= PRESSED) out.add("minVariance");
 }
 
@@ -1210,13 +1249,12 @@ function initialGuess(q: ParsedSmile, space: SliceSpace, wings?: { putWing: numb
   let putWing = wings ? wings.putWing : -slope(byK[0]!, byK[1]!) / sqrtTheta;
   let callWing = wings ? wings.callWing : slope(byK[n - 2]!, byK[n - 1]!) / sqrtTheta;
   // Inside the wing slopes' range (0.2% to 95% of it), with room for the skew.
-  const inRange = (wing: number, lo: number) =>
-    Math.min(lo + 0.95 * (SLOPE_CAP - lo), Math.max(lo + START_WING_FLOOR * (SLOPE_CAP - lo), sqrtTheta * wing)) /
-    sqrtTheta;
+  const inRange = (wing: number, lo: number, hi: number) =>
+    Math.min(lo + 0.95 * (hi - lo), Math.max(lo + START_WING_FLOOR * (hi - lo), sqrtTheta * wing)) / sqrtTheta;
   if (!Number.isFinite(skew)) skew = 0;
   if (!Number.isFinite(smile)) smile = 0;
-  putWing = inRange(Number.isFinite(putWing) ? Math.max(putWing, -2.5 * skew + 0.05) : 1, space.putLo);
-  callWing = inRange(Number.isFinite(callWing) ? Math.max(callWing, 2.5 * skew + 0.05) : 1, space.callLo);
+  putWing = inRange(Number.isFinite(putWing) ? Math.max(putWing, -2.5 * skew + 0.05) : 1, space.putLo, space.putHi);
+  callWing = inRange(Number.isFinite(callWing) ? Math.max(callWing, 2.5 * skew + 0.05) : 1, space.callLo, space.callHi);
   skew = Math.max(-0.4 * putWing, Math.min(0.4 * callWing, skew));
   const params: SliceParams = { vol, skew, smile, putWing, callWing };
   let x = encode(params, space);
@@ -1250,10 +1288,15 @@ function checkedSlice(sl: Slice, index: number, maturity: number): CheckedSlice 
   }
 }
 
-/** Where a slice is checked: the smile, the previous slice as the surface holds it, whether it is the last, and the checks kept for the final report. */
+/**
+ * Where a slice is checked: the smile, its neighbour fitted before it as the surface holds it (`prev` the
+ * shorter maturity in the shortest-first pass, `next` the longer in the longest-first one), whether it is
+ * the last, and the checks kept for the final report.
+ */
 interface CheckContext {
   q: ParsedSmile;
   prev: CheckedSlice | undefined;
+  next?: CheckedSlice | undefined;
   last: boolean;
   cache: DiagnoseCache;
 }
@@ -1271,26 +1314,33 @@ function check(sl: Slice, at: CheckContext): { failed: boolean; points: number[]
   const points: number[] = [];
   let failed = false;
   let clear = true;
-  const calMargin = at.prev
-    ? CALIBRATION_MARGINS.calendarRelative * at.prev.theta + CALIBRATION_MARGINS.calendarAbsolute
+  const shorter = at.prev ?? (at.next ? cur : undefined);
+  const calMargin = shorter
+    ? CALIBRATION_MARGINS.calendarRelative * shorter.theta + CALIBRATION_MARGINS.calendarAbsolute
     : 0;
-  at.cache.check(cur, at.prev, at.last, (kind, grid, values, extraK, extraV) => {
-    const margin = kind === "calendar" ? calMargin : CALIBRATION_MARGINS.butterfly;
-    const clearOf = CLEAR * margin;
-    for (let j = 0; j < grid.length; j++) {
-      const v = values[j]!;
-      if (!(v >= clearOf)) clear = false;
-      if (v >= 0) continue;
-      failed = true;
-      points.push(grid[j]!);
-    }
-    for (let j = 0; j < extraK.length; j++) {
-      const v = extraV[j]!;
-      if (!(v >= clearOf)) clear = false;
-      if (!(v >= 0)) failed = true;
-      if (!(v >= margin)) points.push(extraK[j]!);
-    }
-  });
+  at.cache.check(
+    cur,
+    at.prev,
+    at.last,
+    (kind, grid, values, extraK, extraV) => {
+      const margin = kind === "calendar" ? calMargin : CALIBRATION_MARGINS.butterfly;
+      const clearOf = CLEAR * margin;
+      for (let j = 0; j < grid.length; j++) {
+        const v = values[j]!;
+        if (!(v >= clearOf)) clear = false;
+        if (v >= 0) continue;
+        failed = true;
+        points.push(grid[j]!);
+      }
+      for (let j = 0; j < extraK.length; j++) {
+        const v = extraV[j]!;
+        if (!(v >= clearOf)) clear = false;
+        if (!(v >= 0)) failed = true;
+        if (!(v >= margin)) points.push(extraK[j]!);
+      }
+    },
+    at.next,
+  );
   return { failed, points, clear: clear && !failed };
 }
 
@@ -1322,12 +1372,12 @@ function clearFit(at: CheckContext, space: SliceSpace, prev: Slice | undefined, 
   if (prev) {
     for (const wing of ["put", "call"] as const) {
       const [a, b] = [asymptote(prev, wing), asymptote(sl, wing)];
-      if (!((b.S - a.S) * FAR_K + (b.I - a.I) >= CLEAR * CALIBRATION_MARGINS.asymptote)) return undefined;
+      if (!(space.dir * ((b.S - a.S) * FAR_K + (b.I - a.I)) >= CLEAR * CALIBRATION_MARGINS.asymptote)) return undefined;
     }
   }
   if (!check(sl, at).clear) return undefined;
   const active = new Set<CalibrationConstraint>();
-  addPressed(sl, prev !== undefined, active);
+  addPressed(sl, space, active);
   const solve: SliceSolve = {
     x: free.x,
     iterations: 0,
@@ -1408,8 +1458,10 @@ function constrainedSolve(
 
 /**
  * A start that meets the constraints: the previous slice lifted to this slice's ATM variance (wing slopes
- * raised 1% of their room), which is above it everywhere; for the first slice a symmetric smile with the
- * quotes' ATM vol. Undefined when it does not fit in the variables.
+ * raised 1% of their room), which is above it everywhere; in the longest-first pass, the longer neighbour
+ * scaled down to this slice's ATM variance (raw SVI's a and b times theta/theta_next, at most 0.999), which
+ * is below it everywhere; for the first slice a symmetric smile with the quotes' ATM vol. Undefined when it
+ * does not fit in the variables.
  */
 function feasibleStart(
   q: ParsedSmile,
@@ -1421,11 +1473,20 @@ function feasibleStart(
     const wing = Math.min(1, (0.5 * SLOPE_CAP) / guess.sqrtTheta);
     return encode({ vol: guess.vol, skew: 0, smile: 0.5, putWing: wing, callWing: wing }, space);
   }
+  const aPrev = prev.theta + prev.b * prev.rho * prev.m - prev.b * prev.R;
+  if (space.dir === -1) {
+    const scale = Math.min(0.999, guess.theta / prev.theta);
+    // (A wing slope of the neighbour that ran to 0 leaves |rho| = 1: no start from there.)
+    if (!(Math.abs(prev.rho) < 1)) return undefined;
+    return encode(
+      sliceParams({ a: scale * aPrev, b: scale * prev.b, rho: prev.rho, m: prev.m, s: prev.s }, q.T),
+      space,
+    );
+  }
   const putS = prev.slopePut + 0.01 * (SLOPE_CAP - prev.slopePut);
   const callS = prev.slopeCall + 0.01 * (SLOPE_CAP - prev.slopeCall);
   const b = (putS + callS) / 2;
   const rho = (callS - putS) / (callS + putS);
-  const aPrev = prev.theta + prev.b * prev.rho * prev.m - prev.b * prev.R;
   const lift = Math.max(guess.theta - prev.theta, 1e-3 * prev.theta);
   return encode(sliceParams({ a: aPrev + lift, b, rho, m: prev.m, s: prev.s }, q.T), space);
 }
@@ -1452,9 +1513,10 @@ function fitSlice(
   at: CheckContext,
   prev: Slice | undefined,
   maxIterations: number,
-): { slice: Slice; iterations: number; converged: boolean; passed: boolean; active: Set<CalibrationConstraint> } {
+  dir: 1 | -1,
+): SliceOutcome & { slice: Slice } {
   const { q, last } = at;
-  const space: SliceSpace = { T: q.T, putLo: prev?.slopePut ?? 0, callLo: prev?.slopeCall ?? 0 };
+  const space = sliceSpace(q.T, prev, dir);
   const x0 = initialGuess(q, space);
   const quotesOnly = new SliceProblem(q, space, prev, last, [], RHO0, decode(x0, space), false);
   const start = prev ? betterStart(quotesOnly, x0, initialGuess(q, space, prev)) : x0;
@@ -1470,8 +1532,194 @@ function fitSlice(
         best = other;
     }
   }
-  const { converged, passed, active } = best;
-  return { slice: decode(best.x, space), iterations, converged, passed, active };
+  const repaired = repairRunaway(at, space, prev, best, decode(free.x, space), maxIterations);
+  iterations += repaired.iterations;
+  const { converged, passed, active, dataCost } = repaired.best;
+  return { slice: decode(repaired.best.x, space), iterations, converged, passed, active, dataCost };
+}
+
+/**
+ * The ATM-only start: the quotes' ATM vol, no skew, each wing slope `sqrt(theta)` above its lower end (at
+ * most halfway up its range; wing 1 for a first slice), the smile raised until the slice is in the model's
+ * range (as {@link initialGuess} does).
+ */
+function atmStart(guess: Slice, space: SliceSpace): Float64Array | undefined {
+  const wing = (lo: number, hi: number) => (lo + Math.min(guess.sqrtTheta, (hi - lo) / 2)) / guess.sqrtTheta;
+  const params: SliceParams = {
+    vol: guess.vol,
+    skew: 0,
+    smile: 0.5,
+    putWing: wing(space.putLo, space.putHi),
+    callWing: wing(space.callLo, space.callHi),
+  };
+  let x = encode(params, space);
+  for (let tries = 0; !x && tries < 60; tries++) {
+    params.smile *= 1.5;
+    x = encode(params, space);
+  }
+  return x;
+}
+
+/**
+ * A restart replaces a runaway fit only when its weighted RMSE is lower by at least this fraction: a better
+ * fit, not one as good. (A runaway wing slope of ~0 bounds no later slice through the calendar condition;
+ * a sane but steeper one put in its place at the same error bounded later slices' slopes from below and
+ * spoiled them: 2.8 and 3.0 bp became 7.3 and 7.2 at 30 and 61 days in one audit surface.)
+ */
+const RUNAWAY_GAIN = 0.01;
+
+/**
+ * A slice whose parameters ran off ({@link SANE_LIMITS}) solved again from other starts: the quotes' ATM
+ * vol with a symmetric smile (wing slopes halfway up their range), and the neighbour's wings. The first
+ * restart that passes the check with sane parameters and a weighted RMSE at least {@link RUNAWAY_GAIN}
+ * below the runaway's replaces it; when none does, the runaway fit stays, and `reasons` say what ran off.
+ * (Bounding the wing variables away from 0 instead moved the solver onto worse local minima.)
+ */
+function repairRunaway(
+  at: CheckContext,
+  space: SliceSpace,
+  prev: Slice | undefined,
+  best: SliceSolve,
+  guess: Slice,
+  maxIterations: number,
+): { best: SliceSolve; iterations: number } {
+  let iterations = 0;
+  if (insaneParameters(decode(best.x, space)).length === 0) return { best, iterations };
+  const { q } = at;
+  const starts = [atmStart(guess, space), prev ? initialGuess(q, space, prev) : undefined];
+  const limit = (1 - RUNAWAY_GAIN) ** 2 * best.dataCost;
+  for (const x of starts) {
+    if (!x) continue;
+    const other = constrainedSolve(at, space, prev, x, maxIterations);
+    iterations += other.iterations;
+    if (other.passed && other.dataCost <= limit && insaneParameters(decode(other.x, space)).length === 0)
+      return { best: other, iterations };
+  }
+  return { best, iterations };
+}
+
+/** How one slice's fit ended. */
+interface SliceOutcome {
+  iterations: number;
+  converged: boolean;
+  passed: boolean;
+  active: Set<CalibrationConstraint>;
+  /** Weighted sum of squared vol errors. */
+  dataCost: number;
+}
+
+/** The variables' space of a slice fitted after its neighbour `prev`, above it (`dir` 1) or below it (−1). */
+function sliceSpace(T: number, prev: Slice | undefined, dir: 1 | -1): SliceSpace {
+  if (prev && dir === 1)
+    return { T, putLo: prev.slopePut, callLo: prev.slopeCall, putHi: SLOPE_CAP, callHi: SLOPE_CAP, dir };
+  if (!prev) return { T, putLo: 0, callLo: 0, putHi: SLOPE_CAP, callHi: SLOPE_CAP, dir };
+  // Below the longer neighbour, and above BELOW_FLOOR of its slopes: from 0 a short slice's wing, which
+  // its quotes seldom pin, ran to 0.
+  const [putHi, callHi] = [prev.slopePut, prev.slopeCall];
+  return { T, putLo: BELOW_FLOOR * putHi, callLo: BELOW_FLOOR * callHi, putHi, callHi, dir };
+}
+
+/**
+ * In the longest-first pass, a slice's wing slopes stay above this fraction of the longer neighbour's (a
+ * bound the calendar condition does not need: the shortest-first pass instead bounds each slope by the
+ * shorter slice's, which is how a noisy short wing spoiled the longer ones; the first pass's slopes as the
+ * lower end kept 4 of the audit's 8 spoiled slices spoiled).
+ */
+const BELOW_FLOOR = 0.05;
+
+/** The slices fitted one at a time in one order: shortest first (`dir` 1) or longest first (−1). */
+interface Pass {
+  slices: Slice[];
+  outcomes: SliceOutcome[];
+}
+
+/** One pass over the smiles (module comment): each slice fitted against the neighbour fitted just before it. */
+function fitPass(
+  parsed: readonly ParsedSmile[],
+  dir: 1 | -1,
+  maxIterations: number,
+  cache: DiagnoseCache,
+  onFitted?: () => void,
+  from?: Pass,
+): Pass {
+  const n = parsed.length;
+  const slices: Slice[] = new Array<Slice>(n);
+  const outcomes: SliceOutcome[] = new Array<SliceOutcome>(n);
+  let neighbour: Slice | undefined;
+  let checked: CheckedSlice | undefined;
+  for (let step = 0; step < n; step++) {
+    const i = dir === 1 ? step : n - 1 - step;
+    const q = parsed[i]!;
+    const last = i === n - 1;
+    const at: CheckContext =
+      dir === 1 ? { q, prev: checked, last, cache } : { q, prev: undefined, next: checked, last, cache };
+    let { slice, ...outcome } = fitSlice(at, neighbour, maxIterations, dir);
+    // The longest slice alone: where a wing its quotes do not pin ran off (to 0, which would bound every
+    // shorter slice's wing to ~0), its shortest-first fit instead.
+    if (from && step === 0 && insaneParameters(slice).length > 0) {
+      slice = from.slices[i]!;
+      outcome = from.outcomes[i]!;
+    }
+    checked = checkedSlice(slice, i, q.maturity);
+    neighbour = slice;
+    slices[i] = slice;
+    outcomes[i] = outcome;
+    onFitted?.();
+  }
+  return { slices, outcomes };
+}
+
+/**
+ * How far a pass's slices are from their quotes: first the slices that would not be converged (failed the
+ * check, used the solver's budget, or parameters beyond {@link SANE_LIMITS}), then the sum over slices of
+ * the weighted RMSE (vol units). A sum of RMSEs, not of squares, so that no one slice's noise decides
+ * alone, while one slice pushed far off its quotes by the calendar bound still counts fully.
+ */
+function misfit(parsed: readonly ParsedSmile[], pass: Pass): [number, number] {
+  let failed = 0;
+  let sum = 0;
+  pass.outcomes.forEach((o, i) => {
+    if (!o.passed || !o.converged || insaneParameters(pass.slices[i]!).length > 0) failed++;
+    sum += Math.sqrt(o.dataCost / parsed[i]!.k.length);
+  });
+  return [failed, sum];
+}
+
+/**
+ * A slice of the shortest-first pass counts as spoiled by the calendar bound when the bound is active and
+ * its weighted RMSE is more than this many times that of its own unconstrained fit (no neighbour, wing
+ * slopes from 0 to Lee's bound): then the longest-first pass is tried as well.
+ */
+const SPOILED = 1.5;
+
+/** Weighted sum of squared vol errors of a smile's own unconstrained fit, with no neighbour bounding it. */
+function ownCost(q: ParsedSmile, maxIterations: number): number {
+  const space = sliceSpace(q.T, undefined, 1);
+  const x0 = initialGuess(q, space);
+  const problem = new SliceProblem(q, space, undefined, false, [], RHO0, decode(x0, space), false);
+  return dataCost(q, decode(levenbergMarquardt(problem, x0, { maxIterations }).x, space));
+}
+
+/**
+ * The shortest-first pass, and, when the calendar bound spoiled a slice in it ({@link SPOILED}), the
+ * longest-first pass too: it is kept when it fits the quotes better by {@link misfit} with no more slices
+ * flagged.
+ */
+function fitSlices(
+  parsed: readonly ParsedSmile[],
+  maxIterations: number,
+  cache: DiagnoseCache,
+  onProgress: ((done: number, total: number) => void) | undefined,
+): Pass {
+  let done = 0;
+  const forward = fitPass(parsed, 1, maxIterations, cache, () => onProgress?.(++done, parsed.length));
+  const spoiled = forward.outcomes.some(
+    (o, i) => o.active.has("calendar") && o.dataCost > SPOILED ** 2 * ownCost(parsed[i]!, maxIterations),
+  );
+  if (!spoiled) return forward;
+  const backward = fitPass(parsed, -1, maxIterations, cache, undefined, forward);
+  const [f, b] = [misfit(parsed, forward), misfit(parsed, backward)];
+  return b[1] < f[1] && b[0] <= f[0] ? backward : forward;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1547,20 +1795,9 @@ export function calibrate(options: CalibrateOptions): CalibrationResult {
   const parsed: ParsedSmile[] = [];
   for (let i = 0; i < smiles.length; i++) parsed.push(readSmile(smiles[i], i, spot, rate, weighting, parsed[i - 1]));
 
-  const fitted: Slice[] = [];
-  const outcomes: { iterations: number; converged: boolean; passed: boolean; active: Set<CalibrationConstraint> }[] =
-    [];
   // diagnose's checks of each fitted slice, made as the fit goes: the final report takes them from here.
   const cache = new DiagnoseCache();
-  let prevChecked: CheckedSlice | undefined;
-  for (const q of parsed) {
-    const at: CheckContext = { q, prev: prevChecked, last: q.index === parsed.length - 1, cache };
-    const { slice, ...outcome } = fitSlice(at, fitted.at(-1), maxIterations);
-    prevChecked = checkedSlice(slice, q.index, q.maturity);
-    fitted.push(slice);
-    outcomes.push(outcome);
-    onProgress?.(fitted.length, parsed.length);
-  }
+  const { slices: fitted, outcomes } = fitSlices(parsed, maxIterations, cache, onProgress);
   const surface: WireSurface = {
     benchmark_fwd_factors: parsed.map((q) => q.forward / spot),
     smiles: fitted.map((s) => s.smile),

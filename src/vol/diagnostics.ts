@@ -708,14 +708,22 @@ export class DiagnoseCache {
   readonly #checks: Checks = { adaptive: true, tolerance: DEFAULT_TOLERANCE, scratch: new PairScratch() };
 
   /**
-   * The checks diagnose makes of slice `cur`: its butterfly; against `prev`, calendar and the smiles
-   * between; when `last`, the smiles past it. `observe` sees every sampled value; the parts are kept.
+   * The checks diagnose makes of slice `cur`: its butterfly; against `prev` (the shorter maturity) or
+   * `next` (the longer), calendar and the smiles between; when `last`, the smiles past it. `observe` sees
+   * every sampled value; the parts are kept.
    */
-  check(cur: CheckedSlice, prev: CheckedSlice | undefined, last: boolean, observe: SampleObserver): void {
+  check(
+    cur: CheckedSlice,
+    prev: CheckedSlice | undefined,
+    last: boolean,
+    observe: SampleObserver,
+    next?: CheckedSlice,
+  ): void {
     const checks = { ...this.#checks, observe };
     const c = this.#evaluate(cur);
     this.#keep("benchmark", cur, undefined, benchmarkPart(checks, c));
     if (prev) this.#keep("pair", prev, cur, pairPart(checks, prev.index, this.#evaluate(prev), c));
+    if (next) this.#keep("pair", cur, next, pairPart(checks, cur.index, c, this.#evaluate(next)));
     if (last) this.#keep("past", cur, undefined, pastLastPart(checks, c));
   }
 
