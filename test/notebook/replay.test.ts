@@ -8,6 +8,10 @@
  * about (the same checks as the live runs, test/notebook/expected.ts), says it replayed, and every
  * table says it came from the cassette.
  *
+ * The two runs of each notebook are then compared, both ways, as a quant compares today's Jupyter notebook with
+ * a headless run: nbconvert saves through nbformat (text as lists of lines, keys sorted) and tslab under Jupyter
+ * leaves `execution_count` null, where the headless run stores strings and counts. `diff` sees no change.
+ *
  * And a replay whose request changed (notebook 01 with currency SEK, never recorded) stops at the first
  * cell that asked, with the cassette's clear error: the closest recorded request and the difference.
  *
@@ -18,6 +22,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { diffNotebookFiles } from "../../src/notebook/diff";
 import { parseNotebook } from "../../src/notebook/ipynb";
 import { injectParameters } from "../../src/notebook/params";
 import {
@@ -162,6 +167,41 @@ describe("the showcase notebooks replayed under Jupyter (nbconvert --execute, ts
   it.skipIf(jupyterMissing !== undefined)(`executes every notebook${why}`, () => {
     expect(jupyter?.code, `${jupyter?.stderr.split("\n").slice(-30).join("\n")}`).toBe(0);
   });
+
+  it.skipIf(jupyterMissing !== undefined)(
+    `each Jupyter run compared with the headless run of the same notebook, both ways: no change${why}`,
+    async () => {
+      const text = readFileSync(path.join(jupyterDir, `${NOTEBOOKS[0]}.ipynb`), "utf8");
+      // nbformat's form, which the comparison must read: text as lists of lines, no execution counts
+      expect(text).toContain('"source": [\n');
+      expect(text).toContain('"execution_count": null');
+      for (const name of NOTEBOOKS) {
+        const jupyterFile = path.join(jupyterDir, `${name}.ipynb`);
+        const headlessFile = path.join(headlessDir, `${name}.ipynb`);
+        for (const [a, b] of [
+          [headlessFile, jupyterFile],
+          [jupyterFile, headlessFile],
+        ] as const) {
+          const d = await diffNotebookFiles(a, b);
+          expect(d.summary, `${path.basename(path.dirname(a))} → ${path.basename(path.dirname(b))}`).toMatch(
+            new RegExp(`^${name}: no change in \\d+ code cells`),
+          );
+        }
+      }
+      // and through the CLI, its exit code: 0
+      const cli = await runCli(
+        [
+          "diff",
+          path.join(jupyterDir, `${NOTEBOOKS[0]}.ipynb`),
+          path.join(headlessDir, `${NOTEBOOKS[0]}.ipynb`),
+          "--out",
+          path.join(outDir, "diff.html"),
+        ],
+        60_000,
+      );
+      expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    },
+  );
 
   for (const name of NOTEBOOKS) {
     it.skipIf(jupyterMissing !== undefined)(
