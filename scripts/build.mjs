@@ -5,13 +5,15 @@
  * `--if-stale` (what `npm run demo` and `npm run sim` use) does nothing when dist/ is newer than every
  * file it is built from. The package has no install-time script (a consumer's npm would list a `prepare`
  * among the install scripts to approve), so a fresh checkout builds on first use instead: `npm pack`
- * builds through `prepack`, the tests through test/global-setup.ts.
+ * builds through `prepack`, the tests through test/global-setup.ts. A build writes the stamp
+ * (scripts/dist-stamp.mjs) that tells test/global-setup.ts that dist/ is current.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { distInputs, writeDistStamp } from "./dist-stamp.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "package.json"));
@@ -50,6 +52,9 @@ function stale() {
 if (process.argv.includes("--if-stale") && !stale()) process.exit(0);
 const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: "inherit" });
 node(path.join(root, "scripts", "vendor-danfo.mjs"));
+// Hashed before tsc runs (an edit made meanwhile counts as a change): the stamp lets `npm test` skip its build.
+const inputs = distInputs(root);
 node(require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json");
 node(path.join(root, "scripts", "bundle-index.mjs"));
 chmodSync(path.join(root, "dist", "cli.js"), 0o755);
+writeDistStamp(root, inputs);

@@ -10,43 +10,10 @@
  * on success; type errors are printed as a warning (tsc still emits), a build that emits nothing fails.
  */
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-
-interface Stamp {
-  inputs: string;
-  outputs: string;
-}
-
-/** Relative paths of the files under `dir` (recursively), sorted; none when `dir` does not exist. */
-function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const entries = readdirSync(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
-}
-
-/** One hash over the names and contents of `files` (absolute paths; a missing file counts as such). */
-function hashFiles(root: string, files: string[], extra = ""): string {
-  const hash = createHash("sha256").update(extra);
-  for (const file of files) {
-    hash.update(`\0${path.relative(root, file)}\0`);
-    hash.update(existsSync(file) ? readFileSync(file) : "<missing>");
-  }
-  return hash.digest("hex");
-}
-
-function readStamp(file: string): Stamp | undefined {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as Stamp;
-  } catch {
-    return undefined;
-  }
-}
+import { distInputs, distMatches, writeDistStamp } from "../scripts/dist-stamp.mjs";
 
 /** The package's entry as `npm run build` makes it: one bundle (scripts/bundle-index.mjs) over tsc's. */
 function bundleEntry(root: string): void {
@@ -58,29 +25,10 @@ export default function setup(project: TestProject): void {
   // danfo as the package ships it (vendor/danfo, built by `npm run build`): made once when missing.
   if (!existsSync(path.join(root, "vendor", "danfo", "index.js")))
     execFileSync(process.execPath, [path.join(root, "scripts", "vendor-danfo.mjs")], { cwd: root, stdio: "pipe" });
-  const srcDir = path.join(root, "src");
   const distDir = path.join(root, "dist");
-  const tscPackage = path.join(root, "node_modules", "typescript", "package.json");
-  const stampFile = path.join(root, "node_modules", ".cache", "risk-portal-lab", "dist-stamp.json");
-
-  const tsVersion = (JSON.parse(readFileSync(tscPackage, "utf8")) as { version: string }).version;
-  const inputFiles = [
-    ...listFiles(srcDir).map((f) => path.join(srcDir, f)),
-    path.join(root, "tsconfig.json"),
-    path.join(root, "tsconfig.build.json"),
-  ];
-  const outputsHash = (): string =>
-    hashFiles(
-      root,
-      listFiles(distDir).map((f) => path.join(distDir, f)),
-    );
-
   // Hashed before building, so an edit made while tsc runs is seen as a change next time.
-  const inputs = hashFiles(root, inputFiles, `typescript@${tsVersion}`);
-  const stamp = readStamp(stampFile);
-  if (stamp?.inputs === inputs && existsSync(path.join(distDir, "index.js")) && stamp.outputs === outputsHash()) {
-    return;
-  }
+  const inputs = distInputs(root);
+  if (distMatches(root, inputs)) return;
 
   try {
     execFileSync(
@@ -103,9 +51,5 @@ export default function setup(project: TestProject): void {
     return;
   }
   bundleEntry(root);
-
-  mkdirSync(path.dirname(stampFile), { recursive: true });
-  const tmp = `${stampFile}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ inputs, outputs: outputsHash() } satisfies Stamp));
-  renameSync(tmp, stampFile);
+  writeDistStamp(root, inputs);
 }
