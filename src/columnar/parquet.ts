@@ -13,11 +13,11 @@
  * then moved in place by rename; an overwrite replaces only what the dataset owns (its partition folders
  * and `.parquet` files, not a `NOTES.md` or `.git/` beside them), and on any failure what was there stays.
  */
-import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
+import { besidePath } from "../client/replace-files";
 import { columnTableOf, type TableLike } from "./arrow";
 import {
   TableBuilder,
@@ -144,10 +144,8 @@ export function parquetSelectList(
     .join(", ");
 }
 
-/** A fresh name beside `target` (same directory, so the same file system: a rename moves it in place). */
-export function besidePath(target: string, tag = "partial"): string {
-  return `${target}.${tag}-${randomUUID()}`;
-}
+/** A fresh name beside a target (same directory, so the same file system: a rename moves it in place). */
+export { besidePath };
 
 /** A name in a dataset's directory that belongs to the dataset: a hive partition folder (`book=…`) or a Parquet file. */
 export function isDatasetEntry(name: string): boolean {

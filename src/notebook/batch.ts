@@ -4,10 +4,11 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
+import { replaceFiles } from "../client/replace-files";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
 import {
@@ -400,9 +401,14 @@ export async function writeIndex(
     (e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)),
   );
   const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ notebooks: entries }, null, 1)}\n`);
   const indexPath = path.join(outDir, "index.html");
-  await writeFile(indexPath, indexPage(entries, title, note, ranAt));
+  await replaceFiles(
+    [
+      { path: path.join(outDir, MANIFEST), data: `${JSON.stringify({ notebooks: entries }, null, 1)}\n` },
+      { path: indexPath, data: indexPage(entries, title, note, ranAt) },
+    ],
+    "writeIndex",
+  );
   return indexPath;
 }
 

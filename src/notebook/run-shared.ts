@@ -4,7 +4,8 @@
  * injecting its parameters, writing the executed `.ipynb` and its `.html`, describing a failure.
  */
 import { RiskPortalError } from "../client/errors";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { replaceFiles } from "../client/replace-files";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseNotebook, sourceOf, type CellFailure, type Notebook } from "./ipynb";
 import { injectParameters } from "./params";
@@ -142,7 +143,10 @@ export async function prepareRun(file: string, options: RunOptions): Promise<Pre
   };
 }
 
-/** The executed `.ipynb` (with the run's parameters, status and duration in its metadata) and its `.html`. */
+/**
+ * The executed `.ipynb` (with the run's parameters, status and duration in its metadata) and its `.html`,
+ * each written beside its target and renamed over it: on a failure both previous files stay (see `replaceFiles`).
+ */
 export async function writeOutputs(
   run: PreparedRun,
   failure: CellFailure | undefined,
@@ -160,11 +164,16 @@ export async function writeOutputs(
       ...extra,
     },
   };
-  await mkdir(run.outDir, { recursive: true });
   const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
   const htmlPath = path.join(run.outDir, `${run.base}.html`);
-  await writeFile(ipynbPath, JSON.stringify(nb, null, 1) + "\n");
-  await writeFile(htmlPath, renderHtml(nb, { title: titleOf(nb) ?? run.base, failure }));
+  // Both replaced or neither: a page that no longer matches its notebook would be worse than the old pair.
+  await replaceFiles(
+    [
+      { path: ipynbPath, data: JSON.stringify(nb, null, 1) + "\n" },
+      { path: htmlPath, data: renderHtml(nb, { title: titleOf(nb) ?? run.base, failure }) },
+    ],
+    "runNotebook",
+  );
   const result: RunResult = { notebook: nb, ipynbPath, htmlPath, durationMs, failure };
   if (failure) throw new NotebookError(describeFailure(run.file, failure, run.codeCells), result);
   return result;

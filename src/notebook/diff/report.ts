@@ -4,8 +4,8 @@
  * and rows added or removed, its charts' traces with a before/after overlay, errors that appeared or went
  * away. plotly.js is embedded once, in the head, when there is an overlay to draw.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { replaceFiles } from "../../client/replace-files";
 import type { FrameDiff } from "../../frames/diff";
 import { figureFragment, plotlyScripts } from "../../plot/html";
 import { escapeHtml as esc } from "../../plot/labels";
@@ -60,11 +60,10 @@ ${body}
 `;
 }
 
-/** Writes the report (creating the directory); returns its absolute path. */
+/** Writes the report (creating the directory; replacing an earlier one whole or not at all); returns its absolute path. */
 export async function writeReport(d: NotebookDiff, file: string): Promise<string> {
   const target = path.resolve(file);
-  await mkdir(path.dirname(target), { recursive: true });
-  await writeFile(target, reportHtml(d));
+  await replaceFiles([{ path: target, data: reportHtml(d) }], "diff");
   return target;
 }
 
