@@ -424,8 +424,18 @@ async function readManifest(outDir: string): Promise<IndexEntry[]> {
   }
 }
 
+/**
+ * A link to a file of the output directory (`file`: its path there, `/`-separated): `./` and each part
+ * URL-encoded, so that a notebook's name is only ever a file name: `javascript:x.html` is not a scheme,
+ * and `#` or `?` in it are not a fragment or a query.
+ */
+function relativeHref(file: string): string {
+  return `./${file.split("/").map(encodeURIComponent).join("/")}`;
+}
+
 function indexPage(entries: readonly IndexEntry[], title: string, note: string, ranAt: string): string {
-  const link = (file: string | undefined, text: string) => (file ? `<a href="${escapeHtml(file)}">${text}</a>` : text);
+  const link = (file: string | undefined, text: string) =>
+    file ? `<a href="${escapeHtml(relativeHref(file))}">${text}</a>` : text;
   const rows = entries
     .map((r) => {
       const heading = `${link(r.html, escapeHtml(r.title ?? r.name))} <span class="file">${escapeHtml(r.name)}.ipynb</span>`;

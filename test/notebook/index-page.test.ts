@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeIndex, type BatchResult } from "../../src/notebook/batch";
 
@@ -37,7 +38,7 @@ describe("writeIndex", () => {
     expect(listed(html)).toEqual(["01-a", "02-b", "03-c"]);
     expect(html).toContain("1 of 3 notebooks failed. second run");
     expect(html).toContain("an earlier run, 2026-11-25 01:00 UTC: first run");
-    expect(html).toContain('<a href="01-a.html">Title of 01-a</a>');
+    expect(html).toContain('<a href="./01-a.html">Title of 01-a</a>');
 
     rmSync(path.join(dir, "02-b.html"));
     await writeIndex(dir, [ran("03-c")], "notebooks", "third run", new Date("2026-11-25T03:00:00Z"));
@@ -52,6 +53,46 @@ describe("writeIndex", () => {
       writeFileSync(path.join(other, "index.json"), "{ not json");
       await writeIndex(other, [], "notebooks", "");
       expect(readFileSync(path.join(other, "index.html"), "utf8")).toContain("all 0 notebooks ran.");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+/** `href`s of a page, as the browser reads them (the attribute's HTML entities decoded). */
+const hrefs = (html: string) =>
+  [...html.matchAll(/href="([^"]*)"/g)].map((m) =>
+    m[1]!.replace(
+      /&(amp|lt|gt|quot|#39);/g,
+      (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!,
+    ),
+  );
+
+describe("links on the index", () => {
+  it("are ./ and the URL-encoded file name: a name is never a scheme, and # or ? stay part of it", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-links-"));
+    try {
+      const names = ["javascript:alert(document.domain)", "a#b?c=1", "50% & <x> 'y'", "data:text", "spaced name"];
+      const results = names.map((name) => {
+        const htmlPath = path.join(other, `${name}.html`);
+        const ipynbPath = path.join(other, `${name}.ipynb`);
+        writeFileSync(htmlPath, "<html></html>");
+        writeFileSync(ipynbPath, "{}");
+        return { file: `${name}.ipynb`, ok: true, durationMs: 1, cells: 1, charts: 0, htmlPath, ipynbPath };
+      });
+      await writeIndex(other, results, "notebooks", "");
+      const links = hrefs(readFileSync(path.join(other, "index.html"), "utf8"));
+      expect(links).toHaveLength(2 * names.length);
+      expect(links).toContain("./javascript%3Aalert(document.domain).html");
+      const base = pathToFileURL(`${other}/`);
+      const targets = links.map((href) => {
+        expect(href.startsWith("./"), href).toBe(true);
+        const url = new URL(href, base);
+        expect(url.protocol, href).toBe("file:");
+        expect(url.search + url.hash, href).toBe("");
+        return fileURLToPath(url);
+      });
+      expect(targets.sort()).toEqual(results.flatMap((r) => [r.htmlPath, r.ipynbPath]).sort());
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

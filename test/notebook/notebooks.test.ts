@@ -141,8 +141,8 @@ describe("npm run demo (every notebook through the headless runner)", () => {
   it("writes index.html linking every rendered notebook and its executed .ipynb", () => {
     const index = readFileSync(path.join(demoDir, "index.html"), "utf8");
     for (const name of NOTEBOOKS) {
-      expect(index).toContain(`<a href="${name}.html">`);
-      expect(index).toContain(`<a href="${name}.ipynb">executed .ipynb</a>`);
+      expect(index).toContain(`<a href="./${name}.html">`);
+      expect(index).toContain(`<a href="./${name}.ipynb">executed .ipynb</a>`);
       expect(existsSync(path.join(demoDir, `${name}.html`))).toBe(true);
     }
     expect(index).toContain(`all ${NOTEBOOKS.length} notebooks ran`);
