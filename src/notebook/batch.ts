@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
+import { withLockFile } from "../client/lock-file";
 import { replaceFiles } from "../client/replace-files";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
@@ -367,11 +368,14 @@ interface IndexEntry {
 }
 
 const MANIFEST = "index.json";
+/** Held while a batch updates the index (see `withLockFile`): removed after, taken over when its holder is gone. */
+const INDEX_LOCK = "index.lock";
 
 /**
  * Writes `index.html` listing every notebook run into `outDir`, not only this batch's: each batch
  * records its notebooks in `index.json` beside it (a notebook run again replaces its entry; one whose
- * rendering is gone is dropped), and the page lists them all, by name.
+ * rendering is gone is dropped), and the page lists them all, by name. Several batches may write into one
+ * directory at once: each updates the index under the lock file `index.lock`, so every entry is kept.
  */
 export async function writeIndex(
   outDir: string,
@@ -397,18 +401,23 @@ export async function writeIndex(
     ...(note ? { note } : {}),
   }));
   const names = new Set(fresh.map((e) => e.name));
-  const earlier = (await readManifest(outDir)).filter(
-    (e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)),
-  );
-  const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const indexPath = path.join(outDir, "index.html");
-  await replaceFiles(
-    [
-      { path: path.join(outDir, MANIFEST), data: `${JSON.stringify({ notebooks: entries }, null, 1)}\n` },
-      { path: indexPath, data: indexPage(entries, title, note, ranAt) },
-    ],
-    "writeIndex",
-  );
+  await mkdir(outDir, { recursive: true });
+  // Under the lock from the read to the rename: runs into one directory at once each add their entries
+  // to what the one before them wrote, none lost.
+  await withLockFile(path.join(outDir, INDEX_LOCK), "writeIndex", async () => {
+    const earlier = (await readManifest(outDir)).filter(
+      (e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)),
+    );
+    const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    await replaceFiles(
+      [
+        { path: path.join(outDir, MANIFEST), data: `${JSON.stringify({ notebooks: entries }, null, 1)}\n` },
+        { path: indexPath, data: indexPage(entries, title, note, ranAt) },
+      ],
+      "writeIndex",
+    );
+  });
   return indexPath;
 }
 

@@ -1,6 +1,7 @@
 /** The runner's out/index.html lists every notebook run into the directory, not only the last run's. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -98,3 +99,103 @@ describe("links on the index", () => {
     }
   });
 });
+
+describe("index updates from several processes at once", () => {
+  /** Runs `writeIndex` (the built one, dist/) in `n` processes that start it at the same moment. */
+  async function concurrentWrites(outDir: string, n: number): Promise<{ code: number | null; stderr: string }[]> {
+    const batch = path.resolve(__dirname, "..", "..", "dist", "notebook", "batch.js");
+    const startAt = Date.now() + 1500;
+    const script = `
+      const path = require("node:path");
+      const { writeFileSync } = require("node:fs");
+      const { writeIndex } = require(${JSON.stringify(batch)});
+      const [outDir, name, startAt] = process.argv.slice(1);
+      const htmlPath = path.join(outDir, name + ".html");
+      writeFileSync(htmlPath, "<html></html>");
+      const result = { file: name + ".ipynb", ok: true, durationMs: 1, cells: 1, charts: 0, htmlPath };
+      setTimeout(() => writeIndex(outDir, [result], "notebooks", "run " + name).catch((e) => {
+        process.stderr.write(String(e && e.message));
+        process.exitCode = 3;
+      }), Number(startAt) - Date.now());`;
+    return Promise.all(
+      Array.from(
+        { length: n },
+        (_, i) =>
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            const child = spawn(process.execPath, ["-e", script, outDir, `run-${i}`, String(startAt)], {
+              stdio: ["ignore", "ignore", "pipe"],
+            });
+            let stderr = "";
+            child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+            child.on("close", (code) => resolve({ code, stderr }));
+          }),
+      ),
+    );
+  }
+
+  it("keeps every run's entry (6 processes, over an index of 2,000 notebooks)", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-many-"));
+    try {
+      const earlier = Array.from({ length: 2000 }, (_, i) => {
+        const name = `nb-${String(i).padStart(4, "0")}`;
+        writeFileSync(path.join(other, `${name}.html`), "");
+        return {
+          name,
+          ok: true,
+          durationMs: 1,
+          cells: 1,
+          charts: 0,
+          html: `${name}.html`,
+          ranAt: "2026-11-25T01:00:00.000Z",
+          summary: "x".repeat(200),
+        };
+      });
+      writeFileSync(path.join(other, "index.json"), JSON.stringify({ notebooks: earlier }));
+      const ends = await concurrentWrites(other, 6);
+      expect(ends).toEqual(Array.from({ length: 6 }, () => ({ code: 0, stderr: "" })));
+      const index = JSON.parse(readFileSync(path.join(other, "index.json"), "utf8")) as {
+        notebooks: { name: string }[];
+      };
+      const names = index.notebooks.map((e) => e.name);
+      expect(names.filter((n) => n.startsWith("run-"))).toEqual(["run-0", "run-1", "run-2", "run-3", "run-4", "run-5"]);
+      expect(names).toHaveLength(2006);
+      expect(listed(readFileSync(path.join(other, "index.html"), "utf8"))).toHaveLength(2006);
+      expect(
+        readdirSync(other)
+          .filter((f) => !/^(nb-\d+|run-\d)\.html$/.test(f))
+          .sort(),
+      ).toEqual(["index.html", "index.json"]);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("takes over the lock of a process that is gone", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-stale-"));
+    try {
+      // A pid that is not running (a child that has exited), on this host.
+      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+        encoding: "utf8",
+      });
+      writeFileSync(path.join(other, "index.lock"), `${gone.stdout} ${hostname()}`);
+      const started = performance.now();
+      await writeIndex(
+        other,
+        [ran("01-a")].map((r) => ({ ...r, htmlPath: copyInto(other, r.htmlPath!) })),
+        "notebooks",
+        "",
+      );
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(listed(readFileSync(path.join(other, "index.html"), "utf8"))).toEqual(["01-a"]);
+      expect(existsSync(path.join(other, "index.lock"))).toBe(false);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+function copyInto(dir: string, file: string): string {
+  const target = path.join(dir, path.basename(file));
+  copyFileSync(file, target);
+  return target;
+}
