@@ -12,6 +12,7 @@ import { withLockFile } from "../client/lock-file";
 import { replaceFiles } from "../client/replace-files";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
+import { INDEX_PAGE } from "./run-shared";
 import {
   NotebookError,
   keepConverters,
@@ -91,7 +92,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
     const name = path.basename(r.file, ".ipynb").padEnd(width);
     if (!r.ok) return logError(`✘ ${r.error}`);
     const what = `${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19);
-    log(`✔ ${name}  ${what}${seconds(r.durationMs).padStart(6)}  → ${relative(r.htmlPath!)}`);
+    log(`✔ ${name}  ${what}${seconds(r.durationMs).padStart(6)}  → ${relative(r.htmlPath!)}${pageMoved(r)}`);
   };
   const jobs = Math.min(files.length, Math.max(1, Math.floor(options.jobs ?? 1)));
   const worker = jobs > 1 ? workerScript() : undefined;
@@ -99,7 +100,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
   const results = worker
     ? await runInWorkers(worker, files, run, jobs, report)
     : await runInProcess(files, run, report);
-  const indexPath = path.join(outDir, "index.html");
+  const indexPath = path.join(outDir, INDEX_PAGE);
   const failed = results.filter((r) => !r.ok).length;
   const durationMs = performance.now() - started;
   const params = Object.entries(options.params ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
@@ -118,6 +119,14 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
 function taskOptions(options: BatchOptions): WorkerTask["options"] {
   const { params, outDir, env, cellTimeoutMs, kernel, deno } = options;
   return { params, outDir, env, cellTimeoutMs, kernel, deno };
+}
+
+/** Says why a notebook's page is not `<name>.html` (`index`: see `pageName`); "" when it is. */
+function pageMoved(r: BatchResult): string {
+  const page = r.htmlPath ? path.basename(r.htmlPath) : undefined;
+  return page && page !== `${path.basename(r.file, ".ipynb")}.html`
+    ? ` (not ${INDEX_PAGE}: that name is the index of the directory)`
+    : "";
 }
 
 /** Each notebook in this process with a fresh executor, one after the other. */
@@ -401,13 +410,19 @@ export async function writeIndex(
     ...(note ? { note } : {}),
   }));
   const names = new Set(fresh.map((e) => e.name));
-  const indexPath = path.join(outDir, "index.html");
+  const indexPath = path.join(outDir, INDEX_PAGE);
   await mkdir(outDir, { recursive: true });
   // Under the lock from the read to the rename: runs into one directory at once each add their entries
   // to what the one before them wrote, none lost.
   await withLockFile(path.join(outDir, INDEX_LOCK), "writeIndex", async () => {
+    // An entry whose page was index.html (a notebook named index, run by an earlier version) would link
+    // the index to itself: it goes, as one whose page is gone.
     const earlier = (await readManifest(outDir)).filter(
-      (e) => !names.has(e.name) && e.html !== undefined && existsSync(path.join(outDir, e.html)),
+      (e) =>
+        !names.has(e.name) &&
+        e.html !== undefined &&
+        e.html.toLowerCase() !== INDEX_PAGE &&
+        existsSync(path.join(outDir, e.html)),
     );
     const entries = [...earlier, ...fresh].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     await replaceFiles(

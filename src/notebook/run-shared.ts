@@ -165,7 +165,7 @@ export async function writeOutputs(
     },
   };
   const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
-  const htmlPath = path.join(run.outDir, `${run.base}.html`);
+  const htmlPath = path.join(run.outDir, pageName(run.base));
   // Both replaced or neither: a page that no longer matches its notebook would be worse than the old pair.
   await replaceFiles(
     [
@@ -177,6 +177,19 @@ export async function writeOutputs(
   const result: RunResult = { notebook: nb, ipynbPath, htmlPath, durationMs, failure };
   if (failure) throw new NotebookError(describeFailure(run.file, failure, run.codeCells), result);
   return result;
+}
+
+/** The index page of an output directory (the batch writes it): no notebook's page takes this name. */
+export const INDEX_PAGE = "index.html";
+
+/**
+ * The file name of a notebook's page in the output directory: `<name>.html`, but `index.ipynb.html` for
+ * a notebook named `index` (any case: file systems that ignore it would still collide), since
+ * `index.html` is the directory's index. Names already of that shape (`index.ipynb`) move on the same
+ * way, so no two notebooks' pages ever share a name.
+ */
+export function pageName(base: string): string {
+  return /^index(\.ipynb)*$/i.test(base) ? `${base}.ipynb.html` : `${base}.html`;
 }
 
 /** `notebooks/x.ipynb: code cell 6 of 7 (id "load") failed: const bad: number = "x";` then the error, indented. */

@@ -100,6 +100,23 @@ describe("links on the index", () => {
   });
 });
 
+describe("an index.json written by another version", () => {
+  it("never links the index to itself (an entry whose page was index.html)", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-self-"));
+    try {
+      const entry = { name: "index", ok: true, durationMs: 1, cells: 1, charts: 0, ranAt: "2026-11-25T01:00:00.000Z" };
+      writeFileSync(path.join(other, "index.json"), JSON.stringify({ notebooks: [{ ...entry, html: "index.html" }] }));
+      writeFileSync(path.join(other, "index.html"), "<html>an earlier index</html>");
+      await writeIndex(other, [], "notebooks", "");
+      const html = readFileSync(path.join(other, "index.html"), "utf8");
+      expect(hrefs(html)).toEqual([]);
+      expect(html).toContain("all 0 notebooks ran.");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("index updates from several processes at once", () => {
   /** Runs `writeIndex` (the built one, dist/) in `n` processes that start it at the same moment. */
   async function concurrentWrites(outDir: string, n: number): Promise<{ code: number | null; stderr: string }[]> {

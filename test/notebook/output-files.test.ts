@@ -4,10 +4,11 @@
  * process whose file size limit (`ulimit -f`, as a full disk would) stops the write midway.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runNotebooks } from "../../src/notebook/batch";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-out-files-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,5 +112,30 @@ describe("a write that fails midway keeps the previous files", () => {
     expect(failed.stderr).toMatch(new RegExp(`^could not write ${report}: EFBIG: file too large`));
     expect(failed.stderr).toContain("the previous file is as it was");
     expect(snapshot(out)).toEqual(before);
+  });
+});
+
+describe("a notebook named index.ipynb", () => {
+  it("gets the page index.ipynb.html: index.html stays the index, linking to it", async () => {
+    const out = path.join(dir, "named-index");
+    const notebook = path.join(dir, "index.ipynb");
+    writeFileSync(
+      notebook,
+      JSON.stringify({
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: {},
+        cells: [{ cell_type: "markdown", id: "t", metadata: {}, source: "# The index notebook\n\nIts prose." }],
+      }),
+    );
+    const lines: string[] = [];
+    const summary = await runNotebooks([notebook], { outDir: out, log: (l) => lines.push(l) });
+    expect(summary.results[0]).toMatchObject({ ok: true, htmlPath: path.join(out, "index.ipynb.html") });
+    expect(readdirSync(out).sort()).toEqual(["index.html", "index.ipynb", "index.ipynb.html", "index.json"]);
+    expect(readFileSync(path.join(out, "index.ipynb.html"), "utf8")).toContain("Its prose.");
+    const index = readFileSync(path.join(out, "index.html"), "utf8");
+    expect(index).toContain("<h1>risk-portal-lab notebooks</h1>");
+    expect(index).toContain('<a href="./index.ipynb.html">The index notebook</a>');
+    expect(lines[0]).toMatch(/→ .*index\.ipynb\.html \(not index\.html: that name is the index of the directory\)$/);
   });
 });
