@@ -211,6 +211,34 @@ describe("index updates from several processes at once", () => {
   });
 });
 
+describe("the index lock held by a running process", () => {
+  it("is waited for, not taken over", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), "rpl-index-held-"));
+    const holder = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const lock = path.join(other, "index.lock");
+      writeFileSync(lock, `${holder.pid} ${hostname()} test`);
+      const started = performance.now();
+      const released = new Promise<number>((resolve) =>
+        setTimeout(() => (rmSync(lock), resolve(performance.now() - started)), 400),
+      );
+      await writeIndex(
+        other,
+        [ran("01-a")].map((r) => ({ ...r, htmlPath: copyInto(other, r.htmlPath!) })),
+        "notebooks",
+        "",
+      );
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(await released);
+      expect(listed(readFileSync(path.join(other, "index.html"), "utf8"))).toEqual(["01-a"]);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      holder.kill();
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
 function copyInto(dir: string, file: string): string {
   const target = path.join(dir, path.basename(file));
   copyFileSync(file, target);
