@@ -7,10 +7,11 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
-import { sourceOf, type Cell, type Notebook, type Output } from "./ipynb";
+import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
+import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
+import type { Cell, Output } from "./ipynb";
 import {
   DEFAULT_CELL_TIMEOUT_MS,
   NotebookError,
