@@ -10,8 +10,6 @@ import path from "node:path";
 import { sourceOf, type Notebook } from "./ipynb";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
-import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
-import type { Cell, Output } from "./ipynb";
 import {
   DEFAULT_CELL_TIMEOUT_MS,
   NotebookError,
@@ -23,6 +21,8 @@ import {
   type RunOptions,
   type RunResult,
 } from "./runner";
+import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
+import type { Cell, Output } from "./ipynb";
 
 export interface BatchOptions {
   params?: Record<string, unknown>;
