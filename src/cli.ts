@@ -18,13 +18,14 @@ const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
          -p, --param k=v set a parameter of the cell tagged "parameters" (repeatable; JSON values
                          such as 3, true or [1,2] keep their type, anything else is a string)
          --out DIR       where the executed .ipynb, its .html and index.html go (default out/)
-         --kernel NAME   tslab (tslab's executor in this process) or deno (Deno's Jupyter kernel,
+         --kernel NAME   tslab (tslab's executor in a worker process) or deno (Deno's Jupyter kernel,
                          \`deno jupyter --kernel\`, spoken to directly); default: the one the
                          notebook's kernelspec names (deno for a Deno notebook, else tslab)
          --deno PATH     the deno to run with --kernel deno (default: $DENO_BIN, else
                          node_modules/.bin/deno in the notebook's folder, the current one or above,
                          else deno on PATH; \`npm install deno\` installs one)
-         --cell-timeout S  interrupt a cell after S seconds and stop there (default 600)
+         --cell-timeout S  interrupt a cell after S seconds and stop there (default 600); a cell that
+                         never yields (a loop after an await) has its process stopped then
          --jobs N        run N notebooks at once, each in a process of its own (default 1 for run,
                          the number of cores for demo); lines and index keep the notebooks' order
          --compare PREV  compare the run with an earlier run of it (PREV: its executed .ipynb, or a
@@ -303,6 +304,8 @@ async function run(args: string[]): Promise<number> {
     kernel,
     deno: values.deno,
     jobs: jobCount(values.jobs),
+    // In a worker process even one at a time: a cell that calls process.exit or never yields fails the run.
+    isolate: true,
   };
   const summary = await runNotebooks(positionals, { ...options, ...notebookLogs(), ...cellLines() });
   if (previous) await compareWithPrevious(previous, summary.results);
@@ -431,6 +434,7 @@ async function demo(args: string[]): Promise<number> {
     outDir: values.out,
     cellTimeoutMs: cellTimeout(values["cell-timeout"]),
     replay: values.replay,
+    isolate: true,
     ...(jobs ? { jobs } : {}),
     ...notebookLogs(),
   });

@@ -163,13 +163,15 @@ const TSLAB_CELL_END = "\n})(__tslab__.exports, __tslab__.require)";
  * cell's error. The synchronous part is the whole cell without top-level await, and up to its first
  * `await` with one; code that runs later (after an await, in a timer) is not limited, and neither is
  * the type-check before it (seconds for a first cell, as tslab's checker starts). `timedOut` says
- * whether the limit fired.
+ * whether the limit fired. `onRun` is called as the cell's code starts, after the type-check (a
+ * supervising process starts its own watch there: src/notebook/batch.ts).
  */
 export async function withSyncLimit(
   timeoutMs: number,
   execute: () => Promise<boolean>,
+  onRun?: () => void,
 ): Promise<{ ok: boolean; timedOut: boolean }> {
-  const limit = { timeoutMs, timedOut: false };
+  const limit: SyncLimit = { timeoutMs, timedOut: false, onRun };
   limits.push(limit);
   if (limits.length === 1) patchVm();
   try {
@@ -181,8 +183,14 @@ export async function withSyncLimit(
   }
 }
 
+interface SyncLimit {
+  timeoutMs: number;
+  timedOut: boolean;
+  onRun?: (() => void) | undefined;
+}
+
 /** The cells running under {@link withSyncLimit} (one, unless notebooks run concurrently): the last started applies. */
-const limits: { timeoutMs: number; timedOut: boolean }[] = [];
+const limits: SyncLimit[] = [];
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself, which tslab calls through
 const vm = require("node:vm") as typeof import("node:vm");
 const runInThisContext = vm.runInThisContext;
@@ -198,6 +206,7 @@ let watchingKernel = false;
 function runCell(code: string, options?: import("node:vm").RunningScriptOptions | string): unknown {
   if (typeof code !== "string" || !code.endsWith(TSLAB_CELL_END)) return runInThisContext.call(vm, code, options);
   const limit = limits.at(-1);
+  limit?.onRun?.();
   try {
     const result: unknown = runInThisContext.call(
       vm,

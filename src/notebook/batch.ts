@@ -14,6 +14,7 @@ import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
 import { INDEX_PAGE } from "./run-shared";
 import {
+  DEFAULT_CELL_TIMEOUT_MS,
   NotebookError,
   keepConverters,
   runNotebook,
@@ -21,7 +22,10 @@ import {
   type CellDone,
   type KernelName,
   type RunOptions,
+  type RunResult,
 } from "./runner";
+import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
+import type { Cell, Output } from "./ipynb";
 
 export interface BatchOptions {
   params?: Record<string, unknown>;
@@ -47,6 +51,13 @@ export interface BatchOptions {
    * process. Results and the index keep the notebooks' order either way.
    */
   jobs?: number;
+  /**
+   * Run the notebooks in a worker process even one at a time (the CLI's `run` and `demo` do): a cell that
+   * ends its process (`process.exit`) or never gives it back (`await null; while (true) {}`, which no
+   * timer in that process can stop) fails its notebook, written up to that cell, at the cell's timeout.
+   * Default false: with `jobs` 1, the notebooks run in this process.
+   */
+  isolate?: boolean;
   /** Title of the index page. Default `risk-portal-lab notebooks`. */
   title?: string;
   /** A line under the title of the index page (what the notebooks ran against). */
@@ -95,7 +106,7 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
     log(`✔ ${name}  ${what}${seconds(r.durationMs).padStart(6)}  → ${relative(r.htmlPath!)}${pageMoved(r)}`);
   };
   const jobs = Math.min(files.length, Math.max(1, Math.floor(options.jobs ?? 1)));
-  const worker = jobs > 1 ? workerScript() : undefined;
+  const worker = jobs > 1 || options.isolate ? workerScript() : undefined;
   const run = { ...options, outDir };
   const results = worker
     ? await runInWorkers(worker, files, run, jobs, report)
@@ -155,9 +166,14 @@ async function runInProcess(
 
 /** Runs one notebook (in this process: the batch's own, or a worker's) and says how it went; never throws. */
 export async function runOne(file: string, runOptions: RunOptions): Promise<BatchResult> {
+  return settleRun(file, () => runNotebook(file, runOptions));
+}
+
+/** A notebook's run (or the writing of one cut short) as its batch line; never throws. */
+async function settleRun(file: string, run: () => Promise<RunResult>): Promise<BatchResult> {
   const t0 = performance.now();
   try {
-    const r = await runNotebook(file, runOptions);
+    const r = await run();
     return describeRun(file, r.notebook, true, r.durationMs, { htmlPath: r.htmlPath, ipynbPath: r.ipynbPath });
   } catch (error) {
     const message = (error as Error).message;
@@ -178,11 +194,27 @@ export interface WorkerTask {
   options: Pick<RunOptions, "params" | "outDir" | "env" | "cellTimeoutMs" | "kernel" | "deno">;
 }
 
-/** What a batch worker sends back: cell progress, then the notebook's result. */
+/**
+ * What a batch worker sends back, one JSON line each on its own pipe (the worker's file descriptor
+ * {@link REPORT_FD}): a cell starting, its code running (after the type-check), the cell ended (as
+ * stored), the notebook's result; and `exit` when code in the worker calls `process.exit`.
+ */
 export type WorkerReply =
   | { kind: "cell"; file: string; index: number; total: number }
-  | { kind: "cellDone"; file: string; info: CellDone }
+  | { kind: "running"; file: string; index: number }
+  | { kind: "cellDone"; file: string; info: CellDone; cell: Pick<Cell, "outputs" | "execution_count"> }
+  | { kind: "exit"; file: string; code: number; outputs?: Output[] | undefined }
   | { kind: "done"; file: string; result: BatchResult };
+
+/** The worker's file descriptor for its reports (0-2 are its stdio, 3 the IPC channel that brings its notebooks). */
+export const REPORT_FD = 4;
+
+/**
+ * How long after a cell's timeout a worker whose cell's code started and has not ended is stopped, ms.
+ * The worker interrupts the cell itself at the timeout; one that cannot (its process never yields) is
+ * killed here.
+ */
+const WATCH_GRACE_MS = 1000;
 
 /**
  * The worker script beside this module (dist/notebook/batch-worker.js); from the TypeScript sources (the
@@ -219,7 +251,7 @@ async function runInWorkers(
     try {
       while (next < files.length) {
         const i = next++;
-        worker ??= new BatchWorker(script);
+        worker ??= new BatchWorker(script, options.isolate ? process.execArgv : []);
         results[i] = await worker.run({ file: files[i]!, options: taskOptions(options) }, onReply);
         if (!worker.alive) worker = undefined;
         while (reported < files.length && results[reported]) report(results[reported++]!);
@@ -235,40 +267,116 @@ async function runInWorkers(
 /** Output a worker printed outside any cell, kept (its last 16 KiB) to explain a worker that died. */
 const WORKER_OUTPUT_KEPT = 16 * 1024;
 
-/** One worker process of a parallel batch (batch-worker.ts). */
+/** How long the reports a dead worker wrote last may take to arrive after its exit, ms (its pipe may outlive it: see {@link BatchWorker}). */
+const REPORTS_DRAIN_MS = 200;
+
+/** What a worker reported of the notebook it runs, and how it ended (`exit`: the code it called process.exit with). */
+type WorkerCut = Omit<CutRun, "cause" | "cells"> & {
+  cells: Map<number, Pick<Cell, "outputs" | "execution_count">>;
+  timeoutMs: number;
+  exit?: number;
+  /** Killed by the watch: a cell's code ran past its timeout without yielding. */
+  stopped?: boolean;
+};
+
+/** One worker process of a batch (batch-worker.ts), and the watch over the notebook it runs. */
 class BatchWorker {
   private readonly child: ChildProcess;
   private output = "";
   private ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private waiting: ((reply: WorkerReply | undefined) => void) | undefined;
   private onReply: (reply: WorkerReply) => void = () => undefined;
+  /** The notebook running now, as reported so far. */
+  private cut: WorkerCut = BatchWorker.fresh(0);
+  private watch: NodeJS.Timeout | undefined;
 
-  constructor(script: string) {
+  /** `execArgv`: Node's options for the worker (the CLI's own, `--max-old-space-size` say; none from a test runner). */
+  constructor(script: string, execArgv: string[]) {
     this.child = fork(script, [], {
-      execArgv: [],
+      execArgv,
       serialization: "advanced",
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      stdio: ["ignore", "pipe", "pipe", "ipc", "pipe"],
     });
     const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString("utf8")).slice(-WORKER_OUTPUT_KEPT));
     this.child.stdout!.on("data", keep);
     this.child.stderr!.on("data", keep);
-    this.child.on("message", (reply: WorkerReply) =>
-      reply.kind === "done" ? this.waiting?.(reply) : this.onReply(reply),
-    );
+    this.readReports(this.child.stdio[REPORT_FD] as NodeJS.ReadableStream);
     this.child.on("exit", (code, signal) => {
+      clearTimeout(this.watch);
       this.ended = { code, signal };
-      this.waiting?.(undefined);
+      // The pipe may be held open by a process the notebook started (it inherits the descriptor): what the
+      // worker wrote is read within moments of its exit, then its end is not waited for.
+      setTimeout(() => this.waiting?.(undefined), REPORTS_DRAIN_MS);
     });
+  }
+
+  private static fresh(timeoutMs: number): WorkerCut {
+    return { cells: new Map(), lastDone: 0, started: performance.now(), timeoutMs };
+  }
+
+  /** One JSON line per report (batch-worker.ts writes them whole, in order). */
+  private readReports(stream: NodeJS.ReadableStream): void {
+    let pending: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => {
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        pending.push(chunk.subarray(start, nl));
+        const line = Buffer.concat(pending).toString("utf8");
+        pending = [];
+        start = nl + 1;
+        let reply: WorkerReply;
+        try {
+          reply = JSON.parse(line) as WorkerReply;
+        } catch {
+          // Not a report (notebook code that wrote to this descriptor): kept with the worker's output.
+          this.output = `${this.output}${line}\n`.slice(-WORKER_OUTPUT_KEPT);
+          continue;
+        }
+        this.receive(reply);
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
+    });
+  }
+
+  private receive(reply: WorkerReply): void {
+    const cut = this.cut;
+    if (reply.kind === "done") return (clearTimeout(this.watch), this.waiting?.(reply));
+    if (reply.kind === "exit") {
+      cut.exit = reply.code;
+      cut.runningOutputs = reply.outputs;
+      return;
+    }
+    if (reply.kind === "running") {
+      // The cell's code started: past its timeout (and the worker's own interrupt), the worker is stopped.
+      clearTimeout(this.watch);
+      this.watch = setTimeout(() => this.stop(), cut.timeoutMs + WATCH_GRACE_MS);
+      return;
+    }
+    if (reply.kind === "cell") cut.running = { codeIndex: reply.index, since: performance.now() };
+    else {
+      clearTimeout(this.watch);
+      cut.running = undefined;
+      cut.lastDone = reply.info.index;
+      cut.cells.set(reply.info.index, reply.cell);
+    }
+    this.onReply(reply);
+  }
+
+  /** A cell that never gave its process back: the worker is killed, and the notebook written here. */
+  private stop(): void {
+    this.cut.stopped = true;
+    this.child.kill("SIGKILL");
   }
 
   get alive(): boolean {
     return this.ended === undefined;
   }
 
-  /** Runs one notebook; a worker that dies on the way gives a failed result saying how it ended. */
+  /** Runs one notebook; a worker that dies on the way (or is stopped) gives a failed result saying how, its notebook written up to the cell it was running. */
   async run(task: WorkerTask, onReply: (reply: WorkerReply) => void): Promise<BatchResult> {
     const t0 = performance.now();
     this.onReply = onReply;
+    this.cut = BatchWorker.fresh(task.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS);
     const reply = await new Promise<WorkerReply | undefined>((resolve) => {
       this.waiting = resolve;
       if (this.ended) resolve(undefined);
@@ -276,10 +384,25 @@ class BatchWorker {
     });
     this.waiting = undefined;
     if (reply?.kind === "done") return reply.result;
+    const cause = this.cause();
+    const cellDone = (info: CellDone) => onReply({ kind: "cellDone", file: task.file, info, cell: {} });
+    const written = await settleRun(task.file, async () => {
+      const r = await writeCutRun(task.file, { ...task.options, onCellDone: cellDone }, { ...this.cut, cause });
+      if (!r) throw new Error("no cell ran");
+      return r;
+    });
+    if (written.htmlPath) return written;
     const how = this.ended?.signal ? `was killed (${this.ended.signal})` : `exited with code ${this.ended?.code}`;
     const tail = this.output.trim().split("\n").slice(-20).join("\n");
     const error = `${path.basename(task.file)}: the worker process running it ${how} before the notebook ended${tail ? `; it printed:\n${tail}` : ""}`;
     return { file: task.file, ok: false, durationMs: performance.now() - t0, cells: 0, charts: 0, error };
+  }
+
+  /** Why the worker ended before its notebook: stopped by the watch, `process.exit`, or otherwise. */
+  private cause(): CutCause {
+    if (this.cut.stopped) return { kind: "timeout", ms: this.cut.timeoutMs };
+    if (this.cut.exit !== undefined) return { kind: "exit", code: this.cut.exit };
+    return { kind: "died", code: this.ended?.code ?? null, signal: this.ended?.signal ?? null, output: this.output };
   }
 
   close(): void {

@@ -97,7 +97,7 @@ async function executeCells(
     const at = { cell, index: i, codeIndex: ++codeIndex };
     const t0 = performance.now();
     const failure = await runCell(at, run, options, kernel, book);
-    reportCell(options, run.codeCells, { id: cell.id, codeIndex }, failure, performance.now() - t0);
+    reportCell(options, run.codeCells, { cell, codeIndex }, failure, performance.now() - t0);
     if (failure) return failure;
   }
   return undefined;

@@ -7,7 +7,7 @@ import { RiskPortalError } from "../client/errors";
 import { replaceFiles } from "../client/replace-files";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseNotebook, sourceOf, type CellFailure, type Notebook } from "./ipynb";
+import { parseNotebook, sourceOf, type Cell, type CellFailure, type Notebook } from "./ipynb";
 import { injectParameters } from "./params";
 import { renderHtml } from "./render-html";
 
@@ -24,7 +24,9 @@ export interface RunOptions {
    * Longest a cell may run, ms; then it is interrupted and fails. Under Deno the kernel is killed when
    * the interrupt does not end it; under tslab a cell that awaits is interrupted, and a CPU-bound one
    * (`while (true) {}`) is stopped by V8 when its code has run that long, though not code it runs after
-   * an `await` or in a timer, which holds the runner's process. Default 10 minutes.
+   * an `await` or in a timer: that holds the process running the notebook, which only a supervising
+   * process can stop (`runNotebooks` with `isolate` or `jobs`, the CLI's `run`: one second after the
+   * timeout). Default 10 minutes.
    */
   cellTimeoutMs?: number;
   /**
@@ -35,8 +37,16 @@ export interface RunOptions {
   kernel?: KernelName;
   /** The deno executable (`--kernel deno`); default: $DENO_BIN, node_modules/.bin/deno, then PATH (see `findDeno`). */
   deno?: string;
-  /** Called after each code cell, with how it ended and how long it took (`cell 4/12 ok 1.3 s`). */
-  onCellDone?: (info: CellDone) => void;
+  /**
+   * Called after each code cell, with how it ended and how long it took (`cell 4/12 ok 1.3 s`), and the
+   * cell as it will be stored (its outputs and execution count).
+   */
+  onCellDone?: (info: CellDone, cell: Cell) => void;
+  /**
+   * Called as a code cell's code starts running, after tslab's type-check (tslab only; the cell's
+   * timeout counts from {@link onCell}). A worker's supervisor starts its own watch of the cell here.
+   */
+  onCellRunning?: () => void;
 }
 
 export type KernelName = "tslab" | "deno";
@@ -71,16 +81,16 @@ export interface CellDone {
 export function reportCell(
   options: RunOptions,
   total: number,
-  at: { id?: string; codeIndex: number },
+  at: { cell: Cell; codeIndex: number },
   failure: CellFailure | undefined,
   ms: number,
 ): void {
   if (!options.onCellDone) return;
   const status = !failure ? "ok" : failure.ename === "CellTimeout" ? "timed out" : "failed";
   const info: CellDone = { index: at.codeIndex, total, status, ms };
-  if (at.id) info.id = at.id;
+  if (at.cell.id) info.id = at.cell.id;
   if (failure) info.error = failure.error;
-  options.onCellDone(info);
+  options.onCellDone(info, at.cell);
 }
 
 /** `cell 4/12 ok 1.3 s`, `cell 5/12 failed 0.2 s: TypeError: …`. */

@@ -87,6 +87,17 @@ export async function runNotebook(file: string, options: RunOptions = {}): Promi
   return writeOutputs(run, failure, performance.now() - started);
 }
 
+/** The outputs of the cell running now in this process, if one is (see {@link runningCellOutputs}). */
+let runningCell: CellOutputs | undefined;
+
+/**
+ * What the cell running now has shown so far, as it would be stored; undefined between cells. For a
+ * worker process whose cell calls `process.exit` (batch-worker.ts reads it as the process ends).
+ */
+export function runningCellOutputs(): Output[] | undefined {
+  return runningCell && stripTransient([...runningCell.finish()]);
+}
+
 /** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
 async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
   const tslab = loadRunnerTslab();
@@ -101,7 +112,7 @@ async function executeCells(run: PreparedRun, options: RunOptions): Promise<Cell
       if (cell.cell_type !== "code") continue;
       const started = performance.now();
       failure = await runCell({ cell, index: i, codeIndex: ++codeIndex }, run, options, kernel, out, proc);
-      reportCell(options, run.codeCells, { id: cell.id, codeIndex }, failure, performance.now() - started);
+      reportCell(options, run.codeCells, { cell, codeIndex }, failure, performance.now() - started);
     }
   } finally {
     await proc.leave();
@@ -187,9 +198,10 @@ async function runCell(
   options.onCell?.({ index: codeIndex, total: run.codeCells, source: code, id: cell.id });
   out.startCell(codeIndex);
   proc.captureWrites();
+  runningCell = out;
   let ok: boolean;
   try {
-    ok = code.trim() === "" ? true : await executeWithin(kernel, code, run.cellTimeoutMs);
+    ok = code.trim() === "" ? true : await executeWithin(kernel, code, run.cellTimeoutMs, options.onCellRunning);
   } catch (error) {
     if (!(error instanceof CellTimeout)) throw error;
     ok = false;
@@ -198,6 +210,7 @@ async function runCell(
   } finally {
     await out.settled();
     proc.releaseWrites();
+    runningCell = undefined;
   }
   cell.execution_count = codeIndex;
   if (ok) {
@@ -225,9 +238,9 @@ async function runCell(
  * Runs a cell with tslab's executor, or throws CellTimeout after `ms`: a cell that awaits is interrupted
  * then; a CPU-bound one is stopped by V8 when its code has run that long (withSyncLimit).
  */
-async function executeWithin(kernel: Kernel, code: string, ms: number): Promise<boolean> {
+async function executeWithin(kernel: Kernel, code: string, ms: number, onRun?: () => void): Promise<boolean> {
   const { ok, timedOut } = await withTimeout(
-    withSyncLimit(ms, () => kernel.execute(code)),
+    withSyncLimit(ms, () => kernel.execute(code), onRun),
     ms,
     () => kernel.interrupt(),
   );

@@ -1,8 +1,8 @@
 /**
  * runNotebooks with `jobs` > 1 (what the demo does): the notebooks run side by side in worker
  * processes, and the batch still reports them in their order, with their cell events, a failing one as
- * failed (its error as the worker saw it), and a worker that dies (a cell calls process.exit) as a failed notebook naming how it ended,
- * while the notebooks after it still run. Real runs of small notebooks under tslab's executor.
+ * failed (its error as the worker saw it), and a worker that dies (a cell calls process.exit) as a failed notebook naming
+ * the cell and how it ended, written up to that cell, while the notebooks after it still run. Real runs of small notebooks under tslab's executor.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,8 +42,13 @@ describe("runNotebooks with jobs: 2", () => {
       ]);
       expect(summary.failed).toBe(2);
       expect(summary.results[1]!.error).toMatch(
-        /^batch-exit\.ipynb: the worker process running it exited with code 3 before the notebook ended/,
+        /batch-exit\.ipynb: code cell 3 of 3 \(id "exit-cell"\) failed: console\.log\("leaving"\);\n\s+ProcessExit: cell 3 called process\.exit\(3\)/,
       );
+      // The dead worker's notebook is written up to its cell, which says what happened.
+      const exited = JSON.parse(readFileSync(path.join(outDir, "batch-exit.ipynb"), "utf8")) as {
+        metadata: { risk_portal_lab: unknown };
+      };
+      expect(exited.metadata.risk_portal_lab).toMatchObject({ status: "failed", failed_cell: "exit-cell" });
       // The parameter crossed to the worker: the executed notebook printed it.
       const executed = readFileSync(path.join(outDir, "runner-params.ipynb"), "utf8");
       expect(executed).toContain('{\\"note\\":\\"parallel\\",\\"tags\\":[]}');
