@@ -27,13 +27,16 @@ export type StartResult = { ok: true; text: string; seconds: number } | { ok: fa
 const REPAIR =
   "run `npx risk-portal-lab kernels install` in your notebook folder (the one whose node_modules has tslab and deno)";
 
+/** After the reply and idle with no result yet, how long a late result may take (Deno's kernel sends idle before some outputs), ms. */
+const LATE_RESULT_MS = 3000;
+
 /** Runs `code` once; resolves with the result's text (execute_result, else stdout; "" when none), rejects on an error. */
 function executeOnce(kernel: JupyterKernel, code: string, timeoutMs: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let text = "";
-    let stream = "";
     let replied = false;
     let idle = false;
+    let late: NodeJS.Timeout | undefined;
     const { msgId, reply } = kernel.execute(code, { storeHistory: false });
     const timer = setTimeout(
       () => finish(new Error(`no answer to \`${code}\` within ${timeoutMs / 1000} s`)),
@@ -41,24 +44,28 @@ function executeOnce(kernel: JupyterKernel, code: string, timeoutMs: number): Pr
     );
     const finish = (error?: Error) => {
       clearTimeout(timer);
+      clearTimeout(late);
       kernel.off("iopub", onIopub);
       if (error) reject(error);
-      else resolve(stripAnsi(text || stream).trim());
+      else resolve(stripAnsi(text).trim());
+    };
+    const settled = () => {
+      if (replied && text) finish();
+      else if (replied && idle) late ??= setTimeout(() => finish(), LATE_RESULT_MS);
     };
     const onIopub = (m: Message) => {
-      if (m.parent_header.msg_id !== msgId) return;
-      const content = m.content as {
-        data?: Record<string, unknown>;
-        execution_state?: string;
-        ename?: string;
-        evalue?: string;
-      };
+      // The only execute this kernel gets: its results count whatever parent they carry (Deno's kernel
+      // tags some outputs with another request's id); its idle and error must be this request's.
+      const ours = m.parent_header.msg_id === msgId;
+      if (!ours && m.header.msg_type !== "execute_result" && m.header.msg_type !== "stream") return;
+      const content = m.content as { data?: Record<string, unknown>; execution_state?: string; text?: string };
+      const { ename, evalue } = m.content as { ename?: string; evalue?: string };
       // Deno answers with an execute_result; tslab prints the last expression's value on stdout.
       if (m.header.msg_type === "execute_result") text = String(content.data?.["text/plain"] ?? "");
-      if (m.header.msg_type === "stream" && !text) stream += String((content as { text?: string }).text ?? "");
-      if (m.header.msg_type === "error") return finish(new Error(`${content.ename}: ${content.evalue}`));
+      if (m.header.msg_type === "stream") text ||= String(content.text ?? "");
+      if (m.header.msg_type === "error") return finish(new Error(`${ename}: ${evalue}`));
       if (m.header.msg_type === "status" && content.execution_state === "idle") idle = true;
-      if (idle && replied) finish();
+      settled();
     };
     kernel.on("iopub", onIopub);
     reply.then(
@@ -67,7 +74,7 @@ function executeOnce(kernel: JupyterKernel, code: string, timeoutMs: number): Pr
         if (content.status !== "ok")
           return finish(new Error(`${content.ename ?? content.status}: ${content.evalue ?? ""}`));
         replied = true;
-        if (idle) finish();
+        settled();
       },
       (error: Error) => finish(error),
     );
