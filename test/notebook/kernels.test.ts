@@ -79,6 +79,25 @@ describe.skipIf(missing !== undefined || process.platform === "win32")("kernels 
     expect(existsSync(data)).toBe(false);
   });
 
+  it("is in the CLI's usage, and an unknown subcommand or two scopes at once is a usage error (exit 2)", async () => {
+    const { env } = privateEnv();
+    const run = (...args: string[]) =>
+      runCommand(process.execPath, [cli, ...args], { cwd: work, env, timeoutMs: 30_000 });
+    const help = await run("--help");
+    expect(help.stdout).toMatch(/^ {2}kernels install {2}register the "tslab" \(TypeScript\) and "deno" kernels/m);
+    expect(help.stdout).toMatch(/^ {2}kernels list {3}\(or kernels check\)/m);
+    const bogus = await run("kernels", "start");
+    expect([bogus.code, bogus.stderr.split("\n")[0]]).toEqual([
+      2,
+      'risk-portal-lab: kernels: unknown subcommand "start" (install, list or check)',
+    ]);
+    const both = await run("kernels", "install", "--user", "--prefix", work);
+    expect([both.code, both.stderr.split("\n")[0]]).toEqual([
+      2,
+      "risk-portal-lab: kernels install: --user, --sys-prefix and --prefix DIR exclude each other",
+    ]);
+  });
+
   it("refuses to register tslab under a Node older than 22", () => {
     const { env } = privateEnv();
     const node = { path: "/opt/node20/bin/node", version: "v20.11.1" };
