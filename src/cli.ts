@@ -7,6 +7,8 @@
  *       [--jobs N]                                                      execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S] [--jobs N]             run every showcase notebook
  *   diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]   what changed between two runs
+ *   kernels install [--user | --sys-prefix | --prefix DIR]             register tslab's and Deno's kernels
+ *   kernels list                                                       the kernelspecs Jupyter uses, started
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -60,6 +62,23 @@ file, a file that is not a notebook, two different notebooks).
 
 ${DIFF_OPTIONS.replace(/^ {9}/gm, "  ")}`;
 
+const KERNELS_OPTIONS = `  kernels install  register the "tslab" (TypeScript) and "deno" kernels with Jupyter, run in your
+         notebook folder: kernel.json with absolute paths (this Node, >= 22, and the folder's
+         tslab; the folder's deno, else deno on PATH), so Jupyter starts them from any shell;
+         running it again repairs a broken spec; prints what it wrote where
+         --user          in the user's Jupyter data dir (default; $JUPYTER_DATA_DIR when set)
+         --sys-prefix    in the Jupyter python's sys.prefix (a venv or conda env)
+         --prefix DIR    in DIR/share/jupyter
+  kernels list   (or kernels check) the tslab and deno kernelspecs Jupyter would use, their argv,
+         whether each path exists, and a real start of each (1 + 1, timed); exits 1 when one is
+         missing or does not start
+`;
+
+const KERNELS_USAGE = `usage: risk-portal-lab kernels install [--user | --sys-prefix | --prefix DIR]
+       risk-portal-lab kernels list
+
+${KERNELS_OPTIONS.replace(/^ {9}/gm, "  ")}`;
+
 const USAGE = `usage: risk-portal-lab <command> [options]
 
 commands:
@@ -89,7 +108,7 @@ ${RUN_OPTIONS}  demo   run every notebook in notebooks/ against the embedded sim
          --out DIR       output directory (default out/)
          --cell-timeout S, --jobs N  as for run
   diff   what changed between two runs of a notebook (exit 0: nothing, 1: something, 2: bad input)
-${DIFF_OPTIONS}`;
+${DIFF_OPTIONS}${KERNELS_OPTIONS}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -101,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "run") return run(rest);
   if (command === "demo") return demo(rest);
   if (command === "diff") return diff(rest);
+  if (command === "kernels") return kernels(rest);
   process.stderr.write(`risk-portal-lab: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 2;
 }
@@ -538,6 +558,42 @@ function wholeNumber(text: string, flag: string): number {
   if (text.trim() === "" || !Number.isSafeInteger(n) || n < 0)
     throw new UsageError(`${flag} must be a whole number >= 0, got ${JSON.stringify(text)}`);
   return n;
+}
+
+/** `kernels install|list|check`: errors of the command itself (no Jupyter, an old Node) exit 1 with their message. */
+async function kernels(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
+    process.stdout.write(KERNELS_USAGE);
+    return sub ? 0 : 2;
+  }
+  if (sub === "list" || sub === "check") {
+    parseArgs({ args: rest, options: {}, strict: true });
+    const { listKernels } = await import("./notebook/kernels/list");
+    return listKernels();
+  }
+  if (sub !== "install")
+    throw new UsageError(`kernels: unknown subcommand ${JSON.stringify(sub)} (install, list or check)`);
+  const { values } = parseArgs({
+    args: rest,
+    options: { user: { type: "boolean" }, "sys-prefix": { type: "boolean" }, prefix: { type: "string" } },
+    strict: true,
+  });
+  if ([values.user, values["sys-prefix"], values.prefix !== undefined].filter(Boolean).length > 1)
+    throw new UsageError("kernels install: --user, --sys-prefix and --prefix DIR exclude each other");
+  const { installKernels, KernelsError } = await import("./notebook/kernels/install");
+  const scope = values["sys-prefix"]
+    ? ({ kind: "sys-prefix" } as const)
+    : values.prefix !== undefined
+      ? ({ kind: "prefix", prefix: values.prefix } as const)
+      : ({ kind: "user" } as const);
+  try {
+    return installKernels({ scope });
+  } catch (error) {
+    if (!(error instanceof KernelsError)) throw error;
+    process.stderr.write(`risk-portal-lab kernels install: ${error.message}\n`);
+    return 1;
+  }
 }
 
 class UsageError extends Error {}

@@ -5,9 +5,12 @@
  *   registry (what `npm install risk-portal-lab` would do): no URL dependency, no install script, nothing
  *   in the folder's package.json but the dependency; its node_modules ≤ 150 MB. Then tslab and deno beside
  *   it (what a user adds for a kernel), and one notebook run there, every cell ok, the chart inline:
- *   under tslab by `npx risk-portal-lab run`, under tslab by Jupyter itself (`jupyter nbconvert --execute`
- *   with the folder's own tslab kernel), and under Deno by `npx risk-portal-lab run --kernel deno` (the
- *   runner speaks Jupyter's protocol to `deno jupyter --kernel`, no Python).
+ *   under tslab by `npx risk-portal-lab run`, under Deno by `npx risk-portal-lab run --kernel deno` (the
+ *   runner speaks Jupyter's protocol to `deno jupyter --kernel`, no Python), and under both kernels by
+ *   Jupyter itself (issue 42): with a private HOME and JUPYTER_DATA_DIR, a PATH without node_modules/.bin
+ *   whose first `python3` has no Jupyter, `npx risk-portal-lab kernels install` registers both (repairing
+ *   the bare-`tslab` spec `npx tslab install` wrote), `jupyter nbconvert --execute` runs each notebook
+ *   from another directory, and `kernels list` starts both.
  * - Linked: `npm install <checkout>` (a symlink; the package's dependencies stay in the checkout's own
  *   node_modules), the same notebook under tslab. Before the package named its frame types, tslab refused
  *   `const df = frames.yieldCurve(…)` there: "The inferred type of 'df' cannot be named without a
@@ -27,6 +30,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -34,11 +38,13 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onPath } from "../../src/notebook/kernels/jupyter-python";
 import { missingJupyter, notebookEnv, runCommand } from "../notebook/executed";
 
 const root = path.resolve(__dirname, "../..");
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
-const missing = missingJupyter();
+/** Jupyter's nbconvert is all it needs from the machine: it registers its own kernels, privately. */
+const missing = missingJupyter("python3");
 const MAX_NODE_MODULES_MB = 150;
 
 /** The notebooks' environment (no service configured), without what the test's own npm run set for npm. */
@@ -97,15 +103,49 @@ async function sh(
   args: string[],
   cwd: string,
   timeoutMs = 240_000,
-  extraEnv: NodeJS.ProcessEnv = {},
+  ownEnv?: NodeJS.ProcessEnv,
 ): Promise<string> {
-  const run = await runCommand(command, args, { cwd, timeoutMs, env: { ...env, ...extraEnv } });
+  const run = await runCommand(command, args, { cwd, timeoutMs, env: ownEnv ?? env });
   const output = `${run.stdout}${run.stderr}`;
   if (run.code !== 0)
     throw new Error(
       `${command} ${args.join(" ")} (in ${cwd}) exited ${run.code}\n${output.split("\n").slice(-40).join("\n")}`,
     );
   return output;
+}
+
+/** `jupyter` as the test's PATH has it (Debian's in CI), called by its absolute path from the private PATH. */
+const jupyter = onPath("jupyter") ?? "jupyter";
+
+/**
+ * What a quant's shell may well be: a private HOME and Jupyter data dir (the machine's own kernelspecs are
+ * never touched), no JUPYTER_PATH, and a PATH = a `python3` WITHOUT Jupyter (`/usr/bin/python3 -S`), the
+ * Node running the tests, /usr/bin and /bin: no node_modules/.bin.
+ */
+function privateJupyter(work: string): { env: NodeJS.ProcessEnv; data: string; home: string } {
+  const home = path.join(work, "home");
+  const shim = path.join(work, "shim");
+  const data = path.join(home, ".local", "share", "jupyter");
+  mkdirSync(shim, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(path.join(shim, "python3"), '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n', { mode: 0o755 });
+  const npmDir = path.dirname(onPath("npx") ?? "/usr/bin/npx");
+  const bins = [...new Set([shim, path.dirname(process.execPath), npmDir, "/usr/bin", "/bin"])];
+  const pass = ["LANG", "TMPDIR", "TZ", "http_proxy", "https_proxy", "no_proxy"].filter((k) => process.env[k]);
+  return {
+    env: {
+      ...Object.fromEntries(pass.map((k) => [k, process.env[k]])),
+      HOME: home,
+      JUPYTER_DATA_DIR: data,
+      PATH: bins.join(path.delimiter),
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+      PYDEVD_DISABLE_FILE_VALIDATION: "1",
+      npm_config_update_notifier: "false",
+    },
+    data,
+    home,
+  };
 }
 
 function sizeMb(dir: string): number {
@@ -213,42 +253,52 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
     expectRan(path.join(installed, "out-tslab", "analysis.ipynb"));
   }, 240_000);
 
-  it("runs it under the folder's own tslab kernel with jupyter nbconvert", async () => {
-    const prefix = path.join(work, "jupyter");
-    await sh(
-      path.join(installed, "node_modules", ".bin", "tslab"),
-      [
-        "install",
-        `--python=${existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3"}`,
-        `--binary=${path.join(installed, "node_modules", ".bin", "tslab")}`,
-        `--prefix=${prefix}`,
-      ],
-      installed,
+  it("registers both kernels with `npx risk-portal-lab kernels install` (repairing a bare `tslab` spec), and Jupyter runs a notebook under each from another directory", async () => {
+    const { env: privateEnv, data, home } = privateJupyter(work);
+    // The spec `npx tslab install --python=python3` wrote (README before issue 42): a bare `tslab`, which
+    // Jupyter cannot find on a PATH without the folder's node_modules/.bin.
+    mkdirSync(path.join(data, "kernels", "tslab"), { recursive: true });
+    writeFileSync(
+      path.join(data, "kernels", "tslab", "kernel.json"),
+      JSON.stringify({ argv: ["tslab", "kernel", "--config-path", "{connection_file}"], display_name: "TypeScript" }),
     );
-    const jupyterEnv = {
-      JUPYTER_PATH: path.join(prefix, "share", "jupyter"),
-      JUPYTER_DATA_DIR: path.join(work, "jupyter-data"),
-      JUPYTER_CONFIG_DIR: path.join(work, "jupyter-config"),
-    };
-    await sh(
-      "jupyter",
-      [
-        "nbconvert",
-        "--to",
-        "notebook",
-        "--execute",
-        "--ExecutePreprocessor.kernel_name=tslab",
-        "--ExecutePreprocessor.timeout=180",
-        "--output-dir",
-        "out-nbconvert",
-        "analysis.ipynb",
-      ],
-      installed,
-      240_000,
-      jupyterEnv,
+    const npx = ["--no-install", "risk-portal-lab", "kernels"];
+    const registered = await sh("npx", [...npx, "install"], installed, 60_000, privateEnv);
+    expect(registered).toContain(
+      `registered tslab ("TypeScript"): ${path.join(data, "kernels", "tslab", "kernel.json")}`,
     );
-    expectRan(path.join(installed, "out-nbconvert", "analysis.ipynb"));
-  }, 260_000);
+    expect(registered).toContain("replaced argv: tslab kernel --config-path {connection_file}");
+    expect(registered).toContain(`registered deno ("Deno"): ${path.join(data, "kernels", "deno", "kernel.json")}`);
+    const tslabSpec = JSON.parse(readFileSync(path.join(data, "kernels", "tslab", "kernel.json"), "utf8"));
+    expect(tslabSpec.argv.slice(0, 2)).toEqual([
+      process.execPath,
+      realpathSync(path.join(installed, "node_modules/tslab/bin/tslab")),
+    ]);
+    writeFileSync(path.join(installed, "jupyter-tslab.ipynb"), notebook("tslab"));
+    writeFileSync(path.join(installed, "jupyter-deno.ipynb"), notebook("deno"));
+    const nbconvert = (name: string) =>
+      sh(
+        jupyter,
+        ["nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=180"].concat([
+          "--output-dir",
+          path.join(installed, "out-jupyter"),
+          path.join(installed, name),
+        ]),
+        home,
+        240_000,
+        privateEnv,
+      );
+    // Both kernels and `kernels list` at once: each mostly waits on its kernel's start.
+    const [, , listed] = await Promise.all([
+      nbconvert("jupyter-tslab.ipynb"),
+      nbconvert("jupyter-deno.ipynb"),
+      sh("npx", [...npx, "list"], installed, 150_000, privateEnv),
+    ]);
+    expectRan(path.join(installed, "out-jupyter", "jupyter-tslab.ipynb"));
+    expectRan(path.join(installed, "out-jupyter", "jupyter-deno.ipynb"));
+    expect(listed).toMatch(/^tslab: .*\n {2}argv: .*\n(?: {2}ok .*\n)+ {2}starts: 1 \+ 1 = 2 in /m);
+    expect(listed).toMatch(/^deno: .*\n {2}argv: .*\n(?: {2}ok .*\n)+ {2}starts: 1 \+ 1 = 2 in /m);
+  }, 300_000);
 
   it("runs it under Deno's kernel with the package's runner (no Python)", async () => {
     writeFileSync(path.join(installed, "analysis-deno.ipynb"), notebook("deno"));
