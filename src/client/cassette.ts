@@ -570,7 +570,32 @@ function exchangeProblem(e: unknown): string | undefined {
   if (!("body" in response) && text === undefined) return "response must have a body (JSON) or a text";
   if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt)))
     return "receivedAt must be an ISO 8601 date-time";
+  for (const [where, value] of [
+    ["request.body", request.body],
+    ["response.body", response.body],
+  ] as const)
+    if (deeperThan(value, CASSETTE_MAX_DEPTH)) return `${where} is nested deeper than ${CASSETTE_MAX_DEPTH} levels`;
   return undefined;
+}
+
+/**
+ * The deepest nesting of objects and arrays a recorded body may have: far past any answer of the service
+ * (a dozen levels), and well within what the recursive walks of a replay (canonical keys, JSON text,
+ * response checks) can take before the stack runs out.
+ */
+export const CASSETTE_MAX_DEPTH = 512;
+
+/** Whether `value` nests objects or arrays more than `limit` deep: walked with a stack of its own, never recursion. */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      if (typeof child === "object" && child !== null) stack.push([child as object, depth + 1]);
+  }
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
