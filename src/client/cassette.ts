@@ -221,6 +221,8 @@ export class Cassette {
    */
   finish(): void {
     if (this.mode !== "record" || !Cassette.#unfinished.has(this)) return;
+    // Finished by another recorder already (or its folder removed): nothing to lock, nor to make again.
+    if (!existsSync(this.#target)) return void Cassette.#unfinished.delete(this);
     this.#locked(() => {
       try {
         renameSync(this.#target, this.path);
