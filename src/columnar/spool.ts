@@ -5,7 +5,7 @@
  * SIGINT, SIGTERM and SIGHUP, after which the signal ends the process as it would have (unless something
  * else in the process handles the signal: a kernel's interrupt, which goes on, and the calls with it). A
  * folder that survives anyway (SIGKILL, a crash, a power cut) is swept by the next call beside the same
- * target: when its process (of this host) is gone, or it is older than {@link STALE_SPOOL_MS}.
+ * target: when its process (of this host) is gone; another host's when older than {@link STALE_SPOOL_MS}.
  */
 import { randomBytes, createHash } from "node:crypto";
 import { readdirSync, rmSync, statSync } from "node:fs";
@@ -56,8 +56,8 @@ export function spoolPath(target: string, pid: number, tag = "partial"): string 
 
 /**
  * Removes the spool folders beside `target` that no call will finish: those of a process of this host
- * that is gone, and any older than {@link STALE_SPOOL_MS} (those of other hosts, and unnamed ones from
- * before folders were named after their process). Returns the paths removed.
+ * that is gone, and those of other hosts (and unnamed ones, from before folders were named after their
+ * process) untouched for {@link STALE_SPOOL_MS}. Returns the paths removed.
  */
 export function sweepSpools(target: string, tag = "partial"): string[] {
   const dir = path.dirname(target);
@@ -82,10 +82,13 @@ export function sweepSpools(target: string, tag = "partial"): string[] {
   return removed;
 }
 
-/** Whether a spool folder is no live call's: its process (of this host) gone, or untouched for a day. */
+/**
+ * Whether a spool folder is no live call's: one of this host, when its process is gone (a live process's
+ * stays, however long its stream stalls); any other (another host's, or unnamed), when untouched for a day.
+ */
 function abandoned(full: string, suffix: string): boolean {
   const [pid, host] = suffix.split("-");
-  if (host === HOST_TAG && /^\d+$/.test(pid ?? "") && !processAlive(Number(pid))) return true;
+  if (host === HOST_TAG && /^\d+$/.test(pid ?? "")) return !processAlive(Number(pid));
   try {
     return Date.now() - newestChange(full) > STALE_SPOOL_MS;
   } catch {

@@ -93,7 +93,7 @@ describe.skipIf(process.platform === "win32")("spool folders and signals", () =>
     await run.exited;
   }, 30_000);
 
-  it("a spool left by a killed process is swept by the next call beside the target; a live process's stays", async () => {
+  it("a spool left by a killed process is swept by the next call beside the target, and an old unnamed one; a live process's stays, however old", async () => {
     const target = path.join(dir, "swept", "trades.parquet");
     mkdirSync(path.dirname(target), { recursive: true });
     const run = await streaming(target);
@@ -110,7 +110,9 @@ describe.skipIf(process.platform === "win32")("spool folders and signals", () =>
       writeFileSync(path.join(d, "body.json"), "{");
     }
     const longAgo = new Date(Date.now() - STALE_SPOOL_MS - 60_000);
-    for (const p of [old, path.join(old, "body.json")]) utimesSync(p, longAgo, longAgo);
+    // Old: the unnamed one, and the live process's (a stream stalled for a day is still its process's).
+    for (const p of [old, path.join(old, "body.json"), alive, path.join(alive, "body.json")])
+      utimesSync(p, longAgo, longAgo);
 
     const sim = await startSimulator({ transactionRows: 50 });
     try {
