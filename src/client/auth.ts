@@ -10,14 +10,17 @@ import {
   AuthenticationError,
   ConfigurationError,
   NetworkError,
+  ProtocolError,
   RedirectError,
+  ResponseValidationError,
   RiskPortalError,
   TimeoutError,
   errorFromResponse,
 } from "./errors";
 import { fingerprint } from "./cache";
 import type { Redactor } from "./redact";
-import { decodeForDisplay, readBody } from "./body";
+import { decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
+import { protocolViolation, violationText } from "./retry";
 import { followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 
 /** A token from {@link GetToken}, with its expiry when known (never known: it is used until a 401). */
@@ -413,22 +416,40 @@ class ClientCredentials extends CachedBearer {
         }
         if (signal.aborted)
           throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
-        throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
-          ...details,
-          cause: redactor.cause(error),
-        });
+        throw tokenTransportFailure(error, this.#tokenUrl, details, redactor);
       }
       return await readTokenReply(response, details, redactor);
     } catch (error) {
       if (error instanceof RiskPortalError) throw error;
       if (signal.aborted)
         throw new TimeoutError(`token request timed out after ${now() - started} ms`, details, now() - started);
-      throw new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
-        ...details,
-        cause: redactor.cause(error),
-      });
+      throw tokenTransportFailure(error, this.#tokenUrl, details, redactor);
     }
   }
+}
+
+/**
+ * A token request that failed on the way: an answer that broke HTTP (oversized headers, a corrupt
+ * compressed body, malformed HTTP) is a {@link ProtocolError}, never retried, as an API call's is; anything
+ * else a {@link NetworkError}, which a call may retry.
+ */
+function tokenTransportFailure(
+  error: unknown,
+  tokenUrl: string,
+  details: { operation: string; method: string; url: string },
+  redactor: Redactor,
+): RiskPortalError {
+  const code = protocolViolation(error);
+  if (code !== undefined)
+    return new ProtocolError(
+      `token request: the answer from ${redactor.text(new URL(tokenUrl).origin)} broke HTTP: ${violationText(code)} (${code}); not retried: a proxy or the token endpoint sends what no HTTP client accepts`,
+      { ...details, cause: redactor.cause(error) },
+      code,
+    );
+  return new NetworkError(`token request failed: ${redactor.text(String((error as Error)?.message ?? error))}`, {
+    ...details,
+    cause: redactor.cause(error),
+  });
 }
 
 /** Reads the token endpoint's reply: the token and its lifetime, or the error it stands for. */
@@ -438,7 +459,9 @@ async function readTokenReply(
   redactor: Redactor,
 ): Promise<{ value: string; lifetimeMs: number }> {
   // A token reply is small: a body past 1 MiB (a compression bomb, a page) is cut there, and then unusable.
-  const text = decodeForDisplay((await readBody(response, TOKEN_REPLY_BYTES, true)).bytes).text;
+  const { bytes, truncated } = await readBody(response, TOKEN_REPLY_BYTES, true);
+  const text =
+    response.ok && !truncated ? strictTokenText(bytes, response.status, details) : decodeForDisplay(bytes).text;
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -479,6 +502,24 @@ async function readTokenReply(
     value: token,
     lifetimeMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_LIFETIME_MS,
   };
+}
+
+/** A token reply's text, as strict as an API answer's: invalid UTF-8 is refused with its offset, never read as U+FFFD. */
+function strictTokenText(
+  bytes: Uint8Array,
+  status: number,
+  details: { operation: string; method: string; url: string },
+): string {
+  try {
+    return decodeUtf8(bytes);
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8)) throw error;
+    throw new ResponseValidationError(
+      `token request: the token endpoint's reply is not valid UTF-8 at byte ${error.offset}: refused, not read with replacement characters`,
+      { ...details, status },
+      [],
+    );
+  }
 }
 
 function tokenHeaders(basic: string, hasBody: boolean): Record<string, string> {

@@ -126,11 +126,52 @@ export class ByteCounter {
   }
 }
 
+/**
+ * Checks a streamed body's UTF-8 chunk by chunk, as {@link decodeUtf8} checks a whole one: a sequence
+ * split between chunks is carried over; {@link InvalidUtf8} gives the offset in the whole body.
+ */
+export class Utf8Checker {
+  /** The bytes of a sequence the last chunk began and did not finish (at most 3). */
+  #carry: Uint8Array = new Uint8Array(0);
+  /** Bytes checked before the carry. */
+  #checked = 0;
+
+  push(chunk: Uint8Array): void {
+    if (this.#carry.length === 0 && isAscii?.(chunk)) {
+      this.#checked += chunk.byteLength;
+      return;
+    }
+    const bytes = this.#carry.length === 0 ? chunk : Buffer.concat([this.#carry, chunk]);
+    const end = bytes.length - unfinishedTail(bytes);
+    const whole = bytes.subarray(0, end);
+    if (!(isUtf8?.(whole) ?? invalidUtf8At(whole) < 0)) throw new InvalidUtf8(this.#checked + invalidUtf8At(whole));
+    this.#carry = bytes.slice(end);
+    this.#checked += end;
+  }
+
+  /** At the body's end: a sequence still unfinished is invalid. */
+  end(): void {
+    if (this.#carry.length > 0) throw new InvalidUtf8(this.#checked);
+  }
+}
+
+/** How many bytes at the end of `bytes` begin a multi-byte sequence that needs more bytes than are there (0–3). */
+function unfinishedTail(bytes: Uint8Array): number {
+  for (let k = 1; k <= Math.min(3, bytes.length); k++) {
+    const byte = bytes[bytes.length - k]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needs > k ? k : 0;
+  }
+  return 0;
+}
+
 const strict = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
 
-/** Node's `isAscii` (a vectorised scan), where the runtime has it. */
+/** Node's `isAscii` and `isUtf8` (vectorised scans), where the runtime has them. */
 const isAscii = (nodeBuffer as { isAscii?: (b: Uint8Array) => boolean }).isAscii;
+const isUtf8 = (nodeBuffer as { isUtf8?: (b: Uint8Array) => boolean }).isUtf8;
 
 /** The text of UTF-8 bytes (a BOM dropped, as `response.text()` does); throws {@link InvalidUtf8}. */
 export function decodeUtf8(bytes: Uint8Array): string {

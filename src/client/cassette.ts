@@ -9,9 +9,9 @@
  *   pass through here, known secrets (API keys, tokens, client secrets) are scrubbed from every string,
  *   and fields named like a secret (`exposed_value`, `api_key`, `token`, …) keep only their last four
  *   characters (as `frames.apiKeys` shows them anyway).
- * - The file is rewritten after every recorded exchange (to a temporary file of this writer's own, then
- *   renamed into place), so a kernel killed mid-notebook leaves a valid cassette, at worst without its
- *   last exchange, and a stray `*.tmp` file beside it.
+ * - The file (the cassette, or a recording) is rewritten after every recorded exchange (to a temporary
+ *   file of this writer's own, then renamed into place), so a kernel killed mid-notebook leaves a valid
+ *   file, at worst without its last exchange, and a stray `*.tmp` file beside it.
  * - Safe to share: several clients or processes may record to one cassette at once and every exchange is
  *   kept. Each write takes the lock file `<cassette>.lock` (created exclusively; it names the writer's
  *   process and host), reads the cassette as it is on disk now if another writer changed it since, appends
@@ -20,12 +20,16 @@
  *   and `Cassette.read` read as before. A writer waits at most {@link LOCK_WAIT_MS} for the lock, then
  *   says which file is locked; a lock left by a process that is gone (on this host), or older than
  *   {@link STALE_LOCK_MS} (no write holds it that long), is taken over.
- * - What `record` keeps, precisely: a recording begins when a `record` cassette is opened, and empties
- *   the file then (under the lock). From that moment on the file holds every exchange written by any
- *   recorder (`record` or `auto`, this process or another), in the order they were written, each
- *   recorder's in the order it recorded them; the exchanges that were in the file at that moment are
- *   dropped, including those of a recorder opened earlier and still running. So recorders meant to make
- *   one recording together open their cassettes before any of them records (or share one `Cassette`).
+ * - What `record` keeps, precisely: a recording begins when a `record` cassette is opened, in the file
+ *   `<cassette>.recording` beside it, started empty then (under the lock); the cassette itself is left as
+ *   it is. From that moment on the recording holds every exchange written by any `record` recorder of the
+ *   cassette (this process or another), in the order they were written, each recorder's in the order it
+ *   recorded them; what was in it before is dropped, including a recorder's opened earlier and still
+ *   running. So recorders meant to make one recording together open their cassettes before any of them
+ *   records (or share one `Cassette`). The recording replaces the cassette, one rename, when it finishes
+ *   ({@link Cassette.finish}: `conn.close()`, or the process exiting with code 0); a recording that fails
+ *   midway leaves the cassette as it was (nothing lost), and says where the recording is. A recorder that
+ *   goes on after another finished goes on from the cassette. `auto` writes the cassette itself.
  * - A cassette that is unreadable, corrupt or cannot be written is a {@link CassetteError} naming the
  *   file (and the bad exchange's index): a local fault, never a request retried against the server. Every
  *   exchange is checked when the file is read, so a replay cannot fail halfway through a notebook.
@@ -33,6 +37,7 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  existsSync,
   fstatSync,
   linkSync,
   mkdirSync,
@@ -52,7 +57,8 @@ import { CassetteError, CassetteMissError, ConfigurationError, type ErrorDetails
 import type { Redactor } from "./redact";
 
 /**
- * - `record`: every request goes to the server and is recorded; the file is started afresh.
+ * - `record`: every request goes to the server and is recorded afresh, beside the file, which the
+ *   recording replaces when it finishes ({@link Cassette.finish}).
  * - `replay`: every request is answered from the cassette; one that was not recorded throws
  *   {@link CassetteMissError}. No network, no credentials needed.
  * - `auto`: replay what the cassette has, send and record the rest.
@@ -120,7 +126,7 @@ export class Cassette {
 
   /**
    * Opens a cassette: `replay` needs the file; `auto` reads it when it exists; `record` begins a new
-   * recording and empties the file now (the header says what a recording keeps). Throws
+   * recording beside it, which replaces it when finished (the header says what a recording keeps). Throws
    * {@link CassetteError} for a file that cannot be read, is corrupt, or (`record`) cannot be written.
    */
   constructor(options: CassetteOptions & { baseUrl: string }) {
@@ -143,8 +149,94 @@ export class Cassette {
       exchanges: [],
     };
     for (const exchange of this.#file.exchanges) this.#index(exchange);
-    // The recording begins now: whatever any recorder writes from here on is kept.
-    if (mode === "record") this.#locked(() => this.#writeFile(this.#file));
+    // The recording begins now, beside the cassette: whatever any recorder writes from here on is kept.
+    this.#target = mode === "record" ? `${this.path}${RECORDING}` : this.path;
+    if (mode === "record") {
+      // The cassette is written only when the recording finishes: a path it cannot be is refused now.
+      if (statSync(this.path, { throwIfNoEntry: false })?.isDirectory())
+        throw this.#unwritable(new Error(`EISDIR: ${this.path} is a directory`));
+      this.#locked(() => this.#writeFile(this.#file));
+      Cassette.#unfinished.add(this);
+      if (!Cassette.#exitHooked) {
+        process.on("exit", Cassette.#atExit);
+        Cassette.#exitHooked = true;
+      }
+    }
+  }
+
+  /** The file this cassette writes: the cassette (`auto`), or its recording beside it (`record`). */
+  readonly #target: string;
+
+  /** Recordings not finished yet, finished (or reported) when the process exits. */
+  static readonly #unfinished = new Set<Cassette>();
+  static #exitHooked = false;
+
+  /**
+   * At exit: a recording not finished replaces its cassette when the process ends well (exit code 0, a
+   * script that ran to its end); else the cassette stays as it was, and a line on stderr says where the
+   * recording is. (A process ended by a signal runs no exit handler: its recording stays beside the cassette.)
+   */
+  static #atExit = (code: number): void => {
+    for (const cassette of Cassette.#unfinished) {
+      const recording = cassette.#target;
+      if (code === 0)
+        try {
+          cassette.finish();
+          continue;
+        } catch (error) {
+          process.stderr.write(`risk-portal-lab: ${(error as Error).message}\n`);
+          continue;
+        }
+      cassette.#unfinishedNote(`the process exits with code ${code}`, recording);
+    }
+    Cassette.#unfinished.clear();
+  };
+
+  /** Says on stderr that a recording was left unfinished, and where it is (when it is still there). */
+  #unfinishedNote(why: string, recording = this.#target): void {
+    if (existsSync(recording))
+      process.stderr.write(
+        `risk-portal-lab: the recording of the cassette ${this.path} was not finished (${why}): the cassette is as it was; what was recorded is in ${recording}\n`,
+      );
+  }
+
+  /**
+   * Leaves a recording unfinished for good (`record`): the cassette stays as it was, the recording beside
+   * it (`<cassette>.recording`), and a line on stderr says so, with `why`; the process's exit does not
+   * finish it. The headless runner calls it for a notebook that ended before its `conn.close()`.
+   */
+  abandon(why: string): void {
+    if (this.mode !== "record" || !Cassette.#unfinished.has(this)) return;
+    Cassette.#unfinished.delete(this);
+    this.#unfinishedNote(why);
+  }
+
+  /**
+   * Ends a recording (`record`): what was recorded since it began, by this and every other recorder of the
+   * cassette, replaces the cassette (one rename, under the lock). Until then the cassette is as it was, so
+   * a recording that fails midway loses nothing; `conn.close()` calls this, and so does the end of a process
+   * that exits with code 0. Does nothing in `replay` and `auto` (their writes go to the cassette itself),
+   * or when another recorder of the same recording finished it already. Throws {@link CassetteError}
+   * naming both files when the rename fails (the cassette is then as it was).
+   */
+  finish(): void {
+    if (this.mode !== "record" || !Cassette.#unfinished.has(this)) return;
+    // Finished by another recorder already (or its folder removed): nothing to lock, nor to make again.
+    if (!existsSync(this.#target)) return void Cassette.#unfinished.delete(this);
+    this.#locked(() => {
+      try {
+        renameSync(this.#target, this.path);
+      } catch (error) {
+        // Gone: another recorder of this recording finished it, and the cassette holds it.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+        throw new CassetteError(
+          `the recording ${this.#target} could not replace the cassette ${this.path}: ${(error as Error)?.message ?? String(error)}; the cassette is as it was`,
+          { operation: "record" },
+          this.path,
+        );
+      }
+    });
+    Cassette.#unfinished.delete(this);
   }
 
   /**
@@ -254,7 +346,7 @@ export class Cassette {
     // Not indexed for replay: a poll loop being recorded must see the server's new answers, not its own.
     this.#locked(() => {
       // Other recorders may have written since this one last did: append to the file as it is on disk.
-      const onDisk = this.#changedOnDisk() ? Cassette.read(this.path, false) : undefined;
+      const onDisk = this.#onDisk();
       const base = onDisk ?? this.#file;
       // A new object: should the write fail, the exchange is in neither the file nor this cassette's copy.
       const file: CassetteFile = {
@@ -265,6 +357,8 @@ export class Cassette {
       this.#writeFile(file, redactor);
       this.#file = file;
     });
+    // A recorder that goes on after a finish records a new recording, which replaces the cassette in turn.
+    if (this.mode === "record") Cassette.#unfinished.add(this);
     this.stats.recorded++;
     return exchange;
   }
@@ -279,9 +373,16 @@ export class Cassette {
   /** The file as this cassette last wrote it: another writer's rename shows as a different version. */
   #written?: FileVersion;
 
+  /** The file as another writer left it since this one last wrote it, or undefined when none did. */
+  #onDisk(): CassetteFile | undefined {
+    // A recording that is gone was finished by another recorder: it is the cassette now; go on from it.
+    if (this.#target !== this.path && !existsSync(this.#target)) return Cassette.read(this.path, false);
+    return this.#changedOnDisk() ? Cassette.read(this.#target, false) : undefined;
+  }
+
   #changedOnDisk(): boolean {
     try {
-      const now = versionOf(statSync(this.path));
+      const now = versionOf(statSync(this.#target));
       return (
         !this.#written ||
         now.ino !== this.#written.ino ||
@@ -296,12 +397,12 @@ export class Cassette {
   /** Writes the whole file to a temporary file of this writer's own and renames it into place. */
   #writeFile(file: CassetteFile, redactor?: Redactor): void {
     const text = serialise(file);
-    const temp = `${this.path}.${WRITER_TAG}.${++tempCounter}.tmp`;
+    const temp = `${this.#target}.${WRITER_TAG}.${++tempCounter}.tmp`;
     try {
       mkdirSync(path.dirname(this.path), { recursive: true });
       writeFileSync(temp, redactor ? redactor.text(text) : text);
-      renameSync(temp, this.path);
-      this.#written = versionOf(statSync(this.path));
+      renameSync(temp, this.#target);
+      this.#written = versionOf(statSync(this.#target));
     } catch (error) {
       removeQuietly(temp);
       throw this.#unwritable(error);
@@ -357,6 +458,8 @@ export class Cassette {
   }
 }
 
+/** The suffix of a recording's file beside its cassette (`fixtures/cassettes/01-yield-curves.json.recording`). */
+const RECORDING = ".recording";
 /** No write holds the lock this long: an older lock is a crashed (or frozen) writer's, whatever its pid says. */
 const STALE_LOCK_MS = 5_000;
 /** A lock file still without its holder's name this long after it was created: its writer died in between. */
@@ -570,7 +673,32 @@ function exchangeProblem(e: unknown): string | undefined {
   if (!("body" in response) && text === undefined) return "response must have a body (JSON) or a text";
   if (typeof receivedAt !== "string" || Number.isNaN(Date.parse(receivedAt)))
     return "receivedAt must be an ISO 8601 date-time";
+  for (const [where, value] of [
+    ["request.body", request.body],
+    ["response.body", response.body],
+  ] as const)
+    if (deeperThan(value, CASSETTE_MAX_DEPTH)) return `${where} is nested deeper than ${CASSETTE_MAX_DEPTH} levels`;
   return undefined;
+}
+
+/**
+ * The deepest nesting of objects and arrays a recorded body may have: far past any answer of the service
+ * (a dozen levels), and well within what the recursive walks of a replay (canonical keys, JSON text,
+ * response checks) can take before the stack runs out.
+ */
+export const CASSETTE_MAX_DEPTH = 512;
+
+/** Whether `value` nests objects or arrays more than `limit` deep: walked with a stack of its own, never recursion. */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      if (typeof child === "object" && child !== null) stack.push([child as object, depth + 1]);
+  }
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

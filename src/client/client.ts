@@ -70,7 +70,8 @@ export interface RiskPortalClientOptions {
    * The most bytes an answer may have, counted decompressed as it arrives: past it the call ends with
    * `ResponseTooLargeError` (never retried). Default per operation: 512 MiB for transaction tables, 32 MiB
    * for everything else; this sets it for every operation (a call's `maxResponseBytes` wins). Streaming a
-   * table into Parquet holds no body and is not limited by it.
+   * table into Parquet holds no body: it stops at the call's limit, else at the larger of this and the
+   * operation's default (so a limit set low here to spare memory does not stop a stream).
    */
   maxResponseBytes?: number;
   /**

@@ -39,7 +39,7 @@ import { startDeadline, type Deadline } from "./deadline";
 import { checkDateMismatch, refuseOtherDate, type DateMismatchPolicy } from "./date-mismatch";
 import { encodeCall } from "./encode-memo";
 import { isoTime } from "./iso-time";
-import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
+import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody, Utf8Checker } from "./body";
 import {
   attachToAnswer,
   ProvenanceRecord,
@@ -59,6 +59,7 @@ import {
   neverReachedServer,
   parseRetryAfterMs,
   protocolViolation,
+  violationText,
   resolveRetry,
   type RetryOptions,
 } from "./retry";
@@ -322,11 +323,15 @@ async function streamBody(call: PreparedCall, response: Response): Promise<void>
   const sink = call.sink!;
   await toSink(() => sink.reset());
   if (!response.body) return;
-  const counter = new ByteCounter(call.options.maxResponseBytes ?? Infinity);
+  // The same limit and UTF-8 check as a body read whole: each chunk is counted and checked before the sink has it.
+  const counter = new ByteCounter(call.streamBytes);
+  const utf8 = new Utf8Checker();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     counter.add(chunk);
+    utf8.push(chunk);
     await toSink(() => sink.chunk(chunk));
   }
+  utf8.end();
 }
 
 /**
@@ -340,6 +345,12 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   readonly retry: RetryOptions;
   /** The most bytes an answer held whole may have (decompressed). */
   readonly maxResponseBytes: number;
+  /**
+   * The most bytes a streamed answer may have (decompressed): the call's `maxResponseBytes`, else the
+   * larger of the client's and the operation's default. A stream holds no body, so a client limit set low
+   * to spare memory does not stop it; the default still stops a compression bomb filling the disk.
+   */
+  readonly streamBytes: number;
   /** Uploads and launcher creates: their errors say whether the server may have applied them. */
   readonly write: boolean;
   readonly url: string;
@@ -380,6 +391,10 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
       options.maxResponseBytes ?? config.maxResponseBytes ?? defaultMaxResponseBytes(op),
       op.name,
     );
+    this.streamBytes =
+      options.maxResponseBytes === undefined
+        ? Math.max(config.maxResponseBytes ?? 0, defaultMaxResponseBytes(op))
+        : this.maxResponseBytes;
     this.write = op.retry === "write";
     const { encoded, body } = encodeCall(op, input, config.brand, options.unknownFields ?? config.unknownFields);
     this.url = operationUrl(config, op);
@@ -747,23 +762,20 @@ function bodyFailure(
       details,
       [],
     );
-  const stream = TABLE_OPERATIONS.has(name)
-    ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))"
-    : "";
+  // A streamed answer is raised on the call (a client's limit does not lower a stream's); one held whole, on either, or streamed.
+  const where = call.sink
+    ? "on the call"
+    : `on the call or the client${TABLE_OPERATIONS.has(name) ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))" : ""}`;
   const message =
     `${name}: the response passed its size limit of ${formatBytes(refused.limit)} (maxResponseBytes, counted decompressed): reading stopped after ${formatBytes(refused.received)}. ` +
-    `If the answer is meant to be this large, to raise it: { maxResponseBytes: ${nextLimit(refused.limit)} } on the call or the client${stream}.${after.note}`;
+    `If the answer is meant to be this large, to raise it: { maxResponseBytes: ${nextLimit(refused.limit)} } ${where}.${after.note}`;
   return new ResponseTooLargeError(message, details, refused.limit);
 }
 
 /** An answer that broke HTTP: its own error, never retried (see {@link protocolViolation}). */
 function protocolFailure(call: PreparedCall, error: unknown, code: string, status: number | undefined): ProtocolError {
   const origin = call.redactor.text(new URL(call.url).origin);
-  const what = /HEADER.*OVERFLOW/.test(code)
-    ? "its headers are larger than the client accepts"
-    : code.startsWith("Z_")
-      ? "its compressed body is corrupt"
-      : "it is not well-formed HTTP";
+  const what = violationText(code);
   const after = call.outcomeUnknown(status);
   return new ProtocolError(
     `${call.op.name}: the answer from ${origin} broke HTTP: ${what} (${code}); not retried: a proxy or the service sends what no HTTP client accepts.${after.note}`,

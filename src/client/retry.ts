@@ -119,6 +119,12 @@ export function protocolViolation(error: unknown): string | undefined {
   return undefined;
 }
 
+/** What a {@link protocolViolation} code says about the answer, for its error message. */
+export function violationText(code: string): string {
+  if (/HEADER.*OVERFLOW/.test(code)) return "its headers are larger than the client accepts";
+  return code.startsWith("Z_") ? "its compressed body is corrupt" : "it is not well-formed HTTP";
+}
+
 /**
  * A17: may this failure be retried? Reads: network errors and the retry statuses. Writes: only when the
  * request provably never reached the server (connection refused, DNS failure).

@@ -28,6 +28,7 @@ import {
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
+import { claimSpool, releaseSpool } from "./spool";
 import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
@@ -86,7 +87,7 @@ export async function writeParquet(
   const who = "frames.writeParquet";
   checkParquetTarget(out, partitionBy.length > 0, options.overwrite ?? false, who);
   mkdirSync(path.dirname(out), { recursive: true });
-  const staging = besidePath(out);
+  const staging = claimSpool(out);
   const written = partitionBy.length ? path.join(staging, "dataset") : path.join(staging, path.basename(out));
   try {
     mkdirSync(partitionBy.length ? written : staging, { recursive: true });
@@ -96,7 +97,7 @@ export async function writeParquet(
   } catch (error) {
     throw writeFailed(error, out, who);
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    releaseSpool(staging);
   }
   return { path: out, rows: table.rowCount, files: partitionBy.length ? parquetFiles(out) : [out] };
 }

@@ -31,6 +31,7 @@ import {
 import { checkConcurrency } from "../batch/pool";
 import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
+import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteString, SqlSession } from "../columnar/sql";
 import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
@@ -256,7 +257,7 @@ class DatasetSink {
     readonly hadDataset: boolean,
     readonly session: SqlSession,
   ) {
-    this.#staging = besidePath(dir);
+    this.#staging = claimSpool(dir);
     this.#written = path.join(this.#staging, "dataset");
     mkdirSync(this.#written, { recursive: true });
   }
@@ -362,6 +363,6 @@ class DatasetSink {
 
   /** Removes the staging area: the calls' spools and parts, and the new dataset unless {@link finish} moved it. */
   discard(): void {
-    rmSync(this.#staging, { recursive: true, force: true });
+    releaseSpool(this.#staging);
   }
 }

@@ -11,7 +11,6 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync, ftruncateSync } from "node:fs";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { isRecord } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
 import type { RiskPortalClient } from "../client/client";
@@ -36,6 +35,7 @@ import {
   writeFailed,
   type ParquetMeta,
 } from "../columnar/parquet";
+import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
 
@@ -193,7 +193,8 @@ export async function fetchTransactionTableToParquet(
   const out = path.resolve(target);
   checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTableToParquet");
   mkdirSync(path.dirname(out), { recursive: true });
-  const workDir = `${out}.partial-${randomUUID()}`;
+  // Named after this process, removed on SIGINT/SIGTERM too; what dead processes left beside the target is swept.
+  const workDir = claimSpool(out);
   try {
     const staged = await stageTransactionTable(rp, request, workDir, rest);
     const written = {
@@ -228,7 +229,7 @@ export async function fetchTransactionTableToParquet(
     replaceFile(final, out, "frames.fetchTransactionTableToParquet");
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    releaseSpool(workDir);
   }
 }
 

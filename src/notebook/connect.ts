@@ -53,7 +53,10 @@ export interface Connection {
    * change nothing, so replay runs at full speed.
    */
   sleep(ms: number): Promise<void>;
-  /** Stops the embedded simulator, if any. */
+  /**
+   * Finishes a recording (`record`: what was recorded replaces the cassette; until then it is as it was)
+   * and stops the embedded simulator, if any. A notebook's last cell.
+   */
   close(): Promise<void>;
 }
 
@@ -79,7 +82,11 @@ export interface ConnectOptions {
   mode?: CassetteMode;
 }
 
-const open = new Set<Connection>();
+/** Why a recording stopped by {@link closeAllConnections} is not finished. */
+const NOT_CLOSED = "the notebook ended before its conn.close()";
+
+/** Connections open, each with how to stop it without finishing its recording (see {@link closeAllConnections}). */
+const open = new Map<Connection, () => Promise<void>>();
 
 /** The cassette mode for these options: `mode` > `replay: true` > `RISK_PORTAL_CASSETTE_MODE` > `off`. */
 export function resolveCassetteMode(
@@ -159,17 +166,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   if (service) {
     const rp = RiskPortalClient.fromEnv(env, { ...options.client, ...cassetteOption });
     log(`Connected to the risk service at ${rp.baseUrl} (${rp.toJSON().auth})${recording}.`);
-    const connection: Connection = {
-      rp,
-      source: "service",
-      baseUrl: rp.baseUrl,
-      mode,
-      ...(file ? { cassette: file } : {}),
-      sleep: wait,
-      close: async () => void open.delete(connection),
-    };
-    open.add(connection);
-    return connection;
+    return track(
+      { rp, source: "service", baseUrl: rp.baseUrl, mode, ...(file ? { cassette: file } : {}), sleep: wait },
+      async () => undefined,
+    );
   }
   const { startSimulator } = await import("../sim");
   // One brand for both ends: the client's option, else RISK_PORTAL_BRAND, else the neutral one.
@@ -193,21 +193,40 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   log(
     `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf}${simulator.brand === "Service" ? "" : `, brand ${simulator.brand}`})${recording}.`,
   );
-  const connection: Connection = {
+  const connection = {
     rp,
-    source: "simulator",
+    source: "simulator" as const,
     baseUrl: simulator.url,
     mode,
     ...(file ? { cassette: file } : {}),
     simulator,
     sim: simHelpers(rp),
     sleep: wait,
+  };
+  return track(connection, () => simulator.close());
+}
+
+/**
+ * Registers a connection: its `close` finishes a recording (it replaces the cassette now, not before),
+ * then `stop`s what it started; {@link closeAllConnections} only stops it, leaving a recording unfinished.
+ */
+function track(fields: Omit<Connection, "close">, stop: () => Promise<void>): Connection {
+  const connection: Connection = {
+    ...fields,
     close: async () => {
       open.delete(connection);
-      await simulator.close();
+      try {
+        connection.rp.cassette?.finish();
+      } finally {
+        await stop();
+      }
     },
   };
-  open.add(connection);
+  open.set(connection, async () => {
+    open.delete(connection);
+    connection.rp.cassette?.abandon(NOT_CLOSED);
+    await stop();
+  });
   return connection;
 }
 
@@ -227,18 +246,16 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
   log(
     `Replaying ${file}: ${exchanges} recorded${recordedAt ? ` ${recordedAt.slice(0, 10)}` : ""} from ${describeRecordingSource(meta, cassette.baseUrl)}; no server is contacted.`,
   );
-  const connection: Connection = {
+  const connection = {
     rp,
-    source: "cassette",
+    source: "cassette" as const,
     baseUrl: cassette.baseUrl,
-    mode: "replay",
+    mode: "replay" as const,
     cassette: file,
     ...(meta.source === "simulator" ? { sim: simHelpers(rp) } : {}),
     sleep: async () => undefined,
-    close: async () => void open.delete(connection),
   };
-  open.add(connection);
-  return connection;
+  return track(connection, async () => undefined);
 }
 
 /** `the simulator (seed 1, data as of 2026-11-20)`, `the risk service at https://…`. */
@@ -258,9 +275,13 @@ function wait(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
-/** Closes every connection `connect` opened in this process (the headless runner calls it after a notebook). */
+/**
+ * Stops every connection `connect` opened in this process and did not close (the headless runner calls it
+ * after a notebook): its simulator stops, but a recording is not finished, since the notebook did not get
+ * to its `conn.close()`: the cassette stays as it was, and a line on stderr says where the recording is.
+ */
 export async function closeAllConnections(): Promise<void> {
-  await Promise.all([...open].map((c) => c.close()));
+  await Promise.all([...open.values()].map((stop) => stop()));
 }
 // Simulators a notebook started stop with its session.
 notebookSession().onEnd(closeAllConnections);

@@ -14,13 +14,11 @@
  * kernel a bare `fig` as a cell's last expression displays as `plot.show(fig)` does.
  */
 import { notebookSession } from "../session";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { ColumnTable } from "../table/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
+import { writePage } from "./page-file";
 import { plotlyPartBundles } from "./plotly-parts";
 import { isColumnTable, isDataFrame, isSeries, type SeriesLike } from "./input";
 import {
@@ -64,13 +62,16 @@ export interface ShowOptions {
    * float noise. Only the display rounds (see `TableViewOptions`).
    */
   digits?: Digits;
-  /** Outside a kernel: the directory of the HTML file. Default `$RISK_PORTAL_LAB_PLOT_DIR`, else `<tmp>/risk-portal-lab-plots`. */
+  /**
+   * Outside a kernel: the directory of the HTML file (created 0700 when missing). Default
+   * `$RISK_PORTAL_LAB_PLOT_DIR`, else `<tmp>/risk-portal-lab-plots-<uid>`: this user's own, or, when that
+   * is not (another user's, open to others, a symlink), a fresh private one beside it. Pages are 0600.
+   */
   outDir?: string;
 }
 
 /** Whether this process (= this kernel session) has sent plotly.js to the notebook. */
 let plotlyEmbedded = false;
-let fileCounter = 0;
 
 /**
  * The mime bundle of a figure: the plotly JSON, a self-contained HTML rendering (with plotly.js when
@@ -234,21 +235,10 @@ function tableOf(value: unknown): TableLike | undefined {
   return undefined;
 }
 
-/** Writes the page to a fresh file in the output directory, prints and returns its path. */
+/** Writes the page to a fresh file of this user's own (see src/plot/page-file.ts), prints and returns its path. */
 function writeHtml(page: string, name: string, options: ShowOptions): string {
-  const dir = path.resolve(
-    options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR ?? path.join(tmpdir(), "risk-portal-lab-plots"),
-  );
-  mkdirSync(dir, { recursive: true });
-  const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
-  const slug =
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "")
-      .slice(0, 48) || "chart";
-  const file = path.join(dir, `${stamp}-${process.pid}-${++fileCounter}-${slug}.html`);
-  writeFileSync(file, page);
+  const { file, note } = writePage(page, name, options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR);
+  if (note) console.log(`plot: ${note}`);
   console.log(`plot: ${file}`);
   return file;
 }

@@ -40,6 +40,7 @@ beforeAll(async () => {
     });
     await rp.report.lookBacks();
     await rp.rateAsset.getCurve({ currency: "USD" });
+    rp.cassette!.finish();
   } finally {
     await sim.close();
   }

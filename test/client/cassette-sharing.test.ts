@@ -130,6 +130,8 @@ describe("recording from several writers", () => {
     await Promise.all(
       asked.map((d, i) => (i % 2 ? first : second).rateAsset.getCurve({ currency: "EUR", market_date: d })),
     );
+    first.cassette!.finish(); // the recording replaces the cassette; the second has nothing left to do
+    second.cassette!.finish();
     expect(datesIn(file).sort()).toEqual(asked);
     expect(first.cassette!.stats.recorded + second.cassette!.stats.recorded).toBe(64);
     expect(leftovers()).toEqual([]);
@@ -148,10 +150,11 @@ describe("recording from several writers", () => {
         for (let i = 0; i < 20; i++) await other.rateAsset.getCurve({ currency: "USD", market_date: day(500 + i) });
       })(),
     ]);
+    rp.cassette!.finish();
     expect(datesIn(file).filter((d) => d < "2027")).toEqual(asked);
   });
 
-  it("record empties the cassette when opened; what is recorded after that, by anyone, stays", async () => {
+  it("record leaves the cassette as it was until the recording finishes; then what every recorder recorded replaces it", async () => {
     const file = path.join(dir, "record-afresh.json");
     await new RiskPortalClient({
       baseUrl: sim.url,
@@ -159,14 +162,20 @@ describe("recording from several writers", () => {
       cassette: { path: file, mode: "auto" },
     }).report.lookBacks();
     const recorder = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "record" } });
-    expect(Cassette.read(file)!.exchanges).toHaveLength(0);
-    const other = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "auto" } });
-    await other.rateAsset.getCurve({ currency: "CHF" });
+    const another = new RiskPortalClient({ baseUrl: sim.url, auth: auth(), cassette: { path: file, mode: "record" } });
+    expect(Cassette.read(file)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks"]);
+    await another.rateAsset.getCurve({ currency: "CHF" });
     await recorder.report.lookBacks();
+    expect(Cassette.read(file)!.exchanges.map((e) => e.operation)).toEqual(["LookBacks"]);
+    another.cassette!.finish();
     expect(Cassette.read(file)!.exchanges.map((e) => e.operation)).toEqual(["RateAsset", "LookBacks"]);
+    // The other recorder goes on from the finished recording, and its next finish replaces it in turn.
+    await recorder.rateAsset.getCurve({ currency: "GBP" });
+    recorder.cassette!.finish();
+    expect(Cassette.read(file)!.exchanges.map((e) => e.operation)).toEqual(["RateAsset", "LookBacks", "RateAsset"]);
   });
 
-  it("a recorder killed mid-recording leaves a valid cassette, and whatever lock it held does not stop the next", async () => {
+  it("a recorder killed mid-recording leaves a valid recording beside the cassette, and whatever lock it held does not stop the next", async () => {
     const file = path.join(dir, "killed.json");
     const victim = startChild(file, 2000, 100_000, "record");
     await victim.ready();
@@ -174,8 +183,9 @@ describe("recording from several writers", () => {
     await victim.printed(1 + 30);
     victim.child.kill("SIGKILL");
     await victim.closed;
-    const kept = Cassette.read(file)!.exchanges.length; // valid JSON, every exchange checked
+    const kept = Cassette.read(`${file}.recording`)!.exchanges.length; // valid JSON, every exchange checked
     expect(kept).toBeGreaterThanOrEqual(30);
+    expect(Cassette.read(file, false)).toBeUndefined(); // there was no cassette, and the recording did not finish
     const startedMs = performance.now();
     await new RiskPortalClient({
       baseUrl: sim.url,
@@ -183,7 +193,7 @@ describe("recording from several writers", () => {
       cassette: { path: file, mode: "auto" },
     }).report.lookBacks();
     expect(performance.now() - startedMs).toBeLessThan(2_000);
-    expect(Cassette.read(file)!.exchanges).toHaveLength(kept + 1);
+    expect(Cassette.read(file)!.exchanges).toHaveLength(1);
     for (const name of leftovers()) rmSync(path.join(dir, name)); // a temporary file the kill cut short, maybe
   });
 });

@@ -146,6 +146,7 @@ describe("record against the simulator, stop it, replay", () => {
       operation: "RateAsset",
       baseUrl: sim.url,
     });
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
 
     // The server is gone; the replaying client has no credentials, and a fetch that would fail loudly.
@@ -197,6 +198,7 @@ describe("record against the simulator, stop it, replay", () => {
     await recorder.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" });
     await recorder.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
     await recorder.report.lookBacks();
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
 
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
@@ -232,6 +234,7 @@ describe("record against the simulator, stop it, replay", () => {
       progress: "none",
     });
     expect(recorded.failures).toEqual([]);
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
     const again = await frames.fetchYieldCurvesColumns(player, {
@@ -261,6 +264,7 @@ describe("record against the simulator, stop it, replay", () => {
       cassette: { path: cassette, mode: "record" },
     });
     const recorded = await recorder.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
     for (const pricing_date of [
@@ -295,6 +299,7 @@ describe("record against the simulator, stop it, replay", () => {
     const third = await recorder.report.infos({ pricing_date: "2026-11-20", portfolio_names: ["GLOBAL-MACRO"] });
     const status = (r: typeof second) => r.report_infos.find((i) => i.id === run!.id)?.status;
     expect(status(second)).not.toBe(status(third)); // the report moved on between the two polls
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
 
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
@@ -331,9 +336,11 @@ describe("record against the simulator, stop it, replay", () => {
       lines.filter((l) => l.startsWith('  {"operation":')).map((l) => JSON.parse(l.replace(/,$/, "")).operation),
     ).toEqual(["LookBacks", "LookBacks", "RateAsset"]);
 
-    // "record" starts afresh.
+    // "record" starts afresh, beside the cassette, which it replaces when it finishes.
     const third = new RiskPortalClient({ baseUrl: sim.url, auth, cassette: { path: cassette, mode: "record" } });
     await third.report.lookBacks();
+    expect(Cassette.read(cassette)!.exchanges).toHaveLength(3);
+    third.cassette!.finish();
     expect(Cassette.read(cassette)!.exchanges).toHaveLength(1);
   });
 
@@ -346,6 +353,7 @@ describe("record against the simulator, stop it, replay", () => {
       cassette: { path: cassette, mode: "record" },
     });
     const live = await recorder.tradable.brief({ tradableId: "NOPE.XXXX" }).catch((e: Error) => e);
+    recorder.cassette!.finish(); // the recording replaces the cassette (issue 44)
     await sim.close();
     const player = new RiskPortalClient({ baseUrl: sim.url, cassette: { path: cassette, mode: "replay" } });
     const replayed = await player.tradable.brief({ tradableId: "NOPE.XXXX" }).catch((e: Error) => e);
@@ -398,6 +406,7 @@ describe("cassettes hold no secret", () => {
         cassette: { path: cassette, mode: "record" },
       });
       await session(rp);
+      rp.cassette!.finish();
     }
     const secrets = [apiKey, bearerToken, clientSecret, ...sent];
     // The simulator's API keys (the caller's and a second one) come back in GetApiKeys: they are secrets too.

@@ -316,7 +316,8 @@ describe("record: record(call, response, text, receivedAt)", () => {
 
   it("writes the exchange to the cassette, without the credential", () => {
     const file = tempCassette();
-    const cassette = new Cassette({ path: file, mode: "record", baseUrl: server.url });
+    // auto: writes go to the cassette itself (a record one's go to its recording, until it finishes).
+    const cassette = new Cassette({ path: file, mode: "auto", baseUrl: server.url });
     const call = new PreparedCall(config({ cassette }), getRateAsset, curveInput, {});
     record(call, new Response("", { status: 200 }), JSON.stringify(curveReply), "2026-11-20T10:00:00.000Z");
     const saved = Cassette.read(file)!;
@@ -331,9 +332,9 @@ describe("record: record(call, response, text, receivedAt)", () => {
 
   it("a cassette that cannot be written after a successful write: a CassetteError saying it was applied", () => {
     const file = tempCassette();
-    const cassette = new Cassette({ path: file, mode: "record", baseUrl: server.url });
+    const cassette = new Cassette({ path: file, mode: "auto", baseUrl: server.url });
     // The cassette's path is now a directory: the rename into place fails.
-    rmSync(file);
+    rmSync(file, { force: true });
     mkdirSync(file);
     const call = new PreparedCall(config({ cassette }), uploadBondPriceData, uploadInput, {});
     let error: unknown;

@@ -241,6 +241,7 @@ describe("a write's error always says what it did (outcome is never undefined)",
       cassette: { path: file, mode: "record" },
     });
     await recorder.report.lookBacks();
+    recorder.cassette!.finish();
     const replay = new RiskPortalClient({
       baseUrl: sim.url,
       auth: { apiKey: sim.credentials.apiKey },

@@ -129,6 +129,7 @@ describe("streaming a transaction table from the simulator into Parquet", () => 
       cassette: { path: cassette, mode: "record" },
     });
     const recorded = await frames.fetchTransactionTableToParquet(recorder, request, file());
+    recorder.cassette!.finish();
     const player = new RiskPortalClient({
       baseUrl: "http://127.0.0.1:9",
       cassette: { path: cassette, mode: "replay" },
