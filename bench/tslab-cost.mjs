@@ -1,0 +1,266 @@
+/**
+ * What tslab costs a notebook, from a user's folder (issue 42): the package packed (`npm pack`) and
+ * installed with tslab and deno into a temp folder outside the checkout, as test/package/consumer.test.ts
+ * does. BENCH_TSLAB_DIR names such a folder to reuse (it is installed there when it has no
+ * node_modules/risk-portal-lab); BENCH_TSLAB_REINSTALL=1 installs the current build into it again.
+ *
+ * 1. Check time: tslab type-checks and transpiles each cell with its own TypeScript (5.0) through a watch
+ *    program over the cell, the declarations of the cells before it and everything they import. A child
+ *    process in the folder drives tslab's converter (node_modules/tslab/dist/converter.js, the code both
+ *    tslab's Jupyter kernel and `risk-portal-lab run` use) cell by cell and reports per cell: the wall
+ *    time, the files and lines in the program, the types the checker made, and TypeScript's own phase
+ *    times (program: building it, of which parse and module resolution; bind, check, emit). Two sequences: tslab's floor (an empty cell
+ *    and a three-line cell, no import) and a notebook's (the first cell importing the package, a
+ *    three-line cell, connect, a frame and a chart, `await conn.close()`). BENCH_TSLAB_ROUNDS (3)
+ *    sequences each in a fresh process; the median per cell.
+ * 2. The same notebook run whole by the package's runner (`risk-portal-lab run NB --kernel tslab|deno`):
+ *    the wall time of each command and its per-cell times, tslab over Deno as a ratio.
+ *
+ * Targets (the issue): a three-line cell checks in ≤ 0.3 s; the notebook under tslab takes ≤ 2× its time
+ * under Deno. Writes bench/results/tslab-cost.json; exits non-zero when the notebook fails under a kernel.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { REPO_ROOT, envInt, formatTable, isMain, median, round, runStandalone } from "./common.mjs";
+
+const THREE_LINES = "const a = 1;\nconst b = a + 2;\nconsole.log(b);";
+
+/** The notebook both kernels run; `check` names the cells whose check time is reported. */
+export const CELLS = [
+  { name: "first (import)", source: 'import { connect, frames, plot } from "risk-portal-lab";' },
+  { name: "three lines", source: THREE_LINES },
+  { name: "connect", source: "const conn = await connect({ log: () => {} });\nconst rp = conn.rp;" },
+  {
+    name: "frame + chart",
+    source: [
+      'const curve = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });',
+      "const df = frames.yieldCurve(curve);",
+      "const fig = plot.yieldCurve(df);",
+      "plot.show(fig);",
+    ].join("\n"),
+  },
+  { name: "three lines again", source: THREE_LINES.replace(/\ba\b/g, "c").replace(/\bb\b/g, "d") },
+  { name: "close", source: "await conn.close();" },
+];
+
+/** tslab's floor: the same converter with no import of the package. */
+const FLOOR = [
+  { name: "empty", source: "" },
+  { name: "three lines", source: THREE_LINES },
+  { name: "three lines again", source: THREE_LINES.replace(/\ba\b/g, "c").replace(/\bb\b/g, "d") },
+];
+
+// Runs in the child, in the user's folder: tslab's converter over the cells (argv[1], JSON), one line of
+// JSON per cell. The converter's TypeScript module is wrapped before tslab loads it, to reach its watch
+// program (for the counts); tslab's own code is what runs.
+const CHILD = `
+const path = require("node:path");
+const { performance } = require("node:perf_hooks");
+const dir = process.cwd();
+const tsPath = require.resolve("@tslab/typescript-for-tslab", { paths: [path.join(dir, "node_modules/tslab")] });
+const ts = require(tsPath);
+let watch;
+const wrapped = Object.create(ts);
+Object.defineProperty(wrapped, "__esModule", { value: true });
+Object.defineProperty(wrapped, "createWatchProgram", { value: (host) => (watch = ts.createWatchProgram(host)) });
+require.cache[tsPath].exports = wrapped;
+ts.performance.enable();
+const t0 = performance.now();
+const { createConverter } = require(path.join(dir, "node_modules/tslab/dist/converter.js"));
+const converter = createConverter({ isJS: false, isBrowser: false });
+const out = [{ name: "createConverter", ms: performance.now() - t0 }];
+let decls = "";
+for (const cell of JSON.parse(process.argv[1])) {
+  ts.performance.disable();
+  ts.performance.enable();
+  const t = performance.now();
+  const result = converter.convert(decls, cell.source);
+  const ms = performance.now() - t;
+  const program = watch.getProgram().getProgram();
+  const files = program.getSourceFiles();
+  const phases = {};
+  ts.performance.forEachMeasure((name, d) => (phases[name] = d));
+  out.push({
+    name: cell.name,
+    ms,
+    files: files.length,
+    lines: files.reduce((n, f) => n + f.getLineStarts().length, 0),
+    types: program.getTypeCount(),
+    phases,
+    errors: result.diagnostics.map((d) => d.messageText),
+  });
+  if (!result.diagnostics.length) decls = result.declOutput;
+}
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
+`;
+
+/** The folder the bench runs in: BENCH_TSLAB_DIR, else a fresh temp folder; installed when needed. */
+export function userFolder(log = () => {}) {
+  const dir = process.env.BENCH_TSLAB_DIR || mkdtempSync(join(tmpdir(), "rpl-bench-tslab-"));
+  const installed = existsSync(join(dir, "node_modules", "risk-portal-lab", "package.json"));
+  if (installed && process.env.BENCH_TSLAB_REINSTALL !== "1") return { dir, installMs: 0 };
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, "package.json")))
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "my-notebooks", version: "1.0.0", private: true }));
+  const t0 = performance.now();
+  const packed = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
+  const tarball = join(dir, packed.trim().split("\n").at(-1).trim());
+  log(`installing ${tarball} with tslab and deno into ${dir}`);
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, "tslab", "deno"], {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return { dir, installMs: performance.now() - t0 };
+}
+
+function childEnv() {
+  const env = { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" };
+  for (const k of Object.keys(env)) if (k.startsWith("npm_") || k === "NODE_OPTIONS") delete env[k];
+  return env;
+}
+
+/** One sequence of cells through tslab's converter in a fresh process in `dir`. */
+function checkOnce(dir, cells) {
+  const run = spawnSync(process.execPath, ["-e", CHILD, JSON.stringify(cells)], {
+    cwd: dir,
+    env: childEnv(),
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.status !== 0) throw new Error(`tslab converter child failed (status ${run.status}): ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/** Median per cell over `rounds` fresh processes; the counts and phases of the last. */
+function checkMedian(dir, cells, rounds) {
+  const runs = Array.from({ length: rounds }, () => checkOnce(dir, cells));
+  return runs
+    .at(-1)
+    .map((cell, i) => ({ ...cell, ms: median(runs.map((r) => r[i].ms)), all: runs.map((r) => r[i].ms) }));
+}
+
+/** The notebook as an .ipynb for `kernel`. */
+function notebookJson(kernel) {
+  const kernelspec =
+    kernel === "deno"
+      ? { name: "deno", display_name: "Deno", language: "typescript" }
+      : { name: "tslab", display_name: "TypeScript", language: "typescript" };
+  const cells = CELLS.map((c, i) => ({
+    cell_type: "code",
+    id: `c${i}`,
+    metadata: {},
+    execution_count: null,
+    outputs: [],
+    source: c.source,
+  }));
+  const metadata = { kernelspec, language_info: { name: "typescript" } };
+  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells }, null, 1);
+}
+
+/** The notebook run whole by `risk-portal-lab run --kernel <kernel>`: wall ms and per-cell seconds. */
+function runNotebook(dir, kernel) {
+  const file = `bench-tslab-cost-${kernel}.ipynb`;
+  writeFileSync(join(dir, file), notebookJson(kernel));
+  const bin = join(dir, "node_modules", ".bin", "risk-portal-lab");
+  const t0 = performance.now();
+  const run = spawnSync(bin, ["run", file, "--kernel", kernel, "--out", `bench-out-${kernel}`], {
+    cwd: dir,
+    env: childEnv(),
+    encoding: "utf8",
+    timeout: 300_000,
+  });
+  const wallMs = performance.now() - t0;
+  const text = `${run.stdout}${run.stderr}`;
+  const cells = [...text.matchAll(/cell (\d+)\/\d+ (ok|failed|timed out) ([\d.]+) s/g)].map((m) => ({
+    index: Number(m[1]),
+    status: m[2],
+    s: Number(m[3]),
+  }));
+  const ok = run.status === 0 && cells.length === CELLS.length && cells.every((c) => c.status === "ok");
+  return { kernel, ok, wallMs, cells, ...(ok ? {} : { output: text.split("\n").slice(-20).join("\n") }) };
+}
+
+/** Runs the bench; returns its figures. */
+export function measureTslabCost(log = () => {}) {
+  const rounds = envInt("BENCH_TSLAB_ROUNDS", 3);
+  const { dir, installMs } = userFolder(log);
+  log(`folder ${dir}; ${rounds} rounds of each cell sequence through tslab's converter`);
+  const floor = checkMedian(dir, FLOOR, rounds);
+  const cells = checkMedian(dir, CELLS, rounds);
+  log("the notebook under each kernel with the package's runner");
+  const tslab = runNotebook(dir, "tslab");
+  const deno = runNotebook(dir, "deno");
+  const threeLines = cells.find((c) => c.name === "three lines again").ms;
+  const ratio = tslab.wallMs / deno.wallMs;
+  const check = { ok: tslab.ok && deno.ok, threeLineCellS: threeLines / 1000, tslabOverDeno: ratio };
+  check.targetsMet = check.threeLineCellS <= 0.3 && ratio <= 2;
+  return { dir, installMs, rounds, floor, cells, notebook: { tslab, deno, tslabOverDeno: ratio }, check };
+}
+
+const ms = (x) => `${round(x, 0)} ms`;
+const phase = (c, name) => ms(c.phases?.[name] ?? 0);
+
+/** The report: per cell check time and counts, then the notebook under each kernel. */
+export function formatTslabCost(r) {
+  const head = [
+    "cell (tslab's converter)",
+    "median",
+    "files",
+    "lines",
+    "types",
+    "program",
+    "parse",
+    "resolve",
+    "bind",
+    "check",
+    "emit",
+  ];
+  const row = (prefix) => (c) =>
+    c.name === "createConverter"
+      ? [`${prefix}createConverter`, ms(c.ms), "", "", "", "", "", "", "", "", ""]
+      : [
+          `${prefix}${c.name}${c.errors.length ? " (ERRORS)" : ""}`,
+          ms(c.ms),
+          c.files,
+          c.lines,
+          c.types,
+          phase(c, "Program"),
+          phase(c, "Parse"),
+          phase(c, "ResolveModule"),
+          phase(c, "Bind"),
+          phase(c, "Check"),
+          phase(c, "Emit"),
+        ];
+  const lines = [formatTable(head, [...r.floor.map(row("floor: ")), ...r.cells.map(row(""))])];
+  const { tslab, deno } = r.notebook;
+  const perCell = CELLS.map((c, i) => [
+    c.name,
+    `${tslab.cells[i]?.s ?? "-"} s`,
+    `${deno.cells[i]?.s ?? "-"} s`,
+    deno.cells[i]?.s ? `${round(tslab.cells[i].s / deno.cells[i].s, 1)}×` : "-",
+  ]);
+  perCell.push([
+    "whole run (wall)",
+    `${round(tslab.wallMs / 1000, 1)} s`,
+    `${round(deno.wallMs / 1000, 1)} s`,
+    `${round(r.notebook.tslabOverDeno, 2)}×`,
+  ]);
+  lines.push("", formatTable(["notebook cell (risk-portal-lab run)", "tslab", "deno", "tslab/deno"], perCell));
+  for (const k of [tslab, deno]) if (!k.ok) lines.push(`\n${k.kernel} FAILED:\n${k.output}`);
+  lines.push(
+    "",
+    `three-line cell after the import: ${round(r.check.threeLineCellS, 3)} s (target ≤ 0.3 s); ` +
+      `notebook tslab/deno ${round(r.notebook.tslabOverDeno, 2)}× (target ≤ 2×)`,
+  );
+  return lines.join("\n");
+}
+
+if (isMain(import.meta.url)) runStandalone("tslab-cost", measureTslabCost, formatTslabCost);
