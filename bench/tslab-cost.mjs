@@ -15,6 +15,8 @@
  *    sequences each in a fresh process; the median per cell.
  * 2. The same notebook run whole by the package's runner (`risk-portal-lab run NB --kernel tslab|deno`):
  *    the wall time of each command and its per-cell times, tslab over Deno as a ratio.
+ * BENCH_TSLAB_BASELINE_DIR names a second folder (another build installed, e.g. before a change): both
+ * are measured in the same run, taking turns, and compared.
  *
  * Each figure comes as wall time and CPU time (the converter's process per cell; the runner's process and
  * its kernel for a notebook): on a busy machine the wall times stretch with the load, the CPU time is what
@@ -145,12 +147,21 @@ function checkOnce(dir, cells) {
   return JSON.parse(run.stdout);
 }
 
-/** Median per cell over `rounds` fresh processes; the counts and phases of the last. */
-function checkMedian(dir, cells, rounds) {
-  const runs = Array.from({ length: rounds }, () => checkOnce(dir, cells));
-  return runs
-    .at(-1)
-    .map((cell, i) => ({ ...cell, ms: median(runs.map((r) => r[i].ms)), all: runs.map((r) => r[i].ms) }));
+/**
+ * Per folder, the median per cell over `rounds` fresh processes (the counts and phases of the last); the
+ * folders take turns each round, so that the machine's drift hits them alike.
+ */
+function checkMedians(dirs, cells, rounds) {
+  const runs = dirs.map(() => []);
+  for (let r = 0; r < rounds; r++) dirs.forEach((dir, i) => runs[i].push(checkOnce(dir, cells)));
+  return runs.map((folderRuns) =>
+    folderRuns.at(-1).map((cell, i) => ({
+      ...cell,
+      ms: median(folderRuns.map((x) => x[i].ms)),
+      cpuMs: median(folderRuns.map((x) => x[i].cpuMs)),
+      all: folderRuns.map((x) => x[i].ms),
+    })),
+  );
 }
 
 /** The notebook as an .ipynb for `kernel`. */
@@ -203,14 +214,8 @@ function runNotebook(dir, kernel) {
   return { kernel, ok, wallMs, cpuMs, cells, ...(ok ? {} : { output: text.split("\n").slice(-20).join("\n") }) };
 }
 
-/** Runs the bench; returns its figures. */
-export function measureTslabCost(log = () => {}) {
-  const rounds = envInt("BENCH_TSLAB_ROUNDS", 3);
-  const { dir, installMs } = userFolder(log);
-  log(`folder ${dir}; ${rounds} rounds of each cell sequence through tslab's converter`);
-  const floor = checkMedian(dir, FLOOR, rounds);
-  const cells = checkMedian(dir, CELLS, rounds);
-  log("the notebook under each kernel with the package's runner");
+/** The figures of one folder once its cells were checked: the notebook under each kernel, the targets. */
+function folderFigures(dir, floor, cells) {
   const tslab = runNotebook(dir, "tslab");
   const deno = runNotebook(dir, "deno");
   const threeLines = cells.find((c) => c.name === "three lines again");
@@ -225,18 +230,37 @@ export function measureTslabCost(log = () => {}) {
   };
   // On a busy machine wall times stretch with the load; CPU time is what the cell costs an idle core.
   check.targetsMet = check.threeLineCellCpuS <= 0.3 && Math.min(ratio, cpuRatio) <= 2;
-  const notebook = { tslab, deno, tslabOverDeno: ratio, tslabOverDenoCpu: cpuRatio };
-  return { dir, installMs, rounds, floor, cells, notebook, check };
+  return { dir, floor, cells, notebook: { tslab, deno, tslabOverDeno: ratio, tslabOverDenoCpu: cpuRatio }, check };
+}
+
+/**
+ * Runs the bench; returns its figures. With BENCH_TSLAB_BASELINE_DIR (a folder with another build
+ * installed, e.g. the last release's), both folders are measured in the same run, taking turns, and the
+ * baseline's figures come under `baseline`.
+ */
+export function measureTslabCost(log = () => {}) {
+  const rounds = envInt("BENCH_TSLAB_ROUNDS", 3);
+  const { dir, installMs } = userFolder(log);
+  const baselineDir = process.env.BENCH_TSLAB_BASELINE_DIR;
+  const dirs = baselineDir ? [dir, baselineDir] : [dir];
+  log(`folders ${dirs.join(", ")}; ${rounds} rounds of each cell sequence through tslab's converter`);
+  const floors = checkMedians(dirs, FLOOR, rounds);
+  const cells = checkMedians(dirs, CELLS, rounds);
+  log("the notebook under each kernel with the package's runner");
+  const figures = dirs.map((d, i) => folderFigures(d, floors[i], cells[i]));
+  const check = { ...figures[0].check, ok: figures.every((f) => f.check.ok) };
+  return { installMs, rounds, ...figures[0], check, ...(baselineDir ? { baseline: figures[1] } : {}) };
 }
 
 const ms = (x) => `${round(x, 0)} ms`;
 const phase = (c, name) => ms(c.phases?.[name] ?? 0);
 
-/** The report: per cell check time and counts, then the notebook under each kernel. */
-export function formatTslabCost(r) {
+/** One folder's report: per cell check time and counts, then the notebook under each kernel. */
+function formatFolder(r) {
   const head = [
     "cell (tslab's converter)",
-    "median",
+    "wall",
+    "cpu",
     "files",
     "lines",
     "types",
@@ -287,6 +311,53 @@ export function formatTslabCost(r) {
       `${round(r.notebook.tslabOverDeno, 2)}× wall, ${round(r.notebook.tslabOverDenoCpu, 2)}× CPU (target ≤ 2×)`,
   );
   return lines.join("\n");
+}
+
+/** The report: per folder, per cell check time and counts, then the notebook under each kernel. */
+export function formatTslabCost(r) {
+  if (!r.baseline) return formatFolder(r);
+  const pct = (a, b) => `${round((a / b - 1) * 100, 0)}%`;
+  const rows = ["createConverter", ...CELLS.map((c) => c.name)].map((name) => {
+    const [now, then] = [r, r.baseline].map((f) => f.cells.find((c) => c.name === name));
+    return [
+      name,
+      ms(then.cpuMs),
+      ms(now.cpuMs),
+      pct(now.cpuMs, then.cpuMs),
+      now.files ? `${then.files} → ${now.files}` : "",
+    ];
+  });
+  const nb = (f, k) => f.notebook[k];
+  for (const k of ["tslab", "deno"])
+    rows.push([
+      `notebook under ${k} (CPU)`,
+      ms(nb(r.baseline, k).cpuMs),
+      ms(nb(r, k).cpuMs),
+      pct(nb(r, k).cpuMs, nb(r.baseline, k).cpuMs),
+      "",
+    ]);
+  rows.push([
+    "notebook tslab/deno (CPU)",
+    `${round(r.baseline.notebook.tslabOverDenoCpu, 2)}×`,
+    `${round(r.notebook.tslabOverDenoCpu, 2)}×`,
+    "",
+    "",
+  ]);
+  rows.push([
+    "notebook tslab/deno (wall)",
+    `${round(r.baseline.notebook.tslabOverDeno, 2)}×`,
+    `${round(r.notebook.tslabOverDeno, 2)}×`,
+    "",
+    "",
+  ]);
+  return [
+    `=== this build (${r.dir}) ===`,
+    formatFolder(r),
+    `\n=== baseline (${r.baseline.dir}) ===`,
+    formatFolder(r.baseline),
+    "",
+    formatTable(["CPU per cell (tslab's converter)", "baseline", "this build", "change", "files"], rows),
+  ].join("\n");
 }
 
 if (isMain(import.meta.url)) runStandalone("tslab-cost", measureTslabCost, formatTslabCost);
