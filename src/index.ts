@@ -38,7 +38,7 @@ export type {
  * (danfo ships in vendor/danfo; apache-arrow may sit in the package's own node_modules when it is linked).
  */
 export type { DataFrame, Series } from "../vendor/danfo";
-export type { Table as ArrowTable } from "apache-arrow";
+export type { ArrowTable } from "./columnar/arrow-table";
 export type { ColumnTable, ColumnKind, TableMeta } from "./table/column-table";
 
 /**
@@ -87,13 +87,14 @@ export {
   type IdentifierType,
   type Assumption,
 } from "./api/assumptions";
+// The wire types from src/api/wire-types.ts, where each is written out: the modules that declare them
+// beside their zod schemas (./api/market-data, …) would make a kernel that type-checks a cell (tslab)
+// load zod's declarations and the schemas' with the package's root (bench/tslab-cost.mjs).
 export type {
   BondPriceRecordInput,
   EquityVolCurveInput,
   UploadBondPriceDataRequest,
   UploadEquityVolCurvesRequest,
-} from "./api/market-data";
-export type {
   VolSurfaceInput,
   GetVolRequest,
   GetVolResponse,
@@ -102,17 +103,23 @@ export type {
   TradeEventInput,
   TradableBriefQuery,
   TradableBriefResponse,
-} from "./api/tradable";
-export type { RateAssetRequest, RateAssetResponse, CurvePoint, YieldCurveModel } from "./api/rate-asset";
-export type { VarLauncherItemCreateRequest, RiskLauncherItemCreateRequest } from "./api/report-launcher";
-export type {
+  RateAssetRequest,
+  RateAssetResponse,
+  CurvePoint,
+  YieldCurveModel,
+  VarLauncherItemCreateRequest,
+  RiskLauncherItemCreateRequest,
   GetReportInfosRequest,
   GetReportInfosResponse,
   ReportInfo,
   ReportListResponse,
   LookBacksResponse,
-} from "./api/report";
-export type { TransactionTableRequest, TransactionTableResponse, DataTable } from "./api/position";
-export type { ApiKeyEntry } from "./api/user";
-export type { OperationOutcome, ProblemDetails, IdentifierInput } from "./api/common";
+  TransactionTableRequest,
+  TransactionTableResponse,
+  DataTable,
+  ApiKeyEntry,
+  OperationOutcome,
+  ProblemDetails,
+  IdentifierInput,
+} from "./api/wire-types";
 export type { FieldIssue } from "./api/operation";

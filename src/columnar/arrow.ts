@@ -25,16 +25,10 @@ import {
 } from "../table/column-table";
 import { fromDataFrame, isDataFrame } from "./frames";
 import { ColumnarError } from "./errors";
+import type { ArrowTable } from "./arrow-table";
+import { loadArrow } from "./load-arrow";
 
 type Arrow = typeof import("apache-arrow");
-let loaded: Arrow | undefined;
-
-/** apache-arrow, loaded on first call and cached. */
-export function loadArrow(): Arrow {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require("apache-arrow") as Arrow;
-  return loaded;
-}
 
 /** Schema metadata keys. */
 export const ARROW_PROVENANCE_KEY = "risk_portal_lab.provenance";
@@ -63,7 +57,7 @@ export function columnTableOf(input: unknown, caller: string): ColumnTable {
  * t.schema.fields.map((f) => `${f.name}: ${f.type}`);
  * ```
  */
-export function toArrow(input: TableLike): arrow.Table {
+export function toArrow(input: TableLike): ArrowTable {
   const table = columnTableOf(input, "frames.toArrow");
   const A = loadArrow();
   const fields: arrow.Field[] = [];
@@ -159,7 +153,7 @@ function dictionaryVector(A: Arrow, values: readonly (string | null)[], levels: 
  * dictionaries as categories, booleans, dates and timestamps as `Date`s, anything else as JSON text, a
  * warning naming the column). Provenance and facts written by {@link toArrow} are restored.
  */
-export function fromArrow(table: arrow.Table): ColumnTable {
+export function fromArrow(table: ArrowTable): ColumnTable {
   const A = loadArrow();
   if (!(table instanceof A.Table))
     throw new ColumnarError(`frames.fromArrow expects an apache-arrow Table; got ${describe(table)}`, "Arrow");

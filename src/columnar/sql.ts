@@ -13,10 +13,11 @@
  * session's time zone is UTC, whatever the machine's.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";
-import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
+import { columnTableOf, exactNumbers, fromArrow, type TableLike } from "./arrow";
+import type { ArrowTable } from "./arrow-table";
+import { loadArrow } from "./load-arrow";
 import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable, type TableWarning } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
@@ -28,8 +29,11 @@ type DuckType = import("@duckdb/node-api").DuckDBType;
 
 let loaded: DuckDB | undefined;
 
-/** `@duckdb/node-api`, loaded on first call and cached. */
-export function loadDuckDB(): DuckDB {
+/**
+ * `@duckdb/node-api`, loaded on first call and cached. Not exported: its type is DuckDB's whole module,
+ * which a kernel that type-checks each cell (tslab) would load with the package (160 declaration files).
+ */
+function loadDuckDB(): DuckDB {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     loaded ??= require("@duckdb/node-api") as DuckDB;
@@ -42,7 +46,7 @@ export function loadDuckDB(): DuckDB {
 }
 
 /** What can be registered under a name: a column table, a danfo DataFrame or an Arrow table. */
-export type SqlSource = TableLike | arrow.Table;
+export type SqlSource = TableLike | ArrowTable;
 
 /** One registered source, as a query's result describes it. */
 export interface SqlSourceInfo {
@@ -242,7 +246,7 @@ function checkName(name: string): void {
     );
 }
 
-function isArrowTable(value: unknown): value is arrow.Table {
+function isArrowTable(value: unknown): value is ArrowTable {
   if (typeof value !== "object" || value === null || !("schema" in value) || !("batches" in value)) return false;
   return value instanceof loadArrow().Table;
 }

@@ -71,7 +71,8 @@ export { pivot, pivotColumns, type PivotOptions, type PivotAgg } from "./pivot";
 export { concatColumns } from "../table/concat";
 
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
-export { toArrow, fromArrow, loadArrow, type TableLike } from "../columnar/arrow";
+export { toArrow, fromArrow, type TableLike } from "../columnar/arrow";
+export type { ArrowTable, ArrowField, ArrowSchema, ArrowVector } from "../columnar/arrow-table";
 export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "../columnar/sql";
 export {
   writeParquet,

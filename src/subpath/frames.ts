@@ -4,6 +4,8 @@
  * bundle, dist/index.js), so a class or error from here is the root's own.
  */
 export * from "../frames";
+// Not in the folder's index: its type (apache-arrow's module) would load with the package's root under tslab.
+export { loadArrow } from "../columnar/load-arrow";
 // The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
 export {
   yieldCurve,

@@ -6,7 +6,7 @@
 import { DAYS_PER_YEAR } from "../api/assumptions";
 import { auditFields, dateTimeInput } from "../api/common";
 import { namedDateProblem } from "../api/field-messages";
-import type { VolSurface, VolSurfaceInput } from "../api/tradable";
+import type { VolSurface, VolSurfaceInput } from "../api/wire-types";
 import { VolModelError, fmt } from "./errors";
 
 /** The surface's per-benchmark arrays: wire name → name in {@link SurfaceArrays}. */

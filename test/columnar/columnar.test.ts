@@ -9,7 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Table as ArrowJsTable } from "apache-arrow";
 import * as frames from "../../src/frames";
+import { loadArrow } from "../../src/subpath/frames";
 import { TableBuilder } from "../../src/table/column-table";
 import { simData, type SimData } from "../plot/sim-data";
 
@@ -84,7 +86,9 @@ describe("frames.toArrow / frames.fromArrow", () => {
     ]);
     expect(t.numRows).toBe(5);
     expect(t.getChild("n")!.nullCount).toBe(1);
-    expect(t.getChild("c")!.data[0]!.dictionary!.toArray()).toEqual(["SELL", "BUY", "HOLD"]);
+    // The rest of apache-arrow's API (a dictionary's chunks) through its own type, as ArrowTable's doc says.
+    const full = t as unknown as ArrowJsTable;
+    expect(full.getChild("c")!.data[0]!.dictionary!.toArray()).toEqual(["SELL", "BUY", "HOLD"]);
     expect(t.getChild("d")!.get(2)).toBe(Date.parse("2026-01-01T10:00:00Z"));
     const tx = frames.toArrow(trades);
     expect(JSON.parse(tx.schema.metadata.get("risk_portal_lab.provenance")!)).toEqual(
@@ -112,12 +116,15 @@ describe("frames.toArrow / frames.fromArrow", () => {
   it("takes a danfo DataFrame, and reads Arrow tables it did not write by their types", () => {
     const fromFrame = frames.toArrow(frames.toDataFrame(trades));
     expect(fromFrame.numRows).toBe(trades.rowCount);
-    const A = frames.loadArrow();
+    const A = loadArrow();
     const foreign = A.tableFromArrays({
       id: new BigInt64Array([1n, 2n, 3n]),
       x: new Float32Array([0.5, 1.5, 2.5]),
       tag: ["a", "b", "a"],
     });
+    // The package declares ArrowTable itself (its types do not import apache-arrow's): any apache-arrow Table is one.
+    const declared: frames.ArrowTable = foreign;
+    expect(declared.getChild("tag")?.get(1)).toBe("b");
     const back = frames.fromArrow(foreign);
     expect(back.kinds).toEqual({ id: "number", x: "number", tag: "category" });
     expect(back.data.id).toEqual([1, 2, 3]);

@@ -1,0 +1,14 @@
+/**
+ * apache-arrow, loaded on first use. In a module of its own: its type is apache-arrow's whole module,
+ * which the declarations of src/columnar/arrow.ts (reached from the package's root) would otherwise
+ * import, and a kernel that type-checks each cell (tslab) would load with the package.
+ */
+type Arrow = typeof import("apache-arrow");
+let loaded: Arrow | undefined;
+
+/** apache-arrow, loaded on first call and cached. */
+export function loadArrow(): Arrow {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require("apache-arrow") as Arrow;
+  return loaded;
+}
