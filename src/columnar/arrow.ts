@@ -15,6 +15,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
 import {
+  columnRecord,
   isColumnTable,
   TableBuilder,
   uniqueWarnings,
@@ -67,7 +68,7 @@ export function toArrow(input: TableLike): arrow.Table {
   const table = columnTableOf(input, "frames.toArrow");
   const A = loadArrow();
   const fields: arrow.Field[] = [];
-  const vectors: Record<string, arrow.Vector> = {};
+  const vectors = columnRecord<arrow.Vector>();
   for (const name of table.columns) {
     const kind = table.kinds[name]!;
     const vector = arrowVector(A, kind, table.data[name]!, table.meta.categories[name] ?? []);

@@ -19,6 +19,7 @@ import { ResponseValidationError } from "../client/errors";
 import type { BodySink, CallOptions } from "../client/pipeline";
 import type { Provenance } from "../client/provenance";
 import {
+  columnRecord,
   finishColumn,
   formatWarning,
   TableBuilder,
@@ -330,7 +331,7 @@ class SpoolSink implements BodySink {
     const meta: ParquetMeta = {
       source: SOURCE,
       kinds: this.schema.kinds(),
-      categories: {},
+      categories: columnRecord(),
       fields: body.fields,
       warnings: this.schema.warnings,
     };

@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
-import { formatWarning, type ColumnKind, type ColumnTable } from "../table/column-table";
+import { formatWarning, ownEntry, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
@@ -47,8 +47,8 @@ function preview(input: TableLike, n: number): Preview {
       what: "ColumnTable",
       rows: input.rowCount,
       columns: input.columns,
-      types: input.columns.map((c) => typeLabel(input.kinds[c])),
-      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => input.data[c]?.[i]) })),
+      types: input.columns.map((c) => typeLabel(ownEntry(input.kinds, c))),
+      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => ownEntry(input.data, c)?.[i]) })),
       gap,
       source: input.meta?.source,
       warnings: (input.meta?.warnings ?? []).map(formatWarning),
