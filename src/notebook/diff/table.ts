@@ -101,8 +101,12 @@ function withoutTags(html: string): string {
   }
 }
 
+/** `data-x="…"` in a start tag: the exact value of a number the preview shows rounded (src/plot/table-view.ts). */
+const EXACT = /\sdata-x="([^"]*)"/;
+
+/** The cells of a row as text: a rounded number's exact value when its cell carries one, else what it shows. */
 function cellsOf(rowHtml: string, tag: "td" | "th"): string[] {
-  return elements(rowHtml, tag).map((cell) => unescape(withoutTags(cell.inner)));
+  return elements(rowHtml, tag).map((cell) => EXACT.exec(cell.attributes)?.[1] ?? unescape(withoutTags(cell.inner)));
 }
 
 /** The column a preview row's number goes in. */
