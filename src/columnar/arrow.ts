@@ -17,6 +17,7 @@ import type * as arrow from "apache-arrow";
 import {
   columnRecord,
   isColumnTable,
+  ownEntry,
   TableBuilder,
   uniqueWarnings,
   type ColumnHint,
@@ -71,7 +72,7 @@ export function toArrow(input: TableLike): arrow.Table {
   const vectors = columnRecord<arrow.Vector>();
   for (const name of table.columns) {
     const kind = table.kinds[name]!;
-    const vector = arrowVector(A, kind, table.data[name]!, table.meta.categories[name] ?? []);
+    const vector = arrowVector(A, kind, table.data[name]!, ownEntry(table.meta.categories, name) ?? []);
     vectors[name] = vector;
     fields.push(new A.Field(name, vector.type as arrow.DataType, true, new Map([[ARROW_KIND_KEY, kind]])));
   }

@@ -17,7 +17,14 @@ import type * as arrow from "apache-arrow";
 import type { Provenance } from "../client/provenance";
 import { existsSync, statSync } from "node:fs";
 import { columnTableOf, exactNumbers, fromArrow, loadArrow, type TableLike } from "./arrow";
-import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable, type TableWarning } from "../table/column-table";
+import {
+  levelsOf,
+  ownEntry,
+  TableBuilder,
+  type ColumnHint,
+  type ColumnTable,
+  type TableWarning,
+} from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 
@@ -549,7 +556,7 @@ async function loadTable(connection: Connection, name: string, table: ColumnTabl
 
 /** A category's levels: the known ones, then any value the column holds that is not among them. */
 function categoryLevels(table: ColumnTable, column: string): string[] {
-  return levelsOf(table.data[column] as (string | null)[], table.meta.categories[column] ?? []);
+  return levelsOf(table.data[column] as (string | null)[], ownEntry(table.meta.categories, column) ?? []);
 }
 
 /** The query result as a column table. */

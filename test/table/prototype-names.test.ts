@@ -9,12 +9,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
+import { fetchTransactionTableColumns } from "../../src/frames/transaction-fetch";
+import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
 import { transactionTable, transactionTableColumns } from "../../src/frames/transaction-table";
 import { frameInfo } from "../../src/frames/danfo";
 import { diffNotebookFiles } from "../../src/notebook/diff";
 import { runCli } from "../notebook/executed";
+import { startLoopback } from "../helpers/loopback";
 import { writeTableNotebook } from "../helpers/table-notebook";
+import { tableHtml } from "../../src/plot/table-view";
+import { TableBuilder } from "../../src/table/column-table";
 
 const NAMES = ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"] as const;
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-proto-names-"));
@@ -36,6 +42,28 @@ describe("columns named like Object.prototype members", () => {
       expect(t.meta.missing[n], n).toBe(1);
     });
     expect(t.meta.warnings).toEqual([]);
+  });
+
+  it("are columns of the table a client fetches from a service over HTTP, held in memory or streamed", async () => {
+    const server = await startLoopback({
+      "/api/Position/GetTransactionTable": {
+        body: JSON.stringify(RESPONSE),
+        headers: { "content-type": "application/json" },
+      },
+    });
+    try {
+      const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" }, retry: false });
+      const t = await fetchTransactionTableColumns(rp, { portfolio_name: "P" });
+      expect(t.columns).toEqual(["trade_id", ...NAMES]);
+      NAMES.forEach((n, k) => expect(t.data[n], n).toEqual([k + 1, NaN]));
+      const file = path.join(dir, "streamed.parquet");
+      await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file);
+      const read = await frames.readParquetColumns(file);
+      expect(read.columns).toEqual(["trade_id", ...NAMES]);
+      NAMES.forEach((n, k) => expect(read.data[n], n).toEqual([k + 1, NaN]));
+    } finally {
+      await server.close();
+    }
   });
 
   it("are DataFrame columns under a renamed name where danfo has a member of that name, each said so", () => {
@@ -64,6 +92,14 @@ describe("columns named like Object.prototype members", () => {
     const read = await frames.readParquetColumns(file);
     expect(read.columns).toEqual([...NAMES]);
     NAMES.forEach((n, k) => expect(read.data[n], n).toEqual([k + 1, NaN]));
+  });
+
+  it("are shown as they are when digits names other columns", () => {
+    const t = new TableBuilder(1, "t").add("rate", [0.123456]);
+    NAMES.forEach((n) => t.add(n, [1.25]));
+    const html = tableHtml(t.build(), { digits: { rate: 2 } });
+    expect(html).toContain('<td data-x="0.123456">0.12</td>');
+    expect(html.split("<td>1.25</td>").length - 1).toBe(NAMES.length);
   });
 
   it("are compared by diff: two runs differing only in such a column differ (exit 1)", async () => {
