@@ -28,13 +28,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A GetTransactionTable answer as the wire gives it: row 0 has every field, row 1 only `trade_id`. */
 const RESPONSE = JSON.parse(
-  `{"data_table": [{"trade_id": "T1", ${NAMES.map((n, k) => `"${n}": ${k + 1}`).join(", ")}}, {"trade_id": "T2"}], "latest_market_date": "2026-11-20"}`,
+  `{"data_table": [{"trade_id": "T1", ${NAMES.map((n, k) => `"${n}": ${k + 1}`).join(", ")}}, {"trade_id": "T2"}], "latest_market_date": "2026-11-20", "__proto__": {"note": "a field"}}`,
 ) as unknown;
 
 describe("columns named like Object.prototype members", () => {
   it("are columns of the table read from the service's rows, missing where a row lacks them", () => {
     const t = transactionTableColumns(RESPONSE);
     expect(t.columns).toEqual(["trade_id", ...NAMES]);
+    expect(Object.keys(t.meta.fields)).toEqual(["latest_market_date", "__proto__"]);
     NAMES.forEach((n, k) => {
       expect(Object.hasOwn(t.data, n), n).toBe(true);
       expect(t.data[n], n).toEqual([k + 1, NaN]);
@@ -55,11 +56,14 @@ describe("columns named like Object.prototype members", () => {
       const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "test-bearer-token-123" }, retry: false });
       const t = await fetchTransactionTableColumns(rp, { portfolio_name: "P" });
       expect(t.columns).toEqual(["trade_id", ...NAMES]);
+      expect(Object.keys(t.meta.fields)).toEqual(["latest_market_date", "__proto__"]);
+      expect(t.meta.fields["__proto__"]).toEqual({ note: "a field" });
       NAMES.forEach((n, k) => expect(t.data[n], n).toEqual([k + 1, NaN]));
       const file = path.join(dir, "streamed.parquet");
       await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, file);
       const read = await frames.readParquetColumns(file);
       expect(read.columns).toEqual(["trade_id", ...NAMES]);
+      expect(read.meta.fields["__proto__"]).toEqual({ note: "a field" });
       NAMES.forEach((n, k) => expect(read.data[n], n).toEqual([k + 1, NaN]));
     } finally {
       await server.close();
