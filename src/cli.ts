@@ -310,7 +310,8 @@ async function run(args: string[]): Promise<number> {
     throw new UsageError(`--kernel must be tslab or deno, got ${JSON.stringify(kernel)}`);
   if (values.deno !== undefined && kernel === "tslab") throw new UsageError("--deno only applies to Deno's kernel");
   const { parseParameterValue } = await import("./notebook/params");
-  const params: Record<string, unknown> = {};
+  // No prototype: `--param __proto__=…` is a parameter (refused unless declared), not a prototype to set.
+  const params = Object.create(null) as Record<string, unknown>;
   for (const p of values.param ?? []) {
     const eq = p.indexOf("=");
     if (eq <= 0) throw new UsageError(`--param expects name=value, got ${JSON.stringify(p)}`);

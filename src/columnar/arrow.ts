@@ -15,7 +15,9 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
 import {
+  columnRecord,
   isColumnTable,
+  ownEntry,
   TableBuilder,
   uniqueWarnings,
   type ColumnHint,
@@ -61,10 +63,10 @@ export function toArrow(input: TableLike): ArrowTable {
   const table = columnTableOf(input, "frames.toArrow");
   const A = loadArrow();
   const fields: arrow.Field[] = [];
-  const vectors: Record<string, arrow.Vector> = {};
+  const vectors = columnRecord<arrow.Vector>();
   for (const name of table.columns) {
     const kind = table.kinds[name]!;
-    const vector = arrowVector(A, kind, table.data[name]!, table.meta.categories[name] ?? []);
+    const vector = arrowVector(A, kind, table.data[name]!, ownEntry(table.meta.categories, name) ?? []);
     vectors[name] = vector;
     fields.push(new A.Field(name, vector.type as arrow.DataType, true, new Map([[ARROW_KIND_KEY, kind]])));
   }

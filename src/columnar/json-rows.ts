@@ -255,7 +255,9 @@ export class JsonRowScanner {
       );
     }
     if (this.#key === "data_table") this.#dataTable = value;
-    else this.#fields[this.#key] = value;
+    // Defined, not assigned: a field named `__proto__` is a field, as JSON.parse keeps it.
+    else
+      Object.defineProperty(this.#fields, this.#key, { value, enumerable: true, writable: true, configurable: true });
     this.#state = S.CommaOrEnd;
     return end;
   }

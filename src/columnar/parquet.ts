@@ -20,6 +20,7 @@ import type { Provenance } from "../client/provenance";
 import { besidePath } from "../client/replace-files";
 import { columnTableOf, type TableLike } from "./arrow";
 import {
+  ownEntry,
   TableBuilder,
   uniqueWarnings,
   type ColumnKind,
@@ -333,10 +334,13 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
   );
   // Hive partition columns come last from DuckDB: the frame's own column order first.
   const order = meta
-    ? [...Object.keys(meta.kinds).filter((c) => c in data.data), ...data.columns.filter((c) => !(c in meta!.kinds))]
+    ? [
+        ...Object.keys(meta.kinds).filter((c) => Object.hasOwn(data.data, c)),
+        ...data.columns.filter((c) => !Object.hasOwn(meta!.kinds, c)),
+      ]
     : data.columns;
   for (const c of order) {
-    const kind = meta?.kinds[c];
+    const kind = ownEntry(meta?.kinds, c);
     const hint =
       kind === "category"
         ? "category"
@@ -349,7 +353,7 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
               : kind === "number"
                 ? "number"
                 : "auto";
-    builder.add(c, data.data[c]!, { hint, owned: true, levels: meta?.categories[c], detectDates: false });
+    builder.add(c, data.data[c]!, { hint, owned: true, levels: ownEntry(meta?.categories, c), detectDates: false });
   }
   const table = builder.build();
   table.meta.warnings = uniqueWarnings([...(meta?.warnings ?? []), ...data.meta.warnings, ...table.meta.warnings]);

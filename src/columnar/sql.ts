@@ -18,7 +18,14 @@ import { existsSync, statSync } from "node:fs";
 import { columnTableOf, exactNumbers, fromArrow, type TableLike } from "./arrow";
 import type { ArrowTable } from "./arrow-table";
 import { loadArrow } from "./load-arrow";
-import { levelsOf, TableBuilder, type ColumnHint, type ColumnTable, type TableWarning } from "../table/column-table";
+import {
+  levelsOf,
+  ownEntry,
+  TableBuilder,
+  type ColumnHint,
+  type ColumnTable,
+  type TableWarning,
+} from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 
@@ -553,7 +560,7 @@ async function loadTable(connection: Connection, name: string, table: ColumnTabl
 
 /** A category's levels: the known ones, then any value the column holds that is not among them. */
 function categoryLevels(table: ColumnTable, column: string): string[] {
-  return levelsOf(table.data[column] as (string | null)[], table.meta.categories[column] ?? []);
+  return levelsOf(table.data[column] as (string | null)[], ownEntry(table.meta.categories, column) ?? []);
 }
 
 /** The query result as a column table. */

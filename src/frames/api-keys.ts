@@ -2,7 +2,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type { ApiKeyEntry } from "../api/user";
 import { maskSecret } from "../client/redact";
-import type { ColumnTable } from "../table/column-table";
+import { columnRecord, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
 import { tableFromRecords } from "./records";
@@ -31,7 +31,7 @@ export function apiKeysColumns(entries: readonly ApiKeyEntry[], options: ApiKeys
   const records = reveal
     ? entries
     : entries.map((e) => {
-        const out: Record<string, unknown> = {};
+        const out = columnRecord<unknown>();
         for (const [k, v] of Object.entries(e ?? {}))
           out[k] = k === "exposed_value" || SECRET_FIELD.test(k) ? masked(v) : v;
         return out;

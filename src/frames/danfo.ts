@@ -14,7 +14,14 @@
  *   {@link frameInfo}`(df).categories`.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { formatWarning, TableBuilder, type ColumnKind, type ColumnTable, type TableMeta } from "../table/column-table";
+import {
+  columnRecord,
+  formatWarning,
+  TableBuilder,
+  type ColumnKind,
+  type ColumnTable,
+  type TableMeta,
+} from "../table/column-table";
 import { setFrameConversions } from "../columnar/frames";
 import { makeDisplayable } from "../display";
 import { applyDanfoFixes } from "./danfo-fixes";
@@ -125,7 +132,7 @@ function reservedNames(d: Danfo): Set<string> {
 export function toDataFrame(table: ColumnTable): DataFrame {
   const d = loadDanfo();
   const taken = reservedNames(d);
-  const renamed: Record<string, string> = {};
+  const renamed = columnRecord<string>();
   const names: string[] = [];
   const used = new Set<string>();
   for (const column of table.columns) {
@@ -135,7 +142,7 @@ export function toDataFrame(table: ColumnTable): DataFrame {
     used.add(name);
     names.push(name);
   }
-  const kinds: Record<string, ColumnKind> = {};
+  const kinds = columnRecord<ColumnKind>();
   const dtypes: string[] = [];
   const columns: unknown[][] = [];
   table.columns.forEach((column, j) => {

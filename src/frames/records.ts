@@ -80,7 +80,6 @@ export function tableFromRecords(
 /** The fields of a response object other than `skip` (they go to `meta.fields`). */
 export function otherFields(response: unknown, skip: readonly string[]): Record<string, unknown> {
   if (!isRecord(response)) return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(response)) if (!skip.includes(k)) out[k] = v;
-  return out;
+  // fromEntries defines each key: a field named `__proto__` stays a field, as JSON.parse made it.
+  return Object.fromEntries(Object.entries(response).filter(([k]) => !skip.includes(k)));
 }

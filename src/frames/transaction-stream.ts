@@ -18,6 +18,7 @@ import { ResponseValidationError } from "../client/errors";
 import type { BodySink, CallOptions } from "../client/pipeline";
 import type { Provenance } from "../client/provenance";
 import {
+  columnRecord,
   finishColumn,
   formatWarning,
   TableBuilder,
@@ -331,7 +332,7 @@ class SpoolSink implements BodySink {
     const meta: ParquetMeta = {
       source: SOURCE,
       kinds: this.schema.kinds(),
-      categories: {},
+      categories: columnRecord(),
       fields: body.fields,
       warnings: this.schema.warnings,
     };

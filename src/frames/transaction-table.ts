@@ -377,16 +377,25 @@ function collectExtraFields(
 }
 
 /**
+ * A row's own field: a row without a `constructor` or `toString` field has it missing, not
+ * Object.prototype's function (the row-reading loops take this path only for such names).
+ */
+function ownField(row: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(row, key) ? row[key] : undefined;
+}
+
+/**
  * One column's raw values. A missing key in a row that has as many keys as the first row means it has
  * some other key instead: that row is marked irregular so its keys get walked.
  */
 function readColumn(rows: Record<string, unknown>[], key: string, irregular: Uint8Array): unknown[] {
   const n = rows.length;
   const out = new Array<unknown>(n);
+  const inherited = key in Object.prototype;
   for (let i = 0; i < n; i++) {
     const row = rows[i]!;
-    const v = row[key];
-    if (v === undefined && !irregular[i] && !(key in row)) irregular[i] = 1;
+    const v = inherited ? ownField(row, key) : row[key];
+    if (v === undefined && !irregular[i] && !Object.hasOwn(row, key)) irregular[i] = 1;
     out[i] = v;
   }
   return out;
@@ -403,22 +412,24 @@ function readDateColumn(
   irregular: Uint8Array,
 ): { values: (Date | null)[]; present: number } | undefined {
   const n = rows.length;
+  const inherited = key in Object.prototype;
+  const field = (row: Record<string, unknown>) => (inherited ? ownField(row, key) : row[key]);
   let start = 0;
-  while (start < n && (rows[start]![key] === null || rows[start]![key] === undefined)) start++;
-  const probe = start < n ? rows[start]![key] : undefined;
+  while (start < n && (field(rows[start]!) === null || field(rows[start]!) === undefined)) start++;
+  const probe = start < n ? field(rows[start]!) : undefined;
   if (typeof probe !== "string" || Number.isNaN(parseIsoDate(probe))) return undefined;
   const out = new Array<Date | null>(n);
   let present = 0;
   for (let i = 0; i < n; i++) {
     const row = rows[i]!;
-    const v = row[key];
+    const v = inherited ? ownField(row, key) : row[key];
     if (typeof v === "string") {
       const ms = parseIsoDate(v);
       if (ms !== ms) return undefined; // NaN: not a date
       out[i] = new Date(ms);
       present++;
     } else if (v === null || v === undefined) {
-      if (v === undefined && !irregular[i] && !(key in row)) irregular[i] = 1;
+      if (v === undefined && !irregular[i] && !Object.hasOwn(row, key)) irregular[i] = 1;
       out[i] = null;
     } else {
       return undefined;

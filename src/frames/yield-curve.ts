@@ -100,7 +100,7 @@ function addCurveMeasures(table: ColumnTable, compounding: Compounding): void {
     ["discount_factor", pad(m.discountFactors)],
     ["forward_rate", pad(m.forwardRates)],
   ] as const) {
-    if (name in table.data) {
+    if (Object.hasOwn(table.data, name)) {
       table.meta.warnings.push({
         column: name,
         message: `the curve points already have a "${name}" field: it is kept and the derived column is not added`,

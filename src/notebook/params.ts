@@ -51,10 +51,17 @@ export function parseParameterValue(text: string): unknown {
  * raw (only since ES2019 may a JavaScript string hold them), and TypeScript's scanner, which tslab
  * compiles each cell with, ends a string literal at either ("Unterminated string literal"). The other
  * characters JSON leaves raw are none that a string literal cannot hold (control characters and lone
- * surrogates it escapes).
+ * surrogates it escapes). A `"__proto__"` key is written computed, `["__proto__"]: …`: in an object
+ * literal `"__proto__": v` sets the prototype, so the notebook would get another value than the one the
+ * run's metadata records (in JSON.stringify's text a key's opening quote follows `{` or `,` unescaped,
+ * which a quote inside a string never does).
  */
 export function sourceLiteral(value: unknown): string {
-  return JSON.stringify(value)?.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`) ?? "undefined";
+  return (
+    JSON.stringify(value)
+      ?.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+      .replace(/([{,])"__proto__":/g, '$1["__proto__"]:') ?? "undefined"
+  );
 }
 
 /** The index of the cell tagged `parameters`, or -1. */

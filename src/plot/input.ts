@@ -4,7 +4,7 @@
  * DataFrame is read column by column, only the columns a chart needs, and never loads danfo itself.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { isColumnTable, type ColumnKind, type ColumnTable } from "../table/column-table";
+import { columnRecord, isColumnTable, ownEntry, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
 import { parseIsoDate } from "../table/iso-date";
 
@@ -104,14 +104,14 @@ function tableColumns(table: ColumnTable, caller: string): Columns {
     names: table.columns,
     source: table.meta?.source ?? "table",
     fields: table.meta?.fields ?? {},
-    has: (name) => name in table.data,
+    has: (name) => Object.hasOwn(table.data, name),
     values(name) {
-      const values = table.data[name];
+      const values = ownEntry(table.data, name);
       if (!values) throw missingColumn(caller, name, table.columns);
       return values;
     },
-    kind: (name) => table.kinds[name],
-    levels: (name) => table.meta?.categories?.[name],
+    kind: (name) => ownEntry(table.kinds, name),
+    levels: (name) => ownEntry(table.meta?.categories, name),
   };
 }
 
@@ -120,10 +120,10 @@ function frameColumns(df: DataFrame, caller: string): Columns {
   const info = frameInfo(df);
   // Adapters rename columns that collide with DataFrame members (`count` → `count_`): read by the original name.
   const renamed = info?.renamed ?? {};
-  const original: Record<string, string> = {};
+  const original = columnRecord<string>();
   for (const [from, to] of Object.entries(renamed)) original[to] = from;
   const names = frame.columns.map((c) => original[c] ?? c);
-  const frameName = (name: string) => renamed[name] ?? name;
+  const frameName = (name: string) => ownEntry(renamed, name) ?? name;
   const cache = new Map<string, unknown[]>();
   return {
     rowCount: frame.shape[0] ?? 0,

@@ -100,6 +100,7 @@ export function checkDigits(digits: unknown, columns: readonly string[], caller:
 export function digitsFor(digits: Digits | undefined, column: string): { digits: number; byName: boolean } | undefined {
   if (digits === undefined) return undefined;
   if (typeof digits === "number") return { digits, byName: false };
-  const d = digits[column];
+  // Own entries only: a column named `constructor` is not asked for by Object.prototype's.
+  const d = Object.hasOwn(digits, column) ? digits[column] : undefined;
   return d === undefined ? undefined : { digits: d, byName: true };
 }

@@ -5,7 +5,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
-import { formatWarning, type ColumnKind, type ColumnTable } from "../table/column-table";
+import { formatWarning, ownEntry, type ColumnKind, type ColumnTable } from "../table/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
@@ -47,8 +47,8 @@ function preview(input: TableLike, n: number): Preview {
       what: "ColumnTable",
       rows: input.rowCount,
       columns: input.columns,
-      types: input.columns.map((c) => typeLabel(input.kinds[c])),
-      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => input.data[c]?.[i]) })),
+      types: input.columns.map((c) => typeLabel(ownEntry(input.kinds, c))),
+      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => ownEntry(input.data, c)?.[i]) })),
       gap,
       source: input.meta?.source,
       warnings: (input.meta?.warnings ?? []).map(formatWarning),
@@ -170,6 +170,16 @@ function cellWriters(p: Preview, digits: Digits | undefined, caller: string): ((
   });
 }
 
+/**
+ * ` data-x="<exact>"` for a number its cell shows rounded (`0.3` for 0.30000000000000004, `0.25` for
+ * 0.2487 with `digits: 2`), else nothing: `diff` of two runs reads the exact value (src/notebook/diff/
+ * table.ts), so a change the display rounds away is still a change. Only rounded cells carry it.
+ */
+function exactAttribute(v: unknown, text: string): string {
+  if (typeof v !== "number" || !Number.isFinite(v) || Number(text.replace(/,/g, "")) === v) return "";
+  return ` data-x="${String(v)}"`;
+}
+
 function isMissing(v: unknown): boolean {
   return v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
 }
@@ -219,7 +229,8 @@ export function tableHtml(input: TableLike, options: number | TableViewOptions =
     const cells = p.columns.map((_, j) => {
       const v = r.cells[j];
       const cls = isMissing(v) ? "rpl-na" : typeof v === "number" ? "" : "rpl-text";
-      return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(write[j]!(v))}</td>`;
+      const text = write[j]!(v);
+      return `<td${cls ? ` class="${cls}"` : ""}${exactAttribute(v, text)}>${escapeHtml(text)}</td>`;
     });
     body.push(`<tr><td class="rpl-index">${escapeHtml(cellText(r.index))}</td>${cells.join("")}</tr>`);
   });

@@ -332,9 +332,9 @@ export function emptyTable(
   fields: Record<string, unknown> = {},
   provenance: readonly TableProvenance[] = [],
 ): ColumnTable {
-  const data: Record<string, unknown[]> = {};
-  const kinds: Record<string, ColumnKind> = {};
-  const missing: Record<string, number> = {};
+  const data = columnRecord<unknown[]>();
+  const kinds = columnRecord<ColumnKind>();
+  const missing = columnRecord<number>();
   for (const c of columns) {
     data[c] = [];
     kinds[c] = "empty";
@@ -345,15 +345,29 @@ export function emptyTable(
     data,
     kinds,
     rowCount: 0,
-    meta: { source, categories: {}, missing, warnings: [], fields, provenance: [...provenance] },
+    meta: { source, categories: columnRecord(), missing, warnings: [], fields, provenance: [...provenance] },
   });
+}
+
+/**
+ * An empty record keyed by column name, without a prototype: a column may be called `constructor`,
+ * `toString` or `__proto__` (a service's field, an SQL alias), and on a plain `{}` such a name is already
+ * "in" the record, or assigning it replaces the prototype instead of adding the column.
+ */
+export function columnRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** `record[key]` when the record has it as its own entry, else undefined (never a prototype member's). */
+export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** A table builder: add finished columns in order, then `build()`. */
 export class TableBuilder {
   readonly #columns: string[] = [];
-  readonly #data: Record<string, unknown[]> = {};
-  readonly #kinds: Record<string, ColumnKind> = {};
+  readonly #data = columnRecord<unknown[]>();
+  readonly #kinds = columnRecord<ColumnKind>();
   readonly #meta: TableMeta;
 
   constructor(
@@ -362,7 +376,14 @@ export class TableBuilder {
     fields: Record<string, unknown> = {},
     provenance: readonly TableProvenance[] = [],
   ) {
-    this.#meta = { source, categories: {}, missing: {}, warnings: [], fields, provenance: [...provenance] };
+    this.#meta = {
+      source,
+      categories: columnRecord(),
+      missing: columnRecord(),
+      warnings: [],
+      fields,
+      provenance: [...provenance],
+    };
   }
 
   /** Adds a column from raw values (see {@link finishColumn}). */
@@ -374,7 +395,7 @@ export class TableBuilder {
 
   /** Adds a column that is already in its final form. */
   addFinished(name: string, column: FinishedColumn): this {
-    if (name in this.#data) throw new Error(`duplicate column "${name}"`);
+    if (Object.hasOwn(this.#data, name)) throw new Error(`duplicate column "${name}"`);
     this.#columns.push(name);
     this.#data[name] = column.values;
     this.#kinds[name] = column.kind;
@@ -391,7 +412,7 @@ export class TableBuilder {
   }
 
   has(name: string): boolean {
-    return name in this.#data;
+    return Object.hasOwn(this.#data, name);
   }
 
   build(): ColumnTable {
@@ -421,7 +442,7 @@ export function isColumnTable(value: unknown): value is ColumnTable {
 
 /** The values of a column; throws naming the table's columns when there is no such column. */
 export function valuesOf(table: ColumnTable, name: string): unknown[] {
-  const values = table.data[name];
+  const values = Object.hasOwn(table.data, name) ? table.data[name] : undefined;
   if (!values)
     throw new Error(
       `no column "${name}"; the table has ${table.columns.map((c) => `"${c}"`).join(", ") || "no columns"}`,

@@ -1,5 +1,5 @@
 /** Stacks column tables (the batch helpers' one long frame from many responses). */
-import { levelsOf, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
+import { levelsOf, ownEntry, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
 
 /** The hint that keeps a column's kind when its parts are stacked (auto when the parts disagree). */
 function hintFor(kinds: ColumnKind[]): ColumnHint {
@@ -31,11 +31,12 @@ export function concatColumns(tables: readonly ColumnTable[], source: string): C
     const kinds: ColumnKind[] = [];
     let known: string[] = [];
     for (const t of tables) {
-      const values = t.data[name];
+      const values = ownEntry(t.data, name);
       if (values) {
         kinds.push(t.kinds[name]!);
         for (let i = 0; i < t.rowCount; i++) raw[at + i] = values[i];
-        if (t.meta.categories[name]) known = levelsOf(t.meta.categories[name], known);
+        const levels = ownEntry(t.meta.categories, name);
+        if (levels) known = levelsOf(levels, known);
       }
       at += t.rowCount;
     }

@@ -77,7 +77,8 @@ const BEFORE: Record<string, string> = {
   "3k reportStatus": "5c299eb4f1b314cf", // issue 41: "queued" no longer in succeeded's green
   "3k spreadHistory": "42c6d1fcc92696fe",
   "3k spreadHistory butterfly": "8824c8cea7b83ce4",
-  "3k table preview": "1b1b8653b202eb71", // issue 41: numbers to 10 significant digits, not to the last bit
+  // issue 41: numbers to 10 significant digits, not to the last bit; issue 44: a rounded cell carries its exact value (data-x)
+  "3k table preview": "af796d02a8f9f6f7",
   "3k transactions": "f66a628264c9cb8f",
   "3k transactions, chosen instruments": "e45471e126a1b184",
   "3k transactions, reporting currency": "b8b5c826e0edc497",

@@ -162,10 +162,11 @@ describe("show's digits (issue 41)", () => {
       showWith(display, table, options);
       return display.sent[0]!["text/html"] as string;
     };
-    expect(shown({})).toContain("<td>0.3</td></tr>");
-    expect(shown({})).toContain("<td>0.248703</td></tr>");
-    expect(shown({ digits: 3 })).toContain("<td>0.249</td></tr>");
-    expect(shown({ digits: { vol: 4 } })).toContain("<td>0.2487</td></tr>");
+    // A rounded cell carries its exact value (data-x) for diff; the display is the rounded text.
+    expect(shown({})).toContain('<td data-x="0.30000000000000004">0.3</td></tr>');
+    expect(shown({})).toContain('<td data-x="0.2487030000000003">0.248703</td></tr>');
+    expect(shown({ digits: 3 })).toContain('<td data-x="0.2487030000000003">0.249</td></tr>');
+    expect(shown({ digits: { vol: 4 } })).toContain('<td data-x="0.2487030000000003">0.2487</td></tr>');
     expect(() => shown({ digits: { volatility: 4 } })).toThrow(/digits names "volatility"/);
   });
 });

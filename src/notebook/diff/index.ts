@@ -167,9 +167,15 @@ function countOf(cells: readonly CellDiff[]): NotebookDiff["counts"] {
 
 function parameterChanges(x: Record<string, unknown>, y: Record<string, unknown>): NotebookDiff["parameters"] {
   const out: NotebookDiff["parameters"] = [];
+  // Own keys only: a parameter named `toString` in one run is not Object.prototype's in the other.
+  const own = (r: Record<string, unknown>, name: string) => (Object.hasOwn(r, name) ? r[name] : undefined);
   for (const name of new Set([...Object.keys(x), ...Object.keys(y)]))
-    if (JSON.stringify(x[name]) !== JSON.stringify(y[name]))
-      out.push({ name, ...(name in x ? { before: x[name] } : {}), ...(name in y ? { after: y[name] } : {}) });
+    if (JSON.stringify(own(x, name)) !== JSON.stringify(own(y, name)))
+      out.push({
+        name,
+        ...(Object.hasOwn(x, name) ? { before: x[name] } : {}),
+        ...(Object.hasOwn(y, name) ? { after: y[name] } : {}),
+      });
   return out;
 }
 

@@ -7,6 +7,7 @@
  */
 import { TableBuilder, type ColumnTable } from "../../table/column-table";
 import { diff as diffFrames, type FrameDiff } from "../../frames/diff";
+import { notIn } from "../../table/diff";
 import { normalizeVolatile } from "./text";
 
 /** A table as a notebook output shows it. */
@@ -24,7 +25,7 @@ export interface ShownTable {
 }
 
 const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
-const unescape = (s: string) => s.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+const unescape = (s: string) => (s.includes("&") ? s.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!) : s);
 
 /** Whether an output's HTML is a table preview of this package. */
 export function isTableHtml(html: string): boolean {
@@ -38,15 +39,15 @@ export function parseTableHtml(html: string): ShownTable | undefined {
     /<p class="rpl-caption"><b>([^<]*)<\/b> · ([\d,]+) rows? × \d+ columns?(?: <span class="rpl-muted">· from ([^<]*)<\/span>)?/.exec(
       html,
     );
-  const head = /<thead>(.*?)<\/thead>/s.exec(html)?.[1];
-  const body = /<tbody>(.*?)<\/tbody>/s.exec(html)?.[1];
+  const head = elements(html, "thead")[0]?.inner;
+  const body = elements(html, "tbody")[0]?.inner;
   if (!caption || head === undefined || body === undefined) return undefined;
-  const headRows = [...head.matchAll(/<tr[^>]*>(.*?)<\/tr>/gs)].map((m) => cellsOf(m[1]!, "th").slice(1));
+  const headRows = elements(head, "tr").map((tr) => cellsOf(tr.inner, "th").slice(1));
   const index: string[] = [];
   const cells: string[][] = [];
-  for (const m of body.matchAll(/<tr([^>]*)>(.*?)<\/tr>/gs)) {
-    if (m[1]!.includes("rpl-gap")) continue;
-    const row = cellsOf(m[2]!, "td");
+  for (const tr of elements(body, "tr")) {
+    if (tr.attributes.includes("rpl-gap")) continue;
+    const row = cellsOf(tr.inner, "td");
     index.push(row[0] ?? "");
     cells.push(row.slice(1));
   }
@@ -61,10 +62,51 @@ export function parseTableHtml(html: string): ShownTable | undefined {
   };
 }
 
+/** An element as {@link elements} reads it: what its start tag holds after the name, and its inner HTML. */
+interface Element {
+  attributes: string;
+  inner: string;
+}
+
+/**
+ * The `<tag …>…</tag>` elements of `html` in order (not nested in each other), as the regex
+ * `<tag([^>]*)>(.*?)</tag>` would find them, in one scan: a start tag without its end ends the list
+ * (the regex would try every later start tag to the end of the text: quadratic in the text's length).
+ */
+function elements(html: string, tag: string): Element[] {
+  const open = `<${tag}`;
+  const close = `</${tag}>`;
+  const out: Element[] = [];
+  for (let at = 0; ;) {
+    const start = html.indexOf(open, at);
+    const gt = start < 0 ? -1 : html.indexOf(">", start + open.length);
+    const end = gt < 0 ? -1 : html.indexOf(close, gt + 1);
+    if (end < 0) return out;
+    out.push({ attributes: html.slice(start + open.length, gt), inner: html.slice(gt + 1, end) });
+    at = end + close.length;
+  }
+}
+
+/** `html` without its tags (`<…>`), in one scan: a `<` with no `>` after it stays, with the rest. */
+function withoutTags(html: string): string {
+  if (!html.includes("<")) return html;
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const lt = html.indexOf("<", at);
+    const gt = lt < 0 ? -1 : html.indexOf(">", lt + 1);
+    if (gt < 0) return out + html.slice(at);
+    out += html.slice(at, lt);
+    at = gt + 1;
+  }
+}
+
+/** `data-x="…"` in a start tag: the exact value of a number the preview shows rounded (src/plot/table-view.ts). */
+const EXACT = /\sdata-x="([^"]*)"/;
+
+/** The cells of a row as text: a rounded number's exact value when its cell carries one, else what it shows. */
 function cellsOf(rowHtml: string, tag: "td" | "th"): string[] {
-  return [...rowHtml.matchAll(new RegExp(`<${tag}[^>]*>(.*?)</${tag}>`, "gs"))].map((m) =>
-    unescape(m[1]!.replace(/<[^>]*>/g, "")),
-  );
+  return elements(rowHtml, tag).map((cell) => EXACT.exec(cell.attributes)?.[1] ?? unescape(withoutTags(cell.inner)));
 }
 
 /** The column a preview row's number goes in. */
@@ -113,7 +155,8 @@ export function chooseKey(a: ColumnTable, b: ColumnTable): string {
     const seen = new Set(values.map((v) => (typeof v === "number" ? `n${v}` : `s${String(v)}`)));
     return seen.size === values.length && !values.some((v) => v === null || (typeof v === "number" && Number.isNaN(v)));
   };
-  const columns = a.columns.filter((c) => c !== ROW_COLUMN && b.columns.includes(c));
+  const inB = new Set(b.columns);
+  const columns = a.columns.filter((c) => c !== ROW_COLUMN && inB.has(c));
   for (const c of columns) {
     const first = c === columns[0];
     const textual = a.kinds[c] !== "number" && b.kinds[c] !== "number";
@@ -144,10 +187,11 @@ export function diffTables(before: ShownTable, after: ShownTable, tolerance: num
   const b = shownRows(after);
   const key = chooseKey(a, b);
   // The row number is the key, or it only says where a row was: then it is not compared.
-  const compared = a.columns.filter((c) => c !== key && c !== ROW_COLUMN && b.columns.includes(c));
+  const inB = new Set(b.columns);
+  const compared = a.columns.filter((c) => c !== key && c !== ROW_COLUMN && inB.has(c));
   const rows = diffFrames(a, b, { key, tolerance, columns: compared });
-  const columnsAdded = after.columns.filter((c) => !before.columns.includes(c));
-  const columnsRemoved = before.columns.filter((c) => !after.columns.includes(c));
+  const columnsAdded = notIn(after.columns, before.columns);
+  const columnsRemoved = notIn(before.columns, after.columns);
   const same =
     before.rows === after.rows &&
     !columnsAdded.length &&

@@ -26,8 +26,9 @@ export const VOLATILE: readonly { what: string; pattern: RegExp; placeholder: st
   },
   {
     what: "provenance",
+    // Not from inside a list of sources: each entry of a list with no end would scan the rest again (quadratic).
     pattern:
-      /\b(?:live|cache|cassette)(?: \d+)?(?:, (?:live|cache|cassette) \d+)* from \S+(?: \(cassette [^)]*\))? · (?:received|recorded) [^\n·]*/g,
+      /(?<!(?:live|cache|cassette)(?: \d+)?, )\b(?:live|cache|cassette)(?: \d+)?(?:, (?:live|cache|cassette) \d+)* from \S+(?: \(cassette [^)]*\))? · (?:received|recorded) [^\n·]*/g,
     placeholder: "‹provenance›",
   },
   {
