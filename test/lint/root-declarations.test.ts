@@ -29,7 +29,21 @@ const OPTIONS: ts.CompilerOptions = {
 /** The package a file belongs to (`@scope/name` or `name`), or null for the build's own files. */
 function packageOf(file: string): string | null {
   const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(file.split(path.sep).join("/"));
-  return m && !file.startsWith(DIST) ? m[1] : null;
+  return m?.[1] !== undefined && !file.startsWith(DIST) ? m[1] : null;
+}
+
+/** The module names a declaration file imports: import/export … from, and `import("…")` types. */
+function specifiers(file: ts.SourceFile): string[] {
+  const names: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      names.push((node.moduleSpecifier as ts.StringLiteral).text);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+      names.push((node.argument.literal as ts.StringLiteral).text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return names;
 }
 
 /**
@@ -37,14 +51,15 @@ function packageOf(file: string): string | null {
  * resolution, no `types`), with the file that first imported it (breadth first, for the message).
  */
 function declarationGraph(entry: string): Map<string, string | null> {
-  const program = ts.createProgram([entry], { ...OPTIONS, types: [], noLib: true, noEmit: true });
+  const options = { ...OPTIONS, types: [], noLib: true, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const program = ts.createProgram([entry], options, host);
   const parent = new Map<string, string | null>([[entry, null]]);
   const queue = [entry];
   while (queue.length > 0) {
     const file = program.getSourceFile(queue.shift()!)!;
-    for (const specifier of file.imports) {
-      const mode = program.getModeForUsageLocation(file, specifier);
-      const to = program.getResolvedModule(file, specifier.text, mode)?.resolvedModule?.resolvedFileName;
+    for (const name of specifiers(file)) {
+      const to = ts.resolveModuleName(name, file.fileName, OPTIONS, host).resolvedModule?.resolvedFileName;
       if (!to || parent.has(to) || !program.getSourceFile(to)) continue;
       parent.set(to, file.fileName);
       queue.push(to);
