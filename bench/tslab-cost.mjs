@@ -14,7 +14,9 @@
  *    three-line cell, connect, a frame and a chart, `await conn.close()`). BENCH_TSLAB_ROUNDS (3)
  *    sequences each in a fresh process; the median per cell.
  * 2. The same notebook run whole by the package's runner (`risk-portal-lab run NB --kernel tslab|deno`):
- *    the wall time of each command and its per-cell times, tslab over Deno as a ratio.
+ *    the wall and CPU time of each command (every process it starts counted) and its per-cell times, tslab
+ *    over Deno as a ratio; and a one-cell notebook (`1 + 1`) the same way: each kernel's own floor, which
+ *    no cut in the package moves. BENCH_TSLAB_ROUNDS runs of each, the median.
  * BENCH_TSLAB_BASELINE_DIR names a second folder (another build installed, e.g. before a change): both
  * are measured in the same run, taking turns, and compared.
  *
@@ -50,6 +52,13 @@ export const CELLS = [
   { name: "three lines again", source: THREE_LINES.replace(/\ba\b/g, "c").replace(/\bb\b/g, "d") },
   { name: "close", source: "await conn.close();" },
 ];
+
+/**
+ * The kernels' own floor as a notebook: one cell that imports nothing, run whole like the notebook. What a
+ * kernel costs before any cell of the package (tslab: Node, tslab, TypeScript and its first program;
+ * Deno: its binary and kernel) bounds the ratio the package can reach.
+ */
+const ONE_CELL = [{ name: "1 + 1", source: "1 + 1" }];
 
 /** tslab's floor: the same converter with no import of the package. */
 const FLOOR = [
@@ -164,13 +173,13 @@ function checkMedians(dirs, cells, rounds) {
   );
 }
 
-/** The notebook as an .ipynb for `kernel`. */
-function notebookJson(kernel) {
+/** The notebook (`cells`) as an .ipynb for `kernel`. */
+function notebookJson(kernel, cells) {
   const kernelspec =
     kernel === "deno"
       ? { name: "deno", display_name: "Deno", language: "typescript" }
       : { name: "tslab", display_name: "TypeScript", language: "typescript" };
-  const cells = CELLS.map((c, i) => ({
+  const json = cells.map((c, i) => ({
     cell_type: "code",
     id: `c${i}`,
     metadata: {},
@@ -179,7 +188,7 @@ function notebookJson(kernel) {
     source: c.source,
   }));
   const metadata = { kernelspec, language_info: { name: "typescript" } };
-  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells }, null, 1);
+  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells: json }, null, 1);
 }
 
 /** CPU ms used by this process's waited-for children so far (Linux: /proc/self/stat's cutime + cstime). */
@@ -189,40 +198,102 @@ function childrenCpuMs() {
   return (Number(fields[13]) + Number(fields[14])) * 10; // clock ticks of 10 ms
 }
 
-/** The notebook run whole by `risk-portal-lab run --kernel <kernel>`: wall and CPU ms, per-cell seconds. */
-function runNotebook(dir, kernel) {
-  const file = `bench-tslab-cost-${kernel}.ipynb`;
-  writeFileSync(join(dir, file), notebookJson(kernel));
+// The runner runs a notebook in a worker process, which it does not wait for at its exit, and Deno's kernel
+// is the worker's child: neither need be in this process's waited-for children. A python3 parent that is
+// the tree's child subreaper (Linux prctl) adopts them, waits for every one, and prints the tree's CPU.
+const TREE_CPU = `
+import ctypes, os, resource, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+code = subprocess.call(sys.argv[1:])
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write("\\nbench-tree-cpu-ms %d\\n" % ((r.ru_utime + r.ru_stime) * 1000))
+sys.exit(code)
+`;
+
+/** A command and its CPU time, every process it started counted (Linux with python3), else its waited-for ones. */
+function spawnCounted(command, args, options) {
+  const tree = process.platform === "linux" && spawnSync("python3", ["-c", "1"]).status === 0;
+  const cpu0 = childrenCpuMs();
+  const run = tree
+    ? spawnSync("python3", ["-c", TREE_CPU, command, ...args], options)
+    : spawnSync(command, args, options);
+  const counted = /bench-tree-cpu-ms (\d+)/.exec(run.stderr ?? "");
+  return { run, cpuMs: counted ? Number(counted[1]) : childrenCpuMs() - cpu0, wholeTree: !!counted };
+}
+
+/** A notebook run whole by `risk-portal-lab run --kernel <kernel>`: wall and CPU ms, per-cell seconds. */
+function runNotebook(dir, kernel, cells = CELLS, name = "bench-tslab-cost") {
+  const file = `${name}-${kernel}.ipynb`;
+  writeFileSync(join(dir, file), notebookJson(kernel, cells));
   const bin = join(dir, "node_modules", ".bin", "risk-portal-lab");
   const t0 = performance.now();
-  const cpu0 = childrenCpuMs();
-  const run = spawnSync(bin, ["run", file, "--kernel", kernel, "--out", `bench-out-${kernel}`], {
-    cwd: dir,
-    env: childEnv(),
-    encoding: "utf8",
-    timeout: 300_000,
-  });
+  const { run, cpuMs, wholeTree } = spawnCounted(
+    bin,
+    ["run", file, "--kernel", kernel, "--out", `bench-out-${kernel}`],
+    {
+      cwd: dir,
+      env: childEnv(),
+      encoding: "utf8",
+      timeout: 300_000,
+    },
+  );
   const wallMs = performance.now() - t0;
-  const cpuMs = childrenCpuMs() - cpu0;
   const text = `${run.stdout}${run.stderr}`;
-  const cells = [...text.matchAll(/cell (\d+)\/\d+ (ok|failed|timed out) ([\d.]+) s/g)].map((m) => ({
+  const ran = [...text.matchAll(/cell (\d+)\/\d+ (ok|failed|timed out) ([\d.]+) s/g)].map((m) => ({
     index: Number(m[1]),
     status: m[2],
     s: Number(m[3]),
   }));
-  const ok = run.status === 0 && cells.length === CELLS.length && cells.every((c) => c.status === "ok");
-  return { kernel, ok, wallMs, cpuMs, cells, ...(ok ? {} : { output: text.split("\n").slice(-20).join("\n") }) };
+  const ok = run.status === 0 && ran.length === cells.length && ran.every((c) => c.status === "ok");
+  const output = ok ? {} : { output: text.split("\n").slice(-20).join("\n") };
+  return { kernel, ok, wallMs, cpuMs, wholeTree, cells: ran, ...output };
+}
+
+/** Of a notebook's runs: the median wall and CPU time, the per-cell times of the median-CPU run; failed when one failed. */
+function medianRun(runs) {
+  const failed = runs.find((r) => !r.ok);
+  if (failed) return failed;
+  const byCpu = [...runs].sort((a, b) => a.cpuMs - b.cpuMs);
+  const mid = byCpu[Math.floor((byCpu.length - 1) / 2)];
+  return {
+    ...mid,
+    wallMs: median(runs.map((r) => r.wallMs)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+    rounds: runs.length,
+  };
+}
+
+/**
+ * The notebook and the one-cell notebook under each kernel, `rounds` times in each folder, the folders and
+ * the kernels taking turns; per folder, the median run of each.
+ */
+function notebookMedians(dirs, rounds) {
+  const kinds = {
+    tslab: (d) => runNotebook(d, "tslab"),
+    deno: (d) => runNotebook(d, "deno"),
+    tslabOneCell: (d) => runNotebook(d, "tslab", ONE_CELL, "bench-one-cell"),
+    denoOneCell: (d) => runNotebook(d, "deno", ONE_CELL, "bench-one-cell"),
+  };
+  const runs = dirs.map(() => Object.fromEntries(Object.keys(kinds).map((k) => [k, []])));
+  for (let r = 0; r < rounds; r++)
+    for (const [k, run] of Object.entries(kinds)) dirs.forEach((d, i) => runs[i][k].push(run(d)));
+  return runs.map((byKind) => Object.fromEntries(Object.entries(byKind).map(([k, rs]) => [k, medianRun(rs)])));
 }
 
 /** The figures of one folder once its cells were checked: the notebook under each kernel, the targets. */
-function folderFigures(dir, floor, cells) {
-  const tslab = runNotebook(dir, "tslab");
-  const deno = runNotebook(dir, "deno");
+function folderFigures(dir, floor, cells, runs) {
+  const { tslab, deno, tslabOneCell, denoOneCell } = runs;
+  const floor1 = { tslab: tslabOneCell, deno: denoOneCell };
   const threeLines = cells.find((c) => c.name === "three lines again");
   const ratio = tslab.wallMs / deno.wallMs;
   const cpuRatio = tslab.cpuMs / deno.cpuMs;
   const check = {
-    ok: tslab.ok && deno.ok,
+    ok: tslab.ok && deno.ok && floor1.tslab.ok && floor1.deno.ok,
     threeLineCellS: threeLines.ms / 1000,
     threeLineCellCpuS: threeLines.cpuMs / 1000,
     tslabOverDeno: ratio,
@@ -230,7 +301,8 @@ function folderFigures(dir, floor, cells) {
   };
   // On a busy machine wall times stretch with the load; CPU time is what the cell costs an idle core.
   check.targetsMet = check.threeLineCellCpuS <= 0.3 && Math.min(ratio, cpuRatio) <= 2;
-  return { dir, floor, cells, notebook: { tslab, deno, tslabOverDeno: ratio, tslabOverDenoCpu: cpuRatio }, check };
+  const notebook = { tslab, deno, tslabOverDeno: ratio, tslabOverDenoCpu: cpuRatio, oneCell: floor1 };
+  return { dir, floor, cells, notebook, check };
 }
 
 /**
@@ -247,13 +319,34 @@ export function measureTslabCost(log = () => {}) {
   const floors = checkMedians(dirs, FLOOR, rounds);
   const cells = checkMedians(dirs, CELLS, rounds);
   log("the notebook under each kernel with the package's runner");
-  const figures = dirs.map((d, i) => folderFigures(d, floors[i], cells[i]));
+  const notebooks = notebookMedians(dirs, rounds);
+  const figures = dirs.map((d, i) => folderFigures(d, floors[i], cells[i], notebooks[i]));
   const check = { ...figures[0].check, ok: figures.every((f) => f.check.ok) };
   return { installMs, rounds, ...figures[0], check, ...(baselineDir ? { baseline: figures[1] } : {}) };
 }
 
 const ms = (x) => `${round(x, 0)} ms`;
 const phase = (c, name) => ms(c.phases?.[name] ?? 0);
+
+/**
+ * The kernels' floor (the one-cell notebook) against the notebook: what is left of each kernel's time for
+ * the package's cells, and the ratio tslab would have with its cells as cheap as Deno's, its floor kept.
+ */
+function kernelFloor(nb) {
+  const s = (x) => `${round(x / 1000, 2)} s`;
+  const [t1, d1] = [nb.oneCell.tslab, nb.oneCell.deno];
+  for (const k of [t1, d1]) if (!k.ok) return `one-cell notebook under ${k.kernel} FAILED:\n${k.output}`;
+  const rows = [
+    ["one cell (1 + 1): the kernel's own", s(t1.cpuMs), s(d1.cpuMs), `${round(t1.cpuMs / d1.cpuMs, 2)}×`],
+    ["the notebook", s(nb.tslab.cpuMs), s(nb.deno.cpuMs), `${round(nb.tslabOverDenoCpu, 2)}×`],
+    ["the notebook beyond one cell", s(nb.tslab.cpuMs - t1.cpuMs), s(nb.deno.cpuMs - d1.cpuMs), ""],
+  ];
+  const best = (t1.cpuMs + nb.deno.cpuMs - d1.cpuMs) / nb.deno.cpuMs;
+  return [
+    formatTable(["CPU (risk-portal-lab run)", "tslab", "deno", "tslab/deno"], rows),
+    `tslab's floor with the cells costing what they cost Deno: ${round(best, 2)}× Deno's notebook (CPU)`,
+  ].join("\n");
+}
 
 /** One folder's report: per cell check time and counts, then the notebook under each kernel. */
 function formatFolder(r) {
@@ -304,6 +397,7 @@ function formatFolder(r) {
   ]);
   lines.push("", formatTable(["notebook cell (risk-portal-lab run)", "tslab", "deno", "tslab/deno"], perCell));
   for (const k of [tslab, deno]) if (!k.ok) lines.push(`\n${k.kernel} FAILED:\n${k.output}`);
+  if (r.notebook.oneCell) lines.push("", kernelFloor(r.notebook));
   lines.push(
     "",
     `three-line cell after the import: ${round(r.check.threeLineCellS, 3)} s wall, ` +
@@ -336,6 +430,16 @@ export function formatTslabCost(r) {
       pct(nb(r, k).cpuMs, nb(r.baseline, k).cpuMs),
       "",
     ]);
+  for (const k of ["tslab", "deno"]) {
+    const one = (f) => f.notebook.oneCell[k].cpuMs;
+    rows.push([
+      `one-cell notebook under ${k} (CPU)`,
+      ms(one(r.baseline)),
+      ms(one(r)),
+      pct(one(r), one(r.baseline)),
+      "",
+    ]);
+  }
   rows.push([
     "notebook tslab/deno (CPU)",
     `${round(r.baseline.notebook.tslabOverDenoCpu, 2)}×`,

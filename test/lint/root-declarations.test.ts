@@ -1,0 +1,91 @@
+/**
+ * What tslab loads for `import … from "risk-portal-lab"` (issue 42, item 4): tslab type-checks every cell
+ * against the declarations the import reaches, so each declaration file the root's types pull in costs
+ * every notebook's first cell. apache-arrow's and DuckDB's types (284 files, a third of the cell's check
+ * time) were cut out of the root: a notebook reads the root's declared ArrowTable, and loadArrow lives in
+ * `risk-portal-lab/frames` only. Nothing in a cell's check fails when they come back, only slower, so
+ * this test pins it: the program TypeScript builds over dist/index.d.ts (resolving as tslab does: Node10)
+ * holds no file of those packages.
+ *
+ * dist/ is built by test/global-setup.ts. RPL_DECL_DIST points the walk at another build's dist/ (an
+ * installed one resolves from its own folder's node_modules), e.g. the build before the cut, where it
+ * fails naming the chain that reached apache-arrow.
+ */
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(__dirname, "../..");
+const DIST = process.env.RPL_DECL_DIST ?? path.join(ROOT, "dist");
+/** Packages whose declarations the root must not reach (what a notebook's first cell need not check). */
+const KEPT_OUT = ["apache-arrow", "flatbuffers", "@duckdb/node-api", "@duckdb/node-bindings"];
+
+const OPTIONS: ts.CompilerOptions = {
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  module: ts.ModuleKind.ESNext,
+  target: ts.ScriptTarget.ES2022,
+};
+
+/** The package a file belongs to (`@scope/name` or `name`), or null for the build's own files. */
+function packageOf(file: string): string | null {
+  const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(file.split(path.sep).join("/"));
+  return m?.[1] !== undefined && !file.startsWith(DIST) ? m[1] : null;
+}
+
+/** The module names a declaration file imports: import/export … from, and `import("…")` types. */
+function specifiers(file: ts.SourceFile): string[] {
+  const names: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      names.push((node.moduleSpecifier as ts.StringLiteral).text);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+      names.push((node.argument.literal as ts.StringLiteral).text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return names;
+}
+
+/**
+ * Each file of the program tslab would build over the entry (its options that matter here: Node10
+ * resolution, no `types`), with the file that first imported it (breadth first, for the message).
+ */
+function declarationGraph(entry: string): Map<string, string | null> {
+  const options = { ...OPTIONS, types: [], noLib: true, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const program = ts.createProgram([entry], options, host);
+  const parent = new Map<string, string | null>([[entry, null]]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = program.getSourceFile(queue.shift()!)!;
+    for (const name of specifiers(file)) {
+      const to = ts.resolveModuleName(name, file.fileName, OPTIONS, host).resolvedModule?.resolvedFileName;
+      if (!to || parent.has(to) || !program.getSourceFile(to)) continue;
+      parent.set(to, file.fileName);
+      queue.push(to);
+    }
+  }
+  // Files reached otherwise (`/// <reference>`s): in the program all the same, so listed too.
+  for (const file of program.getSourceFiles()) if (!parent.has(file.fileName)) parent.set(file.fileName, entry);
+  return parent;
+}
+
+/** `dist/index.d.ts -> … -> node_modules/apache-arrow/Arrow.d.ts`, paths short. */
+function chain(graph: Map<string, string | null>, file: string): string {
+  const steps: string[] = [];
+  for (let at: string | null | undefined = file; at; at = graph.get(at))
+    steps.unshift(at.startsWith(DIST) ? path.relative(path.dirname(DIST), at) : at.replace(/.*node_modules\//, ""));
+  return steps.join(" -> ");
+}
+
+describe("the root's declarations (what tslab checks a notebook's first cell against)", () => {
+  it("reach no declaration of apache-arrow or DuckDB", () => {
+    const graph = declarationGraph(path.join(DIST, "index.d.ts"));
+    const packages = new Set([...graph.keys()].map(packageOf));
+    // The walk does follow imports into dependencies (a walk that stopped at the build would pass anything).
+    expect(packages.has("zod")).toBe(true);
+    const reached = [...graph.keys()].filter((f) => KEPT_OUT.includes(packageOf(f) ?? ""));
+    const firstPerPackage = KEPT_OUT.map((p) => reached.find((f) => packageOf(f) === p)).filter((f) => f);
+    expect(firstPerPackage.map((f) => chain(graph, f!))).toEqual([]);
+  });
+});
