@@ -25,6 +25,7 @@ import {
   type RunResult,
 } from "./runner";
 import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
+import { forwardSignals } from "./worker-signals";
 import type { Cell, Output } from "./ipynb";
 
 export interface BatchOptions {
@@ -297,6 +298,7 @@ class BatchWorker {
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc", "pipe"],
     });
+    forwardSignals(this.child);
     const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString("utf8")).slice(-WORKER_OUTPUT_KEPT));
     this.child.stdout!.on("data", keep);
     this.child.stderr!.on("data", keep);

@@ -51,6 +51,13 @@ function processesNaming(dir: string): string[] {
     });
 }
 
+/** Whether process `pid` is `ancestor` or runs under it, at any depth (Linux: /proc/PID/stat). */
+function descendsFrom(pid: string, ancestor: string): boolean {
+  for (let p: string | undefined = pid, depth = 0; p && p !== "0" && depth < 64; p = parentOf(p), depth++)
+    if (p === ancestor) return true;
+  return false;
+}
+
 /** The parent pid of process `pid` (Linux: /proc/PID/stat). */
 function parentOf(pid: string): string | undefined {
   try {
@@ -213,8 +220,9 @@ describe.skipIf(missing !== undefined && !inCI)(
           child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : null))),
         );
         await expect.poll(() => stderr, { timeout: 30_000 }).toContain("deno-runner-slow: cell 1/3 ok");
-        // The kernel this run started: the process it spawned, named with its connection file.
-        const kernel = processesNaming("rpl-kernel-").find((p) => parentOf(p) === String(child.pid));
+        // The kernel this run started, named with its connection file: a process under the run's own
+        // (`run` executes each notebook in a worker process it supervises, and the worker starts the kernel).
+        const kernel = processesNaming("rpl-kernel-").find((p) => descendsFrom(p, String(child.pid)));
         expect(kernel, "no kernel process started by the run").toBeDefined();
         const connectionFile = readFileSync(`/proc/${kernel}/cmdline`, "utf8")
           .split("\0")
