@@ -202,7 +202,7 @@ export interface WorkerTask {
 export type WorkerReply =
   | { kind: "cell"; file: string; index: number; total: number }
   | { kind: "running"; file: string; index: number }
-  | { kind: "cellDone"; file: string; info: CellDone; cell: Pick<Cell, "outputs" | "execution_count"> }
+  | { kind: "cellDone"; file: string; info: CellDone; cell: Pick<Cell, "outputs" | "execution_count" | "metadata"> }
   | { kind: "exit"; file: string; code: number; outputs?: Output[] | undefined }
   | { kind: "done"; file: string; result: BatchResult };
 
@@ -272,7 +272,7 @@ const REPORTS_DRAIN_MS = 200;
 
 /** What a worker reported of the notebook it runs, and how it ended (`exit`: the code it called process.exit with). */
 type WorkerCut = Omit<CutRun, "cause" | "cells"> & {
-  cells: Map<number, Pick<Cell, "outputs" | "execution_count">>;
+  cells: Map<number, Pick<Cell, "outputs" | "execution_count" | "metadata">>;
   timeoutMs: number;
   exit?: number;
   /** Killed by the watch: a cell's code ran past its timeout without yielding. */
@@ -385,7 +385,7 @@ class BatchWorker {
     this.waiting = undefined;
     if (reply?.kind === "done") return reply.result;
     const cause = this.cause();
-    const cellDone = (info: CellDone) => onReply({ kind: "cellDone", file: task.file, info, cell: {} });
+    const cellDone = (info: CellDone) => onReply({ kind: "cellDone", file: task.file, info, cell: { metadata: {} } });
     const written = await settleRun(task.file, async () => {
       const r = await writeCutRun(task.file, { ...task.options, onCellDone: cellDone }, { ...this.cut, cause });
       if (!r) throw new Error("no cell ran");
