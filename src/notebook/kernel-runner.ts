@@ -58,7 +58,7 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
 async function kernelVersions(kernel: JupyterKernel): Promise<{ deno?: string; typescript?: string }> {
   const info = await Promise.race([
     kernel.request("shell", "kernel_info_request", {}).reply.then((m) => m.content),
-    new Promise<undefined>((r) => setTimeout(r, 5000)),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000)),
   ]).catch(() => undefined);
   const content = (info ?? {}) as { implementation_version?: unknown; language_info?: { version?: unknown } };
   const text = (v: unknown) => (typeof v === "string" && v ? v : undefined);
