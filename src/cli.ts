@@ -19,6 +19,10 @@ import type { FaultOptions } from "./sim/limits";
 const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
          -p, --param k=v set a parameter of the cell tagged "parameters" (repeatable; JSON values
                          such as 3, true or [1,2] keep their type, anything else is a string)
+         -f, --params-file FILE  parameters from a JSON or YAML file (a mapping); --param wins over it
+         --grid k=v1,v2  run every combination of the --grid parameters (repeatable; k=[…] for a JSON
+                         list of values), each into DIR/<name>-k=v1,….ipynb and .html, all in index.html
+         --inspect       print each parameter's name, type and default; run nothing, write nothing
          --out DIR       where the executed .ipynb, its .html and index.html go (default out/)
          --kernel NAME   tslab (tslab's executor in a worker process) or deno (Deno's Jupyter kernel,
                          \`deno jupyter --kernel\`, spoken to directly); default: the one the
@@ -293,6 +297,9 @@ async function run(args: string[]): Promise<number> {
       deno: { type: "string" },
       compare: { type: "string" },
       jobs: { type: "string" },
+      "params-file": { type: "string", short: "f" },
+      grid: { type: "string", multiple: true },
+      inspect: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: true,
@@ -302,6 +309,7 @@ async function run(args: string[]): Promise<number> {
     process.stdout.write(RUN_USAGE);
     return 0;
   }
+  if (values.inspect) return inspectNotebooks(positionals);
   // Read before the run: the run may write over it (the same --out).
   const previous = values.compare === undefined ? undefined : await previousRuns(values.compare, positionals);
   if (positionals.length === 0) throw new UsageError("run needs at least one notebook");
@@ -328,9 +336,34 @@ async function run(args: string[]): Promise<number> {
     // In a worker process even one at a time: a cell that calls process.exit or never yields fails the run.
     isolate: true,
   };
-  const summary = await runNotebooks(positionals, { ...options, ...notebookLogs(), ...cellLines() });
+  const runs = await plannedRuns(positionals, params, values["params-file"], values.grid);
+  const summary = await runNotebooks(runs, { ...options, ...notebookLogs(), ...cellLines() });
   if (previous) await compareWithPrevious(previous, summary.results);
   return summary.failed ? 1 : 0;
+}
+
+/** `run NB… --inspect`: each notebook's parameters (name, type, default); nothing runs, nothing is written. */
+async function inspectNotebooks(notebooks: readonly string[]): Promise<number> {
+  if (notebooks.length === 0) throw new UsageError("run --inspect needs at least one notebook");
+  const { inspectNotebook } = await import("./notebook/inspect");
+  for (const nb of notebooks) stdout(await inspectNotebook(nb));
+  return 0;
+}
+
+/** The runs: `--params-file` under `--param`, and one run per combination of the `--grid` values. */
+async function plannedRuns(
+  notebooks: readonly string[],
+  params: Record<string, unknown>,
+  paramsFile: string | undefined,
+  grid: readonly string[] | undefined,
+) {
+  const { readParamsFile, parseGrid, planRuns, ParameterInputError } = await import("./notebook/run-params");
+  const fromFile = paramsFile === undefined ? undefined : await readParamsFile(paramsFile);
+  try {
+    return planRuns(notebooks, { fromFile, params }, parseGrid(grid ?? []));
+  } catch (error) {
+    throw error instanceof ParameterInputError ? new UsageError(error.message) : error;
+  }
 }
 
 /** `--compare PREV`: each notebook's earlier run, read now (PREV: an .ipynb for one notebook, or a directory of them). */

@@ -40,7 +40,12 @@ async function runTask(task: WorkerTask): Promise<void> {
     onCellRunning: () => running && send({ kind: "running", file, index: running.index }),
     onCellDone: (info, cell) => {
       running = undefined;
-      send({ kind: "cellDone", file, info, cell: { outputs: cell.outputs, execution_count: cell.execution_count } });
+      send({
+        kind: "cellDone",
+        file,
+        info,
+        cell: { outputs: cell.outputs, execution_count: cell.execution_count, metadata: cell.metadata },
+      });
     },
   };
   const result = await runOne(file, runOptions);

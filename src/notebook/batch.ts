@@ -3,7 +3,7 @@
  * notebooks, and a summary. `runDemo` runs every showcase notebook against the embedded simulator.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -12,7 +12,7 @@ import { withLockFile } from "../client/lock-file";
 import { replaceFiles } from "../client/replace-files";
 import { escapeHtml } from "../plot/labels";
 import { markdownToHtml } from "./render-html";
-import { INDEX_PAGE } from "./run-shared";
+import { INDEX_PAGE, newRecordFile } from "./run-shared";
 import {
   DEFAULT_CELL_TIMEOUT_MS,
   NotebookError,
@@ -65,9 +65,21 @@ export interface BatchOptions {
   note?: string;
 }
 
+/** One run of a batch: a notebook, and (a grid's run) its own parameters and the name of its outputs. */
+export interface NotebookRun {
+  file: string;
+  /** This run's parameters. Default: the batch's `params`. */
+  params?: Record<string, unknown>;
+  /** The name of its outputs, `<name>.ipynb` and its page. Default: the notebook's own name. */
+  name?: string;
+}
+
 /** One notebook of a batch. */
 export interface BatchResult {
   file: string;
+  /** The name of its outputs, when it is not the notebook's own (a grid's run), and its parameters then. */
+  name?: string;
+  params?: Record<string, unknown>;
   ok: boolean;
   durationMs: number;
   /** The rendered and the executed notebook (also written when a cell failed). */
@@ -92,16 +104,23 @@ export interface BatchSummary {
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 
-/** Runs notebooks (one after the other, or `jobs` at a time in worker processes); a failure does not stop the others. */
-export async function runNotebooks(files: readonly string[], options: BatchOptions): Promise<BatchSummary> {
+/**
+ * Runs notebooks (one after the other, or `jobs` at a time in worker processes); a failure does not stop
+ * the others. A run may be a notebook with its own parameters and output name ({@link NotebookRun}).
+ */
+export async function runNotebooks(
+  notebooks: readonly (string | NotebookRun)[],
+  options: BatchOptions,
+): Promise<BatchSummary> {
+  const files = notebooks.map((n): NotebookRun => (typeof n === "string" ? { file: n } : n));
   const log = options.log ?? (() => undefined);
   const logError = options.logError ?? log;
   const started = performance.now();
   const outDir = path.resolve(options.outDir);
   await mkdir(outDir, { recursive: true });
-  const width = Math.max(0, ...files.map((f) => path.basename(f, ".ipynb").length));
+  const width = Math.max(0, ...files.map((f) => runName(f).length));
   const report = (r: BatchResult) => {
-    const name = path.basename(r.file, ".ipynb").padEnd(width);
+    const name = runName(r).padEnd(width);
     if (!r.ok) return logError(`✘ ${r.error}`);
     const what = `${count(r.cells, "cell")}, ${count(r.charts, "chart")}`.padEnd(19);
     log(`✔ ${name}  ${what}${seconds(r.durationMs).padStart(6)}  → ${relative(r.htmlPath!)}${pageMoved(r)}`);
@@ -128,22 +147,31 @@ export async function runNotebooks(files: readonly string[], options: BatchOptio
 }
 
 /** The options of one notebook's run that cross to a worker process (the callbacks stay here). */
-function taskOptions(options: BatchOptions): WorkerTask["options"] {
-  const { params, outDir, env, cellTimeoutMs, kernel, deno } = options;
-  return { params, outDir, env, cellTimeoutMs, kernel, deno };
+function taskOptions(options: BatchOptions, run: NotebookRun): WorkerTask["options"] {
+  const { outDir, env, cellTimeoutMs, kernel, deno } = options;
+  const params = run.params ?? options.params;
+  return { params, outDir, env, cellTimeoutMs, kernel, deno, ...(run.name ? { outputName: run.name } : {}) };
+}
+
+/** The name of a run's outputs: its own (a grid's run), else the notebook's. */
+function runName(run: { file: string; name?: string }): string {
+  return run.name ?? path.basename(run.file, ".ipynb");
+}
+
+/** A run's result, with its name and parameters when it has a name of its own. */
+function named(result: BatchResult, run: NotebookRun): BatchResult {
+  return run.name ? { ...result, name: run.name, params: run.params ?? {} } : result;
 }
 
 /** Says why a notebook's page is not `<name>.html` (`index`: see `pageName`); "" when it is. */
 function pageMoved(r: BatchResult): string {
   const page = r.htmlPath ? path.basename(r.htmlPath) : undefined;
-  return page && page !== `${path.basename(r.file, ".ipynb")}.html`
-    ? ` (not ${INDEX_PAGE}: that name is the index of the directory)`
-    : "";
+  return page && page !== `${runName(r)}.html` ? ` (not ${INDEX_PAGE}: that name is the index of the directory)` : "";
 }
 
 /** Each notebook in this process with a fresh executor, one after the other. */
 async function runInProcess(
-  files: readonly string[],
+  files: readonly NotebookRun[],
   options: BatchOptions,
   report: (r: BatchResult) => void,
 ): Promise<BatchResult[]> {
@@ -151,11 +179,12 @@ async function runInProcess(
   // The notebooks of a batch share tslab's converters (its TypeScript program), closed at the end.
   keepConverters(true);
   try {
-    for (const file of files) {
-      const runOptions: RunOptions = taskOptions(options);
+    for (const task of files) {
+      const { file } = task;
+      const runOptions: RunOptions = taskOptions(options, task);
       if (options.onCell) runOptions.onCell = ({ index, total }) => options.onCell!({ file, index, total });
       if (options.onCellDone) runOptions.onCellDone = (info) => options.onCellDone!({ ...info, file });
-      const r = await runOne(file, runOptions);
+      const r = named(await runOne(file, runOptions), task);
       results.push(r);
       report(r);
     }
@@ -192,7 +221,10 @@ async function settleRun(file: string, run: () => Promise<RunResult>): Promise<B
 /** What a batch worker is sent: one notebook, and the options of its run. */
 export interface WorkerTask {
   file: string;
-  options: Pick<RunOptions, "params" | "outDir" | "env" | "cellTimeoutMs" | "kernel" | "deno">;
+  options: Pick<
+    RunOptions,
+    "params" | "outDir" | "env" | "cellTimeoutMs" | "kernel" | "deno" | "outputName" | "recordFile"
+  >;
 }
 
 /**
@@ -203,7 +235,7 @@ export interface WorkerTask {
 export type WorkerReply =
   | { kind: "cell"; file: string; index: number; total: number }
   | { kind: "running"; file: string; index: number }
-  | { kind: "cellDone"; file: string; info: CellDone; cell: Pick<Cell, "outputs" | "execution_count"> }
+  | { kind: "cellDone"; file: string; info: CellDone; cell: Pick<Cell, "outputs" | "execution_count" | "metadata"> }
   | { kind: "exit"; file: string; code: number; outputs?: Output[] | undefined }
   | { kind: "done"; file: string; result: BatchResult };
 
@@ -235,7 +267,7 @@ function workerScript(): string | undefined {
  */
 async function runInWorkers(
   script: string,
-  files: readonly string[],
+  files: readonly NotebookRun[],
   options: BatchOptions,
   jobs: number,
   report: (r: BatchResult) => void,
@@ -253,7 +285,12 @@ async function runInWorkers(
       while (next < files.length) {
         const i = next++;
         worker ??= new BatchWorker(script, options.isolate ? process.execArgv : []);
-        results[i] = await worker.run({ file: files[i]!, options: taskOptions(options) }, onReply);
+        // The supervisor names the file of its data sources: it writes the notebook when the worker dies.
+        const task = {
+          file: files[i]!.file,
+          options: { ...taskOptions(options, files[i]!), recordFile: newRecordFile() },
+        };
+        results[i] = named(await worker.run(task, onReply), files[i]!);
         if (!worker.alive) worker = undefined;
         while (reported < files.length && results[reported]) report(results[reported++]!);
       }
@@ -273,7 +310,7 @@ const REPORTS_DRAIN_MS = 200;
 
 /** What a worker reported of the notebook it runs, and how it ended (`exit`: the code it called process.exit with). */
 type WorkerCut = Omit<CutRun, "cause" | "cells"> & {
-  cells: Map<number, Pick<Cell, "outputs" | "execution_count">>;
+  cells: Map<number, Pick<Cell, "outputs" | "execution_count" | "metadata">>;
   timeoutMs: number;
   exit?: number;
   /** Killed by the watch: a cell's code ran past its timeout without yielding. */
@@ -387,13 +424,15 @@ class BatchWorker {
     this.waiting = undefined;
     if (reply?.kind === "done") return reply.result;
     const cause = this.cause();
-    const cellDone = (info: CellDone) => onReply({ kind: "cellDone", file: task.file, info, cell: {} });
+    const cellDone = (info: CellDone) => onReply({ kind: "cellDone", file: task.file, info, cell: { metadata: {} } });
     const written = await settleRun(task.file, async () => {
       const r = await writeCutRun(task.file, { ...task.options, onCellDone: cellDone }, { ...this.cut, cause });
       if (!r) throw new Error("no cell ran");
       return r;
     });
     if (written.htmlPath) return written;
+    // No cell ran, so no notebook was written to take the record of its data sources.
+    if (task.options.recordFile) rmSync(task.options.recordFile, { force: true });
     const how = this.ended?.signal ? `was killed (${this.ended.signal})` : `exited with code ${this.ended?.code}`;
     const tail = this.output.trim().split("\n").slice(-20).join("\n");
     const error = `${path.basename(task.file)}: the worker process running it ${how} before the notebook ended${tail ? `; it printed:\n${tail}` : ""}`;
@@ -496,6 +535,8 @@ interface IndexEntry {
   title?: string;
   summary?: string;
   error?: string;
+  /** Its own parameters (a grid's run). */
+  params?: Record<string, unknown>;
   /** When it ran (ISO), and what the batch it ran in said of itself. */
   ranAt: string;
   note?: string;
@@ -521,7 +562,8 @@ export async function writeIndex(
   const rel = (file: string | undefined) => (file ? path.relative(outDir, file).split(path.sep).join("/") : undefined);
   const ranAt = now.toISOString();
   const fresh: IndexEntry[] = results.map((r) => ({
-    name: path.basename(r.file, ".ipynb"),
+    name: runName(r),
+    ...(r.params && Object.keys(r.params).length ? { params: r.params } : {}),
     ok: r.ok,
     durationMs: r.durationMs,
     cells: r.cells,
@@ -594,7 +636,12 @@ function indexPage(entries: readonly IndexEntry[], title: string, note: string, 
         r.ranAt === ranAt
           ? ""
           : ` · an earlier run, ${escapeHtml(r.ranAt.slice(0, 16).replace("T", " "))} UTC${r.note ? `: ${escapeHtml(r.note)}` : ""}`;
-      const stats = `${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynb, "executed .ipynb")}${earlier}`;
+      const params = r.params
+        ? `parameters ${Object.entries(r.params)
+            .map(([k, v]) => `<code>${escapeHtml(`${k}=${JSON.stringify(v)}`)}</code>`)
+            .join(", ")} · `
+        : "";
+      const stats = `${params}${count(r.cells, "cell")} · ${count(r.charts, "chart")} · ${seconds(r.durationMs)} · ${link(r.ipynb, "executed .ipynb")}${earlier}`;
       return `<li class="${r.ok ? "ok" : "failed"}"><h2><span class="mark">${r.ok ? "✔" : "✘"}</span> ${heading}</h2>${about}<p class="stats">${stats}</p>${error}</li>`;
     })
     .join("\n");

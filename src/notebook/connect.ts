@@ -19,6 +19,7 @@ import { BRAND_ENV, RiskPortalClient, type RiskPortalClientOptions } from "../cl
 import { ConfigurationError } from "../client/errors";
 import type { Simulator, SimulatorOptions } from "../sim";
 import { simHelpers, type SimHelpers } from "./sim-helpers";
+import { originOf, recordDataSource, type DataSource } from "./data-sources";
 
 export type { SimBatchRun, SimHelpers, SimPortfolio, SimTradable } from "./sim-helpers";
 
@@ -166,6 +167,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   if (service) {
     const rp = RiskPortalClient.fromEnv(env, { ...options.client, ...cassetteOption });
     log(`Connected to the risk service at ${rp.baseUrl} (${rp.toJSON().auth})${recording}.`);
+    recordDataSource(withCassette({ source: "service", url: originOf(rp.baseUrl) }, rp, file, mode));
     return track(
       { rp, source: "service", baseUrl: rp.baseUrl, mode, ...(file ? { cassette: file } : {}), sleep: wait },
       async () => undefined,
@@ -193,6 +195,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   log(
     `No RISK_PORTAL_BASE_URL set: started the embedded simulator at ${simulator.url} (seed ${seed}, data as of ${asOf}${simulator.brand === "Service" ? "" : `, brand ${simulator.brand}`})${recording}.`,
   );
+  recordDataSource(withCassette({ source: "simulator", seed, as_of: asOf }, rp, file, mode));
   const connection = {
     rp,
     source: "simulator" as const,
@@ -246,6 +249,13 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
   log(
     `Replaying ${file}: ${exchanges} recorded${recordedAt ? ` ${recordedAt.slice(0, 10)}` : ""} from ${describeRecordingSource(meta, cassette.baseUrl)}; no server is contacted.`,
   );
+  recordDataSource({
+    source: "cassette",
+    cassette: file,
+    cassette_mode: "replay",
+    ...(recordedAt ? { recorded_at: recordedAt } : {}),
+    ...recordedFrom(meta, cassette.baseUrl),
+  });
   const connection = {
     rp,
     source: "cassette" as const,
@@ -256,6 +266,30 @@ function replay(file: string, options: ConnectOptions, log: (line: string) => vo
     sleep: async () => undefined,
   };
   return track(connection, async () => undefined);
+}
+
+/** A connection's data source with its cassette, when it records to (or replays from) one. */
+function withCassette(
+  entry: DataSource,
+  rp: RiskPortalClient,
+  file: string | undefined,
+  mode: CassetteMode,
+): DataSource {
+  if (!file) return entry;
+  const recordedAt = mode === "record" ? undefined : rp.cassette?.recordedAt;
+  return { ...entry, cassette: file, cassette_mode: mode, ...(recordedAt ? { recorded_at: recordedAt } : {}) };
+}
+
+/** What a replayed cassette was recorded from, as a data source's fields (a service by its origin alone). */
+function recordedFrom(meta: Readonly<Record<string, unknown>>, baseUrl: string): Partial<DataSource> {
+  if (meta.source === "simulator")
+    return {
+      recorded_from: "simulator",
+      ...(typeof meta.seed === "number" ? { seed: meta.seed } : {}),
+      ...(typeof meta.asOf === "string" ? { as_of: meta.asOf } : {}),
+    };
+  const url = originOf(baseUrl);
+  return meta.source === "service" ? { recorded_from: "service", ...(url ? { url } : {}) } : {};
 }
 
 /** `the simulator (seed 1, data as of 2026-11-20)`, `the risk service at https://…`. */

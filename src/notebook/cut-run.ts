@@ -6,7 +6,7 @@
  * back (`await null; while (true) {}`) is stopped at its timeout, and the notebook is still written.
  */
 import { sourceOf, type Cell, type CellFailure, type Output } from "./ipynb";
-import { prepareRun, reportCell, writeOutputs, type RunOptions, type RunResult } from "./run-shared";
+import { notebookKernel, prepareRun, reportCell, writeOutputs, type RunOptions, type RunResult } from "./run-shared";
 
 /** How the worker's process ended before the notebook did. */
 export type CutCause =
@@ -20,7 +20,7 @@ export type CutCause =
 /** What the worker reported of a notebook before its process ended. */
 export interface CutRun {
   /** The code cells that ended (1-based), as they are stored. */
-  cells: ReadonlyMap<number, Pick<Cell, "outputs" | "execution_count">>;
+  cells: ReadonlyMap<number, Pick<Cell, "outputs" | "execution_count" | "metadata">>;
   /** The code cell running when the process ended (1-based), and since when (performance.now()); none between cells. */
   running?: { codeIndex: number; since: number };
   /** What the running cell had shown when its process ended (when the process could say: `process.exit`). */
@@ -41,12 +41,15 @@ export interface CutRun {
 export async function writeCutRun(file: string, options: RunOptions, cut: CutRun): Promise<RunResult | undefined> {
   const codeIndex = cut.running?.codeIndex ?? cut.lastDone;
   if (codeIndex === 0) return undefined;
-  const run = await prepareRun(file, options);
+  const run = await prepareRun(file, { ...options, kernel: options.kernel ?? (await notebookKernel(file)) });
   const code = run.nb.cells.filter((c) => c.cell_type === "code");
   code.forEach((cell, i) => {
     const done = cut.cells.get(i + 1);
     cell.outputs = done?.outputs ?? [];
     cell.execution_count = done ? (done.execution_count ?? null) : null;
+    // How long it ran, as the worker stamped it (see run-record.ts).
+    const record = done?.metadata?.papermill;
+    if (record) cell.metadata = { ...cell.metadata, papermill: record };
   });
   const cell = code[codeIndex - 1]!;
   const { ename, evalue } = cutError(cut, codeIndex);

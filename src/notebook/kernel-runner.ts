@@ -38,6 +38,7 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
   const kernel = await startDeno(run, options).catch((error: Error) => {
     throw new Error(`${run.file}: ${error.message}`);
   });
+  run.versions = await kernelVersions(kernel);
   const book = new KernelOutputs(kernel);
   let failure: CellFailure | undefined;
   try {
@@ -49,8 +50,21 @@ export async function runWithKernel(file: string, options: RunOptions = {}): Pro
     await kernel.shutdown();
   }
   if (failure) clearAfter(run, failure.index);
-  const extra = { kernel: "deno", late_outputs: book.late, reattributed_outputs: book.reattributed };
+  const extra = { late_outputs: book.late, reattributed_outputs: book.reattributed };
   return writeOutputs(run, failure, performance.now() - started, extra);
+}
+
+/** Deno's and its TypeScript's versions, as the kernel's kernel_info_reply gives them (none it does not give). */
+async function kernelVersions(kernel: JupyterKernel): Promise<{ deno?: string; typescript?: string }> {
+  const info = await Promise.race([
+    kernel.request("shell", "kernel_info_request", {}).reply.then((m) => m.content),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000)),
+  ]).catch(() => undefined);
+  const content = (info ?? {}) as { implementation_version?: unknown; language_info?: { version?: unknown } };
+  const text = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+  const deno = text(content.implementation_version);
+  const typescript = text(content.language_info?.version);
+  return { ...(deno ? { deno } : {}), ...(typescript ? { typescript } : {}) };
 }
 
 /** Deno's kernel for the notebook, in its folder, with its environment. */
@@ -60,7 +74,7 @@ async function startDeno(run: PreparedRun, options: RunOptions): Promise<Jupyter
   return JupyterKernel.start({
     argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
     cwd: dir,
-    env: kernelEnv(options.env),
+    env: kernelEnv(run.env),
     name: "Deno's kernel",
   });
 }

@@ -5,11 +5,22 @@
  */
 import { RiskPortalError } from "../client/errors";
 import { replaceFiles } from "../client/replace-files";
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { RUN_RECORD_ENV, takeDataSources } from "./data-sources";
 import { parseNotebook, sourceOf, type Cell, type CellFailure, type Notebook } from "./ipynb";
 import { injectParameters } from "./params";
 import { renderHtml } from "./render-html";
+import {
+  clearCellRecords,
+  markPending,
+  papermillRun,
+  runEnvironment,
+  stampCell,
+  type RunEnvironment,
+} from "./run-record";
 
 export interface RunOptions {
   /** Parameters injected after the `parameters` cell (values as given, see `parseParameterValue`). */
@@ -47,6 +58,16 @@ export interface RunOptions {
    * timeout counts from {@link onCell}). A worker's supervisor starts its own watch of the cell here.
    */
   onCellRunning?: () => void;
+  /**
+   * The name of the outputs, `<outputName>.ipynb` and its page (a grid's run: `params-currency=EUR`).
+   * Default: the notebook's own name.
+   */
+  outputName?: string;
+  /**
+   * The file the notebook's `connect()` calls are recorded in (see data-sources.ts). Default: a new
+   * one in the temporary directory; a supervising process names it, to read it when the worker dies.
+   */
+  recordFile?: string;
 }
 
 export type KernelName = "tslab" | "deno";
@@ -85,6 +106,8 @@ export function reportCell(
   failure: CellFailure | undefined,
   ms: number,
 ): void {
+  // papermill's record of the cell, before the cell is reported (a worker sends it as stored).
+  stampCell(at.cell, ms, failure !== undefined);
   if (!options.onCellDone) return;
   const status = !failure ? "ok" : failure.ename === "CellTimeout" ? "timed out" : "failed";
   const info: CellDone = { index: at.codeIndex, total, status, ms };
@@ -132,6 +155,12 @@ export interface PreparedRun {
   /** The notebook to execute (a copy: cells receive their outputs in place). */
   nb: Notebook;
   codeCells: number;
+  /** The notebook's environment: `options.env` and the file its `connect()` calls are recorded in. */
+  env: Record<string, string | undefined>;
+  recordFile: string;
+  /** The kernel that runs it and its versions (the runner that starts the kernel sets them). */
+  kernel: string;
+  versions: Pick<RunEnvironment, "tslab" | "deno" | "typescript">;
 }
 
 export async function prepareRun(file: string, options: RunOptions): Promise<PreparedRun> {
@@ -141,16 +170,27 @@ export async function prepareRun(file: string, options: RunOptions): Promise<Pre
   const source = parseNotebook(await readFile(absolute, "utf8"), file);
   const params = options.params ?? {};
   const nb = injectParameters(structuredClone(source), params, file);
+  clearCellRecords(nb);
+  const recordFile = options.recordFile ?? newRecordFile();
   return {
     file,
     absolute,
     outDir: path.resolve(options.outDir ?? "out"),
-    base: path.basename(absolute, ".ipynb"),
+    base: options.outputName ?? path.basename(absolute, ".ipynb"),
     cellTimeoutMs,
     params,
     nb,
     codeCells: nb.cells.filter((c) => c.cell_type === "code").length,
+    env: { ...options.env, [RUN_RECORD_ENV]: recordFile },
+    recordFile,
+    kernel: options.kernel ?? "tslab",
+    versions: {},
   };
+}
+
+/** A file name for a run's record of its data sources, in the temporary directory. */
+export function newRecordFile(): string {
+  return path.join(tmpdir(), `risk-portal-lab-run-${process.pid}-${randomUUID()}.jsonl`);
 }
 
 /**
@@ -164,17 +204,28 @@ export async function writeOutputs(
   extra: Record<string, unknown> = {},
 ): Promise<RunResult> {
   const { nb } = run;
+  const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
+  const environment = await runEnvironment(path.dirname(run.absolute), run.kernel, run.versions);
+  markPending(nb);
   nb.metadata = {
     ...nb.metadata,
+    papermill: papermillRun(
+      run.params,
+      { input: run.file, output: path.relative(process.cwd(), ipynbPath) || ipynbPath },
+      durationMs,
+      failure !== undefined,
+    ),
     risk_portal_lab: {
       parameters: run.params,
       status: failure ? "failed" : "ok",
       duration_s: Math.round(durationMs / 100) / 10,
       ...(failure ? { failed_cell: failure.id ?? failure.codeCell } : {}),
+      kernel: run.kernel,
       ...extra,
+      environment,
+      data_sources: takeDataSources(run.recordFile),
     },
   };
-  const ipynbPath = path.join(run.outDir, `${run.base}.ipynb`);
   const htmlPath = path.join(run.outDir, pageName(run.base));
   // Both replaced or neither: a page that no longer matches its notebook would be worse than the old pair.
   await replaceFiles(

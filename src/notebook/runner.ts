@@ -14,6 +14,7 @@ import path from "node:path";
 import { format } from "node:util";
 import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
 import { runWithKernel } from "./kernel-runner";
+import { tslabVersion } from "./run-record";
 import {
   CellOutputCap,
   CellTimeout,
@@ -101,6 +102,7 @@ export function runningCellOutputs(): Output[] | undefined {
 /** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
 async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
   const tslab = loadRunnerTslab();
+  run.versions = { tslab: tslabVersion(tslab.dir) };
   const out = new CellOutputs();
   const kernel = createKernel(tslab, path.dirname(run.absolute), out);
   const proc = enterNotebookProcess(run, options, out, tslab);
@@ -406,7 +408,7 @@ function enterNotebookProcess(
   };
 
   process.chdir(path.dirname(run.absolute));
-  for (const [key, value] of Object.entries(options.env ?? {})) {
+  for (const [key, value] of Object.entries(run.env)) {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }

@@ -251,6 +251,9 @@ describe.skipIf(missing !== undefined && !inCI)(
         "--deno",
         "DENO_BIN",
         "npm install deno",
+        "--params-file",
+        "--grid",
+        "--inspect",
       ])
         expect(help.stdout).toContain(option);
     });

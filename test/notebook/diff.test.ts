@@ -96,8 +96,11 @@ describe("risk-portal-lab diff", () => {
 
   it("shows no change between a replay and its recording, though where the data came from differs (run --compare, exit 0)", async () => {
     const line = replayed.stdout.split("\n").find((l) => l.includes("compared with"));
+    // Where the data came from differs, and is said (each run recorded its connect(): see run-record.test.ts).
+    const cassette = path.join(cassettes, `${NAME}.json`);
+    const today = new Date().toISOString().slice(0, 10);
     expect(line).toBe(
-      `  compared with ${out("usd")}: ${NAME}: no change in 13 code cells (tolerance 1e-9) · parameters: replay (default) → true → ${path.join(dir, "replay", `${NAME}.diff.html`)}`,
+      `  compared with ${out("usd")}: ${NAME}: no change in 13 code cells (tolerance 1e-9) · parameters: replay (default) → true · data: simulator seed 1, as of 2026-11-20, record ${cassette} → cassette ${cassette} (recorded ${today}) → ${path.join(dir, "replay", `${NAME}.diff.html`)}`,
     );
     expect(existsSync(path.join(dir, "replay", `${NAME}.diff.html`))).toBe(true);
     // The two runs' outputs are not byte for byte the same: the connect() line and the tables' provenance differ.

@@ -95,5 +95,13 @@ describe("risk-portal-lab run (tslab): a cell that ends the process or never yie
     expect(nb.outputs("cell").at(-1)).toMatchObject({ output_type: "error", ename: "CellTimeout" });
     expect(nb.cell("never")).toMatchObject({ outputs: [], execution_count: null });
     expect(existsSync(path.join(out("spins"), "spins.html"))).toBe(true);
+    // papermill's record survives the killed worker: the cell that ended as the worker reported it, the
+    // stopped one failed after its timeout, the one never reached pending; the run failed.
+    const papermill = (id: string) => (nb.cell(id).metadata as { papermill?: { duration?: number } }).papermill;
+    expect(papermill("before")).toMatchObject({ status: "completed", exception: false });
+    expect(papermill("cell")).toMatchObject({ status: "failed", exception: true });
+    expect(papermill("cell")!.duration).toBeGreaterThanOrEqual(1);
+    expect(papermill("never")).toMatchObject({ status: "pending", start_time: null });
+    expect(nb.nb.metadata.papermill).toMatchObject({ exception: true, parameters: {} });
   });
 });

@@ -11,8 +11,10 @@ import { RiskPortalError } from "../../client/errors";
 import { DEFAULT_DIFF_TOLERANCE } from "../../frames/diff";
 import { cellsRan, normalizeNotebook, parseNotebook, sourceOf, type Notebook } from "../ipynb";
 import { codeCells, diffCells, loneCell, pairCells, type CellDiff } from "./cells";
+import { describeEnvironmentChanges, environmentChanges, type EnvironmentChange } from "./environment";
 
 export type { CellDiff } from "./cells";
+export type { EnvironmentChange } from "./environment";
 export type { ChartChange, TraceChange } from "./chart";
 export type { TableChange } from "./table";
 export type { TextDiff, LineChange } from "./text";
@@ -48,6 +50,11 @@ export interface NotebookDiff {
   tolerance: number;
   /** Parameters that differ (context: not counted as a change). */
   parameters: { name: string; before?: unknown; after?: unknown }[];
+  /**
+   * What differs in the runs' recorded environments (versions, kernel, git commit) and data sources
+   * (context, like the parameters: not counted as a change; per-cell times are never compared).
+   */
+  environment: EnvironmentChange[];
   /** The cells whose results changed, in after's order (removed cells where they were). */
   cells: CellDiff[];
   /** Cells whose source was edited but whose results did not change. */
@@ -136,6 +143,7 @@ export function diffNotebooks(before: Notebook, after: Notebook, options: Notebo
     after: side(after, options.afterName ?? "after", b.length),
     tolerance,
     parameters: [],
+    environment: environmentChanges(before, after),
     cells,
     edited,
     counts: countOf(cells),
@@ -187,10 +195,12 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
  */
 export function summaryLine(d: NotebookDiff): string {
   const name = d.after.name.replace(/\.ipynb$/, "");
-  const params = d.parameters.length
+  let params = d.parameters.length
     ? ` · parameters: ${d.parameters.map((p) => `${p.name} ${p.before === undefined ? "(default)" : JSON.stringify(p.before)} → ${p.after === undefined ? "(default)" : JSON.stringify(p.after)}`).join(", ")}`
     : "";
   const edited = d.edited ? ` · ${plural(d.edited, "cell")} edited, same results` : "";
+  const environment = describeEnvironmentChanges(d.environment);
+  if (environment) params += ` · ${environment}`;
   if (!d.changed)
     return `${name}: no change in ${plural(d.after.codeCells, "code cell")} (tolerance ${d.tolerance})${params}${edited}`;
   const c = d.counts;

@@ -29,6 +29,18 @@ tr.removed td,span.removed{background:#ffebe9}tr.added td,span.added{background:
 .badge.changed{background:#fff8c5}.badge.added{background:#dafbe1}.badge.removed,.badge.error{background:#ffebe9}
 pre.line{margin:0;white-space:pre-wrap}`;
 
+/** The runs' environments where they differ (versions, kernel, git commit, data sources), as a table; "" when none does. */
+function environmentNote(d: NotebookDiff): string {
+  if (!d.environment.length) return "";
+  const rows = d.environment
+    .map(
+      (c) =>
+        `<tr><th>${esc(c.what)}</th><td>${esc(c.before ?? "(none)")}</td><td>→ ${esc(c.after ?? "(none)")}</td></tr>`,
+    )
+    .join("");
+  return `<p class="muted">The runs' environments differ (not counted as a change of the results):</p><table>${rows}</table>`;
+}
+
 /** The report as HTML. */
 export function reportHtml(d: NotebookDiff): string {
   const overlays = d.cells.some((c) => c.charts.some((ch) => "overlay" in ch && ch.overlay && ch.overlay.data.length));
@@ -51,6 +63,7 @@ ${overlays ? plotlyScripts() : ""}
 <h1>What changed: ${esc(d.before.name)} → ${esc(d.after.name)}</h1>
 <table>${side("before", d.before)}${side("after", d.after)}</table>
 <p class="summary">${esc(d.summary)}</p>
+${environmentNote(d)}
 <p class="muted">Cells paired by id, else by source. Numbers are read as numbers: the same within ${d.tolerance} × max(1, |value|) is no change, however
 printed. Set aside as what every run changes: execution counts, run durations, date-times with a time of day, durations, loopback ports, request ids,
 temporary paths, the line <code>connect()</code> prints and tables' provenance (where the data came from), and plotly.js itself. Tables are compared on the
