@@ -8,9 +8,11 @@
 import { escapeHtml } from "../plot/labels";
 import { ANSI_CSS, ansiToHtml, stripAnsi } from "./export/ansi";
 import { markdownHtml } from "./export/markdown";
-import { normalizeNotebook, sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
+import { normalizeNotebook, sourceOf, type Cell, type CellFailure, type Notebook, type Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+/** The cell given to `image` for a `text/markdown` output (it has no attachments). */
+const NO_CELL: Cell = { cell_type: "markdown", source: "", metadata: {} };
 /** plotly-parts.ts's PLOTLY_PART_MIME (not imported: the plot module loads only when a chart is there). */
 const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
 
@@ -19,8 +21,8 @@ export interface RenderOptions {
   failure?: CellFailure;
   /** Show a chart's `image/png` (or SVG) twin instead of drawing its plotly JSON, when it has one (for print). Default false. */
   preferImages?: boolean;
-  /** What a Markdown image's `src` becomes (see `MarkdownOptions.image`). Default: as written. */
-  image?: (src: string) => string | undefined;
+  /** What a Markdown cell's image `src` becomes (see `MarkdownOptions.image`; `cell` holds its attachments). Default: as written. */
+  image?: (src: string, cell: Cell) => string | undefined;
   /** When the notebook ran (shown in the header line), if known. */
   runDate?: string;
   /** More CSS for the page (the PDF export's print rules). */
@@ -45,7 +47,9 @@ export function renderHtml(notebook: Notebook, options: RenderOptions): string {
   for (const cell of nb.cells) {
     const source = sourceOf(cell);
     if (cell.cell_type === "markdown") {
-      body.push(`<section class="md">${markdownToHtml(source, headingOffset, options.image)}</section>`);
+      body.push(
+        `<section class="md">${markdownToHtml(source, headingOffset, options.image && ((src) => options.image!(src, cell)))}</section>`,
+      );
       continue;
     }
     if (cell.cell_type !== "code") continue;
@@ -114,7 +118,12 @@ function renderOutput(output: Output, options: RenderOptions, plot: () => typeof
       if (data["image/png"])
         return `<img alt="figure" class="figure" src="data:image/png;base64,${textOf(data["image/png"]).replace(/\s+/g, "")}">`;
       if (data["image/svg+xml"]) return textOf(data["image/svg+xml"]);
-      if (data["text/markdown"]) return markdownToHtml(textOf(data["text/markdown"]), 1, options.image);
+      if (data["text/markdown"])
+        return markdownToHtml(
+          textOf(data["text/markdown"]),
+          1,
+          options.image && ((src) => options.image!(src, NO_CELL)),
+        );
       if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(textOf(data["text/plain"]))}</pre>`;
       return "";
     }

@@ -1,0 +1,70 @@
+/**
+ * The page an export prints or rasterises: the notebook's HTML loaded in headless Chromium, offline
+ * (every request refused: the page is built from strings), its plotly charts drawn by the inlined
+ * plotly.js and then replaced by PNG images of themselves, so that a PDF holds each chart as an image
+ * (WebGL ones included) and a Markdown export can write them beside it.
+ */
+import type { Browser, Page } from "playwright-core";
+
+/** CSS width of the page's content when printed: an A4 page (210 mm) less 2 × 12 mm margins, at 96 px per inch. */
+export const PRINT_WIDTH = 703;
+
+/** An offline page holding `html`, its charts drawn and replaced by PNGs (their data: URLs, in page order). */
+export async function rasterisedPage(
+  browser: Browser,
+  html: string,
+  timeoutMs = 60_000,
+): Promise<{ page: Page; charts: string[] }> {
+  const context = await browser.newContext({ offline: true, viewport: { width: PRINT_WIDTH, height: 1000 } });
+  await context.route("**/*", (route) => route.abort("blockedbyclient"));
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  // Laid out as it prints, so that charts are drawn at the printed width and wide outputs measured there.
+  await page.emulateMedia({ media: "print" });
+  await page.setContent(html, { waitUntil: "load" });
+  const count = await page.locator(".risk-portal-lab-figure").count();
+  if (count > 0) {
+    try {
+      await page.waitForFunction(ALL_DRAWN, undefined, { timeout: timeoutMs });
+    } catch (error) {
+      throw new Error(
+        `export: ${count} chart(s) did not all draw in Chromium within ${timeoutMs / 1000} s${errors.length ? ` (${errors[0]})` : ""}: ${(error as Error).message.split("\n")[0]}`,
+        { cause: error },
+      );
+    }
+  }
+  const charts = await page.evaluate<string[]>(RASTERISE);
+  await page.evaluate(FIT_WIDE);
+  return { page, charts };
+}
+
+// In the page (plain JavaScript: the library is compiled without DOM types).
+/** Every chart drawn: no longer waiting for plotly.js, and plotly's SVG is there. */
+const ALL_DRAWN = `[...document.querySelectorAll(".risk-portal-lab-figure")].every(
+  (el) => !el.hasAttribute("data-rpl-pending") && el.querySelector(".main-svg") !== null)`;
+
+/** Outputs wider than the page (a table with many columns) zoomed out to fit it: paper cannot scroll. */
+const FIT_WIDE = `for (const el of document.querySelectorAll(".output > *, section.md table")) {
+  const room = el.parentElement.clientWidth;
+  if (room > 0 && el.scrollWidth > room + 1) el.style.zoom = String(room / el.scrollWidth);
+}`;
+
+/** Each drawn chart as a 2x PNG, put in its place as an `<img>`; their data: URLs, in page order. */
+const RASTERISE = `(async () => {
+  const urls = [];
+  for (const el of [...document.querySelectorAll(".risk-portal-lab-figure")]) {
+    const width = (el._fullLayout && el._fullLayout.width) || el.clientWidth;
+    const height = (el._fullLayout && el._fullLayout.height) || el.clientHeight;
+    const url = await window.Plotly.toImage(el, { format: "png", width, height, scale: 2 });
+    const img = document.createElement("img");
+    img.src = url;
+    img.alt = "chart";
+    img.className = "figure";
+    img.style.width = width + "px";
+    el.replaceWith(img);
+    urls.push(url);
+  }
+  return urls;
+})()`;
