@@ -36,7 +36,8 @@ export async function exportCommand(args: string[]): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const input = code === "ENOENT" || /is not a notebook|nbformat/.test((error as Error).message);
-    process.stderr.write(`risk-portal-lab export: ${(error as Error).message}\n`);
+    const message = code === "ENOENT" ? `${positionals[0]}: no such file` : (error as Error).message;
+    process.stderr.write(`risk-portal-lab export: ${message}\n`);
     return input ? 2 : 1;
   }
   const kb = (result.bytes / 1024).toFixed(result.bytes < 10240 ? 1 : 0);

@@ -147,7 +147,7 @@ describe("the export command", () => {
     expect(bad.stderr).toContain('risk-portal-lab export: --to must be pdf, html or md, got "docx"');
     const missing = run(path.join(dir, "nope.ipynb"), "--to", "html");
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toContain("nope.ipynb");
+    expect(missing.stderr).toContain(`risk-portal-lab export: ${path.join(dir, "nope.ipynb")}: no such file`);
     const ok = run(notebook, "--to", "html");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^wrote .*record\.html \(\d+ KB, 1 chart\)\n$/);
