@@ -15,7 +15,12 @@ export async function rasterisedPage(
   html: string,
   timeoutMs = 60_000,
 ): Promise<{ page: Page; charts: string[] }> {
-  const context = await browser.newContext({ offline: true, viewport: { width: PRINT_WIDTH, height: 1000 } });
+  // 2 device pixels per CSS pixel: the charts' screenshots are sharp in print.
+  const context = await browser.newContext({
+    offline: true,
+    viewport: { width: PRINT_WIDTH, height: 1000 },
+    deviceScaleFactor: 2,
+  });
   await context.route("**/*", (route) => route.abort("blockedbyclient"));
   const page = await context.newPage();
   page.setDefaultTimeout(timeoutMs);
@@ -35,7 +40,22 @@ export async function rasterisedPage(
       );
     }
   }
-  const charts = await page.evaluate<string[]>(RASTERISE);
+  const charts: string[] = [];
+  // A screenshot of what plotly drew (Plotly.toImage would draw a 3D chart again: seconds in software GL).
+  for (const figure of await page.locator(".risk-portal-lab-figure").all())
+    charts.push(
+      `data:image/png;base64,${(await figure.screenshot({ type: "png", animations: "disabled" })).toString("base64")}`,
+    );
+  await page.evaluate(`((urls) => {
+    [...document.querySelectorAll(".risk-portal-lab-figure")].forEach((el, i) => {
+      const img = document.createElement("img");
+      img.src = urls[i];
+      img.alt = "chart";
+      img.className = "figure";
+      img.style.width = el.clientWidth + "px";
+      el.replaceWith(img);
+    });
+  })(${JSON.stringify(charts)})`);
   await page.evaluate(FIT_WIDE);
   return { page, charts };
 }
@@ -50,21 +70,3 @@ const FIT_WIDE = `for (const el of document.querySelectorAll(".output > *, secti
   const room = el.parentElement.clientWidth;
   if (room > 0 && el.scrollWidth > room + 1) el.style.zoom = String(room / el.scrollWidth);
 }`;
-
-/** Each drawn chart as a 2x PNG, put in its place as an `<img>`; their data: URLs, in page order. */
-const RASTERISE = `(async () => {
-  const urls = [];
-  for (const el of [...document.querySelectorAll(".risk-portal-lab-figure")]) {
-    const width = (el._fullLayout && el._fullLayout.width) || el.clientWidth;
-    const height = (el._fullLayout && el._fullLayout.height) || el.clientHeight;
-    const url = await window.Plotly.toImage(el, { format: "png", width, height, scale: 2 });
-    const img = document.createElement("img");
-    img.src = url;
-    img.alt = "chart";
-    img.className = "figure";
-    img.style.width = width + "px";
-    el.replaceWith(img);
-    urls.push(url);
-  }
-  return urls;
-})()`;
