@@ -23,6 +23,11 @@ const { exportNotebook } = createRequire(__filename)(
 
 const FIXTURE = path.resolve(__dirname, "..", "..", "ipynb", "fixtures", "headless.ipynb");
 const ESC = String.fromCharCode(27);
+/** A 1×1 PNG: a chart's static twin. */
+const TWIN = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
 const noChromium = missingChromium();
 const poppler = spawnSync("pdftotext", ["-v"]).error === undefined;
 if ((noChromium || !poppler) && inCI)
@@ -41,7 +46,25 @@ function record(): object {
     metadata: {},
     source: "## Pillars\n\n| tenor | instrument |\n|---|---|\n| 1W | USD DEPO 1W |\n",
   });
+  // A chart whose bundle has a static twin (as `run` adds): the twin is used, not drawn again.
   nb.cells.push(
+    {
+      cell_type: "code",
+      metadata: {},
+      source: "plot.show(fig)",
+      execution_count: 8,
+      outputs: [
+        {
+          output_type: "display_data",
+          metadata: {},
+          data: {
+            "application/vnd.plotly.v1+json": { data: [{ type: "bar", x: ["a"], y: [1] }], layout: {} },
+            "image/png": TWIN.toString("base64"),
+            "text/plain": "chart",
+          },
+        },
+      ],
+    },
     {
       cell_type: "markdown",
       metadata: {},
@@ -81,7 +104,7 @@ describe.skipIf(noChromium || !poppler)("export --to pdf", () => {
     const out = path.join(dir, "record.pdf");
     const result = await exportNotebook(notebook, { to: "pdf", out, browser });
     expect(readFileSync(out).subarray(0, 5).toString()).toBe("%PDF-");
-    expect(result.charts).toBe(1);
+    expect(result.charts).toBe(2);
     const text = execFileSync("pdftotext", ["-layout", out, "-"], { encoding: "utf8" });
     expect(text).toContain("nbformat check");
     expect(text).toContain("Pillars");
@@ -94,6 +117,8 @@ describe.skipIf(noChromium || !poppler)("export --to pdf", () => {
     const images = execFileSync("pdfimages", ["-list", out], { encoding: "utf8" }).split("\n").slice(2);
     const widths = images.filter((l) => /\bimage\b/.test(l)).map((l) => Number(l.trim().split(/\s+/)[3]));
     expect(Math.max(...widths)).toBeGreaterThanOrEqual(600);
+    // The second chart is its twin, as it is (1 px), not drawn again.
+    expect(widths).toContain(1);
     expect(text).not.toContain(ESC);
     expect(text).not.toMatch(/\[3\dm/);
   }, 60_000);
@@ -129,11 +154,12 @@ describe.skipIf(noChromium)("export --to html and md", () => {
     const md = readFileSync(out, "utf8");
     expect(md).toContain("# nbformat check");
     const refs = [...md.matchAll(/!\[chart\]\(([^)]+)\)/g)].map((m) => m[1]!);
-    expect(refs).toEqual(["record_files/cell4_1.png"]);
+    expect(refs).toEqual(["record_files/cell4_1.png", "record_files/cell8_1.png"]);
+    expect(readFileSync(path.join(dir, "md", refs[1]!))).toEqual(TWIN);
     const png = readFileSync(path.join(dir, "md", refs[0]!));
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect(png.readUInt32BE(16)).toBeGreaterThanOrEqual(600); // IHDR width
-    expect(result.images).toEqual([path.join(dir, "md", refs[0]!)]);
+    expect(result.images).toEqual(refs.map((r) => path.join(dir, "md", r)));
     expect(md).toContain("Error: boom\n    at <anonymous>:1:7");
     expect(md).not.toContain(ESC);
   }, 60_000);
@@ -150,7 +176,7 @@ describe("the export command", () => {
     expect(missing.stderr).toContain(`risk-portal-lab export: ${path.join(dir, "nope.ipynb")}: no such file`);
     const ok = run(notebook, "--to", "html");
     expect(ok.status).toBe(0);
-    expect(ok.stdout).toMatch(/^wrote .*record\.html \(\d+ KB, 1 chart\)\n$/);
+    expect(ok.stdout).toMatch(/^wrote .*record\.html \(\d+ KB, 2 charts\)\n$/);
     expect(existsSync(path.join(dir, "record.html"))).toBe(true);
   }, 30_000);
 });
