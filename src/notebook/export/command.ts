@@ -45,6 +45,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   const images = result.images.length
     ? `, ${result.images.length} image${result.images.length === 1 ? "" : "s"} in ${relative(path.dirname(result.images[0]!))}`
     : "";
+  if (result.warning) process.stderr.write(`risk-portal-lab export: ${result.warning}\n`);
   process.stdout.write(`wrote ${relative(result.file)} (${kb} KB${charts}${images})\n`);
   return 0;
 }

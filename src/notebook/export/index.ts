@@ -26,6 +26,8 @@ export interface ExportOptions {
   out?: string;
   /** A Chromium already started (tests, many exports): used and left open. Default: one started and closed. */
   browser?: Browser;
+  /** The Chromium to start when `browser` is not given (see `findChromium`). Default: the first found. */
+  chromiumPath?: string;
 }
 
 export interface ExportResult {
@@ -36,6 +38,8 @@ export interface ExportResult {
   charts: number;
   /** Files written beside it (the Markdown export's images). */
   images: string[];
+  /** What the export could not do and went on without (Markdown: charts not drawn for want of Chromium). */
+  warning?: string;
 }
 
 /** Exports the notebook file (see the module comment); throws naming the file when it is not a notebook. */
@@ -45,9 +49,9 @@ export async function exportNotebook(file: string, options: ExportOptions): Prom
   const out = path.resolve(options.out ?? path.join(path.dirname(file), `${record.name}.${options.to}`));
   mkdirSync(path.dirname(out), { recursive: true });
   if (options.to === "md") {
-    const { text, images, charts } = await withBrowser(options.browser, (b) => notebookMarkdown(nb, record, out, b));
-    writeFileSync(out, text);
-    return { file: out, bytes: statSync(out).size, charts, images };
+    const md = await withBrowser(options, (b) => notebookMarkdown(nb, record, out, b));
+    writeFileSync(out, md.text);
+    return { file: out, bytes: statSync(out).size, charts: md.charts, images: md.images, warning: md.warning };
   }
   const title = titleOf(nb) ?? record.name;
   const image = inlineImage(file);
@@ -57,19 +61,19 @@ export async function exportNotebook(file: string, options: ExportOptions): Prom
     return { file: out, bytes: statSync(out).size, charts: chartCount(nb), images: [] };
   }
   const html = renderHtml(nb, { title, image, runDate: record.ran, preferImages: true, css: PRINT_CSS });
-  const charts = await withBrowser(options.browser, (b) => printPdf(b, html, record, out), "export --to pdf");
+  const charts = await withBrowser(options, (b) => printPdf(b, html, record, out), "export --to pdf");
   return { file: out, bytes: statSync(out).size, charts, images: [] };
 }
 
 /** Runs `work` with the given browser, else with one started for it and closed after (only when `work` asks for one). */
 async function withBrowser<T>(
-  given: Browser | undefined,
+  { browser: given, chromiumPath }: ExportOptions,
   work: (browser: () => Promise<Browser>) => Promise<T>,
   what = "export --to md",
 ): Promise<T> {
   let started: Browser | undefined;
   try {
-    return await work(async () => given ?? (started ??= await launchChromium({}, what)));
+    return await work(async () => given ?? (started ??= await launchChromium({ chromiumPath }, what)));
   } finally {
     await started?.close();
   }

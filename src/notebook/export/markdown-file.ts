@@ -2,12 +2,14 @@
  * An executed notebook as a Markdown file: Markdown cells as written, code in fenced blocks, outputs as
  * text blocks (ANSI codes removed), HTML (tables) as it is, and every image written as a file into
  * `<name>_files/` beside the Markdown: a chart's `image/png` twin, else the chart drawn by plotly.js in
- * headless Chromium (started only when such a chart is there).
+ * headless Chromium (started only when such a chart is there; without one, the chart is a line saying so
+ * and the export goes on).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { sourceOf, type Cell, type MimeBundle, type Notebook, type Output } from "../ipynb";
+import { PngExportError } from "../../plot/to-png";
 import { stripAnsi } from "./ansi";
 import { rasterisedPage } from "./chromium";
 import type { RunRecord } from "./record";
@@ -21,7 +23,7 @@ export async function notebookMarkdown(
   record: RunRecord,
   out: string,
   browser: () => Promise<Browser>,
-): Promise<{ text: string; images: string[]; charts: number }> {
+): Promise<{ text: string; images: string[]; charts: number; warning?: string }> {
   const folder = `${path.basename(out, path.extname(out))}_files`;
   const images: string[] = [];
   const write = (name: string, bytes: Buffer): string => {
@@ -31,7 +33,14 @@ export async function notebookMarkdown(
     images.push(file);
     return `${encodeURI(folder)}/${encodeURI(name)}`;
   };
-  const drawn = await drawCharts(nb, browser);
+  let drawn = new Map<unknown, string>();
+  let warning: string | undefined;
+  try {
+    drawn = await drawCharts(nb, browser);
+  } catch (error) {
+    if (!(error instanceof PngExportError) || error.missing === "render") throw error;
+    warning = `charts without a static image are not drawn: ${error.message}`;
+  }
   const parts = [header(record)];
   let code = 0;
   let charts = 0;
@@ -48,7 +57,7 @@ export async function notebookMarkdown(
       if (text) parts.push(text);
     });
   }
-  return { text: `${parts.join("\n\n")}\n`, images, charts };
+  return { text: `${parts.join("\n\n")}\n`, images, charts, warning };
 }
 
 function header(record: RunRecord): string {
@@ -97,6 +106,8 @@ function outputMarkdown(
     return `![${alt}](${write(`${name}.svg`, Buffer.from(data["image/svg+xml"]))})`;
   const chart = drawn.get(data[PLOTLY_MIME]);
   if (chart) return `![chart](${write(`${name}.png`, Buffer.from(chart.slice(chart.indexOf(",") + 1), "base64"))})`;
+  if (data[PLOTLY_MIME] !== undefined)
+    return "*(a chart: not drawn here, as no Chromium was found; `export --to html` shows it)*";
   if (typeof data["text/markdown"] === "string") return data["text/markdown"];
   if (typeof data["text/html"] === "string") return data["text/html"].trim();
   if (data["text/plain"] !== undefined) return fenced(stripAnsi(String(data["text/plain"])), "");

@@ -165,6 +165,21 @@ describe.skipIf(noChromium)("export --to html and md", () => {
   }, 60_000);
 });
 
+describe("without Chromium", () => {
+  it("a PDF says what is missing; Markdown goes on, its charts without a twin a line saying so", async () => {
+    const chromiumPath = path.join(dir, "no-chromium");
+    await expect(exportNotebook(notebook, { to: "pdf", out: path.join(dir, "x.pdf"), chromiumPath })).rejects.toThrow(
+      `export --to pdf needs Chromium, and none was found (tried ${chromiumPath}). Install it (Debian/Ubuntu: \`apt-get install -y chromium\``,
+    );
+    const out = path.join(dir, "bare", "record.md");
+    const result = await exportNotebook(notebook, { to: "md", out, chromiumPath });
+    expect(result.warning).toMatch(/^charts without a static image are not drawn: export --to md needs Chromium/);
+    const md = readFileSync(out, "utf8");
+    expect(md).toContain("*(a chart: not drawn here, as no Chromium was found; `export --to html` shows it)*");
+    expect([...md.matchAll(/!\[chart\]\(([^)]+)\)/g)].map((m) => m[1])).toEqual(["record_files/cell8_1.png"]);
+  });
+});
+
 describe("the export command", () => {
   it("says what is wrong with its input, and exits 2", () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, "export", ...args], { encoding: "utf8" });
