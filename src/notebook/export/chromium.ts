@@ -66,7 +66,8 @@ const ALL_DRAWN = `[...document.querySelectorAll(".risk-portal-lab-figure")].eve
   (el) => !el.hasAttribute("data-rpl-pending") && el.querySelector(".main-svg") !== null)`;
 
 /** Outputs wider than the page (a table with many columns) zoomed out to fit it: paper cannot scroll. */
-const FIT_WIDE = `for (const el of document.querySelectorAll(".output > *, section.md table")) {
-  const room = el.parentElement.clientWidth;
-  if (room > 0 && el.scrollWidth > room + 1) el.style.zoom = String(room / el.scrollWidth);
+const FIT_WIDE = `for (const box of document.querySelectorAll(".output, section.md")) {
+  const room = box.clientWidth;
+  const wide = Math.max(0, ...[...box.querySelectorAll("table, pre, div")].map((el) => el.scrollWidth));
+  if (room > 0 && wide > room + 1) box.style.zoom = String(room / wide);
 }`;

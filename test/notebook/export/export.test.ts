@@ -109,6 +109,8 @@ describe.skipIf(noChromium || !poppler)("export --to pdf", () => {
     expect(text).toContain("nbformat check");
     expect(text).toContain("Pillars");
     expect(text).toContain("USD DEPO 1W");
+    // The table's last column, past the page's width on screen: zoomed to fit, not cut off.
+    expect(text).toContain("fitted_instrument_rate");
     // The header: name, parameters and run date (from metadata.papermill), on each page.
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [out], { encoding: "utf8" }))![1]);
     const headers = text.match(/record · currency = "USD"\s+2026-11-20 09:30 UTC/g) ?? [];
