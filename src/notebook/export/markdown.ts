@@ -5,7 +5,7 @@
  * nothing in a cell runs a script or links one. Math (`$…$`, `$$…$$`) is kept as its TeX text, in a
  * `<span class="math">`, so its `_` and `*` do not turn into emphasis.
  */
-import MarkdownIt from "markdown-it";
+import type MarkdownIt from "markdown-it";
 import type { StateInline } from "markdown-it/index.js";
 
 export interface MarkdownOptions {
@@ -18,30 +18,39 @@ export interface MarkdownOptions {
   image?: (src: string) => string | undefined;
 }
 
-const md = new MarkdownIt("default", { html: false, linkify: false, typographer: false });
-md.inline.ruler.before("escape", "math", math);
+/** The parser, made on first use: loading markdown-it (13 modules) waits until a page is rendered. */
+let parser: MarkdownIt | undefined;
 
-const renderImage = md.renderer.rules.image!;
-md.renderer.rules.image = (tokens, idx, options, env: MarkdownEnv, self) => {
-  const token = tokens[idx]!;
-  const src = token.attrGet("src") ?? "";
-  const to = env.image ? env.image(src) : src;
-  if (to === undefined) {
-    const alt = self.renderInlineAsText(token.children ?? [], options, env);
-    return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
-  }
-  token.attrSet("src", to);
-  return renderImage(tokens, idx, options, env, self);
-};
-for (const rule of ["heading_open", "heading_close"] as const) {
-  md.renderer.rules[rule] = (tokens, idx, options, env: MarkdownEnv, self) => {
+function markdownIt(): MarkdownIt {
+  if (parser) return parser;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Markdown = require("markdown-it") as typeof MarkdownIt;
+  const md = new Markdown("default", { html: false, linkify: false, typographer: false });
+  md.inline.ruler.before("escape", "math", math);
+
+  const renderImage = md.renderer.rules.image!;
+  md.renderer.rules.image = (tokens, idx, options, env: MarkdownEnv, self) => {
     const token = tokens[idx]!;
-    const level = Math.min(6, Number(token.tag.slice(1)) + (env.headingOffset ?? 0));
-    token.tag = `h${level}`;
-    return self.renderToken(tokens, idx, options);
+    const src = token.attrGet("src") ?? "";
+    const to = env.image ? env.image(src) : src;
+    if (to === undefined) {
+      const alt = self.renderInlineAsText(token.children ?? [], options, env);
+      return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
+    }
+    token.attrSet("src", to);
+    return renderImage(tokens, idx, options, env, self);
   };
+  for (const rule of ["heading_open", "heading_close"] as const) {
+    md.renderer.rules[rule] = (tokens, idx, options, env: MarkdownEnv, self) => {
+      const token = tokens[idx]!;
+      const level = Math.min(6, Number(token.tag.slice(1)) + (env.headingOffset ?? 0));
+      token.tag = `h${level}`;
+      return self.renderToken(tokens, idx, options);
+    };
+  }
+  md.renderer.rules.math = (tokens, idx) => `<span class="math">${md.utils.escapeHtml(tokens[idx]!.content)}</span>`;
+  return (parser = md);
 }
-md.renderer.rules.math = (tokens, idx) => `<span class="math">${md.utils.escapeHtml(tokens[idx]!.content)}</span>`;
 
 interface MarkdownEnv {
   headingOffset?: number;
@@ -51,7 +60,7 @@ interface MarkdownEnv {
 /** Renders notebook Markdown as sanitised HTML (see the module comment for what is refused). */
 export function markdownHtml(source: string, options: MarkdownOptions = {}): string {
   const env: MarkdownEnv = { headingOffset: options.headingOffset ?? 0, image: options.image };
-  return md.render(source, env).trimEnd();
+  return markdownIt().render(source, env).trimEnd();
 }
 
 /** `$…$` or `$$…$$` (not `$ 5`, not an escaped `\$`): one token holding the TeX with its dollars. */
