@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the PNG export and the browser tests need (idempotent, safe to re-run): the Debian
-# Chromium at /usr/bin/chromium, if it is missing (needs root, as in CI). playwright-core (an npm
+# Chromium at /usr/bin/chromium, if it is missing (needs root, as in CI), and poppler-utils (pdftotext,
+# pdfimages: the export tests read the PDFs `export --to pdf` writes), if pdftotext is missing. playwright-core (an npm
 # dependency) drives it; no browser is ever downloaded by playwright (never run `npx playwright install`).
 # Prints the Chromium version.
 set -euo pipefail
@@ -16,6 +17,13 @@ if [ ! -x "$chromium_bin" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+fi
+
+if ! command -v pdftotext >/dev/null 2>&1; then
+  echo "setup-chromium: installing poppler-utils (pdftotext, pdfimages)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null
 fi
 
 # `chromium --version` goes through Debian's wrapper script (whose /dev/shm probe can print a shell

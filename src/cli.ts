@@ -7,6 +7,7 @@
  *       [--jobs N]                                                      execute notebooks headless
  *   demo [--replay] [--out DIR] [--cell-timeout S] [--jobs N]             run every showcase notebook
  *   diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]   what changed between two runs
+ *   export NOTEBOOK.ipynb --to pdf|html|md [--out FILE]               an executed notebook as a document
  *   kernels install [--user | --sys-prefix | --prefix DIR]             register tslab's and Deno's kernels
  *   kernels list                                                       the kernelspecs Jupyter uses, started
  */
@@ -112,7 +113,9 @@ ${RUN_OPTIONS}  demo   run every notebook in notebooks/ against the embedded sim
          --out DIR       output directory (default out/)
          --cell-timeout S, --jobs N  as for run
   diff   what changed between two runs of a notebook (exit 0: nothing, 1: something, 2: bad input)
-${DIFF_OPTIONS}${KERNELS_OPTIONS}`;
+${DIFF_OPTIONS}  export an executed notebook as a document: export NOTEBOOK.ipynb --to pdf|html|md [--out FILE]
+         (pdf with charts as images, self-contained html, or md with its images beside it)
+${KERNELS_OPTIONS}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -125,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "demo") return demo(rest);
   if (command === "diff") return diff(rest);
   if (command === "kernels") return kernels(rest);
+  if (command === "export") return (await import("./notebook/export/command")).exportCommand(rest);
   process.stderr.write(`risk-portal-lab: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 2;
 }

@@ -6,15 +6,27 @@
  * inline.
  */
 import { escapeHtml } from "../plot/labels";
-import { normalizeNotebook, sourceOf, type CellFailure, type Notebook, type Output } from "./ipynb";
+import { ANSI_CSS, ansiToHtml, stripAnsi } from "./export/ansi";
+import { markdownHtml } from "./export/markdown";
+import { normalizeNotebook, sourceOf, type Cell, type CellFailure, type Notebook, type Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+/** The cell given to `image` for a `text/markdown` output (it has no attachments). */
+const NO_CELL: Cell = { cell_type: "markdown", source: "", metadata: {} };
 /** plotly-parts.ts's PLOTLY_PART_MIME (not imported: the plot module loads only when a chart is there). */
 const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
 
 export interface RenderOptions {
   title: string;
   failure?: CellFailure;
+  /** Show a chart's `image/png` (or SVG) twin instead of drawing its plotly JSON, when it has one (for print). Default false. */
+  preferImages?: boolean;
+  /** What a Markdown cell's image `src` becomes (see `MarkdownOptions.image`; `cell` holds its attachments). Default: as written. */
+  image?: (src: string, cell: Cell) => string | undefined;
+  /** When the notebook ran (shown in the header line), if known. */
+  runDate?: string;
+  /** More CSS for the page (the PDF export's print rules). */
+  css?: string;
 }
 
 /**
@@ -35,7 +47,9 @@ export function renderHtml(notebook: Notebook, options: RenderOptions): string {
   for (const cell of nb.cells) {
     const source = sourceOf(cell);
     if (cell.cell_type === "markdown") {
-      body.push(`<section class="md">${markdownToHtml(source, headingOffset)}</section>`);
+      body.push(
+        `<section class="md">${markdownToHtml(source, headingOffset, options.image && ((src) => options.image!(src, cell)))}</section>`,
+      );
       continue;
     }
     if (cell.cell_type !== "code") continue;
@@ -48,7 +62,7 @@ export function renderHtml(notebook: Notebook, options: RenderOptions): string {
       `<section class="code${failed ? " failed" : ""}" id="cell-${codeIndex}"><div class="prompt">[${cell.execution_count ?? " "}]${tags}</div><pre class="source">${escapeHtml(source)}</pre>`,
     );
     for (const output of cell.outputs ?? []) {
-      const html = renderOutput(output, () => {
+      const html = renderOutput(output, options, () => {
         charts++;
         return plot();
       });
@@ -57,12 +71,12 @@ export function renderHtml(notebook: Notebook, options: RenderOptions): string {
     body.push("</section>");
   }
   const banner = options.failure
-    ? `<p class="banner">Stopped at <a href="#cell-${options.failure.codeCell}">code cell ${options.failure.codeCell}</a>: ${escapeHtml(options.failure.error.split("\n")[0] ?? "")}</p>`
+    ? `<p class="banner">Stopped at <a href="#cell-${options.failure.codeCell}">code cell ${options.failure.codeCell}</a>: ${escapeHtml(stripAnsi(options.failure.error).split("\n")[0] ?? "")}</p>`
     : "";
   const run = nb.metadata?.risk_portal_lab as { parameters?: Record<string, unknown>; duration_s?: number } | undefined;
   const params = Object.entries(run?.parameters ?? {}).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
   const meta = run
-    ? `<p class="meta">Executed headless by risk-portal-lab${params.length ? ` with ${escapeHtml(params.join(", "))}` : " with the default parameters"}${run.duration_s !== undefined ? ` in ${run.duration_s} s` : ""}.</p>`
+    ? `<p class="meta">Executed headless by risk-portal-lab${params.length ? ` with ${escapeHtml(params.join(", "))}` : " with the default parameters"}${run.duration_s !== undefined ? ` in ${run.duration_s} s` : ""}${options.runDate ? ` on ${escapeHtml(options.runDate)}` : ""}.</p>`
     : "";
   // Under the notebook's own title when it opens with one, else at the top.
   body.splice(ownTitle && nb.cells[0] === firstMarkdown ? 1 : 0, 0, meta + banner);
@@ -77,6 +91,8 @@ section.code.failed{border-left-color:#cf222e}
 .output pre{background:#fff;border:1px solid #eaeef2}.stderr{color:#9a6700}.error{color:#cf222e}
 .meta{color:#6e7781;font-size:13px}.banner{background:#ffebe9;border:1px solid #cf222e;padding:.6rem;border-radius:6px}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d0d7de;padding:2px 6px}
+blockquote{margin:0;padding:0 1em;color:#59636e;border-left:.25em solid #d0d7de}img{max-width:100%}
+${ANSI_CSS}${options.css ?? ""}
 </style></head><body>
 ${ownTitle ? "" : `<h1>${escapeHtml(options.title)}</h1>`}
 ${body.join("\n")}
@@ -85,22 +101,29 @@ ${charts ? plot().plotlyScripts() : ""}
 `;
 }
 
-function renderOutput(output: Output, plot: () => typeof import("../plot/html")): string {
+function renderOutput(output: Output, options: RenderOptions, plot: () => typeof import("../plot/html")): string {
   switch (output.output_type) {
     case "stream":
-      return `<pre class="${output.name}">${escapeHtml(output.text)}</pre>`;
+      return `<pre class="${output.name}">${ansiToHtml(output.text)}</pre>`;
     case "error":
-      return `<pre class="error">${escapeHtml(output.traceback.join("\n"))}</pre>`;
+      return `<pre class="error">${ansiToHtml(output.traceback.join("\n"))}</pre>`;
     case "display_data":
     case "execute_result": {
       const data = output.data;
       if (data[PLOTLY_PART_MIME] !== undefined) return "";
-      if (data[PLOTLY_MIME]) return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
+      const image = data["image/png"] ?? data["image/svg+xml"];
+      if (data[PLOTLY_MIME] && !(options.preferImages && image))
+        return plot().figureFragment(data[PLOTLY_MIME] as never, { plotly: false });
       if (typeof data["text/html"] === "string") return data["text/html"];
       if (data["image/png"])
-        return `<img alt="figure" src="data:image/png;base64,${textOf(data["image/png"]).replace(/\s+/g, "")}">`;
+        return `<img alt="figure" class="figure" src="data:image/png;base64,${textOf(data["image/png"]).replace(/\s+/g, "")}">`;
       if (data["image/svg+xml"]) return textOf(data["image/svg+xml"]);
-      if (data["text/markdown"]) return markdownToHtml(textOf(data["text/markdown"]));
+      if (data["text/markdown"])
+        return markdownToHtml(
+          textOf(data["text/markdown"]),
+          1,
+          options.image && ((src) => options.image!(src, NO_CELL)),
+        );
       if (data["text/plain"] !== undefined) return `<pre>${escapeHtml(textOf(data["text/plain"]))}</pre>`;
       return "";
     }
@@ -113,58 +136,9 @@ function textOf(value: unknown): string {
 }
 
 /**
- * A small markdown renderer for notebook prose: headings, paragraphs, lists, fenced code, inline code,
- * bold, italics, links. `headingOffset` shifts heading levels (`#` becomes `<h2>` with the default 1).
+ * Notebook Markdown as sanitised HTML (markdown-it, see export/markdown.ts). `headingOffset` shifts
+ * heading levels (`#` becomes `<h2>` with the default 1).
  */
-export function markdownToHtml(md: string, headingOffset = 1): string {
-  const out: string[] = [];
-  const lines = md.replace(/\r\n/g, "\n").split("\n");
-  let para: string[] = [];
-  let list: { tag: "ul" | "ol"; items: string[] } | undefined;
-  const flush = () => {
-    if (para.length) out.push(`<p>${inline(para.join(" "))}</p>`);
-    para = [];
-    if (list) out.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
-    list = undefined;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.startsWith("```")) {
-      flush();
-      const code: string[] = [];
-      while (++i < lines.length && !lines[i]!.startsWith("```")) code.push(lines[i]!);
-      out.push(`<pre>${escapeHtml(code.join("\n"))}</pre>`);
-      continue;
-    }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
-    if (heading) {
-      flush();
-      const level = Math.min(6, heading[1]!.length + headingOffset);
-      out.push(`<h${level}>${inline(heading[2]!)}</h${level}>`);
-    } else if (bullet || numbered) {
-      const tag = bullet ? "ul" : "ol";
-      if (para.length || (list && list.tag !== tag)) flush();
-      list ??= { tag, items: [] };
-      list.items.push((bullet ?? numbered)![1]!);
-    } else if (line.trim() === "") {
-      flush();
-    } else if (list && /^\s{2,}/.test(line)) {
-      list.items[list.items.length - 1] += ` ${line.trim()}`;
-    } else {
-      if (list) flush();
-      para.push(line.trim());
-    }
-  }
-  flush();
-  return out.join("\n");
-}
-
-function inline(text: string): string {
-  return escapeHtml(text)
-    .replace(/`([^`]+)`/g, "<code>$1</code>")
-    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
-    .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>")
-    .replace(/\[([^\]]+)\]\((https?:[^)\s]+|[^)\s:]+)\)/g, '<a href="$2">$1</a>');
+export function markdownToHtml(md: string, headingOffset = 1, image?: (src: string) => string | undefined): string {
+  return markdownHtml(md, { headingOffset, image });
 }
