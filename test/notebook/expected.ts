@@ -243,16 +243,21 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
 export function checkNotebook(nb: Executed, name: string, options: { executionCounts: boolean }): void {
   expect(nb.problems(), JSON.stringify(nb.problems(), null, 1).slice(0, 4000)).toEqual([]);
   if (options.executionCounts) expect(nb.unexecuted()).toEqual([]);
-  // Every output of plot.show carries plotly.js once per kernel session: in the notebook's first chart.
-  expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: nb.firstChartCell() });
-  // Every chart arrives as plotly JSON with its HTML rendering; every table as an HTML table.
+  // A run that drew every chart as a PNG (the CLI's, src/notebook/chart-images.ts) keeps no chart HTML
+  // and no plotly.js; otherwise plot.show carries plotly.js once per kernel session, in the first chart.
+  const charts = nb.nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => o.data?.[PLOTLY_MIME]);
+  const imaged = charts.length > 0 && charts.every((o) => o.data?.["image/png"] !== undefined);
+  expect(nb.plotlyEmbeds()).toEqual(imaged ? { count: 0 } : { count: 1, first: nb.firstChartCell() });
+  // Every chart arrives as plotly JSON with its HTML rendering or its PNG; every table as an HTML table.
   for (const cell of nb.nb.cells) {
     for (const o of cell.outputs ?? []) {
       const html = joined(o.data?.["text/html"]);
       if (o.data?.[PLOTLY_MIME])
         expect(
-          html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("),
-          `${cell.id}: a chart's HTML`,
+          imaged
+            ? joined(o.data["image/png"]).startsWith("iVBORw0KGgo") && html === ""
+            : html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("),
+          `${cell.id}: a chart's ${imaged ? "PNG" : "HTML"}`,
         ).toBe(true);
       if (/^(ColumnTable|DataFrame) · /.test(joined(o.data?.["text/plain"])))
         expect(html.includes("<table"), `${cell.id}: a table's HTML`).toBe(true);
