@@ -8,6 +8,8 @@ import path from "node:path";
 import { expect } from "vitest";
 import { Executed, joined, PLOTLY_MIME, root, type Cell } from "./executed";
 
+const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
+
 export const NOTEBOOK_DIR = path.join(root, "notebooks");
 export const CASSETTE_DIR = path.join(root, "fixtures", "cassettes");
 /** The showcase notebooks' names (`01-yield-curves`, …), in order. */
@@ -329,10 +331,19 @@ function maskDeep(value: unknown): unknown {
  * counts are left out: a run with injected parameters has one more cell, so its counts are one higher.
  */
 export function maskedOutputs(cell: Cell): string[] {
-  const outputs = (cell.outputs ?? []).map((o) => {
-    const { execution_count: _count, ...rest } = o as typeof o & { execution_count?: unknown };
-    return maskDeep(rest);
-  });
+  // A chart's HTML and PNG are drawn from its plotly JSON (compared as it is), plotly.js's parts are the
+  // library: a run with the charts' PNGs (`run`, `demo`) and one without (`--no-images`) show the same.
+  const outputs = (cell.outputs ?? [])
+    .filter((o) => o.data?.[PLOTLY_PART_MIME] === undefined)
+    .map((o) => {
+      const { execution_count: _count, ...rest } = o as typeof o & { execution_count?: unknown };
+      if (rest.data?.[PLOTLY_MIME]) {
+        const { "text/html": _html, "image/png": _png, ...data } = rest.data;
+        const { "image/png": _size, ...metadata } = (rest as { metadata?: Record<string, unknown> }).metadata ?? {};
+        Object.assign(rest, { data, metadata });
+      }
+      return maskDeep(rest);
+    });
   return JSON.stringify(outputs, null, 1).split("\n");
 }
 
