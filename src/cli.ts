@@ -5,7 +5,8 @@
  *       [--fault-seed N] [--token-ttl S] [--json]                          start the simulator
  *   run NOTEBOOK… [--kernel tslab|deno] [--param name=value]… [--out DIR] [--cell-timeout S] [--deno PATH]
  *       [--jobs N]                                                      execute notebooks headless
- *   demo [--replay] [--out DIR] [--cell-timeout S] [--jobs N]             run every showcase notebook
+ *   demo [--replay] [--out DIR] [--cell-timeout S] [--jobs N] [--no-images]
+ *                                                                      run every showcase notebook
  *   diff BEFORE.ipynb AFTER.ipynb [--out FILE] [--tolerance X] [--json]   what changed between two runs
  *   export NOTEBOOK.ipynb --to pdf|html|md [--out FILE]               an executed notebook as a document
  *   kernels install [--user | --sys-prefix | --prefix DIR]             register tslab's and Deno's kernels
@@ -35,6 +36,8 @@ const RUN_OPTIONS = `         NOTEBOOK…       one or more .ipynb files
                          never yields (a loop after an await) has its process stopped then
          --jobs N        run N notebooks at once, each in a process of its own (default 1 for run,
                          the number of cores for demo); lines and index keep the notebooks' order
+         --no-images     leave the charts without their static PNG (drawn in headless Chromium
+                         after the run, so GitHub, nbviewer and nbconvert show them)
          --compare PREV  compare the run with an earlier run of it (PREV: its executed .ipynb, or a
                          directory holding <name>.ipynb): writes DIR/<name>.diff.html and prints
                          what changed (see diff)
@@ -111,7 +114,7 @@ ${RUN_OPTIONS}  demo   run every notebook in notebooks/ against the embedded sim
          --replay        replay each notebook's cassette (fixtures/cassettes/) instead: offline,
                          no server, no credentials
          --out DIR       output directory (default out/)
-         --cell-timeout S, --jobs N  as for run
+         --cell-timeout S, --jobs N, --no-images  as for run
   diff   what changed between two runs of a notebook (exit 0: nothing, 1: something, 2: bad input)
 ${DIFF_OPTIONS}  export an executed notebook as a document: export NOTEBOOK.ipynb --to pdf|html|md [--out FILE]
          (pdf with charts as images, self-contained html, or md with its images beside it)
@@ -304,6 +307,7 @@ async function run(args: string[]): Promise<number> {
       "params-file": { type: "string", short: "f" },
       grid: { type: "string", multiple: true },
       inspect: { type: "boolean", default: false },
+      "no-images": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: true,
@@ -339,6 +343,7 @@ async function run(args: string[]): Promise<number> {
     jobs: jobCount(values.jobs),
     // In a worker process even one at a time: a cell that calls process.exit or never yields fails the run.
     isolate: true,
+    images: !values["no-images"],
   };
   const runs = await plannedRuns(positionals, params, values["params-file"], values.grid);
   const summary = await runNotebooks(runs, { ...options, ...notebookLogs(), ...cellLines() });
@@ -478,6 +483,7 @@ async function demo(args: string[]): Promise<number> {
       "cell-timeout": { type: "string" },
       replay: { type: "boolean", default: false },
       jobs: { type: "string" },
+      "no-images": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -493,6 +499,7 @@ async function demo(args: string[]): Promise<number> {
     cellTimeoutMs: cellTimeout(values["cell-timeout"]),
     replay: values.replay,
     isolate: true,
+    images: !values["no-images"],
     ...(jobs ? { jobs } : {}),
     ...notebookLogs(),
   });

@@ -63,6 +63,12 @@ export interface BatchOptions {
   title?: string;
   /** A line under the title of the index page (what the notebooks ran against). */
   note?: string;
+  /**
+   * Add a static image (`image/png`) to every chart of the executed notebooks once they have all run, drawn
+   * in one headless Chromium for the batch (see chart-images.ts). Default false; the CLI's `run` and `demo`
+   * turn it on (`--no-images` off).
+   */
+  images?: boolean;
 }
 
 /** One run of a batch: a notebook, and (a grid's run) its own parameters and the name of its outputs. */
@@ -131,6 +137,7 @@ export async function runNotebooks(
   const results = worker
     ? await runInWorkers(worker, files, run, jobs, report)
     : await runInProcess(files, run, report);
+  if (options.images) await addImages(results, log, logError);
   const indexPath = path.join(outDir, INDEX_PAGE);
   const failed = results.filter((r) => !r.ok).length;
   const durationMs = performance.now() - started;
@@ -144,6 +151,17 @@ export async function runNotebooks(
     `${failed ? `${failed} failed, ${passed} passed` : `${count(passed, "notebook")} passed`} in ${seconds(durationMs)} → open ${relative(indexPath)}`,
   );
   return { results, failed, durationMs, indexPath };
+}
+
+/** Static images for the charts of the notebooks that were written (chart-images.ts), and the lines saying so. */
+async function addImages(
+  results: readonly BatchResult[],
+  log: (line: string) => void,
+  logError: (line: string) => void,
+): Promise<void> {
+  const { addChartImages, describeChartImages } = await import("./chart-images");
+  const written = results.filter((r) => r.charts > 0 && r.ipynbPath).map((r) => r.ipynbPath!);
+  if (written.length) describeChartImages(await addChartImages(written), log, logError);
 }
 
 /** The options of one notebook's run that cross to a worker process (the callbacks stay here). */

@@ -112,7 +112,7 @@ describe.skipIf(missing !== undefined && !inCI)(
       );
       expect(passed.stderr.replace(CELL_LINE, "").trim()).toBe("");
       expect(passed.stdout).toMatch(
-        /^✔ deno-runner {2}12 cells, 1 chart\s+\d+\.\d s {2}→ .*deno-runner\.html\n1 notebook passed in \d+\.\d s → open .*index\.html\n$/,
+        /^✔ deno-runner {2}12 cells, 1 chart\s+\d+\.\d s {2}→ .*deno-runner\.html\nimages: 1 chart drawn as PNG in [^\n]*\n1 notebook passed in \d+\.\d s → open .*index\.html\n$/,
       );
       const nb = read("main", "deno-runner");
       expect(nb.nb.metadata.risk_portal_lab).toMatchObject({
@@ -129,13 +129,13 @@ describe.skipIf(missing !== undefined && !inCI)(
 
     it("keeps a chart and a table shown with plot.show, and a line updated in place as one output", () => {
       const nb = read("main", "deno-runner");
-      // The figure is one display (plotly MIME, HTML, text); plotly.js comes with the notebook's first chart,
-      // once (in one display or in parts before the figure: how is plot.show's business).
+      // The figure is one display (plotly MIME, text, and the PNG the run drew after the notebook ran, which
+      // replaces its HTML and the plotly.js that came with the notebook's first chart).
       const figures = nb.outputs("chart").filter((o) => o.data?.[PLOTLY_MIME]);
       expect(figures).toHaveLength(1);
-      expect(Object.keys(figures[0]!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
+      expect(Object.keys(figures[0]!.data!).sort()).toEqual([PLOTLY_MIME, "image/png", "text/plain"].sort());
       expect(nb.figures("chart")[0]!.layout.title?.text).toBe("shown chart");
-      expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: "chart" });
+      expect(nb.plotlyEmbeds()).toEqual({ count: 0 });
       expect(nb.stdout("chart")).toBe("after the chart\n");
       expect(joined(nb.outputs("table")[0]!.data!["text/plain"])).toMatch(
         /^ColumnTable · 18 rows × \d+ columns · from RateAsset/,

@@ -22,7 +22,8 @@ const out = (run: string) => path.join(dir, run, `${NAME}.ipynb`);
 const cassettes = path.join(dir, "cassettes");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const RUN = ["run", `notebooks/${NAME}.ipynb`, "--param", "historyWeeks=4"];
+// No PNGs: charts are compared by their JSON (test/notebook/chart-images.test.ts draws them).
+const RUN = ["run", `notebooks/${NAME}.ipynb`, "--param", "historyWeeks=4", "--no-images"];
 let usd: Run;
 let eur: Run;
 let replayed: Run;

@@ -8,6 +8,8 @@ import path from "node:path";
 import { expect } from "vitest";
 import { Executed, joined, PLOTLY_MIME, root, type Cell } from "./executed";
 
+const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
+
 export const NOTEBOOK_DIR = path.join(root, "notebooks");
 export const CASSETTE_DIR = path.join(root, "fixtures", "cassettes");
 /** The showcase notebooks' names (`01-yield-curves`, …), in order. */
@@ -243,16 +245,21 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
 export function checkNotebook(nb: Executed, name: string, options: { executionCounts: boolean }): void {
   expect(nb.problems(), JSON.stringify(nb.problems(), null, 1).slice(0, 4000)).toEqual([]);
   if (options.executionCounts) expect(nb.unexecuted()).toEqual([]);
-  // Every output of plot.show carries plotly.js once per kernel session: in the notebook's first chart.
-  expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: nb.firstChartCell() });
-  // Every chart arrives as plotly JSON with its HTML rendering; every table as an HTML table.
+  // A run that drew every chart as a PNG (the CLI's, src/notebook/chart-images.ts) keeps no chart HTML
+  // and no plotly.js; otherwise plot.show carries plotly.js once per kernel session, in the first chart.
+  const charts = nb.nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => o.data?.[PLOTLY_MIME]);
+  const imaged = charts.length > 0 && charts.every((o) => o.data?.["image/png"] !== undefined);
+  expect(nb.plotlyEmbeds()).toEqual(imaged ? { count: 0 } : { count: 1, first: nb.firstChartCell() });
+  // Every chart arrives as plotly JSON with its HTML rendering or its PNG; every table as an HTML table.
   for (const cell of nb.nb.cells) {
     for (const o of cell.outputs ?? []) {
       const html = joined(o.data?.["text/html"]);
       if (o.data?.[PLOTLY_MIME])
         expect(
-          html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("),
-          `${cell.id}: a chart's HTML`,
+          imaged
+            ? joined(o.data["image/png"]).startsWith("iVBORw0KGgo") && html === ""
+            : html.includes('class="risk-portal-lab-figure"') && html.includes("Plotly.newPlot("),
+          `${cell.id}: a chart's ${imaged ? "PNG" : "HTML"}`,
         ).toBe(true);
       if (/^(ColumnTable|DataFrame) · /.test(joined(o.data?.["text/plain"])))
         expect(html.includes("<table"), `${cell.id}: a table's HTML`).toBe(true);
@@ -324,10 +331,19 @@ function maskDeep(value: unknown): unknown {
  * counts are left out: a run with injected parameters has one more cell, so its counts are one higher.
  */
 export function maskedOutputs(cell: Cell): string[] {
-  const outputs = (cell.outputs ?? []).map((o) => {
-    const { execution_count: _count, ...rest } = o as typeof o & { execution_count?: unknown };
-    return maskDeep(rest);
-  });
+  // A chart's HTML and PNG are drawn from its plotly JSON (compared as it is), plotly.js's parts are the
+  // library: a run with the charts' PNGs (`run`, `demo`) and one without (`--no-images`) show the same.
+  const outputs = (cell.outputs ?? [])
+    .filter((o) => o.data?.[PLOTLY_PART_MIME] === undefined)
+    .map((o) => {
+      const { execution_count: _count, ...rest } = o as typeof o & { execution_count?: unknown };
+      if (rest.data?.[PLOTLY_MIME]) {
+        const { "text/html": _html, "image/png": _png, ...data } = rest.data;
+        const { "image/png": _size, ...metadata } = (rest as { metadata?: Record<string, unknown> }).metadata ?? {};
+        Object.assign(rest, { data, metadata });
+      }
+      return maskDeep(rest);
+    });
   return JSON.stringify(outputs, null, 1).split("\n");
 }
 

@@ -79,14 +79,26 @@ beforeAll(async () => {
       RISK_PORTAL_CASSETTE_DIR: cassetteDir,
     });
     replay = await runCli(
-      ["run", ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`), "--param", "replay=true", "--out", replayDir],
+      // No PNGs here (the demo's charts have them, one Chromium for this file): compared by their JSON.
+      [
+        "run",
+        ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`),
+        "--param",
+        "replay=true",
+        "--no-images",
+        "--out",
+        replayDir,
+      ],
       180_000,
       {
         ...notebookEnv(),
         RISK_PORTAL_CASSETTE_DIR: cassetteDir,
       },
     );
-    eur = await runCli(["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--out", eurDir], 120_000);
+    eur = await runCli(
+      ["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--no-images", "--out", eurDir],
+      120_000,
+    );
   })();
   [jupyter] = await Promise.all([jupyterRun, headless]);
 }, RUN_TIMEOUT_MS);

@@ -76,7 +76,8 @@ beforeAll(async () => {
     ? Promise.resolve(undefined)
     : runJupyter(copies, jupyterDir, RUN_TIMEOUT_MS - 20_000);
   const headlessRuns = (async () => {
-    headless = await runCli(["demo", "--replay", "--out", headlessDir], RUN_TIMEOUT_MS - 60_000);
+    // No PNGs (test/notebook/chart-images.test.ts and the demo of notebooks.test.ts draw them): no Chromium here.
+    headless = await runCli(["demo", "--replay", "--no-images", "--out", headlessDir], RUN_TIMEOUT_MS - 60_000);
     changed = await runCli(
       [
         "run",
@@ -85,6 +86,7 @@ beforeAll(async () => {
         "replay=true",
         "--param",
         "currency=SEK",
+        "--no-images",
         "--out",
         changedDir,
       ],

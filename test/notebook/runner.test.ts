@@ -147,15 +147,13 @@ describe("risk-portal-lab run", () => {
       /^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http:\/\/127\.0\.0\.1:\d+/,
     );
     const chart = nb.outputs("smoke-chart");
-    // The chart, then plotly.js in parts (the session's first chart; src/plot/plotly-parts.ts), in order.
-    expect(chart.every((o) => o.output_type === "display_data")).toBe(true);
-    expect(Object.keys(chart[0]!.data!).sort()).toEqual([PLOTLY_MIME, "text/html", "text/plain"].sort());
-    const parts = chart.slice(1).map((o) => o.data![PLOTLY_PART_MIME] as { part: number; of: number });
-    expect(parts.length).toBeGreaterThan(1);
-    expect(parts.map((p) => p.part)).toEqual(parts.map((_, i) => i + 1));
-    expect(parts.every((p) => p.of === parts.length)).toBe(true);
+    // The chart with its PNG (drawn after the run: test/notebook/chart-images.test.ts); its HTML and the
+    // plotly.js parts the session sent with it (src/plot/plotly-parts.ts) are gone from the stored notebook.
+    expect(chart.map((o) => o.output_type)).toEqual(["display_data"]);
+    expect(Object.keys(chart[0]!.data!).sort()).toEqual([PLOTLY_MIME, "image/png", "text/plain"].sort());
+    expect(chart[0]!.data![PLOTLY_PART_MIME]).toBeUndefined();
     expect(nb.figures("smoke-chart")[0]!.layout.title?.text).toBe("EUR zero curve for the runner test");
-    expect(nb.plotlyEmbeds()).toEqual({ count: 1, first: "smoke-chart" });
+    expect(nb.plotlyEmbeds()).toEqual({ count: 0 });
     expect(nb.outputs("smoke-html")).toEqual([
       { output_type: "display_data", data: { "text/html": "<b>bold</b>" }, metadata: {} },
     ]);
@@ -175,7 +173,7 @@ describe("risk-portal-lab run", () => {
     expect(withoutCellLines(failed.stderr)).toBe(
       `✘ test/notebook/runner-smoke.ipynb: code cell 7 of 8 (id "smoke-bad") failed: const _bad: number = "x";\n    1:7 - Type 'string' is not assignable to type 'number'.\n`,
     );
-    expect(failed.stdout).toMatch(/^1 failed, 0 passed in \d+\.\d s/);
+    expect(failed.stdout).toMatch(/^images: 1 chart drawn as PNG in .*\n1 failed, 0 passed in \d+\.\d s/);
     const nb = Executed.read(path.join(smokeDir, "runner-smoke.ipynb"));
     expect(nb.outputs("smoke-bad")).toEqual([
       {
