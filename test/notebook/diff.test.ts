@@ -81,7 +81,9 @@ describe("risk-portal-lab diff", () => {
     expect(d.cells.map((c) => c.id)).toEqual(expected);
     expect(d.summary).toMatch(
       new RegExp(
-        `^${NAME}: ${expected.length} of 13 code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"$`,
+        // The USD run recorded a cassette, the EUR run did not: context after the parameters, not a change.
+        `^${NAME}: ${expected.length} of 13 code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"` +
+          ` · data: simulator seed 1, as of 2026-11-20, record ${cassettes}/${NAME}.json → simulator seed 1, as of 2026-11-20$`,
       ),
     );
     // A line whose numbers moved is one changed line, with its move.

@@ -45,6 +45,10 @@ describe("a write that fails midway keeps the previous files", () => {
       cellTimeoutMs: 1000,
       params: {},
       codeCells: 1,
+      env: {},
+      recordFile: path.join(dir, "no-connect.jsonl"),
+      kernel: "tslab",
+      versions: {},
       nb: {
         nbformat: 4,
         nbformat_minor: 5,
@@ -102,7 +106,7 @@ describe("a write that fails midway keeps the previous files", () => {
     const script = `
       const { writeReport } = require(process.argv[2]);
       const side = { name: "a.ipynb", parameters: {}, codeCells: 1 };
-      await writeReport({ before: side, after: side, tolerance: 1e-9, parameters: [], cells: [], edited: 0, changed: false, summary: process.argv[4] }, process.argv[3]);`;
+      await writeReport({ before: side, after: side, tolerance: 1e-9, parameters: [], environment: [], cells: [], edited: 0, changed: false, summary: process.argv[4] }, process.argv[3]);`;
     const report = path.join(out, "a.diff.html");
     expect(limited(64, script, dist("diff/report"), report, "no change")).toEqual({ code: 0, stderr: "" });
     const before = snapshot(out);
