@@ -12,7 +12,8 @@ export const DENO_INSTALL_HINT =
 
 const exe = process.platform === "win32" ? [".exe", ".cmd", ""] : [""];
 
-function executable(file: string): boolean {
+/** Whether `file` is a file this process may run. */
+export function executable(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, process.platform === "win32" ? constants.F_OK : constants.X_OK);

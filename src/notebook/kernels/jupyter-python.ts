@@ -7,7 +7,8 @@
  * and the platform's defaults are whatever that Jupyter itself would use.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
+import { existsSync, openSync, readSync, closeSync } from "node:fs";
+import { executable } from "../jupyter/find-deno";
 import os from "node:os";
 import path from "node:path";
 
@@ -35,16 +36,6 @@ const PROBE = `import json, sys
 import jupyter_client
 from jupyter_core import paths
 print(json.dumps({"dataDir": paths.jupyter_data_dir(), "searchPath": paths.jupyter_path(), "prefix": sys.prefix, "jupyterClient": jupyter_client.__version__}))`;
-
-function executable(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, process.platform === "win32" ? constants.F_OK : constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** `name` on PATH (with Windows' extensions), or undefined. */
 export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -5,7 +5,8 @@
  * command (tslab's own bin script would pick whatever `node` is first on that PATH); Deno's kernel is the
  * native deno binary, not npm's Node wrapper around it.
  */
-import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { executable } from "../jupyter/find-deno";
 import os from "node:os";
 import path from "node:path";
 import { onPath } from "./jupyter-python";
@@ -31,16 +32,6 @@ export const RUNTIME_INSTALL: Record<KernelSpecName, string> = {
   tslab: "npm install tslab",
   deno: "npm install deno",
 };
-
-function executable(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, process.platform === "win32" ? constants.F_OK : constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** `node_modules/<rel>` in `folder` or the nearest folder above it that has one (Node's own lookup). */
 function inNodeModules(folder: string, rel: string, test: (file: string) => boolean): string | undefined {
