@@ -6,7 +6,8 @@
  * kernel: started from a connection file of ours, it answers kernel_info_request, its execute_request
  * publishes on iopub, and shutdown kills it and removes the connection file.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -177,5 +178,38 @@ describe("the real Deno kernel, spoken to directly", () => {
     expect(existsSync(kernel.connectionFile)).toBe(false);
     expect(existsSync(path.dirname(kernel.connectionFile))).toBe(false);
     await expect(kernel.request("shell", "kernel_info_request", {}).reply).rejects.toThrow("has exited");
+  }, 30_000);
+
+  it("is started again on fresh ports when its port was taken before it bound it (Address already in use)", async () => {
+    // A kernel command whose first start fails as Deno's does when another process took a port between
+    // the connection file's writing and the kernel's bind; the second start is the real kernel.
+    const dir = mkdtempSync(path.join(tmpdir(), "rpl-addr-in-use-"));
+    try {
+      const starts = path.join(dir, "starts");
+      const script = path.join(dir, "kernel.cjs");
+      writeFileSync(
+        script,
+        `const fs = require("node:fs");
+fs.appendFileSync(${JSON.stringify(starts)}, "x");
+if (fs.readFileSync(${JSON.stringify(starts)}, "utf8").length === 1) {
+  process.stderr.write("error: Uncaught (in promise) AddrInUse: Address already in use (os error 98)\\n");
+  process.exit(1);
+}
+const child = require("node:child_process").spawn(process.argv[2], process.argv.slice(3), { stdio: "inherit" });
+child.on("exit", (code) => process.exit(code ?? 1));`,
+      );
+      const deno = findDeno({ dirs: [root] });
+      const kernel = await JupyterKernel.start({
+        argv: [process.execPath, script, deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+        cwd: root,
+        env: process.env,
+      });
+      expect(readFileSync(starts, "utf8")).toBe("xx");
+      const info = await kernel.request("shell", "kernel_info_request", {}).reply;
+      expect(info.header.msg_type).toBe("kernel_info_reply");
+      await kernel.shutdown();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });

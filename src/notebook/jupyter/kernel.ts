@@ -124,6 +124,9 @@ function untrack(kernel: JupyterKernel): void {
 type Channel = "shell" | "control";
 
 /** A started kernel. Emits `iopub` (Message) for every message published on iopub. */
+/** How many times a kernel whose port was taken before it bound it is started (fresh ports each time). */
+const START_ATTEMPTS = 3;
+
 export class JupyterKernel extends EventEmitter {
   readonly session = randomUUID();
   readonly name: string;
@@ -183,8 +186,27 @@ export class JupyterKernel extends EventEmitter {
       .join("\n");
   }
 
-  /** Starts the kernel and resolves once it answers on shell and publishes on iopub. */
+  /**
+   * Starts the kernel and resolves once it answers on shell and publishes on iopub. The ports are free when
+   * chosen, but another process may take one before the kernel binds it: a kernel that exits saying its
+   * address is in use is started again on fresh ports (at most {@link START_ATTEMPTS} times in all).
+   */
   static async start(options: KernelStartOptions): Promise<JupyterKernel> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await JupyterKernel.startOnce(options);
+      } catch (error) {
+        const inUse = error instanceof Error && /AddrInUse|Address already in use|EADDRINUSE/.test(error.message);
+        if (!inUse || attempt >= START_ATTEMPTS) {
+          if (inUse && error instanceof Error)
+            error.message += ` (started ${attempt} times, each on ports that were free when chosen)`;
+          throw error;
+        }
+      }
+    }
+  }
+
+  private static async startOnce(options: KernelStartOptions): Promise<JupyterKernel> {
     const { file, dir, info } = await writeConnectionFile();
     const [command, ...args] = options.argv.map((a) => a.replace("{connection_file}", file));
     const child = spawn(command!, args, {
