@@ -295,7 +295,14 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
       sh("npx", [...npx, "list"], installed, 150_000, privateEnv),
     ]);
     expectRan(path.join(installed, "out-jupyter", "jupyter-tslab.ipynb"));
-    expectRan(path.join(installed, "out-jupyter", "jupyter-deno.ipynb"));
+    // Deno's kernel can publish a cell's last output after it said it was idle, and nbconvert has stopped
+    // listening by then (the race ../shared/checks/deno-kernel-3x is about): once, under Node 26 in CI,
+    // the last cell's "closed 18" was lost with no error. One more run when that line alone is missing.
+    const deno = path.join(installed, "out-jupyter", "jupyter-deno.ipynb");
+    const first = readExecuted(deno);
+    if (first.problems.length === 0 && !first.text.includes("closed 18") && first.text.includes("sql 42 pivot true"))
+      await nbconvert("jupyter-deno.ipynb");
+    expectRan(deno);
     expect(listed).toMatch(/^tslab: .*\n {2}argv: .*\n(?: {2}ok .*\n)+ {2}starts: 1 \+ 1 = 2 in /m);
     expect(listed).toMatch(/^deno: .*\n {2}argv: .*\n(?: {2}ok .*\n)+ {2}starts: 1 \+ 1 = 2 in /m);
   }, 300_000);
