@@ -54,6 +54,7 @@ import path from "node:path";
 import { HEADERS } from "../api/assumptions";
 import { describeDifferences, requestDistance, requestKey, type CanonicalRequest } from "./canonical";
 import { CassetteError, CassetteMissError, ConfigurationError, type ErrorDetails } from "./errors";
+import { isStale } from "./lock-file";
 import type { Redactor } from "./redact";
 
 /**
@@ -446,7 +447,7 @@ export class Cassette {
       }
       if (held === true) break;
       holder = held ?? holder;
-      if (held && isStale(held)) takeOver(lock, held);
+      if (held && isStale(held, STALE_LOCK_MS)) takeOver(lock, held);
       else if (held) pause(Math.min(50, 1 + attempt));
       // else: released between our attempt and our look at it; try again at once
     }
@@ -462,8 +463,6 @@ export class Cassette {
 const RECORDING = ".recording";
 /** No write holds the lock this long: an older lock is a crashed (or frozen) writer's, whatever its pid says. */
 const STALE_LOCK_MS = 5_000;
-/** A lock file still without its holder's name this long after it was created: its writer died in between. */
-const UNNAMED_LOCK_MS = 1_000;
 /** How long a writer waits for another's lock before saying so (longer than {@link STALE_LOCK_MS}, so a stale lock is taken over first). */
 const LOCK_WAIT_MS = 10_000;
 /** Per-process tag of temporary and lock files, so two processes (or two cassettes) never write the same one. */
@@ -524,28 +523,6 @@ function readLock(lock: string): LockHolder | undefined {
     return undefined;
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Whether a lock is a dead writer's: too old, never named, or naming a process of this host that is gone. */
-function isStale(holder: LockHolder): boolean {
-  const ageMs = Date.now() - holder.mtimeMs;
-  if (ageMs > STALE_LOCK_MS) return true;
-  const [pid, host] = holder.text.split(" ");
-  if (!host) return ageMs > UNNAMED_LOCK_MS;
-  // Another host's pid means nothing here; this process's own is another thread's, or an earlier process's
-  // that had the same pid (a container): only age tells.
-  if (host !== HOST || Number(pid) === process.pid) return false;
-  return !processAlive(Number(pid));
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // alive, someone else's
   }
 }
 

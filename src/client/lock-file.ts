@@ -106,10 +106,13 @@ async function readLock(lock: string): Promise<Holder | undefined> {
   }
 }
 
-/** Whether a lock is a dead writer's: too old, never named, or naming a process of this host that is gone. */
-function isStale(holder: Holder): boolean {
+/**
+ * Whether a lock is a dead writer's: older than `staleMs`, never named, or naming a process of this host
+ * that is gone (the cassette's lock uses it too, with its own age).
+ */
+export function isStale(holder: Pick<Holder, "text" | "mtimeMs">, staleMs = STALE_LOCK_MS): boolean {
   const ageMs = Date.now() - holder.mtimeMs;
-  if (ageMs > STALE_LOCK_MS) return true;
+  if (ageMs > staleMs) return true;
   const [pid, host] = holder.text.split(" ");
   if (!host) return ageMs > UNNAMED_LOCK_MS;
   // Another host's pid means nothing here; this process's own is another writer in it: only age tells.
@@ -117,7 +120,8 @@ function isStale(holder: Holder): boolean {
   return !processAlive(Number(pid));
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this host with that pid is running (someone else's counts). */
+export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
