@@ -17,18 +17,8 @@ import {
   type Interpolator,
   type Nodes,
 } from "./interpolation";
-import {
-  addMonths,
-  calendarDayOf,
-  DAY_COUNTS,
-  dayCountFraction,
-  parseTenor,
-  roundYears,
-  toYears,
-  yearFraction,
-  type DayCount,
-  type TimeInput,
-} from "./tenor";
+import { addMonths, calendarDayOf, parseTenor, roundYears, toYears, yearFraction, type TimeInput } from "./tenor";
+import { checkDayCount, dayCountFraction, type DayCount } from "./day-count";
 
 const DAY_MS = 86_400_000;
 
@@ -71,7 +61,8 @@ export interface ParRateOptions {
   frequency?: number;
   /**
    * How each period accrues, from its unadjusted start and end dates (see {@link DayCount}): `ACT/365F`,
-   * `ACT/360`, `30/360` (US / Bond Basis) or `30E/360`. The 30/360 counts need dates, so a tenor string;
+   * `ACT/360`, `30/360` (US / Bond Basis), `30E/360` or `ACT/ACT ISDA`. The 30/360 counts and ACT/ACT need
+   * dates, so a tenor string;
    * with a year fraction, `ACT/365F` accrues the periods' year fractions and `ACT/360` them × 365/360.
    * Without it, every full period accrues exactly `1/frequency` whatever its dates (no day count), and a
    * front stub its ACT/365 length.
@@ -267,7 +258,7 @@ export class Curve {
         `options.frequency must be 1, 2, 3, 4, 6 or 12 payments a year, got ${String(frequency)}`,
         "options.frequency",
       );
-    const dayCount = checkDayCount(options.dayCount);
+    const dayCount = options.dayCount === undefined ? undefined : checkDayCount(options.dayCount, "options.dayCount");
     const schedule = this.#schedule(tenor, frequency);
     const { times } = schedule;
     const accruals = dayCount === undefined ? defaultAccruals(schedule, frequency) : this.#accruals(schedule, dayCount);
@@ -279,7 +270,7 @@ export class Curve {
   /** Each period's accrual under `dayCount`: on the unadjusted dates, or (a year fraction) from the times. */
   #accruals({ times, days }: Schedule, dayCount: DayCount): number[] {
     if (days !== null) return days.map((d, k) => dayCountFraction(dayCount, k === 0 ? this.#day : days[k - 1]!, d));
-    if (dayCount === "30/360" || dayCount === "30E/360") {
+    if (dayCount === "30/360" || dayCount === "30E/360" || dayCount === "ACT/ACT ISDA") {
       throw new CurveError(
         `options.dayCount ${dayCount} needs payment dates: give the tenor as a string such as "2Y" (a year fraction has none)`,
         "options.dayCount",
@@ -342,17 +333,6 @@ interface Schedule {
 /** Without a day count: `1/frequency` a full period, a front stub its ACT/365 length. */
 function defaultAccruals({ times, full }: Schedule, frequency: number): number[] {
   return times.map((t, k) => (k > 0 || full ? 1 / frequency : t));
-}
-
-/** The dayCount option, checked (undefined when absent). */
-function checkDayCount(dayCount: DayCount | undefined): DayCount | undefined {
-  if (dayCount === undefined || DAY_COUNTS.includes(dayCount)) return dayCount;
-  throw new CurveError(
-    `options.dayCount must be ${DAY_COUNTS.map((d) => `"${d}"`)
-      .join(", ")
-      .replace(/, ([^,]*)$/, " or $1")}; got ${JSON.stringify(dayCount)}`,
-    "options.dayCount",
-  );
 }
 
 /** Index of the first pillar time >= y (y strictly inside (t_0, t_{n-1})). */

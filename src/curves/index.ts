@@ -12,6 +12,8 @@
  *   forward equals its discrete forward at one end only (see `Curve.instantaneousForward`).
  * - A tenor is measured from the market date as written (`"1M"` from 31 Jan is 28 Feb), ACT/365,
  *   rounded to 6 decimals like the service's maturities.
+ * - `dayCountFraction("2026-02-28", "2026-03-31", "30/360")`: ACT/365F, ACT/360, 30/360, 30E/360 and ACT/ACT
+ *   ISDA year fractions between two dates, as QuantLib counts them.
  * - Bad input throws `CurveError` (a `RiskPortalError`) naming the argument; nothing returns NaN.
  *
  * ```ts
@@ -32,16 +34,6 @@ export {
   type ParRateOptions,
 } from "./curve";
 export { DEFAULT_INTERPOLATION, INTERPOLATIONS, type Interpolation } from "./interpolation";
-export {
-  parseTenor,
-  addMonths,
-  addTenor,
-  tenorText,
-  dayCountFraction,
-  DAYS_PER_YEAR,
-  DAY_COUNTS,
-  type DayCount,
-  type TenorUnits,
-  type TimeInput,
-} from "./tenor";
+export { parseTenor, addMonths, addTenor, tenorText, DAYS_PER_YEAR, type TenorUnits, type TimeInput } from "./tenor";
+export { dayCountFraction, DAY_COUNTS, type DayCount, type DayInput } from "./day-count";
 export { spread, butterfly, type SpreadOptions } from "./spread";

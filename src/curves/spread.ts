@@ -2,7 +2,8 @@
 import type { Compounding } from "./compounding";
 import type { Curve } from "./curve";
 import { CurveError } from "./errors";
-import type { DayCount, TimeInput } from "./tenor";
+import type { TimeInput } from "./tenor";
+import type { DayCount } from "./day-count";
 
 export interface SpreadOptions {
   /** Which rate: `zero` (default; the zero rate in `compounding`) or `par` (the par swap rate, `frequency` payments a year). */

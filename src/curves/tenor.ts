@@ -116,31 +116,3 @@ export function calendarDayOf(text: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
   return m ? utcDay(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
 }
-
-/**
- * How a period's accrual is counted from its unadjusted start and end dates (ISDA 2006 §4.16):
- * - `ACT/365F`: actual days / 365;
- * - `ACT/360`: actual days / 360;
- * - `30/360`: US / Bond Basis (§4.16(f)): D1 = 31 becomes 30; D2 = 31 becomes 30 only when D1 is then 30
- *   (no end-of-February rule: Feb 28 → Mar 31 is 33 days);
- * - `30E/360`: Eurobond basis (§4.16(g)): D1 = 31 and D2 = 31 both become 30 (Feb 28 → Mar 31 is 32 days).
- */
-export type DayCount = "ACT/365F" | "ACT/360" | "30/360" | "30E/360";
-
-export const DAY_COUNTS: readonly DayCount[] = ["ACT/365F", "ACT/360", "30/360", "30E/360"];
-
-/** The accrual fraction from `fromMs` to `toMs` (days as ms at 00:00 UTC) under `dayCount`. */
-export function dayCountFraction(dayCount: DayCount, fromMs: number, toMs: number): number {
-  const days = Math.round((toMs - fromMs) / DAY_MS);
-  if (dayCount === "ACT/365F") return days / 365;
-  if (dayCount === "ACT/360") return days / 360;
-  const a = new Date(fromMs);
-  const b = new Date(toMs);
-  let d1 = a.getUTCDate();
-  let d2 = b.getUTCDate();
-  if (d1 === 31) d1 = 30;
-  if (d2 === 31 && (dayCount === "30E/360" || d1 === 30)) d2 = 30;
-  const days360 =
-    360 * (b.getUTCFullYear() - a.getUTCFullYear()) + 30 * (b.getUTCMonth() - a.getUTCMonth()) + (d2 - d1);
-  return days360 / 360;
-}

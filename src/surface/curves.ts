@@ -1,7 +1,7 @@
 /**
  * `curves` as the package root exports it: a discount curve by tenor, read from a response, and what a
- * notebook asks of it. The constants (`DAY_COUNTS`, `INTERPOLATIONS`, …), `addMonths`, `addTenor`, `tenorText` and
- * `dayCountFraction` are in
+ * notebook asks of it, and day count fractions between dates. The constants (`DAY_COUNTS`, `INTERPOLATIONS`, …),
+ * `addMonths`, `addTenor` and `tenorText` are in
  * `risk-portal-lab/curves` (src/subpath/curves.ts), which holds the whole folder. Every type is here too.
  */
 import * as folder from "../curves";
@@ -15,3 +15,4 @@ export const fromResponse = guardAnswers("curves.fromResponse", folder.fromRespo
 export const spread = guardAnswers("curves.spread", folder.spread);
 export const butterfly = guardAnswers("curves.butterfly", folder.butterfly);
 export const parseTenor = guardAnswers("curves.parseTenor", folder.parseTenor);
+export const dayCountFraction = guardAnswers("curves.dayCountFraction", folder.dayCountFraction);

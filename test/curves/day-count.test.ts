@@ -1,9 +1,15 @@
 /**
+ * `curves.dayCountFraction(start, end, convention)` against QuantLib 1.29 on 3,042 date pairs
+ * (scripts/reference/quantlib-daycounts.py writes test/curves/fixtures/quantlib-daycounts.json), and
  * Curve.parRate's `dayCount`: each period accrues by the convention on its unadjusted dates, checked against
  * accruals counted by hand (ISDA 2006 §4.16: ACT/365F (d), ACT/360 (e), 30/360 Bond Basis (f), 30E/360 (g)).
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CurveError, fromResponse, spread, type Curve } from "../../src/curves";
+import { curves } from "../../src";
+import * as subpath from "../../src/subpath/curves";
+import { CurveError, fromResponse, spread, type Curve, type DayCount } from "../../src/curves";
 
 /** A flat 3% curve (one pillar: flat zero before it, flat forward after): DF(t) = exp(−0.03·t). */
 const flat = (marketDate: string): Curve =>
@@ -30,6 +36,8 @@ describe("parRate(tenor, { dayCount }) on dates (3M monthly from 2025-12-31: pay
     ["30E/360", [30 / 360, 28 / 360, 32 / 360]],
     ["ACT/360", [31 / 360, 28 / 360, 31 / 360]],
     ["ACT/365F", [31 / 365, 28 / 365, 31 / 365]],
+    // 2026 is a common year: the days / 365, as ACT/365F (the Dec 31 → Jan 31 period: 1/365 in 2025, 30/365 in 2026).
+    ["ACT/ACT ISDA", [1 / 365 + 30 / 365, 28 / 365, 31 / 365]],
   ] as const)("%s accrues its hand-counted fractions", (dayCount, accruals) => {
     expect(c.parRate("3M", { frequency: 12, dayCount })).toBeCloseTo(par(days, [...accruals]), 15);
   });
@@ -82,8 +90,8 @@ describe("parRate(years, { dayCount }) without dates", () => {
     expect(c.parRate(2, { dayCount: "ACT/360" })).toBeCloseTo(annual(365 / 360), 15);
   });
 
-  it("refuses a 30/360 count on a year fraction (it needs dates), naming options.dayCount", () => {
-    for (const dayCount of ["30/360", "30E/360"] as const) {
+  it("refuses a 30/360 or ACT/ACT count on a year fraction (it needs dates), naming options.dayCount", () => {
+    for (const dayCount of ["30/360", "30E/360", "ACT/ACT ISDA"] as const) {
       expect(() => c.parRate(2, { dayCount })).toThrow(CurveError);
       expect(() => c.parRate(2, { dayCount })).toThrow(
         /options.dayCount .* needs payment dates: give the tenor as a string such as "2Y"/,
@@ -91,10 +99,151 @@ describe("parRate(years, { dayCount }) without dates", () => {
     }
   });
 
-  it("refuses an unknown day count", () => {
+  it("refuses an unknown day count, listing the five", () => {
     // @ts-expect-error: not a DayCount
     expect(() => c.parRate("1Y", { dayCount: "ACT/ACT" })).toThrow(
-      /options.dayCount must be "ACT\/365F", "ACT\/360", "30\/360" or "30E\/360"; got "ACT\/ACT"/,
+      /options.dayCount must be "ACT\/365F", "ACT\/360", "30\/360", "30E\/360" or "ACT\/ACT ISDA"; got "ACT\/ACT"/,
+    );
+  });
+});
+
+/** QuantLib 1.29's counts (scripts/reference/quantlib-daycounts.py): day numbers, day counts, ACT/ACT ISDA fractions. */
+const ql = JSON.parse(readFileSync(path.join(__dirname, "fixtures", "quantlib-daycounts.json"), "utf8")) as {
+  quantlib: string;
+  start: number[];
+  days: number[];
+  counts: Record<"30/360" | "30E/360" | "30/360 US", number[]>;
+  "ACT/ACT ISDA": number[];
+};
+const DAY_MS = 86_400_000;
+const iso = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** QuantLib's year fraction of pair `i` under `convention`: its day count / 365 or / 360, or its ACT/ACT ISDA. */
+function quantlib(convention: DayCount, i: number): number {
+  if (convention === "ACT/365F") return ql.days[i]! / 365;
+  if (convention === "ACT/360") return ql.days[i]! / 360;
+  if (convention === "ACT/ACT ISDA") return ql["ACT/ACT ISDA"][i]!;
+  return ql.counts[convention][i]! / 360;
+}
+
+describe("curves.dayCountFraction(start, end, convention) equals QuantLib 1.29's year fraction", () => {
+  const n = ql.start.length;
+
+  it("has a few thousand pairs, a tenth of them with the start after the end, some on the same day", () => {
+    expect(ql.quantlib).toBe("1.29");
+    expect(n).toBeGreaterThan(3000);
+    expect(ql.days.filter((d) => d < 0).length).toBeGreaterThan(n / 3);
+    expect(ql.days.filter((d) => d === 0).length).toBeGreaterThan(10);
+    expect(Math.max(...ql.days)).toBeGreaterThan(365 * 39);
+  });
+
+  it.each(["ACT/365F", "ACT/360", "30/360", "30E/360", "ACT/ACT ISDA"] as const)(
+    "%s: on every pair, to the last bit, in both forms (ISO strings at the root, ms on the old form)",
+    (convention) => {
+      const wrong: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const [a, b] = [ql.start[i]!, ql.start[i]! + ql.days[i]!];
+        const expected = quantlib(convention, i);
+        const root = curves.dayCountFraction(iso(a), iso(b), convention);
+        const old = subpath.dayCountFraction(convention, a * DAY_MS, b * DAY_MS);
+        if (root !== expected || old !== expected)
+          wrong.push(`${iso(a)} → ${iso(b)}: ${root} / ${old}, QuantLib ${expected}`);
+      }
+      expect(wrong.slice(0, 5), `${wrong.length} pairs differ`).toEqual([]);
+    },
+  );
+
+  it("30/360 is QuantLib's Bond Basis, not its 30/360 (US), which differs on end-of-February starts", () => {
+    const differ: number[] = [];
+    for (let i = 0; i < n; i++) if (ql.counts["30/360"][i] !== ql.counts["30/360 US"][i]) differ.push(i);
+    // every difference starts or ends on the last day of February
+    const lastOfFeb = (day: number) => {
+      const d = new Date(day * DAY_MS);
+      return d.getUTCMonth() === 1 && new Date((day + 1) * DAY_MS).getUTCMonth() === 2;
+    };
+    expect(differ.length).toBe(46);
+    expect(differ.every((i) => lastOfFeb(ql.start[i]!) || lastOfFeb(ql.start[i]! + ql.days[i]!))).toBe(true);
+    // Feb 28 → Mar 31, 2026: Bond Basis 33 days (ours), US 31 (Feb 28 counted as the 30th)
+    expect(curves.dayCountFraction("2026-02-28", "2026-03-31", "30/360")).toBe(33 / 360);
+  });
+
+  it("gives a negative fraction when the start is after the end, as QuantLib does", () => {
+    expect(curves.dayCountFraction("2026-03-31", "2026-02-28", "ACT/365F")).toBe(-31 / 365);
+    // the 30/360 formula on the dates as given: D1 = 31 → 30, D2 = 28: −30 − 2 = −32 (not −33, the reverse's)
+    expect(curves.dayCountFraction("2026-03-31", "2026-02-28", "30/360")).toBe(-32 / 360);
+    expect(curves.dayCountFraction("2026-03-31", "2026-02-28", "30E/360")).toBe(-32 / 360);
+    expect(curves.dayCountFraction("2029-01-01", "2027-07-01", "ACT/ACT ISDA")).toBe(
+      -curves.dayCountFraction("2027-07-01", "2029-01-01", "ACT/ACT ISDA"),
+    );
+    expect(curves.dayCountFraction("2026-05-05", "2026-05-05", "ACT/ACT ISDA")).toBe(0);
+  });
+
+  it("counts ACT/ACT ISDA by calendar year: 2027-07-01 → 2028-07-01 is 184/365 + 182/366", () => {
+    expect(curves.dayCountFraction("2027-07-01", "2028-07-01", "ACT/ACT ISDA")).toBeCloseTo(184 / 365 + 182 / 366, 15);
+    expect(
+      fromResponse({ currency: "USD", market_date: "2027-07-01", data: [{ maturity: 1, rate: 0.03 }] }).parRate("1Y", {
+        dayCount: "ACT/ACT ISDA",
+      }),
+    ).toBeCloseTo((1 - Math.exp(-0.03 * years(366))) / ((184 / 365 + 182 / 366) * Math.exp(-0.03 * years(366))), 15);
+  });
+
+  it("takes a Date at 00:00 UTC as its day", () => {
+    expect(curves.dayCountFraction(new Date("2026-02-28"), new Date(Date.UTC(2026, 2, 31)), "30/360")).toBe(33 / 360);
+  });
+});
+
+describe("curves.dayCountFraction refuses what is not a day or a convention, naming the argument and the value", () => {
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      expect(e).toBeInstanceOf(CurveError);
+      return e as CurveError;
+    }
+    throw new Error("did not throw");
+  };
+
+  it.each([
+    ["2026-02-30", "start", 'start "2026-02-30" is not a day: month 2 of 2026 has 28 days'],
+    ["2026-13-01", "start", 'start "2026-13-01" is not a day: month 13 does not exist'],
+    ["2026-1-5", "start", 'start must be a date "YYYY-MM-DD" (or a Date at 00:00 UTC), got "2026-1-5"'],
+    [
+      "2026-01-05T00:00:00Z",
+      "start",
+      'start must be a date "YYYY-MM-DD" (or a Date at 00:00 UTC), got "2026-01-05T00:00:00Z"',
+    ],
+  ])("%s", (start, argument, message) => {
+    const e = refusal(() => curves.dayCountFraction(start, "2026-06-30", "ACT/360"));
+    expect(e.argument).toBe(argument);
+    expect(e.message).toContain(message);
+  });
+
+  it("names the end, a Date not at midnight UTC and an Invalid Date", () => {
+    const e = refusal(() => curves.dayCountFraction("2026-01-05", new Date("2026-06-30T12:00:00Z"), "ACT/360"));
+    expect(e.argument).toBe("end");
+    expect(e.message).toContain("end 2026-06-30T12:00:00.000Z is not at 00:00 UTC");
+    expect(refusal(() => curves.dayCountFraction(new Date("x"), "2026-06-30", "ACT/360")).message).toContain(
+      "start is an Invalid Date",
+    );
+  });
+
+  it("lists the conventions, in both forms", () => {
+    // @ts-expect-error: not a DayCount
+    const e = refusal(() => curves.dayCountFraction("2026-01-05", "2026-06-30", "ACT/ACT"));
+    expect(e.argument).toBe("convention");
+    expect(e.message).toBe(
+      'convention must be "ACT/365F", "ACT/360", "30/360", "30E/360" or "ACT/ACT ISDA"; got "ACT/ACT"',
+    );
+    // @ts-expect-error: not a DayCount
+    expect(refusal(() => subpath.dayCountFraction("30/365", 0, DAY_MS)).argument).toBe("dayCount");
+    expect(refusal(() => subpath.dayCountFraction("ACT/360", 0, NaN)).argument).toBe("toMs");
+  });
+
+  it("is the root's guarded function on the subpath too, and refuses a Promise", () => {
+    expect(subpath.dayCountFraction).toBe(curves.dayCountFraction);
+    // @ts-expect-error: a Promise is not a day
+    expect(() => curves.dayCountFraction(Promise.resolve("2026-01-05"), "2026-06-30", "ACT/360")).toThrow(
+      "curves.dayCountFraction got a Promise: did you forget `await`?",
     );
   });
 });
