@@ -45,3 +45,16 @@ export {
   type TimeInput,
 } from "./tenor";
 export { spread, butterfly, type SpreadOptions } from "./spread";
+export {
+  calendar,
+  calendarFor,
+  CALENDARS,
+  ROLLS,
+  QUANTLIB_DIFFERENCES,
+  type Calendar,
+  type CalendarName,
+  type Roll,
+  type DateInput,
+  type AdvanceOptions,
+  type QuantLibDifference,
+} from "./calendar";
