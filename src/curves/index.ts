@@ -37,3 +37,16 @@ export { DEFAULT_INTERPOLATION, INTERPOLATIONS, type Interpolation } from "./int
 export { parseTenor, addMonths, addTenor, tenorText, DAYS_PER_YEAR, type TenorUnits, type TimeInput } from "./tenor";
 export { dayCountFraction, DAY_COUNTS, type DayCount, type DayInput } from "./day-count";
 export { spread, butterfly, type SpreadOptions } from "./spread";
+export {
+  calendar,
+  calendarFor,
+  CALENDARS,
+  ROLLS,
+  QUANTLIB_DIFFERENCES,
+  type Calendar,
+  type CalendarName,
+  type Roll,
+  type DateInput,
+  type AdvanceOptions,
+  type QuantLibDifference,
+} from "./calendar";
