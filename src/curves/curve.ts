@@ -17,8 +17,26 @@ import {
   type Interpolator,
   type Nodes,
 } from "./interpolation";
-import { addMonths, calendarDayOf, parseTenor, roundYears, toYears, yearFraction, type TimeInput } from "./tenor";
+import {
+  addMonths,
+  addTenor,
+  calendarDayOf,
+  parseTenor,
+  roundYears,
+  toYears,
+  yearFraction,
+  type TimeInput,
+} from "./tenor";
 import { checkDayCount, dayCountFraction, type DayCount } from "./day-count";
+import type { Calendar, Roll } from "./calendar";
+import {
+  dayText,
+  rolledMonthDay,
+  rolledTenorDay,
+  tenorDateRule,
+  type TenorDateOptions,
+  type TenorDateRule,
+} from "./tenor-dates";
 
 const DAY_MS = 86_400_000;
 
@@ -32,7 +50,14 @@ export interface Pillar {
   instrument: string | null;
 }
 
-export interface CurveOptions {
+/**
+ * How the curve is built. `calendar`, `roll` and `spotLag` (see {@link TenorDateOptions}) put tenor dates on
+ * business days: spot is the market date (rolled following) plus `spotLag` business days, a tenor lands
+ * `calendar.advance(spot, tenor, { roll })` (`"ON"`, `"2D"`: business days; no end-of-month rule), and its
+ * time is ACT/365 from the market date to that day. Without `calendar` (the default), tenors are unadjusted
+ * calendar arithmetic from the market date, as before.
+ */
+export interface CurveOptions extends TenorDateOptions {
   /**
    * How to fill the gaps between pillars. Default `linear-zero`.
    * - `linear-zero`: linear in the zero rate;
@@ -125,6 +150,15 @@ export class Curve {
   readonly interpolation: Interpolation;
   /** The pillars, ascending in `t` (a pillar repeated with the same rate is kept once). */
   readonly pillars: readonly Pillar[];
+  /** The business-day calendar tenor dates follow (`options.calendar`), or null: unadjusted tenors. */
+  readonly calendar: Calendar | null;
+  /** How tenor dates roll on {@link calendar} (`options.roll`, default `"modified-following"`); null without a calendar. */
+  readonly roll: Roll | null;
+  /** Business days from the market date to spot (`options.spotLag`, default 0); 0 without a calendar. */
+  readonly spotLag: number;
+  /** The tenor rule (null without a calendar) and the days tenors landed on, by tenor text. */
+  readonly #rule: TenorDateRule | null;
+  readonly #tenorDays = new Map<string, number>();
   /** The calendar day tenors are measured from (ms at 00:00 UTC): the market date as written. */
   readonly #day: number;
   readonly #nodes: Nodes;
@@ -157,6 +191,10 @@ export class Curve {
     this.marketDate = new Date(instant);
     this.interpolation = interpolation;
     this.#day = day;
+    this.#rule = tenorDateRule(options, day);
+    this.calendar = this.#rule?.calendar ?? null;
+    this.roll = this.#rule?.roll ?? null;
+    this.spotLag = this.#rule?.spotLag ?? 0;
     this.pillars = checkPillars(pillars);
     const n = this.pillars.length;
     this.#nodes = makeNodes(
@@ -167,9 +205,32 @@ export class Curve {
     this.#tailForward = this.#nodes.fd[n - 1]!;
   }
 
-  /** Years (ACT/365) from the market date to `t` (a year fraction is returned as is, after checking it). */
+  /**
+   * Years (ACT/365) from the market date to `t` (a year fraction is returned as is, after checking it); a
+   * tenor to the day {@link tenorDate} gives, rounded to 6 decimals.
+   */
   years(t: TimeInput, argument = "t"): number {
-    return toYears(t, this.#day, argument);
+    if (this.#rule === null || typeof t !== "string") return toYears(t, this.#day, argument);
+    return roundYears(yearFraction(this.#day, this.#tenorDay(t, argument)));
+  }
+
+  /**
+   * The day `tenor` lands on, `"YYYY-MM-DD"`: on the curve's calendar, spot plus the tenor rolled (see
+   * {@link CurveOptions}); without one, the market date plus the tenor, unadjusted (`"1M"` from 31 Jan is 28 Feb).
+   */
+  tenorDate(tenor: string): string {
+    if (this.#rule === null) return dayText(addTenor(this.#day, parseTenor(tenor)));
+    return dayText(this.#tenorDay(tenor, "tenor"));
+  }
+
+  /** The rolled day of a tenor (ms at 00:00 UTC), looked up once per tenor text. */
+  #tenorDay(tenor: string, argument: string): number {
+    let day = this.#tenorDays.get(tenor);
+    if (day === undefined) {
+      day = rolledTenorDay(this.#rule!, tenor, argument);
+      this.#tenorDays.set(tenor, day);
+    }
+    return day;
   }
 
   /** The continuously compounded zero rate at `y` years (checked). */
@@ -249,7 +310,8 @@ export class Curve {
    * `dayCount`, that count on each period's unadjusted dates (see {@link ParRateOptions.dayCount});
    * without, exactly `1/frequency` a full period whatever its dates (not 30/360: 31 Jan → 28 Feb is 1/12,
    * where 30/360 says 28/360) and a shorter first period (a front stub) its ACT/365 length. Annual
-   * compounding of that rate; decimal.
+   * compounding of that rate; decimal. On a calendar ({@link CurveOptions}), the leg starts at spot
+   * (`(DF(spot) − DF(T)) / Σ α_k·DF(t_k)`) and its payment days are spot plus the months, rolled.
    */
   parRate(tenor: TimeInput, options: ParRateOptions = {}): number {
     const frequency = options.frequency ?? 1;
@@ -264,12 +326,17 @@ export class Curve {
     const accruals = dayCount === undefined ? defaultAccruals(schedule, frequency) : this.#accruals(schedule, dayCount);
     let annuity = 0;
     for (let k = 0; k < times.length; k++) annuity += accruals[k]! * this.discountFactor(times[k]!);
-    return (1 - this.discountFactor(times[times.length - 1]!)) / annuity;
+    const first = schedule.start === 0 ? 1 : this.discountFactor(schedule.start);
+    return (first - this.discountFactor(times[times.length - 1]!)) / annuity;
   }
 
-  /** Each period's accrual under `dayCount`: on the unadjusted dates, or (a year fraction) from the times. */
+  /**
+   * Each period's accrual under `dayCount`: on the dates (unadjusted; with a calendar, rolled, the first
+   * period from spot), or (a year fraction) from the times.
+   */
   #accruals({ times, days }: Schedule, dayCount: DayCount): number[] {
-    if (days !== null) return days.map((d, k) => dayCountFraction(dayCount, k === 0 ? this.#day : days[k - 1]!, d));
+    const start = this.#rule?.spot ?? this.#day;
+    if (days !== null) return days.map((d, k) => dayCountFraction(dayCount, k === 0 ? start : days[k - 1]!, d));
     if (dayCount === "30/360" || dayCount === "30E/360" || dayCount === "ACT/ACT ISDA") {
       throw new CurveError(
         `options.dayCount ${dayCount} needs payment dates: give the tenor as a string such as "2Y" (a year fraction has none)`,
@@ -303,10 +370,11 @@ export class Curve {
           full = months === 0 && units.days === 0;
           break;
         }
-        days.push(addMonths(this.#day, months) + units.days * DAY_MS);
+        days.push(this.#paymentDay(tenor, k, months, units.days));
       }
       days.reverse();
-      return { times: days.map((d) => roundYears(yearFraction(this.#day, d))), days, full };
+      const start = this.#rule === null ? 0 : roundYears(yearFraction(this.#day, this.#rule.spot));
+      return { times: days.map((d) => roundYears(yearFraction(this.#day, d))), days, full, start };
     }
     const end = this.years(tenor, "tenor");
     if (end === 0) throw new CurveError("tenor must be > 0 years for a par rate, got 0", "tenor");
@@ -319,7 +387,16 @@ export class Curve {
       times.push(tk);
     }
     times.reverse();
-    return { times, days: null, full };
+    return { times, days: null, full, start: 0 };
+  }
+
+  /**
+   * The `k`-th payment day back from the end (`months` months and `days` days from the start): the market
+   * date plus those, unadjusted; with a calendar, the tenor's own day (k = 0) or spot plus the months, rolled.
+   */
+  #paymentDay(tenor: string, k: number, months: number, days: number): number {
+    if (this.#rule === null) return addMonths(this.#day, months) + days * DAY_MS;
+    return k === 0 ? this.#tenorDay(tenor, "tenor") : rolledMonthDay(this.#rule, months);
   }
 }
 
@@ -328,11 +405,13 @@ interface Schedule {
   times: number[];
   days: number[] | null;
   full: boolean;
+  /** When the first period starts (years): 0, or spot on a calendar. */
+  start: number;
 }
 
-/** Without a day count: `1/frequency` a full period, a front stub its ACT/365 length. */
-function defaultAccruals({ times, full }: Schedule, frequency: number): number[] {
-  return times.map((t, k) => (k > 0 || full ? 1 / frequency : t));
+/** Without a day count: `1/frequency` a full period, a front stub its ACT/365 length (from spot on a calendar). */
+function defaultAccruals({ times, full, start }: Schedule, frequency: number): number[] {
+  return times.map((t, k) => (k > 0 || full ? 1 / frequency : t - start));
 }
 
 /** Index of the first pillar time >= y (y strictly inside (t_0, t_{n-1})). */

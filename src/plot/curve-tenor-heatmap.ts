@@ -2,6 +2,7 @@
 import type { RateAssetResponse } from "../api/rate-asset";
 import { Curve } from "../curves/curve";
 import type { Interpolation } from "../curves/interpolation";
+import type { TenorDateOptions } from "../curves/tenor-dates";
 import { tenorText, type TimeInput } from "../curves/tenor";
 import { curveTenorsColumns } from "../frames/curve-tenors";
 import { curveObjects, isCurveLike } from "./curve-objects";
@@ -37,7 +38,11 @@ export const DEFAULT_HEATMAP_TENORS = [
   "30Y",
 ] as const;
 
-export interface CurveTenorHeatmapOptions {
+/**
+ * `calendar`, `roll`, `spotLag`: for curves built here (from responses or a yield-curve table), tenors on
+ * business days (see `curves.CurveOptions`); each cell's hover then names the day its tenor landed on.
+ */
+export interface CurveTenorHeatmapOptions extends TenorDateOptions {
   /** Tenors across (in this order). Default {@link DEFAULT_HEATMAP_TENORS}; for a `curveTenors` table, its own tenors. */
   tenors?: readonly TimeInput[];
   /** The one currency to draw when the input holds several. Default: every currency, one panel each. */
@@ -61,6 +66,8 @@ interface Cells {
   tenors: readonly string[];
   /** Zero rate (decimal) by date, then tenor. */
   z: (number | null)[][];
+  /** The day each cell's tenor landed on (`"2026-03-02"`), by date then tenor; null when the input has no `date` column. */
+  days: (string | null)[][] | null;
 }
 
 const CALLER = "plot.curveTenorHeatmap";
@@ -81,7 +88,7 @@ const CALLER = "plot.curveTenorHeatmap";
 export function curveTenorHeatmap(input: CurveTenorHeatmapInput, options: CurveTenorHeatmapOptions = {}): Figure {
   const panels = readPanels(input, options);
   if (panels.length > 1) return panelsFigure(panels, options);
-  const cells = panels[0] ?? { currency: options.currency ?? "", dates: [], tenors: [], z: [] };
+  const cells = panels[0] ?? { currency: options.currency ?? "", dates: [], tenors: [], z: [], days: null };
   const span = dateSpan(cells.dates);
   const { lo, hi } = zRange(panels);
   return displayable({
@@ -95,7 +102,7 @@ export function curveTenorHeatmap(input: CurveTenorHeatmapInput, options: CurveT
         colorscale: "Viridis",
         ...(Number.isFinite(lo) ? { zmin: lo * 100, zmax: hi * 100 } : {}),
         colorbar: COLORBAR,
-        hovertemplate: "%{y} · %{x}: %{z:.3f}%<extra></extra>",
+        ...hover("", cells),
         xgap: 1,
         ygap: 0,
       },
@@ -133,6 +140,15 @@ function zRange(panels: readonly Cells[]): { lo: number; hi: number } {
         hi = Math.max(hi, v);
       }
   return { lo, hi };
+}
+
+/**
+ * A cell's hover: `USD 2026-11-20 · 3M: 3.412%`, or with the days tenors landed on (a calendar),
+ * `USD 2026-11-20 · 3M (2027-02-22): 3.412%`.
+ */
+function hover(prefix: string, cells: Cells): { hovertemplate: string; customdata?: (string | null)[][] } {
+  if (cells.days === null) return { hovertemplate: `${prefix}%{y} · %{x}: %{z:.3f}%<extra></extra>` };
+  return { hovertemplate: `${prefix}%{y} · %{x} (%{customdata}): %{z:.3f}%<extra></extra>`, customdata: cells.days };
 }
 
 const percent = (z: (number | null)[][]) => z.map((row) => row.map((v) => (v === null ? null : v * 100)));
@@ -179,7 +195,7 @@ function panelsFigure(panels: readonly Cells[], options: CurveTenorHeatmapOption
       y: cells.dates.map(plotDate),
       z: percent(cells.z),
       coloraxis: "coloraxis",
-      hovertemplate: `${cells.currency} %{y} · %{x}: %{z:.3f}%<extra></extra>`,
+      ...hover(`${cells.currency} `, cells),
       xgap: 1,
       ygap: 0,
       xaxis: `x${suffix}`,
@@ -238,7 +254,7 @@ function readPanels(input: CurveTenorHeatmapInput, options: CurveTenorHeatmapOpt
   if (view.has("tenor") && view.has("zero_rate")) return fromTidy(input, options, options.tenors?.map(tenorText));
   // A long yield-curve table: one curve per currency × market date, made a Curve and read at the tenors.
   return fromTidy(
-    curveTenorsColumns(pick(curveObjects(input, CALLER, options.interpolation), options), tenors, options),
+    curveTenorsColumns(pick(curveObjects(input, CALLER, options), options), tenors, options),
     options,
     undefined,
   );
@@ -270,6 +286,7 @@ function fromTidy(input: TableInput, options: CurveTenorHeatmapOptions, only: re
     tenor: texts(view, "tenor"),
     zero: numbers(view, "zero_rate"),
     levels: view.levels("tenor"),
+    day: view.has("date") ? texts(view, "date") : null,
   };
   const byCurrency = groupBy(view.rowCount, (i) => currency[i] ?? "");
   const currencies = [...byCurrency.keys()];
@@ -284,7 +301,13 @@ function fromTidy(input: TableInput, options: CurveTenorHeatmapOptions, only: re
 function cellsOf(
   currency: string,
   rows: readonly number[],
-  c: { dates: number[]; tenor: (string | null)[]; zero: number[]; levels: readonly string[] | undefined },
+  c: {
+    dates: number[];
+    tenor: (string | null)[];
+    zero: number[];
+    levels: readonly string[] | undefined;
+    day: (string | null)[] | null;
+  },
   only: readonly string[] | undefined,
 ): Cells {
   const seen = [...new Set(rows.map((i) => c.tenor[i]!).filter((t) => t !== null))];
@@ -294,9 +317,12 @@ function cellsOf(
   const di = new Map(dateList.map((d, k) => [d, k]));
   const ti = new Map(tenors.map((t, k) => [t, k]));
   const z = dateList.map(() => new Array<number | null>(tenors.length).fill(null));
+  const days = c.day && dateList.map(() => new Array<string | null>(tenors.length).fill(null));
   for (const i of rows) {
     const k = ti.get(c.tenor[i]!);
-    if (k !== undefined) z[di.get(c.dates[i]!)!]![k] = finiteOrNull(c.zero[i]!);
+    if (k === undefined) continue;
+    z[di.get(c.dates[i]!)!]![k] = finiteOrNull(c.zero[i]!);
+    if (days) days[di.get(c.dates[i]!)!]![k] = c.day![i] ?? null;
   }
-  return { currency, dates: dateList, tenors, z };
+  return { currency, dates: dateList, tenors, z, days };
 }

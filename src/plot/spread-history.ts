@@ -41,7 +41,7 @@ export function spreadHistory(input: CurveObjectsInput, options: SpreadHistoryOp
       `${CALLER}: legs are two tenors (a spread, e.g. ["2Y", "10Y"]) or three (a butterfly, e.g. ["2Y", "5Y", "10Y"]); got ${JSON.stringify(legs)}`,
     );
   const measure = options.measure ?? "zero";
-  const curves = curveObjects(input, CALLER, options.interpolation);
+  const curves = curveObjects(input, CALLER, { interpolation: options.interpolation });
   const value = (c: Curve) =>
     legs.length === 2 ? spread(c, legs[0], legs[1], { measure }) : butterfly(c, legs[0], legs[1], legs[2], { measure });
   const names = legs.map((l) => tenorText(l));
