@@ -2,6 +2,7 @@
  * Day counts: the year fraction of an accrual period from its start and end dates, as QuantLib counts
  * them (checked day by day against QuantLib 1.29 in test/curves/day-count.test.ts).
  */
+import { parseDay, type DateInput } from "./calendars/day-number";
 import { CurveError } from "./errors";
 
 const DAY_MS = 86_400_000;
@@ -23,9 +24,6 @@ export type DayCount = "ACT/365F" | "ACT/360" | "30/360" | "30E/360" | "ACT/ACT 
 /** Every {@link DayCount}, in the order messages list them. */
 export const DAY_COUNTS: readonly DayCount[] = ["ACT/365F", "ACT/360", "30/360", "30E/360", "ACT/ACT ISDA"];
 
-/** A date as {@link dayCountFraction} takes it: `"YYYY-MM-DD"`, or a `Date` at 00:00 UTC. */
-export type DayInput = string | Date;
-
 /** `"ACT/365F", "ACT/360", … or "ACT/ACT ISDA"`: the choices, for messages. */
 export function dayCountChoices(): string {
   return DAY_COUNTS.map((d) => `"${d}"`)
@@ -40,36 +38,9 @@ export function checkDayCount(dayCount: unknown, argument: string): DayCount {
   throw new CurveError(`${argument} must be ${dayCountChoices()}; got ${got}`, argument);
 }
 
-const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /** The day (ms at 00:00 UTC) of `"YYYY-MM-DD"` or a `Date` at 00:00 UTC; a {@link CurveError} naming `argument` otherwise. */
-export function dayOf(input: unknown, argument: string): number {
-  if (input instanceof Date) {
-    const ms = input.getTime();
-    if (Number.isNaN(ms)) throw new CurveError(`${argument} is an Invalid Date`, argument);
-    if (ms % DAY_MS !== 0) {
-      throw new CurveError(
-        `${argument} ${input.toISOString()} is not at 00:00 UTC: give the day as "YYYY-MM-DD" (a Date must be midnight UTC, as new Date("${input.toISOString().slice(0, 10)}") is)`,
-        argument,
-      );
-    }
-    return ms;
-  }
-  const m = typeof input === "string" ? ISO_DAY.exec(input) : null;
-  if (!m) {
-    const got = typeof input === "string" ? JSON.stringify(input) : input === null ? "null" : typeof input;
-    throw new CurveError(`${argument} must be a date "YYYY-MM-DD" (or a Date at 00:00 UTC), got ${got}`, argument);
-  }
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999
-  const back = new Date(0);
-  const ms = back.setUTCFullYear(year, month - 1, day);
-  if (month < 1 || month > 12 || day < 1 || back.getUTCDate() !== day || back.getUTCFullYear() !== year) {
-    const last = month >= 1 && month <= 12 ? new Date(Date.UTC(year, month, 0)).getUTCDate() : 0;
-    const why = last ? `month ${month} of ${year} has ${last} days` : `month ${m[2]} does not exist`;
-    throw new CurveError(`${argument} ${JSON.stringify(input)} is not a day: ${why}`, argument);
-  }
-  return ms;
+function dayOf(input: unknown, argument: string): number {
+  return parseDay(input, argument) * DAY_MS;
 }
 
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
@@ -125,10 +96,10 @@ function checkMs(ms: unknown, argument: string): number {
  * A date that is not a day ("2026-02-30"), a `Date` not at midnight UTC or an unknown convention is a
  * {@link CurveError} naming the argument (`start`, `end`, `convention`) and the value.
  */
-export function dayCountFraction(start: DayInput, end: DayInput, convention: DayCount): number;
+export function dayCountFraction(start: DateInput, end: DateInput, convention: DayCount): number;
 /** The older form: the fraction from `fromMs` to `toMs` (days as ms at 00:00 UTC) under `dayCount`. */
 export function dayCountFraction(dayCount: DayCount, fromMs: number, toMs: number): number;
-export function dayCountFraction(a: DayInput, b: DayInput | number, c: DayCount | number): number {
+export function dayCountFraction(a: DateInput, b: DateInput | number, c: DayCount | number): number {
   if (typeof b === "number") {
     return fraction(checkDayCount(a, "dayCount"), checkMs(b, "fromMs"), checkMs(c, "toMs"));
   }

@@ -35,7 +35,7 @@ export {
 } from "./curve";
 export { DEFAULT_INTERPOLATION, INTERPOLATIONS, type Interpolation } from "./interpolation";
 export { parseTenor, addMonths, addTenor, tenorText, DAYS_PER_YEAR, type TenorUnits, type TimeInput } from "./tenor";
-export { dayCountFraction, DAY_COUNTS, type DayCount, type DayInput } from "./day-count";
+export { dayCountFraction, DAY_COUNTS, type DayCount } from "./day-count";
 export { spread, butterfly, type SpreadOptions } from "./spread";
 export {
   calendar,

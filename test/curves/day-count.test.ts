@@ -204,13 +204,13 @@ describe("curves.dayCountFraction refuses what is not a day or a convention, nam
   };
 
   it.each([
-    ["2026-02-30", "start", 'start "2026-02-30" is not a day: month 2 of 2026 has 28 days'],
-    ["2026-13-01", "start", 'start "2026-13-01" is not a day: month 13 does not exist'],
-    ["2026-1-5", "start", 'start must be a date "YYYY-MM-DD" (or a Date at 00:00 UTC), got "2026-1-5"'],
+    ["2026-02-30", "start", 'start "2026-02-30" does not exist: 2026-02 has days 01–28'],
+    ["2026-13-01", "start", 'start "2026-13-01" has no month 13: months run 01–12'],
+    ["2026-1-5", "start", 'start "2026-1-5" is not a date: expected "YYYY-MM-DD" or a Date at 00:00 UTC'],
     [
       "2026-01-05T00:00:00Z",
       "start",
-      'start must be a date "YYYY-MM-DD" (or a Date at 00:00 UTC), got "2026-01-05T00:00:00Z"',
+      'start "2026-01-05T00:00:00Z" is not a date: expected "YYYY-MM-DD" or a Date at 00:00 UTC',
     ],
   ])("%s", (start, argument, message) => {
     const e = refusal(() => curves.dayCountFraction(start, "2026-06-30", "ACT/360"));
@@ -223,7 +223,7 @@ describe("curves.dayCountFraction refuses what is not a day or a convention, nam
     expect(e.argument).toBe("end");
     expect(e.message).toContain("end 2026-06-30T12:00:00.000Z is not at 00:00 UTC");
     expect(refusal(() => curves.dayCountFraction(new Date("x"), "2026-06-30", "ACT/360")).message).toContain(
-      "start is an Invalid Date",
+      "start is an invalid Date",
     );
   });
 
