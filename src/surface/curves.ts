@@ -1,6 +1,7 @@
 /**
  * `curves` as the package root exports it: a discount curve by tenor, read from a response, and what a
- * notebook asks of it. The constants (`DAY_COUNTS`, `INTERPOLATIONS`, …), `addMonths`, `addTenor`, `tenorText` and
+ * notebook asks of it; holiday calendars by name or currency. The constants (`DAY_COUNTS`, `INTERPOLATIONS`,
+ * `CALENDARS`, `ROLLS`, `QUANTLIB_DIFFERENCES`, …), `addMonths`, `addTenor`, `tenorText` and
  * `dayCountFraction` are in
  * `risk-portal-lab/curves` (src/subpath/curves.ts), which holds the whole folder. Every type is here too.
  */
@@ -15,3 +16,5 @@ export const fromResponse = guardAnswers("curves.fromResponse", folder.fromRespo
 export const spread = guardAnswers("curves.spread", folder.spread);
 export const butterfly = guardAnswers("curves.butterfly", folder.butterfly);
 export const parseTenor = guardAnswers("curves.parseTenor", folder.parseTenor);
+export const calendar = guardAnswers("curves.calendar", folder.calendar);
+export const calendarFor = guardAnswers("curves.calendarFor", folder.calendarFor);

@@ -65,6 +65,33 @@ const EXPECTED_DIFFERENCES: [CalendarName, string, "holiday" | "business day"][]
   ["US-GOVT", "2053-04-04", "holiday"],
   ["US-GOVT", "2064-04-04", "holiday"],
   ["US-GOVT", "2067-04-01", "holiday"],
+  ["JP", "1990-03-21", "business day"], // the equinoxes before 2000: QuantLib's formula is a day off
+  ["JP", "1990-03-20", "holiday"],
+  ["JP", "1990-09-24", "business day"],
+  ["JP", "1991-03-21", "business day"],
+  ["JP", "1991-03-20", "holiday"],
+  ["JP", "1992-05-06", "holiday"], // before 2007 no substitute holiday on 6 May
+  ["JP", "1993-03-19", "holiday"],
+  ["JP", "1993-09-23", "business day"],
+  ["JP", "1993-09-22", "holiday"],
+  ["JP", "1994-09-23", "business day"],
+  ["JP", "1994-09-22", "holiday"],
+  ["JP", "1995-03-21", "business day"],
+  ["JP", "1995-03-20", "holiday"],
+  ["JP", "1995-09-22", "holiday"],
+  ["JP", "1997-03-20", "business day"],
+  ["JP", "1997-03-19", "holiday"],
+  ["JP", "1997-05-06", "holiday"],
+  ["JP", "1997-09-23", "business day"],
+  ["JP", "1997-09-22", "holiday"],
+  ["JP", "1998-03-20", "holiday"],
+  ["JP", "1998-05-06", "holiday"],
+  ["JP", "1998-09-23", "business day"],
+  ["JP", "1998-09-22", "holiday"],
+  ["JP", "1999-03-22", "business day"],
+  ["JP", "1999-09-23", "business day"],
+  ["JP", "1999-09-22", "holiday"],
+  ["JP", "2003-05-06", "holiday"],
 ];
 
 describe("the reference and the differences", () => {
@@ -227,6 +254,18 @@ describe("famous days, by hand", () => {
   });
 });
 
+describe("README's example", () => {
+  it("answers as the README says", () => {
+    const usd = calendarFor("USD");
+    expect(usd.isBusinessDay("2026-06-19")).toBe(false);
+    expect(usd.adjust("2026-07-04", "modified-following")).toBe("2026-07-06");
+    // the last business day of February, end-of-month: the last business day of May (31st a Sunday)
+    expect(usd.advance("2026-02-27", "3M", { endOfMonth: true })).toBe("2026-05-29");
+    // 2 Jan–1 Apr 2026: 64 weekdays less MLK day, Presidents' Day
+    expect(usd.businessDaysBetween("2026-01-02", "2026-04-02")).toBe(62);
+  });
+});
+
 describe("errors name the argument and the value", () => {
   const t = calendar("TARGET");
   const fails = (fn: () => unknown, argument: string, message: RegExp) => {
@@ -278,6 +317,7 @@ describe("errors name the argument and the value", () => {
     );
     fails(() => t.isBusinessDay(new Date(NaN)), "date", /invalid Date/);
     fails(() => t.isBusinessDay(20260105 as unknown as string), "date", /20260105 \(number\) is not a date/);
+    fails(() => t.isBusinessDay(Promise.resolve("2026-01-05") as never), "date", /did you forget `await`/);
   });
 
   it("refuses an unknown roll, tenor or endOfMonth, and a result past 2070", () => {

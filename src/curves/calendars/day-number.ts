@@ -100,6 +100,7 @@ export function parseDay(value: unknown, argument: string): number {
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (value === null || value === undefined) return String(value);
+  if (typeof (value as { then?: unknown }).then === "function") return "(a Promise: did you forget `await`?)";
   if (typeof value === "object") return `(${value.constructor?.name ?? "object"})`;
   return `${String(value)} (${typeof value})`;
 }
