@@ -37,7 +37,8 @@ export interface AdvanceOptions {
   /**
    * End-of-month rule (default off), QuantLib's: for a tenor in months or years, when the day after the
    * start, rolled forward, is in the next month (the start is the month's last business day, or a
-   * holiday after it), the result is the last business day of the target month.
+   * holiday after it), the result is the last business day of the target month, whatever the roll
+   * (`"unadjusted"` too, as in QuantLib 1.29; later QuantLib gives the month's last calendar day there).
    */
   endOfMonth?: boolean;
 }
@@ -247,8 +248,14 @@ function addMonths(n: number, months: number): number {
   return dayNumber(y, m, Math.min(day, daysInMonth(y, m)));
 }
 
+type CalendarTenor = { count: number; unit: "D" | "W" | "M" | "Y" };
+/** Tenors read so far (a notebook uses a handful: "2D", "3M", "10Y"), so a loop does not re-read each. */
+const TENORS = new Map<string, CalendarTenor>();
+
 /** Reads a calendar tenor: a signed whole number and D (business days), W, M or Y. */
-export function parseCalendarTenor(tenor: unknown): { count: number; unit: "D" | "W" | "M" | "Y" } {
+export function parseCalendarTenor(tenor: unknown): CalendarTenor {
+  const known = typeof tenor === "string" ? TENORS.get(tenor) : undefined;
+  if (known) return known;
   const m = typeof tenor === "string" ? TENOR.exec(tenor) : null;
   if (!m) {
     throw new CurveError(
@@ -259,7 +266,9 @@ export function parseCalendarTenor(tenor: unknown): { count: number; unit: "D" |
   const count = Number(m[1]);
   if (!Number.isSafeInteger(count) || Math.abs(count) > 1200)
     throw new CurveError(`tenor ${JSON.stringify(tenor)} is too long`, "tenor");
-  return { count, unit: m[2]!.toUpperCase() as "D" | "W" | "M" | "Y" };
+  const parsed = Object.freeze({ count, unit: m[2]!.toUpperCase() as CalendarTenor["unit"] });
+  if (TENORS.size < 1000) TENORS.set(tenor as string, parsed);
+  return parsed;
 }
 
 const INSTANCES = new Map<CalendarName, BusinessCalendar>();

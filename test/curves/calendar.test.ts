@@ -193,6 +193,7 @@ describe("famous days, by hand", () => {
     for (const day of ["2026-12-25", "2025-12-26", "2026-05-01", "2026-04-03", "2026-04-06", "2026-01-01"])
       expect(target.isBusinessDay(day), day).toBe(false);
     expect(target.isBusinessDay("2026-12-24")).toBe(true);
+    expect(target.isBusinessDay("2026-12-26")).toBe(false); // a Saturday; 2025-12-26 (a Friday) is above
     // 2026-12-25 is a Friday, the 26th a Saturday: the next business day is Monday the 28th
     expect(target.adjust("2026-12-25")).toBe("2026-12-28");
     expect(target.holidays("2026-01-01", "2026-12-31")).toEqual([
@@ -233,6 +234,11 @@ describe("famous days, by hand", () => {
       "2019-05-06",
     ]);
     expect(calendar("JP").isBusinessDay("2019-10-22")).toBe(false);
+    // corrected from QuantLib 1.29: the vernal equinox of 1999 was Sunday 21 March (substitute Monday 22),
+    // and 6 May 1998 (a Wednesday, May 3 a Sunday) was no holiday before the 2007 substitute law
+    expect(calendar("JP").isBusinessDay("1999-03-22")).toBe(false);
+    expect(calendar("JP").isBusinessDay("1998-05-06")).toBe(true);
+    expect(calendar("JP").isBusinessDay("2009-05-06")).toBe(false); // the same case under the 2007 law
     // Easter 2026 is 5 April: Ascension Thursday 14 May, Whit Monday 25 May
     expect(calendar("CH").holidays("2026-05-01", "2026-05-31")).toEqual(["2026-05-01", "2026-05-14", "2026-05-25"]);
   });
