@@ -142,10 +142,12 @@ class BusinessCalendar implements Calendar {
     return s === OPEN;
   }
 
-  /** Whether `n` is a business day, throwing when a walk from `from` leaves the covered years. */
-  #openOnWalk(n: number, argument: string, from: number): boolean {
-    if (n < FIRST_DAY || n > LAST_DAY) inRange(n, argument, this.name, ` (reached from ${isoDay(from)})`);
-    return this.open(n);
+  /** The error for a walk (`what`: a roll or a count of business days) that left the covered years at `n`. */
+  #walkedOut(n: number, argument: string, what: string): CurveError {
+    return new CurveError(
+      `${what} walks to ${isoDay(n)}, outside ${RANGE}, where the ${this.name} calendar's holiday rules are valid`,
+      argument,
+    );
   }
 
   #day(value: unknown, argument: string): number {
@@ -171,7 +173,7 @@ class BusinessCalendar implements Calendar {
       if (d < FIRST_DAY || d > LAST_DAY) {
         // past the covered years the walk has left the month: a modified roll turns back, the others cannot end
         if (modified) return back();
-        inRange(d, "date", this.name, ` (reached from ${isoDay(n)})`);
+        throw this.#walkedOut(d, "date", `date ${JSON.stringify(isoDay(n))} rolled ${JSON.stringify(roll)}`);
       }
       if (this.open(d)) break;
     }
@@ -196,14 +198,19 @@ class BusinessCalendar implements Calendar {
     if (unit === "D") {
       const step = count > 0 ? 1 : -1;
       let d = start;
+      // each step: the next day, then on past holidays (QuantLib: ++d; while (isHoliday(d)) ++d;)
       for (let left = Math.abs(count); left > 0; left--) {
-        d += step;
-        while (!this.#openOnWalk(d, "date", start)) d += step;
+        do {
+          d += step;
+          if (d < FIRST_DAY || d > LAST_DAY)
+            throw this.#walkedOut(d, "tenor", `tenor "${count}D" from ${isoDay(start)}`);
+        } while (!this.open(d));
       }
       return d;
     }
-    if (unit === "W") return this.adjustDay(inRange(start + 7 * count, "date", this.name, " + tenor"), roll);
-    const landed = inRange(addMonths(start, unit === "Y" ? 12 * count : count), "date", this.name, " + tenor");
+    const tenor = `${count}${unit}`;
+    if (unit === "W") return this.adjustDay(this.#landing(start + 7 * count, start, tenor), roll);
+    const landed = this.#landing(addMonths(start, unit === "Y" ? 12 * count : count), start, tenor);
     if (endOfMonth && this.#isEndOfMonth(start)) {
       const { year, month } = civil(landed);
       return this.adjustDay(dayNumber(year, month, daysInMonth(year, month)), "preceding");
@@ -211,9 +218,20 @@ class BusinessCalendar implements Calendar {
     return this.adjustDay(landed, roll);
   }
 
+  /** The day a tenor lands on, before any roll; an error naming the tenor when it is past the covered years. */
+  #landing(n: number, start: number, tenor: string): number {
+    if (n >= FIRST_DAY && n <= LAST_DAY) return n;
+    throw new CurveError(
+      `tenor ${JSON.stringify(tenor)} from ${isoDay(start)} lands on ${isoDay(n)}, outside ${RANGE}, where the ${this.name} calendar's holiday rules are valid`,
+      "tenor",
+    );
+  }
+
   /** QuantLib's `Calendar::isEndOfMonth`: the next day, rolled forward, is in another month. */
   #isEndOfMonth(n: number): boolean {
-    return civil(this.adjustDay(inRange(n + 1, "date", this.name, " + 1 day"), "following")).month !== civil(n).month;
+    // the last covered day is 31 December: the day after is in January whatever it rolls to
+    if (n === LAST_DAY) return true;
+    return civil(this.adjustDay(n + 1, "following")).month !== civil(n).month;
   }
 
   businessDaysBetween(from: DateInput, to: DateInput): number {

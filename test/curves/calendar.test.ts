@@ -153,7 +153,7 @@ describe.each(CALENDARS.map((name) => [name]))("calendar(%j) against QuantLib 1.
       // where QuantLib's answer is outside 1990–2070, an error says so instead of a day nobody checked
       const outside = closed.filter((_, i) => !inside(target(i)));
       for (const n of outside)
-        expect(() => cal.adjust(iso(n), roll), iso(n)).toThrow(/is outside 1990-01-01..2070-12-31/);
+        expect(() => cal.adjust(iso(n), roll), iso(n)).toThrow(/walks to .*, outside 1990-01-01..2070-12-31/);
     }
     expect(closed.every((n) => cal.adjust(iso(n), "unadjusted") === iso(n))).toBe(true);
   });
@@ -340,7 +340,23 @@ describe("errors name the argument and the value", () => {
       "options.endOfMonth",
       /"yes"/,
     );
-    fails(() => t.advance("2060-01-05", "20Y"), "date", /"2080-01-05" .*is outside 1990-01-01..2070-12-31/);
+    fails(
+      () => t.advance("2060-01-05", "20Y"),
+      "tenor",
+      /tenor "20Y" from 2060-01-05 lands on 2080-01-05, outside 1990-01-01..2070-12-31, where the TARGET calendar's holiday rules are valid/,
+    );
+    fails(
+      () => t.advance("2070-12-30", "2D"),
+      "tenor",
+      /tenor "2D" from 2070-12-30 walks to 2071-01-01, outside 1990-01-01..2070-12-31/,
+    );
+    fails(
+      () => calendar("UK").adjust("1990-01-01", "preceding"),
+      "date",
+      /date "1990-01-01" rolled "preceding" walks to 1989-12-31/,
+    );
+    // 2070-12-31 is a Wednesday: the last business day of its month, and of the covered years
+    expect(t.advance("2070-12-31", "-1M", { endOfMonth: true })).toBe("2070-11-28");
     fails(() => t.holidays("2026-02-01", "2026-01-01"), "from", /from 2026-02-01 is after to 2026-01-01/);
   });
 });
