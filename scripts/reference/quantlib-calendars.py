@@ -40,6 +40,7 @@ CALENDARS = {
 CORRECTIONS = {
     "US-GOVT": [
         ("1994-04-27", "business day"),
+        ("1994-04-01", "holiday"),
         ("1996-04-05", "holiday"),
         ("1999-04-02", "holiday"),
         ("2001-09-11", "business day"),

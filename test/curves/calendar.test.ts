@@ -47,6 +47,7 @@ const undelta = (xs: number[]) => {
  */
 const EXPECTED_DIFFERENCES: [CalendarName, string, "holiday" | "business day"][] = [
   ["US-GOVT", "1994-04-27", "business day"], // Nixon's funeral: bond market closed
+  ["US-GOVT", "1994-04-01", "holiday"], // Good Friday on payrolls day: the market traded (early close)
   ["US-GOVT", "1996-04-05", "holiday"], // Good Friday on payrolls day: SIFMA early close, not a full close
   ["US-GOVT", "1999-04-02", "holiday"],
   ["US-GOVT", "2001-09-11", "business day"], // 9/11: bond market closed the 11th and 12th

@@ -34,6 +34,12 @@ export const QUANTLIB_DIFFERENCES: Readonly<Record<CalendarName, readonly QuantL
       "1994-04-27",
       "national day of mourning for President Nixon: US stock, bond and commodity markets closed (Chicago Tribune, 1994-04-26)",
     ),
+    open(
+      "1994-04-01",
+      "Good Friday on payrolls day: the Treasury market traded (thinly, most traders gone by midday; 30-year bond " +
+        "down 1 29/32 on the March payrolls, The Record, 1994-04-01), as on every such Good Friday since; " +
+        "QuantLib closes it (the newest QuantLib's rule starts in 1996)",
+    ),
     open("1996-04-05", GOOD_FRIDAY_NFP),
     open("1999-04-02", GOOD_FRIDAY_NFP),
     closed(
