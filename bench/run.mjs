@@ -80,7 +80,8 @@ if (!importTime.ok) process.exitCode = 1;
 // The other benchmarks run in their own processes (each measures its own peak memory or loads its own
 // server) and write their own results: vol model, DataFrames, simulator, its scaling with stored data,
 // a bad day (20% faults), replay, the charts' scaling with their rows, diffing two runs of each notebook,
-// what tslab costs a notebook against Deno (from a folder the packed package is installed in).
+// what tslab costs a notebook against Deno (from a folder the packed package is installed in), the holiday
+// calendars' isBusinessDay and advance calls per second.
 for (const bench of [
   "vol.mjs",
   "frames.mjs",
@@ -92,6 +93,7 @@ for (const bench of [
   "plot-scale.mjs",
   "diff.mjs",
   "tslab-cost.mjs",
+  "calendar.mjs",
 ]) {
   console.log(`\n=== bench/${bench} ===`);
   const run = spawnSync(process.execPath, ["--expose-gc", join(BENCH_DIR, bench)], { stdio: "inherit" });

@@ -37,7 +37,8 @@ export interface AdvanceOptions {
   /**
    * End-of-month rule (default off), QuantLib's: for a tenor in months or years, when the day after the
    * start, rolled forward, is in the next month (the start is the month's last business day, or a
-   * holiday after it), the result is the last business day of the target month.
+   * holiday after it), the result is the last business day of the target month, whatever the roll
+   * (`"unadjusted"` too, as in QuantLib 1.29; later QuantLib gives the month's last calendar day there).
    */
   endOfMonth?: boolean;
 }
@@ -141,10 +142,12 @@ class BusinessCalendar implements Calendar {
     return s === OPEN;
   }
 
-  /** Whether `n` is a business day, throwing when a walk from `from` leaves the covered years. */
-  #openOnWalk(n: number, argument: string, from: number): boolean {
-    if (n < FIRST_DAY || n > LAST_DAY) inRange(n, argument, this.name, ` (reached from ${isoDay(from)})`);
-    return this.open(n);
+  /** The error for a walk (`what`: a roll or a count of business days) that left the covered years at `n`. */
+  #walkedOut(n: number, argument: string, what: string): CurveError {
+    return new CurveError(
+      `${what} walks to ${isoDay(n)}, outside ${RANGE}, where the ${this.name} calendar's holiday rules are valid`,
+      argument,
+    );
   }
 
   #day(value: unknown, argument: string): number {
@@ -170,7 +173,7 @@ class BusinessCalendar implements Calendar {
       if (d < FIRST_DAY || d > LAST_DAY) {
         // past the covered years the walk has left the month: a modified roll turns back, the others cannot end
         if (modified) return back();
-        inRange(d, "date", this.name, ` (reached from ${isoDay(n)})`);
+        throw this.#walkedOut(d, "date", `date ${JSON.stringify(isoDay(n))} rolled ${JSON.stringify(roll)}`);
       }
       if (this.open(d)) break;
     }
@@ -195,14 +198,19 @@ class BusinessCalendar implements Calendar {
     if (unit === "D") {
       const step = count > 0 ? 1 : -1;
       let d = start;
+      // each step: the next day, then on past holidays (QuantLib: ++d; while (isHoliday(d)) ++d;)
       for (let left = Math.abs(count); left > 0; left--) {
-        d += step;
-        while (!this.#openOnWalk(d, "date", start)) d += step;
+        do {
+          d += step;
+          if (d < FIRST_DAY || d > LAST_DAY)
+            throw this.#walkedOut(d, "tenor", `tenor "${count}D" from ${isoDay(start)}`);
+        } while (!this.open(d));
       }
       return d;
     }
-    if (unit === "W") return this.adjustDay(inRange(start + 7 * count, "date", this.name, " + tenor"), roll);
-    const landed = inRange(addMonths(start, unit === "Y" ? 12 * count : count), "date", this.name, " + tenor");
+    const tenor = `${count}${unit}`;
+    if (unit === "W") return this.adjustDay(this.#landing(start + 7 * count, start, tenor), roll);
+    const landed = this.#landing(addMonths(start, unit === "Y" ? 12 * count : count), start, tenor);
     if (endOfMonth && this.#isEndOfMonth(start)) {
       const { year, month } = civil(landed);
       return this.adjustDay(dayNumber(year, month, daysInMonth(year, month)), "preceding");
@@ -210,9 +218,20 @@ class BusinessCalendar implements Calendar {
     return this.adjustDay(landed, roll);
   }
 
+  /** The day a tenor lands on, before any roll; an error naming the tenor when it is past the covered years. */
+  #landing(n: number, start: number, tenor: string): number {
+    if (n >= FIRST_DAY && n <= LAST_DAY) return n;
+    throw new CurveError(
+      `tenor ${JSON.stringify(tenor)} from ${isoDay(start)} lands on ${isoDay(n)}, outside ${RANGE}, where the ${this.name} calendar's holiday rules are valid`,
+      "tenor",
+    );
+  }
+
   /** QuantLib's `Calendar::isEndOfMonth`: the next day, rolled forward, is in another month. */
   #isEndOfMonth(n: number): boolean {
-    return civil(this.adjustDay(inRange(n + 1, "date", this.name, " + 1 day"), "following")).month !== civil(n).month;
+    // the last covered day is 31 December: the day after is in January whatever it rolls to
+    if (n === LAST_DAY) return true;
+    return civil(this.adjustDay(n + 1, "following")).month !== civil(n).month;
   }
 
   businessDaysBetween(from: DateInput, to: DateInput): number {
@@ -247,8 +266,14 @@ function addMonths(n: number, months: number): number {
   return dayNumber(y, m, Math.min(day, daysInMonth(y, m)));
 }
 
+type CalendarTenor = { count: number; unit: "D" | "W" | "M" | "Y" };
+/** Tenors read so far (a notebook uses a handful: "2D", "3M", "10Y"), so a loop does not re-read each. */
+const TENORS = new Map<string, CalendarTenor>();
+
 /** Reads a calendar tenor: a signed whole number and D (business days), W, M or Y. */
-export function parseCalendarTenor(tenor: unknown): { count: number; unit: "D" | "W" | "M" | "Y" } {
+export function parseCalendarTenor(tenor: unknown): CalendarTenor {
+  const known = typeof tenor === "string" ? TENORS.get(tenor) : undefined;
+  if (known) return known;
   const m = typeof tenor === "string" ? TENOR.exec(tenor) : null;
   if (!m) {
     throw new CurveError(
@@ -259,7 +284,9 @@ export function parseCalendarTenor(tenor: unknown): { count: number; unit: "D" |
   const count = Number(m[1]);
   if (!Number.isSafeInteger(count) || Math.abs(count) > 1200)
     throw new CurveError(`tenor ${JSON.stringify(tenor)} is too long`, "tenor");
-  return { count, unit: m[2]!.toUpperCase() as "D" | "W" | "M" | "Y" };
+  const parsed = Object.freeze({ count, unit: m[2]!.toUpperCase() as CalendarTenor["unit"] });
+  if (TENORS.size < 1000) TENORS.set(tenor as string, parsed);
+  return parsed;
 }
 
 const INSTANCES = new Map<CalendarName, BusinessCalendar>();

@@ -14,6 +14,10 @@
  *   rounded to 6 decimals like the service's maturities.
  * - `dayCountFraction("2026-02-28", "2026-03-31", "30/360")`: ACT/365F, ACT/360, 30/360, 30E/360 and ACT/ACT
  *   ISDA year fractions between two dates, as QuantLib counts them.
+ * - Holiday calendars: `calendar("TARGET" | "US-GOVT" | "UK" | "JP" | "CH")` or `calendarFor("EUR")` gives
+ *   `isBusinessDay`, `adjust` (rolls), `advance` (`"2D"` business days, `"1W"`, `"3M"`, `"10Y"`),
+ *   `businessDaysBetween` and `holidays`, as QuantLib 1.29's calendars 1990–2070 except the days in
+ *   `QUANTLIB_DIFFERENCES` (where QuantLib is out of date), with their reasons.
  * - Bad input throws `CurveError` (a `RiskPortalError`) naming the argument; nothing returns NaN.
  *
  * ```ts
@@ -21,6 +25,7 @@
  * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
  * usd.zeroRate("2Y"); usd.discountFactor("18M"); usd.forwardRate("1Y", "2Y"); usd.parRate("10Y");
  * curves.spread(usd, "2Y", "10Y"); // 2s10s, bp
+ * curves.calendarFor("USD").advance("2026-11-20", "3M", { roll: "modified-following", endOfMonth: true });
  * ```
  */
 export { CurveError } from "./errors";

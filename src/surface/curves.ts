@@ -1,7 +1,8 @@
 /**
  * `curves` as the package root exports it: a discount curve by tenor, read from a response, and what a
- * notebook asks of it, and day count fractions between dates. The constants (`DAY_COUNTS`, `INTERPOLATIONS`, …),
- * `addMonths`, `addTenor` and `tenorText` are in
+ * notebook asks of it; day count fractions between dates; holiday calendars by name or currency. The constants
+ * (`DAY_COUNTS`, `INTERPOLATIONS`, `CALENDARS`, `ROLLS`, `QUANTLIB_DIFFERENCES`, …), `addMonths`, `addTenor` and
+ * `tenorText` are in
  * `risk-portal-lab/curves` (src/subpath/curves.ts), which holds the whole folder. Every type is here too.
  */
 import * as folder from "../curves";
@@ -16,3 +17,5 @@ export const spread = guardAnswers("curves.spread", folder.spread);
 export const butterfly = guardAnswers("curves.butterfly", folder.butterfly);
 export const parseTenor = guardAnswers("curves.parseTenor", folder.parseTenor);
 export const dayCountFraction = guardAnswers("curves.dayCountFraction", folder.dayCountFraction);
+export const calendar = guardAnswers("curves.calendar", folder.calendar);
+export const calendarFor = guardAnswers("curves.calendarFor", folder.calendarFor);

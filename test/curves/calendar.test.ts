@@ -47,6 +47,7 @@ const undelta = (xs: number[]) => {
  */
 const EXPECTED_DIFFERENCES: [CalendarName, string, "holiday" | "business day"][] = [
   ["US-GOVT", "1994-04-27", "business day"], // Nixon's funeral: bond market closed
+  ["US-GOVT", "1994-04-01", "holiday"], // Good Friday on payrolls day: the market traded (early close)
   ["US-GOVT", "1996-04-05", "holiday"], // Good Friday on payrolls day: SIFMA early close, not a full close
   ["US-GOVT", "1999-04-02", "holiday"],
   ["US-GOVT", "2001-09-11", "business day"], // 9/11: bond market closed the 11th and 12th
@@ -65,6 +66,33 @@ const EXPECTED_DIFFERENCES: [CalendarName, string, "holiday" | "business day"][]
   ["US-GOVT", "2053-04-04", "holiday"],
   ["US-GOVT", "2064-04-04", "holiday"],
   ["US-GOVT", "2067-04-01", "holiday"],
+  ["JP", "1990-03-21", "business day"], // the equinoxes before 2000: QuantLib's formula is a day off
+  ["JP", "1990-03-20", "holiday"],
+  ["JP", "1990-09-24", "business day"],
+  ["JP", "1991-03-21", "business day"],
+  ["JP", "1991-03-20", "holiday"],
+  ["JP", "1992-05-06", "holiday"], // before 2007 no substitute holiday on 6 May
+  ["JP", "1993-03-19", "holiday"],
+  ["JP", "1993-09-23", "business day"],
+  ["JP", "1993-09-22", "holiday"],
+  ["JP", "1994-09-23", "business day"],
+  ["JP", "1994-09-22", "holiday"],
+  ["JP", "1995-03-21", "business day"],
+  ["JP", "1995-03-20", "holiday"],
+  ["JP", "1995-09-22", "holiday"],
+  ["JP", "1997-03-20", "business day"],
+  ["JP", "1997-03-19", "holiday"],
+  ["JP", "1997-05-06", "holiday"],
+  ["JP", "1997-09-23", "business day"],
+  ["JP", "1997-09-22", "holiday"],
+  ["JP", "1998-03-20", "holiday"],
+  ["JP", "1998-05-06", "holiday"],
+  ["JP", "1998-09-23", "business day"],
+  ["JP", "1998-09-22", "holiday"],
+  ["JP", "1999-03-22", "business day"],
+  ["JP", "1999-09-23", "business day"],
+  ["JP", "1999-09-22", "holiday"],
+  ["JP", "2003-05-06", "holiday"],
 ];
 
 describe("the reference and the differences", () => {
@@ -126,7 +154,7 @@ describe.each(CALENDARS.map((name) => [name]))("calendar(%j) against QuantLib 1.
       // where QuantLib's answer is outside 1990–2070, an error says so instead of a day nobody checked
       const outside = closed.filter((_, i) => !inside(target(i)));
       for (const n of outside)
-        expect(() => cal.adjust(iso(n), roll), iso(n)).toThrow(/is outside 1990-01-01..2070-12-31/);
+        expect(() => cal.adjust(iso(n), roll), iso(n)).toThrow(/walks to .*, outside 1990-01-01..2070-12-31/);
     }
     expect(closed.every((n) => cal.adjust(iso(n), "unadjusted") === iso(n))).toBe(true);
   });
@@ -166,6 +194,7 @@ describe("famous days, by hand", () => {
     for (const day of ["2026-12-25", "2025-12-26", "2026-05-01", "2026-04-03", "2026-04-06", "2026-01-01"])
       expect(target.isBusinessDay(day), day).toBe(false);
     expect(target.isBusinessDay("2026-12-24")).toBe(true);
+    expect(target.isBusinessDay("2026-12-26")).toBe(false); // a Saturday; 2025-12-26 (a Friday) is above
     // 2026-12-25 is a Friday, the 26th a Saturday: the next business day is Monday the 28th
     expect(target.adjust("2026-12-25")).toBe("2026-12-28");
     expect(target.holidays("2026-01-01", "2026-12-31")).toEqual([
@@ -206,6 +235,11 @@ describe("famous days, by hand", () => {
       "2019-05-06",
     ]);
     expect(calendar("JP").isBusinessDay("2019-10-22")).toBe(false);
+    // corrected from QuantLib 1.29: the vernal equinox of 1999 was Sunday 21 March (substitute Monday 22),
+    // and 6 May 1998 (a Wednesday, May 3 a Sunday) was no holiday before the 2007 substitute law
+    expect(calendar("JP").isBusinessDay("1999-03-22")).toBe(false);
+    expect(calendar("JP").isBusinessDay("1998-05-06")).toBe(true);
+    expect(calendar("JP").isBusinessDay("2009-05-06")).toBe(false); // the same case under the 2007 law
     // Easter 2026 is 5 April: Ascension Thursday 14 May, Whit Monday 25 May
     expect(calendar("CH").holidays("2026-05-01", "2026-05-31")).toEqual(["2026-05-01", "2026-05-14", "2026-05-25"]);
   });
@@ -224,6 +258,18 @@ describe("famous days, by hand", () => {
     expect(t.businessDaysBetween("2026-04-01", "2026-04-08")).toBe(3);
     expect(t.businessDaysBetween("2026-04-08", "2026-04-01")).toBe(-3);
     expect(t.businessDaysBetween("2026-04-01", "2026-04-01")).toBe(0);
+  });
+});
+
+describe("README's example", () => {
+  it("answers as the README says", () => {
+    const usd = calendarFor("USD");
+    expect(usd.isBusinessDay("2026-06-19")).toBe(false);
+    expect(usd.adjust("2026-07-04", "modified-following")).toBe("2026-07-06");
+    // the last business day of February, end-of-month: the last business day of May (31st a Sunday)
+    expect(usd.advance("2026-02-27", "3M", { endOfMonth: true })).toBe("2026-05-29");
+    // 2 Jan–1 Apr 2026: 64 weekdays less MLK day, Presidents' Day
+    expect(usd.businessDaysBetween("2026-01-02", "2026-04-02")).toBe(62);
   });
 });
 
@@ -278,6 +324,7 @@ describe("errors name the argument and the value", () => {
     );
     fails(() => t.isBusinessDay(new Date(NaN)), "date", /invalid Date/);
     fails(() => t.isBusinessDay(20260105 as unknown as string), "date", /20260105 \(number\) is not a date/);
+    fails(() => t.isBusinessDay(Promise.resolve("2026-01-05") as never), "date", /did you forget `await`/);
   });
 
   it("refuses an unknown roll, tenor or endOfMonth, and a result past 2070", () => {
@@ -294,7 +341,23 @@ describe("errors name the argument and the value", () => {
       "options.endOfMonth",
       /"yes"/,
     );
-    fails(() => t.advance("2060-01-05", "20Y"), "date", /"2080-01-05" .*is outside 1990-01-01..2070-12-31/);
+    fails(
+      () => t.advance("2060-01-05", "20Y"),
+      "tenor",
+      /tenor "20Y" from 2060-01-05 lands on 2080-01-05, outside 1990-01-01..2070-12-31, where the TARGET calendar's holiday rules are valid/,
+    );
+    fails(
+      () => t.advance("2070-12-30", "2D"),
+      "tenor",
+      /tenor "2D" from 2070-12-30 walks to 2071-01-01, outside 1990-01-01..2070-12-31/,
+    );
+    fails(
+      () => calendar("UK").adjust("1990-01-01", "preceding"),
+      "date",
+      /date "1990-01-01" rolled "preceding" walks to 1989-12-31/,
+    );
+    // 2070-12-31 is a Wednesday: the last business day of its month, and of the covered years
+    expect(t.advance("2070-12-31", "-1M", { endOfMonth: true })).toBe("2070-11-28");
     fails(() => t.holidays("2026-02-01", "2026-01-01"), "from", /from 2026-02-01 is after to 2026-01-01/);
   });
 });

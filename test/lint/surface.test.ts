@@ -1,5 +1,5 @@
 /**
- * A public surface a notebook user can hold in their head (issue 31, item 5): at most 150 runtime names
+ * A public surface a notebook user can hold in their head (issue 31, item 5): at most 153 runtime names
  * at the package root, counted in the built bundle as a user gets it — each root export is one name,
  * except a plain-object namespace (`frames`, `vol`, `plot`, `curves`, `STRIKE_TYPE`), which counts as
  * its keys. What tools need besides is behind the subpaths of package.json's "exports", each reachable
@@ -15,7 +15,8 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DIST = process.env.RPL_SURFACE_DIST ?? path.join(ROOT, "dist");
-const MAX_RUNTIME_NAMES = 150;
+// 150 until issue 45, whose interface puts `curves.calendar`, `curves.calendarFor` and `curves.dayCountFraction` at the root (153)
+const MAX_RUNTIME_NAMES = 153;
 /** The root namespaces whose subpath holds their whole folder. */
 const FOLDERS = ["frames", "vol", "plot", "curves"] as const;
 const SUBPATHS = ["api", "internals", ...FOLDERS];

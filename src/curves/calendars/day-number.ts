@@ -52,10 +52,28 @@ export function weekday(n: number): number {
 
 const pad2 = (v: number): string => (v < 10 ? `0${v}` : String(v));
 
+/** The strings of day numbers already formatted (days 0–99 999: 1970–2243), so a day is formatted once. */
+const FORMATTED: string[] = [];
+
 /** `"YYYY-MM-DD"` of a day number. */
 export function isoDay(n: number): string {
+  const cached = FORMATTED[n];
+  if (cached !== undefined) return cached;
   const { year, month, day } = civil(n);
-  return `${year}-${pad2(month)}-${pad2(day)}`;
+  const text = `${year}-${pad2(month)}-${pad2(day)}`;
+  if (n >= 0 && n < 100_000) FORMATTED[n] = text;
+  return text;
+}
+
+/** The value of the ASCII digits of `s` in [from, to), or -1 when one is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
 }
 
 /**
@@ -75,6 +93,12 @@ export function parseDay(value: unknown, argument: string): number {
       );
     }
     return ms / DAY_MS;
+  }
+  // the hot path: a well-formed day of an existing month, read without a regular expression
+  if (typeof value === "string" && value.length === 10 && value.charCodeAt(4) === 45 && value.charCodeAt(7) === 45) {
+    const [year, month, day] = [digits(value, 0, 4), digits(value, 5, 7), digits(value, 8, 10)];
+    if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))
+      return dayNumber(year, month, day);
   }
   const m = typeof value === "string" ? ISO_DAY.exec(value) : null;
   if (!m) {
@@ -100,6 +124,7 @@ export function parseDay(value: unknown, argument: string): number {
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (value === null || value === undefined) return String(value);
+  if (typeof (value as { then?: unknown }).then === "function") return "(a Promise: did you forget `await`?)";
   if (typeof value === "object") return `(${value.constructor?.name ?? "object"})`;
   return `${String(value)} (${typeof value})`;
 }
