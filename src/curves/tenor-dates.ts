@@ -30,6 +30,8 @@ export interface TenorDateRule {
   spotLag: number;
   /** Spot, ms at 00:00 UTC. */
   spot: number;
+  /** The market date, ms at 00:00 UTC. */
+  marketDay: number;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
@@ -98,7 +100,7 @@ export function tenorDateRule(options: TenorDateOptions, marketDay: number): Ten
   const spot = onCalendar("market_date", () =>
     spotLag === 0 ? calendar.adjust(iso(marketDay), "following") : calendar.advance(iso(marketDay), `${spotLag}D`),
   );
-  return { calendar, roll, spotLag, spot: ms(spot) };
+  return { calendar, roll, spotLag, spot: ms(spot), marketDay };
 }
 
 /** `f()`, its CurveError re-thrown naming `argument` (the calendar names its own arguments: date, tenor). */
@@ -112,16 +114,17 @@ function onCalendar(argument: string, f: () => string): string {
 }
 
 /**
- * The day (ms at 00:00 UTC) `tenor` lands on from spot under `rule`: `"ON"` and `"<n>D"` are business
- * days, `"<n>W"`, `"<n>M"`, `"<n>Y"` calendar weeks, months and years rolled by `rule.roll` (no
- * end-of-month rule). The tenor is checked first ({@link parseTenor}, naming `argument`).
+ * The day (ms at 00:00 UTC) `tenor` lands on under `rule`: `"ON"` is the overnight deposit, traded for
+ * today, so one business day after the market date (rolled following) whatever the spot lag; `"<n>D"` are
+ * business days from spot, `"<n>W"`, `"<n>M"`, `"<n>Y"` calendar weeks, months and years from spot rolled
+ * by `rule.roll` (no end-of-month rule). The tenor is checked first ({@link parseTenor}, naming `argument`).
  */
 export function rolledTenorDay(rule: TenorDateRule, tenor: string, argument: string): number {
-  const units = parseTenor(tenor, argument);
-  const text = units.months === 0 && units.days === 1 && /^\s*ON\s*$/i.test(tenor) ? "1D" : tenorText(tenor);
-  return ms(
-    onCalendar(argument, () => rule.calendar.advance(iso(rule.spot), text, { roll: rule.roll, endOfMonth: false })),
-  );
+  parseTenor(tenor, argument);
+  const overnight = /^\s*ON\s*$/i.test(tenor);
+  const start = overnight ? rule.calendar.adjust(iso(rule.marketDay), "following") : iso(rule.spot);
+  const text = overnight ? "1D" : tenorText(tenor);
+  return ms(onCalendar(argument, () => rule.calendar.advance(start, text, { roll: rule.roll, endOfMonth: false })));
 }
 
 /** The day `months` months after spot, rolled: a fixed leg's payment day. */

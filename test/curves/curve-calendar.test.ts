@@ -89,7 +89,9 @@ describe("Curve with { calendar } rolls each tenor to a business day, its time A
     expect(t2.years("3M")).toBe(years(days("2026-12-24", "2027-03-30"))); // 96 days, not 90
     expect(plain.years("3M")).toBe(years(90));
     expect(t2.zeroRate("3M")).toBe(plain.zeroRate(years(96)));
-    expect(t2.tenorDate("ON")).toBe("2026-12-30");
+    // Overnight is today's deposit, whatever the spot lag: the next business day after the trade date.
+    expect(t2.tenorDate("ON")).toBe("2026-12-28");
+    expect(t2.tenorDate("1D")).toBe("2026-12-30");
     expect(t2.spotLag).toBe(2);
     expect(t2.calendar?.name).toBe("TARGET");
     expect(t2.roll).toBe("modified-following");
@@ -217,15 +219,16 @@ describe("frames.curveTenors(…, { calendar }) on the simulator's EUR curves", 
       "discount_factor",
       "forward",
     ]);
-    // spot of 12-23 is 12-29 (24th, then 29th: the 25th and 26th are closed); of 12-24, 12-30
+    // spot of 12-23 is 12-29 (24th, then 29th: the 25th and 26th are closed); of 12-24, 12-30. ON runs from
+    // the trade date whatever the spot lag: 12-23 → 12-24, 12-24 → 12-29
     expect(table.data.date).toEqual([
-      "2025-12-30", "2026-01-29", "2026-03-30", "2026-12-29",
-      "2025-12-31", "2026-01-30", "2026-03-30", "2026-12-30",
+      "2025-12-24", "2026-01-29", "2026-03-30", "2026-12-29",
+      "2025-12-29", "2026-01-30", "2026-03-30", "2026-12-30",
     ]); // prettier-ignore
     expect(table.data.t).toEqual(
-      ["2025-12-30", "2026-01-29", "2026-03-30", "2026-12-29"]
+      ["2025-12-24", "2026-01-29", "2026-03-30", "2026-12-29"]
         .map((d) => years(days("2025-12-23", d)))
-        .concat(["2025-12-31", "2026-01-30", "2026-03-30", "2026-12-30"].map((d) => years(days("2025-12-24", d)))),
+        .concat(["2025-12-29", "2026-01-30", "2026-03-30", "2026-12-30"].map((d) => years(days("2025-12-24", d)))),
     );
     const c = fromResponse(eur[1]!, { calendar: "TARGET", spotLag: 2 });
     expect(table.data.zero_rate!.slice(4)).toEqual(TENORS.map((x) => c.zeroRate(x)));
@@ -266,8 +269,8 @@ describe("frames.curveTenors(…, { calendar }) on the simulator's EUR curves", 
     const rolled = curveTenorHeatmap(eur, { tenors: TENORS, calendar: "EUR", spotLag: 2 }).data[0]!;
     expect(rolled.hovertemplate).toBe("%{y} · %{x} (%{customdata}): %{z:.3f}%<extra></extra>");
     expect(rolled.customdata).toEqual([
-      ["2025-12-30", "2026-01-29", "2026-03-30", "2026-12-29"],
-      ["2025-12-31", "2026-01-30", "2026-03-30", "2026-12-30"],
+      ["2025-12-24", "2026-01-29", "2026-03-30", "2026-12-29"],
+      ["2025-12-29", "2026-01-30", "2026-03-30", "2026-12-30"],
     ]);
     const plain = curveTenorHeatmap(eur, { tenors: TENORS }).data[0]!;
     expect(plain.hovertemplate).toBe("%{y} · %{x}: %{z:.3f}%<extra></extra>");
