@@ -37,6 +37,19 @@ const TWO_PI_OVER_SQRT_27 = TWO_PI / Math.sqrt(27);
 const PI_OVER_SIX = Math.PI / 6;
 /** Householder steps after the initial guess (Jäckel's `implied_volatility_maximum_iterations`). */
 const ITERATIONS = 2;
+/**
+ * More steps, up to this many, only while the last one still moved `s` by more than 1e-8 of itself (after a
+ * third-order step that small, the next is below rounding): in the far wings, vol-time 25 and beyond with
+ * the price within 1e-8 of its upper bound, two steps left the price 2e-12 off.
+ */
+const MAX_ITERATIONS = 8;
+
+/** Whether to take another step (see {@link MAX_ITERATIONS}). */
+function more(it: Search): boolean {
+  const ds = Math.abs(it.ds);
+  if (!(ds > DBL_EPSILON * it.s)) return false;
+  return it.iterations < ITERATIONS || (it.iterations < MAX_ITERATIONS && ds > 1e-8 * it.s);
+}
 
 /** `Y(z) = N(z)/φ(z) = sqrt(π/2)·erfcx(−z/√2)`. */
 function millsY(z: number): number {
@@ -211,7 +224,7 @@ function step(it: Search, ds: number): void {
 
 /** Lowest branch: objective `1/ln b(s) − 1/ln β`. */
 function iterateLower(it: Search, beta: number, x: number): number {
-  while (it.iterations < ITERATIONS && Math.abs(it.ds) > DBL_EPSILON * it.s) {
+  while (more(it)) {
     if (!guard(it)) break;
     const s = it.s;
     const b = normalisedBlackOtm(x, s);
@@ -237,7 +250,7 @@ function iterateLower(it: Search, beta: number, x: number): number {
 
 /** Highest branch: objective `ln((b_max − β)/(b_max − b(s)))`. */
 function iterateUpper(it: Search, beta: number, x: number, bMax: number): number {
-  while (it.iterations < ITERATIONS && Math.abs(it.ds) > DBL_EPSILON * it.s) {
+  while (more(it)) {
     if (!guard(it)) break;
     const s = it.s;
     const b = normalisedBlackOtm(x, s);
@@ -262,7 +275,7 @@ function iterateUpper(it: Search, beta: number, x: number, bMax: number): number
 
 /** The two middle branches: objective `b(s) − β`. */
 function iterateMiddle(it: Search, beta: number, x: number): number {
-  while (it.iterations < ITERATIONS && Math.abs(it.ds) > DBL_EPSILON * it.s) {
+  while (more(it)) {
     if (!guard(it)) break;
     const s = it.s;
     const b = normalisedBlackOtm(x, s);
