@@ -15,7 +15,9 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DIST = process.env.RPL_SURFACE_DIST ?? path.join(ROOT, "dist");
-const MAX_RUNTIME_NAMES = 150;
+// 150 until issue 45 added vol.bachelier, vol.bachelierStrikes, vol.impliedVol and vol.impliedVols (the
+// interface the issue names for notebooks).
+const MAX_RUNTIME_NAMES = 154;
 /** The root namespaces whose subpath holds their whole folder. */
 const FOLDERS = ["frames", "vol", "plot", "curves"] as const;
 const SUBPATHS = ["api", "internals", ...FOLDERS];
