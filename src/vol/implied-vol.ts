@@ -19,7 +19,15 @@
  * measure those round trips in price (the price of the implied vol equals the price given, to a few ulps).
  */
 import { oneMinusUMills } from "./bachelier";
-import { checkKind, checkNonNegative, checkPositive, checkShift, checkShifted, invalid, type OptionKind } from "./black76";
+import {
+  checkKind,
+  checkNonNegative,
+  checkPositive,
+  checkShift,
+  checkShifted,
+  invalid,
+  type OptionKind,
+} from "./black76";
 import { VolModelError, fmt } from "./errors";
 import { impliedNormalisedOtm } from "./lets-be-rational";
 import { erfcx } from "./normal";
@@ -131,10 +139,7 @@ function inversePhiTilde(k: number): number {
   const q = -oneMinusUMills(u) / u + k / (0.3989422804014327 * Math.exp(-0.5 * u * u));
   const x = xBar;
   const x2 = x * x;
-  return -(
-    x +
-    (3 * q * x2 * (2 - q * x * (2 + x2))) / (6 + q * x * (-12 + x * (6 * q + x * (-6 + q * x * (3 + x2)))))
-  );
+  return -(x + (3 * q * x2 * (2 - q * x * (2 + x2))) / (6 + q * x * (-12 + x * (6 * q + x * (-6 + q * x * (3 + x2))))));
 }
 
 /**
@@ -162,7 +167,7 @@ function normalVol(p: number, F: number, K: number, sqrtT: number, call: boolean
   const v = timeValue(p, call ? (d > 0 ? d : 0) : d < 0 ? -d : 0, sqrtT);
   if (v <= 0) return v;
   // Near the money (|F − K|/(σ√T) below 3e-9) the value is σ√T·φ(0) − |F − K|/2 to O(u²) < 1e-17 relative.
-  if (ad < 1e-9 * v) return (v + 0.5 * ad) * 2.5066282746310002 / sqrtT;
+  if (ad < 1e-9 * v) return ((v + 0.5 * ad) * 2.5066282746310002) / sqrtT;
   const k = v / ad;
   if (!(k > 0)) return Fault.tiny;
   return ad / (inversePhiTilde(k) * sqrtT);
@@ -312,7 +317,7 @@ export function impliedVols(input: ImpliedVolsInput): Float64Array {
       condition: "one strike per price",
     });
   }
-  const kinds = typeof kind === "string" ? undefined : (kind as readonly OptionKind[]);
+  const kinds = typeof kind === "string" ? undefined : kind;
   if (kinds !== undefined && (kinds === null || typeof kinds !== "object" || kinds.length !== n))
     throw invalid("kind", "one kind or one per price", kind, `"call", "put" or one of them per price (${n})`);
   const allCall = kinds === undefined ? checkKind(kind) : false;

@@ -165,8 +165,10 @@ function lowerMap(x: number, s: number): [number, number, number] {
   const Phi = normCdf(-z);
   const phi = INV_SQRT_2PI * Math.exp(-0.5 * z * z);
   const fpp =
-    ((((PI_OVER_SIX * y) / (s2 * s)) * Phi * (8 * SQRT_THREE * s * ax + ((3 * s2 * (s2 - 8) - 8 * x * x) * Phi) / phi)) *
-      Math.exp(2 * y + 0.25 * s2));
+    ((PI_OVER_SIX * y) / (s2 * s)) *
+    Phi *
+    (8 * SQRT_THREE * s * ax + ((3 * s2 * (s2 - 8) - 8 * x * x) * Phi) / phi) *
+    Math.exp(2 * y + 0.25 * s2);
   const Phi2 = Phi * Phi;
   const fp = TWO_PI * y * Phi2 * Math.exp(y + 0.125 * s * s);
   const f = TWO_PI_OVER_SQRT_27 * ax * (Phi2 * Phi);
@@ -239,7 +241,7 @@ function iterateLower(it: Search, beta: number, x: number): number {
     const bpob = bp / b;
     const h = x / s;
     const bHalley = (h * h) / s - s / 4;
-    const newton = (((lnBeta - lnB) * lnB) / lnBeta) / bpob;
+    const newton = ((lnBeta - lnB) * lnB) / lnBeta / bpob;
     const halley = bHalley - bpob * (1 + 2 / lnB);
     const bHh3 = bHalley * bHalley - 3 * (h / s) ** 2 - 0.25;
     const hh3 = bHh3 + 2 * bpob * bpob * (1 + (3 / lnB) * (1 + 1 / lnB)) - 3 * bHalley * bpob * (1 + 2 / lnB);
