@@ -294,8 +294,8 @@ describe("impliedVols", () => {
     expect(() => impliedVols({ ...market, prices: [1, 2], strikes: [100, 101], kind: ["call"] })).toThrow(
       /^kind must be/,
     );
-    expect(() => impliedVols({ ...market, prices: [1, 2], strikes: [100, 101], kind: ["call", "cal"] })).toThrow(
-      /^kind\[1\] must be "call" or "put"/,
-    );
+    expect(() =>
+      impliedVols({ ...market, prices: [1, 2], strikes: [100, 101], kind: ["call", "cal"] as unknown as OptionKind[] }),
+    ).toThrow(/^kind\[1\] must be "call" or "put"/);
   });
 });
