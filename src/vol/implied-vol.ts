@@ -75,7 +75,10 @@ export interface ImpliedVolsInput {
   shift?: number;
 }
 
-/** Why a price implies no vol: below the intrinsic value, at or above the upper bound, or a time value at maturity 0. */
+/**
+ * Why a price implies no vol: below the intrinsic value, at or above the upper bound, a time value at
+ * maturity 0, or a time value too small for a double (below 2.2e-308 of sqrt(F·K) or |F − K|).
+ */
 const enum Fault {
   below = -1,
   above = -2,
@@ -113,6 +116,8 @@ function blackVol(p: number, F: number, K: number, sqrtT: number, call: boolean)
   const xo = x < 0 ? x : -x;
   const beta = v / (Math.sqrt(F) * Math.sqrt(K));
   if (!(beta < Math.exp(0.5 * xo))) return Fault.above;
+  // A time value below 2.2e-308·sqrt(F·K): the normalised price is subnormal (or 0), with too few digits.
+  if (!(beta >= 2 ** -1022)) return Fault.tiny;
   return impliedNormalisedOtm(beta, xo) / sqrtT;
 }
 
@@ -169,7 +174,7 @@ function normalVol(p: number, F: number, K: number, sqrtT: number, call: boolean
   // Near the money (|F − K|/(σ√T) below 3e-9) the value is σ√T·φ(0) − |F − K|/2 to O(u²) < 1e-17 relative.
   if (ad < 1e-9 * v) return ((v + 0.5 * ad) * 2.5066282746310002) / sqrtT;
   const k = v / ad;
-  if (!(k > 0)) return Fault.tiny;
+  if (!(k >= 2 ** -1022)) return Fault.tiny;
   return ad / (inversePhiTilde(k) * sqrtT);
 }
 
@@ -253,11 +258,13 @@ function boundError(m: Market, price: number, K: number, call: boolean, field: s
       field,
       condition: "price = DF·intrinsic at maturity 0",
     });
-  if (fault === Fault.tiny)
+  if (fault === Fault.tiny) {
+    const scale = m.black ? `sqrt(F·K) = ${fmt(Math.sqrt(m.F) * Math.sqrt(K))}` : `|F − K| = ${fmt(Math.abs(m.F - K))}`;
     return new VolModelError(
-      `${got} is above ${lower} by less than 1e-308 of |F − K| = ${fmt(Math.abs(m.F - K))}: too small a time value to imply a normal vol in double precision`,
+      `${got} is above ${lower} by less than 2.2e-308 of ${scale}: too small a time value to imply a vol in double precision`,
       { field, condition: "time value representable" },
     );
+  }
   return new VolModelError(`${got}: no vol was found (iteration gave ${fmt(fault)})`, {
     field,
     condition: "implied vol found",

@@ -225,6 +225,16 @@ describe("impliedVol's bounds and errors", () => {
     expect(e.message).toBe(
       "price = 9.5 is above the intrinsic value DF·max(F − K, 0) = 9 at maturity 0: an expired option is worth its intrinsic value",
     );
+    // A time value whose normalised form is subnormal: an error, not a vol from a handful of digits (with
+    // F = 1, K = e^700 the price 1e-200 is 1e-352 of sqrt(F·K); LBR on 0 gave a vol that priced it at 9e-194).
+    e = errorOf(() => impliedVol({ ...call, discountFactor: 1, forward: 1, strike: Math.exp(700), price: 1e-200 }));
+    expect(e.message).toMatch(
+      /^price = 1e-200 is above the intrinsic value DF·max\(F − K, 0\) = 0 by less than 2.2e-308 of sqrt\(F·K\) = 1.007090887e\+152: too small a time value to imply a vol in double precision$/,
+    );
+    e = errorOf(() =>
+      impliedVol({ ...call, model: "bachelier", forward: 1e10, strike: -1e10, kind: "put", price: 5e-324 }),
+    );
+    expect(e.message).toMatch(/by less than 2.2e-308 of \|F − K\| = 20000000000: too small a time value/);
     // Bachelier has no upper bound
     expect(impliedVol({ ...call, model: "bachelier", price: 1e6 })).toBeGreaterThan(1e6);
     e = errorOf(() => impliedVol({ ...call, model: "bachelier", price: 8 }));
