@@ -191,6 +191,48 @@ describe("impliedVol, Bachelier (Jäckel 2017)", () => {
   });
 });
 
+/** A seeded generator (mulberry32): the same random options on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("impliedVol over random prices anywhere between the bounds", () => {
+  it("gives a vol whose price is the price given, to 1e-12 relative (measured 1.6e-13 over 300 000)", () => {
+    const rand = random(45);
+    const worst = { black: 0, bachelier: 0 };
+    for (let i = 0; i < 6000; i++) {
+      const model: VolModel = i % 2 ? "black" : "bachelier";
+      const e = (w: number) => Math.exp((rand() - 0.5) * w);
+      // Black: F from e^±20, K within e^±15 of it; Bachelier: F and F − K of any sign, magnitudes e^±10.
+      const forward = model === "black" ? e(40) : (rand() - 0.5) * e(20);
+      const strike = model === "black" ? forward * e(30) : forward + (rand() - 0.5) * e(20);
+      const kind: OptionKind = rand() < 0.5 ? "call" : "put";
+      const discountFactor = Math.exp(-rand());
+      const maturity = 30 * rand();
+      const intrinsic = discountFactor * Math.max(kind === "call" ? forward - strike : strike - forward, 0);
+      const upper =
+        model === "black"
+          ? discountFactor * (kind === "call" ? forward : strike)
+          : intrinsic + 10 * Math.abs(forward - strike) + 1;
+      // time values from the whole range down to e^-200 of it
+      const price = intrinsic + (upper - intrinsic) * Math.exp(-200 * rand());
+      const c = { forward, strike, maturity, discountFactor, kind, shift: 0, price };
+      const vol = implied(model, c);
+      const back = priceOf(model, { ...c, vol }).price;
+      worst[model] = Math.max(worst[model], Math.abs(back - price) / price);
+    }
+    report("price of the implied vol vs the price, max relative difference:", worst);
+    expect(worst.black).toBeLessThan(1e-12);
+    expect(worst.bachelier).toBeLessThan(1e-12);
+  });
+});
+
 describe("impliedVol's bounds and errors", () => {
   const call: ImpliedVolInput = { price: 0, forward: 100, strike: 90, maturity: 1, kind: "call", discountFactor: 0.9 };
 
