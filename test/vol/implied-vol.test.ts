@@ -222,7 +222,8 @@ describe("impliedVol over random prices anywhere between the bounds", () => {
           : intrinsic + 10 * Math.abs(forward - strike) + 1;
       // time values from the whole range down to e^-200 of it
       const price = intrinsic + (upper - intrinsic) * Math.exp(-200 * rand());
-      const c = { forward, strike, maturity, discountFactor, kind, shift: 0, price };
+      // (vol: unknown, the implied one below)
+      const c = { forward, strike, maturity, discountFactor, kind, shift: 0, price, vol: NaN };
       const vol = implied(model, c);
       const back = priceOf(model, { ...c, vol }).price;
       worst[model] = Math.max(worst[model], Math.abs(back - price) / price);
