@@ -12,6 +12,13 @@
  * Check: every implied vol within 1e-12 relative of the vol that priced it (the options of the smile all have
  * vega·σ/price ≥ 1e-3), and the scalar results equal the vectorised ones bit for bit; else exit 1.
  * Writes bench/results/implied.json. Run: `npm run build && node bench/implied.mjs`.
+ *
+ * Measured on issue 45's branch (2 vCPUs shared, load 5–7; medians of 9 rounds, per CPU-s in brackets):
+ * Black impliedVols 0.90 M options/s (0.90), impliedVol 0.93 (0.93), black76Strikes on the same options
+ * 10.1 (10.1): 11x as many priced as inverted; Bachelier impliedVols 5.8 (6.0), impliedVol 5.7 (5.6),
+ * bachelierStrikes 5.6 (5.6). The array form costs what the scalar one does (the same inversion per price;
+ * no object per option in either, the scalar's object aside). Check: worst vol error 4.6e-15 (Black),
+ * 8.7e-16 (Bachelier).
  */
 import {
   envInt,
