@@ -22,4 +22,8 @@ export {
   strikeDeltas,
   black76,
   black76Strikes,
+  bachelier,
+  bachelierStrikes,
+  impliedVol,
+  impliedVols,
 } from "../surface/vol";

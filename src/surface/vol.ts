@@ -32,3 +32,8 @@ export const strikeDeltas = guardAnswers("vol.strikeDeltas", folder.strikeDeltas
 // throws), so the guard looks into it only then.
 export const black76 = guardAnswers("vol.black76", folder.black76, { fieldsChecked: true });
 export const black76Strikes = guardAnswers("vol.black76Strikes", folder.black76Strikes);
+// The same for the normal model and the implied vols (one option a call, or a smile of prices at once).
+export const bachelier = guardAnswers("vol.bachelier", folder.bachelier, { fieldsChecked: true });
+export const bachelierStrikes = guardAnswers("vol.bachelierStrikes", folder.bachelierStrikes);
+export const impliedVol = guardAnswers("vol.impliedVol", folder.impliedVol, { fieldsChecked: true });
+export const impliedVols = guardAnswers("vol.impliedVols", folder.impliedVols);

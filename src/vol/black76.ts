@@ -49,6 +49,14 @@ export interface Black76Input {
   discountFactor?: number;
   /** `"call"` or `"put"`. */
   kind: OptionKind;
+  /**
+   * Shift of the shifted-lognormal (displaced) model, in the forward's units, finite; default 0. The model is
+   * Black-76 on `F + shift` and `K + shift`, which must both be > 0 (the forward and strike themselves may
+   * then be 0 or negative: a shift of 0.02 admits rates down to −2%). Greeks are with respect to the
+   * unshifted forward and are those of the shifted one (`∂/∂F = ∂/∂(F + shift)`); `vol` is the shifted
+   * lognormal vol.
+   */
+  shift?: number;
 }
 
 /**
@@ -91,35 +99,72 @@ export interface Black76Market {
   discountFactor?: number;
   /** `"call"` or `"put"`. */
   kind: OptionKind;
+  /** Shift of the shifted-lognormal model (see {@link Black76Input.shift}), default 0: every `strike + shift` and `forward + shift` > 0. */
+  shift?: number;
 }
 
-function invalid(field: string, condition: string, value: unknown, what: string): VolModelError {
+/** The error for `field` failing `condition`: "field must be what; got value". */
+export function invalid(field: string, condition: string, value: unknown, what: string): VolModelError {
   const shown = typeof value === "number" ? fmt(value) : (JSON.stringify(value) ?? String(value));
   return new VolModelError(`${field} must be ${what}; got ${shown}`, { field, condition });
 }
 
-function checkPositive(x: unknown, field: string): number {
+/** `x`, a finite number > 0, else an error naming `field`. */
+export function checkPositive(x: unknown, field: string): number {
   if (typeof x !== "number" || !(x > 0 && x < Infinity)) throw invalid(field, `${field} > 0`, x, "a finite number > 0");
   return x;
 }
 
-function checkNonNegative(x: unknown, field: string): number {
+/** `x`, a finite number (the shift of the shifted-lognormal model), else an error naming `shift`. */
+export function checkShift(x: unknown): number {
+  if (typeof x !== "number" || !Number.isFinite(x)) throw invalid("shift", "shift finite", x, "a finite number");
+  return x;
+}
+
+/**
+ * `value + shift`, checked: with shift 0 exactly {@link checkPositive} (the same messages); otherwise `value`
+ * finite and `value + shift` finite and > 0, the message giving the sum.
+ */
+export function checkShifted(x: unknown, shift: number, field: string): number {
+  if (shift === 0) return checkPositive(x, field);
+  if (typeof x !== "number" || !Number.isFinite(x)) throw invalid(field, `${field} finite`, x, "a finite number");
+  const sum = x + shift;
+  if (!(sum > 0 && sum < Infinity)) {
+    throw new VolModelError(
+      `${field} + shift must be a finite number > 0; got ${fmt(x)} + ${fmt(shift)} = ${fmt(sum)}`,
+      { field, condition: `${field} + shift > 0` },
+    );
+  }
+  return sum;
+}
+
+/** The strikes plus the shift, each checked ({@link checkShifted}, naming `strikes[i]`): a new Float64Array. */
+function shiftedStrikes(strikes: ArrayLike<number>, shift: number): Float64Array {
+  const out = new Float64Array(strikes.length);
+  for (let q = 0; q < strikes.length; q++) out[q] = checkShifted(strikes[q], shift, `strikes[${q}]`);
+  return out;
+}
+
+/** `x`, a finite number ≥ 0, else an error naming `field`. */
+export function checkNonNegative(x: unknown, field: string): number {
   if (typeof x !== "number" || !(x >= 0 && x < Infinity))
     throw invalid(field, `${field} >= 0`, x, "a finite number >= 0");
   return x;
 }
 
-function checkKind(kind: unknown): boolean {
+/** True for `"call"`, false for `"put"`, an error naming `kind` otherwise. */
+export function checkKind(kind: unknown): boolean {
   if (kind !== "call" && kind !== "put") throw invalid("kind", 'kind is "call" or "put"', kind, '"call" or "put"');
   return kind === "call";
 }
 
 /** `sqrt(T)` and the implied rate `r = −ln(DF)/T` (0 at T = 0). */
-function timeTerms(maturity: number, discountFactor: number): [number, number] {
+export function timeTerms(maturity: number, discountFactor: number): [number, number] {
   return [Math.sqrt(maturity), maturity > 0 ? -Math.log(discountFactor) / maturity : 0];
 }
 
-function checkVolTime(sigma: number, sqrtT: number, field: string): void {
+/** `sigma·sqrtT` finite, else an error naming `field`. */
+export function checkVolTime(sigma: number, sqrtT: number, field: string): void {
   if (!(sigma * sqrtT < Infinity)) {
     throw new VolModelError(`${field} · sqrt(maturity) must be finite; got ${fmt(sigma)} · ${fmt(sqrtT)}`, {
       field,
@@ -145,7 +190,8 @@ function checkOneVol(vol: number, sqrtT: number): number {
   return v;
 }
 
-function checkVolShape(vols: ArrayLike<number>, n: number): void {
+/** `vols` one per strike (`n`), else an error naming `vols`. */
+export function checkVolShape(vols: ArrayLike<number>, n: number): void {
   if (vols === null || typeof vols !== "object" || vols.length !== n) {
     throw new VolModelError(
       `vols must be one number or one per strike (${n}); got ${vols === null || typeof vols !== "object" ? String(vols) : `${vols.length} values`}`,
@@ -171,7 +217,8 @@ function checkElements(strikes: ArrayLike<number>, vols: ArrayLike<number> | und
   }
 }
 
-function checkOut(out: Black76Arrays, n: number): Black76Arrays {
+/** `out`'s five arrays Float64Arrays of at least `n` elements, else an error naming the array. */
+export function checkOut(out: Black76Arrays, n: number): Black76Arrays {
   for (const key of ["price", "delta", "gamma", "vega", "theta"] as const) {
     const a = out[key];
     if (!(a instanceof Float64Array) || a.length < n) {
@@ -184,7 +231,8 @@ function checkOut(out: Black76Arrays, n: number): Black76Arrays {
   return out;
 }
 
-function newArrays(n: number): Black76Arrays {
+/** Five new Float64Arrays of `n` elements. */
+export function newArrays(n: number): Black76Arrays {
   return {
     price: new Float64Array(n),
     delta: new Float64Array(n),
@@ -198,7 +246,8 @@ function newArrays(n: number): Black76Arrays {
  * The Black-76 price and greeks of one European option (definitions and limits on {@link Black76Greeks}).
  *
  * Throws {@link VolModelError} naming the field for a forward, strike or discount factor that is not a
- * finite number > 0, a maturity or vol that is not a finite number ≥ 0, a `kind` other than `"call"` /
+ * finite number > 0 (with a `shift`: a forward or strike plus the shift that is not, the message giving the
+ * sum), a maturity or vol that is not a finite number ≥ 0, a `kind` other than `"call"` /
  * `"put"`, or `vol·sqrt(maturity)` overflowing.
  *
  * ```ts
@@ -208,8 +257,9 @@ function newArrays(n: number): Black76Arrays {
 export function black76(input: Black76Input): Black76Greeks {
   if (!input || typeof input !== "object")
     throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
-  const F = checkPositive(input.forward, "forward");
-  const K = checkPositive(input.strike, "strike");
+  const shift = checkShift(input.shift ?? 0);
+  const F = checkShifted(input.forward, shift, "forward");
+  const K = checkShifted(input.strike, shift, "strike");
   const T = checkNonNegative(input.maturity, "maturity");
   const sigma = checkNonNegative(input.vol, "vol");
   const DF = checkPositive(input.discountFactor ?? 1, "discountFactor");
@@ -236,6 +286,7 @@ export function black76(input: Black76Input): Black76Greeks {
  *
  * Everything is checked before anything is written: errors name the element (`strikes[3]`, `vols[3]`). (A
  * large batch of Float64Arrays is checked while a worker thread starts on it, into memory of its own.)
+ * With `market.shift` ≠ 0, the shifted strikes are a new array (checked first, each `strikes[i] + shift` > 0).
  */
 export function black76Strikes(
   market: Black76Market,
@@ -245,13 +296,15 @@ export function black76Strikes(
 ): Black76Arrays {
   if (!market || typeof market !== "object")
     throw invalid("market", "object", market, "an object { forward, maturity, kind }");
-  const F = checkPositive(market.forward, "forward");
+  const shift = checkShift(market.shift ?? 0);
+  const F = checkShifted(market.forward, shift, "forward");
   const T = checkNonNegative(market.maturity, "maturity");
   const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
   const call = checkKind(market.kind);
   const [sqrtT, r] = timeTerms(T, DF);
   if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
     throw invalid("strikes", "array", strikes, "an array of numbers");
+  if (shift !== 0) strikes = shiftedStrikes(strikes, shift);
   const n = strikes.length;
   const vols1 = typeof vols === "number" ? checkOneVol(vols, sqrtT) : undefined;
   if (vols1 === undefined) checkVolShape(vols as ArrayLike<number>, n);

@@ -57,6 +57,8 @@ export {
   type Black76Market,
   type OptionKind,
 } from "./black76";
+export { bachelier, bachelierStrikes, type BachelierInput, type BachelierMarket } from "./bachelier";
+export { impliedVol, impliedVols, type ImpliedVolInput, type ImpliedVolsInput, type VolModel } from "./implied-vol";
 export {
   priceOptions,
   strikeDeltas,
