@@ -49,6 +49,16 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(spreads!.data[0]!.x).toHaveLength(53);
     expect(heatmap!.data[0]!.type).toBe("heatmap");
     expect(heatmap!.data[0]!.x).toEqual(["3M", "2Y", "5Y", "10Y", "30Y"]);
+    // Tenors on the US government bond calendar, T+2 from Friday 2026-11-20: spot Tuesday 11-24, Thanksgiving
+    // (11-26) the first closure; 3M lands on 2027-02-24, where the unadjusted 2027-02-20 is a Saturday.
+    const rolled = nb.stdout("yc-calendar");
+    expect(rolled).toMatch(
+      /^USD on US-GOVT: trade 2026-11-20, spot 2026-11-24 \(T\+2\); closed in the next year: 2026-11-26, 2026-12-25, 2027-01-01,/,
+    );
+    expect(rolled).toMatch(/['"]3M['"]\s*│\s*['"]2027-02-20['"]\s*│\s*['"]2027-02-24['"]\s*│\s*4\s*│/);
+    const moved = nb.figures("yc-calendar")[0]!;
+    expect(moved.data[0]!.x).toEqual(["ON", "1W", "1M", "3M", "6M", "1Y", "2Y", "5Y", "10Y", "30Y"]);
+    expect((moved.data[0]!.y as number[]).every((bp) => Number.isFinite(bp) && Math.abs(bp) < 5)).toBe(true);
   },
   "02-vol-surface-crosscheck": (nb) => {
     const diag = nb.stdout("vs-diag");
@@ -76,6 +86,15 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
     expect(nb.figures("vs-smiles")[0]!.layout.sliders?.[0]?.steps).toHaveLength(10); // all + 9 maturities
     expect(nb.figures("vs-surface")[0]!.data.map((t) => t.type)).toEqual(["surface"]);
     expect(nb.stdout("vs-sim")).toMatch(/^simulator's SPX surface: .*no arbitrage found/);
+    // Prices on a 0.05 tick inverted to Black vols: GetVol's back to a fraction of a vol bp near the money,
+    // further off only where the tick is a large share of a small wing price.
+    expect(nb.stdout("vs-implied")).toMatch(/^SPX 91 d: forward \d+\.\d\d; 9 of 9 strikes quoted at 0\.05 a tick\n/);
+    const [getVol, implied] = nb.figures("vs-implied")[0]!.data;
+    const gapBp = (implied!.y as number[]).map((v, j) => Math.abs(v - (getVol!.y as number[])[j]!) * 100);
+    expect(implied!.x).toEqual([70, 80, 90, 95, 100, 105, 110, 120, 130]);
+    expect(Math.max(...gapBp.slice(3, 6))).toBeLessThan(0.2);
+    expect(Math.max(...gapBp)).toBeGreaterThan(1); // the 130% call's 0.10 mark: the tick shows
+    expect(Math.max(...gapBp)).toBeLessThan(20);
     // Calibration to noisy quotes: an arbitrage-free fit with residuals of the size of the noise (5 bp).
     const calib = nb.stdout("vs-calibrate");
     expect(calib).toMatch(

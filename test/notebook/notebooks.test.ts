@@ -245,7 +245,7 @@ describe("the demo's recordings, replayed (run … --param replay=true): the sam
 describe("risk-portal-lab run notebooks/01-yield-curves.ipynb --param currency=EUR", () => {
   it("injects the parameter after the parameters cell and the notebook uses it", () => {
     expect(eur.code, eur.stderr).toBe(0);
-    expect(eur.stdout).toMatch(/^✔ 01-yield-curves\s+14 cells, 8 charts/);
+    expect(eur.stdout).toMatch(/^✔ 01-yield-curves\s+15 cells, 9 charts/);
     const nb = Executed.read(path.join(eurDir, "01-yield-curves.ipynb"));
     expect(nb.problems()).toEqual([]);
     const ids = nb.nb.cells.map((c) => c.id);
