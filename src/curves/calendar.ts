@@ -9,12 +9,12 @@ import {
   dayNumber,
   civil,
   describe,
+  easterMonday,
   isoDay,
   parseDay,
   weekday,
   type DateInput,
 } from "./calendars/day-number";
-import { easterMonday } from "./calendars/day-number";
 import { CALENDARS, ROLLS, type CalendarName, type Roll } from "./calendar-names";
 import { QUANTLIB_DIFFERENCES } from "./calendars/differences";
 import type { HolidayRule } from "./calendars/rules";
