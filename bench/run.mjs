@@ -81,7 +81,7 @@ if (!importTime.ok) process.exitCode = 1;
 // server) and write their own results: vol model, DataFrames, simulator, its scaling with stored data,
 // a bad day (20% faults), replay, the charts' scaling with their rows, diffing two runs of each notebook,
 // what tslab costs a notebook against Deno (from a folder the packed package is installed in), the holiday
-// calendars' isBusinessDay and advance calls per second.
+// calendars' isBusinessDay and advance calls per second, implied vols per second (Black and Bachelier).
 for (const bench of [
   "vol.mjs",
   "frames.mjs",
@@ -94,6 +94,7 @@ for (const bench of [
   "diff.mjs",
   "tslab-cost.mjs",
   "calendar.mjs",
+  "implied.mjs",
 ]) {
   console.log(`\n=== bench/${bench} ===`);
   const run = spawnSync(process.execPath, ["--expose-gc", join(BENCH_DIR, bench)], { stdio: "inherit" });
