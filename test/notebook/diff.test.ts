@@ -17,6 +17,10 @@ import { differingCells } from "./expected";
 import { diffNotebookFiles } from "../../src/notebook/diff";
 
 const NAME = "01-yield-curves";
+/** Its code cells, as the notebook has them now (diff counts the same cells). */
+const CODE_CELLS = readNotebook(path.join(__dirname, "../../notebooks", `${NAME}.ipynb`)).cells.filter(
+  (c) => c.cell_type === "code",
+).length;
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-diff-"));
 const out = (run: string) => path.join(dir, run, `${NAME}.ipynb`);
 const cassettes = path.join(dir, "cassettes");
@@ -82,7 +86,7 @@ describe("risk-portal-lab diff", () => {
     expect(d.summary).toMatch(
       new RegExp(
         // The USD run recorded a cassette, the EUR run did not: context after the parameters, not a change.
-        `^${NAME}: ${expected.length} of 13 code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"` +
+        `^${NAME}: ${expected.length} of ${CODE_CELLS} code cells changed \\(.*\\) · parameters: currency "USD" → "EUR"` +
           ` · data: simulator seed 1, as of 2026-11-20, record ${cassettes}/${NAME}.json → simulator seed 1, as of 2026-11-20$`,
       ),
     );
@@ -103,7 +107,7 @@ describe("risk-portal-lab diff", () => {
     const cassette = path.join(cassettes, `${NAME}.json`);
     const today = new Date().toISOString().slice(0, 10);
     expect(line).toBe(
-      `  compared with ${out("usd")}: ${NAME}: no change in 13 code cells (tolerance 1e-9) · parameters: replay (default) → true · data: simulator seed 1, as of 2026-11-20, record ${cassette} → cassette ${cassette} (recorded ${today}) → ${path.join(dir, "replay", `${NAME}.diff.html`)}`,
+      `  compared with ${out("usd")}: ${NAME}: no change in ${CODE_CELLS} code cells (tolerance 1e-9) · parameters: replay (default) → true · data: simulator seed 1, as of 2026-11-20, record ${cassette} → cassette ${cassette} (recorded ${today}) → ${path.join(dir, "replay", `${NAME}.diff.html`)}`,
     );
     expect(existsSync(path.join(dir, "replay", `${NAME}.diff.html`))).toBe(true);
     // The two runs' outputs are not byte for byte the same: the connect() line and the tables' provenance differ.
@@ -120,7 +124,7 @@ describe("risk-portal-lab diff", () => {
     const run = await diffCli(out("eur"), out("eur"));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(
-      `${NAME}: no change in 13 code cells (tolerance 1e-9) → ${path.join(dir, "eur", `${NAME}.diff.html`)}\n`,
+      `${NAME}: no change in ${CODE_CELLS} code cells (tolerance 1e-9) → ${path.join(dir, "eur", `${NAME}.diff.html`)}\n`,
     );
     expect(readFileSync(path.join(dir, "eur", `${NAME}.diff.html`), "utf8")).toContain("No cell changed");
   });
@@ -174,7 +178,7 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
     };
     expect(d.summary).toMatch(
       new RegExp(
-        `^${NAME}: ${later + 1} of 13 code cells changed \\(\\d texts?, 1 error, ${later} ran in one run only\\)$`,
+        `^${NAME}: ${later + 1} of ${CODE_CELLS} code cells changed \\(\\d texts?, 1 error, ${later} ran in one run only\\)$`,
       ),
     );
     expect(d.cells[0]).toMatchObject({
@@ -192,7 +196,9 @@ describe("risk-portal-lab diff: errors in a run, bad input", () => {
       [[path.join(dir, "usd", "index.json"), out("usd")], /index\.json is not a notebook: no "cells" array\n$/],
       [
         [out("usd"), "notebooks/03-reports.ipynb"],
-        /^risk-portal-lab diff: 01-yield-curves\.ipynb and 03-reports\.ipynb are not runs of the same notebook: only 1 of their 13 code cells have the same id or source \(at least half must\)\n$/,
+        new RegExp(
+          `^risk-portal-lab diff: 01-yield-curves\\.ipynb and 03-reports\\.ipynb are not runs of the same notebook: only 1 of their ${CODE_CELLS} code cells have the same id or source \\(at least half must\\)\n$`,
+        ),
       ],
       [
         [out("usd"), out("eur"), "--tolerance", "1e-9x"],

@@ -150,7 +150,7 @@ export interface ExecutedNotebook {
 }
 
 export interface PlotlyFigure {
-  data: { type?: string; name?: string; x?: unknown[] }[];
+  data: { type?: string; name?: string; x?: unknown[]; y?: unknown[] }[];
   layout: { title?: { text?: string }; sliders?: { steps: unknown[] }[] };
 }
 
