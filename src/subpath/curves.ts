@@ -5,4 +5,12 @@
  */
 export * from "../curves";
 // The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
-export { fromResponse, spread, butterfly, parseTenor, dayCountFraction, calendar, calendarFor } from "../surface/curves";
+export {
+  fromResponse,
+  spread,
+  butterfly,
+  parseTenor,
+  dayCountFraction,
+  calendar,
+  calendarFor,
+} from "../surface/curves";
