@@ -8,7 +8,7 @@
  *   query after sort   sortValues("notional", descending), then query(notional > 5,000,000): rows returned
  *                      and rows that are wrong (not > 5,000,000, or missing from what a plain filter gives)
  *   query after sort, timed   median ms of sorted.query(sorted["notional"].gt(5,000,000)) (the column, the mask,
- *                      the query), against arquero's filter of the same sorted columns, reified (when arquero
+ *                      the query; and df[col] alone), against arquero's filter of the same sorted columns, reified (when arquero
  *                      resolves: a devDependency of the peers' bench), and always a plain typed-array filter
  *                      that gathers every column at the kept positions (what a reified filter does); bound:
  *                      ≤ 3× the reference (arquero when present, else the typed-array filter), issue 46
@@ -152,6 +152,7 @@ function timedQuery(sorted, aq) {
   const x = Float64Array.from(sorted["notional"].values, (v) => (typeof v === "number" ? v : NaN));
   const variants = {
     after: () => sorted.query(sorted["notional"].gt(5e6)),
+    column: () => sorted["notional"],
     typed: () => {
       const kept = new Uint32Array(x.length);
       let m = 0;
@@ -171,6 +172,7 @@ function timedQuery(sorted, aq) {
   const reference = aq ? "arquero" : "typed";
   return {
     afterMs: r.ms.after,
+    columnMs: r.ms.column,
     typedMs: r.ms.typed,
     arqueroMs: aq ? r.ms.arquero : null,
     reference,
@@ -289,7 +291,7 @@ export function formatDanfo(r) {
       `${s.rows}: query after sort, timed`,
       "",
       `${ms(s.queryTimed.afterMs)} (${round(s.queryTimed.ratio, 1)}x ${s.queryTimed.reference})`,
-      `typed filter ${ms(s.queryTimed.typedMs)}, arquero ${s.queryTimed.arqueroMs === null ? "not installed" : ms(s.queryTimed.arqueroMs)}`,
+      `df[col] ${ms(s.queryTimed.columnMs)}, typed filter ${ms(s.queryTimed.typedMs)}, arquero ${s.queryTimed.arqueroMs === null ? "not installed" : ms(s.queryTimed.arqueroMs)}`,
     ],
     [
       `${s.rows}: mul(2) max error / cells off`,
