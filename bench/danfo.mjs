@@ -7,6 +7,11 @@
  * For each size:
  *   query after sort   sortValues("notional", descending), then query(notional > 5,000,000): rows returned
  *                      and rows that are wrong (not > 5,000,000, or missing from what a plain filter gives)
+ *   query after sort, timed   median ms of sorted.query(sorted["notional"].gt(5,000,000)) (the column, the mask,
+ *                      the query; and df[col] alone), against arquero's filter of the same sorted columns, reified (when arquero
+ *                      resolves: a devDependency of the peers' bench), and always a plain typed-array filter
+ *                      that gathers every column at the kept positions (what a reified filter does); bound:
+ *                      ≤ 3× the reference (arquero when present, else the typed-array filter), issue 46
  *   arithmetic         loc({ columns: ["notional", "price"] }).mul(2) (the loc corrected in both: danfo's own is
  *                      quadratic): the largest |result − 2·x| and the cells off
  *   sortValues         median ms of the corrected sortValues vs a plain JS sort of the same column (an index
@@ -17,8 +22,9 @@
  *                      plain JS Map; danfo alone once; the results compared with danfo's
  * `withUpstreamDanfo` (dist/frames/danfo-fixes) puts danfo's own methods back for the "before" figures.
  * Writes bench/results/danfo.json; exit code 1 when a corrected figure is wrong or over its bound
- * (sortValues ≤ 10× the JS sort, groupby ≤ 2× the column table).
+ * (sortValues ≤ 10× the JS sort, groupby ≤ 2× the column table, query after sort ≤ 3× the reference filter).
  */
+import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
 import { envInt, formatTable, isMain, loadPackage, median, requireBuilt, round } from "./common.mjs";
 
@@ -127,6 +133,55 @@ function queryAfterSort(df, notional) {
   return { sorted, judge };
 }
 
+/** arquero when it resolves from the repo (a devDependency of bench/peers.mjs), else null. */
+function loadArquero() {
+  try {
+    return createRequire(import.meta.url)("arquero");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Timed query after sort: the corrected danfo against a typed-array filter that gathers every column of the
+ * sorted frame at the kept positions, and arquero's filter of the same columns (reified) when present.
+ */
+function timedQuery(sorted, aq) {
+  const names = sorted.columns;
+  const columns = names.map((c) => sorted[c].values);
+  const x = Float64Array.from(sorted["notional"].values, (v) => (typeof v === "number" ? v : NaN));
+  const variants = {
+    after: () => sorted.query(sorted["notional"].gt(5e6)),
+    column: () => sorted["notional"],
+    typed: () => {
+      const kept = new Uint32Array(x.length);
+      let m = 0;
+      for (let i = 0; i < x.length; i++) if (x[i] > 5e6) kept[m++] = i;
+      return columns.map((col) => {
+        const out = new Array(m);
+        for (let k = 0; k < m; k++) out[k] = col[kept[k]];
+        return out;
+      });
+    },
+  };
+  if (aq) {
+    const table = aq.table(Object.fromEntries(names.map((c, j) => [c, columns[j]])));
+    variants.arquero = () => table.filter(aq.escape((d) => d.notional > 5e6)).reify();
+  }
+  const r = medians(variants);
+  const reference = aq ? "arquero" : "typed";
+  return {
+    afterMs: r.ms.after,
+    columnMs: r.ms.column,
+    typedMs: r.ms.typed,
+    arqueroMs: aq ? r.ms.arquero : null,
+    reference,
+    ratio: r.ms.after / r.ms[reference],
+    rows: r.last.after.shape[0],
+    typedRows: r.last.typed[0].length,
+  };
+}
+
 function arithmetic(numbers, notional) {
   const m = numbers.mul(2)["notional"].values;
   let worst = 0;
@@ -148,6 +203,8 @@ function measureSize(n, lib, upstream, TableBuilder, log) {
   const mask = sorted["notional"].gt(5e6);
   out.queryAfterSort = { before: upstream(() => judge(sorted.query(mask))), after: judge(sorted.query(mask)) };
   log(`${n} rows: query after sort ${JSON.stringify(out.queryAfterSort)}`);
+  out.queryTimed = timedQuery(sorted, loadArquero());
+  log(`${n} rows: query after sort, timed ${JSON.stringify(out.queryTimed)}`);
   // The selection outside the timing of either: danfo's own loc is quadratic (indexOf per row) even without rows.
   const numbers = df.loc({ columns: ["notional", "price"] });
   out.arithmetic = { before: upstream(() => arithmetic(numbers, notional)), after: arithmetic(numbers, notional) };
@@ -200,7 +257,7 @@ export function measureDanfo(log = () => {}) {
   const lib = { ...loadPackage(), frames: requireBuilt("subpath", "frames.js") };
   const danfo = lib.frames.loadDanfo();
   const { withUpstreamDanfo } = requireBuilt("frames", "danfo-fixes", "index.js");
-  const { TableBuilder } = requireBuilt("frames", "column-table.js");
+  const { TableBuilder } = requireBuilt("table", "column-table.js");
   const upstream = (fn) => withUpstreamDanfo(danfo, fn);
   const sizes = SIZES.map((n) => measureSize(n, lib, upstream, TableBuilder, log));
   const problems = [];
@@ -208,6 +265,10 @@ export function measureDanfo(log = () => {}) {
     if (s.queryAfterSort.after.wrong !== 0 || s.queryAfterSort.after.rows !== s.queryAfterSort.after.want)
       problems.push(`${s.rows}: query after sort wrong`);
     if (s.arithmetic.after.maxError !== 0) problems.push(`${s.rows}: mul(2) not exact`);
+    if (s.queryTimed.ratio > 3 || s.queryTimed.rows !== s.queryTimed.typedRows)
+      problems.push(
+        `${s.rows}: query after sort ${round(s.queryTimed.ratio, 1)}x the ${s.queryTimed.reference} filter`,
+      );
     if (s.sortValues.ratio > 10) problems.push(`${s.rows}: sortValues ${round(s.sortValues.ratio, 1)}x the JS sort`);
     if (s.groupby.ratioToColumnTable > 2)
       problems.push(`${s.rows}: groupby ${round(s.groupby.ratioToColumnTable, 1)}x the column table`);
@@ -225,6 +286,12 @@ export function formatDanfo(r) {
       `${s.queryAfterSort.before.rows} / ${s.queryAfterSort.before.wrong}`,
       `${s.queryAfterSort.after.rows} / ${s.queryAfterSort.after.wrong}`,
       `want ${s.queryAfterSort.after.want}`,
+    ],
+    [
+      `${s.rows}: query after sort, timed`,
+      "",
+      `${ms(s.queryTimed.afterMs)} (${round(s.queryTimed.ratio, 1)}x ${s.queryTimed.reference})`,
+      `df[col] ${ms(s.queryTimed.columnMs)}, typed filter ${ms(s.queryTimed.typedMs)}, arquero ${s.queryTimed.arqueroMs === null ? "not installed" : ms(s.queryTimed.arqueroMs)}`,
     ],
     [
       `${s.rows}: mul(2) max error / cells off`,

@@ -34,6 +34,7 @@ console.log("\n" + formatThroughput(throughput) + "\n");
 const loadAfter = os.loadavg().map((x) => round(x, 2));
 const rows = [
   ["import: added to process start (median wall delta)", `${round(importTime.deltaMs, 1)} ms`],
+  ["import: CPU of the child / `node -e 0`'s (median)", `${round(importTime.cpuRatio, 2)}×`],
   ["import: require() inside the child (median)", `${round(importTime.inChildRequireMs.median, 1)} ms`],
   ["import: modules loaded / danfo, plotly loaded", `${importTime.modulesLoaded} / ${importTime.ok ? "no" : "YES"}`],
   ...Object.entries(throughput.variants).map(([v, x]) => [

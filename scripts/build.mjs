@@ -44,6 +44,7 @@ function stale() {
     "package.json",
     "scripts/build.mjs",
     "scripts/bundle-index.mjs",
+    "scripts/entry-shim.cjs",
     "scripts/vendor-danfo.mjs",
   ];
   return newest(inputs.map((f) => path.join(root, f))) > Math.min(...outputs.map((f) => statSync(f).mtimeMs));

@@ -1,6 +1,6 @@
 /**
- * Makes `dist/index.js`, the package's entry, one file (issue 27: `require("risk-portal-lab")` adds
- * ≤ 100 ms). tsc's output loaded about 225 modules on import (our 120-odd and zod's 95): resolving,
+ * Makes the package's code one file, `dist/bundle.js`, behind the entry `dist/index.js` (issue 27:
+ * `require("risk-portal-lab")` adds ≤ 100 ms; issue 46, item 4: ≤ 2.5× the CPU of `node -e 0`). tsc's output loaded about 225 modules on import (our 120-odd and zod's 95): resolving,
  * reading and wrapping each one was most of the time. esbuild bundles `src/index.ts` with zod into a
  * single CommonJS file; every other package stays external (DuckDB, Arrow, fastify, plotly, tslab,
  * playwright-core load on first use, as before), and danfo is required from `vendor/danfo` beside it.
@@ -9,7 +9,13 @@
  * modules). A notebook run by the CLI's runner thus holds two copies of our code, the runner's and
  * the bundle's: the one state they share, the notebook session, lives on `globalThis` (src/session.ts).
  * Named exports stay visible to Node's ESM loader and Deno: esbuild ends a CommonJS bundle with the
- * `0 && (module.exports = { … })` annotation cjs-module-lexer reads.
+ * `0 && (module.exports = { … })` annotation cjs-module-lexer reads, and the entry ends with the same list.
+ *
+ * The entry (issue 46, item 4) is scripts/entry-shim.cjs: it turns on Node's compile cache in the user's
+ * cache folder before it requires the bundle, so that a second start reads the bundle's compiled code
+ * instead of compiling it again. Less to compile and run besides: zod's JSON-schema importer
+ * (`z.fromJSONSchema`) and its 40-odd locales other than English (`z.locales`), which nothing here uses,
+ * are cut out of zod's index modules as they are bundled ({@link ZOD_CUTS}).
  *
  * Subpaths (issue 31, item 5): the root keeps what a notebook writes; `risk-portal-lab/api`, `/internals`,
  * `/frames`, `/vol`, `/plot` and `/curves` hold the rest (src/subpath/*.ts, package.json "exports"). They
@@ -29,7 +35,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const outfile = path.join(root, "dist", "index.js");
+const outfile = path.join(root, "dist", "bundle.js");
+const entry = path.join(root, "dist", "index.js");
 
 /** The subpaths besides the root: `risk-portal-lab/<name>` is src/subpath/<name>.ts. Also in package.json. */
 const SUBPATHS = ["api", "internals", "frames", "vol", "plot", "curves"];
@@ -38,6 +45,77 @@ const SUBPATH_KEY = 'Symbol.for("risk-portal-lab.subpaths")';
 
 /** Packages bundled in; every other bare specifier stays a `require` resolved at run time. */
 const BUNDLED = new Set(["zod"]);
+
+/**
+ * Exports of zod's index modules that the bundle leaves out: `z` is one namespace object, so esbuild keeps
+ * every name it re-exports. Each line must be found as written (a zod upgrade that moves one fails the
+ * build here rather than shipping it again unnoticed). English stays zod's default locale: schemas.js
+ * imports locales/en.js itself.
+ */
+const ZOD_CUTS = {
+  "v4/classic/external.js": [
+    'export { fromJSONSchema } from "./from-json-schema.js";',
+    'export * as locales from "../locales/index.js";',
+  ],
+  "v4/core/index.js": ['export * as locales from "../locales/index.js";'],
+};
+
+/** esbuild plugin: zod's index modules without {@link ZOD_CUTS}. */
+const zodCuts = {
+  name: "zod-cuts",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/ }, (args) => {
+      const rel = args.path
+        .split(path.sep)
+        .join("/")
+        .replace(/^.*\/node_modules\/zod\//, "");
+      let code = readFileSync(args.path, "utf8");
+      for (const line of ZOD_CUTS[rel] ?? []) {
+        if (code.split(line).length !== 2) throw new Error(`${args.path}: "${line}" not found once; see ZOD_CUTS`);
+        code = code.replace(line, "");
+      }
+      return { contents: code, loader: "js" };
+    });
+  },
+};
+
+/**
+ * Node's modules that `node -e 0` has not loaded already and the bundle imports at its top: loading
+ * crypto (with streams), child_process, net, vm, … cost a fifth of an import's CPU, for what the first
+ * request, simulator or notebook run needs. The bundle gets each as an object of getters that loads it on
+ * first use (its keys read from this Node at build time; `engines` is the floor, so no name is missing).
+ */
+const LAZY_BUILTINS = [
+  "node:crypto",
+  "node:child_process",
+  "node:net",
+  "node:vm",
+  "node:fs/promises",
+  "node:timers/promises",
+  "node:stream",
+  "node:worker_threads",
+];
+
+/** esbuild plugin: {@link LAZY_BUILTINS} loaded on first use. */
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => {
+      if (!LAZY_BUILTINS.includes(args.path)) return undefined;
+      // The getters' own require() of the module is the real one.
+      if (args.namespace === "lazy-builtin") return { path: args.path, external: true };
+      return { path: args.path, namespace: "lazy-builtin" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const keys = Object.keys(createRequire(import.meta.url)(args.path));
+      const getters = keys.map((k) => `${JSON.stringify(k)}:{enumerable:true,get:()=>load()[${JSON.stringify(k)}]}`);
+      return {
+        contents: `let m;const load=()=>m??=require(${JSON.stringify(args.path)});module.exports=Object.defineProperties({},{${getters.join(",")}});`,
+        loader: "js",
+      };
+    });
+  },
+};
 
 /** esbuild plugin: packages external except {@link BUNDLED}; `…/vendor/danfo` relative to dist/. */
 const externals = {
@@ -77,15 +155,24 @@ await build({
   keepNames: true,
   sourcemap: true,
   sourcesContent: false,
-  plugins: [externals],
+  plugins: [zodCuts, lazyBuiltins, externals],
   logLevel: "warning",
 });
-rootOnly();
+writeEntry(rootOnly());
 writeSubpaths();
 const kb = Math.round(statSync(outfile).size / 1024);
 console.log(
-  `dist/index.js: one bundle of src/index.ts and ${SUBPATHS.length} subpaths with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`,
+  `dist/bundle.js: one bundle of src/index.ts and ${SUBPATHS.length} subpaths with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`,
 );
+
+/** dist/index.js: scripts/entry-shim.cjs, ending with the root's names line (tsc's index.js and its map go). */
+function writeEntry(names) {
+  const shim = readFileSync(path.join(root, "scripts", "entry-shim.cjs"), "utf8");
+  if (!shim.includes('module.exports = require("./bundle.js");'))
+    throw new Error("scripts/entry-shim.cjs: its require of ./bundle.js not found");
+  rmSync(`${entry}.map`, { force: true });
+  writeFileSync(entry, `${shim.trimEnd()}\n${namesLine(names)}\n`);
+}
 
 /** The `0 && (module.exports = { … })` line that tells Node's ESM loader and Deno the names. */
 function namesLine(names) {
@@ -115,11 +202,11 @@ function rootOnly() {
   return names;
 }
 
-/** dist/subpath/<name>.js: the subpath read from the bundle (tsc's copy and its map go). */
+/** dist/subpath/<name>.js: the subpath read from the bundle, through the entry (tsc's copy and its map go). */
 function writeSubpaths() {
   const req = createRequire(import.meta.url);
   delete req.cache[outfile];
-  const subpaths = req(outfile)[Symbol.for("risk-portal-lab.subpaths")];
+  const subpaths = req(entry)[Symbol.for("risk-portal-lab.subpaths")];
   for (const name of SUBPATHS) {
     const file = path.join(root, "dist", "subpath", `${name}.js`);
     rmSync(`${file}.map`, { force: true });

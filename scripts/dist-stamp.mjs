@@ -1,6 +1,6 @@
 /**
  * The stamp that says dist/ is the build of the current src/: a hash of the build's inputs (src/, the
- * tsconfigs, the TypeScript version) and a hash of what the build wrote to dist/, in
+ * tsconfigs, the bundling scripts, the TypeScript version) and a hash of what the build wrote to dist/, in
  * node_modules/.cache/risk-portal-lab/dist-stamp.json. `npm run build` (scripts/build.mjs) writes it after
  * a build; test/global-setup.ts builds only when it no longer matches, so `npm test` after `npm run build`
  * (as .ci/run does it, and `npm run demo` for a newcomer) does not run tsc a second time.
@@ -40,6 +40,9 @@ export function distInputs(root) {
     ...listFiles(srcDir).map((f) => path.join(srcDir, f)),
     path.join(root, "tsconfig.json"),
     path.join(root, "tsconfig.build.json"),
+    // What turns tsc's output into the package's entry and bundle.
+    path.join(root, "scripts", "bundle-index.mjs"),
+    path.join(root, "scripts", "entry-shim.cjs"),
   ];
   return hashFiles(root, inputFiles, `typescript@${tsVersion}`);
 }

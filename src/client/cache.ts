@@ -54,9 +54,16 @@ export const DEFAULT_CACHE_ENTRIES = 256;
 
 /** Our entry files: 32 hex digits and `.json`. Anything else in the directory is not ours. */
 const ENTRY_FILE = /^[0-9a-f]{32}\.json$/;
-/** Per-process prefix of temporary files, so two processes (or two caches) never write the same one. */
-const TEMP_TAG = `${process.pid}.${randomBytes(4).toString("hex")}`;
+let tempTag: string | undefined;
 let tempCounter = 0;
+
+/**
+ * Per-process prefix of temporary files, so two processes (or two caches) never write the same one. Drawn on
+ * the first write, not at import: node:crypto loads with the first cached answer (issue 46, item 4).
+ */
+function tempFileTag(): string {
+  return (tempTag ??= `${process.pid}.${randomBytes(4).toString("hex")}`);
+}
 
 export class ResponseCache {
   readonly ttlMs: number;
@@ -145,7 +152,7 @@ export class ResponseCache {
     this.#remember(stored);
     if (!this.dir) return;
     const file = this.#file(key);
-    const temp = path.join(this.dir, `.${path.basename(file)}.${TEMP_TAG}.${++tempCounter}.tmp`);
+    const temp = path.join(this.dir, `.${path.basename(file)}.${tempFileTag()}.${++tempCounter}.tmp`);
     try {
       await writeFile(temp, JSON.stringify(stored));
       await rename(temp, file);

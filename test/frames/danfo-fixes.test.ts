@@ -329,6 +329,121 @@ describe("groupby(…).agg and describe", () => {
   });
 });
 
+/** What a Series is, as danfo and the corrections both keep it. */
+function seriesState(s: Any): unknown {
+  return {
+    isSeries: s instanceof d.Series,
+    values: s.values,
+    index: s.index,
+    columns: s.columns,
+    dtypes: s.dtypes,
+    ownDtypes: s.$dtypes,
+    cache: s.$dataIncolumnFormat,
+    lowMemory: s.config.isLowMemoryMode,
+    shape: s.shape,
+  };
+}
+
+describe("a column and a comparison on a sorted frame (df[col], Series.gt, …: issue 46, item 3)", () => {
+  const sorted = (): Any => trades().sortValues("notional", { ascending: false });
+
+  it("df[col] is danfo's Series for every column: values, index (a copy), dtypes, config", () => {
+    const df = sorted();
+    for (const name of df.columns as string[]) {
+      const ours = df[name];
+      expect(seriesState(ours), name).toEqual(seriesState(upstream(() => df[name])));
+      expect(ours.index).not.toBe(df.index);
+      expect(df.column(name).values).toEqual(ours.values);
+    }
+    expect(() => df.column("nope")).toThrow(upstream(() => captured(() => df.column("nope"))));
+  });
+
+  it("so in low-memory mode, and on an empty frame", () => {
+    const low = new d.DataFrame({ a: [3, 1, 2], b: ["x", "y", "z"] }, { config: { lowMemoryMode: true } }) as Any;
+    const lowSorted = low.sortValues("a");
+    for (const name of ["a", "b"])
+      expect(seriesState(lowSorted[name])).toEqual(seriesState(upstream(() => lowSorted[name])));
+    const empty = new d.DataFrame([], { columns: ["a"] }) as Any;
+    expect(seriesState(empty["a"])).toEqual(seriesState(upstream(() => empty["a"])));
+  });
+
+  it("lt … ne against a number, an array, a Series and text give danfo's boolean Series", () => {
+    const df = sorted();
+    const notional = df["notional"];
+    const price = df["price"];
+    const ccy = df["ccy"];
+    const cases: [string, Any, unknown][] = [
+      ...["lt", "gt", "le", "ge", "eq", "ne"].map((op): [string, Any, unknown] => [op, notional, 5_000_000.01]),
+      ["gt", price, price.values.map((x: number) => x + (x > 100 ? -1 : 1))],
+      ["le", price, df["notional"]],
+      ["eq", ccy, "EUR"],
+      ["ne", ccy, "usd"],
+    ];
+    for (const [op, series, other] of cases)
+      expect(seriesState(series[op](other)), `${series.columns[0]}.${op}`).toEqual(
+        seriesState(upstream(() => series[op](other))),
+      );
+    const mask = notional.gt(5e6);
+    expect(mask.values).toEqual([true, true, true, true, false, false, false, false]);
+    expect(mask.index).toBe(notional.index); // danfo's boolOps keeps the Series' own index array
+    for (const [op, other] of [
+      ["gt", [1, 2]],
+      ["gt", "EUR"],
+      ["lt", { a: 1 }],
+    ] as const)
+      expect(() => notional[op](other)).toThrow(upstream(() => captured(() => notional[op](other))));
+  });
+
+  it("a sort's or query's rows are built when first read, as they would have been built at once", () => {
+    const df = trades();
+    const sorted = df.sortValues("notional", { ascending: false });
+    const q = sorted.query(sorted["notional"].gt(5e6));
+    const built = (f: Any): boolean => "value" in Object.getOwnPropertyDescriptor(f, "$data")!;
+    expect([built(sorted), built(q)], "rows built by the sort and the query").toEqual([false, false]);
+    expect([sorted.shape, q.shape]).toEqual([
+      [8, 5],
+      [4, 5],
+    ]);
+    expect(built(q), "rows built by shape").toBe(false);
+    const rows = (f: Any): unknown[][] =>
+      f.index.map((_: unknown, i: number) => f.columns.map((c: string) => f[c].values[i]));
+    expect(q.values).toEqual(rows(q));
+    expect(built(q)).toBe(true);
+    expect(q.values).toBe(q.values);
+    // danfo's own code on frames whose rows are not built yet: a column set, a copy, a print, a group-by.
+    const later = sorted.query(sorted["notional"].gt(5e6));
+    later["price"] = [1, 2, 3, 4];
+    expect(later.values.map((r: unknown[]) => r[3])).toEqual([1, 2, 3, 4]);
+    expect(later["price"].values).toEqual([1, 2, 3, 4]);
+    expect(sorted.copy().values).toEqual(rows(sorted));
+    const eager = df.sortValues("notional", { ascending: false });
+    void eager.values;
+    expect(df.sortValues("notional", { ascending: false }).toString()).toBe(eager.toString());
+    expect(df.sortValues("notional", { ascending: false }).groupby(["ccy"]).agg({ price: "sum" }).values).toEqual(
+      eager.groupby(["ccy"]).agg({ price: "sum" }).values,
+    );
+  });
+
+  it("query after the sort keeps the sorted rows, their labels and dtypes", () => {
+    const df = sorted();
+    const q = df.query(df["notional"].gt(5e6));
+    expect(q.index).toEqual([0, 3, 5, 2]);
+    expect(q["notional"].values).toEqual([51_832_906_865.2, 12_345_678.9, 7_777_777.77, 5_000_000.01]);
+    expect(q.dtypes).toEqual(df.dtypes);
+    expect(seriesState(q["trade_id"])).toEqual(seriesState(upstream(() => q["trade_id"])));
+  });
+});
+
+/** The message of what `fn` throws (to compare the corrections' errors with danfo's own). */
+function captured(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error("expected a throw");
+}
+
 describe("TensorFlow.js's Node.js banner", () => {
   it("is never printed, even by a CPU backend made again after tf.engine().reset()", () => {
     const vendor = path.resolve(__dirname, "../../vendor/danfo");

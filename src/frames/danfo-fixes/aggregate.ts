@@ -12,7 +12,7 @@
  * were one group, and two dates in the same second too).
  */
 import { frameFromColumns } from "./build";
-import { columnsOf, isMissing, type DanfoClasses, type Frame } from "./types";
+import { columnsOf, isMissing, rowCount, type DanfoClasses, type Frame } from "./types";
 
 const FAST = new Set(["sum", "mean", "count", "min", "max"]);
 const DANFO_OPS = [
@@ -142,7 +142,7 @@ function fastAgg(
 ): Frame {
   const columns = columnsOf(frame);
   const keyColumns = keys.map((k) => columns[frame.$columns.indexOf(k)]!);
-  const { ids, firstRow } = groupRows(keyColumns, frame.$data.length);
+  const { ids, firstRow } = groupRows(keyColumns, rowCount(frame));
   const order = danfoOrder(keyColumns, firstRow);
   const names = [...keys];
   const out: unknown[][] = keyColumns.map((c) => order.map((g) => c[firstRow[g]!]));

@@ -8,7 +8,7 @@
  * `mod` is the floored remainder (the sign of the divisor), as TensorFlow's `mod` that danfo used.
  */
 import { frameFromColumns } from "./build";
-import { columnsOf, isFrame, type DanfoClasses, type Frame } from "./types";
+import { columnsOf, isFrame, rowCount, type DanfoClasses, type Frame } from "./types";
 
 type Op = (a: number, b: number) => number;
 type Cmp = (a: number, b: number) => boolean;
@@ -50,12 +50,12 @@ function operand(
   axis: number,
   name: string,
 ): (i: number, j: number) => number {
-  const [n, m] = [frame.$data.length, frame.$columns.length];
+  const [n, m] = [rowCount(frame), frame.$columns.length];
   if (typeof other === "number") return () => other;
   if (isFrame(other, cls.DataFrame)) {
-    if (other.$data.length !== n || other.$columns.length !== m)
+    if (rowCount(other) !== n || other.$columns.length !== m)
       throw new Error(
-        `ParamError: ${name}: the DataFrame operand is ${other.$data.length}×${other.$columns.length}; this frame is ${n}×${m}`,
+        `ParamError: ${name}: the DataFrame operand is ${rowCount(other)}×${other.$columns.length}; this frame is ${n}×${m}`,
       );
     const columns = columnsOf(other);
     return (i, j) => toNumber(columns[j]![i]);
@@ -103,7 +103,7 @@ function mathOp(cls: DanfoClasses, name: string, op: Op) {
       [...this.$columns],
       dtypes,
       columns,
-      this.$data.length,
+      rowCount(this),
       [...this.$index],
       this.config,
     );
@@ -125,7 +125,7 @@ function compareOp(cls: DanfoClasses, name: string, cmp: Cmp) {
       [...this.$columns],
       columns.map(() => "boolean"),
       columns,
-      this.$data.length,
+      rowCount(this),
       [...this.$index],
       this.config,
     );

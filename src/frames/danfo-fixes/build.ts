@@ -1,5 +1,10 @@
-/** Frames built from columns with one transposition, and row selections built the same way (no tensor, no double transposition). */
-import { columnsOf, type Frame, type FrameClass, type FrameConfig } from "./types";
+/**
+ * Frames built from columns with one transposition, and row selections built the same way (no tensor, no double
+ * transposition). A selection of every column (a sort, a query, iloc/loc by rows) gets its rows (danfo's `$data`,
+ * one array per row) on first read only: its columns are what `df[col]`, a comparison and the next query read,
+ * and building a million row arrays that nobody reads was most of a query after a sort (issue 46, item 3).
+ */
+import { columnsOf, rowCount, type Frame, type FrameClass, type FrameConfig } from "./types";
 
 /**
  * A DataFrame of `cls` from columns. danfo's constructor transposes twice for column input (columns → rows,
@@ -64,35 +69,64 @@ export function takeFrame(
 ): Frame {
   const all = columnsOf(frame);
   const picked = columnPositions ?? all.map((_, j) => j);
-  const n = positions ? positions.length : frame.$data.length;
+  const n = positions ? positions.length : rowCount(frame);
   const columns = picked.map((j) => (positions ? take(all[j]!, positions) : all[j]!.slice()));
   const index = positions ? take(frame.$index, positions) : frame.$index.slice();
   const names = picked.map((j) => frame.$columns[j]!);
   const dtypes = picked.map((j) => frame.$dtypes[j]!);
   if (columnPositions || n === 0 || names.length === 0)
     return frameFromColumns(cls, names, dtypes, columns, n, index, frame.config);
-  // Every column: each new row is a copy of a source row (one contiguous copy, not one read per column).
-  const source = frame.$data as unknown[][];
-  const rows = new Array<unknown[]>(n);
-  for (let i = 0; i < n; i++) rows[i] = source[positions ? positions[i]! : i]!.slice();
-  return withRows(cls, names, dtypes, rows, columns, index, frame.config);
-}
-
-/** A frame holding these rows, columns (the same values) and index, set as danfo's constructor would. */
-function withRows(
-  cls: FrameClass,
-  names: string[],
-  dtypes: string[],
-  rows: unknown[][],
-  columns: unknown[][],
-  index: unknown[],
-  config: FrameConfig,
-): Frame {
-  const df = new cls([], { columns: names, dtypes, config });
-  df.$data = rows;
+  const df = new cls([], { columns: names, dtypes, config: frame.config });
   df.$dataIncolumnFormat = df.$config.isLowMemoryMode ? [] : columns;
   df.$index = index;
+  if (df.$config.isLowMemoryMode) df.$data = rowsOf(columns, n);
+  else rowsOnFirstRead(df, columns, n);
   return df;
+}
+
+/** The rows of `columns` (n values each): one array per row. */
+function rowsOf(columns: readonly unknown[][], n: number): unknown[][] {
+  const width = columns.length;
+  const rows = new Array<unknown[]>(n);
+  for (let i = 0; i < n; i++) {
+    const row = new Array<unknown>(width);
+    for (let j = 0; j < width; j++) row[j] = columns[j]![i];
+    rows[i] = row;
+  }
+  return rows;
+}
+
+/** Marks a frame whose `$data` is not built yet (see {@link rowsOnFirstRead}). */
+const ROWS_PENDING = Symbol("risk-portal-lab.danfo-fixes.rows-pending");
+
+/**
+ * Gives `df` a `$data` built from `columns` when first read (then an ordinary property, as danfo's constructor
+ * leaves it); an assignment before that replaces it. The columns are the frame's column cache at this moment,
+ * so the rows hold what an eager build would have held.
+ */
+function rowsOnFirstRead(df: Frame, columns: readonly unknown[][], n: number): void {
+  const settle = (target: Frame, rows: unknown[]): void => {
+    Object.defineProperty(target, "$data", { value: rows, writable: true, enumerable: true, configurable: true });
+    delete (target as unknown as Record<symbol, unknown>)[ROWS_PENDING];
+  };
+  Object.defineProperty(df, ROWS_PENDING, { value: true, configurable: true });
+  Object.defineProperty(df, "$data", {
+    get(this: Frame) {
+      const rows = rowsOf(columns, n);
+      settle(this, rows);
+      return rows;
+    },
+    set(this: Frame, rows: unknown[]) {
+      settle(this, rows);
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** Whether `frame`'s rows are still to be built (its shape is then its index's length by its columns). */
+export function rowsPending(frame: Frame): boolean {
+  return (frame as unknown as Record<symbol, unknown>)[ROWS_PENDING] === true;
 }
 
 /** Makes `target` hold `source`'s rows, columns and index (what an `inplace` operation leaves); dtypes stay. */

@@ -8,7 +8,9 @@
  * - sort.ts: `sortValues` by a typed-array argsort, one or several columns, stable, missing last;
  * - aggregate.ts: `groupby(…).agg(…)` and its shortcuts for sum/mean/count/min/max in one pass, and
  *   `describe` over the number columns without mathjs (danfo's threw on a frame with a date column);
- * - copies.ts: `concat` along rows and `fillNa` of some columns no longer change their input.
+ * - copies.ts: `concat` along rows and `fillNa` of some columns no longer change their input;
+ * - series.ts: a column as a Series (`df[col]`) and a Series compared (`gt`, …) without a Set of every index
+ *   label (a `query` after a sort at a million rows).
  * {@link withUpstreamDanfo} runs code with danfo's own methods back (tests and bench/danfo.mjs compare).
  */
 import { installAggregates } from "./aggregate";
@@ -16,6 +18,7 @@ import { installArithmetic } from "./arithmetic";
 import { installCopies } from "./copies";
 import { installDtypes } from "./dtypes";
 import { installIndexing } from "./indexing";
+import { installSeries } from "./series";
 import { installSort } from "./sort";
 import type { DanfoClasses, FrameClass } from "./types";
 
@@ -82,6 +85,7 @@ export function applyDanfoFixes(danfo: { DataFrame: unknown; Series: unknown }):
   installSort(cls, patch);
   installAggregates(cls, patch);
   installCopies(danfo, cls, patch);
+  installSeries(cls, patch);
   Object.defineProperty(frame, REPLACED, { value: replaced, enumerable: false });
 }
 

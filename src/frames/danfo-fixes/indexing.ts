@@ -6,7 +6,7 @@
  * found through one Map, and the result is built from columns (build.ts). Errors keep danfo's wording.
  */
 import { take, takeFrame } from "./build";
-import { isFrame, type DanfoClasses, type Frame } from "./types";
+import { isFrame, rowCount, type DanfoClasses, type Frame } from "./types";
 
 type RowSpec = unknown[] | Frame | undefined;
 
@@ -67,7 +67,7 @@ function distinct(positions: number[]): number[] {
 /** Row positions for iloc: undefined (all), ["a:b"], integer positions, or a boolean mask (array or Series). */
 export function ilocRows(frame: Frame, spec: RowSpec, cls: DanfoClasses, method = "iloc"): number[] | null {
   const rows = asArray(spec, cls, "rows");
-  const n = frame.$data.length;
+  const n = rowCount(frame);
   if (!rows) return null;
   if (rows.length === 1 && typeof rows[0] === "string") return slicePositions(rows[0], n, "row");
   if (isMask(rows)) return maskPositions(rows, n, method);

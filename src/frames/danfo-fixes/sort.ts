@@ -7,7 +7,7 @@
  * their order); missing values (NaN, null, an invalid date) last in every direction; `inplace` as danfo.
  */
 import { takeFrame } from "./build";
-import { columnsOf, isMissing, type DanfoClasses, type Frame } from "./types";
+import { columnsOf, isMissing, rowCount, type DanfoClasses, type Frame } from "./types";
 
 /** Sort keys of one column: NaN for a missing value. */
 export function sortKeys(values: readonly unknown[]): Float64Array {
@@ -141,7 +141,7 @@ export function installSort(cls: DanfoClasses, patch: (target: object, key: stri
       const order = argsort(
         spec.positions.map((j) => sortKeys(columns[j]!)),
         spec.ascending,
-        this.$data.length,
+        rowCount(this),
       );
       const sorted = takeFrame(cls.DataFrame, this, order, null);
       if (!inplace) return sorted;

@@ -52,6 +52,11 @@ export function isMissing(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === "number" && Number.isNaN(value));
 }
 
+/** A frame's number of rows, read from its index (its rows may not be built yet: build.ts). */
+export function rowCount(frame: Frame): number {
+  return frame.$index.length;
+}
+
 /** The columns of a frame (its column cache, or its rows transposed in low-memory mode). */
 export function columnsOf(frame: Frame): unknown[][] {
   if (!frame.$config.isLowMemoryMode && frame.$dataIncolumnFormat.length === frame.$columns.length)
