@@ -14,6 +14,8 @@
  *                     that means brought back into JS (ours: `queryColumns`; DuckDB alone: `getColumnsObjectJS`)
  * Variants (each library is loaded before the clock starts):
  *   ours-duckdb    frames.fetchTransactionTableColumns(rp, …) → frames.duckdb().register → SQL
+ *   ours-json-duckdb  frames.fetchTransactionTableToDuckDB(rp, …, db, "trades") → SQL, the body read by DuckDB's
+ *                  JSON reader (issue 46, item 1); run only when the built package exports that verb
  *   ours-danfo     frames.fetchTransactionTable(rp, …) → groupby().agg / sortValues / query
  *   arquero        JSON.parse → aq.fromJSON(rows) (ISO dates auto-typed) → groupby().rollup / orderby / filter
  *   polars         pl.readJSON(body) → explode + unnest → dates by strptime → groupBy / sort / filter
@@ -53,9 +55,17 @@ const GROUP_SQL =
 const SORT_SQL = "create table sorted as select * from trades order by counterparty asc, notional desc";
 const FILTER_SQL = `select * from sorted where notional > ${THRESHOLD}`;
 
-/** The variants, in the table's order; `peer` marks those the ratios are taken against. */
+/**
+ * The variants, in the table's order; `peer` marks those the ratios are taken against; `needs` names the export
+ * of dist/frames a variant runs on (left out when the built package does not have it).
+ */
 const VARIANTS = [
   { key: "ours-duckdb", label: "ours: column table + DuckDB" },
+  {
+    key: "ours-json-duckdb",
+    label: "ours: body → DuckDB's JSON reader (`fetchTransactionTableToDuckDB`)",
+    needs: "fetchTransactionTableToDuckDB",
+  },
   { key: "ours-danfo", label: "ours: danfo" },
   { key: "arquero", label: "arquero", peer: true },
   { key: "polars", label: "nodejs-polars (`readJSON`)", peer: true },
@@ -139,15 +149,17 @@ function ourClient(base) {
 
 const loadFrames = () => repoRequire(join(REPO_ROOT, "dist", "frames", "index.js"));
 
-/** ours: the column table from the client's lean fetch, registered in our DuckDB session; SQL from there. */
-async function oursDuckdb(base) {
+/**
+ * ours in SQL: `into(frames, rp, session)` puts the table into our DuckDB session as `trades`; the group-by,
+ * the sort and the filtered rows back (`queryColumns`) are the same whichever way it got there.
+ */
+async function oursSql(base, into) {
   const frames = loadFrames();
   const rp = ourClient(base);
   const session = await frames.duckdb();
   return runPhases({
     load: async () => {
-      const table = await frames.fetchTransactionTableColumns(rp, REQUEST);
-      await session.register("trades", table);
+      await into(frames, rp, session);
       const groups = await session.queryColumns(GROUP_SQL);
       return { notional: groups.data.notional, trades: groups.data.trades };
     },
@@ -162,6 +174,16 @@ async function oursDuckdb(base) {
     },
   });
 }
+
+/** ours: the column table from the client's lean fetch, registered in the session (JSON.parse, adapter, appender). */
+const oursDuckdb = (base) =>
+  oursSql(base, async (frames, rp, session) =>
+    session.register("trades", await frames.fetchTransactionTableColumns(rp, REQUEST)),
+  );
+
+/** ours: the body straight into the session by DuckDB's JSON reader, when the built package has that verb. */
+const oursJsonDuckdb = (base) =>
+  oursSql(base, (frames, rp, session) => frames.fetchTransactionTableToDuckDB(rp, REQUEST, session, "trades"));
 
 /** ours: the client's lean fetch into a danfo DataFrame (danfo as the package corrects it). */
 async function oursDanfo(base) {
@@ -289,6 +311,7 @@ async function duckdbAlone(base, dir, bare) {
 
 const NODE_CHILDREN = {
   "ours-duckdb": oursDuckdb,
+  "ours-json-duckdb": oursJsonDuckdb,
   "ours-danfo": oursDanfo,
   arquero,
   polars,
@@ -525,7 +548,10 @@ function markdownTable(variants, figures) {
   return lines.join("\n");
 }
 
-/** The variants to run: all, or those PEERS_BENCH_VARIANTS names; pandas only when a Python has it. */
+/**
+ * The variants to run: all, or those PEERS_BENCH_VARIANTS names; pandas only when a Python has it; ours only on
+ * the verbs the built package has.
+ */
 function chosenVariants(pandas, log) {
   const names = process.env.PEERS_BENCH_VARIANTS?.split(",").map((s) => s.trim());
   const unknown = (names ?? []).filter((n) => !VARIANTS.some((v) => v.key === n));
@@ -536,7 +562,10 @@ function chosenVariants(pandas, log) {
   const chosen = VARIANTS.filter((v) => !names || names.includes(v.key));
   if (!pandas && chosen.some((v) => v.python))
     log("pandas: skipped (no Python with pandas: PEERS_BENCH_PYTHON, /usr/bin/python3, python3)");
-  return chosen.filter((v) => !v.python || pandas);
+  const frames = loadFrames();
+  for (const v of chosen.filter((v) => v.needs && typeof frames[v.needs] !== "function"))
+    log(`${v.key}: skipped (dist/frames has no ${v.needs})`);
+  return chosen.filter((v) => (!v.python || pandas) && (!v.needs || typeof frames[v.needs] === "function"));
 }
 
 async function main() {
