@@ -1,7 +1,7 @@
 /**
  * Our frames beside their peers (issue 46), side by side in one run, on the transaction table as the simulator
- * serves it (`GetTransactionTable`, 13 columns; about 342 bytes of JSON a row). Not part of `npm run bench`
- * (tens of minutes at the default size). Run after `npm run build`:
+ * serves it (`GetTransactionTable`, 13 columns; about 342 bytes of JSON a row). Not part of `npm run bench`: at
+ * the default size it takes about 15 minutes for 3 rounds on a busy 2-core machine. Run after `npm run build`:
  *
  *   node bench/peers.mjs     # PEERS_BENCH_ROWS=1000000 (the simulator's transactionRows), PEERS_BENCH_ROUNDS=5,
  *                            # PEERS_BENCH_VARIANTS=ours-duckdb,arquero,… (default all), PEERS_BENCH_PYTHON=…
@@ -30,7 +30,7 @@
  * and each figure is a median. Every variant reports the same check (groups, rows, Σ notional, filtered rows,
  * the first filtered row): the run fails when one disagrees with the others (a fast wrong answer does not pass).
  * Prints the table (ratios to the best peer: arquero, polars, pandas, DuckDB read_json of the body) with the load
- * average, and writes bench/results/peers.json.
+ * average, the same for CPU time (steadier on a busy machine), and writes bench/results/peers.json.
  */
 import { execFile } from "node:child_process";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -520,7 +520,7 @@ function agreement(runs) {
 }
 
 /** The markdown table in the issue's shape: ratios to the best peer of each column. */
-function markdownTable(variants, figures) {
+function markdownTable(variants, figures, columns) {
   const peers = variants.filter((v) => v.peer);
   const best = (get) => Math.min(...peers.map((v) => get(figures[v.key])).filter((x) => Number.isFinite(x)));
   const cell = (value, bestValue, format) => {
@@ -528,25 +528,34 @@ function markdownTable(variants, figures) {
     if (!Number.isFinite(bestValue) || value === bestValue) return format(value);
     return `${format(value)} (${(value / bestValue).toFixed(2)}×)`;
   };
-  const columns = [
-    [(f) => f.load?.ms, seconds],
-    [(f) => f.sort?.ms, seconds],
-    [(f) => f.filter?.ms, seconds],
-    [(f) => f.peakMB.end, megabytes],
-    [(f) => f.peakMB.groupBy, megabytes],
-  ];
-  const bests = columns.map(([get]) => best(get));
+  const bests = columns.map(({ get }) => best(get));
   const lines = [
-    "| variant | JSON → group-by | sort | filter after sort (rows back in JS) | peak RSS | peak RSS to the group-by |",
-    "|---|---|---|---|---|---|",
+    `| variant | ${columns.map((c) => c.title).join(" | ")} |`,
+    `|---|${columns.map(() => "---|").join("")}`,
   ];
   for (const v of variants) {
     const f = figures[v.key];
-    const cells = columns.map(([get, format], i) => cell(get(f), bests[i], format));
+    const cells = columns.map(({ get, format }, i) => cell(get(f), bests[i], format));
     lines.push(`| ${v.label}${v.key === "pandas" ? ` ${f.version}` : ""} | ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
 }
+
+/** The issue's table: wall time of each phase and peak RSS. */
+const WALL_COLUMNS = [
+  { title: "JSON → group-by", get: (f) => f.load?.ms, format: seconds },
+  { title: "sort", get: (f) => f.sort?.ms, format: seconds },
+  { title: "filter after sort (rows back in JS)", get: (f) => f.filter?.ms, format: seconds },
+  { title: "peak RSS", get: (f) => f.peakMB.end, format: megabytes },
+  { title: "peak RSS to the group-by", get: (f) => f.peakMB.groupBy, format: megabytes },
+];
+
+/** CPU time (all the child's threads) of each phase: steadier than wall time on a busy machine. */
+const CPU_COLUMNS = [
+  { title: "CPU: JSON → group-by", get: (f) => f.load?.cpuMs, format: seconds },
+  { title: "CPU: sort", get: (f) => f.sort?.cpuMs, format: seconds },
+  { title: "CPU: filter after sort", get: (f) => f.filter?.cpuMs, format: seconds },
+];
 
 /**
  * The variants to run: all, or those PEERS_BENCH_VARIANTS names; pandas only when a Python has it; ours only on
@@ -596,11 +605,13 @@ async function main() {
     if (pandas && figures.pandas) figures.pandas.version = pandas.version;
     const check = agreement(rounds.runs);
     const loadAfter = loadAverage();
-    const table = markdownTable(variants, figures);
+    const table = markdownTable(variants, figures, WALL_COLUMNS);
+    const cpuTable = markdownTable(variants, figures, CPU_COLUMNS);
     log(
       `\n${check.reference.rows.toLocaleString("en-US")} rows, ${round(body.bytes / 1e6, 1)} MB of JSON, 13 columns; ${check.reference.groups} groups; ${check.reference.filtered?.toLocaleString("en-US")} rows after the filter; medians of ${ROUNDS} rounds, interleaved; load average before ${loadBefore.join(" ")}, after ${loadAfter.join(" ")}\n`,
     );
     log(table);
+    log(`\nCPU time of the same runs (medians, every thread of the child; ratios to the best peer):\n\n${cpuTable}`);
     log(`\nevery variant agrees (groups, Σ notional, sorted and filtered rows): ${check.ok}`);
     for (const p of check.problems) log(`  ${p}`);
     const record = {
@@ -617,6 +628,7 @@ async function main() {
       runs: rounds.runs,
       check,
       table,
+      cpuTable,
     };
     log(`\nwrote ${writeResults("peers", record)}`);
     if (!check.ok) process.exitCode = 1;
