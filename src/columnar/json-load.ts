@@ -37,6 +37,8 @@ interface ColumnStats {
   nested: number;
   /** 0: no text yet; 1: every text value so far a date; 2: text that is not dates. */
   dates: 0 | 1 | 2;
+  /** Dates in forms DuckDB's cast does not read as they are (`t`/`z`, a decimal comma, no seconds). */
+  oddDates: boolean;
   /** The last row with this key (a key twice in one row is a detour). */
   lastRow: number;
 }
@@ -45,6 +47,8 @@ interface ColumnStats {
 export interface PlannedColumn {
   name: string;
   kind: ColumnKind;
+  /** A date column with values in forms DuckDB's cast needs put in its own first. */
+  oddDates?: boolean;
 }
 
 function isSpace(b: number): boolean {
@@ -112,7 +116,7 @@ export class RowsProfile {
       else if (s.booleans === present) kind = "boolean";
       else if (s.strings === present) kind = s.dates === 1 && this.detectDates ? "date" : "string";
       if (kind === "mixed") this.detour ??= `column "${name}" holds values of more than one kind, or nested ones`;
-      return { name, kind };
+      return kind === "date" && s.oddDates ? { name, kind, oddDates: true } : { name, kind };
     });
   }
 
@@ -187,7 +191,7 @@ export class RowsProfile {
     this.names.push(name);
     this.#index.set(name, j);
     this.#keys.push(key);
-    this.#stats.push({ numbers: 0, strings: 0, booleans: 0, nested: 0, dates: 0, lastRow: -1 });
+    this.#stats.push({ numbers: 0, strings: 0, booleans: 0, nested: 0, dates: 0, oddDates: false, lastRow: -1 });
     return j;
   }
 
@@ -220,6 +224,8 @@ export class RowsProfile {
       date = !Number.isNaN(parseIsoDate(text));
       // DuckDB rounds past microseconds where the adapter truncates at milliseconds.
       if (date && /[.,]\d{7}/.test(text)) this.detour ??= `a date has more than 6 decimals (${text})`;
+      if (date && !s.oddDates && text.length > 10 && (text.charCodeAt(16) !== 0x3a || /[tz,]/.test(text)))
+        s.oddDates = true;
     }
     if (s.dates === 0) s.dates = date ? 1 : 2;
     else if (!date) {
@@ -348,10 +354,12 @@ export function readJsonRows(file: string, columns: readonly PlannedColumn[], ma
  */
 export function rowsSelectList(columns: readonly PlannedColumn[]): string {
   return columns
-    .map(({ name, kind }) => {
+    .map(({ name, kind, oddDates }) => {
       const c = quoteIdent(name);
       if (kind !== "date") return c;
-      const instant = `cast(replace(upper(${c}), ',', '.') as timestamptz)`;
+      // `2026-01-02t03:04,5z` → `2026-01-02T03:04:00.5Z`: seconds where there are none, a decimal point, capitals.
+      const text = oddDates ? `regexp_replace(replace(upper(${c}), ',', '.'), '^(.{16})([^:]|$)', '\\1:00\\2')` : c;
+      const instant = `cast(${text} as timestamptz)`;
       return `make_timestamp(cast(floor(epoch_us(${instant}) / 1000) as bigint) * 1000) as ${c}`;
     })
     .join(", ");

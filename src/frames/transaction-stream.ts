@@ -10,6 +10,7 @@
  * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { isRecord } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
@@ -338,6 +339,67 @@ export async function fetchTransactionTableToParquet(
     }
     replaceFile(final, out, "frames.fetchTransactionTableToParquet");
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
+  } finally {
+    releaseSpool(workDir);
+  }
+}
+
+/** What `frames.fetchTransactionTableToDuckDB` loaded. */
+export interface TransactionTableLoaded {
+  /** The table's name in the session. */
+  name: string;
+  rows: number;
+  columns: string[];
+  kinds: Record<string, ColumnKind>;
+  /** Everything that was kept as received instead of converted, and why (`formatWarning` of the table's warnings). */
+  warnings: string[];
+  /** The response's fields that are not rows (`$type`, …). */
+  fields: Record<string, unknown>;
+  provenance: Provenance[];
+  /** Bytes of the response body. */
+  bytes: number;
+}
+
+/**
+ * Fetches a transaction table into an SQL session as table `name` (replacing what had that name), the
+ * rows read by DuckDB's own JSON reader from a spool file in the system's temporary directory (removed
+ * at the end): no JS objects, no column table. The table's columns have the types
+ * `db.register(name, await frames.fetchTransactionTableColumns(rp, request))` gives them (number DOUBLE,
+ * text VARCHAR, dates TIMESTAMP in UTC, …), and the same rows. An empty table is refused, as `register` refuses it.
+ *
+ * ```ts
+ * const db = await frames.duckdb();
+ * await frames.fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades");
+ * const exposure = await db.query("select counterparty, currency, sum(notional) from trades group by all");
+ * ```
+ */
+export async function fetchTransactionTableToDuckDB(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  db: SqlSession,
+  name: string,
+  options: StreamOptions = {},
+): Promise<TransactionTableLoaded> {
+  if (!(db instanceof SqlSession)) throw new TypeError("db must be an SQL session: const db = await frames.duckdb()");
+  const workDir = claimSpool(path.join(tmpdir(), "risk-portal-lab-load"));
+  try {
+    const staged = await stageTransactionTable(rp, request, workDir, options);
+    if (staged.columns.length === 0) throw new ColumnarError(`register("${name}", …): the table has no columns`, "SQL");
+    await db.registerSelect(name, `select * from ${stagedScan(staged)}`, {
+      source: SOURCE,
+      rows: staged.rows,
+      provenance: staged.provenance,
+    });
+    return {
+      name,
+      rows: staged.rows,
+      columns: staged.columns,
+      kinds: staged.meta.kinds,
+      warnings: staged.meta.warnings.map(formatWarning),
+      fields: staged.meta.fields,
+      provenance: staged.provenance,
+      bytes: staged.bytes,
+    };
   } finally {
     releaseSpool(workDir);
   }
