@@ -41,6 +41,8 @@ interface ColumnStats {
   oddDates: boolean;
   /** The last row with this key (a key twice in one row is a detour). */
   lastRow: number;
+  /** The last date text read (its bytes, quotes included): dates repeat, and a repeat needs no second look. */
+  lastDate: Uint8Array;
 }
 
 /** What DuckDB is told of one column, and the kind the adapter would give it. */
@@ -191,7 +193,16 @@ export class RowsProfile {
     this.names.push(name);
     this.#index.set(name, j);
     this.#keys.push(key);
-    this.#stats.push({ numbers: 0, strings: 0, booleans: 0, nested: 0, dates: 0, oddDates: false, lastRow: -1 });
+    this.#stats.push({
+      numbers: 0,
+      strings: 0,
+      booleans: 0,
+      nested: 0,
+      dates: 0,
+      oddDates: false,
+      lastRow: -1,
+      lastDate: NO_BYTES,
+    });
     return j;
   }
 
@@ -217,16 +228,23 @@ export class RowsProfile {
   /** Whether a text cell keeps its column a date column (the adapter: the first text decides, the rest must follow). */
   #dateText(p: number, end: number, s: ColumnStats): void {
     const b = this.#b;
+    const last = s.lastDate;
+    if (last.length === end - p && s.dates === 1) {
+      let i = 0;
+      while (i < last.length && last[i] === b[p + i]) i++;
+      if (i === last.length) return;
+    }
     let date = false;
     // An ISO date begins with four digits and "-"; escapes and long fractions are left to the adapter.
     if (end - p >= 12 && b[p + 5] === MINUS && isDigit(b[p + 1]!)) {
-      const text = utf8.decode(b.subarray(p + 1, end - 1));
+      const text = latin1(b, p + 1, end - 1);
       date = !Number.isNaN(parseIsoDate(text));
       // DuckDB rounds past microseconds where the adapter truncates at milliseconds.
       if (date && /[.,]\d{7}/.test(text)) this.detour ??= `a date has more than 6 decimals (${text})`;
       if (date && !s.oddDates && text.length > 10 && (text.charCodeAt(16) !== 0x3a || /[tz,]/.test(text)))
         s.oddDates = true;
     }
+    if (date) s.lastDate = b.slice(p, end);
     if (s.dates === 0) s.dates = date ? 1 : 2;
     else if (!date) {
       s.dates = 2;
@@ -239,6 +257,9 @@ export class RowsProfile {
     const b = this.#b;
     const n = b.length;
     for (let i = p + 1; i < n; i++) {
+      // Most bytes are plain text: one table look-up each until a quote, a backslash or a control character.
+      while (i < n && PLAIN[b[i]!] === 1) i++;
+      if (i >= n) break;
       const c = b[i]!;
       if (c === QUOTE) return i + 1;
       if (c < 0x20) this.#fail(i, "a control character in a string");
@@ -315,6 +336,20 @@ export class RowsProfile {
       p = this.#ws(p + 1);
     }
   }
+}
+
+const NO_BYTES = new Uint8Array(0);
+/** 1 for the bytes a JSON string holds as they are (not a quote, a backslash or a control character). */
+const PLAIN = new Uint8Array(256).fill(1);
+for (let c = 0; c < 0x20; c++) PLAIN[c] = 0;
+PLAIN[QUOTE] = 0;
+PLAIN[BACKSLASH] = 0;
+
+/** ASCII bytes `[from, to)` as text; a byte past ASCII makes text that is no date, as it should. */
+function latin1(b: Uint8Array, from: number, to: number): string {
+  let text = "";
+  for (let i = from; i < to; i++) text += String.fromCharCode(b[i]!);
+  return text;
 }
 
 const ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
