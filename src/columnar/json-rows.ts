@@ -407,19 +407,16 @@ export class JsonRowScanner {
           escape = false;
           i++;
         }
-        for (; i < n; i++) {
-          const b = chunk[i]!;
-          if (b === QUOTE) break;
-          if (b === BACKSLASH) {
-            if (i + 1 === n) {
-              escape = true;
-              i = n;
-              break;
-            }
-            i++;
-          }
+        // The engine's own search for the next quote; one preceded by an odd run of backslashes is escaped.
+        const start = i;
+        let q = chunk.indexOf(QUOTE, i);
+        while (q >= 0 && oddBackslashesBefore(chunk, q, start)) q = chunk.indexOf(QUOTE, q + 1);
+        if (q < 0) {
+          escape = oddBackslashesBefore(chunk, n, start);
+          i = n;
+          break;
         }
-        if (i >= n) break;
+        i = q;
         inString = false;
         i++;
         continue;
@@ -500,6 +497,13 @@ export class JsonRowScanner {
     this.#rows += (rows as unknown[]).length;
     return rows as unknown[];
   }
+}
+
+/** Whether the bytes just before `end`, back to `start`, are an odd run of backslashes (the byte at `end` is escaped). */
+function oddBackslashesBefore(chunk: Uint8Array, end: number, start: number): boolean {
+  let k = end - 1;
+  while (k >= start && chunk[k] === BACKSLASH) k--;
+  return (end - 1 - k) % 2 === 1;
 }
 
 function describe(b: number): string {
