@@ -67,7 +67,7 @@ const client = (url: string, maxResponseBytes?: number) =>
   new RiskPortalClient({
     baseUrl: url,
     auth: { token: "t0ken-never-shown" },
-    retry: { maxRetries: 0 },
+    retry: { limit: 0 },
     ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
   });
 
