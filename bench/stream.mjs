@@ -11,6 +11,8 @@
  *
  *   node bench/stream.mjs          # STREAM_BENCH_ROWS=… the size, STREAM_BENCH_ROUNDS=… rounds (default 1),
  *                                  # STREAM_BENCH_MODES=stream,stream-js,… a subset
+ *                                  # STREAM_BENCH_SERVE=sim: the simulator serves each call (default
+ *                                  # body: its body, fetched once, served from memory by a loopback server)
  *
  * The simulator runs in this process; each variant runs in a fresh child process, which reports its
  * own peak RSS (`process.resourceUsage().maxRSS`) and time, so neither the simulator nor another variant
@@ -19,6 +21,7 @@
  * writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -26,6 +29,7 @@ import { REPO_ROOT, envInt, formatTable, isMain, median, repoRequire, round, wri
 
 const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
 const ROUNDS = envInt("STREAM_BENCH_ROUNDS", 1);
+const SERVE = process.env.STREAM_BENCH_SERVE ?? "body";
 const PARQUET_MODES = ["stream", "stream-js", "memory", "duckdb-copy"];
 const SQL_MODES = ["sql", "sql-js", "duckdb-read-json"];
 const MODES = (process.env.STREAM_BENCH_MODES ?? [...PARQUET_MODES, ...SQL_MODES].join(",")).split(",");
@@ -85,6 +89,33 @@ async function child(mode, url, apiKey, file, rowsFile) {
   process.stdout.write(JSON.stringify({ mode, rows, ms, cpuMs: (user + system) / 1000, peakRssMB }));
 }
 
+/** The simulator's whole answer, as bytes. */
+async function fetchBody(url, apiKey) {
+  const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
+  const { getTransactionTable } = repoRequire(join(REPO_ROOT, "dist", "api", "position.js"));
+  const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
+  let chunks = [];
+  const sink = { reset: () => void (chunks = []), chunk: (bytes) => void chunks.push(bytes) };
+  await rp.requestStream(getTransactionTable, { portfolio_name: "GLOBAL-MACRO" }, sink);
+  return Buffer.concat(chunks);
+}
+
+/** A loopback server answering every request with `body` from memory: the server's own work is next to nothing. */
+async function serveBody(body) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+      res.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** The table's rows as one bare JSON array on disk, as the service's body carries them (for the peers). */
 async function spoolRows(url, apiKey, rowsFile) {
   const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
@@ -128,12 +159,13 @@ async function main() {
   try {
     const rowsFile = join(dir, "rows.json");
     await spoolRows(sim.url, sim.credentials.apiKey, rowsFile);
+    const server = SERVE === "sim" ? sim : await serveBody(await fetchBody(sim.url, sim.credentials.apiKey));
     const runs = Object.fromEntries(MODES.map((m) => [m, []]));
     for (let round_ = 0; round_ < ROUNDS; round_++)
       for (const mode of MODES) {
         const file = join(dir, `${mode}.parquet`);
         rmSync(file, { force: true });
-        const r = await runChild(mode, sim.url, sim.credentials.apiKey, file, rowsFile);
+        const r = await runChild(mode, server.url, sim.credentials.apiKey, file, rowsFile);
         const first = Object.values(runs).flat()[0];
         if (first && r.rows !== first.rows) throw new Error(`${mode}: ${r.rows} rows, ${first.mode}: ${first.rows}`);
         runs[mode].push({ ...r, load1: round(os.loadavg()[0], 2) });
@@ -178,13 +210,23 @@ async function main() {
           ]),
       );
     console.log(
-      `\nInto Parquet (${ROUNDS} round(s), load average ${loadBefore[0]} before, ${loadAfter} after):\n` +
+      `\nInto Parquet (served by ${SERVE === "sim" ? "the simulator" : "a loopback server from memory"}; ${ROUNDS} round(s), load average ${loadBefore[0]} before, ${loadAfter} after):\n` +
         table(PARQUET_MODES, "duckdb-copy") +
         `\n\nInto DuckDB, then group-by counterparty × currency:\n` +
         table(SQL_MODES, "duckdb-read-json") +
         `\nthe Parquet files hold the same rows (EXCEPT ALL both ways is empty): ${same}`,
     );
-    writeResults("stream", { rows: ROWS, rounds: ROUNDS, machine, loadBefore, loadAfter, results, sameRows: same });
+    if (server !== sim) await server.close();
+    writeResults("stream", {
+      rows: ROWS,
+      rounds: ROUNDS,
+      serve: SERVE,
+      machine,
+      loadBefore,
+      loadAfter,
+      results,
+      sameRows: same,
+    });
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
