@@ -15,14 +15,15 @@
  *                                  # body: its body, fetched once, served from memory by a loopback server)
  *
  * The simulator runs in this process; each variant runs in a fresh child process, which reports its
- * own peak RSS (`process.resourceUsage().maxRSS`) and time, so neither the simulator nor another variant
+ * own peak RSS (`VmHWM` of /proc/self/status: `maxRSS` keeps the parent's across fork and exec, and the
+ * parent holds the body) and time, so neither the simulator nor another variant
  * is counted; rounds interleave the variants, figures are medians. The Parquet files are read back
  * through DuckDB to check they hold the same rows. Prints the figures (with the load average) and
  * writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT, envInt, formatTable, isMain, median, repoRequire, round, writeResults } from "./common.mjs";
@@ -85,8 +86,19 @@ async function child(mode, url, apiKey, file, rowsFile) {
   const rows = await variant(mode, frames, rp, request, file, rowsFile);
   const ms = performance.now() - start;
   const { user, system } = process.cpuUsage(cpu);
-  const peakRssMB = process.resourceUsage().maxRSS / 1024;
+  const peakRssMB = peakRssKB() / 1024;
   process.stdout.write(JSON.stringify({ mode, rows, ms, cpuMs: (user + system) / 1000, peakRssMB }));
+}
+
+/** This process's peak RSS in KB since it was started (Linux's VmHWM; elsewhere `maxRSS`, which may count the parent's). */
+function peakRssKB() {
+  try {
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Number(hwm[1]);
+  } catch {
+    /* not Linux */
+  }
+  return process.resourceUsage().maxRSS;
 }
 
 /** The simulator's whole answer, as bytes. */
