@@ -1,45 +1,152 @@
 /**
- * Peak memory of a 1,000,000-row transaction table fetched over HTTP into one Parquet file: streamed
- * (`frames.fetchTransactionTableToParquet(rp, req, file)`, issue 16's target ≤ 600 MB peak RSS)
- * against the in-memory path (fetch the column table, then `frames.writeParquet`). Run after
- * `npm run build`:
+ * Peak memory and time of a 1,000,000-row transaction table fetched over HTTP into one Parquet file or
+ * into DuckDB, each way in one run. Into Parquet: streamed with DuckDB's own JSON reader
+ * (`frames.fetchTransactionTableToParquet(rp, req, file)`, loader "duckdb", issue 46), streamed as
+ * before (loader "js": JSON.parse + adapter + appender, batch by batch; issue 16's target ≤ 600 MB peak
+ * RSS), the in-memory path (fetch the column table, then `frames.writeParquet`), and DuckDB's own
+ * `COPY (SELECT * FROM read_json(…)) TO` of the same rows already on disk as a bare JSON array (the
+ * peer). Into DuckDB, then Σ notional by counterparty × currency: `frames.fetchTransactionTableToDuckDB`
+ * (issue 46) against `db.register(await frames.fetchTransactionTableColumns(…))`, and DuckDB's
+ * `read_json` of the bare array (the peer). Run after `npm run build`:
  *
- *   node bench/stream.mjs          # STREAM_BENCH_ROWS=… to change the size
+ *   node bench/stream.mjs          # STREAM_BENCH_ROWS=… the size, STREAM_BENCH_ROUNDS=… rounds (default 1),
+ *                                  # STREAM_BENCH_MODES=stream,stream-js,… a subset
+ *                                  # STREAM_BENCH_SERVE=sim: the simulator serves each call (default
+ *                                  # body: its body, fetched once, served from memory by a loopback server)
  *
- * The simulator runs in this process; each fetch runs in a fresh child process, which reports its own
- * peak RSS (`process.resourceUsage().maxRSS`) and time, so neither the simulator nor the other path is
- * counted. Both files are read back through DuckDB to check they hold the same rows. Prints the figures
- * and writes bench/results/stream.json.
+ * The simulator runs in this process; each variant runs in a fresh child process, which reports its
+ * own peak RSS (`VmHWM` of /proc/self/status: `maxRSS` keeps the parent's across fork and exec, and the
+ * parent holds the body) and time, so neither the simulator nor another variant
+ * is counted; rounds interleave the variants, figures are medians. The Parquet files are read back
+ * through DuckDB to check they hold the same rows. Prints the figures (with the load average) and
+ * writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT, envInt, formatTable, isMain, repoRequire, round, writeResults } from "./common.mjs";
+import { REPO_ROOT, envInt, formatTable, isMain, median, repoRequire, round, writeResults } from "./common.mjs";
 
 const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
+const ROUNDS = envInt("STREAM_BENCH_ROUNDS", 1);
+const SERVE = process.env.STREAM_BENCH_SERVE ?? "body";
+const PARQUET_MODES = ["stream", "stream-js", "memory", "duckdb-copy"];
+const SQL_MODES = ["sql", "sql-js", "duckdb-read-json"];
+const MODES = (process.env.STREAM_BENCH_MODES ?? [...PARQUET_MODES, ...SQL_MODES].join(",")).split(",");
+const GROUP_BY =
+  "select counterparty, currency, sum(notional) as notional, count(*) as trades from trades group by all order by all";
+const LABELS = {
+  stream: "streamed, DuckDB's JSON reader (new)",
+  "stream-js": "streamed, JSON.parse + adapter (before)",
+  memory: "in memory, then writeParquet",
+  "duckdb-copy": "DuckDB's own COPY of read_json (peer)",
+  sql: "fetchTransactionTableToDuckDB (new)",
+  "sql-js": "fetchTransactionTableColumns + register (before)",
+  "duckdb-read-json": "DuckDB read_json of the bare rows (peer)",
+};
+
+/** In the child: one variant; `file` is its Parquet output, `rowsFile` the bare rows array for the peers. */
+async function variant(mode, frames, rp, request, file, rowsFile) {
+  if (mode === "stream") return (await frames.fetchTransactionTableToParquet(rp, request, file)).rows;
+  if (mode === "stream-js")
+    return (await frames.fetchTransactionTableToParquet(rp, request, file, { loader: "js" })).rows;
+  if (mode === "memory") {
+    const table = await frames.fetchTransactionTableColumns(rp, request);
+    await frames.writeParquet(table, file);
+    return table.rowCount;
+  }
+  const db = await frames.duckdb();
+  try {
+    const json = `read_json('${rowsFile}', format = 'array', records = true)`;
+    if (mode === "duckdb-copy") {
+      await db.run(`copy (select * from ${json}) to '${file}' (FORMAT parquet, COMPRESSION zstd)`);
+      return (await db.queryColumns(`select count(*)::DOUBLE as n from read_parquet('${file}')`)).data.n[0];
+    }
+    if (mode === "sql") await frames.fetchTransactionTableToDuckDB(rp, request, db, "trades");
+    else if (mode === "sql-js") await db.register("trades", await frames.fetchTransactionTableColumns(rp, request));
+    else if (mode === "duckdb-read-json") await db.run(`create table trades as select * from ${json}`);
+    else throw new Error(`unknown mode ${mode}`);
+    const groups = await db.queryColumns(GROUP_BY);
+    if (groups.rowCount === 0) throw new Error("the group-by is empty");
+    return (await db.queryColumns("select count(*)::DOUBLE as n from trades")).data.n[0];
+  } finally {
+    await db.close();
+  }
+}
 
 /** In the child: one fetch, then its figures as JSON on stdout. */
-async function child(mode, url, apiKey, file) {
+async function child(mode, url, apiKey, file, rowsFile) {
   const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
   const frames = repoRequire(join(REPO_ROOT, "dist", "frames", "index.js"));
   const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
   const request = { portfolio_name: "GLOBAL-MACRO" };
   const start = performance.now();
-  let rows;
-  if (mode === "stream") rows = (await frames.fetchTransactionTableToParquet(rp, request, file)).rows;
-  else {
-    const table = await frames.fetchTransactionTableColumns(rp, request);
-    rows = table.rowCount;
-    await frames.writeParquet(table, file);
-  }
+  const cpu = process.cpuUsage();
+  const rows = await variant(mode, frames, rp, request, file, rowsFile);
   const ms = performance.now() - start;
-  process.stdout.write(JSON.stringify({ mode, rows, ms, peakRssMB: process.resourceUsage().maxRSS / 1024 }));
+  const { user, system } = process.cpuUsage(cpu);
+  const peakRssMB = peakRssKB() / 1024;
+  process.stdout.write(JSON.stringify({ mode, rows, ms, cpuMs: (user + system) / 1000, peakRssMB }));
 }
 
-function runChild(mode, url, apiKey, file) {
+/** This process's peak RSS in KB since it was started (Linux's VmHWM; elsewhere `maxRSS`, which may count the parent's). */
+function peakRssKB() {
+  try {
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Number(hwm[1]);
+  } catch {
+    /* not Linux */
+  }
+  return process.resourceUsage().maxRSS;
+}
+
+/** The simulator's whole answer, as bytes. */
+async function fetchBody(url, apiKey) {
+  const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
+  const { getTransactionTable } = repoRequire(join(REPO_ROOT, "dist", "api", "position.js"));
+  const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
+  let chunks = [];
+  const sink = { reset: () => void (chunks = []), chunk: (bytes) => void chunks.push(bytes) };
+  await rp.requestStream(getTransactionTable, { portfolio_name: "GLOBAL-MACRO" }, sink);
+  return Buffer.concat(chunks);
+}
+
+/** A loopback server answering every request with `body` from memory: the server's own work is next to nothing. */
+async function serveBody(body) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+      res.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The table's rows as one bare JSON array on disk, as the service's body carries them (for the peers). */
+async function spoolRows(url, apiKey, rowsFile) {
+  const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
+  const { RowsSpoolSink } = repoRequire(join(REPO_ROOT, "dist", "frames", "transaction-rows.js"));
+  const { getTransactionTable } = repoRequire(join(REPO_ROOT, "dist", "api", "position.js"));
+  const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
+  const sink = new RowsSpoolSink(rowsFile, { batchRows: 20_000 });
+  try {
+    await rp.requestStream(getTransactionTable, { portfolio_name: "GLOBAL-MACRO" }, sink);
+    sink.finish();
+  } finally {
+    sink.close();
+  }
+}
+
+function runChild(mode, url, apiKey, file, rowsFile) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [new URL(import.meta.url).pathname, "--child", mode, url, apiKey, file], {
+    const args = [new URL(import.meta.url).pathname, "--child", mode, url, apiKey, file, rowsFile];
+    const proc = spawn(process.execPath, args, {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -62,46 +169,76 @@ async function main() {
   const sim = await startSimulator({ transactionRows: ROWS });
   const dir = mkdtempSync(join(os.tmpdir(), "rpl-stream-bench-"));
   try {
-    const results = {};
-    for (const mode of ["stream", "memory"]) {
-      const file = join(dir, `${mode}.parquet`);
-      const r = await runChild(mode, sim.url, sim.credentials.apiKey, file);
-      results[mode] = { ...r, fileMB: statSync(file).size / 1e6 };
-      console.log(
-        `${mode}: ${r.rows.toLocaleString("en-US")} rows in ${round(r.ms / 1000, 1)} s, peak RSS ${round(r.peakRssMB, 0)} MB`,
+    const rowsFile = join(dir, "rows.json");
+    await spoolRows(sim.url, sim.credentials.apiKey, rowsFile);
+    const server = SERVE === "sim" ? sim : await serveBody(await fetchBody(sim.url, sim.credentials.apiKey));
+    const runs = Object.fromEntries(MODES.map((m) => [m, []]));
+    for (let round_ = 0; round_ < ROUNDS; round_++)
+      for (const mode of MODES) {
+        const file = join(dir, `${mode}.parquet`);
+        rmSync(file, { force: true });
+        const r = await runChild(mode, server.url, sim.credentials.apiKey, file, rowsFile);
+        const first = Object.values(runs).flat()[0];
+        if (first && r.rows !== first.rows) throw new Error(`${mode}: ${r.rows} rows, ${first.mode}: ${first.rows}`);
+        runs[mode].push({ ...r, load1: round(os.loadavg()[0], 2) });
+        console.log(
+          `${mode}: ${r.rows.toLocaleString("en-US")} rows in ${round(r.ms / 1000, 2)} s (CPU ${round(r.cpuMs / 1000, 2)} s), peak RSS ${round(r.peakRssMB, 0)} MB, load ${round(os.loadavg()[0], 2)}`,
+        );
+      }
+    const results = Object.fromEntries(
+      MODES.map((m) => [
+        m,
+        {
+          ms: median(runs[m].map((r) => r.ms)),
+          cpuMs: median(runs[m].map((r) => r.cpuMs)),
+          peakRssMB: median(runs[m].map((r) => r.peakRssMB)),
+          runs: runs[m],
+        },
+      ]),
+    );
+    // Row for row: what one file has and another has not, both ways (EXCEPT ALL keeps duplicates).
+    const written = MODES.filter((m) => PARQUET_MODES.includes(m) && m !== "duckdb-copy");
+    let same = true;
+    for (const m of written.slice(1)) {
+      const [a, b] = [written[0], m].map((mode) => `read_parquet('${join(dir, `${mode}.parquet`)}')`);
+      const diff = await frames.queryColumns(
+        `select (select count(*) from (select * from ${a} except all select * from ${b})) as one, (select count(*) from (select * from ${b} except all select * from ${a})) as other`,
       );
+      if (diff.data.one[0] !== 0 || diff.data.other[0] !== 0) same = false;
     }
-    // Row for row: what one file has and the other has not, both ways (EXCEPT ALL keeps duplicates).
-    const [s, m] = ["stream", "memory"].map((mode) => `read_parquet('${join(dir, `${mode}.parquet`)}')`);
-    const diff = await frames.queryColumns(
-      `select (select count(*) from (select * from ${s} except all select * from ${m})) as only_streamed, (select count(*) from (select * from ${m} except all select * from ${s})) as only_in_memory`,
-    );
-    const same = diff.data.only_streamed[0] === 0 && diff.data.only_in_memory[0] === 0;
-    if (!same) throw new Error(`the two files differ: ${JSON.stringify(diff.data)}`);
-    const loadAfter = os.loadavg().map((x) => round(x, 2));
+    if (!same) throw new Error("the Parquet files differ");
+    const loadAfter = round(os.loadavg()[0], 2);
+    const table = (modes, base) =>
+      formatTable(
+        ["", "time (median)", "CPU", "peak RSS", `time ÷ ${base}`],
+        modes
+          .filter((m) => results[m])
+          .map((m) => [
+            LABELS[m],
+            `${round(results[m].ms / 1000, 2)} s`,
+            `${round(results[m].cpuMs / 1000, 2)} s`,
+            `${round(results[m].peakRssMB, 0)} MB`,
+            results[base] ? `${round(results[m].ms / results[base].ms, 2)}×` : "",
+          ]),
+      );
     console.log(
-      "\n" +
-        formatTable(
-          ["", "streamed into Parquet", "in memory, then writeParquet", "ratio"],
-          [
-            [
-              "peak RSS",
-              `${round(results.stream.peakRssMB, 0)} MB`,
-              `${round(results.memory.peakRssMB, 0)} MB`,
-              `${round(results.stream.peakRssMB / results.memory.peakRssMB, 2)}×`,
-            ],
-            [
-              "time",
-              `${round(results.stream.ms / 1000, 1)} s`,
-              `${round(results.memory.ms / 1000, 1)} s`,
-              `${round(results.stream.ms / results.memory.ms, 2)}×`,
-            ],
-            ["file", `${round(results.stream.fileMB, 1)} MB`, `${round(results.memory.fileMB, 1)} MB`, ""],
-          ],
-        ) +
-        `\nthe two files hold the same rows (EXCEPT ALL both ways is empty): ${same}; target: streamed peak RSS ≤ 600 MB`,
+      `\nInto Parquet (served by ${SERVE === "sim" ? "the simulator" : "a loopback server from memory"}; ${ROUNDS} round(s), load average ${loadBefore[0]} before, ${loadAfter} after):\n` +
+        table(PARQUET_MODES, "duckdb-copy") +
+        `\n\nInto DuckDB, then group-by counterparty × currency:\n` +
+        table(SQL_MODES, "duckdb-read-json") +
+        `\nthe Parquet files hold the same rows (EXCEPT ALL both ways is empty): ${same}`,
     );
-    writeResults("stream", { rows: ROWS, machine, loadBefore, loadAfter, results, sameRows: same });
+    if (server !== sim) await server.close();
+    writeResults("stream", {
+      rows: ROWS,
+      rounds: ROUNDS,
+      serve: SERVE,
+      machine,
+      loadBefore,
+      loadAfter,
+      results,
+      sameRows: same,
+    });
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });

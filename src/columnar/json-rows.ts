@@ -102,19 +102,24 @@ class Pieces {
 
   /** The pieces plus `chunk[start, end)`, as text; the pieces are emptied. */
   take(decoder: { decode(bytes: Uint8Array): string }, chunk?: Uint8Array, start = 0, end = 0): string {
+    return decoder.decode(this.takeBytes(chunk, start, end));
+  }
+
+  /** The pieces plus `chunk[start, end)`, as one byte array (a view of the chunk when it is all); the pieces are emptied. */
+  takeBytes(chunk?: Uint8Array, start = 0, end = 0): Uint8Array {
     if (chunk) this.add(chunk, start, end);
     const parts = this.#parts;
     this.#parts = [];
     const length = this.#length;
     this.#length = 0;
-    if (parts.length === 1) return decoder.decode(parts[0]!);
+    if (parts.length === 1) return parts[0]!;
     const all = new Uint8Array(length);
     let at = 0;
     for (const p of parts) {
       all.set(p, at);
       at += p.length;
     }
-    return decoder.decode(all);
+    return all;
   }
 }
 
@@ -140,6 +145,8 @@ export class JsonRowScanner {
   #hasDataTable = false;
   #dataTable: unknown;
   #rows = 0;
+  /** Raw mode: the batches cut and not yet taken. */
+  #raw: Uint8Array[] = [];
   #key = "";
   #pieces = new Pieces();
   // Nesting inside the value being captured, or inside the current row.
@@ -153,7 +160,14 @@ export class JsonRowScanner {
   /** Rows: whether anything but white space was seen since the batch began. */
   #content = false;
 
-  constructor(readonly batchRows = 20_000) {
+  /**
+   * `raw`: the batches are handed out as their bytes (the rows' JSON text, separated by commas, neither
+   * parsed nor decoded) by {@link takeRaw}, for a reader that parses them itself (DuckDB's).
+   */
+  constructor(
+    readonly batchRows = 20_000,
+    readonly options: { raw?: boolean } = {},
+  ) {
     if (!(Number.isInteger(batchRows) && batchRows > 0))
       throw new RangeError(`batchRows must be a whole number > 0, got ${batchRows}`);
   }
@@ -393,19 +407,16 @@ export class JsonRowScanner {
           escape = false;
           i++;
         }
-        for (; i < n; i++) {
-          const b = chunk[i]!;
-          if (b === QUOTE) break;
-          if (b === BACKSLASH) {
-            if (i + 1 === n) {
-              escape = true;
-              i = n;
-              break;
-            }
-            i++;
-          }
+        // The engine's own search for the next quote; one preceded by an odd run of backslashes is escaped.
+        const start = i;
+        let q = chunk.indexOf(QUOTE, i);
+        while (q >= 0 && oddBackslashesBefore(chunk, q, start)) q = chunk.indexOf(QUOTE, q + 1);
+        if (q < 0) {
+          escape = oddBackslashesBefore(chunk, n, start);
+          i = n;
+          break;
         }
-        if (i >= n) break;
+        i = q;
         inString = false;
         i++;
         continue;
@@ -422,7 +433,7 @@ export class JsonRowScanner {
       } else if (c === C_CLOSE) {
         if (depth === 0) {
           if (b !== CLOSE_BRACKET) throw new JsonScanError(`unexpected "}" in data_table`, this.#offset + i);
-          if (content) batches.push(this.#batch(chunk, from, i));
+          if (content) batches.push(this.#batch(chunk, from, i, true));
           else if (this.#commas > 0) throw new JsonScanError("data_table ends with a comma", this.#offset + i);
           this.#state = S.CommaOrEnd;
           this.#depth = 0;
@@ -455,8 +466,22 @@ export class JsonRowScanner {
     );
   }
 
-  /** The rows collected so far plus `chunk[from, end)`, parsed. */
-  #batch(chunk: Uint8Array, from: number, end: number): unknown[] {
+  /** Raw mode: the batches' bytes cut since the last call, in order (see the constructor). */
+  takeRaw(): Uint8Array[] {
+    const raw = this.#raw;
+    this.#raw = [];
+    return raw;
+  }
+
+  /** The rows collected so far plus `chunk[from, end)`, parsed (raw mode: kept as bytes, an empty batch handed out). */
+  #batch(chunk: Uint8Array, from: number, end: number, last = false): unknown[] {
+    if (this.options.raw) {
+      this.#raw.push(this.#pieces.takeBytes(chunk, from, end));
+      this.#rows += this.#commas + (last ? 1 : 0);
+      this.#commas = 0;
+      this.#content = false;
+      return [];
+    }
     const text = this.#pieces.take(this.#decoder, chunk, from, end);
     this.#commas = 0;
     this.#content = false;
@@ -472,6 +497,13 @@ export class JsonRowScanner {
     this.#rows += (rows as unknown[]).length;
     return rows as unknown[];
   }
+}
+
+/** Whether the bytes just before `end`, back to `start`, are an odd run of backslashes (the byte at `end` is escaped). */
+function oddBackslashesBefore(chunk: Uint8Array, end: number, start: number): boolean {
+  let k = end - 1;
+  while (k >= start && chunk[k] === BACKSLASH) k--;
+  return (end - 1 - k) % 2 === 1;
 }
 
 function describe(b: number): string {

@@ -142,6 +142,27 @@ export class SqlSession {
   }
 
   /**
+   * Loads the rows of an SQL `select` as table `name` (replacing what had that name), described as `rows`
+   * rows from `source` with `provenance`: for loaders that hand DuckDB the data in its own terms (a spool
+   * of JSON rows read by `read_json`). Returns the session.
+   */
+  async registerSelect(
+    name: string,
+    select: string,
+    from: { source: string; rows: number; provenance: Provenance[] },
+  ): Promise<this> {
+    this.#open();
+    checkName(name);
+    await this.#drop(name);
+    await this.run(`create table ${quoteIdent(name)} as ${select}`);
+    this.#sources.set(name, {
+      info: { name, source: from.source, rows: from.rows },
+      provenance: [...from.provenance],
+    });
+    return this;
+  }
+
+  /**
    * Makes the Parquet file or directory (read with its hive partitions: `currency=USD/…`) at `path`
    * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
    * as it is; with `{ glob: true }` it is a glob.

@@ -54,7 +54,13 @@ export {
   type TransactionTableOptions,
 } from "./transaction-table";
 export { fetchTransactionTable, fetchTransactionTableColumns } from "./transaction-fetch";
-export { fetchTransactionTableToParquet, type TransactionTableWritten, type StreamOptions } from "./transaction-stream";
+export {
+  fetchTransactionTableToParquet,
+  fetchTransactionTableToDuckDB,
+  type TransactionTableWritten,
+  type TransactionTableLoaded,
+  type StreamOptions,
+} from "./transaction-stream";
 export {
   reportInfos,
   reportInfosColumns,

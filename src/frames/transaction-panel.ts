@@ -33,7 +33,7 @@ import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteString, SqlSession } from "../columnar/sql";
-import { labelColumns, partsScan, stageTransactionTable, type StagedTable } from "./transaction-stream";
+import { labelColumns, stageTransactionTable, stagedScan, type StagedTable } from "./transaction-stream";
 import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
 
 export interface TransactionTablesOptions extends ProgressOptions {
@@ -301,7 +301,7 @@ class DatasetSink {
       },
       categories: { ...staged.meta.categories, portfolio: [portfolio], ...(month === null ? {} : { month: [month] }) },
     };
-    const select = `select ${labelColumns({ portfolio, month })}, ${parquetSelectList(own, staged.meta.kinds)} from ${partsScan(staged.parts)}`;
+    const select = `select ${labelColumns({ portfolio, month })}, ${parquetSelectList(own, staged.meta.kinds)} from ${stagedScan(staged)}`;
     const partitions = month === null ? '"portfolio"' : '"portfolio", "month"';
     // One session, one table at a time: the calls in flight queue here, in the order they return.
     const run = async (): Promise<void> => {

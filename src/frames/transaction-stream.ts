@@ -10,6 +10,7 @@
  * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { isRecord } from "../api/operation";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
@@ -27,7 +28,8 @@ import {
   type TableWarning,
 } from "../table/column-table";
 import { ColumnarError } from "../columnar/errors";
-import { JsonRowScanner, JsonScanError } from "../columnar/json-rows";
+import { readJsonRows, rowsSelectList } from "../columnar/json-load";
+import { JsonRowScanner, type ScannedBody } from "../columnar/json-rows";
 import {
   checkParquetTarget,
   parquetKvOption,
@@ -39,6 +41,7 @@ import {
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
+import { RowsSpoolSink, scanning } from "./transaction-rows";
 
 const SOURCE = "GetTransactionTable";
 /** Rows parsed and converted at a time. */
@@ -67,6 +70,12 @@ export interface TransactionTableWritten {
 export interface StreamOptions extends TransactionTableOptions, CallOptions {
   /** Rows per batch (default 20,000): what memory holds at a time. */
   batchRows?: number;
+  /**
+   * Who parses the rows. `duckdb` (default): DuckDB's own JSON reader, from a spool file of the rows, each
+   * column given the kind the adapter would give it; rows the adapter would warn about (mixed kinds, a row
+   * that is not an object, …) are read as `js` does. `js`: parsed and converted in JS, batch by batch.
+   */
+  loader?: "duckdb" | "js";
 }
 
 /** A table that has streamed into a staging area: its kinds over all rows, and Parquet parts in row order. */
@@ -76,8 +85,15 @@ export interface StagedTable {
   rows: number;
   bytes: number;
   provenance: Provenance[];
-  /** The staged Parquet parts, in row order (none for an empty table). */
+  /** The staged Parquet parts, in row order (none for an empty table, nor when {@link scan} reads the rows). */
   parts: string[];
+  /** The rows as an SQL source, when DuckDB reads them straight from the spool (valid until the work directory goes). */
+  scan?: string;
+}
+
+/** The SQL source of a staged table's rows: its spool read by DuckDB, or its Parquet parts. */
+export function stagedScan(staged: StagedTable): string {
+  return staged.scan ?? partsScan(staged.parts);
 }
 
 /**
@@ -89,6 +105,100 @@ export async function stageTransactionTable(
   request: TransactionTableRequest,
   workDir: string,
   options: StreamOptions = {},
+): Promise<StagedTable> {
+  const { loader = "duckdb", ...rest } = options;
+  if (loader !== "duckdb" && loader !== "js")
+    throw new TypeError(`loader must be "duckdb" or "js"; got ${JSON.stringify(loader)}`);
+  return loader === "duckdb" ? stageForDuckDB(rp, request, workDir, rest) : stageInBatches(rp, request, workDir, rest);
+}
+
+/**
+ * The rows spooled for DuckDB's JSON reader (see transaction-rows.ts): the staged table is the spool's
+ * `read_json`, each column typed as the adapter would type it. Rows the adapter would warn about, and
+ * other layouts, are staged as Parquet parts from the spool, batch by batch, as {@link stageInBatches} does.
+ */
+async function stageForDuckDB(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  workDir: string,
+  options: StreamOptions,
+): Promise<StagedTable> {
+  const { dates, batchRows = STREAM_BATCH_ROWS, ...callOptions } = options;
+  mkdirSync(workDir, { recursive: true });
+  const sink = new RowsSpoolSink(path.join(workDir, "rows.json"), { dates, batchRows });
+  try {
+    const { provenance } = await rp.requestStream(getTransactionTable, request, sink, callOptions);
+    const body = sink.finish();
+    const { profile } = sink;
+    const columns = profile.plan();
+    if (body.dataTable === undefined && profile.detour === undefined && profile.rows > 0) {
+      const kinds = Object.fromEntries(columns.map((c) => [c.name, c.kind]));
+      return {
+        meta: { source: SOURCE, kinds, categories: columnRecord(), fields: body.fields, warnings: [] },
+        columns: profile.names,
+        rows: profile.rows,
+        bytes: body.bytes,
+        provenance: [provenance],
+        parts: [],
+        scan: `(select ${rowsSelectList(columns)} from ${readJsonRows(sink.file, columns, profile.maxRowBytes)})`,
+      };
+    }
+    return await stageSpooled(sink, body, provenance, workDir, dates);
+  } finally {
+    sink.close();
+  }
+}
+
+/** Spooled rows DuckDB's reader is not given: staged as Parquet parts, each batch with the kinds of the whole table. */
+async function stageSpooled(
+  sink: RowsSpoolSink,
+  body: ScannedBody,
+  provenance: Provenance,
+  workDir: string,
+  dates: TransactionTableOptions["dates"],
+): Promise<StagedTable> {
+  const stager = new Stager(workDir);
+  try {
+    let meta: ParquetMeta;
+    let columns: string[];
+    let rows: number;
+    if (body.dataTable !== undefined) {
+      const whole = transactionTableColumns({ ...body.fields, data_table: body.dataTable }, { dates });
+      meta = {
+        source: SOURCE,
+        kinds: whole.kinds,
+        categories: whole.meta.categories,
+        fields: body.fields,
+        warnings: whole.meta.warnings,
+      };
+      [columns, rows] = [whole.columns, whole.rowCount];
+      if (rows > 0) await stager.stage(whole);
+    } else {
+      const schema = new Schema(dates);
+      for (const batch of sink.reread()) schema.observe(batch);
+      for (const batch of sink.reread()) await stager.stage(schema.conform(batch));
+      meta = {
+        source: SOURCE,
+        kinds: schema.kinds(),
+        categories: columnRecord(),
+        fields: body.fields,
+        warnings: schema.warnings,
+      };
+      [columns, rows] = [[...schema.names], schema.rows];
+    }
+    await stager.settle();
+    return { meta, columns, rows, bytes: body.bytes, provenance: [provenance], parts: [...stager.parts] };
+  } finally {
+    await stager.close();
+  }
+}
+
+/** The body parsed in JS batch by batch as it arrives, each batch staged as a Parquet part (the `js` loader). */
+async function stageInBatches(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  workDir: string,
+  options: StreamOptions,
 ): Promise<StagedTable> {
   const { dates, batchRows = STREAM_BATCH_ROWS, ...callOptions } = options;
   mkdirSync(workDir, { recursive: true });
@@ -207,7 +317,7 @@ export async function fetchTransactionTableToParquet(
       provenance: staged.provenance,
       bytes: staged.bytes,
     };
-    if (staged.parts.length === 0)
+    if (staged.rows === 0)
       return {
         ...written,
         files: [],
@@ -220,7 +330,7 @@ export async function fetchTransactionTableToParquet(
     try {
       const select = parquetSelectList(staged.columns, staged.meta.kinds);
       await session.run(
-        `copy (select ${select} from ${partsScan(staged.parts)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
+        `copy (select ${select} from ${stagedScan(staged)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
       );
     } catch (error) {
       throw writeFailed(error, out, "frames.fetchTransactionTableToParquet");
@@ -229,6 +339,67 @@ export async function fetchTransactionTableToParquet(
     }
     replaceFile(final, out, "frames.fetchTransactionTableToParquet");
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
+  } finally {
+    releaseSpool(workDir);
+  }
+}
+
+/** What `frames.fetchTransactionTableToDuckDB` loaded. */
+export interface TransactionTableLoaded {
+  /** The table's name in the session. */
+  name: string;
+  rows: number;
+  columns: string[];
+  kinds: Record<string, ColumnKind>;
+  /** Everything that was kept as received instead of converted, and why (`formatWarning` of the table's warnings). */
+  warnings: string[];
+  /** The response's fields that are not rows (`$type`, …). */
+  fields: Record<string, unknown>;
+  provenance: Provenance[];
+  /** Bytes of the response body. */
+  bytes: number;
+}
+
+/**
+ * Fetches a transaction table into an SQL session as table `name` (replacing what had that name), the
+ * rows read by DuckDB's own JSON reader from a spool file in the system's temporary directory (removed
+ * at the end): no JS objects, no column table. The table's columns have the types
+ * `db.register(name, await frames.fetchTransactionTableColumns(rp, request))` gives them (number DOUBLE,
+ * text VARCHAR, dates TIMESTAMP in UTC, …), and the same rows. An empty table is refused, as `register` refuses it.
+ *
+ * ```ts
+ * const db = await frames.duckdb();
+ * await frames.fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades");
+ * const exposure = await db.query("select counterparty, currency, sum(notional) from trades group by all");
+ * ```
+ */
+export async function fetchTransactionTableToDuckDB(
+  rp: RiskPortalClient,
+  request: TransactionTableRequest,
+  db: SqlSession,
+  name: string,
+  options: StreamOptions = {},
+): Promise<TransactionTableLoaded> {
+  if (!(db instanceof SqlSession)) throw new TypeError("db must be an SQL session: const db = await frames.duckdb()");
+  const workDir = claimSpool(path.join(tmpdir(), "risk-portal-lab-load"));
+  try {
+    const staged = await stageTransactionTable(rp, request, workDir, options);
+    if (staged.columns.length === 0) throw new ColumnarError(`register("${name}", …): the table has no columns`, "SQL");
+    await db.registerSelect(name, `select * from ${stagedScan(staged)}`, {
+      source: SOURCE,
+      rows: staged.rows,
+      provenance: staged.provenance,
+    });
+    return {
+      name,
+      rows: staged.rows,
+      columns: staged.columns,
+      kinds: staged.meta.kinds,
+      warnings: staged.meta.warnings.map(formatWarning),
+      fields: staged.meta.fields,
+      provenance: staged.provenance,
+      bytes: staged.bytes,
+    };
   } finally {
     releaseSpool(workDir);
   }
@@ -354,20 +525,6 @@ class SpoolSink implements BodySink {
   close(): void {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
-  }
-}
-
-/** The scanner's complaints are the response's fault: said as the client says a response does not fit. */
-function scanning<T>(step: () => T): T {
-  try {
-    return step();
-  } catch (error) {
-    if (!(error instanceof JsonScanError)) throw error;
-    throw new ResponseValidationError(
-      `${SOURCE}: the server's response is not the JSON expected: ${error.message} (byte ${error.offset})`,
-      { operation: SOURCE },
-      [],
-    );
   }
 }
 

@@ -170,8 +170,8 @@ describe("a streamed fetch with overwrite: true", () => {
       const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "t0ken" }, retry: { limit: 0 } });
       // The sizes on an ordinary disk: the spool and staged parts, the final file.
       const probe = path.join(dir, "probe");
-      const staged = await stageTransactionTable(rp, { portfolio_name: "P" }, probe);
-      const staging = [path.join(probe, "body.json"), ...staged.parts].reduce((s, f) => s + statSync(f).size, 0);
+      await stageTransactionTable(rp, { portfolio_name: "P" }, probe);
+      const staging = readdirSync(probe).reduce((s, f) => s + statSync(path.join(probe, f)).size, 0);
       const final = (await fetchTransactionTableToParquet(rp, { portfolio_name: "P" }, path.join(dir, "probe.parquet")))
         .files[0]!;
       const finalSize = statSync(final).size;
@@ -243,7 +243,8 @@ describe("frames.fetchTransactionTablesToParquet(…, { overwrite: true }, dir)"
     const first = await fetch(out, ["GLOBAL-MACRO"], false);
     unrelated(out);
     const { bavail, bsize } = statfsSync(disk);
-    writeFileSync(path.join(disk, "filler"), Buffer.alloc(Math.max(0, bavail * bsize - 8192))); // 8 KB left
+    // 1 KB left: less than either call's rows (spooled without the body's wrapper, they take less than the body).
+    writeFileSync(path.join(disk, "filler"), Buffer.alloc(Math.max(0, bavail * bsize - 1024)));
     const full = await fetch(out, ["RATES-EU", "EQ-LONG-SHORT"]);
     expect(full.failures.map((f) => [f.portfolio, f.error])).toEqual([
       ["RATES-EU", expect.stringMatching(/panel.*no space left on device/i)],

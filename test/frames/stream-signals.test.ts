@@ -54,7 +54,9 @@ async function streaming(target: string, trap = false) {
   const started = Date.now();
   for (;;) {
     const spool = spools(target)[0];
-    if (spool && existsSync(path.join(path.dirname(target), spool, "body.json"))) break;
+    // The spool file is in its folder: the body is streaming (whatever the loader names the file).
+    const folder = spool && path.join(path.dirname(target), spool);
+    if (folder && existsSync(folder) && readdirSync(folder).length > 0) break;
     if (Date.now() - started > 20_000 || child.exitCode !== null)
       throw new Error(`no spool after ${Date.now() - started} ms: ${lines.join(" | ")} ${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
