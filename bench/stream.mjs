@@ -189,6 +189,7 @@ async function main() {
       MODES.map((m) => [
         m,
         {
+          rows: runs[m][0].rows,
           ms: median(runs[m].map((r) => r.ms)),
           cpuMs: median(runs[m].map((r) => r.cpuMs)),
           peakRssMB: median(runs[m].map((r) => r.peakRssMB)),
