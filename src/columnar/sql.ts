@@ -28,6 +28,7 @@ import {
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
+import { readResultColumns, type ResultColumns } from "./result-vectors";
 
 type DuckDB = typeof import("@duckdb/node-api");
 type Connection = import("@duckdb/node-api").DuckDBConnection;
@@ -169,18 +170,17 @@ export class SqlSession {
   async queryColumns(sql: string): Promise<ColumnTable> {
     this.#open();
     if (typeof sql !== "string" || sql.trim() === "") throw new TypeError("query: sql must be a non-empty SQL text");
-    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    let result: Awaited<ReturnType<Connection["run"]>>;
     try {
-      reader = await this.#connection.runAndReadAll(sql);
+      result = await this.#connection.run(sql);
     } catch (error) {
       throw new SqlError(sql, error, this.names);
     }
     const used = [...this.#sources.values()].filter((s) => new RegExp(`\\b${s.info.name}\\b`, "i").test(sql));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const B = require("@duckdb/node-bindings") as Bindings;
     return resultTable(
-      reader.columnNames(),
-      reader.columnTypes(),
-      reader.getColumnsJS(),
-      reader.currentRowCount,
+      await readResultColumns(loadDuckDB(), B, result),
       sql,
       used.map((s) => s.info),
       used.flatMap((s) => s.provenance),
@@ -563,12 +563,9 @@ function categoryLevels(table: ColumnTable, column: string): string[] {
   return levelsOf(table.data[column] as (string | null)[], ownEntry(table.meta.categories, column) ?? []);
 }
 
-/** The query result as a column table. */
-function resultTable(
-  names: string[],
-  types: DuckType[],
-  columns: unknown[][],
-  rows: number,
+/** The query result's columns (see {@link readResultColumns}) as a column table. */
+export function resultTable(
+  { names, types, columns, rows }: ResultColumns,
   sql: string,
   sources: SqlSourceInfo[],
   provenance: Provenance[],
