@@ -21,8 +21,8 @@ export interface ResultColumns {
   rows: number;
 }
 
-/** Reads one chunk's rows of one column, appending them to `out`. */
-type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[]) => void;
+/** Reads one chunk's rows of one column into `out`, from row `o`. */
+type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => void;
 
 /** Where JS `Date`s end (±8.64e15 ms): a DuckDB date or timestamp beyond is an error, as in `getColumnsJS()`. */
 const MAX_DATE_MS = 8_640_000_000_000_000;
@@ -31,22 +31,27 @@ const DAY_MS = 86_400_000;
 const TWO_32 = 4294967296;
 
 /**
- * Reads every chunk of `result` (fetching them in turn: each chunk's memory is DuckDB's only while it is
- * read) into one array per column.
+ * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
+ * turn, a streaming result's fetched).
  */
 export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
   const names = result.columnNames();
   const types = result.columnTypes();
   const readers = types.map((type) => columnReader(D, B, type));
-  const columns = types.map((): unknown[] => []);
+  // A materialized result's chunks are there to take, without a round trip through the thread pool each,
+  // and its arrays are made at their full length (no copy as they grow).
+  const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
+  const count = materialized?.chunkCount ?? Infinity;
+  const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
   let rows = 0;
-  for (;;) {
-    const chunk = await result.fetchChunk();
+  for (let k = 0; k < count; k++) {
+    const chunk = materialized ? materialized.getChunk(k) : await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
     const n = chunk.rowCount;
-    for (let j = 0; j < readers.length; j++) readers[j]!(chunk, j, n, columns[j]!);
+    for (let j = 0; j < readers.length; j++) readers[j]!(chunk, j, n, columns[j]!, rows);
     rows += n;
   }
+  for (const column of columns) column.length = rows;
   return { names, types, columns, rows };
 }
 
@@ -91,7 +96,7 @@ function columnReader(D: DuckDB, B: Bindings, type: DuckType): ColumnReader {
     case T.ENUM:
       return enums(B, (type as unknown as { values: readonly string[] }).values);
     case T.DECIMAL:
-      return decimals(D, B, type as unknown as { width: number; scale: number });
+      return decimals(D, B, type);
     default:
       return valueByValue(D);
   }
@@ -104,21 +109,20 @@ function isValid(mask: Uint8Array | null, i: number): boolean {
 
 /** The validity mask of a chunk's vector (`null` when DuckDB has none: every row valid). */
 function validity(B: Bindings, vector: Vector, n: number): Uint8Array | null {
-  return B.vector_get_validity(vector, Math.ceil(n / 64) * 8) as Uint8Array | null;
+  return B.vector_get_validity(vector, Math.ceil(n / 64) * 8);
 }
 
-/** Numbers of a fixed width: a typed-array view over the vector's data, NULL as `null`. */
-function fixed(
-  B: Bindings,
-  width: number,
-  view: (bytes: Uint8Array, n: number) => ArrayLike<number>,
-): ColumnReader {
-  return (chunk, j, n, out) => {
+/**
+ * Numbers of a fixed width: a typed-array view over the vector's data, NULL as `NaN` (what a missing
+ * number is in a column table; `null` would make the array hold every number boxed).
+ */
+function fixed(B: Bindings, width: number, view: (bytes: Uint8Array, n: number) => ArrayLike<number>): ColumnReader {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const values = view(aligned(B.vector_get_data(vector, n * width), width), n);
     const mask = validity(B, vector, n);
-    if (mask === null) for (let i = 0; i < n; i++) out.push(values[i]);
-    else for (let i = 0; i < n; i++) out.push(isValid(mask, i) ? values[i] : null);
+    if (mask === null) for (let i = 0; i < n; i++) out[o + i] = values[i];
+    else for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] : NaN;
   };
 }
 
@@ -128,11 +132,11 @@ function aligned(bytes: Uint8Array, width: number): Uint8Array {
 }
 
 function booleans(B: Bindings): ColumnReader {
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const values = B.vector_get_data(vector, n);
     const mask = validity(B, vector, n);
-    for (let i = 0; i < n; i++) out.push(isValid(mask, i) ? values[i] !== 0 : null);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] !== 0 : null;
   };
 }
 
@@ -141,14 +145,14 @@ function booleans(B: Bindings): ColumnReader {
  * `exactNumbers`), the exact bigint beyond, as `getColumnsJS()` gives every value.
  */
 function bigints(B: Bindings, unsigned: boolean): ColumnReader {
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
     const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
     const mask = validity(B, vector, n);
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out.push(null);
+        out[o + i] = null;
         continue;
       }
       const low = words[2 * i]! >>> 0;
@@ -156,31 +160,29 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
       const safe = unsigned
         ? high >= 0 && high < 0x200000
         : (high > -0x200000 && high < 0x200000) || (high === -0x200000 && low > 0);
-      if (safe) out.push(high * TWO_32 + low);
+      if (safe) out[o + i] = high * TWO_32 + low;
       else
-        out.push(
-          unsigned
-            ? new BigUint64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!
-            : new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!,
-        );
+        out[o + i] = unsigned
+          ? new BigUint64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!
+          : new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!;
     }
   };
 }
 
 function dates(B: Bindings): ColumnReader {
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
     const days = new Int32Array(bytes.buffer, bytes.byteOffset, n);
     const mask = validity(B, vector, n);
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out.push(null);
+        out[o + i] = null;
         continue;
       }
       const d = days[i]!;
       if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
-      out.push(new Date(d * DAY_MS));
+      out[o + i] = new Date(d * DAY_MS);
     }
   };
 }
@@ -190,14 +192,14 @@ function dates(B: Bindings): ColumnReader {
  * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the type).
  */
 function timestamps(B: Bindings, perMs: number, what: string, unit: string): ColumnReader {
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
     const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
     const mask = validity(B, vector, n);
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out.push(null);
+        out[o + i] = null;
         continue;
       }
       const high = words[2 * i + 1]!;
@@ -210,7 +212,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
         ms = Number(perMs >= 1 ? units / BigInt(perMs) : units * 1000n);
       }
       if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
-      out.push(new Date(ms));
+      out[o + i] = new Date(ms);
     }
   };
 }
@@ -232,7 +234,7 @@ function outOfRange(what: string, bytes: Uint8Array, i: number, unit: string): E
 /** ENUM values: each row's index into the type's dictionary (1, 2 or 4 bytes, by its size). */
 function enums(B: Bindings, levels: readonly string[]): ColumnReader {
   const width = levels.length <= 0xff ? 1 : levels.length <= 0xffff ? 2 : 4;
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * width), width);
     const codes =
@@ -242,88 +244,213 @@ function enums(B: Bindings, levels: readonly string[]): ColumnReader {
           ? new Uint16Array(bytes.buffer, bytes.byteOffset, n)
           : new Uint32Array(bytes.buffer, bytes.byteOffset, n);
     const mask = validity(B, vector, n);
-    for (let i = 0; i < n; i++) out.push(isValid(mask, i) ? levels[codes[i]!]! : null);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? levels[codes[i]!]! : null;
   };
 }
 
 /**
- * DECIMAL as the double DuckDB casts it to (the integer ÷ 10^scale), from 2-, 4- or 8-byte integers;
- * 16-byte ones (width > 18) value by value.
+ * DECIMAL as the double DuckDB casts it to (the integer ÷ 10^scale), from 2-, 4- or 8-byte integers,
+ * NULL as `NaN`; 16-byte ones (width > 18) value by value.
  */
 function decimals(D: DuckDB, B: Bindings, type: { width: number; scale: number }): ColumnReader {
   if (type.width > 18) return valueByValue(D);
   const width = type.width <= 4 ? 2 : type.width <= 9 ? 4 : 8;
   const divisor = Number(`1e${type.scale}`);
-  return (chunk, j, n, out) => {
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * width), width);
     const mask = validity(B, vector, n);
     if (width === 8) {
       const big = new BigInt64Array(bytes.buffer, bytes.byteOffset, n);
-      for (let i = 0; i < n; i++) out.push(isValid(mask, i) ? Number(big[i]!) / divisor : null);
+      for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? Number(big[i]!) / divisor : NaN;
       return;
     }
     const ints =
-      width === 2 ? new Int16Array(bytes.buffer, bytes.byteOffset, n) : new Int32Array(bytes.buffer, bytes.byteOffset, n);
-    for (let i = 0; i < n; i++) out.push(isValid(mask, i) ? ints[i]! / divisor : null);
+      width === 2
+        ? new Int16Array(bytes.buffer, bytes.byteOffset, n)
+        : new Int32Array(bytes.buffer, bytes.byteOffset, n);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? ints[i]! / divisor : NaN;
   };
 }
 
 /** Any other type: `getColumnsJS()`'s own conversion, value by value. */
 function valueByValue(D: DuckDB): ColumnReader {
-  return (chunk, j, _n, out) => {
-    for (const v of chunk.convertColumnValues(j, D.JSDuckDBValueConverter)) out.push(v);
+  return (chunk, j, _n, out, o) => {
+    chunk.convertColumnValues(j, D.JSDuckDBValueConverter).forEach((v, i) => (out[o + i] = v));
   };
 }
 
-const utf8 = new TextDecoder();
-
 /**
- * Text from DuckDB's 16-byte string records (a 32-bit length, then the bytes when at most 12, else a
- * 4-byte prefix and a pointer). The longer strings' bytes are read in one block per chunk when they lie
- * one after another in memory (as they do in a materialized result), else one by one. ASCII text is cut
- * from a one-byte-per-character reading of the bytes; other text is decoded as UTF-8. Each column's
- * values are shared while it has few distinct ones (one string per distinct value, as a dictionary).
+ * Text from DuckDB's 16-byte string records (a 32-bit length, then the bytes, zero-padded, when at most
+ * 12; else a 4-byte prefix and a pointer). Short text is looked up by its whole record in a table of the
+ * column's distinct values, so a repeated value is one string, decoded once, while the column repeats
+ * its values (DuckDB's C API gives no dictionary for text: it hands out flat vectors). Longer strings' bytes are read a run of memory at a
+ * time (in a materialized result, strings lie one after another); ASCII text is cut from a
+ * one-byte-per-character reading of the bytes, other text decoded as UTF-8.
  */
 function text(B: Bindings): ColumnReader {
-  const shared = new Map<string, string>();
-  return (chunk, j, n, out) => {
+  const short = new RecordTable();
+  const long = new TextTable();
+  return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const records = aligned(B.vector_get_data(vector, n * 16), 8);
     const words = new Uint32Array(records.buffer, records.byteOffset, n * 4);
     const mask = validity(B, vector, n);
-    const inline = Buffer.from(records.buffer, records.byteOffset, n * 16);
+    const bytes = Buffer.from(records.buffer, records.byteOffset, n * 16);
+    let latin1: string | undefined;
     const block = longStrings(B, words, mask, n);
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out.push(null);
+        out[o + i] = null;
         continue;
       }
       const length = words[4 * i]!;
-      let value: string;
-      if (length <= 12) value = cut(inline, i * 16 + 4, length);
-      else if (block) value = cut(block.bytes, block.at[i]!, length);
-      else {
-        const bytes = B.get_data_from_pointer(records.buffer as ArrayBuffer, records.byteOffset + i * 16 + 8, length);
-        value = utf8.decode(bytes);
+      if (length <= 12) {
+        let value = short.on ? short.get(words, 4 * i) : undefined;
+        if (value === undefined) {
+          const at = i * 16 + 4;
+          const ascii = ((words[4 * i + 1]! | words[4 * i + 2]! | words[4 * i + 3]!) & 0x80808080) === 0;
+          if (ascii) value = (latin1 ??= bytes.toString("latin1", 0, n * 16)).substring(at, at + length);
+          else value = bytes.toString("utf8", at, at + length);
+          if (short.on) short.set(words, 4 * i, value);
+        }
+        out[o + i] = value;
+        continue;
       }
-      if (shared.size < SHARED_MAX) {
-        const known = shared.get(value);
-        if (known === undefined) shared.set(value, value);
-        else value = known;
-      }
-      out.push(value);
+      const r = block.run[i]!;
+      const at = block.at[i]!;
+      const utf8 = block.bytes[r];
+      if (utf8) out[o + i] = utf8.toString("utf8", at, at + length);
+      else out[o + i] = long.on ? long.get(block.latin1[r]!, at, length) : block.latin1[r]!.substring(at, at + length);
     }
   };
 }
 
-/** Distinct values a text column shares (beyond, new values are kept as they are read). */
+/** Distinct short values a text column shares (beyond, new values are kept as they are read). */
 const SHARED_MAX = 65_536;
 
-/** The text of `length` bytes at `at`: cut from a latin1 reading when every byte is ASCII, else UTF-8. */
-function cut(bytes: Buffer, at: number, length: number): string {
-  for (let k = at; k < at + length; k++) if (bytes[k]! >= 0x80) return bytes.toString("utf8", at, at + length);
-  return bytes.toString("latin1", at, at + length);
+/**
+ * A column's short strings by their 16-byte record (length and bytes): open addressing over the four
+ * 32-bit words, up to {@link SHARED_MAX} values (then it stops taking new ones).
+ */
+class RecordTable {
+  #keys = new Uint32Array(1024 * 4);
+  #values: (string | undefined)[] = new Array<string | undefined>(1024);
+  #size = 0;
+  #lookups = 0;
+  /** False once the column shows mostly distinct values (a lookup then costs more than it saves). */
+  on = true;
+
+  get(words: Uint32Array, k: number): string | undefined {
+    this.#lookups++;
+    const keys = this.#keys;
+    const mask = this.#values.length - 1;
+    for (let slot = hash(words, k) & mask; ; slot = (slot + 1) & mask) {
+      const value = this.#values[slot];
+      if (value === undefined) return undefined;
+      const at = slot * 4;
+      if (
+        keys[at] === words[k] &&
+        keys[at + 1] === words[k + 1] &&
+        keys[at + 2] === words[k + 2] &&
+        keys[at + 3] === words[k + 3]
+      )
+        return value;
+    }
+  }
+
+  set(words: Uint32Array, k: number, value: string): void {
+    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) {
+      this.on = false;
+      return;
+    }
+    if (2 * (this.#size + 1) > this.#values.length) this.#grow();
+    this.#put(words, k, value);
+    this.#size++;
+  }
+
+  #put(words: Uint32Array, k: number, value: string): void {
+    const mask = this.#values.length - 1;
+    let slot = hash(words, k) & mask;
+    while (this.#values[slot] !== undefined) slot = (slot + 1) & mask;
+    this.#keys.set(words.subarray(k, k + 4), slot * 4);
+    this.#values[slot] = value;
+  }
+
+  #grow(): void {
+    const [keys, values] = [this.#keys, this.#values];
+    this.#keys = new Uint32Array(keys.length * 2);
+    this.#values = new Array<string | undefined>(values.length * 2);
+    for (let slot = 0; slot < values.length; slot++)
+      if (values[slot] !== undefined) this.#put(keys, slot * 4, values[slot]!);
+  }
+}
+
+/**
+ * A column's long ASCII strings by their characters (hashed where they lie, in a chunk's run of text):
+ * a repeated value is one string, cut once. Stops as {@link RecordTable} does.
+ */
+class TextTable {
+  #hashes = new Int32Array(1024);
+  #values: (string | undefined)[] = new Array<string | undefined>(1024);
+  #size = 0;
+  #lookups = 0;
+  on = true;
+
+  /** The string of `length` characters at `at` in `text`, shared when already seen. */
+  get(text: string, at: number, length: number): string {
+    this.#lookups++;
+    let h = 0x811c9dc5;
+    for (let k = at; k < at + length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+    const mask = this.#values.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    for (let value = this.#values[slot]; value !== undefined; value = this.#values[slot]) {
+      if (this.#hashes[slot] === h && value.length === length && same(value, text, at)) return value;
+      slot = (slot + 1) & mask;
+    }
+    const value = text.substring(at, at + length);
+    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) this.on = false;
+    else if (2 * (this.#size + 1) > this.#values.length) {
+      this.#grow();
+      this.#put(h, value);
+    } else {
+      this.#hashes[slot] = h;
+      this.#values[slot] = value;
+    }
+    this.#size++;
+    return value;
+  }
+
+  #put(h: number, value: string): void {
+    const mask = this.#values.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    while (this.#values[slot] !== undefined) slot = (slot + 1) & mask;
+    this.#hashes[slot] = h;
+    this.#values[slot] = value;
+  }
+
+  #grow(): void {
+    const [hashes, values] = [this.#hashes, this.#values];
+    this.#hashes = new Int32Array(hashes.length * 2);
+    this.#values = new Array<string | undefined>(values.length * 2);
+    for (let slot = 0; slot < values.length; slot++)
+      if (values[slot] !== undefined) this.#put(hashes[slot]!, values[slot]!);
+  }
+}
+
+/** `value` equals the characters of `text` from `at`. */
+function same(value: string, text: string, at: number): boolean {
+  for (let k = 0; k < value.length; k++) if (value.charCodeAt(k) !== text.charCodeAt(at + k)) return false;
+  return true;
+}
+
+/** A hash of the four words at `k`. */
+function hash(words: Uint32Array, k: number): number {
+  let h = Math.imul(words[k]! ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ words[k + 1]!, 0xc2b2ae35);
+  h = Math.imul(h ^ words[k + 2]!, 0x85ebca6b);
+  h = Math.imul(h ^ words[k + 3]!, 0xc2b2ae35);
+  return (h ^ (h >>> 15)) >>> 0;
 }
 
 /** Bytes between two strings of a block that may be read over: less than a memory page, so never unmapped. */
@@ -331,33 +458,56 @@ const MAX_GAP = 4095;
 /** The largest block read at once. */
 const MAX_BLOCK = 64 << 20;
 
+/** Where a chunk's long strings are: runs of memory each read at once. */
+interface Blocks {
+  /** Each run's bytes, read one byte per character. */
+  latin1: string[];
+  /** Each run's bytes, for the runs that are not all ASCII (undefined for the others). */
+  bytes: (Buffer | undefined)[];
+  /** Each row's run. */
+  run: Int32Array;
+  /** Each row's offset in its run. */
+  at: Float64Array;
+}
+
 /**
- * The chunk's strings longer than 12 bytes as one block of memory and each one's offset in it, when
- * they lie in increasing order with gaps of less than a page (so the block is all readable memory);
- * undefined otherwise.
+ * The chunk's strings longer than 12 bytes read as runs of memory: strings that lie one after another,
+ * with gaps of less than a page (so each run is all readable memory), are read in one call; a string
+ * before the previous one's end starts a new run.
  */
-function longStrings(
-  B: Bindings,
-  words: Uint32Array,
-  mask: Uint8Array | null,
-  n: number,
-): { bytes: Buffer; at: Float64Array } | undefined {
+function longStrings(B: Bindings, words: Uint32Array, mask: Uint8Array | null, n: number): Blocks {
+  const run = new Int32Array(n);
+  const at = new Float64Array(n);
+  const starts: number[] = [];
+  const ends: number[] = [];
   let first = -1;
   let end = 0;
-  const at = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const length = words[4 * i]!;
     if (length <= 12 || !isValid(mask, i)) continue;
     const pointer = words[4 * i + 3]! * TWO_32 + words[4 * i + 2]!;
-    if (first < 0) first = pointer;
-    else if (pointer < end || pointer - end > MAX_GAP) return undefined;
+    if (first < 0 || pointer < end || pointer - end > MAX_GAP || pointer + length - first > MAX_BLOCK) {
+      if (first >= 0) ends.push(end);
+      starts.push((first = pointer));
+    }
+    run[i] = starts.length - 1;
     at[i] = pointer - first;
     end = pointer + length;
-    if (end - first > MAX_BLOCK) return undefined;
   }
-  if (first < 0) return undefined;
-  // get_data_from_pointer reads the address from a buffer: the block's start, written in one.
-  const address = new Uint32Array([first % TWO_32, Math.floor(first / TWO_32)]);
-  const bytes = B.get_data_from_pointer(address.buffer, 0, end - first);
-  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), at };
+  if (first >= 0) ends.push(end);
+  const latin1: string[] = [];
+  const bytes: (Buffer | undefined)[] = [];
+  // get_data_from_pointer reads the address from a buffer: each run's start, written in one.
+  const address = new Uint32Array(2);
+  starts.forEach((start, r) => {
+    address[0] = start % TWO_32;
+    address[1] = Math.floor(start / TWO_32);
+    const read = B.get_data_from_pointer(address.buffer, 0, ends[r]! - start);
+    const buffer = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
+    latin1.push(buffer.toString("latin1"));
+    bytes.push(NON_ASCII.test(latin1[r]!) ? buffer : undefined);
+  });
+  return { latin1, bytes, run, at };
 }
+
+const NON_ASCII = /[\u0080-\u00ff]/;
