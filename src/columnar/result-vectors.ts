@@ -19,7 +19,15 @@ export interface ResultColumns {
   types: DuckType[];
   columns: unknown[][];
   rows: number;
+  /**
+   * Per column, the kind its values already have when read from the vectors (numbers with NaN for
+   * NULL; text, dates, booleans with `null`): no further conversion. Undefined: as `getColumnsJS()` gives them.
+   */
+  final?: (FinalKind | undefined)[];
 }
+
+/** The kinds a column read from the vectors may already have. */
+export type FinalKind = "number" | "string" | "date" | "boolean";
 
 /** Reads one chunk's rows of one column into `out`, from row `o`. */
 type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => void;
@@ -38,6 +46,7 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
   const names = result.columnNames();
   const types = result.columnTypes();
   const readers = types.map((type) => columnReader(D, B, type));
+  const final = readers.map((reader) => FINAL.get(reader));
   // A materialized result's chunks are there to take, without a round trip through the thread pool each,
   // and its arrays are made at their full length (no copy as they grow).
   const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
@@ -52,7 +61,15 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
     rows += n;
   }
   for (const column of columns) column.length = rows;
-  return { names, types, columns, rows };
+  return { names, types, columns, rows, final };
+}
+
+/** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
+const FINAL = new WeakMap<ColumnReader, FinalKind>();
+
+function final(kind: FinalKind, reader: ColumnReader): ColumnReader {
+  FINAL.set(reader, kind);
+  return reader;
 }
 
 /** The reader for one column's type: from the vector's bytes where the type allows, else value by value. */
@@ -76,23 +93,23 @@ function columnReader(D: DuckDB, B: Bindings, type: DuckType): ColumnReader {
     case T.UTINYINT:
       return fixed(B, 1, (bytes) => bytes);
     case T.BOOLEAN:
-      return booleans(B);
+      return final("boolean", booleans(B));
     case T.BIGINT:
     case T.UBIGINT:
       return bigints(B, type.typeId === T.UBIGINT);
     case T.DATE:
-      return dates(B);
+      return final("date", dates(B));
     case T.TIMESTAMP:
     case T.TIMESTAMP_TZ:
-      return timestamps(B, 1000, type.typeId === T.TIMESTAMP ? "TIMESTAMP" : "TIMESTAMPTZ", "micros");
+      return final("date", timestamps(B, 1000, type.typeId === T.TIMESTAMP ? "TIMESTAMP" : "TIMESTAMPTZ", "micros"));
     case T.TIMESTAMP_MS:
-      return timestamps(B, 1, "TIMESTAMP_MS", "millis");
+      return final("date", timestamps(B, 1, "TIMESTAMP_MS", "millis"));
     case T.TIMESTAMP_NS:
-      return timestamps(B, 1_000_000, "TIMESTAMP_NS", "nanos");
+      return final("date", timestamps(B, 1_000_000, "TIMESTAMP_NS", "nanos"));
     case T.TIMESTAMP_S:
-      return timestamps(B, 1 / 1000, "TIMESTAMP_S", "seconds");
+      return final("date", timestamps(B, 1 / 1000, "TIMESTAMP_S", "seconds"));
     case T.VARCHAR:
-      return text(B);
+      return final("string", text(B));
     case T.ENUM:
       return enums(B, (type as unknown as { values: readonly string[] }).values);
     case T.DECIMAL:
@@ -117,13 +134,13 @@ function validity(B: Bindings, vector: Vector, n: number): Uint8Array | null {
  * number is in a column table; `null` would make the array hold every number boxed).
  */
 function fixed(B: Bindings, width: number, view: (bytes: Uint8Array, n: number) => ArrayLike<number>): ColumnReader {
-  return (chunk, j, n, out, o) => {
+  return final("number", (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const values = view(aligned(B.vector_get_data(vector, n * width), width), n);
     const mask = validity(B, vector, n);
     if (mask === null) for (let i = 0; i < n; i++) out[o + i] = values[i];
     else for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] : NaN;
-  };
+  });
 }
 
 /** The bytes, copied when they do not start on a multiple of `width` (a typed array needs that). */
@@ -256,7 +273,7 @@ function decimals(D: DuckDB, B: Bindings, type: { width: number; scale: number }
   if (type.width > 18) return valueByValue(D);
   const width = type.width <= 4 ? 2 : type.width <= 9 ? 4 : 8;
   const divisor = Number(`1e${type.scale}`);
-  return (chunk, j, n, out, o) => {
+  return final("number", (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * width), width);
     const mask = validity(B, vector, n);
@@ -270,7 +287,7 @@ function decimals(D: DuckDB, B: Bindings, type: { width: number; scale: number }
         ? new Int16Array(bytes.buffer, bytes.byteOffset, n)
         : new Int32Array(bytes.buffer, bytes.byteOffset, n);
     for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? ints[i]! / divisor : NaN;
-  };
+  });
 }
 
 /** Any other type: `getColumnsJS()`'s own conversion, value by value. */

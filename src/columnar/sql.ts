@@ -24,11 +24,12 @@ import {
   TableBuilder,
   type ColumnHint,
   type ColumnTable,
+  type FinishedColumn,
   type TableWarning,
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
-import { readResultColumns, type ResultColumns } from "./result-vectors";
+import { readResultColumns, type FinalKind, type ResultColumns } from "./result-vectors";
 
 type DuckDB = typeof import("@duckdb/node-api");
 type Connection = import("@duckdb/node-api").DuckDBConnection;
@@ -565,7 +566,7 @@ function categoryLevels(table: ColumnTable, column: string): string[] {
 
 /** The query result's columns (see {@link readResultColumns}) as a column table. */
 export function resultTable(
-  { names, types, columns, rows }: ResultColumns,
+  { names, types, columns, rows, final }: ResultColumns,
   sql: string,
   sources: SqlSourceInfo[],
   provenance: Provenance[],
@@ -577,11 +578,28 @@ export function resultTable(
     for (let k = 2; seen.has(column); k++) column = `${name}_${k}`;
     seen.add(column);
     if (column !== name) builder.warn(`the result has two columns named "${name}": the second is "${column}"`);
+    const kind = final?.[j];
+    if (kind) {
+      builder.addFinished(column, finished(columns[j]!, kind));
+      return;
+    }
     const read = readResult(name, types[j]!, columns[j] ?? []);
     if (read.warning) builder.warn(read.warning);
     builder.add(column, read.values, { hint: read.hint, levels: read.levels, owned: true, detectDates: false });
   });
   return builder.build();
+}
+
+/**
+ * A column read in its final form (numbers with NaN for NULL, else `null`): its missing values counted;
+ * a column of none but missing values is `empty` (all `null`), as {@link TableBuilder.add} makes it.
+ */
+function finished(values: unknown[], kind: FinalKind): FinishedColumn {
+  let missing = 0;
+  if (kind === "number") for (const v of values) missing += v !== v ? 1 : 0;
+  else for (const v of values) missing += v === null ? 1 : 0;
+  if (missing < values.length) return { values, kind, missing };
+  return { values: values.fill(null), kind: "empty", missing };
 }
 
 function readResult(

@@ -154,6 +154,10 @@ describe("query results from DuckDB's vectors", () => {
     const t = await same("select 1::integer as a, 'x' as a, now() as d from range(10) where false");
     expect(t.rowCount).toBe(0);
     await same("select i as a, i * 2 as a from range(3000) r(i)");
+    const none = await same(
+      "select null::double as x, null::varchar as s, null::timestamp as t, null::boolean as b, i from range(2100) r(i)",
+    );
+    expect(none.kinds).toMatchObject({ x: "empty", s: "empty", t: "empty", b: "empty", i: "number" });
   });
 
   it("reads a result from a Parquet file (dictionary-encoded text) as before", async () => {
