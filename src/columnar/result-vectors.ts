@@ -40,7 +40,8 @@ const TWO_32 = 4294967296;
 
 /**
  * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
- * turn, a streaming result's fetched).
+ * turn, a streaming result's fetched). Give it materialized results: a streamed result whose query
+ * fails after its first chunks just ends, and the error would be lost.
  */
 export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
   const names = result.columnNames();
