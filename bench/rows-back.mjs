@@ -1,7 +1,8 @@
 /**
  * Rows back from DuckDB into a JS column table (issue 46, item 2), on the deterministic transaction table
  * of bench/frames.mjs (13 columns) sorted by counterparty ascending, notional descending. Two workloads:
- *   filtered  the sorted rows of notional > 1,000,000 (372,550 of 1,000,000 rows)
+ *   filtered  the sorted rows of notional > 1,000,000 (544,291 of this payload's 1,000,000 rows; 372,550 of
+ *             the simulator's table in issue 46)
  *   whole     the whole sorted table
  * Variants, each in its own child process (its peak RSS is its own), interleaved in every round:
  *   values     the value-by-value reading (`getColumnsJS()` of @duckdb/node-api), as before
