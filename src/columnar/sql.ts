@@ -7,10 +7,11 @@
  * Loading a table: one DuckDB table per name, created with a type per column kind (`number` → DOUBLE,
  * missing as NULL; `string` → VARCHAR; `category` → ENUM of its levels, in order; `boolean` → BOOLEAN;
  * `date` → TIMESTAMP, the UTC instant; `mixed` → VARCHAR of each value as text; `empty` → VARCHAR, all
- * NULL) and filled 2,048 rows at a time through DuckDB's appender. Results come back by type: integers
- * (BIGINT counts) as numbers while they fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as
- * `Date`s, ENUM as categories with their levels, lists and structs as received (a `mixed` column). The
- * session's time zone is UTC, whatever the machine's.
+ * NULL) and filled 2,048 rows at a time through DuckDB's appender. Results are read from DuckDB's vectors
+ * (src/columnar/result-vectors.ts) and come back by type: integers (BIGINT counts) as numbers while they
+ * fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as `Date`s, ENUM as categories with their
+ * levels, lists and structs as received (a `mixed` column). The session's time zone is UTC, whatever the
+ * machine's.
  */
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
@@ -24,10 +25,12 @@ import {
   TableBuilder,
   type ColumnHint,
   type ColumnTable,
+  type FinishedColumn,
   type TableWarning,
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
+import { readResultColumns, type FinalKind, type ResultColumns } from "./result-vectors";
 
 type DuckDB = typeof import("@duckdb/node-api");
 type Connection = import("@duckdb/node-api").DuckDBConnection;
@@ -190,18 +193,17 @@ export class SqlSession {
   async queryColumns(sql: string): Promise<ColumnTable> {
     this.#open();
     if (typeof sql !== "string" || sql.trim() === "") throw new TypeError("query: sql must be a non-empty SQL text");
-    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    let result: Awaited<ReturnType<Connection["run"]>>;
     try {
-      reader = await this.#connection.runAndReadAll(sql);
+      result = await this.#connection.run(sql);
     } catch (error) {
       throw new SqlError(sql, error, this.names);
     }
     const used = [...this.#sources.values()].filter((s) => new RegExp(`\\b${s.info.name}\\b`, "i").test(sql));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const B = require("@duckdb/node-bindings") as Bindings;
     return resultTable(
-      reader.columnNames(),
-      reader.columnTypes(),
-      reader.getColumnsJS(),
-      reader.currentRowCount,
+      await readResultColumns(loadDuckDB(), B, result),
       sql,
       used.map((s) => s.info),
       used.flatMap((s) => s.provenance),
@@ -584,12 +586,9 @@ function categoryLevels(table: ColumnTable, column: string): string[] {
   return levelsOf(table.data[column] as (string | null)[], ownEntry(table.meta.categories, column) ?? []);
 }
 
-/** The query result as a column table. */
-function resultTable(
-  names: string[],
-  types: DuckType[],
-  columns: unknown[][],
-  rows: number,
+/** The query result's columns (see {@link readResultColumns}) as a column table. */
+export function resultTable(
+  { names, types, columns, rows, final }: ResultColumns,
   sql: string,
   sources: SqlSourceInfo[],
   provenance: Provenance[],
@@ -601,11 +600,28 @@ function resultTable(
     for (let k = 2; seen.has(column); k++) column = `${name}_${k}`;
     seen.add(column);
     if (column !== name) builder.warn(`the result has two columns named "${name}": the second is "${column}"`);
+    const kind = final?.[j];
+    if (kind) {
+      builder.addFinished(column, finished(columns[j]!, kind));
+      return;
+    }
     const read = readResult(name, types[j]!, columns[j] ?? []);
     if (read.warning) builder.warn(read.warning);
     builder.add(column, read.values, { hint: read.hint, levels: read.levels, owned: true, detectDates: false });
   });
   return builder.build();
+}
+
+/**
+ * A column read in its final form (numbers with NaN for NULL, else `null`): its missing values counted;
+ * a column of none but missing values is `empty` (all `null`), as {@link TableBuilder.add} makes it.
+ */
+function finished(values: unknown[], kind: FinalKind): FinishedColumn {
+  let missing = 0;
+  if (kind === "number") for (const v of values) missing += v !== v ? 1 : 0;
+  else for (const v of values) missing += v === null ? 1 : 0;
+  if (missing < values.length) return { values, kind, missing };
+  return { values: values.fill(null), kind: "empty", missing };
 }
 
 function readResult(

@@ -1,0 +1,531 @@
+/**
+ * A DuckDB query result read into JS arrays a column at a time, from the bytes of DuckDB's vectors
+ * (`@duckdb/node-bindings`): fixed-width values through typed-array views, NULLs from the validity
+ * mask, text from its 16-byte string records, ENUMs through their dictionary. The values are those
+ * `getColumnsJS()` of `@duckdb/node-api` gives (numbers, bigints, `Date`s, strings), without building a
+ * value object per row; types this reader does not know go through `getColumnsJS()`'s own converter,
+ * so every result reads as before.
+ */
+type DuckDB = typeof import("@duckdb/node-api");
+type Bindings = typeof import("@duckdb/node-bindings");
+type DuckType = import("@duckdb/node-api").DuckDBType;
+type Result = import("@duckdb/node-api").DuckDBResult;
+type Chunk = import("@duckdb/node-api").DuckDBDataChunk;
+type Vector = import("@duckdb/node-bindings").Vector;
+
+/** A result's columns: names, DuckDB types and values (NULL as `null`), `rows` long each. */
+export interface ResultColumns {
+  names: string[];
+  types: DuckType[];
+  columns: unknown[][];
+  rows: number;
+  /**
+   * Per column, the kind its values already have when read from the vectors (numbers with NaN for
+   * NULL; text, dates, booleans with `null`): no further conversion. Undefined: as `getColumnsJS()` gives them.
+   */
+  final?: (FinalKind | undefined)[];
+}
+
+/** The kinds a column read from the vectors may already have. */
+export type FinalKind = "number" | "string" | "date" | "boolean";
+
+/** Reads one chunk's rows of one column into `out`, from row `o`. */
+type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => void;
+
+/** Where JS `Date`s end (±8.64e15 ms): a DuckDB date or timestamp beyond is an error, as in `getColumnsJS()`. */
+const MAX_DATE_MS = 8_640_000_000_000_000;
+const MAX_DATE_DAYS = 100_000_000;
+const DAY_MS = 86_400_000;
+const TWO_32 = 4294967296;
+
+/**
+ * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
+ * turn, a streaming result's fetched). Give it materialized results: a streamed result whose query
+ * fails after its first chunks just ends, and the error would be lost.
+ */
+export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
+  const names = result.columnNames();
+  const types = result.columnTypes();
+  const readers = types.map((type) => columnReader(D, B, type));
+  const final = readers.map((reader) => FINAL.get(reader));
+  // A materialized result's chunks are there to take, without a round trip through the thread pool each,
+  // and its arrays are made at their full length (no copy as they grow).
+  const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
+  const count = materialized?.chunkCount ?? Infinity;
+  const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
+  let rows = 0;
+  for (let k = 0; k < count; k++) {
+    const chunk = materialized ? materialized.getChunk(k) : await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const n = chunk.rowCount;
+    for (let j = 0; j < readers.length; j++) readers[j]!(chunk, j, n, columns[j]!, rows);
+    rows += n;
+  }
+  for (const column of columns) column.length = rows;
+  return { names, types, columns, rows, final };
+}
+
+/** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
+const FINAL = new WeakMap<ColumnReader, FinalKind>();
+
+function final(kind: FinalKind, reader: ColumnReader): ColumnReader {
+  FINAL.set(reader, kind);
+  return reader;
+}
+
+/** The reader for one column's type: from the vector's bytes where the type allows, else value by value. */
+function columnReader(D: DuckDB, B: Bindings, type: DuckType): ColumnReader {
+  const T = D.DuckDBTypeId;
+  switch (type.typeId) {
+    case T.DOUBLE:
+      return fixed(B, 8, (bytes, n) => new Float64Array(bytes.buffer, bytes.byteOffset, n));
+    case T.FLOAT:
+      return fixed(B, 4, (bytes, n) => new Float32Array(bytes.buffer, bytes.byteOffset, n));
+    case T.INTEGER:
+      return fixed(B, 4, (bytes, n) => new Int32Array(bytes.buffer, bytes.byteOffset, n));
+    case T.UINTEGER:
+      return fixed(B, 4, (bytes, n) => new Uint32Array(bytes.buffer, bytes.byteOffset, n));
+    case T.SMALLINT:
+      return fixed(B, 2, (bytes, n) => new Int16Array(bytes.buffer, bytes.byteOffset, n));
+    case T.USMALLINT:
+      return fixed(B, 2, (bytes, n) => new Uint16Array(bytes.buffer, bytes.byteOffset, n));
+    case T.TINYINT:
+      return fixed(B, 1, (bytes, n) => new Int8Array(bytes.buffer, bytes.byteOffset, n));
+    case T.UTINYINT:
+      return fixed(B, 1, (bytes) => bytes);
+    case T.BOOLEAN:
+      return final("boolean", booleans(B));
+    case T.BIGINT:
+    case T.UBIGINT:
+      return bigints(B, type.typeId === T.UBIGINT);
+    case T.DATE:
+      return final("date", dates(B));
+    case T.TIMESTAMP:
+    case T.TIMESTAMP_TZ:
+      return final("date", timestamps(B, 1000, type.typeId === T.TIMESTAMP ? "TIMESTAMP" : "TIMESTAMPTZ", "micros"));
+    case T.TIMESTAMP_MS:
+      return final("date", timestamps(B, 1, "TIMESTAMP_MS", "millis"));
+    case T.TIMESTAMP_NS:
+      return final("date", timestamps(B, 1_000_000, "TIMESTAMP_NS", "nanos"));
+    case T.TIMESTAMP_S:
+      return final("date", timestamps(B, 1 / 1000, "TIMESTAMP_S", "seconds"));
+    case T.VARCHAR:
+      return final("string", text(B));
+    case T.ENUM:
+      return enums(B, (type as unknown as { values: readonly string[] }).values);
+    case T.DECIMAL:
+      return decimals(D, B, type);
+    default:
+      return valueByValue(D);
+  }
+}
+
+/** Row `i`'s validity bit in a mask of 64-bit words, as bytes (`null`: every row valid). */
+function isValid(mask: Uint8Array | null, i: number): boolean {
+  return mask === null || (mask[i >> 3]! & (1 << (i & 7))) !== 0;
+}
+
+/** The validity mask of a chunk's vector (`null` when DuckDB has none: every row valid). */
+function validity(B: Bindings, vector: Vector, n: number): Uint8Array | null {
+  return B.vector_get_validity(vector, Math.ceil(n / 64) * 8);
+}
+
+/**
+ * Numbers of a fixed width: a typed-array view over the vector's data, NULL as `NaN` (what a missing
+ * number is in a column table; `null` would make the array hold every number boxed).
+ */
+function fixed(B: Bindings, width: number, view: (bytes: Uint8Array, n: number) => ArrayLike<number>): ColumnReader {
+  return final("number", (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const values = view(aligned(B.vector_get_data(vector, n * width), width), n);
+    const mask = validity(B, vector, n);
+    if (mask === null) for (let i = 0; i < n; i++) out[o + i] = values[i];
+    else for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] : NaN;
+  });
+}
+
+/** The bytes, copied when they do not start on a multiple of `width` (a typed array needs that). */
+function aligned(bytes: Uint8Array, width: number): Uint8Array {
+  return bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+}
+
+function booleans(B: Bindings): ColumnReader {
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const values = B.vector_get_data(vector, n);
+    const mask = validity(B, vector, n);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] !== 0 : null;
+  };
+}
+
+/**
+ * 64-bit integers: a number while within ±2^53 (the column is read as numbers when all are, see
+ * `exactNumbers`), the exact bigint beyond, as `getColumnsJS()` gives every value.
+ */
+function bigints(B: Bindings, unsigned: boolean): ColumnReader {
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
+    const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
+    const mask = validity(B, vector, n);
+    for (let i = 0; i < n; i++) {
+      if (!isValid(mask, i)) {
+        out[o + i] = null;
+        continue;
+      }
+      const low = words[2 * i]! >>> 0;
+      const high = words[2 * i + 1]!;
+      const safe = unsigned
+        ? high >= 0 && high < 0x200000
+        : (high > -0x200000 && high < 0x200000) || (high === -0x200000 && low > 0);
+      if (safe) out[o + i] = high * TWO_32 + low;
+      else
+        out[o + i] = unsigned
+          ? new BigUint64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!
+          : new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!;
+    }
+  };
+}
+
+function dates(B: Bindings): ColumnReader {
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
+    const days = new Int32Array(bytes.buffer, bytes.byteOffset, n);
+    const mask = validity(B, vector, n);
+    for (let i = 0; i < n; i++) {
+      if (!isValid(mask, i)) {
+        out[o + i] = null;
+        continue;
+      }
+      const d = days[i]!;
+      if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
+      out[o + i] = new Date(d * DAY_MS);
+    }
+  };
+}
+
+/**
+ * Timestamps of `perMs` units per millisecond, as `Date`s of the whole milliseconds (truncated toward
+ * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the type).
+ */
+function timestamps(B: Bindings, perMs: number, what: string, unit: string): ColumnReader {
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
+    const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
+    const mask = validity(B, vector, n);
+    for (let i = 0; i < n; i++) {
+      if (!isValid(mask, i)) {
+        out[o + i] = null;
+        continue;
+      }
+      const high = words[2 * i + 1]!;
+      let ms: number;
+      if (high > -0x200000 && high < 0x200000) {
+        const units = high * TWO_32 + (words[2 * i]! >>> 0);
+        ms = perMs >= 1 ? truncDiv(units, perMs) : units * 1000;
+      } else {
+        const units = new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!;
+        ms = Number(perMs >= 1 ? units / BigInt(perMs) : units * 1000n);
+      }
+      if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
+      out[o + i] = new Date(ms);
+    }
+  };
+}
+
+/** `a / b` truncated toward zero, exact for integers within ±2^53. */
+function truncDiv(a: number, b: number): number {
+  let q = Math.trunc(a / b);
+  const r = a - q * b;
+  if (a >= 0 ? r < 0 : r > 0) q += a >= 0 ? -1 : 1;
+  else if (a >= 0 ? r >= b : r <= -b) q += a >= 0 ? 1 : -1;
+  return q;
+}
+
+function outOfRange(what: string, bytes: Uint8Array, i: number, unit: string): Error {
+  const value = new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!;
+  return new Error(`${what} value out of range for JS Date: ${value} ${unit}`);
+}
+
+/** ENUM values: each row's index into the type's dictionary (1, 2 or 4 bytes, by its size). */
+function enums(B: Bindings, levels: readonly string[]): ColumnReader {
+  const width = levels.length <= 0xff ? 1 : levels.length <= 0xffff ? 2 : 4;
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const bytes = aligned(B.vector_get_data(vector, n * width), width);
+    const codes =
+      width === 1
+        ? bytes
+        : width === 2
+          ? new Uint16Array(bytes.buffer, bytes.byteOffset, n)
+          : new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+    const mask = validity(B, vector, n);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? levels[codes[i]!]! : null;
+  };
+}
+
+/**
+ * DECIMAL as the double DuckDB casts it to (the integer ÷ 10^scale), from 2-, 4- or 8-byte integers,
+ * NULL as `NaN`; 16-byte ones (width > 18) value by value.
+ */
+function decimals(D: DuckDB, B: Bindings, type: { width: number; scale: number }): ColumnReader {
+  if (type.width > 18) return valueByValue(D);
+  const width = type.width <= 4 ? 2 : type.width <= 9 ? 4 : 8;
+  const divisor = Number(`1e${type.scale}`);
+  return final("number", (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const bytes = aligned(B.vector_get_data(vector, n * width), width);
+    const mask = validity(B, vector, n);
+    if (width === 8) {
+      const big = new BigInt64Array(bytes.buffer, bytes.byteOffset, n);
+      for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? Number(big[i]!) / divisor : NaN;
+      return;
+    }
+    const ints =
+      width === 2
+        ? new Int16Array(bytes.buffer, bytes.byteOffset, n)
+        : new Int32Array(bytes.buffer, bytes.byteOffset, n);
+    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? ints[i]! / divisor : NaN;
+  });
+}
+
+/** Any other type: `getColumnsJS()`'s own conversion, value by value. */
+function valueByValue(D: DuckDB): ColumnReader {
+  return (chunk, j, _n, out, o) => {
+    chunk.convertColumnValues(j, D.JSDuckDBValueConverter).forEach((v, i) => (out[o + i] = v));
+  };
+}
+
+/**
+ * Text from DuckDB's 16-byte string records (a 32-bit length, then the bytes, zero-padded, when at most
+ * 12; else a 4-byte prefix and a pointer). Short text is looked up by its whole record in a table of the
+ * column's distinct values, so a repeated value is one string, decoded once, while the column repeats
+ * its values (DuckDB's C API gives no dictionary for text: it hands out flat vectors). Longer strings' bytes are read a run of memory at a
+ * time (in a materialized result, strings lie one after another); ASCII text is cut from a
+ * one-byte-per-character reading of the bytes, other text decoded as UTF-8.
+ */
+function text(B: Bindings): ColumnReader {
+  const short = new RecordTable();
+  const long = new TextTable();
+  return (chunk, j, n, out, o) => {
+    const vector = B.data_chunk_get_vector(chunk.chunk, j);
+    const records = aligned(B.vector_get_data(vector, n * 16), 8);
+    const words = new Uint32Array(records.buffer, records.byteOffset, n * 4);
+    const mask = validity(B, vector, n);
+    const bytes = Buffer.from(records.buffer, records.byteOffset, n * 16);
+    let latin1: string | undefined;
+    const block = longStrings(B, words, mask, n);
+    for (let i = 0; i < n; i++) {
+      if (!isValid(mask, i)) {
+        out[o + i] = null;
+        continue;
+      }
+      const length = words[4 * i]!;
+      if (length <= 12) {
+        let value = short.on ? short.get(words, 4 * i) : undefined;
+        if (value === undefined) {
+          const at = i * 16 + 4;
+          const ascii = ((words[4 * i + 1]! | words[4 * i + 2]! | words[4 * i + 3]!) & 0x80808080) === 0;
+          if (ascii) value = (latin1 ??= bytes.toString("latin1", 0, n * 16)).substring(at, at + length);
+          else value = bytes.toString("utf8", at, at + length);
+          if (short.on) short.set(words, 4 * i, value);
+        }
+        out[o + i] = value;
+        continue;
+      }
+      const r = block.run[i]!;
+      const at = block.at[i]!;
+      const utf8 = block.bytes[r];
+      if (utf8) out[o + i] = utf8.toString("utf8", at, at + length);
+      else out[o + i] = long.on ? long.get(block.latin1[r]!, at, length) : block.latin1[r]!.substring(at, at + length);
+    }
+  };
+}
+
+/** Distinct short values a text column shares (beyond, new values are kept as they are read). */
+const SHARED_MAX = 65_536;
+
+/**
+ * A column's short strings by their 16-byte record (length and bytes): open addressing over the four
+ * 32-bit words, up to {@link SHARED_MAX} values (then it stops taking new ones).
+ */
+class RecordTable {
+  #keys = new Uint32Array(1024 * 4);
+  #values: (string | undefined)[] = new Array<string | undefined>(1024);
+  #size = 0;
+  #lookups = 0;
+  /** False once the column shows mostly distinct values (a lookup then costs more than it saves). */
+  on = true;
+
+  get(words: Uint32Array, k: number): string | undefined {
+    this.#lookups++;
+    const keys = this.#keys;
+    const mask = this.#values.length - 1;
+    for (let slot = hash(words, k) & mask; ; slot = (slot + 1) & mask) {
+      const value = this.#values[slot];
+      if (value === undefined) return undefined;
+      const at = slot * 4;
+      if (
+        keys[at] === words[k] &&
+        keys[at + 1] === words[k + 1] &&
+        keys[at + 2] === words[k + 2] &&
+        keys[at + 3] === words[k + 3]
+      )
+        return value;
+    }
+  }
+
+  set(words: Uint32Array, k: number, value: string): void {
+    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) {
+      this.on = false;
+      return;
+    }
+    if (2 * (this.#size + 1) > this.#values.length) this.#grow();
+    this.#put(words, k, value);
+    this.#size++;
+  }
+
+  #put(words: Uint32Array, k: number, value: string): void {
+    const mask = this.#values.length - 1;
+    let slot = hash(words, k) & mask;
+    while (this.#values[slot] !== undefined) slot = (slot + 1) & mask;
+    this.#keys.set(words.subarray(k, k + 4), slot * 4);
+    this.#values[slot] = value;
+  }
+
+  #grow(): void {
+    const [keys, values] = [this.#keys, this.#values];
+    this.#keys = new Uint32Array(keys.length * 2);
+    this.#values = new Array<string | undefined>(values.length * 2);
+    for (let slot = 0; slot < values.length; slot++)
+      if (values[slot] !== undefined) this.#put(keys, slot * 4, values[slot]!);
+  }
+}
+
+/**
+ * A column's long ASCII strings by their characters (hashed where they lie, in a chunk's run of text):
+ * a repeated value is one string, cut once. Stops as {@link RecordTable} does.
+ */
+class TextTable {
+  #hashes = new Int32Array(1024);
+  #values: (string | undefined)[] = new Array<string | undefined>(1024);
+  #size = 0;
+  #lookups = 0;
+  on = true;
+
+  /** The string of `length` characters at `at` in `text`, shared when already seen. */
+  get(text: string, at: number, length: number): string {
+    this.#lookups++;
+    let h = 0x811c9dc5;
+    for (let k = at; k < at + length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+    const mask = this.#values.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    for (let value = this.#values[slot]; value !== undefined; value = this.#values[slot]) {
+      if (this.#hashes[slot] === h && value.length === length && same(value, text, at)) return value;
+      slot = (slot + 1) & mask;
+    }
+    const value = text.substring(at, at + length);
+    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) this.on = false;
+    else if (2 * (this.#size + 1) > this.#values.length) {
+      this.#grow();
+      this.#put(h, value);
+    } else {
+      this.#hashes[slot] = h;
+      this.#values[slot] = value;
+    }
+    this.#size++;
+    return value;
+  }
+
+  #put(h: number, value: string): void {
+    const mask = this.#values.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    while (this.#values[slot] !== undefined) slot = (slot + 1) & mask;
+    this.#hashes[slot] = h;
+    this.#values[slot] = value;
+  }
+
+  #grow(): void {
+    const [hashes, values] = [this.#hashes, this.#values];
+    this.#hashes = new Int32Array(hashes.length * 2);
+    this.#values = new Array<string | undefined>(values.length * 2);
+    for (let slot = 0; slot < values.length; slot++)
+      if (values[slot] !== undefined) this.#put(hashes[slot]!, values[slot]!);
+  }
+}
+
+/** `value` equals the characters of `text` from `at`. */
+function same(value: string, text: string, at: number): boolean {
+  for (let k = 0; k < value.length; k++) if (value.charCodeAt(k) !== text.charCodeAt(at + k)) return false;
+  return true;
+}
+
+/** A hash of the four words at `k`. */
+function hash(words: Uint32Array, k: number): number {
+  let h = Math.imul(words[k]! ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ words[k + 1]!, 0xc2b2ae35);
+  h = Math.imul(h ^ words[k + 2]!, 0x85ebca6b);
+  h = Math.imul(h ^ words[k + 3]!, 0xc2b2ae35);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** Bytes between two strings of a block that may be read over: less than a memory page, so never unmapped. */
+const MAX_GAP = 4095;
+/** The largest block read at once. */
+const MAX_BLOCK = 64 << 20;
+
+/** Where a chunk's long strings are: runs of memory each read at once. */
+interface Blocks {
+  /** Each run's bytes, read one byte per character. */
+  latin1: string[];
+  /** Each run's bytes, for the runs that are not all ASCII (undefined for the others). */
+  bytes: (Buffer | undefined)[];
+  /** Each row's run. */
+  run: Int32Array;
+  /** Each row's offset in its run. */
+  at: Float64Array;
+}
+
+/**
+ * The chunk's strings longer than 12 bytes read as runs of memory: strings that lie one after another,
+ * with gaps of less than a page (so each run is all readable memory), are read in one call; a string
+ * before the previous one's end starts a new run.
+ */
+function longStrings(B: Bindings, words: Uint32Array, mask: Uint8Array | null, n: number): Blocks {
+  const run = new Int32Array(n);
+  const at = new Float64Array(n);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let first = -1;
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    const length = words[4 * i]!;
+    if (length <= 12 || !isValid(mask, i)) continue;
+    const pointer = words[4 * i + 3]! * TWO_32 + words[4 * i + 2]!;
+    if (first < 0 || pointer < end || pointer - end > MAX_GAP || pointer + length - first > MAX_BLOCK) {
+      if (first >= 0) ends.push(end);
+      starts.push((first = pointer));
+    }
+    run[i] = starts.length - 1;
+    at[i] = pointer - first;
+    end = pointer + length;
+  }
+  if (first >= 0) ends.push(end);
+  const latin1: string[] = [];
+  const bytes: (Buffer | undefined)[] = [];
+  // get_data_from_pointer reads the address from a buffer: each run's start, written in one.
+  const address = new Uint32Array(2);
+  starts.forEach((start, r) => {
+    address[0] = start % TWO_32;
+    address[1] = Math.floor(start / TWO_32);
+    const read = B.get_data_from_pointer(address.buffer, 0, ends[r]! - start);
+    const buffer = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
+    latin1.push(buffer.toString("latin1"));
+    bytes.push(NON_ASCII.test(latin1[r]!) ? buffer : undefined);
+  });
+  return { latin1, bytes, run, at };
+}
+
+const NON_ASCII = /[\u0080-\u00ff]/;
