@@ -84,12 +84,13 @@ const zodCuts = {
  * crypto (with streams), child_process, net, vm, … cost a fifth of an import's CPU, for what the first
  * request, simulator or notebook run needs. The bundle gets each as an object of getters that loads it on
  * first use (its keys read from this Node at build time; `engines` is the floor, so no name is missing).
+ * Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab kernel (to explain cells' errors and
+ * limit their time), and a getter-only stand-in would drop that assignment without a word.
  */
 const LAZY_BUILTINS = [
   "node:crypto",
   "node:child_process",
   "node:net",
-  "node:vm",
   "node:fs/promises",
   "node:timers/promises",
   "node:stream",

@@ -6,28 +6,15 @@
  * value object per row; types this reader does not know go through `getColumnsJS()`'s own converter,
  * so every result reads as before.
  */
+import type { FinalKind, ResultColumns } from "./result-columns";
+export type { FinalKind, ResultColumns } from "./result-columns";
+
 type DuckDB = typeof import("@duckdb/node-api");
 type Bindings = typeof import("@duckdb/node-bindings");
 type DuckType = import("@duckdb/node-api").DuckDBType;
 type Result = import("@duckdb/node-api").DuckDBResult;
 type Chunk = import("@duckdb/node-api").DuckDBDataChunk;
 type Vector = import("@duckdb/node-bindings").Vector;
-
-/** A result's columns: names, DuckDB types and values (NULL as `null`), `rows` long each. */
-export interface ResultColumns {
-  names: string[];
-  types: DuckType[];
-  columns: unknown[][];
-  rows: number;
-  /**
-   * Per column, the kind its values already have when read from the vectors (numbers with NaN for
-   * NULL; text, dates, booleans with `null`): no further conversion. Undefined: as `getColumnsJS()` gives them.
-   */
-  final?: (FinalKind | undefined)[];
-}
-
-/** The kinds a column read from the vectors may already have. */
-export type FinalKind = "number" | "string" | "date" | "boolean";
 
 /** Reads one chunk's rows of one column into `out`, from row `o`. */
 type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => void;

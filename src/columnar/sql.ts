@@ -30,7 +30,8 @@ import {
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
-import { readResultColumns, type FinalKind, type ResultColumns } from "./result-vectors";
+import { readResultColumns } from "./result-vectors";
+import type { FinalKind, ResultColumns } from "./result-columns";
 
 type DuckDB = typeof import("@duckdb/node-api");
 type Connection = import("@duckdb/node-api").DuckDBConnection;
@@ -605,7 +606,7 @@ export function resultTable(
       builder.addFinished(column, finished(columns[j]!, kind));
       return;
     }
-    const read = readResult(name, types[j]!, columns[j] ?? []);
+    const read = readResult(name, types[j] as DuckType, columns[j] ?? []);
     if (read.warning) builder.warn(read.warning);
     builder.add(column, read.values, { hint: read.hint, levels: read.levels, owned: true, detectDates: false });
   });

@@ -1,0 +1,22 @@
+/**
+ * A DuckDB query result's columns as src/columnar/result-vectors.ts reads them, for sql.ts to make a column
+ * table of. DuckDB-free on purpose: sql.ts's declarations reach this file, and the root's declarations (what
+ * tslab checks every notebook's first cell against) must not reach DuckDB's (test/lint/root-declarations.test.ts).
+ */
+
+/** A result's columns: names, DuckDB types and values (NULL as `null`), `rows` long each. */
+export interface ResultColumns {
+  names: string[];
+  /** Each column's `DuckDBType` (typed loosely here: see the module's comment). */
+  types: unknown[];
+  columns: unknown[][];
+  rows: number;
+  /**
+   * Per column, the kind its values already have when read from the vectors (numbers with NaN for
+   * NULL; text, dates, booleans with `null`): no further conversion. Undefined: as `getColumnsJS()` gives them.
+   */
+  final?: (FinalKind | undefined)[];
+}
+
+/** The kinds a column read from the vectors may already have. */
+export type FinalKind = "number" | "string" | "date" | "boolean";
