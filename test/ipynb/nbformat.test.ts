@@ -3,7 +3,7 @@
  * nbformat saves it), `execution_count: null` (tslab sends no count under Jupyter), keys in any order,
  * minor versions 4.0–4.5, cell ids or none. The fixtures are one small notebook run headless and under
  * `jupyter nbconvert --execute` (made by fixtures/make-fixtures.sh, so no Jupyter is needed here);
- * test/notebook/replay.test.ts compares the showcase notebooks run by the real nbconvert with their headless runs.
+ * test/notebook/notebooks.test.ts compares the showcase notebooks run by the real nbconvert with their headless runs.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";

@@ -1,43 +1,68 @@
 /**
- * The showcase notebooks (notebooks/*.ipynb), executed twice: headless through the one-command demo
- * (`node dist/cli.js demo`, the runner with tslab's executor), and by the real Jupyter (`jupyter
- * nbconvert --to notebook --execute` with the tslab kernel). Each executed notebook must have no error
- * output and no stderr, every code cell run, plotly.js embedded once (in its first chart), and the
- * outputs that make its point: the charts, the flagged residuals of the stale surface, the finished
- * reports, the unknown tradable reported, the rejected upload rows, … (test/notebook/expected.ts).
+ * The showcase notebooks (notebooks/*.ipynb), executed three ways:
+ * - live, headless, through the one-command demo (`node dist/cli.js demo`, the runner with tslab's executor)
+ *   against the embedded simulator, recording every exchange (RISK_PORTAL_CASSETTE_MODE=record, to a
+ *   temporary directory);
+ * - offline from their committed cassettes (fixtures/cassettes/<name>.json), headless (`demo --replay`, which
+ *   injects `replay = true`): no server running, no RISK_PORTAL_* variable set, no simulator started;
+ * - offline from the same cassettes under the real Jupyter (`jupyter nbconvert --to notebook --execute`, tslab
+ *   kernel), on copies with `replay = true` injected by the runner's own params code, placed one directory
+ *   below the repository root so that the notebooks' relative paths (`../fixtures/…`) resolve as from
+ *   notebooks/.
+ * Each executed notebook must have no error output and no stderr, every code cell run, plotly.js embedded once
+ * (in its first chart), and the outputs that make its point (test/notebook/expected.ts); a replay says it
+ * replayed and every table says it came from the cassette.
  *
- * The demo runs with RISK_PORTAL_CASSETTE_MODE=record (cassettes to a temporary directory), and the
- * recordings are then replayed headless (`run … --param replay=true`): every cell's outputs must be
- * identical to the recording run's, except for the lines that say where the data came from (the
- * connect line, the tables' provenance footers) and a batch's elapsed seconds.
+ * The runs are compared with `diff`, both ways, as a quant compares two runs: the live run with the committed
+ * replay (so the committed cassettes answer as the simulator does today), and the Jupyter run with the headless
+ * one (nbconvert saves through nbformat: text as lists of lines, keys sorted, `execution_count` null). Each
+ * live run recorded a cassette holding the requests its committed cassette holds.
  *
  * Then the documented single-notebook command (`run notebooks/01-yield-curves.ipynb --param
- * currency=EUR`), and the demo's HTML renderings in headless Chromium with the network refused: every
- * chart draws.
+ * currency=EUR`), a replay whose request changed (currency SEK, never recorded: the cassette's clear error),
+ * and the demo's HTML renderings in headless Chromium with the network refused: every chart draws.
+ *
+ * The live path under Jupyter itself is run by test/package/consumer.test.ts (the packed package, both
+ * kernels) and under Deno's kernel by test/notebook/deno-kernel.test.ts; the record → replay round trip of
+ * one notebook, exactly, by test/notebook/diff.test.ts (`run --compare`).
  *
  * Jupyter needs `jupyter-nbconvert` and the tslab kernelspec (scripts/setup-jupyter.sh), Chromium
- * scripts/setup-chromium.sh: without them those tests are skipped locally and fail in CI. The demo and
- * the Jupyter run start together (two cores: about a minute each on an idle machine).
+ * scripts/setup-chromium.sh: without them those tests are skipped locally and fail in CI.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { diffNotebookFiles } from "../../src/notebook/diff";
+import { parseNotebook } from "../../src/notebook/ipynb";
+import { injectParameters } from "../../src/notebook/params";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import { Executed, inCI, JUPYTER_HINT, missingJupyter, notebookEnv, runCli, runJupyter, type Run } from "./executed";
+import {
+  Executed,
+  inCI,
+  JUPYTER_HINT,
+  joined,
+  missingJupyter,
+  notebookEnv,
+  root,
+  runCli,
+  runJupyter,
+  withoutCellLines,
+  type Run,
+} from "./executed";
 import {
   checkNotebook,
   connectCall,
   connectCell,
-  differingCells,
   EXPECTED,
   NOTEBOOK_DIR,
   NOTEBOOKS,
   provenanceLines,
+  replayLine,
 } from "./expected";
 
-/** Both runs together on a loaded two-core machine; each is about a minute when idle. */
+/** All the runs together on a loaded two-core machine; each is about a minute when idle. */
 const RUN_TIMEOUT_MS = 420_000;
 
 const jupyterMissing = missingJupyter();
@@ -53,55 +78,100 @@ if (chromiumMissing && !inCI)
 
 const outDir = mkdtempSync(path.join(tmpdir(), "rpl-notebooks-"));
 const demoDir = path.join(outDir, "demo");
+const replayDir = path.join(outDir, "replay");
 const jupyterDir = path.join(outDir, "jupyter");
 const eurDir = path.join(outDir, "eur");
+const changedDir = path.join(outDir, "changed");
 const cassetteDir = path.join(outDir, "cassettes");
-const replayDir = path.join(outDir, "replay");
-afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+/** The parameterised copies for Jupyter: beside notebooks/, so `../fixtures/cassettes/…` is the committed cassette. */
+const copiesDir = mkdtempSync(path.join(root, ".replay-jupyter-"));
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(copiesDir, { recursive: true, force: true });
+});
 
 let demo: Run;
-let eur: Run;
 let replay: Run;
+let eur: Run;
+let changed: Run;
 let jupyter: Run | undefined;
 
+/** Copies of the notebooks with `replay = true` injected, for Jupyter (which takes no parameters). */
+function replayCopies(): string[] {
+  return NOTEBOOKS.map((name) => {
+    const file = path.join(NOTEBOOK_DIR, `${name}.ipynb`);
+    const nb = injectParameters(parseNotebook(readFileSync(file, "utf8"), file), { replay: true }, file);
+    const copy = path.join(copiesDir, `${name}.ipynb`);
+    writeFileSync(copy, `${JSON.stringify(nb, null, 1)}\n`);
+    return copy;
+  });
+}
+
+/** The headless runs, one after the other (each runs two notebooks at a time). */
+async function headlessRuns(): Promise<void> {
+  demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000, {
+    ...notebookEnv(),
+    RISK_PORTAL_CASSETTE_MODE: "record",
+    RISK_PORTAL_CASSETTE_DIR: cassetteDir,
+  });
+  // No PNGs (the demo's charts have them, one Chromium for this file): compared by their JSON.
+  replay = await runCli(["demo", "--replay", "--no-images", "--out", replayDir], 180_000);
+  eur = await runCli(
+    ["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--no-images", "--out", eurDir],
+    120_000,
+  );
+  changed = await runCli(
+    [
+      ...["run", "notebooks/01-yield-curves.ipynb", "--param", "replay=true", "--param", "currency=SEK"],
+      ...["--no-images", "--out", changedDir],
+    ],
+    60_000,
+  );
+}
+
 beforeAll(async () => {
+  mkdirSync(jupyterDir, { recursive: true });
   const jupyterRun = jupyterMissing
     ? Promise.resolve(undefined)
-    : runJupyter(
-        NOTEBOOKS.map((n) => path.join(NOTEBOOK_DIR, `${n}.ipynb`)),
-        jupyterDir,
-        RUN_TIMEOUT_MS - 20_000,
-      );
-  const headless = (async () => {
-    demo = await runCli(["demo", "--out", demoDir], RUN_TIMEOUT_MS - 20_000, {
-      ...notebookEnv(),
-      RISK_PORTAL_CASSETTE_MODE: "record",
-      RISK_PORTAL_CASSETTE_DIR: cassetteDir,
-    });
-    replay = await runCli(
-      // No PNGs here (the demo's charts have them, one Chromium for this file): compared by their JSON.
-      [
-        "run",
-        ...NOTEBOOKS.map((n) => `notebooks/${n}.ipynb`),
-        "--param",
-        "replay=true",
-        "--no-images",
-        "--out",
-        replayDir,
-      ],
-      180_000,
-      {
-        ...notebookEnv(),
-        RISK_PORTAL_CASSETTE_DIR: cassetteDir,
-      },
-    );
-    eur = await runCli(
-      ["run", "notebooks/01-yield-curves.ipynb", "--param", "currency=EUR", "--no-images", "--out", eurDir],
-      120_000,
-    );
-  })();
-  [jupyter] = await Promise.all([jupyterRun, headless]);
+    : runJupyter(replayCopies(), jupyterDir, RUN_TIMEOUT_MS - 20_000);
+  [jupyter] = await Promise.all([jupyterRun, headlessRuns()]);
 }, RUN_TIMEOUT_MS);
+
+/** The distinct requests of a cassette, without the address of the server it was recorded from. */
+function cassetteRequests(file: string): string[] {
+  const c = JSON.parse(readFileSync(file, "utf8")) as { baseUrl: string; exchanges: { request: unknown }[] };
+  return [...new Set(c.exchanges.map((e) => JSON.stringify(e.request).split(c.baseUrl).join("BASE")))].sort();
+}
+
+/** `diff` of two executed notebooks, both ways: no change. */
+async function expectNoChange(name: string, a: string, b: string): Promise<void> {
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    const d = await diffNotebookFiles(from, to);
+    expect(d.summary, `${path.basename(path.dirname(from))} → ${path.basename(path.dirname(to))}`).toMatch(
+      new RegExp(`^${name}: no change in \\d+ code cells`),
+    );
+  }
+}
+
+/** What a replayed notebook must show on top of the notebook's own checks: it replayed, and every table says so. */
+function checkReplayed(nb: Executed, name: string): void {
+  expect(nb.stdout(connectCell(nb))).toMatch(replayLine(name));
+  const all = nb.nb.cells
+    .flatMap((c) => (c.outputs ?? []).map((o) => joined(o.text) + joined(o.data?.["text/plain"])))
+    .join("\n");
+  expect(all).not.toContain("started the embedded simulator");
+  const sources = provenanceLines(nb);
+  // Notebooks 02 and 05 show no table made from a response (their tables are built by hand or from CSV).
+  if (!["02-vol-surface-crosscheck", "05-market-data-upload"].includes(name))
+    expect(sources.length, name).toBeGreaterThan(0);
+  for (const line of sources)
+    expect(line).toMatch(
+      new RegExp(` · cassette from http://127\\.0\\.0\\.1:\\d+ \\(cassette .*${name}\\.json\\) · recorded `),
+    );
+}
 
 describe("the showcase notebooks", () => {
   it("are the seven showcase notebooks (issue 7's five, issue 16's year of trades, issue 32's what changed), each with a parameters cell and one connect() call", () => {
@@ -202,43 +272,127 @@ describe("npm run demo (every notebook through the headless runner)", () => {
   );
 });
 
-describe("the demo's recordings, replayed (run … --param replay=true): the same outputs, offline", () => {
-  it("every notebook recorded a cassette and replayed it", () => {
+describe("the live runs against the committed cassettes", () => {
+  it("every live run recorded a cassette holding the requests of its committed cassette", () => {
     expect(demo.code, demo.stderr).toBe(0);
-    expect(replay.code, replay.stderr).toBe(0);
     expect(readdirSync(cassetteDir).sort()).toEqual(NOTEBOOKS.map((n) => `${n}.json`));
+    for (const name of NOTEBOOKS)
+      expect(
+        cassetteRequests(path.join(cassetteDir, `${name}.json`)),
+        `${name}: the notebook's requests changed; record its cassette again (scripts/record-cassettes.mjs)`,
+      ).toEqual(cassetteRequests(path.join(root, "fixtures", "cassettes", `${name}.json`)));
   });
 
   for (const name of NOTEBOOKS) {
-    it(`${name}: every cell's outputs are those of the recording run, but for where the data came from`, () => {
-      const recorded = Executed.read(path.join(demoDir, `${name}.ipynb`));
-      const replayed = Executed.read(path.join(replayDir, `${name}.ipynb`));
-      expect(replayed.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { replay: true }, status: "ok" });
-      // The masked lines say what they should: recorded from a simulator, replayed from the cassette.
-      const id = connectCell(recorded);
-      expect(recorded.stdout(id)).toMatch(
+    it(`${name}: the committed replay shows what the live run showed (diff, both ways: no change)`, async () => {
+      const live = Executed.read(path.join(demoDir, `${name}.ipynb`));
+      expect(live.stdout(connectCell(live))).toMatch(
         new RegExp(
           `^No RISK_PORTAL_BASE_URL set: started the embedded simulator at http://127\\.0\\.0\\.1:\\d+ \\(seed 1, data as of 2026-11-20\\); recording every exchange to .*${name}\\.json\\.\\n$`,
         ),
       );
-      expect(replayed.stdout(id)).toMatch(
-        new RegExp(
-          `^Replaying .*${name}\\.json: \\d+ exchanges recorded \\d{4}-\\d{2}-\\d{2} from the simulator \\(seed 1, data as of 2026-11-20\\); no server is contacted\\.\\n$`,
-        ),
-      );
-      const live = provenanceLines(recorded);
       expect(
-        live.every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)),
-        live.join("\n"),
+        provenanceLines(live).every((l) => / · live from http:\/\/127\.0\.0\.1:\d+ · received /.test(l)),
+        provenanceLines(live).join("\n"),
       ).toBe(true);
-      expect(
-        provenanceLines(replayed).map((l) =>
-          l.replace(/ · cassette from (\S+) \(cassette [^)]*\) · recorded /, " · live from $1 · received "),
-        ),
-      ).toEqual(live);
-      // Everything else is identical, cell by cell (plotly figures and their element ids included).
-      expect(differingCells(recorded, replayed)).toEqual([]);
+      await expectNoChange(name, path.join(demoDir, `${name}.ipynb`), path.join(replayDir, `${name}.ipynb`));
     });
+  }
+});
+
+describe("risk-portal-lab demo --replay: every notebook from its committed cassette, headless, offline", () => {
+  it("exits 0 and says where the answers come from", () => {
+    expect(replay.code, replay.stderr).toBe(0);
+    const lines = replay.stdout.trim().split("\n");
+    expect(lines[0]).toBe(
+      `risk-portal-lab demo: ${NOTEBOOKS.length} notebooks, run headless offline from their cassettes in fixtures/cassettes/ (recorded against the simulator, data as of 2026-11-20)`,
+    );
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^${NOTEBOOKS.length} notebooks passed in \\d+\\.\\d s → open .*index\\.html$`),
+    );
+    expect(replay.stderr).toBe("");
+    expect(readFileSync(path.join(replayDir, "index.html"), "utf8")).toContain(
+      "replaying its cassette (fixtures/cassettes/",
+    );
+  });
+
+  for (const name of NOTEBOOKS) {
+    it(`${name}: replays cleanly, shows what it is about, and every table came from the cassette`, () => {
+      const nb = Executed.read(path.join(replayDir, `${name}.ipynb`));
+      expect(nb.nb.metadata.risk_portal_lab).toMatchObject({ parameters: { replay: true }, status: "ok" });
+      checkNotebook(nb, name, { executionCounts: true });
+      checkReplayed(nb, name);
+    });
+  }
+});
+
+describe("a replay whose request changed", () => {
+  it("stops at the cell that asked, with the closest recorded request and the difference (notebook 01, currency SEK)", () => {
+    expect(changed.code).toBe(1);
+    const error = withoutCellLines(changed.stderr);
+    // The first cell that asks is a batch (frames.fetchYieldCurvesColumns): a replay miss is not one failed date among others, it throws.
+    expect(error).toMatch(
+      /^✘ notebooks\/01-yield-curves\.ipynb: code cell \d+ of \d+ \(id "yc-today"\) failed: const allCurrencies = /,
+    );
+    expect(error).toMatch(
+      /CassetteMissError: RateAsset: no recorded exchange in the cassette \S*fixtures\/cassettes\/01-yield-curves\.json \(\d+ exchanges\) matches this request\. The closest recorded request \(RateAsset\) differs in:/,
+    );
+    expect(error).toMatch(/ body\.currency: recorded "(USD|EUR|GBP|JPY|CHF)", now "SEK"/);
+    expect(error).toContain('Record it again (mode "record" or "auto") if the request changed on purpose.');
+    const nb = Executed.read(path.join(changedDir, "01-yield-curves.ipynb"));
+    expect(nb.outputs("yc-today").at(-1)).toMatchObject({ output_type: "error", ename: "CassetteMissError" });
+  });
+});
+
+describe("the showcase notebooks replayed under Jupyter (nbconvert --execute, tslab kernel, replay = true)", () => {
+  if (jupyterMissing && inCI) {
+    it("runs in CI", () => {
+      throw new Error(`The Jupyter replays must happen in CI, but ${jupyterMissing}: ${JUPYTER_HINT}.`);
+    });
+    return;
+  }
+  const why = jupyterMissing ? ` (skipped: ${jupyterMissing}; ${JUPYTER_HINT})` : "";
+
+  it.skipIf(jupyterMissing !== undefined)(`executes every notebook${why}`, () => {
+    expect(jupyter?.code, `${jupyter?.stderr.split("\n").slice(-30).join("\n")}`).toBe(0);
+  });
+
+  it.skipIf(jupyterMissing !== undefined)(
+    `each Jupyter run compared with the headless run of the same notebook, both ways: no change${why}`,
+    async () => {
+      const text = readFileSync(path.join(jupyterDir, `${NOTEBOOKS[0]}.ipynb`), "utf8");
+      // nbformat's form, which the comparison must read: text as lists of lines, no execution counts
+      expect(text).toContain('"source": [\n');
+      expect(text).toContain('"execution_count": null');
+      for (const name of NOTEBOOKS)
+        await expectNoChange(name, path.join(replayDir, `${name}.ipynb`), path.join(jupyterDir, `${name}.ipynb`));
+      // and through the CLI, its exit code: 0
+      const cli = await runCli(
+        [
+          "diff",
+          path.join(jupyterDir, `${NOTEBOOKS[0]}.ipynb`),
+          path.join(replayDir, `${NOTEBOOKS[0]}.ipynb`),
+          "--out",
+          path.join(outDir, "diff.html"),
+        ],
+        60_000,
+      );
+      expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    },
+  );
+
+  for (const name of NOTEBOOKS) {
+    it.skipIf(jupyterMissing !== undefined)(
+      `${name}: replays cleanly from the committed cassette and shows what it is about${why}`,
+      () => {
+        const nb = Executed.read(path.join(jupyterDir, `${name}.ipynb`));
+        expect(joined(nb.cell("injected-parameters").source)).toBe(
+          "// Parameters injected by risk-portal-lab run\nconst replay: boolean = true;",
+        );
+        checkNotebook(nb, name, { executionCounts: false });
+        checkReplayed(nb, name);
+      },
+    );
   }
 });
 
@@ -260,24 +414,4 @@ describe("risk-portal-lab run notebooks/01-yield-curves.ipynb --param currency=E
       "Executed headless by risk-portal-lab with currency = &quot;EUR&quot;",
     );
   });
-});
-
-describe("the showcase notebooks under Jupyter (nbconvert --execute, tslab kernel)", () => {
-  if (jupyterMissing && inCI) {
-    it("runs in CI", () => {
-      throw new Error(`The Jupyter runs must happen in CI, but ${jupyterMissing}: ${JUPYTER_HINT}.`);
-    });
-    return;
-  }
-  const why = jupyterMissing ? ` (skipped: ${jupyterMissing}; ${JUPYTER_HINT})` : "";
-
-  it.skipIf(jupyterMissing !== undefined)(`executes every notebook${why}`, () => {
-    expect(jupyter?.code, `${jupyter?.stderr.split("\n").slice(-30).join("\n")}`).toBe(0);
-  });
-
-  for (const name of NOTEBOOKS) {
-    it.skipIf(jupyterMissing !== undefined)(`${name}: runs cleanly and shows what it is about${why}`, () => {
-      checkNotebook(Executed.read(path.join(jupyterDir, `${name}.ipynb`)), name, { executionCounts: false });
-    });
-  }
 });
