@@ -28,6 +28,7 @@
  *
  * Run by `npm run build` after tsc (which wrote the unbundled `dist/index.js` this replaces).
  */
+import { createHash } from "node:crypto";
 import { build } from "esbuild";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -97,6 +98,17 @@ const LAZY_BUILTINS = [
   "node:worker_threads",
 ];
 
+/**
+ * A stand-in module for `specifier` that requires it when one of `keys` is first read. The getters are on
+ * the stand-in's prototype, not its own: esbuild gives each importing module a copy of a CommonJS
+ * module's own properties (`__toESM`), which for zod's 260 names in 13 modules was 3,000-odd getters
+ * defined at every import; the copies inherit the prototype's instead.
+ */
+function lazyModule(specifier, keys) {
+  const getters = keys.map((k) => `${JSON.stringify(k)}:{enumerable:true,get:()=>load()[${JSON.stringify(k)}]}`);
+  return `let m;const load=()=>m??=require(${JSON.stringify(specifier)});module.exports=Object.create(Object.defineProperties({},{${getters.join(",")}}));`;
+}
+
 /** esbuild plugin: {@link LAZY_BUILTINS} loaded on first use. */
 const lazyBuiltins = {
   name: "lazy-builtins",
@@ -108,11 +120,33 @@ const lazyBuiltins = {
       return { path: args.path, namespace: "lazy-builtin" };
     });
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
-      const keys = Object.keys(createRequire(import.meta.url)(args.path));
-      const getters = keys.map((k) => `${JSON.stringify(k)}:{enumerable:true,get:()=>load()[${JSON.stringify(k)}]}`);
+      return { contents: lazyModule(args.path, Object.keys(createRequire(import.meta.url)(args.path))), loader: "js" };
+    });
+  },
+};
+
+/**
+ * esbuild plugin: zod, bundled, evaluated on first use. Our modules import `z` from a stand-in that loads
+ * zod's modules when a property is first read (the schemas of src/api are built on first use, so a bare
+ * import reads none): evaluating zod's 30-odd modules was a tenth of what an import cost. The stand-in's
+ * `require("zod")` is zod's own, bundled, which esbuild then evaluates where it is first required.
+ */
+const lazyZod = {
+  name: "lazy-zod",
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      args.pluginData?.zod === "real" ? undefined : { path: "zod", namespace: "lazy-zod" },
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-zod" }, async () => {
+      // zod's ES module build, as `import` finds it (a `require("zod")` would bundle its CommonJS build,
+      // whole: no tree-shaking, no ZOD_CUTS).
+      const esm = await b.resolve("zod", { kind: "import-statement", resolveDir: root, pluginData: { zod: "real" } });
+      if (esm.errors.length > 0) throw new Error(`zod: ${esm.errors[0].text}`);
+      const keys = Object.keys(createRequire(path.join(root, "package.json"))("zod"));
       return {
-        contents: `let m;const load=()=>m??=require(${JSON.stringify(args.path)});module.exports=Object.defineProperties({},{${getters.join(",")}});`,
+        contents: lazyModule(esm.path, keys),
         loader: "js",
+        resolveDir: root,
       };
     });
   },
@@ -156,7 +190,7 @@ await build({
   keepNames: true,
   sourcemap: true,
   sourcesContent: false,
-  plugins: [zodCuts, lazyBuiltins, externals],
+  plugins: [zodCuts, lazyZod, lazyBuiltins, externals],
   logLevel: "warning",
 });
 writeEntry(rootOnly());
@@ -166,11 +200,14 @@ console.log(
   `dist/bundle.js: one bundle of src/index.ts and ${SUBPATHS.length} subpaths with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`,
 );
 
-/** dist/index.js: scripts/entry-shim.cjs, ending with the root's names line (tsc's index.js and its map go). */
+/** dist/index.js: scripts/entry-shim.cjs with the bundle's hash, ending with the root's names line (tsc's index.js and its map go). */
 function writeEntry(names) {
-  const shim = readFileSync(path.join(root, "scripts", "entry-shim.cjs"), "utf8");
-  if (!shim.includes('module.exports = require("./bundle.js");'))
-    throw new Error("scripts/entry-shim.cjs: its require of ./bundle.js not found");
+  const template = readFileSync(path.join(root, "scripts", "entry-shim.cjs"), "utf8");
+  const line = 'const BUNDLE_BUILD = "dev";';
+  if (template.split(line).length !== 2) throw new Error(`scripts/entry-shim.cjs: "${line}" not found once`);
+  // The build's hash names the bundle's code cache (the entry also checks its size and time).
+  const build = createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16);
+  const shim = template.replace(line, `const BUNDLE_BUILD = "${build}";`);
   rmSync(`${entry}.map`, { force: true });
   writeFileSync(entry, `${shim.trimEnd()}\n${namesLine(names)}\n`);
 }
