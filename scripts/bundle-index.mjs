@@ -83,10 +83,10 @@ const zodCuts = {
 /**
  * Node's modules that `node -e 0` has not loaded already and the bundle imports at its top: loading
  * crypto (with streams), child_process, net, vm, … cost a fifth of an import's CPU, for what the first
- * request, simulator or notebook run needs. The bundle gets each as an object of getters that loads it on
- * first use (its keys read from this Node at build time; `engines` is the floor, so no name is missing).
- * Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab kernel (to explain cells' errors and
- * limit their time), and a getter-only stand-in would drop that assignment without a word.
+ * request, simulator or notebook run needs. The bundle gets each as a stand-in that loads it when a name
+ * is first read ({@link lazyModule}). Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab
+ * kernel (to explain cells' errors and limit their time), and an assignment to a stand-in would not reach
+ * the module.
  */
 const LAZY_BUILTINS = [
   "node:crypto",
@@ -99,14 +99,14 @@ const LAZY_BUILTINS = [
 ];
 
 /**
- * A stand-in module for `specifier` that requires it when one of `keys` is first read. The getters are on
- * the stand-in's prototype, not its own: esbuild gives each importing module a copy of a CommonJS
- * module's own properties (`__toESM`), which for zod's 260 names in 13 modules was 3,000-odd getters
- * defined at every import; the copies inherit the prototype's instead.
+ * A stand-in module for `specifier`, which it requires when a name is first read. The names are read
+ * through the stand-in's prototype, one forwarding object, not its own properties: esbuild gives each
+ * importing module a copy of a CommonJS module's own properties (`__toESM`), which for zod's 260 names in
+ * 13 modules was 3,000-odd getters defined at every import; the copies inherit the prototype instead.
+ * `__esModule` (which `__toESM` reads) is answered without loading.
  */
-function lazyModule(specifier, keys) {
-  const getters = keys.map((k) => `${JSON.stringify(k)}:{enumerable:true,get:()=>load()[${JSON.stringify(k)}]}`);
-  return `let m;const load=()=>m??=require(${JSON.stringify(specifier)});module.exports=Object.create(Object.defineProperties({},{${getters.join(",")}}));`;
+function lazyModule(specifier) {
+  return `let m;const load=()=>m??=require(${JSON.stringify(specifier)});module.exports=Object.create(new Proxy({},{get:(_,k)=>k==="__esModule"?void 0:load()[k]}));`;
 }
 
 /** esbuild plugin: {@link LAZY_BUILTINS} loaded on first use. */
@@ -120,7 +120,7 @@ const lazyBuiltins = {
       return { path: args.path, namespace: "lazy-builtin" };
     });
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
-      return { contents: lazyModule(args.path, Object.keys(createRequire(import.meta.url)(args.path))), loader: "js" };
+      return { contents: lazyModule(args.path), loader: "js" };
     });
   },
 };
@@ -142,9 +142,8 @@ const lazyZod = {
       // whole: no tree-shaking, no ZOD_CUTS).
       const esm = await b.resolve("zod", { kind: "import-statement", resolveDir: root, pluginData: { zod: "real" } });
       if (esm.errors.length > 0) throw new Error(`zod: ${esm.errors[0].text}`);
-      const keys = Object.keys(createRequire(path.join(root, "package.json"))("zod"));
       return {
-        contents: lazyModule(esm.path, keys),
+        contents: lazyModule(esm.path),
         loader: "js",
         resolveDir: root,
       };
@@ -236,8 +235,27 @@ function rootOnly() {
     `Object.defineProperty(module.exports,${SUBPATH_KEY},{value:Object.freeze(subpaths)});}`,
     namesLine(names),
   ].join("\n");
-  writeFileSync(outfile, code.replace(annotation, `\n${tail}\n`));
+  writeFileSync(outfile, withoutRedundantNames(code.replace(annotation, `\n${tail}\n`)));
   return names;
+}
+
+/**
+ * The bundle without keepNames' `__name(f,"f");` statements that name a function or class what its own
+ * declaration already names it (1,600-odd of 2,800): each redefined a function's `name`, 8% of what the
+ * import cost (issue 46, item 4). Those esbuild renamed (`__name(f2,"f")`), and calls in expressions,
+ * stay. Only whole statements go (after `;`, `{` or `}`), blanked to spaces so that every line and column,
+ * and so the source map, stay as they are.
+ */
+function withoutRedundantNames(code) {
+  let count = 0;
+  const out = code.replace(/(?<=[;{}])__name\(([A-Za-z_$][\w$]*),"([\w$]+)"\);/g, (call, binding, name) => {
+    if (binding !== name) return call;
+    count++;
+    return " ".repeat(call.length);
+  });
+  if (count === 0)
+    throw new Error(`${outfile}: no __name(f,"f"); statement found (has esbuild's keepNames output changed?)`);
+  return out;
 }
 
 /** dist/subpath/<name>.js: the subpath read from the bundle, through the entry (tsc's copy and its map go). */
