@@ -11,11 +11,19 @@
  * target only mirrors the properties the object reports as non-configurable (zod's `_zod`), which a
  * forwarding object must hold itself. Methods run with the stand-in as `this`, as they would with the
  * object: a schema made from it (`.optional()`, `z.array(…)`) holds the stand-in, and so builds nothing
- * until it is built itself.
+ * until it is built itself; then the stand-ins it holds are replaced by their schemas ({@link settle}), so
+ * that checking a value goes through no stand-in below the top.
  */
 export function lazy<T extends object>(build: () => T): T {
   let built: T | undefined;
-  const real = (): T => (built ??= aliased(build(), stand));
+  const real = (): T => {
+    if (built === undefined) {
+      // Kept before settling, so that a schema that holds its own stand-in (a recursive one) finds itself.
+      built = build();
+      settle(built, stand);
+    }
+    return built;
+  };
   const mirror = {} as T;
   /** A descriptor of the object, mirrored first when it is non-configurable (the forwarding rule). */
   const described = (key: PropertyKey): PropertyDescriptor | undefined => {
@@ -39,7 +47,50 @@ export function lazy<T extends object>(build: () => T): T {
     deleteProperty: (_mirror, key) => Reflect.deleteProperty(real(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
+  STANDS.set(stand, real);
   return stand;
+}
+
+/** Each stand-in's object, built on the call. */
+const STANDS = new WeakMap<object, () => object>();
+
+/** The object a stand-in stands for (built now), or `value` itself. */
+function resolved(value: unknown): unknown {
+  const real = typeof value === "object" && value !== null ? STANDS.get(value) : undefined;
+  return real ? real() : value;
+}
+
+/** What a zod schema holds its parts in: `def` (inner types, options, items, a shape). */
+interface ZodParts {
+  _zod?: { def?: Record<string, unknown> };
+}
+
+/**
+ * A built schema made ready to check values: its JSON-schema step told of its stand-in ({@link aliased}),
+ * and every stand-in among its parts (`def`'s values, the items of its arrays, the fields of its shape),
+ * and its parts' parts, replaced by the schema it stands for. Parts are zod's own objects, made for this
+ * schema; what each accepts is the same schema, so what the whole accepts, and every message, is unchanged.
+ */
+function settle(schema: object, stand: object, seen = new Set<object>()): void {
+  if (seen.has(schema)) return;
+  seen.add(schema);
+  if (seen.size === 1) aliased(schema, stand);
+  const def = (schema as ZodParts)._zod?.def;
+  if (typeof def !== "object" || def === null) return;
+  for (const key of Object.keys(def)) {
+    let value = def[key];
+    const real = resolved(value);
+    if (real !== value) value = def[key] = real;
+    const parts: unknown[] = [];
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) parts.push((value[i] = resolved(value[i])));
+    } else if (key === "shape" && typeof value === "object" && value !== null) {
+      const shape = value as Record<string, unknown>;
+      for (const field of Object.keys(shape)) parts.push((shape[field] = resolved(shape[field])));
+    } else parts.push(value);
+    for (const part of parts)
+      if (typeof part === "object" && part !== null && "_zod" in part && !STANDS.has(part)) settle(part, stand, seen);
+  }
 }
 
 /** What zod's JSON-schema generation keeps per schema it has seen (`ctx.seen`), keyed by the schema. */
