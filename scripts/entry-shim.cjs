@@ -15,8 +15,10 @@
  *
  * The directory is the user's own cache (~/.cache/risk-portal-lab/node-compile-cache, $XDG_CACHE_HOME, or
  * the platform's per-user cache folder), never Node's default under os.tmpdir(), which every user of the
- * machine can write to; files are the user's alone (0600). NODE_DISABLE_COMPILE_CACHE=1 turns both caches
- * off, NODE_COMPILE_CACHE=<dir> picks the directory. Nothing here throws for a cache: a directory that
+ * machine can write to; files are the user's alone (0600). With source maps on (--enable-source-maps),
+ * the bundle is required as usual: Node maps the stack frames of what its own loader compiled to src/.
+ * NODE_DISABLE_COMPILE_CACHE=1 turns both caches off, NODE_COMPILE_CACHE=<dir> picks the directory.
+ * Nothing here throws for a cache: a directory that
  * cannot be created or written, or a file that cannot be read, only makes the start slower. Deno compiles
  * with its own cache: skipped. How the bundle was loaded ("accepted": from the cache, "written": compiled
  * and cached, "uncached") is under Symbol.for("risk-portal-lab.codeCache") of the exports, for tests.
@@ -95,7 +97,8 @@ function writeCache(fs, dir, file, key, data) {
 function loadBundle(dir) {
   const path = require("node:path");
   const file = path.join(__dirname, "bundle.js");
-  if (dir === undefined || require.cache[file]) return [require(file), "uncached"];
+  // With source maps on (--enable-source-maps), Node's loader, which maps the bundle's stack frames to src/.
+  if (dir === undefined || require.cache[file] || process.sourceMapsEnabled) return [require(file), "uncached"];
   const fs = require("node:fs");
   const vm = require("node:vm");
   const Module = require("node:module");

@@ -100,6 +100,24 @@ describe.skipIf(process.platform !== "linux")("the entry's compile cache", () =>
     expect((await start({ HOME: home })).codeCache).toBe("accepted");
   });
 
+  it("with source maps on, stack frames of the bundle still name src/ files", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--enable-source-maps",
+        "-e",
+        'try { require("risk-portal-lab").frames.yieldCurve(null) } catch (e) { console.log(e.stack) }',
+      ],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? "", HOME: path.join(scratch, "home") },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(stdout).toMatch(/\(.*src\/frames\/yield-curve\.ts:\d+:\d+\)/);
+  });
+
   it("follows XDG_CACHE_HOME, then NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off", async () => {
     const xdg = path.join(scratch, "xdg");
     const chosen = path.join(scratch, "chosen");
