@@ -14,8 +14,14 @@
  * and the one bundle dist/bundle.js, scripts/bundle-index.mjs), and any path of a dependency meant to load on first use only
  * (vendor/danfo, @tensorflow, plotly.js-dist, mathjs, DuckDB, fastify; zod is bundled in, so it shows 0).
  * Exits non-zero (when run directly) if a `fatal` one was loaded.
+ *
+ * BENCH_IMPORT_BASELINE_DIR names another checkout (e.g. main, built): a third child, requiring that
+ * checkout's dist/index.js, takes its turn in every round, so that before and after are ratios of one run
+ * (`baseline.cpuRatio`), not of two runs on a machine whose load moved in between.
  */
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { REPO_ROOT, envInt, formatTable, isMain, packageSpecifier, round, summarise } from "./common.mjs";
 
@@ -63,23 +69,26 @@ function runChild(target) {
 }
 
 /** Measures the import; returns figures (no printing). */
-export function measureImportTime({ runs = envInt("BENCH_IMPORT_RUNS", 15), warmups = 2 } = {}) {
+export function measureImportTime({
+  runs = envInt("BENCH_IMPORT_RUNS", 15),
+  warmups = 2,
+  baselineDir = process.env.BENCH_IMPORT_BASELINE_DIR,
+} = {}) {
   const pkg = packageSpecifier();
+  const other = baselineDir ? path.resolve(baselineDir, "dist", "index.js") : undefined;
+  if (other && !existsSync(other)) throw new Error(`${other} is missing: build that checkout first`);
   const base = [];
   const imp = [];
+  const otherRuns = [];
   for (let i = 0; i < warmups + runs; i++) {
-    // Alternate which goes first so slow drift (thermal, page cache, neighbours) hits both alike.
-    let b, m;
-    if (i % 2) {
-      m = runChild(pkg.specifier);
-      b = runChild("");
-    } else {
-      b = runChild("");
-      m = runChild(pkg.specifier);
-    }
+    // Alternate the order so slow drift (thermal, page cache, neighbours) hits every child alike.
+    const order = [["base", ""], ["imp", pkg.specifier], ...(other ? [["other", other]] : [])];
+    if (i % 2) order.reverse();
+    const got = Object.fromEntries(order.map(([k, target]) => [k, runChild(target)]));
     if (i < warmups) continue;
-    base.push(b);
-    imp.push(m);
+    base.push(got.base);
+    imp.push(got.imp);
+    if (other) otherRuns.push(got.other);
   }
   const last = imp[imp.length - 1];
   const heavy = HEAVY.map((h) => ({
@@ -106,6 +115,11 @@ export function measureImportTime({ runs = envInt("BENCH_IMPORT_RUNS", 15), warm
     modulesBaseline: base[base.length - 1].modules,
     heavy,
     ok: heavy.every((h) => !(h.fatal && h.modules > 0)),
+    baseline: other && {
+      target: other,
+      cpuImportMs: summarise(otherRuns.map((r) => r.cpuMs)),
+      cpuRatio: summarise(otherRuns.map((r) => r.cpuMs)).median / cpuBaseline.median,
+    },
   };
 }
 
@@ -130,6 +144,11 @@ export function formatImportTime(r) {
     table,
     `=> import adds ${round(r.deltaMs, 1)} ms (median wall delta), ${round(r.cpuRatio, 2)}× the CPU of the baseline child; ${r.modulesLoaded} modules in require.cache (baseline ${r.modulesBaseline})`,
     `heavy deps after import: ${heavy}${r.ok ? "" : "  <-- FAIL: danfo/plotly must load lazily"}`,
+    ...(r.baseline
+      ? [
+          `same run, ${r.baseline.target}: child CPU ${round(r.baseline.cpuImportMs.median, 1)} ms, ${round(r.baseline.cpuRatio, 2)}× the baseline child (this build ${round(r.cpuRatio, 2)}×)`,
+        ]
+      : []),
   ].join("\n");
 }
 

@@ -28,6 +28,7 @@
  *
  * Run by `npm run build` after tsc (which wrote the unbundled `dist/index.js` this replaces).
  */
+import { createHash } from "node:crypto";
 import { build } from "esbuild";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -82,10 +83,10 @@ const zodCuts = {
 /**
  * Node's modules that `node -e 0` has not loaded already and the bundle imports at its top: loading
  * crypto (with streams), child_process, net, vm, … cost a fifth of an import's CPU, for what the first
- * request, simulator or notebook run needs. The bundle gets each as an object of getters that loads it on
- * first use (its keys read from this Node at build time; `engines` is the floor, so no name is missing).
- * Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab kernel (to explain cells' errors and
- * limit their time), and a getter-only stand-in would drop that assignment without a word.
+ * request, simulator or notebook run needs. The bundle gets each as a stand-in that loads it when a name
+ * is first read ({@link lazyModule}). Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab
+ * kernel (to explain cells' errors and limit their time), and an assignment to a stand-in would not reach
+ * the module.
  */
 const LAZY_BUILTINS = [
   "node:crypto",
@@ -96,6 +97,17 @@ const LAZY_BUILTINS = [
   "node:stream",
   "node:worker_threads",
 ];
+
+/**
+ * A stand-in module for `specifier`, which it requires when a name is first read. The names are read
+ * through the stand-in's prototype, one forwarding object, not its own properties: esbuild gives each
+ * importing module a copy of a CommonJS module's own properties (`__toESM`), which for zod's 260 names in
+ * 13 modules was 3,000-odd getters defined at every import; the copies inherit the prototype instead.
+ * `__esModule` (which `__toESM` reads) is answered without loading.
+ */
+function lazyModule(specifier) {
+  return `let m;const load=()=>m??=require(${JSON.stringify(specifier)});module.exports=Object.create(new Proxy({},{get:(_,k)=>k==="__esModule"?void 0:load()[k]}));`;
+}
 
 /** esbuild plugin: {@link LAZY_BUILTINS} loaded on first use. */
 const lazyBuiltins = {
@@ -108,11 +120,32 @@ const lazyBuiltins = {
       return { path: args.path, namespace: "lazy-builtin" };
     });
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
-      const keys = Object.keys(createRequire(import.meta.url)(args.path));
-      const getters = keys.map((k) => `${JSON.stringify(k)}:{enumerable:true,get:()=>load()[${JSON.stringify(k)}]}`);
+      return { contents: lazyModule(args.path), loader: "js" };
+    });
+  },
+};
+
+/**
+ * esbuild plugin: zod, bundled, evaluated on first use. Our modules import `z` from a stand-in that loads
+ * zod's modules when a property is first read (the schemas of src/api are built on first use, so a bare
+ * import reads none): evaluating zod's 30-odd modules was a tenth of what an import cost. The stand-in's
+ * `require("zod")` is zod's own, bundled, which esbuild then evaluates where it is first required.
+ */
+const lazyZod = {
+  name: "lazy-zod",
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      args.pluginData?.zod === "real" ? undefined : { path: "zod", namespace: "lazy-zod" },
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-zod" }, async () => {
+      // zod's ES module build, as `import` finds it (a `require("zod")` would bundle its CommonJS build,
+      // whole: no tree-shaking, no ZOD_CUTS).
+      const esm = await b.resolve("zod", { kind: "import-statement", resolveDir: root, pluginData: { zod: "real" } });
+      if (esm.errors.length > 0) throw new Error(`zod: ${esm.errors[0].text}`);
       return {
-        contents: `let m;const load=()=>m??=require(${JSON.stringify(args.path)});module.exports=Object.defineProperties({},{${getters.join(",")}});`,
+        contents: lazyModule(esm.path),
         loader: "js",
+        resolveDir: root,
       };
     });
   },
@@ -156,7 +189,7 @@ await build({
   keepNames: true,
   sourcemap: true,
   sourcesContent: false,
-  plugins: [zodCuts, lazyBuiltins, externals],
+  plugins: [zodCuts, lazyZod, lazyBuiltins, externals],
   logLevel: "warning",
 });
 writeEntry(rootOnly());
@@ -166,11 +199,14 @@ console.log(
   `dist/bundle.js: one bundle of src/index.ts and ${SUBPATHS.length} subpaths with zod, ${kb} kB, in ${Math.round(performance.now() - started)} ms`,
 );
 
-/** dist/index.js: scripts/entry-shim.cjs, ending with the root's names line (tsc's index.js and its map go). */
+/** dist/index.js: scripts/entry-shim.cjs with the bundle's hash, ending with the root's names line (tsc's index.js and its map go). */
 function writeEntry(names) {
-  const shim = readFileSync(path.join(root, "scripts", "entry-shim.cjs"), "utf8");
-  if (!shim.includes('module.exports = require("./bundle.js");'))
-    throw new Error("scripts/entry-shim.cjs: its require of ./bundle.js not found");
+  const template = readFileSync(path.join(root, "scripts", "entry-shim.cjs"), "utf8");
+  const line = 'const BUNDLE_BUILD = "dev";';
+  if (template.split(line).length !== 2) throw new Error(`scripts/entry-shim.cjs: "${line}" not found once`);
+  // The build's hash names the bundle's code cache (the entry also checks its size and time).
+  const build = createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16);
+  const shim = template.replace(line, `const BUNDLE_BUILD = "${build}";`);
   rmSync(`${entry}.map`, { force: true });
   writeFileSync(entry, `${shim.trimEnd()}\n${namesLine(names)}\n`);
 }
@@ -199,8 +235,27 @@ function rootOnly() {
     `Object.defineProperty(module.exports,${SUBPATH_KEY},{value:Object.freeze(subpaths)});}`,
     namesLine(names),
   ].join("\n");
-  writeFileSync(outfile, code.replace(annotation, `\n${tail}\n`));
+  writeFileSync(outfile, withoutRedundantNames(code.replace(annotation, `\n${tail}\n`)));
   return names;
+}
+
+/**
+ * The bundle without keepNames' `__name(f,"f");` statements that name a function or class what its own
+ * declaration already names it (1,600-odd of 2,800): each redefined a function's `name`, 8% of what the
+ * import cost (issue 46, item 4). Those esbuild renamed (`__name(f2,"f")`), and calls in expressions,
+ * stay. Only whole statements go (after `;`, `{` or `}`), blanked to spaces so that every line and column,
+ * and so the source map, stay as they are.
+ */
+function withoutRedundantNames(code) {
+  let count = 0;
+  const out = code.replace(/(?<=[;{}])__name\(([A-Za-z_$][\w$]*),"([\w$]+)"\);/g, (call, binding, name) => {
+    if (binding !== name) return call;
+    count++;
+    return " ".repeat(call.length);
+  });
+  if (count === 0)
+    throw new Error(`${outfile}: no __name(f,"f"); statement found (has esbuild's keepNames output changed?)`);
+  return out;
 }
 
 /** dist/subpath/<name>.js: the subpath read from the bundle, through the entry (tsc's copy and its map go). */

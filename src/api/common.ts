@@ -5,6 +5,7 @@
  * are kept) and check only what the client relies on.
  */
 import { z } from "zod";
+import { lazy } from "./lazy";
 import {
   IDENTIFIER_TYPES,
   MARKET_DATA_SELECTORS,
@@ -27,34 +28,38 @@ const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i;
  * date-only `YYYY-MM-DD` (sent as midnight UTC). A date-time without an offset is rejected: its
  * meaning would depend on the machine's time zone.
  */
-export const dateTimeInput = z
-  // z.date() refuses an Invalid Date, so the union's message names it (and a field left out, and other types).
-  .union([z.date(), z.string()], { error: (issue) => dateTimeMessage(issue.input) })
-  .transform((value, ctx) => {
-    if (value instanceof Date) return value.toISOString();
-    const text = value.trim();
-    if (DATE_ONLY.test(text)) return `${text}T00:00:00Z`;
-    if (HAS_TIME.test(text) && !HAS_OFFSET.test(text)) {
-      ctx.issues.push({
-        code: "custom",
-        message: `date-time "${text}" has no offset; add "Z" or "+hh:mm" (its meaning would depend on the local time zone)`,
-        input: value,
-      });
-      return z.NEVER;
-    }
-    return text;
-  })
-  // A text laid out right but naming no instant (2026-11-31, month 13, hour 24) says which part.
-  .pipe(z.iso.datetime({ offset: true, error: (issue) => dateTimeMessage(issue.input) }));
+export const dateTimeInput = lazy(() =>
+  z
+    // z.date() refuses an Invalid Date, so the union's message names it (and a field left out, and other types).
+    .union([z.date(), z.string()], { error: (issue) => dateTimeMessage(issue.input) })
+    .transform((value, ctx) => {
+      if (value instanceof Date) return value.toISOString();
+      const text = value.trim();
+      if (DATE_ONLY.test(text)) return `${text}T00:00:00Z`;
+      if (HAS_TIME.test(text) && !HAS_OFFSET.test(text)) {
+        ctx.issues.push({
+          code: "custom",
+          message: `date-time "${text}" has no offset; add "Z" or "+hh:mm" (its meaning would depend on the local time zone)`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return text;
+    })
+    // A text laid out right but naming no instant (2026-11-31, month 13, hour 24) says which part.
+    .pipe(z.iso.datetime({ offset: true, error: (issue) => dateTimeMessage(issue.input) })),
+);
 
 /** A date-time the server sends: ISO 8601, with an offset or (leniently) without one. Kept as a string. */
-export const dateTimeOutput = z.iso.datetime({ offset: true, local: true });
+export const dateTimeOutput = lazy(() => z.iso.datetime({ offset: true, local: true }));
 
 /** A finite number (zod rejects NaN and ±Infinity). */
-export const finite = z.number();
+export const finite = lazy(() => z.number());
 
 /** A string with at least one non-blank character (kept as given, never trimmed silently). */
-export const nonBlank = z.string().refine((s) => s.trim().length > 0, { error: "must not be empty or blank" });
+export const nonBlank = lazy(() =>
+  z.string().refine((s) => s.trim().length > 0, { error: "must not be empty or blank" }),
+);
 
 /**
  * A `$type` tag of a request object: optional for the caller (the neutral or the brand's spelling, after
@@ -94,23 +99,22 @@ function openEnum<T extends string>(known: readonly T[], what: string) {
 }
 
 /** Portfolio type of launcher, report and position requests: the neutral or published values, or any other string (A9/A11). */
-export const portfolioTypeInput = openEnum<PortfolioType & string>(
-  [...PORTFOLIO_TYPES, ...PUBLISHED_PORTFOLIO_TYPES],
-  "a portfolio type",
+export const portfolioTypeInput = lazy(() =>
+  openEnum<PortfolioType & string>([...PORTFOLIO_TYPES, ...PUBLISHED_PORTFOLIO_TYPES], "a portfolio type"),
 );
 
 /** Portfolio type as the server sends it: the known values, or any string a newer server adds. */
-export const portfolioTypeOutput = z.string() as unknown as z.ZodType<PortfolioType, PortfolioType>;
+export const portfolioTypeOutput = lazy(() => z.string()) as unknown as z.ZodType<PortfolioType, PortfolioType>;
 
 /** `identifier_type`: an open enum (A9); left out, the service reads the brand's own value. */
-export const identifierType = openEnum<IdentifierType & string>(IDENTIFIER_TYPES, "an identifier type");
+export const identifierType = lazy(() => openEnum<IdentifierType & string>(IDENTIFIER_TYPES, "an identifier type"));
 
 /**
  * Audit fields the newer pages show on records and surfaces (who uploaded what, when). Accepted and
  * sent as given; the service manages them, the simulator ignores them. The branded names are written
  * `service_*` (neutral) or `derivitec_*` (the pages' brand); the wire carries the client's brand.
  */
-const auditText = z.string().nullish();
+const auditText = lazy(() => z.string().nullish());
 export const auditFields = {
   provider_id: auditText,
   service_created: auditText,
@@ -118,7 +122,7 @@ export const auditFields = {
   service_modified_by: auditText,
   uploaded_date_time: auditText,
   uploaded_by: auditText,
-  rolled: z.boolean().nullish(),
+  rolled: lazy(() => z.boolean().nullish()),
   // The published brand's spellings, so that a body copied from the pages type-checks; `toNeutral` renames them.
   [`${brandOf(PUBLISHED_BRAND).fieldPrefix}_created` as "derivitec_created"]: auditText,
   [`${brandOf(PUBLISHED_BRAND).fieldPrefix}_modified` as "derivitec_modified"]: auditText,
@@ -148,52 +152,62 @@ export function checkOneSelector(body: Record<string, unknown>, ctx: z.Refinemen
  * left out it is not sent (the service reads the brand's value). The market code is optional ("an
  * instrument code qualified by an identifier namespace and optional market code").
  */
-export const identifier = z.strictObject({
-  $type: typeTag(TYPE_NAMES.instrumentIdentifier),
-  code: nonBlank,
-  market_identification_code: z.string().nullish(),
-  identifier_type: identifierType.optional(),
-});
+export const identifier = lazy(() =>
+  z.strictObject({
+    $type: typeTag(TYPE_NAMES.instrumentIdentifier),
+    code: nonBlank,
+    market_identification_code: z.string().nullish(),
+    identifier_type: identifierType.optional(),
+  }),
+);
 export type IdentifierInput = wire.IdentifierInput;
 export type Identifier = wire.Identifier;
 
 /** Operation outcome of uploads and launcher creates. */
-export const operationOutcome = z.looseObject({
-  $type: z.string().optional(),
-  is_success: z.boolean(),
-  error_messages: z
-    .array(z.string())
-    .nullish()
-    .transform((m) => m ?? []),
-});
+export const operationOutcome = lazy(() =>
+  z.looseObject({
+    $type: z.string().optional(),
+    is_success: z.boolean(),
+    error_messages: z
+      .array(z.string())
+      .nullish()
+      .transform((m) => m ?? []),
+  }),
+);
 export type OperationOutcome = wire.OperationOutcome;
 
 /** RFC 9457 problem details, as `GetTradableBrief` (and the simulator) send on errors. */
-export const problemDetails = z.looseObject({
-  type: z.string().nullish(),
-  title: z.string().nullish(),
-  status: z.number().int().nullish(),
-  detail: z.string().nullish(),
-  instance: z.string().nullish(),
-});
+export const problemDetails = lazy(() =>
+  z.looseObject({
+    type: z.string().nullish(),
+    title: z.string().nullish(),
+    status: z.number().int().nullish(),
+    detail: z.string().nullish(),
+    instance: z.string().nullish(),
+  }),
+);
 export type ProblemDetails = wire.ProblemDetails;
 
 /** An empty request (the GETs without parameters). */
-export const noInput = z.strictObject({});
+export const noInput = lazy(() => z.strictObject({}));
 
 /** An ISO 4217 currency code (three upper-case letters); `eur` is refused with the code to write (`EUR`). */
-export const currencyCode = z.string().regex(/^[A-Z]{3}$/, { error: (issue) => currencyMessage(issue.input) });
+export const currencyCode = lazy(() =>
+  z.string().regex(/^[A-Z]{3}$/, { error: (issue) => currencyMessage(issue.input) }),
+);
 
 /** A non-empty array of finite numbers; a `Float64Array` (or any typed array) is accepted and sent as a plain array. */
-export const numberArray = z
-  .custom<readonly number[] | Float64Array>(
-    (v) => Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)),
-    {
-      error: "expected an array of numbers (or a Float64Array)",
-    },
-  )
-  .transform((v) => (Array.isArray(v) ? (v as number[]) : Array.from(v as ArrayLike<number>)))
-  .pipe(z.array(z.number()).min(1, { error: "must hold at least one number" }));
+export const numberArray = lazy(() =>
+  z
+    .custom<readonly number[] | Float64Array>(
+      (v) => Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)),
+      {
+        error: "expected an array of numbers (or a Float64Array)",
+      },
+    )
+    .transform((v) => (Array.isArray(v) ? (v as number[]) : Array.from(v as ArrayLike<number>)))
+    .pipe(z.array(z.number()).min(1, { error: "must hold at least one number" })),
+);
 
 /** A strictly positive finite number. */
-export const positive = z.number().positive();
+export const positive = lazy(() => z.number().positive());

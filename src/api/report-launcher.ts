@@ -7,18 +7,19 @@
  * (`parameters: { … }`) is still accepted and flattened. Every member is optional, as on the pages.
  */
 import { z } from "zod";
+import { lazy } from "./lazy";
 import { LAUNCHER_FIELDS, TYPE_NAMES } from "./assumptions";
 import { currencyCode, dateTimeInput, nonBlank, operationOutcome, portfolioTypeInput, typeTag } from "./common";
 import { defineOperation } from "./operation";
 import type * as wire from "./wire-types";
 
 /** A12: look-back display names such as `6M`, `1Y`, `10Y`. */
-export const lookBackPeriod = z
-  .string()
-  .regex(/^\d+[DWMY]$/, { error: 'expected a look-back period such as "6M", "1Y" or "10Y"' });
+export const lookBackPeriod = lazy(() =>
+  z.string().regex(/^\d+[DWMY]$/, { error: 'expected a look-back period such as "6M", "1Y" or "10Y"' }),
+);
 
 /** Members of a saved item the pages describe for the launchers: its client-supplied id, dates and flags. */
-const savedItemMembers = {
+const savedItemMembers = lazy(() => ({
   /** "client-supplied saved-item Id". */
   id: nonBlank.nullish(),
   run_date: dateTimeInput.nullish(),
@@ -30,10 +31,10 @@ const savedItemMembers = {
   run_date_is_today: z.boolean().nullish(),
   /** "optional run linkage": the last report-run id (server-managed, accepted). */
   report_id: nonBlank.nullish(),
-};
+}));
 
 /** VaR members (flat on the body, or nested under `parameters`). */
-export const varMembers = {
+export const varMembers = lazy(() => ({
   ...savedItemMembers,
   horizon: z.number().int().positive({ error: "must be a positive whole number of days" }).nullish(),
   historical_look_back_period: lookBackPeriod.nullish(),
@@ -46,18 +47,18 @@ export const varMembers = {
   last_observation_date: dateTimeInput.nullish(),
   /** "weighting definition": an object the pages do not detail; passed through. */
   weighting_var_definition: z.looseObject({}).nullish(),
-};
+}));
 
 /** Risk (PnL) members (flat on the body, or nested under `parameters`). */
-export const riskMembers = {
+export const riskMembers = lazy(() => ({
   ...savedItemMembers,
   report_cutoff: nonBlank.nullish(),
   is_druid_report: z.boolean().nullish(),
   /** "position-filter choices" (the name the risk-run pages use). */
   position_filter_name: nonBlank.nullish(),
-};
+}));
 
-const commonFields = {
+const commonFields = lazy(() => ({
   report_name: nonBlank,
   /** Null or left out: the caller's configured reporting currency, or USD. */
   reporting_currency: currencyCode.nullish(),
@@ -66,7 +67,7 @@ const commonFields = {
   portfolio_name: nonBlank,
   /** Needed only when the portfolio name is ambiguous. */
   [LAUNCHER_FIELDS.portfolioType]: portfolioTypeInput.nullish(),
-} as {
+})) as {
   report_name: typeof nonBlank;
   reporting_currency: z.ZodOptional<z.ZodNullable<typeof currencyCode>>;
   market_data_environment_names: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof nonBlank>>>;
@@ -124,11 +125,11 @@ type LauncherInput<M extends z.ZodRawShape> = z.input<z.ZodObject<typeof commonF
 type LauncherOutput<M extends z.ZodRawShape> = z.output<z.ZodObject<typeof commonFields>> &
   z.output<z.ZodObject<M>> & { $type: string };
 
-export const varLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.varLauncherRequest, varMembers);
+export const varLauncherItemCreateRequest = lazy(() => launcherRequest(TYPE_NAMES.varLauncherRequest, varMembers));
 export type VarLauncherItemCreateRequest = wire.VarLauncherItemCreateRequest;
 export type VarParametersInput = Flat<typeof varMembers>;
 
-export const riskLauncherItemCreateRequest = launcherRequest(TYPE_NAMES.riskLauncherRequest, riskMembers);
+export const riskLauncherItemCreateRequest = lazy(() => launcherRequest(TYPE_NAMES.riskLauncherRequest, riskMembers));
 export type RiskLauncherItemCreateRequest = wire.RiskLauncherItemCreateRequest;
 export type RiskParametersInput = Flat<typeof riskMembers>;
 

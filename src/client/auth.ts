@@ -5,6 +5,7 @@
  * before expiry, ONE in-flight refresh for concurrent calls, and a refresh on demand after a 401.
  */
 import { z } from "zod";
+import { lazy } from "../api/lazy";
 import { HEADERS, OAUTH } from "../api/assumptions";
 import {
   AuthenticationError,
@@ -150,13 +151,15 @@ function staticHeader(
   };
 }
 
-const tokenReply = z.looseObject({
-  access_token: z.string().min(1),
-  token_type: z.string().refine((t) => t.toLowerCase() === OAUTH.tokenType.toLowerCase(), {
-    error: `expected token_type "${OAUTH.tokenType}"`,
+const tokenReply = lazy(() =>
+  z.looseObject({
+    access_token: z.string().min(1),
+    token_type: z.string().refine((t) => t.toLowerCase() === OAUTH.tokenType.toLowerCase(), {
+      error: `expected token_type "${OAUTH.tokenType}"`,
+    }),
+    expires_in: z.coerce.number().positive().optional(),
   }),
-  expires_in: z.coerce.number().positive().optional(),
-});
+);
 
 /** The most of a token endpoint's reply that is read. */
 const TOKEN_REPLY_BYTES = 2 ** 20;

@@ -398,7 +398,7 @@ export class Cassette {
   /** Writes the whole file to a temporary file of this writer's own and renames it into place. */
   #writeFile(file: CassetteFile, redactor?: Redactor): void {
     const text = serialise(file);
-    const temp = `${this.#target}.${WRITER_TAG}.${++tempCounter}.tmp`;
+    const temp = `${this.#target}.${writerTagOf()}.${++tempCounter}.tmp`;
     try {
       mkdirSync(path.dirname(this.path), { recursive: true });
       writeFileSync(temp, redactor ? redactor.text(text) : text);
@@ -422,7 +422,7 @@ export class Cassette {
   /** Runs `work` holding the cassette's lock file: waits for another writer's (bounded), takes over a dead or stale one. */
   #locked<T>(work: () => T): T {
     const lock = `${this.path}.lock`;
-    const token = `${process.pid} ${HOST} ${WRITER_TAG}.${++lockCounter}`;
+    const token = `${process.pid} ${HOST} ${writerTagOf()}.${++lockCounter}`;
     const startedMs = Date.now();
     let holder: LockHolder | undefined;
     try {
@@ -465,8 +465,9 @@ const RECORDING = ".recording";
 const STALE_LOCK_MS = 5_000;
 /** How long a writer waits for another's lock before saying so (longer than {@link STALE_LOCK_MS}, so a stale lock is taken over first). */
 const LOCK_WAIT_MS = 10_000;
-/** Per-process tag of temporary and lock files, so two processes (or two cassettes) never write the same one. */
-const WRITER_TAG = `${process.pid}.${randomBytes(4).toString("hex")}`;
+/** Per-process tag of temporary and lock files, so two processes (or two cassettes) never write the same one; made on first write (crypto loads then, not on import). */
+let writerTag: string | undefined;
+const writerTagOf = (): string => (writerTag ??= `${process.pid}.${randomBytes(4).toString("hex")}`);
 const HOST = hostname();
 let tempCounter = 0;
 let lockCounter = 0;
@@ -533,7 +534,7 @@ function readLock(lock: string): LockHolder | undefined {
  * leaves one when it takes over a crashed writer's.)
  */
 function takeOver(lock: string, stale: LockHolder): void {
-  const aside = `${lock}.${WRITER_TAG}.${++tempCounter}.stale`;
+  const aside = `${lock}.${writerTagOf()}.${++tempCounter}.stale`;
   try {
     renameSync(lock, aside);
   } catch {

@@ -20,8 +20,9 @@ const UNNAMED_LOCK_MS = 1_000;
 export const LOCK_WAIT_MS = 60_000;
 
 const HOST = hostname();
-/** Per-process tag, so two writers of one process (or a reused pid) never hold the same token. */
-const TAG = randomBytes(4).toString("hex");
+/** Per-process tag, so two writers of one process (or a reused pid) never hold the same token; made on first use (crypto loads then, not on import). */
+let tag: string | undefined;
+const processTag = (): string => (tag ??= randomBytes(4).toString("hex"));
 let counter = 0;
 
 /**
@@ -30,7 +31,7 @@ let counter = 0;
  * file and its holder. `operation`: who locks, for the error.
  */
 export async function withLockFile<T>(lock: string, operation: string, work: () => Promise<T>): Promise<T> {
-  const token = `${process.pid} ${HOST} ${TAG}.${++counter}`;
+  const token = `${process.pid} ${HOST} ${processTag()}.${++counter}`;
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let held: true | Holder | undefined;
@@ -136,7 +137,7 @@ export function processAlive(pid: number): boolean {
  * over at once and the second moved the first one's fresh lock, it gives it back.
  */
 async function takeOver(lock: string, stale: Holder): Promise<void> {
-  const aside = `${lock}.${TAG}.${++counter}.stale`;
+  const aside = `${lock}.${processTag()}.${++counter}.stale`;
   try {
     await rename(lock, aside);
   } catch {

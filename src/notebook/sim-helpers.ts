@@ -5,40 +5,47 @@
  * interface: a real service has no such routes.
  */
 import { z } from "zod";
+import { lazy } from "../api/lazy";
 import { defineOperation } from "../api/operation";
 import type { RiskPortalClient } from "../client/client";
 import type { CallOptions } from "../client/pipeline";
 import type { WireSurface } from "../vol/surface";
 
-const tradeEvent = z.looseObject({ $type: z.string(), quantity: z.number() });
+const tradeEvent = lazy(() => z.looseObject({ $type: z.string(), quantity: z.number() }));
 
-const simTradable = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  name: z.string(),
-  currency: z.string(),
-  next_trade_event: z.looseObject({ date: z.string(), event: tradeEvent }),
-});
+const simTradable = lazy(() =>
+  z.looseObject({
+    id: z.string(),
+    kind: z.string(),
+    name: z.string(),
+    currency: z.string(),
+    next_trade_event: z.looseObject({ date: z.string(), event: tradeEvent }),
+  }),
+);
 
-const simPortfolio = z.looseObject({
-  name: z.string(),
-  portfolio_type: z.string(),
-  description: z.string(),
-  reporting_currency: z.string(),
-});
+const simPortfolio = lazy(() =>
+  z.looseObject({
+    name: z.string(),
+    portfolio_type: z.string(),
+    description: z.string(),
+    reporting_currency: z.string(),
+  }),
+);
 
-const numbers = z.array(z.number());
-const simSurface = z.looseObject({
-  benchmark_fwd_factors: numbers,
-  smiles: numbers,
-  benchmark_maturities: numbers,
-  vols: numbers,
-  call_wings: numbers,
-  put_wings: numbers,
-  skews: numbers,
-  reference_date: z.string(),
-  spot_ref: z.number(),
-});
+const numbers = lazy(() => z.array(z.number()));
+const simSurface = lazy(() =>
+  z.looseObject({
+    benchmark_fwd_factors: numbers,
+    smiles: numbers,
+    benchmark_maturities: numbers,
+    vols: numbers,
+    call_wings: numbers,
+    put_wings: numbers,
+    skews: numbers,
+    reference_date: z.string(),
+    spot_ref: z.number(),
+  }),
+);
 
 /** `GET /sim/tradables`: every tradable with its next trade event. */
 export const simTradables = defineOperation({
@@ -48,8 +55,8 @@ export const simTradables = defineOperation({
   retry: "read",
   cacheable: true,
   requestIn: "none",
-  request: z.object({}).strict(),
-  response: z.array(simTradable),
+  request: lazy(() => z.object({}).strict()),
+  response: lazy(() => z.array(simTradable)),
 });
 
 /** `GET /sim/portfolios`: the simulator's portfolios. */
@@ -60,8 +67,8 @@ export const simPortfolios = defineOperation({
   retry: "read",
   cacheable: true,
   requestIn: "none",
-  request: z.object({}).strict(),
-  response: z.array(simPortfolio),
+  request: lazy(() => z.object({}).strict()),
+  response: lazy(() => z.array(simPortfolio)),
 });
 
 /**
@@ -74,17 +81,19 @@ export const simSurfaceOf = defineOperation({
   path: "/sim/surface",
   retry: "read",
   requestIn: "query",
-  request: z.object({ asset: z.string().trim().min(1, "an asset code such as SPX or AAPL") }).strict(),
+  request: lazy(() => z.object({ asset: z.string().trim().min(1, "an asset code such as SPX or AAPL") }).strict()),
   response: simSurface,
 });
 
-const batchRun = z.looseObject({
-  id: z.string(),
-  item_id: z.string(),
-  report_name: z.string(),
-  portfolio_name: z.string(),
-  pricing_date: z.string(),
-});
+const batchRun = lazy(() =>
+  z.looseObject({
+    id: z.string(),
+    item_id: z.string(),
+    report_name: z.string(),
+    portfolio_name: z.string(),
+    pricing_date: z.string(),
+  }),
+);
 
 /**
  * `POST /sim/batch`: runs every saved launcher item now, as the service's daily batch would. A launcher
@@ -97,8 +106,8 @@ export const simRunBatch = defineOperation({
   path: "/sim/batch",
   retry: "write",
   requestIn: "none",
-  request: z.object({}).strict(),
-  response: z.looseObject({ runs: z.array(batchRun) }),
+  request: lazy(() => z.object({}).strict()),
+  response: lazy(() => z.looseObject({ runs: z.array(batchRun) })),
 });
 
 /** A run the batch started. */

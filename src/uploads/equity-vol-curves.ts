@@ -4,6 +4,7 @@
  * schema's (`identifier`, `equityVolCurve`), so the rules live in one place.
  */
 import { z } from "zod";
+import { lazy } from "../api/lazy";
 import { dateTimeInput, identifier, type Identifier, type OperationOutcome } from "../api/common";
 import { equityVolCurve, type EquityVolCurve } from "../api/market-data";
 import { formatPath, isRecord } from "../api/operation";
@@ -43,8 +44,8 @@ const CURVE_COLUMNS: Record<string, FieldType> = {
 };
 for (const key of ["code", "market_identification_code", "identifier_type"]) CURVE_COLUMNS[`${ID}.${key}`] = "string";
 
-const number = z.number();
-const spotRef = equityVolCurve.shape.spot_ref;
+const number = lazy(() => z.number());
+const spotRef = lazy(() => equityVolCurve.shape.spot_ref);
 
 export interface EquityVolCurvesResult {
   /** One curve per asset and reference date, maturities ascending, in wire form. */
