@@ -60,9 +60,13 @@ interface ColumnStats {
   oddDates: boolean;
   /** The last row read with this key (a key twice in one row is a detour). */
   lastRow: number;
-  /** The last date text read (its bytes, quotes included): dates repeat, and a repeat needs no second look. */
+  /**
+   * The last date text read (its bytes, quotes included, `lastDate[0, lastDateLength)`; 0: none): dates
+   * repeat, and a repeat needs no second look.
+   */
   lastDate: Uint8Array;
-  lastDateWords: Uint32Array;
+  lastDateView: DataView;
+  lastDateLength: number;
 }
 
 /** What DuckDB is told of one column, and the kind the adapter would give it. */
@@ -258,6 +262,18 @@ export class RowsProfile implements RowsReader {
     return true;
   }
 
+  /** Whether the bytes at `p` are the column's last date text (all at hand), compared four at a time. */
+  #sameDate(p: number, s: ColumnStats): boolean {
+    const view = this.#view;
+    const last = s.lastDateView;
+    const length = s.lastDateLength;
+    let i = 0;
+    for (; i + 4 <= length; i += 4) if (view.getUint32(p + i, true) !== last.getUint32(i, true)) return false;
+    const b = this.#b;
+    for (; i < length; i++) if (b[p + i] !== s.lastDate[i]) return false;
+    return true;
+  }
+
   #close(p: number): number {
     this.#state = CLOSED;
     return p + 1;
@@ -371,7 +387,9 @@ export class RowsProfile implements RowsReader {
     this.names.push(name);
     this.#index.set(name, j);
     this.#keys.push(key);
-    this.#stats.push({ types: 0, dates: 0, oddDates: false, lastRow: -1, lastDate: NO_BYTES, lastDateWords: NO_WORDS });
+    const lastDate = new Uint8Array(LAST_DATE_BYTES);
+    const lastDateView = new DataView(lastDate.buffer);
+    this.#stats.push({ types: 0, dates: 0, oddDates: false, lastRow: -1, lastDate, lastDateView, lastDateLength: 0 });
     return j;
   }
 
@@ -396,8 +414,7 @@ export class RowsProfile implements RowsReader {
   /** Whether a text cell keeps its column a date column (the adapter: the first text decides, the rest must follow). */
   #dateText(p: number, end: number, s: ColumnStats): void {
     const b = this.#b;
-    const last = s.lastDate;
-    if (last.length === end - p && s.dates === 1 && this.#same(p, last, s.lastDateWords)) return;
+    if (s.lastDateLength === end - p && s.dates === 1 && this.#sameDate(p, s)) return;
     // Escapes are read as JSON.parse reads them; plain text byte by byte.
     const facts = this.#escaped
       ? textDateFacts(JSON.parse(utf8.decode(b.subarray(p, end))) as string)
@@ -407,9 +424,9 @@ export class RowsProfile implements RowsReader {
     if (facts & LONG_FRACTION)
       this.detour ??= `a date has more than 6 decimals (${utf8.decode(b.subarray(p + 1, end - 1))})`;
     if (facts & ODD_DATE) s.oddDates = true;
-    if (date && !this.#escaped) {
-      s.lastDate = b.slice(p, end);
-      s.lastDateWords = words(s.lastDate);
+    if (date && !this.#escaped && end - p <= LAST_DATE_BYTES) {
+      for (let i = p; i < end; i++) s.lastDate[i - p] = b[i]!;
+      s.lastDateLength = end - p;
     }
     if (s.dates === 0) s.dates = date ? 1 : 2;
     else if (!date) {
@@ -447,16 +464,21 @@ export class RowsProfile implements RowsReader {
   #number(p: number): number {
     const b = this.#b;
     const start = p;
-    if (b[p] === MINUS) p++;
-    if (b[p] === 0x30) p++;
-    else if (isDigit(b[p])) while (isDigit(b[p])) p++;
-    else this.#fail(p, "expected a digit");
+    let c = b[p];
+    if (c === MINUS) c = b[++p];
+    if (c === 0x30) c = b[++p];
+    else if (c !== undefined && c > 0x30 && c <= 0x39) {
+      do c = b[++p];
+      while (c !== undefined && c >= 0x30 && c <= 0x39);
+    } else this.#fail(p, "expected a digit");
     let exact = p - start <= 15;
-    if (b[p] === 0x2e) {
-      if (!isDigit(b[++p])) this.#fail(p, "expected a digit after the decimal point");
-      while (isDigit(b[p])) p++;
+    if (c === 0x2e) {
+      c = b[++p];
+      if (c === undefined || c < 0x30 || c > 0x39) this.#fail(p, "expected a digit after the decimal point");
+      do c = b[++p];
+      while (c !== undefined && c >= 0x30 && c <= 0x39);
     }
-    if (b[p] === 0x65 || b[p] === 0x45) {
+    if (c === 0x65 || c === 0x45) {
       exact = false;
       p++;
       if (b[p] === 0x2b || b[p] === MINUS) p++;
@@ -596,8 +618,8 @@ class RowShape {
   }
 }
 
-const NO_BYTES = new Uint8Array(0);
-const NO_WORDS = new Uint32Array(0);
+/** The longest date text (quotes included) kept to be told again at a glance. */
+const LAST_DATE_BYTES = 64;
 
 /** The bytes as little-endian 32-bit words (the last 0–3 bytes left out), for {@link RowsProfile}'s comparisons. */
 function words(bytes: Uint8Array): Uint32Array {
