@@ -223,7 +223,12 @@ export class RowsProfile implements RowsReader {
           this.#fail(p, `expected "," after a row`);
         }
         if (c === CLOSE_BRACKET) {
-          if (this.#state === NEXT) throw new JsonScanError("data_table ends with a comma", base + p);
+          // As the passes before the one pass said it (the comma before the bracket promised a row).
+          if (this.#state === NEXT)
+            throw new JsonScanError(
+              `data_table rows ${this.rows}… are not JSON: expected a row, found the end of the rows`,
+              base + p,
+            );
           return this.#close(p);
         }
         if (c === CLOSE_BRACE) throw new JsonScanError(`unexpected "}" in data_table`, base + p);

@@ -122,6 +122,13 @@ describe("RowsProfile: one pass over the rows as their bytes arrive", () => {
     });
   });
 
+  it("a comma after the last row: a row was expected, as before the one pass", () => {
+    expect(profile([body('[{"a": 1}, {"a": 2},]')])).toEqual({
+      error: "data_table rows 2… are not JSON: expected a row, found the end of the rows",
+      offset: 49,
+    });
+  });
+
   it("a row longer than many chunks: read whole, once it has come", () => {
     const long = "x".repeat(300_000);
     const bytes = body(`[{"a": 1, "t": "y"}, {"a": 2, "t": "${long}"}, {"a": 3, "t": "z"}]`);
