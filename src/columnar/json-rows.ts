@@ -31,6 +31,19 @@ export interface ScannedBody {
   bytes: number;
 }
 
+/**
+ * Reads the bytes of a rows array itself (see {@link JsonRowScanner}'s `rows` option), chunk by chunk as
+ * they arrive: for a reader that parses them its own way (DuckDB's, behind a byte-level check).
+ */
+export interface RowsReader {
+  /**
+   * Reads from `chunk[from]` on, just after the array's opening bracket or where the last chunk left it
+   * (`offset`: the body's byte of `chunk[0]`); returns the index just past the array's closing bracket, or
+   * -1 when the array goes on in the next chunk. Throws {@link JsonScanError} for bytes that are not JSON.
+   */
+  scan(chunk: Uint8Array, from: number, offset: number): number;
+}
+
 /** The body is not the JSON the scanner expects; says where. */
 export class JsonScanError extends Error {
   constructor(
@@ -145,8 +158,6 @@ export class JsonRowScanner {
   #hasDataTable = false;
   #dataTable: unknown;
   #rows = 0;
-  /** Raw mode: the batches cut and not yet taken. */
-  #raw: Uint8Array[] = [];
   #key = "";
   #pieces = new Pieces();
   // Nesting inside the value being captured, or inside the current row.
@@ -161,12 +172,12 @@ export class JsonRowScanner {
   #content = false;
 
   /**
-   * `raw`: the batches are handed out as their bytes (the rows' JSON text, separated by commas, neither
-   * parsed nor decoded) by {@link takeRaw}, for a reader that parses them itself (DuckDB's).
+   * `rows`: the rows array's bytes go to this reader as they arrive, neither cut into batches nor parsed
+   * here (no batches are handed out; the reader finds where the array ends).
    */
   constructor(
     readonly batchRows = 20_000,
-    readonly options: { raw?: boolean } = {},
+    readonly options: { rows?: RowsReader } = {},
   ) {
     if (!(Number.isInteger(batchRows) && batchRows > 0))
       throw new RangeError(`batchRows must be a whole number > 0, got ${batchRows}`);
@@ -220,6 +231,10 @@ export class JsonRowScanner {
           i = this.#capture(chunk, i, from);
           break;
         case S.Rows: {
+          if (this.options.rows) {
+            i = this.#readRows(this.options.rows, chunk, i);
+            break;
+          }
           const r = this.#scanRows(chunk, i, from, batches);
           i = r.i;
           from = r.from;
@@ -227,7 +242,7 @@ export class JsonRowScanner {
         }
       }
     }
-    if (this.#state === S.Rows) this.#pieces.add(chunk, from, n);
+    if (this.#state === S.Rows && !this.options.rows) this.#pieces.add(chunk, from, n);
     else if (this.#state === S.KeyString) this.#pieces.add(chunk, from, n);
     this.#offset += n;
     return batches;
@@ -249,6 +264,14 @@ export class JsonRowScanner {
     this.#depth = 0;
     this.#scalar = !(b === OPEN_BRACE || b === OPEN_BRACKET || b === QUOTE);
     return { i, from: i };
+  }
+
+  /** The rows array's bytes to the reader: where scanning goes on (the chunk's end while the array goes on). */
+  #readRows(reader: RowsReader, chunk: Uint8Array, i: number): number {
+    const end = reader.scan(chunk, i, this.#offset);
+    if (end < 0) return chunk.length;
+    this.#state = S.CommaOrEnd;
+    return end;
   }
 
   /** A captured value: parsed and kept when it ends in this chunk, else collected for the next; returns where scanning goes on. */
@@ -433,7 +456,7 @@ export class JsonRowScanner {
       } else if (c === C_CLOSE) {
         if (depth === 0) {
           if (b !== CLOSE_BRACKET) throw new JsonScanError(`unexpected "}" in data_table`, this.#offset + i);
-          if (content) batches.push(this.#batch(chunk, from, i, true));
+          if (content) batches.push(this.#batch(chunk, from, i));
           else if (this.#commas > 0) throw new JsonScanError("data_table ends with a comma", this.#offset + i);
           this.#state = S.CommaOrEnd;
           this.#depth = 0;
@@ -466,22 +489,8 @@ export class JsonRowScanner {
     );
   }
 
-  /** Raw mode: the batches' bytes cut since the last call, in order (see the constructor). */
-  takeRaw(): Uint8Array[] {
-    const raw = this.#raw;
-    this.#raw = [];
-    return raw;
-  }
-
-  /** The rows collected so far plus `chunk[from, end)`, parsed (raw mode: kept as bytes, an empty batch handed out). */
-  #batch(chunk: Uint8Array, from: number, end: number, last = false): unknown[] {
-    if (this.options.raw) {
-      this.#raw.push(this.#pieces.takeBytes(chunk, from, end));
-      this.#rows += this.#commas + (last ? 1 : 0);
-      this.#commas = 0;
-      this.#content = false;
-      return [];
-    }
+  /** The rows collected so far plus `chunk[from, end)`, parsed. */
+  #batch(chunk: Uint8Array, from: number, end: number): unknown[] {
     const text = this.#pieces.take(this.#decoder, chunk, from, end);
     this.#commas = 0;
     this.#content = false;

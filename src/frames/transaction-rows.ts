@@ -1,15 +1,16 @@
 /**
  * A table answer's rows spooled for DuckDB's own JSON reader: the body is scanned as it arrives (the
- * `{"data_table": …}` wrapper cut off, its other fields kept), the rows' bytes written to a spool file
- * as one bare JSON array and profiled ({@link RowsProfile}: strict JSON, UTF-8, the columns and the
- * kinds the adapter would give them). Nothing is parsed into JS objects on the way.
+ * `{"data_table": …}` wrapper cut off, its other fields kept), the rows' bytes read once, where they
+ * arrived ({@link RowsProfile}: strict JSON, the columns and the kinds the adapter would give them),
+ * and written to a spool file as one bare JSON array. Nothing is parsed into JS objects on the way
+ * (the client has checked the body is UTF-8 before the sink has any of it).
  */
 import { closeSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink } from "../client/pipeline";
 import { ColumnarError } from "../columnar/errors";
 import { RowsProfile } from "../columnar/json-load";
-import { JsonRowScanner, JsonScanError, type ScannedBody } from "../columnar/json-rows";
+import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from "../columnar/json-rows";
 
 const SOURCE = "GetTransactionTable";
 /** Bytes read from the spool at a time when the rows are read again. */
@@ -17,6 +18,7 @@ const SPOOL_READ_BYTES = 1 << 20;
 const OPEN = new TextEncoder().encode("[");
 const CLOSE = new TextEncoder().encode("]");
 const COMMA = new TextEncoder().encode(",");
+const SPACE = new TextEncoder().encode(" ");
 
 /** The scanner's complaints are the response's fault: said as the client says a response does not fit. */
 export function scanning<T>(step: () => T): T {
@@ -33,11 +35,15 @@ export function scanning<T>(step: () => T): T {
 }
 
 /** Receives a table answer's body: its rows to a spool file as one JSON array, profiled. A new attempt starts over. */
-export class RowsSpoolSink implements BodySink {
+export class RowsSpoolSink implements BodySink, RowsReader {
   #fd: number | undefined;
   #written = 0;
-  #batches = 0;
   #scanner!: JsonRowScanner;
+  /** Whether the rows array is being read (its bytes go to the spool as they come). */
+  #inArray = false;
+  /** A second rows array (a body with `data_table` twice): the rows before it, and where a comma may go. */
+  #rowsBefore = 0;
+  #commaAt = -1;
   profile!: RowsProfile;
 
   constructor(
@@ -49,19 +55,36 @@ export class RowsSpoolSink implements BodySink {
     if (this.#fd === undefined) this.#fd = openSync(this.file, "w+");
     else ftruncateSync(this.#fd, 0);
     this.#written = 0;
-    this.#batches = 0;
-    this.#scanner = new JsonRowScanner(this.options.batchRows, { raw: true });
+    this.#inArray = false;
+    this.#commaAt = -1;
+    this.#scanner = new JsonRowScanner(this.options.batchRows, { rows: this });
     this.profile = new RowsProfile(this.options.dates !== "keep");
     this.#write(OPEN);
   }
 
   chunk(bytes: Uint8Array): void {
     scanning(() => this.#scanner.push(bytes));
-    for (const rows of this.#scanner.takeRaw()) {
-      scanning(() => this.profile.add(rows));
-      if (this.#batches++ > 0) this.#write(COMMA);
-      this.#write(rows);
+  }
+
+  /** The rows array's bytes (see {@link RowsReader}): read by the profile, then written to the spool as they are. */
+  scan(chunk: Uint8Array, from: number, offset: number): number {
+    if (!this.#inArray) {
+      this.#inArray = true;
+      this.#rowsBefore = this.profile.rows;
+      // Rows of a second array follow the first's: a comma between them, put in once the second has a row.
+      if (this.#rowsBefore > 0) {
+        this.#commaAt = this.#written;
+        this.#write(SPACE);
+      }
     }
+    const end = this.profile.scan(chunk, from, offset);
+    this.#write(chunk.subarray(from, end < 0 ? chunk.length : end - 1));
+    if (end >= 0) {
+      this.#inArray = false;
+      if (this.#commaAt >= 0 && this.profile.rows > this.#rowsBefore) this.#write(COMMA, this.#commaAt);
+      this.#commaAt = -1;
+    }
+    return end;
   }
 
   /** After the body: its fields (and a `data_table` of another layout, whole); the spool's array is closed. */
@@ -96,10 +119,12 @@ export class RowsSpoolSink implements BodySink {
     this.#fd = undefined;
   }
 
-  #write(bytes: Uint8Array): void {
+  /** Writes `bytes` at the spool's end, or over the bytes at `position`. */
+  #write(bytes: Uint8Array, position = -1): void {
     try {
-      for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, this.#written + at);
-      this.#written += bytes.length;
+      const start = position < 0 ? this.#written : position;
+      for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, start + at);
+      if (position < 0) this.#written += bytes.length;
     } catch (error) {
       throw new ColumnarError(
         `${SOURCE}: could not write the response to ${this.file}: ${(error as Error).message}`,

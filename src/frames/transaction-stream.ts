@@ -306,6 +306,9 @@ export async function fetchTransactionTableToParquet(
   mkdirSync(path.dirname(out), { recursive: true });
   // Named after this process, removed on SIGINT/SIGTERM too; what dead processes left beside the target is swept.
   const workDir = claimSpool(out);
+  // All cores, as frames.writeParquet; opened while the body streams (a session takes a while to start).
+  const opening = SqlSession.open();
+  opening.catch(() => undefined); // a failure to open is thrown where the session is awaited
   try {
     const staged = await stageTransactionTable(rp, request, workDir, rest);
     const written = {
@@ -325,8 +328,8 @@ export async function fetchTransactionTableToParquet(
       };
     // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
     const final = path.join(workDir, path.basename(out));
-    // All cores, as frames.writeParquet: a COPY from one scan keeps the rows in order (the parts' order).
-    const session = await SqlSession.open();
+    // A COPY from one scan keeps the rows in order (the parts' order).
+    const session = await opening;
     try {
       const select = parquetSelectList(staged.columns, staged.meta.kinds);
       await session.run(
@@ -334,12 +337,11 @@ export async function fetchTransactionTableToParquet(
       );
     } catch (error) {
       throw writeFailed(error, out, "frames.fetchTransactionTableToParquet");
-    } finally {
-      await session.close();
     }
     replaceFile(final, out, "frames.fetchTransactionTableToParquet");
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
   } finally {
+    await (await opening.catch(() => undefined))?.close();
     releaseSpool(workDir);
   }
 }

@@ -191,6 +191,41 @@ describe("a clean table from a loopback server", () => {
   });
 });
 
+describe("edges of the one pass over the bytes", () => {
+  it("a date written with escapes is a date, as the old route reads it", async () => {
+    const body =
+      '{"data_table": [{"a": "2026-01-0\\u0032", "b": "x"}, {"a": "2026\\u002d01-03T00:00:00Z", "b": "\\u0041"}]}';
+    const server = await serve(body);
+    try {
+      const { now } = await expectSameBothWays(client(server.url));
+      expect(now.kinds).toEqual({ a: "date", b: "string" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("data_table twice: the rows of both arrays, as the old route streams them (an empty one adds none)", async () => {
+    const bodies: [string, number[]][] = [
+      ['{"data_table": [{"a": 1}], "data_table": [{"a": 2}, {"a": 3}]}', [1, 2, 3]],
+      ['{"data_table": [{"a": 1}], "data_table": []}', [1]],
+      ['{"data_table": [], "data_table": [{"a": 2}]}', [2]],
+    ];
+    for (const [body, values] of bodies) {
+      const server = await serve(body, 5);
+      try {
+        for (const loader of ["js", "duckdb"] as const) {
+          const target = file();
+          const written = await fetchTransactionTableToParquet(client(server.url), P, target, { loader });
+          expect((await frames.readParquetColumns(target)).data.a, `${loader}: ${body}`).toEqual(values);
+          expect(written.rows).toBe(values.length);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
+
 describe("tables the adapter warns about", () => {
   const cases: [string, unknown[]][] = [
     ["a row that is not an object", [{ a: 1 }, 7, { a: 2 }]],
