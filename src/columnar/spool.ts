@@ -15,8 +15,14 @@ import path from "node:path";
 /** A spool folder untouched this long is no call's, whatever its name says: a day. */
 export const STALE_SPOOL_MS = 24 * 3600 * 1000;
 
-/** This host, short: a pid means something only on the host that made it (the target may be on a shared disk). */
-const HOST_TAG = createHash("sha256").update(hostname()).digest("hex").slice(0, 8);
+let hostTagMemo: string | undefined;
+/**
+ * This host, short: a pid means something only on the host that made it (the target may be on a shared disk).
+ * Made on first use: hashing at import would load crypto at every start.
+ */
+function hostTag(): string {
+  return (hostTagMemo ??= createHash("sha256").update(hostname()).digest("hex").slice(0, 8));
+}
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** The spool folders of this process's calls in flight. */
@@ -51,7 +57,7 @@ export function releaseSpool(dir: string): void {
 
 /** The name of a spool folder of process `pid` of this host beside `target`. */
 export function spoolPath(target: string, pid: number, tag = "partial"): string {
-  return `${target}.${tag}-${pid}-${HOST_TAG}-${randomBytes(6).toString("hex")}`;
+  return `${target}.${tag}-${pid}-${hostTag()}-${randomBytes(6).toString("hex")}`;
 }
 
 /**
@@ -88,7 +94,7 @@ export function sweepSpools(target: string, tag = "partial"): string[] {
  */
 function abandoned(full: string, suffix: string): boolean {
   const [pid, host] = suffix.split("-");
-  if (host === HOST_TAG && /^\d+$/.test(pid ?? "")) return !processAlive(Number(pid));
+  if (host === hostTag() && /^\d+$/.test(pid ?? "")) return !processAlive(Number(pid));
   try {
     return Date.now() - newestChange(full) > STALE_SPOOL_MS;
   } catch {

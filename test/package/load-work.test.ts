@@ -19,12 +19,10 @@ const run = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
 const env = { ...process.env, NODE_OPTIONS: "" };
 
-/**
- * Built-in modules a bare import must not load (each costs a share of `node -e 0`'s own start-up). Not
- * yet crypto and the streams it loads (about a sixth of `node -e 0`): src/columnar/spool.ts hashes the
- * host name with it at its top level.
- */
+/** Built-in modules a bare import must not load (each costs a share of `node -e 0`'s own start-up). */
 const LAZY_BUILTINS = [
+  "crypto",
+  "stream",
   "child_process",
   "net",
   "worker_threads",
