@@ -52,5 +52,6 @@ describe("bench/peers.mjs", () => {
     expect(written.check.reference.filtered).toBeGreaterThan(0);
     expect(run.stdout).toContain("| ours: column table + DuckDB |");
     expect(run.stdout).toContain("| DuckDB `read_json` of the rows as a bare JSON array |");
-  });
+    // The child's own limit, and room to start it, on a loaded 2-core machine (20 s, the default, was hit there).
+  }, 120_000);
 });
