@@ -100,6 +100,8 @@ export class SqlSession {
   readonly #connection: Connection;
   readonly #sources = new Map<string, { info: SqlSourceInfo; provenance: Provenance[] }>();
   #closed = false;
+  /** The end of the last operation called (see `#serial`). */
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(instance: Instance, connection: Connection) {
     this.#instance = instance;
@@ -132,7 +134,11 @@ export class SqlSession {
    * Loads `source` into the database as table `name` (replacing what had that name). Returns the
    * session, so registrations chain.
    */
-  async register(name: string, source: SqlSource): Promise<this> {
+  register(name: string, source: SqlSource): Promise<this> {
+    return this.#serial(() => this.#register(name, source));
+  }
+
+  async #register(name: string, source: SqlSource): Promise<this> {
     this.#open();
     checkName(name);
     const table = isArrowTable(source) ? fromArrow(source) : columnTableOf(source, `register("${name}", …)`);
@@ -150,7 +156,15 @@ export class SqlSession {
    * rows from `source` with `provenance`: for loaders that hand DuckDB the data in its own terms (a spool
    * of JSON rows read by `read_json`). Returns the session.
    */
-  async registerSelect(
+  registerSelect(
+    name: string,
+    select: string,
+    from: { source: string; rows: number; provenance: Provenance[] },
+  ): Promise<this> {
+    return this.#serial(() => this.#registerSelect(name, select, from));
+  }
+
+  async #registerSelect(
     name: string,
     select: string,
     from: { source: string; rows: number; provenance: Provenance[] },
@@ -158,7 +172,7 @@ export class SqlSession {
     this.#open();
     checkName(name);
     await this.#drop(name);
-    await this.run(`create table ${quoteIdent(name)} as ${select}`);
+    await this.#run(`create table ${quoteIdent(name)} as ${select}`);
     this.#sources.set(name, {
       info: { name, source: from.source, rows: from.rows },
       provenance: [...from.provenance],
@@ -171,7 +185,11 @@ export class SqlSession {
    * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
    * as it is; with `{ glob: true }` it is a glob.
    */
-  async registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
+  registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
+    return this.#serial(() => this.#registerParquet(name, path, options));
+  }
+
+  async #registerParquet(name: string, path: string, options: ParquetPathOptions): Promise<this> {
     this.#open();
     checkName(name);
     const from = parquetScan(path, options);
@@ -191,7 +209,11 @@ export class SqlSession {
   }
 
   /** The result of `sql` as a column table (see {@link query}). */
-  async queryColumns(sql: string): Promise<ColumnTable> {
+  queryColumns(sql: string): Promise<ColumnTable> {
+    return this.#serial(() => this.#queryColumns(sql));
+  }
+
+  async #queryColumns(sql: string): Promise<ColumnTable> {
     this.#open();
     if (typeof sql !== "string" || sql.trim() === "") throw new TypeError("query: sql must be a non-empty SQL text");
     const read = (await this.#streamed(sql)) ?? (await this.#materialized(sql));
@@ -248,7 +270,11 @@ export class SqlSession {
   }
 
   /** Runs statements that return no table (`create view …`, `copy … to …`). */
-  async run(sql: string): Promise<void> {
+  run(sql: string): Promise<void> {
+    return this.#serial(() => this.#run(sql));
+  }
+
+  async #run(sql: string): Promise<void> {
     this.#open();
     try {
       await this.#connection.run(sql);
@@ -268,6 +294,16 @@ export class SqlSession {
   }
 
   /** Whether a transaction (the user's) is open: two statements then share its id; each has its own otherwise. */
+  /**
+   * Runs the session's operations one at a time, in the order called: a streamed result ends, without
+   * an error, when another statement runs on its connection (and a `begin` would meet the stream's own).
+   */
+  #serial<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(operation);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
   async #inTransaction(): Promise<boolean> {
     const id = async () => (await this.#connection.runAndReadAll("select txid_current()")).getColumnsJS()[0]?.[0];
     return (await id()) === (await id());

@@ -167,6 +167,23 @@ describe("query results from DuckDB's vectors", () => {
     }
   });
 
+  // A streamed result ends, without an error, when another statement runs on its connection.
+  it("reads concurrent queries of one session whole", async () => {
+    const session = await frames.duckdb({ threads: 2 });
+    try {
+      const sql = "select i, 'row ' || i as s from range(300000) r(i) order by i desc";
+      const [a, b, c] = await Promise.all([
+        session.queryColumns(sql),
+        session.queryColumns(sql),
+        session.run("create table side as select 1 as one").then(() => session.queryColumns("select * from side")),
+      ]);
+      expect([a.rowCount, b.rowCount, c.rowCount]).toEqual([300000, 300000, 1]);
+      expect([a.data.s![299999], b.data.i![0]]).toEqual(["row 0", 299999]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("keeps 64-bit integers beyond ±2^53 as text with the same warning", async () => {
     const t =
       await same(`select i, case when i = 3000 then 9007199254740993 when i = 10 then null else i - 9007199254740991 end as b,
