@@ -43,12 +43,20 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
   const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
   const missing = readers.map(() => 0);
   let rows = 0;
-  for (let k = 0; k < count; k++) {
-    const chunk = materialized ? materialized.getChunk(k) : await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
-    const n = chunk.rowCount;
-    for (let j = 0; j < readers.length; j++) missing[j]! += readers[j]!(chunk, j, n, columns[j]!, rows);
-    rows += n;
+  // A streamed result's next chunk is asked for before this one is read: DuckDB makes it meanwhile.
+  let next = materialized ? undefined : result.fetchChunk();
+  try {
+    for (let k = 0; k < count; k++) {
+      const chunk = materialized ? materialized.getChunk(k) : await next;
+      if (!chunk || chunk.rowCount === 0) break;
+      if (!materialized) next = result.fetchChunk();
+      const n = chunk.rowCount;
+      for (let j = 0; j < readers.length; j++) missing[j]! += readers[j]!(chunk, j, n, columns[j]!, rows);
+      rows += n;
+    }
+  } finally {
+    // A reader that throws leaves a fetch under way: the connection is not to be used before it ends.
+    await next?.catch(() => undefined);
   }
   for (const column of columns) column.length = rows;
   return { names, types, columns, rows, final, missing };
