@@ -6,8 +6,10 @@
  *   whole     the whole sorted table
  * Variants, each in its own child process (its peak RSS is its own), interleaved in every round:
  *   values     the value-by-value reading (`getColumnsJS()` of @duckdb/node-api), as before
- *   vectors    src/columnar/result-vectors.ts: from the vectors' bytes (what queryColumns does now)
- *   dataframe  frames.query: the vectors reading, then a danfo DataFrame
+ *   vectors    session.queryColumns: src/columnar/result-vectors.ts reads the vectors' bytes, a chunk at a
+ *              time as DuckDB streams them
+ *   dataframe  session.query: the same, then a danfo DataFrame; danfo is loaded before the timing (a
+ *              first query of the process pays it once: its time is reported apart, as "danfo load")
  *   polars     nodejs-polars' filter on its own frame, when it can be required (ROWS_BACK_POLARS=path
  *              to its package, else from the repository's node_modules)
  * The table reaches each child as a Parquet file written once by the parent, so the child's memory before
@@ -51,6 +53,9 @@ function check(rows, counterparty, notional) {
   return { rows, notional: round(sum, 0), first: `${counterparty[0]} ${Number(notional[0])}` };
 }
 
+/** The dataframe variant's load of danfo (ms), made before its timing. */
+let danfoLoadMs;
+
 /** One child: loads the Parquet table, sorts it in DuckDB (or polars), then times one workload of one variant. */
 async function child(variant, workload, file) {
   const gc = () => globalThis.gc?.();
@@ -65,7 +70,15 @@ async function child(variant, workload, file) {
   const cpu = process.cpuUsage(cpu0);
   const peak = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(
-    JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, rssBefore, peakBefore, peak, check: value }),
+    JSON.stringify({
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      rssBefore,
+      peakBefore,
+      peak,
+      danfoLoadMs,
+      check: value,
+    }),
   );
 }
 
@@ -81,19 +94,25 @@ async function childVariant(variant, file) {
   }
   const frames = repoRequire(join(REPO_ROOT, "dist", "frames", "index.js"));
   const load = `create table trades as select * from read_parquet('${file}')`;
-  if (variant === "dataframe") {
+  if (variant === "dataframe" || variant === "vectors") {
     const session = await frames.duckdb();
     await session.run(load);
     await session.run(SORT_SQL);
+    if (variant === "vectors")
+      return async (workload) => {
+        const t = await session.queryColumns(WORKLOADS[workload]);
+        return check(t.rowCount, t.data.counterparty, t.data.notional);
+      };
+    const start = performance.now();
+    await session.query("select 1 as one");
+    danfoLoadMs = performance.now() - start;
     return async (workload) => {
       const df = await session.query(WORKLOADS[workload]);
       return check(df.shape[0], df.column("counterparty").values, df.column("notional").values);
     };
   }
   const D = repoRequire("@duckdb/node-api");
-  const B = repoRequire("@duckdb/node-bindings");
   const { resultTable } = repoRequire(join(REPO_ROOT, "dist", "columnar", "sql.js"));
-  const { readResultColumns } = repoRequire(join(REPO_ROOT, "dist", "columnar", "result-vectors.js"));
   const instance = await D.DuckDBInstance.create(":memory:");
   const connection = await instance.connect();
   await connection.run("set TimeZone = 'UTC'");
@@ -101,13 +120,9 @@ async function childVariant(variant, file) {
   await connection.run(SORT_SQL);
   return async (workload) => {
     const sql = WORKLOADS[workload];
-    let read;
-    if (variant === "values") {
-      const reader = await connection.runAndReadAll(sql);
-      const [names, types, columns] = [reader.columnNames(), reader.columnTypes(), reader.getColumnsJS()];
-      read = { names, types, columns, rows: reader.currentRowCount };
-    } else read = await readResultColumns(D, B, await connection.run(sql));
-    const t = resultTable(read, sql, [], []);
+    const reader = await connection.runAndReadAll(sql);
+    const [names, types, columns] = [reader.columnNames(), reader.columnTypes(), reader.getColumnsJS()];
+    const t = resultTable({ names, types, columns, rows: reader.currentRowCount }, sql, [], []);
     return check(t.rowCount, t.data.counterparty, t.data.notional);
   };
 }
@@ -170,6 +185,7 @@ function report(variants, results, loadBefore) {
         growthMB: round(median(runs.map((x) => x.peak - x.rssBefore)), 0),
         vsValues: round(ms(v) / ms("values"), 3),
         vsPolars: variants.includes("polars") ? round(ms(v) / ms("polars"), 2) : undefined,
+        danfoLoadMs: runs[0].danfoLoadMs === undefined ? undefined : round(median(runs.map((x) => x.danfoLoadMs)), 0),
       };
       summary[`${workload}/${v}`] = s;
       rows.push([
@@ -186,6 +202,9 @@ function report(variants, results, loadBefore) {
   console.log(
     `\n${formatTable(["workload", "variant", "median", "÷ values", "÷ polars", "peak RSS", "growth"], rows)}`,
   );
+  const danfo = Object.values(summary).find((x) => x.danfoLoadMs !== undefined)?.danfoLoadMs;
+  if (danfo !== undefined)
+    console.log(`danfo load (a process's first DataFrame, before the dataframe timings): ${danfo} ms`);
   const loadAfter = os.loadavg().map((x) => round(x, 2));
   console.log(`load average before ${loadBefore.join(" ")}, after ${loadAfter.join(" ")}`);
   mkdirSync(join(BENCH_DIR, "results"), { recursive: true });

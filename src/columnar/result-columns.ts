@@ -16,6 +16,8 @@ export interface ResultColumns {
    * NULL; text, dates, booleans with `null`): no further conversion. Undefined: as `getColumnsJS()` gives them.
    */
   final?: (FinalKind | undefined)[];
+  /** Per column, how many of its values are NULL, counted as read (undefined: count them). */
+  missing?: number[];
 }
 
 /** The kinds a column read from the vectors may already have. */

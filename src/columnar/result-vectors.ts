@@ -16,8 +16,8 @@ type Result = import("@duckdb/node-api").DuckDBResult;
 type Chunk = import("@duckdb/node-api").DuckDBDataChunk;
 type Vector = import("@duckdb/node-bindings").Vector;
 
-/** Reads one chunk's rows of one column into `out`, from row `o`. */
-type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => void;
+/** Reads one chunk's rows of one column into `out`, from row `o`; returns how many of them are NULL. */
+type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => number;
 
 /** Where JS `Date`s end (±8.64e15 ms): a DuckDB date or timestamp beyond is an error, as in `getColumnsJS()`. */
 const MAX_DATE_MS = 8_640_000_000_000_000;
@@ -27,8 +27,9 @@ const TWO_32 = 4294967296;
 
 /**
  * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
- * turn, a streaming result's fetched). Give it materialized results: a streamed result whose query
- * fails after its first chunks just ends, and the error would be lost.
+ * turn, a streaming result's fetched and dropped once read). A streamed result whose query fails after
+ * its first chunks just ends: the caller of a streamed result must find out whether its query failed
+ * (src/columnar/sql.ts runs it in a transaction of its own, which the failure aborts).
  */
 export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
   const names = result.columnNames();
@@ -40,16 +41,25 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
   const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
   const count = materialized?.chunkCount ?? Infinity;
   const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
+  const missing = readers.map(() => 0);
   let rows = 0;
-  for (let k = 0; k < count; k++) {
-    const chunk = materialized ? materialized.getChunk(k) : await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
-    const n = chunk.rowCount;
-    for (let j = 0; j < readers.length; j++) readers[j]!(chunk, j, n, columns[j]!, rows);
-    rows += n;
+  // A streamed result's next chunk is asked for before this one is read: DuckDB makes it meanwhile.
+  let next = materialized ? undefined : result.fetchChunk();
+  try {
+    for (let k = 0; k < count; k++) {
+      const chunk = materialized ? materialized.getChunk(k) : await next;
+      if (!chunk || chunk.rowCount === 0) break;
+      if (!materialized) next = result.fetchChunk();
+      const n = chunk.rowCount;
+      for (let j = 0; j < readers.length; j++) missing[j]! += readers[j]!(chunk, j, n, columns[j]!, rows);
+      rows += n;
+    }
+  } finally {
+    // A reader that throws leaves a fetch under way: the connection is not to be used before it ends.
+    await next?.catch(() => undefined);
   }
   for (const column of columns) column.length = rows;
-  return { names, types, columns, rows, final };
+  return { names, types, columns, rows, final, missing };
 }
 
 /** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
@@ -119,15 +129,21 @@ function validity(B: Bindings, vector: Vector, n: number): Uint8Array | null {
 
 /**
  * Numbers of a fixed width: a typed-array view over the vector's data, NULL as `NaN` (what a missing
- * number is in a column table; `null` would make the array hold every number boxed).
+ * number is in a column table; `null` would make the array hold every number boxed). Counts as missing
+ * NULLs and NaN values both, as a column table does.
  */
 function fixed(B: Bindings, width: number, view: (bytes: Uint8Array, n: number) => ArrayLike<number>): ColumnReader {
   return final("number", (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const values = view(aligned(B.vector_get_data(vector, n * width), width), n);
     const mask = validity(B, vector, n);
-    if (mask === null) for (let i = 0; i < n; i++) out[o + i] = values[i];
-    else for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] : NaN;
+    let missing = 0;
+    for (let i = 0; i < n; i++) {
+      const v = isValid(mask, i) ? values[i]! : NaN;
+      out[o + i] = v;
+      if (v !== v) missing++;
+    }
+    return missing;
   });
 }
 
@@ -141,7 +157,14 @@ function booleans(B: Bindings): ColumnReader {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const values = B.vector_get_data(vector, n);
     const mask = validity(B, vector, n);
-    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? values[i] !== 0 : null;
+    let missing = 0;
+    for (let i = 0; i < n; i++)
+      if (isValid(mask, i)) out[o + i] = values[i] !== 0;
+      else {
+        out[o + i] = null;
+        missing++;
+      }
+    return missing;
   };
 }
 
@@ -155,9 +178,11 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
     const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
     const mask = validity(B, vector, n);
+    let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
         out[o + i] = null;
+        missing++;
         continue;
       }
       const low = words[2 * i]! >>> 0;
@@ -171,6 +196,7 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
           ? new BigUint64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!
           : new BigInt64Array(bytes.buffer, bytes.byteOffset + i * 8, 1)[0]!;
     }
+    return missing;
   };
 }
 
@@ -180,15 +206,18 @@ function dates(B: Bindings): ColumnReader {
     const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
     const days = new Int32Array(bytes.buffer, bytes.byteOffset, n);
     const mask = validity(B, vector, n);
+    let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
         out[o + i] = null;
+        missing++;
         continue;
       }
       const d = days[i]!;
       if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
       out[o + i] = new Date(d * DAY_MS);
     }
+    return missing;
   };
 }
 
@@ -202,9 +231,11 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
     const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * 2);
     const mask = validity(B, vector, n);
+    let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
         out[o + i] = null;
+        missing++;
         continue;
       }
       const high = words[2 * i + 1]!;
@@ -219,6 +250,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
       if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
       out[o + i] = new Date(ms);
     }
+    return missing;
   };
 }
 
@@ -249,7 +281,14 @@ function enums(B: Bindings, levels: readonly string[]): ColumnReader {
           ? new Uint16Array(bytes.buffer, bytes.byteOffset, n)
           : new Uint32Array(bytes.buffer, bytes.byteOffset, n);
     const mask = validity(B, vector, n);
-    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? levels[codes[i]!]! : null;
+    let missing = 0;
+    for (let i = 0; i < n; i++)
+      if (isValid(mask, i)) out[o + i] = levels[codes[i]!]!;
+      else {
+        out[o + i] = null;
+        missing++;
+      }
+    return missing;
   };
 }
 
@@ -265,23 +304,40 @@ function decimals(D: DuckDB, B: Bindings, type: { width: number; scale: number }
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * width), width);
     const mask = validity(B, vector, n);
+    let missing = 0;
     if (width === 8) {
       const big = new BigInt64Array(bytes.buffer, bytes.byteOffset, n);
-      for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? Number(big[i]!) / divisor : NaN;
-      return;
+      for (let i = 0; i < n; i++)
+        if (isValid(mask, i)) out[o + i] = Number(big[i]!) / divisor;
+        else {
+          out[o + i] = NaN;
+          missing++;
+        }
+      return missing;
     }
     const ints =
       width === 2
         ? new Int16Array(bytes.buffer, bytes.byteOffset, n)
         : new Int32Array(bytes.buffer, bytes.byteOffset, n);
-    for (let i = 0; i < n; i++) out[o + i] = isValid(mask, i) ? ints[i]! / divisor : NaN;
+    for (let i = 0; i < n; i++)
+      if (isValid(mask, i)) out[o + i] = ints[i]! / divisor;
+      else {
+        out[o + i] = NaN;
+        missing++;
+      }
+    return missing;
   });
 }
 
 /** Any other type: `getColumnsJS()`'s own conversion, value by value. */
 function valueByValue(D: DuckDB): ColumnReader {
   return (chunk, j, _n, out, o) => {
-    chunk.convertColumnValues(j, D.JSDuckDBValueConverter).forEach((v, i) => (out[o + i] = v));
+    let missing = 0;
+    chunk.convertColumnValues(j, D.JSDuckDBValueConverter).forEach((v, i) => {
+      out[o + i] = v;
+      if (v === null) missing++;
+    });
+    return missing;
   };
 }
 
@@ -296,6 +352,7 @@ function valueByValue(D: DuckDB): ColumnReader {
 function text(B: Bindings): ColumnReader {
   const short = new RecordTable();
   const long = new TextTable();
+  const scratch = new LongScratch();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const records = aligned(B.vector_get_data(vector, n * 16), 8);
@@ -303,10 +360,12 @@ function text(B: Bindings): ColumnReader {
     const mask = validity(B, vector, n);
     const bytes = Buffer.from(records.buffer, records.byteOffset, n * 16);
     let latin1: string | undefined;
-    const block = longStrings(B, words, mask, n);
+    const block = longStrings(B, words, mask, n, scratch);
+    let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
         out[o + i] = null;
+        missing++;
         continue;
       }
       const length = words[4 * i]!;
@@ -324,51 +383,86 @@ function text(B: Bindings): ColumnReader {
       }
       const r = block.run[i]!;
       const at = block.at[i]!;
-      const utf8 = block.bytes[r];
-      if (utf8) out[o + i] = utf8.toString("utf8", at, at + length);
-      else out[o + i] = long.on ? long.get(block.latin1[r]!, at, length) : block.latin1[r]!.substring(at, at + length);
+      const run = block.bytes[r]!;
+      let value = long.on ? long.get(run, at, length) : undefined;
+      if (value === undefined) {
+        value = isAscii(run, at, length)
+          ? (block.latin1[r] ??= run.toString("latin1")).substring(at, at + length)
+          : run.toString("utf8", at, at + length);
+        if (long.on) long.set(run, at, length, value);
+      }
+      out[o + i] = value;
     }
+    return missing;
   };
 }
 
-/** Distinct short values a text column shares (beyond, new values are kept as they are read). */
+/** Distinct values a text column's table holds (beyond, values not yet held are decoded as they come). */
 const SHARED_MAX = 65_536;
+/** Lookups per window: a table whose window found fewer than a quarter of its values held stops. */
+const WINDOW = 16_384;
+
+/**
+ * Whether a column's table of distinct values pays: it stops after a window of lookups in which fewer
+ * than a quarter of the values were already held (a column of mostly distinct values, where a lookup
+ * costs more than it saves).
+ */
+class SharePolicy {
+  #lookups = 0;
+  #hits = 0;
+  /** False once the column shows mostly distinct values. */
+  on = true;
+
+  /** Counts a lookup (`hit`: the value was held). */
+  count(hit: boolean): void {
+    if (hit) this.#hits++;
+    if (++this.#lookups < WINDOW) return;
+    if (this.#hits * 4 < WINDOW) this.on = false;
+    this.#lookups = this.#hits = 0;
+  }
+}
 
 /**
  * A column's short strings by their 16-byte record (length and bytes): open addressing over the four
- * 32-bit words, up to {@link SHARED_MAX} values (then it stops taking new ones).
+ * 32-bit words, up to {@link SHARED_MAX} values. Exported for its tests.
  */
-class RecordTable {
+export class RecordTable {
   #keys = new Uint32Array(1024 * 4);
   #values: (string | undefined)[] = new Array<string | undefined>(1024);
   #size = 0;
-  #lookups = 0;
-  /** False once the column shows mostly distinct values (a lookup then costs more than it saves). */
-  on = true;
+  readonly #policy = new SharePolicy();
 
+  /** False once the column shows mostly distinct values (see {@link SharePolicy}). */
+  get on(): boolean {
+    return this.#policy.on;
+  }
+
+  /** The string of the record at `words[k..k+3]`, when held. */
   get(words: Uint32Array, k: number): string | undefined {
-    this.#lookups++;
     const keys = this.#keys;
     const mask = this.#values.length - 1;
     for (let slot = hash(words, k) & mask; ; slot = (slot + 1) & mask) {
       const value = this.#values[slot];
-      if (value === undefined) return undefined;
+      if (value === undefined) {
+        this.#policy.count(false);
+        return undefined;
+      }
       const at = slot * 4;
       if (
         keys[at] === words[k] &&
         keys[at + 1] === words[k + 1] &&
         keys[at + 2] === words[k + 2] &&
         keys[at + 3] === words[k + 3]
-      )
+      ) {
+        this.#policy.count(true);
         return value;
+      }
     }
   }
 
+  /** Holds `value` as the string of the record at `words[k..k+3]` (unless the table is full). */
   set(words: Uint32Array, k: number, value: string): void {
-    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) {
-      this.on = false;
-      return;
-    }
+    if (this.#size >= SHARED_MAX) return;
     if (2 * (this.#size + 1) > this.#values.length) this.#grow();
     this.#put(words, k, value);
     this.#size++;
@@ -391,61 +485,107 @@ class RecordTable {
   }
 }
 
-/**
- * A column's long ASCII strings by their characters (hashed where they lie, in a chunk's run of text):
- * a repeated value is one string, cut once. Stops as {@link RecordTable} does.
- */
-class TextTable {
-  #hashes = new Int32Array(1024);
-  #values: (string | undefined)[] = new Array<string | undefined>(1024);
-  #size = 0;
-  #lookups = 0;
-  on = true;
+/** The bytes a {@link TextTable} keeps of its values (beyond, it takes no new ones). */
+const SHARED_BYTES_MAX = 16 << 20;
 
-  /** The string of `length` characters at `at` in `text`, shared when already seen. */
-  get(text: string, at: number, length: number): string {
-    this.#lookups++;
-    let h = 0x811c9dc5;
-    for (let k = at; k < at + length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
-    const mask = this.#values.length - 1;
-    let slot = (h ^ (h >>> 15)) & mask;
-    for (let value = this.#values[slot]; value !== undefined; value = this.#values[slot]) {
-      if (this.#hashes[slot] === h && value.length === length && same(value, text, at)) return value;
-      slot = (slot + 1) & mask;
-    }
-    const value = text.substring(at, at + length);
-    if (this.#size >= SHARED_MAX || (this.#lookups >= 4096 && this.#size * 4 > this.#lookups)) this.on = false;
-    else if (2 * (this.#size + 1) > this.#values.length) {
-      this.#grow();
-      this.#put(h, value);
-    } else {
-      this.#hashes[slot] = h;
-      this.#values[slot] = value;
-    }
-    this.#size++;
-    return value;
+/**
+ * A column's long strings by their bytes (hashed where they lie, in a chunk's run of memory): a
+ * repeated value is one string, decoded once. Holds up to {@link SHARED_MAX} values of
+ * {@link SHARED_BYTES_MAX} bytes in all; stops as {@link RecordTable} does. Exported for its tests.
+ */
+export class TextTable {
+  #hashes = new Int32Array(1024);
+  /** Each held value's bytes: where they start in `#pool` (-1: an empty slot), and how many. */
+  #starts = new Int32Array(1024).fill(-1);
+  #lengths = new Int32Array(1024);
+  #values: (string | undefined)[] = new Array<string | undefined>(1024);
+  #pool = new Uint8Array(64 << 10);
+  #used = 0;
+  #size = 0;
+  /** The hash and the slot of the last {@link get} that missed, for {@link set}. */
+  #missed = { hash: 0, slot: 0 };
+  readonly #policy = new SharePolicy();
+
+  /** False once the column shows mostly distinct values (see {@link SharePolicy}). */
+  get on(): boolean {
+    return this.#policy.on;
   }
 
-  #put(h: number, value: string): void {
-    const mask = this.#values.length - 1;
+  /** The distinct values held. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The string of the `length` bytes at `at` in `bytes`, when held. */
+  get(bytes: Uint8Array, at: number, length: number): string | undefined {
+    let h = 0x811c9dc5;
+    for (let k = at; k < at + length; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
+    const mask = this.#starts.length - 1;
     let slot = (h ^ (h >>> 15)) & mask;
-    while (this.#values[slot] !== undefined) slot = (slot + 1) & mask;
+    for (let start = this.#starts[slot]!; start >= 0; start = this.#starts[slot]!) {
+      if (
+        this.#hashes[slot] === h &&
+        this.#lengths[slot] === length &&
+        sameBytes(this.#pool, start, bytes, at, length)
+      ) {
+        this.#policy.count(true);
+        return this.#values[slot];
+      }
+      slot = (slot + 1) & mask;
+    }
+    this.#policy.count(false);
+    this.#missed.hash = h;
+    this.#missed.slot = slot;
+    return undefined;
+  }
+
+  /** Holds `value` as the string of the bytes a {@link get} just missed (unless the table is full). */
+  set(bytes: Uint8Array, at: number, length: number, value: string): void {
+    if (this.#size >= SHARED_MAX || this.#used + length > SHARED_BYTES_MAX) return;
+    if (this.#used + length > this.#pool.length) {
+      const pool = new Uint8Array(Math.max(this.#pool.length * 2, this.#used + length));
+      pool.set(this.#pool.subarray(0, this.#used));
+      this.#pool = pool;
+    }
+    this.#pool.set(bytes.subarray(at, at + length), this.#used);
+    let slot = this.#missed.slot;
+    if (2 * (this.#size + 1) > this.#starts.length) slot = this.#grow(this.#missed.hash);
+    this.#put(slot, this.#missed.hash, this.#used, length, value);
+    this.#used += length;
+    this.#size++;
+  }
+
+  #put(slot: number, h: number, start: number, length: number, value: string): void {
     this.#hashes[slot] = h;
+    this.#starts[slot] = start;
+    this.#lengths[slot] = length;
     this.#values[slot] = value;
   }
 
-  #grow(): void {
-    const [hashes, values] = [this.#hashes, this.#values];
+  /** Doubles the slots; returns the free slot for hash `h` in the new ones. */
+  #grow(h: number): number {
+    const [hashes, starts, lengths, values] = [this.#hashes, this.#starts, this.#lengths, this.#values];
     this.#hashes = new Int32Array(hashes.length * 2);
+    this.#starts = new Int32Array(starts.length * 2).fill(-1);
+    this.#lengths = new Int32Array(lengths.length * 2);
     this.#values = new Array<string | undefined>(values.length * 2);
-    for (let slot = 0; slot < values.length; slot++)
-      if (values[slot] !== undefined) this.#put(hashes[slot]!, values[slot]!);
+    for (let slot = 0; slot < starts.length; slot++)
+      if (starts[slot]! >= 0)
+        this.#put(this.#free(hashes[slot]!), hashes[slot]!, starts[slot]!, lengths[slot]!, values[slot]!);
+    return this.#free(h);
+  }
+
+  #free(h: number): number {
+    const mask = this.#starts.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    while (this.#starts[slot]! >= 0) slot = (slot + 1) & mask;
+    return slot;
   }
 }
 
-/** `value` equals the characters of `text` from `at`. */
-function same(value: string, text: string, at: number): boolean {
-  for (let k = 0; k < value.length; k++) if (value.charCodeAt(k) !== text.charCodeAt(at + k)) return false;
+/** The `length` bytes of `a` at `i` equal those of `b` at `j`. */
+function sameBytes(a: Uint8Array, i: number, b: Uint8Array, j: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (a[i + k] !== b[j + k]) return false;
   return true;
 }
 
@@ -455,7 +595,7 @@ function hash(words: Uint32Array, k: number): number {
   h = Math.imul(h ^ words[k + 1]!, 0xc2b2ae35);
   h = Math.imul(h ^ words[k + 2]!, 0x85ebca6b);
   h = Math.imul(h ^ words[k + 3]!, 0xc2b2ae35);
-  return (h ^ (h >>> 15)) >>> 0;
+  return h ^ (h >>> 15);
 }
 
 /** Bytes between two strings of a block that may be read over: less than a memory page, so never unmapped. */
@@ -465,14 +605,26 @@ const MAX_BLOCK = 64 << 20;
 
 /** Where a chunk's long strings are: runs of memory each read at once. */
 interface Blocks {
-  /** Each run's bytes, read one byte per character. */
-  latin1: string[];
-  /** Each run's bytes, for the runs that are not all ASCII (undefined for the others). */
-  bytes: (Buffer | undefined)[];
-  /** Each row's run. */
+  /** Each run's bytes. */
+  bytes: Buffer[];
+  /** Each run's bytes read one per character, once a value is cut from them (ASCII text is cut from these). */
+  latin1: (string | undefined)[];
+  /** Each row's run (set for the rows of long strings only: the arrays serve every chunk in turn). */
   run: Int32Array;
-  /** Each row's offset in its run. */
-  at: Float64Array;
+  /** Each row's offset in its run (as {@link run}). */
+  at: Int32Array;
+}
+
+/** A text column's arrays for {@link Blocks.run} and {@link Blocks.at}, made once and reused by every chunk. */
+class LongScratch {
+  run = new Int32Array(0);
+  at = new Int32Array(0);
+
+  /** The arrays, at least `n` long. */
+  take(n: number): this {
+    if (this.run.length < n) [this.run, this.at] = [new Int32Array(n), new Int32Array(n)];
+    return this;
+  }
 }
 
 /**
@@ -480,9 +632,14 @@ interface Blocks {
  * with gaps of less than a page (so each run is all readable memory), are read in one call; a string
  * before the previous one's end starts a new run.
  */
-function longStrings(B: Bindings, words: Uint32Array, mask: Uint8Array | null, n: number): Blocks {
-  const run = new Int32Array(n);
-  const at = new Float64Array(n);
+function longStrings(
+  B: Bindings,
+  words: Uint32Array,
+  mask: Uint8Array | null,
+  n: number,
+  scratch: LongScratch,
+): Blocks {
+  const { run, at } = scratch.take(n);
   const starts: number[] = [];
   const ends: number[] = [];
   let first = -1;
@@ -500,19 +657,20 @@ function longStrings(B: Bindings, words: Uint32Array, mask: Uint8Array | null, n
     end = pointer + length;
   }
   if (first >= 0) ends.push(end);
-  const latin1: string[] = [];
-  const bytes: (Buffer | undefined)[] = [];
+  const bytes: Buffer[] = [];
   // get_data_from_pointer reads the address from a buffer: each run's start, written in one.
   const address = new Uint32Array(2);
   starts.forEach((start, r) => {
     address[0] = start % TWO_32;
     address[1] = Math.floor(start / TWO_32);
     const read = B.get_data_from_pointer(address.buffer, 0, ends[r]! - start);
-    const buffer = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
-    latin1.push(buffer.toString("latin1"));
-    bytes.push(NON_ASCII.test(latin1[r]!) ? buffer : undefined);
+    bytes.push(Buffer.from(read.buffer, read.byteOffset, read.byteLength));
   });
-  return { latin1, bytes, run, at };
+  return { bytes, latin1: new Array<string | undefined>(bytes.length), run, at };
 }
 
-const NON_ASCII = /[\u0080-\u00ff]/;
+/** The `length` bytes at `at` are all ASCII (then one per character is their text). */
+function isAscii(bytes: Uint8Array, at: number, length: number): boolean {
+  for (let k = at; k < at + length; k++) if (bytes[k]! >= 0x80) return false;
+  return true;
+}

@@ -100,6 +100,8 @@ export class SqlSession {
   readonly #connection: Connection;
   readonly #sources = new Map<string, { info: SqlSourceInfo; provenance: Provenance[] }>();
   #closed = false;
+  /** The end of the last operation called (see `#serial`). */
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(instance: Instance, connection: Connection) {
     this.#instance = instance;
@@ -132,7 +134,11 @@ export class SqlSession {
    * Loads `source` into the database as table `name` (replacing what had that name). Returns the
    * session, so registrations chain.
    */
-  async register(name: string, source: SqlSource): Promise<this> {
+  register(name: string, source: SqlSource): Promise<this> {
+    return this.#serial(() => this.#register(name, source));
+  }
+
+  async #register(name: string, source: SqlSource): Promise<this> {
     this.#open();
     checkName(name);
     const table = isArrowTable(source) ? fromArrow(source) : columnTableOf(source, `register("${name}", …)`);
@@ -150,7 +156,15 @@ export class SqlSession {
    * rows from `source` with `provenance`: for loaders that hand DuckDB the data in its own terms (a spool
    * of JSON rows read by `read_json`). Returns the session.
    */
-  async registerSelect(
+  registerSelect(
+    name: string,
+    select: string,
+    from: { source: string; rows: number; provenance: Provenance[] },
+  ): Promise<this> {
+    return this.#serial(() => this.#registerSelect(name, select, from));
+  }
+
+  async #registerSelect(
     name: string,
     select: string,
     from: { source: string; rows: number; provenance: Provenance[] },
@@ -158,7 +172,7 @@ export class SqlSession {
     this.#open();
     checkName(name);
     await this.#drop(name);
-    await this.run(`create table ${quoteIdent(name)} as ${select}`);
+    await this.#run(`create table ${quoteIdent(name)} as ${select}`);
     this.#sources.set(name, {
       info: { name, source: from.source, rows: from.rows },
       provenance: [...from.provenance],
@@ -171,7 +185,11 @@ export class SqlSession {
    * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
    * as it is; with `{ glob: true }` it is a glob.
    */
-  async registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
+  registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
+    return this.#serial(() => this.#registerParquet(name, path, options));
+  }
+
+  async #registerParquet(name: string, path: string, options: ParquetPathOptions): Promise<this> {
     this.#open();
     checkName(name);
     const from = parquetScan(path, options);
@@ -191,28 +209,72 @@ export class SqlSession {
   }
 
   /** The result of `sql` as a column table (see {@link query}). */
-  async queryColumns(sql: string): Promise<ColumnTable> {
+  queryColumns(sql: string): Promise<ColumnTable> {
+    return this.#serial(() => this.#queryColumns(sql));
+  }
+
+  async #queryColumns(sql: string): Promise<ColumnTable> {
     this.#open();
     if (typeof sql !== "string" || sql.trim() === "") throw new TypeError("query: sql must be a non-empty SQL text");
-    let result: Awaited<ReturnType<Connection["run"]>>;
-    try {
-      result = await this.#connection.run(sql);
-    } catch (error) {
-      throw new SqlError(sql, error, this.names);
-    }
+    const read = (await this.#streamed(sql)) ?? (await this.#materialized(sql));
     const used = [...this.#sources.values()].filter((s) => new RegExp(`\\b${s.info.name}\\b`, "i").test(sql));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const B = require("@duckdb/node-bindings") as Bindings;
     return resultTable(
-      await readResultColumns(loadDuckDB(), B, result),
+      read,
       sql,
       used.map((s) => s.info),
       used.flatMap((s) => s.provenance),
     );
   }
 
+  /** The result of `sql` read once DuckDB has it all (its error, as an {@link SqlError}, when it fails). */
+  async #materialized(sql: string): Promise<ResultColumns> {
+    let result: Awaited<ReturnType<Connection["run"]>>;
+    try {
+      result = await this.#connection.run(sql);
+    } catch (error) {
+      throw new SqlError(sql, error, this.names);
+    }
+    return readResultColumns(loadDuckDB(), bindings(), result);
+  }
+
+  /**
+   * The result of `sql` read a chunk at a time as DuckDB makes it, so that DuckDB's copy of the rows is
+   * not held beside ours: for one `select`, in a transaction of its own. A streamed query that fails
+   * after its first rows just ends (DuckDB's node API does not say why): the transaction, aborted by the
+   * failure, tells. Undefined when `sql` is not one `select`, when a transaction is already open, or when
+   * the query failed: the caller runs it materialized, for its rows or its error.
+   */
+  async #streamed(sql: string): Promise<ResultColumns | undefined> {
+    const D = loadDuckDB();
+    const connection = this.#connection;
+    let prepared: Awaited<ReturnType<Awaited<ReturnType<Connection["extractStatements"]>>["prepare"]>>;
+    try {
+      const statements = await connection.extractStatements(sql);
+      if (statements.count !== 1) return undefined;
+      prepared = await statements.prepare(0);
+    } catch {
+      return undefined;
+    }
+    // A failed `begin` would abort the user's own transaction: look first.
+    if (prepared.statementType !== D.StatementType.SELECT || (await this.#inTransaction())) return undefined;
+    await connection.run("begin transaction");
+    try {
+      const read = await readResultColumns(D, bindings(), await prepared.stream());
+      await connection.run("select 1"); // fails when the transaction was aborted by the query failing
+      await connection.run("commit");
+      return read;
+    } catch {
+      await connection.run("rollback").catch(() => undefined);
+      return undefined;
+    }
+  }
+
   /** Runs statements that return no table (`create view …`, `copy … to …`). */
-  async run(sql: string): Promise<void> {
+  run(sql: string): Promise<void> {
+    return this.#serial(() => this.#run(sql));
+  }
+
+  async #run(sql: string): Promise<void> {
     this.#open();
     try {
       await this.#connection.run(sql);
@@ -229,6 +291,22 @@ export class SqlSession {
       this.#instance.closeSync();
     }
     return Promise.resolve();
+  }
+
+  /** Whether a transaction (the user's) is open: two statements then share its id; each has its own otherwise. */
+  /**
+   * Runs the session's operations one at a time, in the order called: a streamed result ends, without
+   * an error, when another statement runs on its connection (and a `begin` would meet the stream's own).
+   */
+  #serial<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(operation);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async #inTransaction(): Promise<boolean> {
+    const id = async () => (await this.#connection.runAndReadAll("select txid_current()")).getColumnsJS()[0]?.[0];
+    return (await id()) === (await id());
   }
 
   async #drop(name: string): Promise<void> {
@@ -332,6 +410,12 @@ interface ColumnLoad {
 }
 
 type Bindings = typeof import("@duckdb/node-bindings");
+
+/** `@duckdb/node-bindings` (loaded with `@duckdb/node-api`, which depends on it). */
+function bindings(): Bindings {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("@duckdb/node-bindings") as Bindings;
+}
 type DataChunk = InstanceType<DuckDB["DuckDBDataChunk"]>;
 
 /** Text columns of at least this many rows with at most a quarter distinct values load as ENUMs. */
@@ -589,7 +673,7 @@ function categoryLevels(table: ColumnTable, column: string): string[] {
 
 /** The query result's columns (see {@link readResultColumns}) as a column table. */
 export function resultTable(
-  { names, types, columns, rows, final }: ResultColumns,
+  { names, types, columns, rows, final, missing }: ResultColumns,
   sql: string,
   sources: SqlSourceInfo[],
   provenance: Provenance[],
@@ -603,7 +687,7 @@ export function resultTable(
     if (column !== name) builder.warn(`the result has two columns named "${name}": the second is "${column}"`);
     const kind = final?.[j];
     if (kind) {
-      builder.addFinished(column, finished(columns[j]!, kind));
+      builder.addFinished(column, finished(columns[j]!, kind, missing?.[j]));
       return;
     }
     const read = readResult(name, types[j] as DuckType, columns[j] ?? []);
@@ -614,13 +698,15 @@ export function resultTable(
 }
 
 /**
- * A column read in its final form (numbers with NaN for NULL, else `null`): its missing values counted;
- * a column of none but missing values is `empty` (all `null`), as {@link TableBuilder.add} makes it.
+ * A column read in its final form (numbers with NaN for NULL, else `null`): its missing values counted
+ * (unless the reader counted them: `counted`); a column of none but missing values is `empty` (all
+ * `null`), as {@link TableBuilder.add} makes it.
  */
-function finished(values: unknown[], kind: FinalKind): FinishedColumn {
-  let missing = 0;
-  if (kind === "number") for (const v of values) missing += v !== v ? 1 : 0;
-  else for (const v of values) missing += v === null ? 1 : 0;
+function finished(values: unknown[], kind: FinalKind, counted?: number): FinishedColumn {
+  let missing = counted ?? 0;
+  if (counted === undefined)
+    if (kind === "number") for (const v of values) missing += v !== v ? 1 : 0;
+    else for (const v of values) missing += v === null ? 1 : 0;
   if (missing < values.length) return { values, kind, missing };
   return { values: values.fill(null), kind: "empty", missing };
 }

@@ -14,7 +14,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import * as D from "@duckdb/node-api";
 import * as B from "@duckdb/node-bindings";
 import * as frames from "../../src/frames";
-import { readResultColumns } from "../../src/columnar/result-vectors";
+import { readResultColumns, RecordTable, TextTable } from "../../src/columnar/result-vectors";
 import { resultTable } from "../../src/columnar/sql";
 import type { ColumnTable } from "../../src/table/column-table";
 
@@ -137,6 +137,53 @@ describe("query results from DuckDB's vectors", () => {
     }
   });
 
+  // A session streams one select's rows (DuckDB's copy of them is not kept beside ours) in a transaction
+  // of its own; other statements, several statements and queries in the user's own transaction run as before.
+  it("reads a session's queries (streamed or not) as the value-by-value reading", async () => {
+    const session = await frames.duckdb({ threads: 2 });
+    try {
+      const rows = `select i, 'k' || (i % 7) as k, timestamp '2026-01-01' + to_seconds(i) as t,
+        ${nullable("i * 0.25")} as x from range(9000) r(i)`;
+      await session.run(`create table rows as ${rows}`);
+      await connection.run(`create or replace table rows as ${rows}`);
+      for (const sql of [
+        "select * from rows order by k desc, i",
+        "select k, count(*) as n from rows group by k order by k",
+      ]) {
+        const got = await session.queryColumns(sql);
+        const want = await reference(sql);
+        expectSame(got, { ...want, meta: { ...want.meta, fields: got.meta.fields } });
+      }
+      const several = "select 1 as a; select 2 as b from rows limit 3";
+      expect((await session.queryColumns(several)).data).toEqual((await reference(several)).data);
+      expect((await session.queryColumns("describe rows")).data.column_name).toEqual(["i", "k", "t", "x"]);
+      await session.run("begin transaction");
+      await session.run("insert into rows values (9000, 'k9', null, 1.5)");
+      expect((await session.queryColumns("select count(*) as n from rows")).data.n).toEqual([9001]);
+      await session.run("rollback");
+      expect((await session.queryColumns("select count(*) as n from rows")).data.n).toEqual([9000]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  // A streamed result ends, without an error, when another statement runs on its connection.
+  it("reads concurrent queries of one session whole", async () => {
+    const session = await frames.duckdb({ threads: 2 });
+    try {
+      const sql = "select i, 'row ' || i as s from range(300000) r(i) order by i desc";
+      const [a, b, c] = await Promise.all([
+        session.queryColumns(sql),
+        session.queryColumns(sql),
+        session.run("create table side as select 1 as one").then(() => session.queryColumns("select * from side")),
+      ]);
+      expect([a.rowCount, b.rowCount, c.rowCount]).toEqual([300000, 300000, 1]);
+      expect([a.data.s![299999], b.data.i![0]]).toEqual(["row 0", 299999]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("keeps 64-bit integers beyond ±2^53 as text with the same warning", async () => {
     const t =
       await same(`select i, case when i = 3000 then 9007199254740993 when i = 10 then null else i - 9007199254740991 end as b,
@@ -165,6 +212,16 @@ describe("query results from DuckDB's vectors", () => {
     await same(`select (('level ' || (i % 300))::enum(${levels})) as wide from range(5000) r(i)`);
   });
 
+  it("reads text of thousands of distinct values, an all-NULL chunk and UTF-8 past 12 bytes as before", async () => {
+    // 5,000 distinct short and long values in random order (the transaction table's tradables), then a
+    // chunk of NULLs only, then values again; long text with accents repeated.
+    await same(`select i,
+      case when i between 2048 and 4095 then null else 'TRD-' || lpad(((i * 7919) % 5000)::varchar, 5, '0') end as tradable,
+      case when i between 2048 and 4095 then null else 'Instrument ' || ((i * 7919) % 5000) || ' EUR' end as instrument,
+      case when i % 11 = 3 then null else ['ééééééé', 'ééééé-13b', 'Zürich Börse AG', ''][i % 4 + 1] end as accents
+      from range(40000) r(i)`);
+  });
+
   it("reads lists, structs and other types value by value, as before", async () => {
     await same(`select i, [i, i + 1] as l, {'a': i, 'b': 'x' || i} as s, uuid() is not null as u,
       interval (i) day as iv, time '12:00:00' as t, 'ab'::blob as bl, null as nothing from range(2100) r(i)`);
@@ -191,5 +248,69 @@ describe("query results from DuckDB's vectors", () => {
     const back = await frames.readParquetColumns(path.join(dir, "back.parquet"));
     expect(back.data).toEqual(t.data);
     expect(back.kinds).toEqual(t.kinds);
+  });
+});
+
+/** The 16-byte record DuckDB keeps for text of at most 12 bytes: its length, then its bytes, zero-padded. */
+function record(text: string): Uint32Array {
+  const bytes = new Uint8Array(16);
+  const utf8 = Buffer.from(text, "utf8");
+  new DataView(bytes.buffer).setUint32(0, utf8.length, true);
+  bytes.set(utf8, 4);
+  return new Uint32Array(bytes.buffer);
+}
+
+describe("the tables of a text column's distinct values", () => {
+  // A column's values repeat (5,000 tradables over a million trades) or do not (trade ids): the tables
+  // share a repeated value's string and give up on a column of distinct values.
+  const keys = (distinct: number, rows: number) => Array.from({ length: rows }, (_v, i) => (i * 7919) % distinct);
+
+  it("keep sharing 5,000 distinct short values over 50,000 rows: each decoded once", () => {
+    const table = new RecordTable();
+    let decoded = 0;
+    for (const k of keys(5000, 50_000)) {
+      const words = record(`TRD-${String(k).padStart(5, "0")}`);
+      if (table.get(words, 0) === undefined) {
+        decoded++;
+        table.set(words, 0, `TRD-${String(k).padStart(5, "0")}`);
+      }
+    }
+    expect(table.on).toBe(true);
+    expect(decoded).toBe(5000);
+    expect(table.get(record("TRD-00042"), 0)).toBe("TRD-00042");
+  });
+
+  it("keep sharing 5,000 distinct long values over 50,000 rows: each decoded once", () => {
+    const table = new TextTable();
+    const values = Array.from({ length: 5000 }, (_v, k) => `Instrument ${k} EUR – Zürich`);
+    const bytes = Buffer.from(values.join(""), "utf8");
+    const at = [0];
+    for (const v of values) at.push(at[at.length - 1]! + Buffer.byteLength(v));
+    let [wrong, decoded] = [0, 0];
+    for (const k of keys(5000, 50_000)) {
+      const length = at[k + 1]! - at[k]!;
+      let value = table.get(bytes, at[k]!, length);
+      if (value === undefined) {
+        decoded++;
+        value = bytes.toString("utf8", at[k], at[k]! + length);
+        table.set(bytes, at[k]!, length, value);
+      }
+      if (value !== values[k]) wrong++;
+    }
+    expect(wrong).toBe(0);
+    expect(table.on).toBe(true);
+    expect([table.size, decoded]).toEqual([5000, 5000]);
+  });
+
+  it("give up within 16,384 rows on a column of distinct values", () => {
+    const short = new RecordTable();
+    const long = new TextTable();
+    const bytes = Buffer.from(Array.from({ length: 20_000 }, (_v, k) => `T${String(k).padStart(19, "0")}`).join(""));
+    for (let k = 0; k < 20_000 && (short.on || long.on); k++) {
+      const words = record(`T${String(k).padStart(8, "0")}`);
+      if (short.on && short.get(words, 0) === undefined) short.set(words, 0, `T${k}`);
+      if (long.on && long.get(bytes, k * 20, 20) === undefined) long.set(bytes, k * 20, 20, `T${k}`);
+      if (k === 16_384) expect([short.on, long.on]).toEqual([false, false]);
+    }
   });
 });

@@ -424,6 +424,28 @@ describe("a column and a comparison on a sorted frame (df[col], Series.gt, …: 
     );
   });
 
+  it("a frame made from a column table builds its rows when first read, as they would have been built at once", () => {
+    const built = (f: Any): boolean => "value" in Object.getOwnPropertyDescriptor(f, "$data")!;
+    const rows = (f: Any): unknown[][] =>
+      f.index.map((_: unknown, i: number) => f.columns.map((c: string) => f[c].values[i]));
+    const df = trades();
+    expect(built(df), "rows built by toDataFrame").toBe(false);
+    expect(df.shape).toEqual([8, 5]);
+    expect(df["notional"].values[0]).toBe(51_832_906_865.2);
+    expect(built(df), "rows built by shape or a column").toBe(false);
+    expect(df.values).toEqual(rows(df));
+    expect(built(df)).toBe(true);
+    const eager = trades();
+    void eager.values;
+    expect(trades().toString()).toBe(eager.toString());
+    expect(trades().groupby(["ccy"]).agg({ price: "sum" }).values).toEqual(
+      eager.groupby(["ccy"]).agg({ price: "sum" }).values,
+    );
+    const set = trades();
+    set["price"] = [1, 2, 3, 4, 5, 6, 7, 8];
+    expect(set.values.map((r: unknown[]) => r[3])).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
   it("query after the sort keeps the sorted rows, their labels and dtypes", () => {
     const df = sorted();
     const q = df.query(df["notional"].gt(5e6));

@@ -10,8 +10,8 @@ import { columnsOf, rowCount, type Frame, type FrameClass, type FrameConfig } fr
  * A DataFrame of `cls` from columns. danfo's constructor transposes twice for column input (columns → rows,
  * then rows → columns again for its column cache), which at a million rows costs about as much as
  * everything else together. So: construct an empty frame with the columns and dtypes (danfo validates
- * them and defines the column accessors), then set the row array, the column cache (these arrays) and
- * the index exactly as danfo's constructor would. A self-check compares the result with what danfo
+ * them and defines the column accessors), then set the column cache (these arrays), the index and the
+ * row array (built when first read; at once in low-memory mode) exactly as danfo's constructor would. A self-check compares the result with what danfo
  * reports; if this danfo version keeps its state differently, the public constructor is used instead
  * (slower, same frame). `index` defaults to 0..n-1; it must hold distinct labels (not checked here).
  */
@@ -28,12 +28,6 @@ export function frameFromColumns(
   const options: Record<string, unknown> = { columns: names, dtypes };
   if (config) options.config = config;
   if (n === 0 || width === 0) return new cls([], options);
-  const rows = new Array<unknown[]>(n);
-  for (let i = 0; i < n; i++) {
-    const row = new Array<unknown>(width);
-    for (let j = 0; j < width; j++) row[j] = columns[j]![i];
-    rows[i] = row;
-  }
   let labels = index;
   if (!labels) {
     labels = new Array<number>(n);
@@ -41,13 +35,15 @@ export function frameFromColumns(
   }
   const df = new cls([], options);
   if (Array.isArray(df.$data) && Array.isArray(df.$dataIncolumnFormat) && Array.isArray(df.$index)) {
-    df.$data = rows;
     df.$dataIncolumnFormat = df.$config.isLowMemoryMode ? [] : columns;
     df.$index = labels;
+    // The rows (one array per row) are built when first read, as for a selection (see takeFrame).
+    if (df.$config.isLowMemoryMode) df.$data = rowsOf(columns, n);
+    else rowsOnFirstRead(df, columns, n);
     const shape = df.shape;
     if (shape[0] === n && shape[1] === width && df.$dtypes.length === width) return df;
   }
-  return new cls(rows, { ...options, index: labels });
+  return new cls(rowsOf(columns, n), { ...options, index: labels });
 }
 
 /** `values` at `positions`. */
