@@ -293,7 +293,6 @@ export class SqlSession {
     return Promise.resolve();
   }
 
-  /** Whether a transaction (the user's) is open: two statements then share its id; each has its own otherwise. */
   /**
    * Runs the session's operations one at a time, in the order called: a streamed result ends, without
    * an error, when another statement runs on its connection (and a `begin` would meet the stream's own).
@@ -304,6 +303,7 @@ export class SqlSession {
     return result;
   }
 
+  /** Whether a transaction (the user's) is open: two statements then share its id; each has its own otherwise. */
   async #inTransaction(): Promise<boolean> {
     const id = async () => (await this.#connection.runAndReadAll("select txid_current()")).getColumnsJS()[0]?.[0];
     return (await id()) === (await id());
