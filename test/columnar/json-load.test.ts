@@ -10,20 +10,7 @@ import { dateFacts, RowsProfile, textDateFacts } from "../../src/columnar/json-l
 import { JsonRowScanner } from "../../src/columnar/json-rows";
 import { transactionTableColumns } from "../../src/frames/transaction-table";
 import { parseIsoDate } from "../../src/table/iso-date";
-
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
-/** Splits the bytes at the given cut points (a fresh buffer per chunk, as a network would give). */
-function chunked(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let at = 0;
-  for (const p of [...points, bytes.length]) {
-    if (p > at) out.push(bytes.slice(at, p));
-    at = Math.max(at, p);
-  }
-  return out;
-}
+import { chunked, utf8 } from "./chunked";
 
 /** What the pass makes of a body in these chunks: its findings, or the error it threw (message and byte). */
 function profile(chunks: Uint8Array[]) {

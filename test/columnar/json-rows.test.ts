@@ -1,20 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JsonRowScanner, JsonScanError } from "../../src/columnar/json-rows";
-
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
-/** Splits the bytes at the given cut points (a fresh buffer per chunk, as a network would give). */
-function chunked(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let at = 0;
-  for (const p of [...points, bytes.length]) {
-    if (p > at) out.push(bytes.slice(at, p));
-    at = Math.max(at, p);
-  }
-  return out;
-}
+import { chunked, utf8 } from "./chunked";
 
 function scan(text: string, batchRows: number, cuts: number[] = []) {
   const scanner = new JsonRowScanner(batchRows);
