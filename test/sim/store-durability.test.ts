@@ -8,7 +8,7 @@
 import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { uploadBondPriceDataRequest } from "../../src/api/market-data";
 import { rateAssetRequest } from "../../src/api/rate-asset";
 import { getReportInfosRequest } from "../../src/api/report";
@@ -22,7 +22,9 @@ import { round } from "../../src/sim/round";
 import { SimService } from "../../src/sim/service";
 import { Store } from "../../src/sim/store";
 import { Universe, yieldToMaturity } from "../../src/sim/data/universe";
-import { price, startChild, tempDir } from "./store-helpers";
+import { cleanUp, price, startChild, tempDir } from "./store-helpers";
+
+afterEach(cleanUp);
 
 const journal = (dir: string, generation = 0) => path.join(dir, `journal.${generation}.jsonl`);
 

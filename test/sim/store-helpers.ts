@@ -7,17 +7,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, vi } from "vitest";
+import { vi } from "vitest";
 import type { StoredBondPrice } from "../../src/sim/store";
 import { RiskPortalClient } from "../../src";
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
-afterEach(() => {
+/**
+ * Kills the children and removes the directories made since the last call, and restores mocks: each test file
+ * that uses these helpers calls it after each test (`afterEach(cleanUp)`). Not a hook here: when test files
+ * share a process, this module is evaluated once, and its hook would be registered in the first file only.
+ */
+export function cleanUp(): void {
   vi.restoreAllMocks();
   for (const c of children.splice(0)) c.kill("SIGKILL");
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}
 
 /** A new temporary directory, removed after the test. */
 export function tempDir(): string {

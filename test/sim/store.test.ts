@@ -7,7 +7,7 @@
  */
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { uploadBondPriceDataRequest } from "../../src/api/market-data";
 import { rateAssetRequest } from "../../src/api/rate-asset";
 import { addBusinessDays } from "../../src/sim/calendar";
@@ -15,7 +15,9 @@ import { systemClock } from "../../src/sim/clock";
 import { DEFAULT_REPORT_TIMING } from "../../src/sim/data/reports";
 import { SimService } from "../../src/sim/service";
 import { Store } from "../../src/sim/store";
-import { price, startChild, tempDir } from "./store-helpers";
+import { cleanUp, price, startChild, tempDir } from "./store-helpers";
+
+afterEach(cleanUp);
 
 const journalLines = (dir: string, generation = 0) =>
   readFileSync(path.join(dir, `journal.${generation}.jsonl`), "utf8")
