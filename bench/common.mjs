@@ -9,6 +9,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:http";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = dirname(BENCH_DIR);
@@ -176,4 +177,20 @@ export function writeResults(name, value) {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
   return file;
+}
+
+/** A loopback server answering every request with `body` from memory: the server's own work is next to nothing. */
+export async function serveFromMemory(body) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+      res.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

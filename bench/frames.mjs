@@ -23,12 +23,21 @@
  */
 import { execFile, fork } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { BENCH_DIR, REPO_ROOT, envInt, formatTable, isMain, median, repoRequire, round } from "./common.mjs";
+import {
+  BENCH_DIR,
+  REPO_ROOT,
+  envInt,
+  formatTable,
+  isMain,
+  median,
+  repoRequire,
+  round,
+  serveFromMemory,
+} from "./common.mjs";
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROWS = envInt("FRAMES_BENCH_ROWS", 1_000_000);
@@ -240,15 +249,8 @@ const children = {
   /** Serves the payload to one client process at a time; prints its URL. */
   server: async () => {
     const body = transactionPayloadBuffer(ROWS);
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-        res.end(body);
-      });
-    });
-    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-    process.send?.({ url: `http://127.0.0.1:${server.address().port}` });
+    const { url } = await serveFromMemory(body);
+    process.send?.({ url });
     return new Promise(() => {}); // until the parent kills it
   },
 };

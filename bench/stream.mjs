@@ -22,11 +22,20 @@
  * writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
-import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT, envInt, formatTable, isMain, median, repoRequire, round, writeResults } from "./common.mjs";
+import {
+  REPO_ROOT,
+  envInt,
+  formatTable,
+  isMain,
+  median,
+  repoRequire,
+  round,
+  serveFromMemory,
+  writeResults,
+} from "./common.mjs";
 
 const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
 const ROUNDS = envInt("STREAM_BENCH_ROUNDS", 1);
@@ -112,22 +121,6 @@ async function fetchBody(url, apiKey) {
   return Buffer.concat(chunks);
 }
 
-/** A loopback server answering every request with `body` from memory: the server's own work is next to nothing. */
-async function serveBody(body) {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-      res.end(body);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** The table's rows as one bare JSON array on disk, as the service's body carries them (for the peers). */
 async function spoolRows(url, apiKey, rowsFile) {
   const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
@@ -171,7 +164,7 @@ async function main() {
   try {
     const rowsFile = join(dir, "rows.json");
     await spoolRows(sim.url, sim.credentials.apiKey, rowsFile);
-    const server = SERVE === "sim" ? sim : await serveBody(await fetchBody(sim.url, sim.credentials.apiKey));
+    const server = SERVE === "sim" ? sim : await serveFromMemory(await fetchBody(sim.url, sim.credentials.apiKey));
     const runs = Object.fromEntries(MODES.map((m) => [m, []]));
     for (let round_ = 0; round_ < ROUNDS; round_++)
       for (const mode of MODES) {

@@ -15,6 +15,17 @@ import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from
 const SOURCE = "GetTransactionTable";
 /** Bytes read from the spool at a time when the rows are read again. */
 const SPOOL_READ_BYTES = 1 << 20;
+
+/** The batches `scanner` makes of a spool file's bytes, read from its start a buffer at a time. */
+export function* spoolBatches(fd: number, scanner: JsonRowScanner): Generator<unknown[]> {
+  for (let position = 0; ;) {
+    const buffer = new Uint8Array(SPOOL_READ_BYTES);
+    const read = readSync(fd, buffer, 0, SPOOL_READ_BYTES, position);
+    if (read === 0) return;
+    position += read;
+    yield* scanner.push(buffer.subarray(0, read));
+  }
+}
 const OPEN = new TextEncoder().encode("[");
 const CLOSE = new TextEncoder().encode("]");
 const COMMA = new TextEncoder().encode(",");
@@ -103,14 +114,9 @@ export class RowsSpoolSink implements BodySink, RowsReader {
   /** The spooled rows again, parsed, in batches of `batchRows` (for the rows DuckDB's reader is not given). */
   *reread(): Generator<unknown[]> {
     const scanner = new JsonRowScanner(this.options.batchRows);
+    // The spool holds the bare rows array: wrapped again as the scanner reads a body.
     yield* scanner.push(new TextEncoder().encode('{"data_table":'));
-    for (let position = 0; ;) {
-      const buffer = new Uint8Array(SPOOL_READ_BYTES);
-      const read = readSync(this.#fd!, buffer, 0, SPOOL_READ_BYTES, position);
-      if (read === 0) break;
-      position += read;
-      yield* scanner.push(buffer.subarray(0, read));
-    }
+    yield* spoolBatches(this.#fd!, scanner);
     yield* scanner.push(new TextEncoder().encode("}"));
   }
 

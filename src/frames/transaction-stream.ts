@@ -9,7 +9,7 @@
  * A `data_table` in a layout other than rows of objects (`{columns, rows}`, column-major) does not
  * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
  */
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, writeSync, ftruncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isRecord } from "../api/operation";
@@ -41,13 +41,11 @@ import {
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
-import { RowsSpoolSink, scanning } from "./transaction-rows";
+import { RowsSpoolSink, scanning, spoolBatches } from "./transaction-rows";
 
 const SOURCE = "GetTransactionTable";
 /** Rows parsed and converted at a time. */
 export const STREAM_BATCH_ROWS = 20_000;
-/** Bytes read from the spool at a time in the second pass. */
-const SPOOL_READ_BYTES = 1 << 20;
 
 /** What `frames.fetchTransactionTableColumns(…, { parquet })` wrote. */
 export interface TransactionTableWritten {
@@ -346,20 +344,10 @@ export async function fetchTransactionTableToParquet(
   }
 }
 
-/** What `frames.fetchTransactionTableToDuckDB` loaded. */
-export interface TransactionTableLoaded {
+/** What `frames.fetchTransactionTableToDuckDB` loaded: what a Parquet write reports, in a session's table. */
+export interface TransactionTableLoaded extends Omit<TransactionTableWritten, "path" | "files"> {
   /** The table's name in the session. */
   name: string;
-  rows: number;
-  columns: string[];
-  kinds: Record<string, ColumnKind>;
-  /** Everything that was kept as received instead of converted, and why (`formatWarning` of the table's warnings). */
-  warnings: string[];
-  /** The response's fields that are not rows (`$type`, …). */
-  fields: Record<string, unknown>;
-  provenance: Provenance[];
-  /** Bytes of the response body. */
-  bytes: number;
 }
 
 /**
@@ -514,14 +502,7 @@ class SpoolSink implements BodySink {
 
   /** Second pass: the spooled rows again, batch by batch. */
   *reread(): Generator<unknown[]> {
-    const scanner = new JsonRowScanner(this.options.batchRows);
-    for (let position = 0; ;) {
-      const buffer = new Uint8Array(SPOOL_READ_BYTES);
-      const read = readSync(this.#fd!, buffer, 0, SPOOL_READ_BYTES, position);
-      if (read === 0) break;
-      position += read;
-      yield* scanner.push(buffer.subarray(0, read));
-    }
+    yield* spoolBatches(this.#fd!, new JsonRowScanner(this.options.batchRows));
   }
 
   close(): void {
