@@ -3,33 +3,16 @@
  * with a Chromium already on the machine: nothing is downloaded). The page is blank and offline: every
  * request it would make is refused.
  */
-import { RiskPortalError } from "../client/errors";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Page } from "playwright-core";
+import { launchChromium } from "./chromium-launch";
+import { type BrowserOptions, PngExportError } from "./chromium";
 import { checkFigure, type Figure } from "./figure";
 import { plotlySource } from "./plotly-source";
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from "./theme";
 
-/** Where a Chromium is looked for, after `options.chromiumPath` and `$RISK_PORTAL_LAB_CHROMIUM`. */
-export const CHROMIUM_CANDIDATES = [
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome",
-  "/usr/bin/google-chrome-stable",
-  "/snap/bin/chromium",
-] as const;
-
-/** Chromium flags: headless, no sandbox (containers, root), no GPU, and nothing that reaches out. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-component-update",
-  "--disable-sync",
-] as const;
+export { CHROMIUM_ARGS, CHROMIUM_CANDIDATES, findChromium, PngExportError, type BrowserOptions } from "./chromium";
 
 export interface PngOptions {
   /** Image width in CSS pixels. Default: the layout's width, else 900. */
@@ -40,55 +23,6 @@ export interface PngOptions {
   scale?: number;
 }
 
-export interface BrowserOptions {
-  /** The Chromium (or Chrome) executable. Default: `$RISK_PORTAL_LAB_CHROMIUM`, else the first of {@link CHROMIUM_CANDIDATES} that exists. */
-  chromiumPath?: string;
-  /** Time allowed for launching Chromium and for each render, ms. Default 60,000. */
-  timeoutMs?: number;
-}
-
-/** Something toPng needs is not installed: `missing` names it, the message says how to install it. */
-export class PngExportError extends RiskPortalError {
-  constructor(
-    message: string,
-    readonly missing: "chromium" | "playwright-core" | "render",
-    options?: { cause?: unknown },
-  ) {
-    super(message, { operation: "toPng", cause: options?.cause });
-  }
-}
-
-/** The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none. */
-export function findChromium(explicit?: string): { path?: string; tried: string[] } {
-  const tried: string[] = [];
-  const candidates = [explicit, process.env.RISK_PORTAL_LAB_CHROMIUM, ...CHROMIUM_CANDIDATES].filter(
-    (p): p is string => typeof p === "string" && p !== "",
-  );
-  for (const candidate of candidates) {
-    tried.push(candidate);
-    if (existsSync(candidate)) return { path: candidate, tried };
-    if (candidate === explicit) break; // an explicit path that does not exist is an error, not a hint
-  }
-  return { tried };
-}
-
-type Playwright = typeof import("playwright-core");
-type Browser = import("playwright-core").Browser;
-type Page = import("playwright-core").Page;
-
-function loadPlaywright(what: string): Playwright {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require("playwright-core") as Playwright;
-  } catch (error) {
-    throw new PngExportError(
-      `${what} needs the npm package playwright-core (it drives Chromium): \`npm install playwright-core\`. No browser is downloaded; a system Chromium is used.`,
-      "playwright-core",
-      { cause: error },
-    );
-  }
-}
-
 /** A headless Chromium with plotly.js loaded in an offline page, for rendering many figures. */
 export interface PngRenderer {
   /** Renders the figure and writes the PNG; returns the absolute path. */
@@ -97,32 +31,6 @@ export interface PngRenderer {
   render(fig: Figure, options?: PngOptions): Promise<Buffer>;
   /** Closes Chromium. */
   close(): Promise<void>;
-}
-
-/**
- * Starts the system's headless Chromium (see {@link findChromium}) through playwright-core, with
- * {@link CHROMIUM_ARGS}; throws {@link PngExportError} naming what is missing. `what` names the feature
- * in the message (`toPng`, `export --to pdf`). Close the browser when done.
- */
-export async function launchChromium(options: BrowserOptions = {}, what = "toPng"): Promise<Browser> {
-  const found = findChromium(options.chromiumPath);
-  if (!found.path) {
-    throw new PngExportError(
-      `${what} needs Chromium, and none was found (tried ${found.tried.join(", ")}). Install it (Debian/Ubuntu: \`apt-get install -y chromium\`; in this repo \`bash scripts/setup-chromium.sh\`), or pass { chromiumPath } / set RISK_PORTAL_LAB_CHROMIUM to a Chromium or Chrome executable.`,
-      "chromium",
-    );
-  }
-  const { chromium } = loadPlaywright(what);
-  const timeout = options.timeoutMs ?? 60_000;
-  try {
-    return await chromium.launch({ executablePath: found.path, headless: true, args: [...CHROMIUM_ARGS], timeout });
-  } catch (error) {
-    throw new PngExportError(
-      `${what} could not start Chromium at ${found.path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
-      "chromium",
-      { cause: error },
-    );
-  }
 }
 
 /**

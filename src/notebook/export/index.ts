@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { escapeHtml } from "../../plot/labels";
-import { launchChromium } from "../../plot/to-png";
+import { launchChromium } from "../../plot/chromium-launch";
 import { parseNotebook, type Notebook } from "../ipynb";
 import { renderHtml } from "../render-html";
 import { titleOf } from "../run-shared";

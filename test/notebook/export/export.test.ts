@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../src/plot/to-png";
+import { launchChromium } from "../../../src/plot/chromium-launch";
 import { inCI, missingChromium, SETUP_HINT } from "../../plot/browser";
 import { cli, root } from "../executed";
 
