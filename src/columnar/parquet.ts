@@ -30,12 +30,13 @@ import {
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 import { claimSpool, releaseSpool } from "./spool";
+import { sizingOf, type DuckDBSizing } from "./duckdb-options";
 import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
 export const PARQUET_PROVENANCE_KEY = "risk_portal_lab.provenance";
 
-export interface WriteParquetOptions {
+export interface WriteParquetOptions extends DuckDBSizing {
   /** Columns to partition by: a directory per value (`currency=USD/`), in this order. */
   partitionBy?: string | string[];
   /** Replace what is at `path` (default false: an existing file or non-empty directory is an error). */
@@ -92,7 +93,7 @@ export async function writeParquet(
   const written = partitionBy.length ? path.join(staging, "dataset") : path.join(staging, path.basename(out));
   try {
     mkdirSync(partitionBy.length ? written : staging, { recursive: true });
-    await copyToParquet(table, written, partitionBy, compression);
+    await copyToParquet(table, written, partitionBy, { compression, sizing: sizingOf(options) });
     if (partitionBy.length) replaceDataset(written, out, who);
     else replaceFile(written, out, who);
   } catch (error) {
@@ -108,9 +109,10 @@ async function copyToParquet(
   table: ColumnTable,
   to: string,
   partitionBy: string[],
-  compression: string,
+  how: { compression: string; sizing: DuckDBSizing },
 ): Promise<void> {
-  const session = await SqlSession.open();
+  const { compression } = how;
+  const session = await SqlSession.open(how.sizing, "frames.writeParquet");
   try {
     await session.register("t", table);
     const copyOptions = [
@@ -291,11 +293,15 @@ export function parquetFiles(dir: string): string[] {
  * Reads a Parquet file or a dataset directory (hive partitions become columns) into a column table;
  * files written by {@link writeParquet} get their kinds, category levels and provenance back. The path
  * is taken as it is (`data[1]` is that directory); with `{ glob: true }` it is a glob
- * (`trades-2026-*.parquet`).
+ * (`trades-2026-*.parquet`). `memoryLimit`, `tempDirectory`, `threads`: the size of the DuckDB session that
+ * reads it (see {@link DuckDBSizing}).
  */
-export async function readParquetColumns(source: string, options: ParquetPathOptions = {}): Promise<ColumnTable> {
+export async function readParquetColumns(
+  source: string,
+  options: ParquetPathOptions & DuckDBSizing = {},
+): Promise<ColumnTable> {
   const from = parquetScan(source, options);
-  const session = await SqlSession.open();
+  const session = await SqlSession.open(sizingOf(options), "frames.readParquetColumns");
   try {
     const data = await session.queryColumns(`select * from ${from}`);
     const kv = await session.queryColumns(
@@ -308,7 +314,7 @@ export async function readParquetColumns(source: string, options: ParquetPathOpt
 }
 
 /** {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index). */
-export async function readParquet(source: string, options: ParquetPathOptions = {}): Promise<DataFrame> {
+export async function readParquet(source: string, options: ParquetPathOptions & DuckDBSizing = {}): Promise<DataFrame> {
   return toDataFrame(await readParquetColumns(source, options));
 }
 

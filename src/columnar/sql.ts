@@ -30,6 +30,7 @@ import {
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
+import { duckdbConfig, openFailed, type DuckDBOptions } from "./duckdb-options";
 import { readResultColumns } from "./result-vectors";
 import type { FinalKind, ResultColumns } from "./result-columns";
 
@@ -108,16 +109,16 @@ export class SqlSession {
     this.#connection = connection;
   }
 
-  /** Opens a session (`threads`: DuckDB's worker threads, default: all cores). */
-  static async open(options: { threads?: number } = {}): Promise<SqlSession> {
+  /** Opens a session: in memory unless `options.path` names a database file (see {@link DuckDBOptions}). */
+  static async open(options: DuckDBOptions = {}, who = "frames.duckdb"): Promise<SqlSession> {
     const { DuckDBInstance } = loadDuckDB();
-    const settings: Record<string, string> = {};
-    if (options.threads !== undefined) {
-      if (!(Number.isInteger(options.threads) && options.threads > 0))
-        throw new RangeError(`frames.duckdb: threads must be a whole number > 0; got ${options.threads}`);
-      settings.threads = String(options.threads);
+    const { database, settings } = duckdbConfig(options, who);
+    let instance: Instance;
+    try {
+      instance = await DuckDBInstance.create(database, settings);
+    } catch (error) {
+      throw openFailed(error, database, who);
     }
-    const instance = await DuckDBInstance.create(":memory:", settings);
     const connection = await instance.connect();
     // Dates are UTC instants: TIMESTAMP WITH TIME ZONE values (Parquet files' dates) are truncated,
     // formatted and split into parts in UTC, not in the machine's zone.
@@ -320,9 +321,16 @@ export class SqlSession {
   }
 }
 
-/** Opens an SQL session (see {@link SqlSession}). */
-export function duckdb(options: { threads?: number } = {}): Promise<SqlSession> {
-  return SqlSession.open(options);
+/**
+ * Opens an SQL session (see {@link SqlSession}): in memory by default, or on a DuckDB database file whose
+ * tables stay for the next session, with a memory limit past which DuckDB spills to disk:
+ *
+ * ```ts
+ * const db = await frames.duckdb({ path: "trades.duckdb", memoryLimit: "4GB", tempDirectory: "/scratch/duckdb" });
+ * ```
+ */
+export function duckdb(options: DuckDBOptions = {}): Promise<SqlSession> {
+  return SqlSession.open(options, "frames.duckdb");
 }
 
 /**
@@ -332,13 +340,22 @@ export function duckdb(options: { threads?: number } = {}): Promise<SqlSession> 
  * const top = await frames.query("select counterparty, sum(notional) as notional from trades group by 1 order by 2 desc limit 10", { trades });
  * ```
  */
-export async function query(sql: string, sources: Record<string, SqlSource> = {}): Promise<DataFrame> {
-  return toDataFrame(await queryColumns(sql, sources));
+export async function query(
+  sql: string,
+  sources: Record<string, SqlSource> = {},
+  options: DuckDBOptions = {},
+): Promise<DataFrame> {
+  return toDataFrame(await queryColumns(sql, sources, options, "frames.query"));
 }
 
-/** {@link query}, as a column table (no danfo). */
-export async function queryColumns(sql: string, sources: Record<string, SqlSource> = {}): Promise<ColumnTable> {
-  const session = await SqlSession.open();
+/** {@link query}, as a column table (no danfo). `options`: the session's (a database file, its size; see {@link DuckDBOptions}). */
+export async function queryColumns(
+  sql: string,
+  sources: Record<string, SqlSource> = {},
+  options: DuckDBOptions = {},
+  who = "frames.queryColumns",
+): Promise<ColumnTable> {
+  const session = await SqlSession.open(options, who);
   try {
     for (const [name, source] of Object.entries(sources)) await session.register(name, source);
     return await session.queryColumns(sql);

@@ -80,6 +80,7 @@ export { concatColumns } from "../table/concat";
 export { toArrow, fromArrow, type TableLike } from "../columnar/arrow";
 export type { ArrowTable, ArrowField, ArrowSchema, ArrowVector } from "../columnar/arrow-table";
 export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "../columnar/sql";
+export type { DuckDBOptions, DuckDBSizing } from "../columnar/duckdb-options";
 export {
   writeParquet,
   readParquet,
