@@ -1,10 +1,12 @@
 /**
- * A transaction table straight into Parquet, never held whole: the response's body is read as it
- * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned in
- * batches of rows ({@link JsonRowScanner}) to learn each column's kind over the whole table — the same
- * kinds the in-memory reader gives, since a column's kind depends on all its values. A second pass
- * over the spool builds each batch with those kinds and appends it to the Parquet output through
- * DuckDB. Memory holds a batch of rows, not the table: a million-row table streams in a few hundred MB.
+ * A transaction table straight into Parquet, never held whole in JS: the response's body is read as it
+ * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned to
+ * learn each column's kind over the whole table — the same kinds the in-memory reader gives, since a
+ * column's kind depends on all its values. With the `duckdb` loader DuckDB reads the rows while they
+ * arrive, into a table of its own session (spilled to the spool folder past DuckDB's memory), typed as
+ * the first rows are; the spool is read again when the whole table's kinds say otherwise. With the `js`
+ * loader a second pass over the spool builds each batch with those kinds and appends it to the Parquet
+ * output. A million-row table streams in a few hundred MB.
  *
  * A `data_table` in a layout other than rows of objects (`{columns, rows}`, column-major) does not
  * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
@@ -335,14 +337,18 @@ export async function fetchTransactionTableToParquet(
   // All cores, as frames.writeParquet; opened while the body streams (a session takes a while to start).
   const opening = SqlSession.open();
   opening.catch(() => undefined); // a failure to open is thrown where the session is awaited
-  // DuckDB reads the rows into a table of the session while they arrive; the file is written from it.
+  // DuckDB reads the rows into a table of the session while they arrive; the file is written from it. What
+  // of that table does not fit in DuckDB's memory goes to the spool folder (a table larger than memory).
   const live: LiveReader = {
     afterRows: rest.batchRows ?? STREAM_BATCH_ROWS,
-    start: async (pipe, columns) =>
-      onOneThread(
-        await opening,
+    start: async (pipe, columns) => {
+      const session = await opening;
+      await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
+      await onOneThread(
+        session,
         `create table ${LIVE_TABLE} as select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}`,
-      ),
+      );
+    },
   };
   try {
     const staged = await stageTransactionTable(rp, request, workDir, rest, live);
