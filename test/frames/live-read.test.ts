@@ -217,6 +217,23 @@ describe("rows read as they arrive", () => {
     }
   });
 
+  it("a value DuckDB refuses early in a long body: the writes that follow fail (EPIPE), not wait; the spool is read", async () => {
+    // Live from row 1,000 on; megabytes after the refused value (more than a block and the pipe hold), so
+    // writes meet a reader that is gone.
+    const table = rows(30_000);
+    table[3_000] = { ...table[3_000], n: "n/a" };
+    const server = await serve(bodyOf(table), { chunk: 65_536 });
+    try {
+      const { staged, seen } = await stageWithLiveReader(server.url, { batchRows: 1_000 });
+      expect(seen.failed).toMatch(/n\/a/);
+      expect(staged.readLive).toBeFalsy();
+      expect(staged.rows).toBe(30_000);
+      expect(staged.meta.kinds.n).toBe("mixed");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a statement that fails before it reads the pipe: no hang, the spool is read", async () => {
     const server = await serve(bodyOf(rows(300)));
     const db = await frames.duckdb();
