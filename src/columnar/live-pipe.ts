@@ -106,6 +106,7 @@ export class LivePipe {
 
   /** Stops writing: the reader will not have all the rows (it is told of the end; what it read is not used). */
   break(): void {
+    if (this.#closed) return; // every byte was written and the end told: nothing to take back
     this.#broken = true;
     this.end();
   }
