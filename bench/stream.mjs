@@ -13,6 +13,8 @@
  *                                  # STREAM_BENCH_MODES=stream,stream-js,… a subset
  *                                  # STREAM_BENCH_SERVE=sim: the simulator serves each call (default
  *                                  # body: its body, fetched once, served from memory by a loopback server)
+ *                                  # STREAM_BENCH_BASELINE_DIR=/work/main (another checkout, built): adds
+ *                                  # "stream-before" and "sql-before", its build's stream and sql, interleaved
  *
  * The simulator runs in this process; each variant runs in a fresh child process, which reports its
  * own peak RSS (`VmHWM` of /proc/self/status: `maxRSS` keeps the parent's across fork and exec, and the
@@ -40,8 +42,9 @@ import {
 const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
 const ROUNDS = envInt("STREAM_BENCH_ROUNDS", 1);
 const SERVE = process.env.STREAM_BENCH_SERVE ?? "body";
-const PARQUET_MODES = ["stream", "stream-js", "memory", "duckdb-copy"];
-const SQL_MODES = ["sql", "sql-js", "duckdb-read-json"];
+const BASELINE = process.env.STREAM_BENCH_BASELINE_DIR;
+const PARQUET_MODES = ["stream", ...(BASELINE ? ["stream-before"] : []), "stream-js", "memory", "duckdb-copy"];
+const SQL_MODES = ["sql", ...(BASELINE ? ["sql-before"] : []), "sql-js", "duckdb-read-json"];
 const MODES = (process.env.STREAM_BENCH_MODES ?? [...PARQUET_MODES, ...SQL_MODES].join(",")).split(",");
 const GROUP_BY =
   "select counterparty, currency, sum(notional) as notional, count(*) as trades from trades group by all order by all";
@@ -51,6 +54,8 @@ const LABELS = {
   memory: "in memory, then writeParquet",
   "duckdb-copy": "DuckDB's own COPY of read_json (peer)",
   sql: "fetchTransactionTableToDuckDB (new)",
+  "stream-before": "streamed, DuckDB's JSON reader (baseline build)",
+  "sql-before": "fetchTransactionTableToDuckDB (baseline build)",
   "sql-js": "fetchTransactionTableColumns + register (before)",
   "duckdb-read-json": "DuckDB read_json of the bare rows (peer)",
 };
@@ -86,8 +91,11 @@ async function variant(mode, frames, rp, request, file, rowsFile) {
 
 /** In the child: one fetch, then its figures as JSON on stdout. */
 async function child(mode, url, apiKey, file, rowsFile) {
-  const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
-  const frames = repoRequire(join(REPO_ROOT, "dist", "frames", "index.js"));
+  // A "-before" mode: the same variant, from the baseline checkout's build.
+  const root = mode.endsWith("-before") ? BASELINE : REPO_ROOT;
+  mode = mode.replace(/-before$/, "");
+  const { RiskPortalClient } = repoRequire(join(root, "dist", "index.js"));
+  const frames = repoRequire(join(root, "dist", "frames", "index.js"));
   const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
   const request = { portfolio_name: "GLOBAL-MACRO" };
   const start = performance.now();

@@ -58,6 +58,8 @@ interface ColumnStats {
   dates: 0 | 1 | 2;
   /** Dates in forms DuckDB's cast does not read as they are (`t`/`z`, a decimal comma, no seconds). */
   oddDates: boolean;
+  /** Dates with digits past the milliseconds (the adapter drops them; DuckDB keeps them). */
+  fineDates: boolean;
   /** The last row read with this key (a key twice in one row is a detour). */
   lastRow: number;
   /**
@@ -75,6 +77,11 @@ export interface PlannedColumn {
   kind: ColumnKind;
   /** A date column with values in forms DuckDB's cast needs put in its own first. */
   oddDates?: boolean;
+  /**
+   * A date column DuckDB's JSON reader reads as `TIMESTAMPTZ` itself: every value in a form its cast reads
+   * as the adapter does (seconds given, at most milliseconds), so no text is converted in SQL.
+   */
+  direct?: boolean;
 }
 
 const utf8 = new TextDecoder();
@@ -172,7 +179,8 @@ export class RowsProfile implements RowsReader {
       else if (t === BOOLEAN) kind = "boolean";
       else if (t === STRING) kind = s.dates === 1 && this.detectDates ? "date" : "string";
       if (kind === "mixed") this.detour ??= `column "${name}" holds values of more than one kind, or nested ones`;
-      return kind === "date" && s.oddDates ? { name, kind, oddDates: true } : { name, kind };
+      if (kind !== "date") return { name, kind };
+      return s.oddDates ? { name, kind, oddDates: true } : s.fineDates ? { name, kind } : { name, kind, direct: true };
     });
   }
 
@@ -394,7 +402,16 @@ export class RowsProfile implements RowsReader {
     this.#keys.push(key);
     const lastDate = new Uint8Array(LAST_DATE_BYTES);
     const lastDateView = new DataView(lastDate.buffer);
-    this.#stats.push({ types: 0, dates: 0, oddDates: false, lastRow: -1, lastDate, lastDateView, lastDateLength: 0 });
+    this.#stats.push({
+      types: 0,
+      dates: 0,
+      oddDates: false,
+      fineDates: false,
+      lastRow: -1,
+      lastDate,
+      lastDateView,
+      lastDateLength: 0,
+    });
     return j;
   }
 
@@ -429,6 +446,7 @@ export class RowsProfile implements RowsReader {
     if (facts & LONG_FRACTION)
       this.detour ??= `a date has more than 6 decimals (${utf8.decode(b.subarray(p + 1, end - 1))})`;
     if (facts & ODD_DATE) s.oddDates = true;
+    if (facts & FINE_FRACTION) s.fineDates = true;
     if (date && !this.#escaped && end - p <= LAST_DATE_BYTES) {
       for (let i = p; i < end; i++) s.lastDate[i - p] = b[i]!;
       s.lastDateLength = end - p;
@@ -660,12 +678,14 @@ function describe(b: number): string {
   return b >= 0x20 && b < 0x7f ? JSON.stringify(String.fromCharCode(b)) : `byte 0x${b.toString(16).padStart(2, "0")}`;
 }
 
-/** What a text value is as a date: {@link IS_DATE}, and when it is, {@link ODD_DATE} and {@link LONG_FRACTION}. */
+/** What a text value is as a date: {@link IS_DATE}, and when it is, {@link ODD_DATE}, {@link LONG_FRACTION} and {@link FINE_FRACTION}. */
 const IS_DATE = 1;
 /** A form DuckDB's cast does not read as it is (`t`/`z`, a decimal comma, no seconds). */
 const ODD_DATE = 2;
 /** More than 6 decimals: DuckDB rounds past microseconds where the adapter truncates at milliseconds. */
 const LONG_FRACTION = 4;
+/** More than 3 decimals: past the milliseconds the adapter keeps. */
+const FINE_FRACTION = 8;
 
 /** The decimal value of the digits `b[from, to)`, or -1 when one is not a digit. */
 function digitsAt(b: Uint8Array, from: number, to: number): number {
@@ -704,6 +724,7 @@ export function dateFacts(b: Uint8Array, from: number, to: number): number {
       let end = pos + 1;
       while (end < to && isDigit(b[end])) end++;
       if (end === pos + 1) return 0;
+      if (end - pos > 4) facts |= FINE_FRACTION;
       if (end - pos > 7) facts |= LONG_FRACTION;
       pos = end;
     }
@@ -730,13 +751,15 @@ function offsetAt(b: Uint8Array, pos: number, to: number): boolean {
 export function textDateFacts(text: string): number {
   if (Number.isNaN(parseIsoDate(text))) return 0;
   let facts = IS_DATE;
+  if (/[.,]\d{4}/.test(text)) facts |= FINE_FRACTION;
   if (/[.,]\d{7}/.test(text)) facts |= LONG_FRACTION;
   if (text.length > 10 && (text.charCodeAt(16) !== 0x3a || /[tz,]/.test(text))) facts |= ODD_DATE;
   return facts;
 }
 
-/** The DuckDB type `read_json` is given for a kind (dates are read as text, converted by {@link rowsSelectList}). */
-function readType(kind: ColumnKind): string {
+/** The DuckDB type `read_json` is given for a column (dates not {@link PlannedColumn.direct} are read as text, converted by {@link rowsSelectList}). */
+function readType({ kind, direct }: PlannedColumn): string {
+  if (kind === "date" && direct) return "TIMESTAMPTZ";
   return kind === "number" ? "DOUBLE" : kind === "boolean" ? "BOOLEAN" : "VARCHAR";
 }
 
@@ -745,7 +768,7 @@ function readType(kind: ColumnKind): string {
  * `maxRowBytes`: the largest row (DuckDB refuses larger objects than its limit).
  */
 export function readJsonRows(file: string, columns: readonly PlannedColumn[], maxRowBytes: number): string {
-  const types = columns.map((c) => `${quoteString(c.name)}: ${quoteString(readType(c.kind))}`).join(", ");
+  const types = columns.map((c) => `${quoteString(c.name)}: ${quoteString(readType(c))}`).join(", ");
   const objectBytes = Math.max(DUCKDB_OBJECT_BYTES, maxRowBytes + 1024);
   return `read_json(${quoteString(file)}, format = 'array', records = true, columns = {${types}}, maximum_object_size = ${objectBytes})`;
 }
@@ -754,16 +777,20 @@ export function readJsonRows(file: string, columns: readonly PlannedColumn[], ma
  * The SELECT list that gives each column of {@link readJsonRows} the type a registered column table has:
  * number DOUBLE, text VARCHAR, boolean BOOLEAN, empty VARCHAR, dates TIMESTAMP of the UTC instant at
  * milliseconds (digits past them dropped, as the adapter does; the session's time zone must be UTC).
+ * `zoned`: dates as TIMESTAMPTZ instead (the same instants, as a Parquet file keeps them).
  */
-export function rowsSelectList(columns: readonly PlannedColumn[]): string {
+export function rowsSelectList(columns: readonly PlannedColumn[], zoned = false): string {
   return columns
-    .map(({ name, kind, oddDates }) => {
+    .map(({ name, kind, oddDates, direct }) => {
       const c = quoteIdent(name);
       if (kind !== "date") return c;
+      // Read as TIMESTAMPTZ already: the same microseconds, without a zone.
+      if (direct) return zoned ? c : `make_timestamp(epoch_us(${c})) as ${c}`;
       // `2026-01-02t03:04,5z` → `2026-01-02T03:04:00.5Z`: seconds where there are none, a decimal point, capitals.
       const text = oddDates ? `regexp_replace(replace(upper(${c}), ',', '.'), '^(.{16})([^:]|$)', '\\1:00\\2')` : c;
       const instant = `cast(${text} as timestamptz)`;
-      return `make_timestamp(cast(floor(epoch_us(${instant}) / 1000) as bigint) * 1000) as ${c}`;
+      const at = `make_timestamp(cast(floor(epoch_us(${instant}) / 1000) as bigint) * 1000)`;
+      return `${zoned ? `timezone('UTC', ${at})` : at} as ${c}`;
     })
     .join(", ");
 }

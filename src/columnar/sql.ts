@@ -182,6 +182,28 @@ export class SqlSession {
   }
 
   /**
+   * Makes the session's table `table` (made by a statement of the caller's) the table `name`: renamed,
+   * replacing what had that name, and listed with its source as {@link registerSelect} lists its tables.
+   */
+  adoptTable(
+    name: string,
+    table: string,
+    from: { source: string; rows: number; provenance: Provenance[] },
+  ): Promise<this> {
+    return this.#serial(async () => {
+      this.#open();
+      checkName(name);
+      await this.#drop(name);
+      await this.#run(`alter table ${quoteIdent(table)} rename to ${quoteIdent(name)}`);
+      this.#sources.set(name, {
+        info: { name, source: from.source, rows: from.rows },
+        provenance: [...from.provenance],
+      });
+      return this;
+    });
+  }
+
+  /**
    * Makes the Parquet file or directory (read with its hive partitions: `currency=USD/…`) at `path`
    * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
    * as it is; with `{ glob: true }` it is a glob.

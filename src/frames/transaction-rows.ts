@@ -6,10 +6,12 @@
  * (the client has checked the body is UTF-8 before the sink has any of it).
  */
 import { closeSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import path from "node:path";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink } from "../client/pipeline";
 import { ColumnarError } from "../columnar/errors";
-import { RowsProfile } from "../columnar/json-load";
+import { RowsProfile, type PlannedColumn } from "../columnar/json-load";
+import { LivePipe } from "../columnar/live-pipe";
 import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from "../columnar/json-rows";
 
 const SOURCE = "GetTransactionTable";
@@ -24,6 +26,16 @@ export function* spoolBatches(fd: number, scanner: JsonRowScanner): Generator<un
     if (read === 0) return;
     position += read;
     yield* scanner.push(buffer.subarray(0, read));
+  }
+}
+/** The first `length` bytes of a spool file, a buffer at a time. */
+function* spoolBytes(fd: number, length: number): Generator<Uint8Array> {
+  for (let position = 0; position < length;) {
+    const buffer = new Uint8Array(Math.min(SPOOL_READ_BYTES, length - position));
+    const read = readSync(fd, buffer, 0, buffer.length, position);
+    if (read === 0) return;
+    position += read;
+    yield buffer.subarray(0, read);
   }
 }
 const OPEN = new TextEncoder().encode("[");
@@ -45,6 +57,27 @@ export function scanning<T>(step: () => T): T {
   }
 }
 
+/**
+ * A statement that reads the rows while they arrive: started once the profile has read `afterRows` rows,
+ * given a pipe to read as the spool file (see {@link LivePipe}) and the columns planned from those rows.
+ */
+export interface LiveReader {
+  afterRows: number;
+  /** Starts the statement reading `pipe` as a JSON array with `columns`; returns its promise (not awaited here). */
+  start(pipe: string, columns: PlannedColumn[]): Promise<unknown>;
+}
+
+/** What a {@link LiveReader}'s statement was given, for the caller to judge once the body is in. */
+export interface LiveRead {
+  pipe: LivePipe;
+  /** The columns its statement was started with. */
+  columns: PlannedColumn[];
+  /** Its statement: true when it succeeded (it never rejects). */
+  done: Promise<boolean>;
+  /** A new attempt began after it started: what it read is not this attempt's body. */
+  abandoned: boolean;
+}
+
 /** Receives a table answer's body: its rows to a spool file as one JSON array, profiled. A new attempt starts over. */
 export class RowsSpoolSink implements BodySink, RowsReader {
   #fd: number | undefined;
@@ -56,13 +89,24 @@ export class RowsSpoolSink implements BodySink, RowsReader {
   #rowsBefore = 0;
   #commaAt = -1;
   profile!: RowsProfile;
+  /** The statement that read the rows as they came, if one was started. */
+  live: LiveRead | undefined;
+  /** What starts it (once: not again after a new attempt). */
+  #reader: LiveReader | undefined;
 
   constructor(
     readonly file: string,
-    readonly options: { dates?: "parse" | "keep"; batchRows: number },
-  ) {}
+    readonly options: { dates?: "parse" | "keep"; batchRows: number; live?: LiveReader },
+  ) {
+    this.#reader = options.live;
+  }
 
   reset(): void {
+    if (this.live) {
+      this.live.abandoned = true;
+      this.live.pipe.break();
+      this.#reader = undefined;
+    }
     if (this.#fd === undefined) this.#fd = openSync(this.file, "w+");
     else ftruncateSync(this.#fd, 0);
     this.#written = 0;
@@ -73,8 +117,30 @@ export class RowsSpoolSink implements BodySink, RowsReader {
     this.#write(OPEN);
   }
 
-  chunk(bytes: Uint8Array): void {
+  chunk(bytes: Uint8Array): void | Promise<void> {
     scanning(() => this.#scanner.push(bytes));
+    const reader = this.#reader;
+    if (reader && this.profile.rows >= reader.afterRows) return this.#goLive(reader);
+  }
+
+  /**
+   * Starts the live reader with the columns the rows so far have (none when they take another route),
+   * then gives it the rows spooled so far; the rest it is given as they are written.
+   */
+  async #goLive(reader: LiveReader): Promise<void> {
+    this.#reader = undefined;
+    const columns = this.profile.plan();
+    if (this.profile.detour !== undefined || columns.some((c) => c.kind === "mixed")) return;
+    const pipe = LivePipe.create(path.dirname(this.file), "rows.pipe");
+    if (!pipe) return;
+    const reading = reader.start(pipe.path, columns);
+    const done = reading.then(
+      () => true,
+      () => false,
+    );
+    this.live = { pipe, columns, done, abandoned: false };
+    if (!(await pipe.open(reading))) return;
+    for (const bytes of spoolBytes(this.#fd!, this.#written)) pipe.write(bytes);
   }
 
   /** The rows array's bytes (see {@link RowsReader}): read by the profile, then written to the spool as they are. */
@@ -108,6 +174,7 @@ export class RowsSpoolSink implements BodySink, RowsReader {
         [],
       );
     this.#write(CLOSE);
+    this.live?.pipe.end();
     return body;
   }
 
@@ -121,6 +188,7 @@ export class RowsSpoolSink implements BodySink, RowsReader {
   }
 
   close(): void {
+    this.live?.pipe.break();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
@@ -131,6 +199,9 @@ export class RowsSpoolSink implements BodySink, RowsReader {
       const start = position < 0 ? this.#written : position;
       for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, start + at);
       if (position < 0) this.#written += bytes.length;
+      // The pipe cannot go back: a live reader given a second rows array is not used.
+      if (position < 0) this.live?.pipe.write(bytes);
+      else this.live?.pipe.break();
     } catch (error) {
       throw new ColumnarError(
         `${SOURCE}: could not write the response to ${this.file}: ${(error as Error).message}`,

@@ -1,15 +1,18 @@
 /**
- * A transaction table straight into Parquet, never held whole: the response's body is read as it
- * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned in
- * batches of rows ({@link JsonRowScanner}) to learn each column's kind over the whole table — the same
- * kinds the in-memory reader gives, since a column's kind depends on all its values. A second pass
- * over the spool builds each batch with those kinds and appends it to the Parquet output through
- * DuckDB. Memory holds a batch of rows, not the table: a million-row table streams in a few hundred MB.
+ * A transaction table straight into Parquet, never held whole in JS: the response's body is read as it
+ * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned to
+ * learn each column's kind over the whole table — the same kinds the in-memory reader gives, since a
+ * column's kind depends on all its values. With the `duckdb` loader DuckDB reads the rows while they
+ * arrive, into a table of its own session (spilled to the spool folder past DuckDB's memory), typed as
+ * the first rows are; the spool is read again when the whole table's kinds say otherwise. With the `js`
+ * loader a second pass over the spool builds each batch with those kinds and appends it to the Parquet
+ * output. A million-row table streams in a few hundred MB.
  *
  * A `data_table` in a layout other than rows of objects (`{columns, rows}`, column-major) does not
  * stream: it is read whole, as in memory. With a cassette the body is held too (recording keeps it).
  */
 import { closeSync, mkdirSync, openSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isRecord } from "../api/operation";
@@ -28,7 +31,7 @@ import {
   type TableWarning,
 } from "../table/column-table";
 import { ColumnarError } from "../columnar/errors";
-import { readJsonRows, rowsSelectList } from "../columnar/json-load";
+import { readJsonRows, rowsSelectList, type PlannedColumn } from "../columnar/json-load";
 import { JsonRowScanner, type ScannedBody } from "../columnar/json-rows";
 import {
   checkParquetTarget,
@@ -41,9 +44,11 @@ import {
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
-import { RowsSpoolSink, scanning, spoolBatches } from "./transaction-rows";
+import { RowsSpoolSink, scanning, spoolBatches, type LiveRead, type LiveReader } from "./transaction-rows";
 
 const SOURCE = "GetTransactionTable";
+/** The table the Parquet route's session reads the rows into as they arrive. */
+const LIVE_TABLE = "rows_read_live";
 /** Rows parsed and converted at a time. */
 export const STREAM_BATCH_ROWS = 20_000;
 
@@ -87,6 +92,10 @@ export interface StagedTable {
   parts: string[];
   /** The rows as an SQL source, when DuckDB reads them straight from the spool (valid until the work directory goes). */
   scan?: string;
+  /** {@link scan} with its dates as TIMESTAMPTZ (the same instants, as Parquet keeps them). */
+  zonedScan?: string;
+  /** Whether the rows are in the table the live reader (see {@link LiveReader}) made as they arrived: then that table is the source. */
+  readLive?: boolean;
 }
 
 /** The SQL source of a staged table's rows: its spool read by DuckDB, or its Parquet parts. */
@@ -103,11 +112,14 @@ export async function stageTransactionTable(
   request: TransactionTableRequest,
   workDir: string,
   options: StreamOptions = {},
+  live?: LiveReader,
 ): Promise<StagedTable> {
   const { loader = "duckdb", ...rest } = options;
   if (loader !== "duckdb" && loader !== "js")
     throw new TypeError(`loader must be "duckdb" or "js"; got ${JSON.stringify(loader)}`);
-  return loader === "duckdb" ? stageForDuckDB(rp, request, workDir, rest) : stageInBatches(rp, request, workDir, rest);
+  return loader === "duckdb"
+    ? stageForDuckDB(rp, request, workDir, rest, live)
+    : stageInBatches(rp, request, workDir, rest);
 }
 
 /**
@@ -120,10 +132,11 @@ async function stageForDuckDB(
   request: TransactionTableRequest,
   workDir: string,
   options: StreamOptions,
+  live?: LiveReader,
 ): Promise<StagedTable> {
   const { dates, batchRows = STREAM_BATCH_ROWS, ...callOptions } = options;
   mkdirSync(workDir, { recursive: true });
-  const sink = new RowsSpoolSink(path.join(workDir, "rows.json"), { dates, batchRows });
+  const sink = new RowsSpoolSink(path.join(workDir, "rows.json"), { dates, batchRows, live });
   try {
     const { provenance } = await rp.requestStream(getTransactionTable, request, sink, callOptions);
     const body = sink.finish();
@@ -131,6 +144,8 @@ async function stageForDuckDB(
     const columns = profile.plan();
     if (body.dataTable === undefined && profile.detour === undefined && profile.rows > 0) {
       const kinds = Object.fromEntries(columns.map((c) => [c.name, c.kind]));
+      const read = (zoned: boolean): string =>
+        `(select ${rowsSelectList(columns, zoned)} from ${readJsonRows(sink.file, columns, profile.maxRowBytes)})`;
       return {
         meta: { source: SOURCE, kinds, categories: columnRecord(), fields: body.fields, warnings: [] },
         columns: profile.names,
@@ -138,13 +153,28 @@ async function stageForDuckDB(
         bytes: body.bytes,
         provenance: [provenance],
         parts: [],
-        scan: `(select ${rowsSelectList(columns)} from ${readJsonRows(sink.file, columns, profile.maxRowBytes)})`,
+        scan: read(false),
+        zonedScan: read(true),
+        readLive: await readWhole(sink.live, columns, profile.maxRowBytes),
       };
     }
     return await stageSpooled(sink, body, provenance, workDir, dates);
   } finally {
     sink.close();
+    // Its statement is over before the work directory (its pipe in it) goes, whatever happened.
+    await sink.live?.done;
   }
+}
+
+/**
+ * Whether the live reader read every row, as the spool would be read: its statement succeeded, it had
+ * every byte and the body was this attempt's, and it was started with the columns and types all the
+ * rows have (a kind that changed after the first rows, a larger row than it allowed: the spool is read).
+ */
+async function readWhole(live: LiveRead | undefined, columns: PlannedColumn[], maxRowBytes: number): Promise<boolean> {
+  if (!live || live.abandoned || !(await live.done) || !live.pipe.complete) return false;
+  const same = (a: PlannedColumn[], bytes: number): string => readJsonRows("", a, bytes) + rowsSelectList(a);
+  return same(live.columns, 0) === same(columns, maxRowBytes);
 }
 
 /** Spooled rows DuckDB's reader is not given: staged as Parquet parts, each batch with the kinds of the whole table. */
@@ -307,8 +337,21 @@ export async function fetchTransactionTableToParquet(
   // All cores, as frames.writeParquet; opened while the body streams (a session takes a while to start).
   const opening = SqlSession.open();
   opening.catch(() => undefined); // a failure to open is thrown where the session is awaited
+  // DuckDB reads the rows into a table of the session while they arrive; the file is written from it. What
+  // of that table does not fit in DuckDB's memory goes to the spool folder (a table larger than memory).
+  const live: LiveReader = {
+    afterRows: rest.batchRows ?? STREAM_BATCH_ROWS,
+    start: async (pipe, columns) => {
+      const session = await opening;
+      await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
+      await onOneThread(
+        session,
+        `create table ${LIVE_TABLE} as select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}`,
+      );
+    },
+  };
   try {
-    const staged = await stageTransactionTable(rp, request, workDir, rest);
+    const staged = await stageTransactionTable(rp, request, workDir, rest, live);
     const written = {
       path: out,
       rows: staged.rows,
@@ -329,9 +372,12 @@ export async function fetchTransactionTableToParquet(
     // A COPY from one scan keeps the rows in order (the parts' order).
     const session = await opening;
     try {
-      const select = parquetSelectList(staged.columns, staged.meta.kinds);
+      // The rows read from the spool or live have their dates as TIMESTAMPTZ already.
+      const zoned = staged.readLive || staged.zonedScan !== undefined ? staged.columns : [];
+      const select = parquetSelectList(staged.columns, staged.meta.kinds, zoned);
+      const from = staged.readLive ? LIVE_TABLE : (staged.zonedScan ?? stagedScan(staged));
       await session.run(
-        `copy (select ${select} from ${stagedScan(staged)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
+        `copy (select ${select} from ${from}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
       );
     } catch (error) {
       throw writeFailed(error, out, "frames.fetchTransactionTableToParquet");
@@ -372,14 +418,22 @@ export async function fetchTransactionTableToDuckDB(
 ): Promise<TransactionTableLoaded> {
   if (!(db instanceof SqlSession)) throw new TypeError("db must be an SQL session: const db = await frames.duckdb()");
   const workDir = claimSpool(path.join(tmpdir(), "risk-portal-lab-load"));
+  // DuckDB reads the rows into a table of its own name while they arrive; it becomes `name` once all is well.
+  const loading = `rows_loading_${randomBytes(6).toString("hex")}`;
+  const live: LiveReader = {
+    afterRows: options.batchRows ?? STREAM_BATCH_ROWS,
+    start: (pipe, columns) =>
+      onOneThread(
+        db,
+        `create table ${quoteIdent(loading)} as select ${rowsSelectList(columns)} from ${readJsonRows(pipe, columns, 0)}`,
+      ),
+  };
   try {
-    const staged = await stageTransactionTable(rp, request, workDir, options);
+    const staged = await stageTransactionTable(rp, request, workDir, options, live);
     if (staged.columns.length === 0) throw new ColumnarError(`register("${name}", …): the table has no columns`, "SQL");
-    await db.registerSelect(name, `select * from ${stagedScan(staged)}`, {
-      source: SOURCE,
-      rows: staged.rows,
-      provenance: staged.provenance,
-    });
+    const from = { source: SOURCE, rows: staged.rows, provenance: staged.provenance };
+    if (staged.readLive) await db.adoptTable(name, loading, from);
+    else await db.registerSelect(name, `select * from ${stagedScan(staged)}`, from);
     return {
       name,
       rows: staged.rows,
@@ -391,7 +445,23 @@ export async function fetchTransactionTableToDuckDB(
       bytes: staged.bytes,
     };
   } finally {
+    // What the live reader made, when it was not adopted (a closed session has nothing left to drop).
+    await db.run(`drop table if exists ${quoteIdent(loading)}`).catch(() => undefined);
     releaseSpool(workDir);
+  }
+}
+
+/**
+ * Runs `statement` with DuckDB's threads set to one, then as they were: while a statement waits on a pipe
+ * for rows still arriving, DuckDB's other threads spin (three to four times the CPU of one thread).
+ */
+async function onOneThread(db: SqlSession, statement: string): Promise<void> {
+  const threads = (await db.queryColumns("select current_setting('threads')::DOUBLE as n")).data.n![0] as number;
+  await db.run("set threads = 1");
+  try {
+    await db.run(statement);
+  } finally {
+    await db.run(`set threads = ${threads}`);
   }
 }
 
