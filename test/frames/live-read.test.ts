@@ -37,8 +37,17 @@ const client = (url: string, limit = 0) =>
  * A loopback server answering with `body` in chunks of `chunk` bytes; `cut` (bytes): the first `cuts`
  * answers break off there (the socket destroyed), the later ones are whole.
  */
-async function serve(body: string, options: { chunk?: number; cut?: number; cuts?: number; stall?: boolean } = {}) {
-  const { chunk = 64, cut, cuts = Infinity, stall = false } = options;
+async function serve(
+  body: string,
+  options: {
+    chunk?: number;
+    cut?: number;
+    cuts?: number;
+    stall?: boolean;
+    hold?: { at: number; until: Promise<void> };
+  } = {},
+) {
+  const { chunk = 64, cut, cuts = Infinity, stall = false, hold } = options;
   let answers = 0;
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -49,10 +58,13 @@ async function serve(body: string, options: { chunk?: number; cut?: number; cuts
       const bytes = Buffer.from(body);
       const end = breaks ? cut : bytes.length;
       let at = 0;
+      let held = hold !== undefined;
       const next = () => {
+        if (held && at >= hold!.at) return void hold!.until.then(() => ((held = false), next()));
         if (at >= end) return void (!breaks ? res.end() : stall ? undefined : res.socket?.destroy());
-        res.write(bytes.subarray(at, Math.min(end, at + chunk)), next);
-        at += chunk;
+        const to = Math.min(end, at + chunk, held ? hold!.at : Infinity);
+        res.write(bytes.subarray(at, to), next);
+        at = to;
       };
       next();
     });
@@ -87,8 +99,25 @@ const rows = (n: number, last?: Record<string, unknown>): Record<string, unknown
 };
 const bodyOf = (table: unknown[]) => JSON.stringify({ $type: "TransactionTable", data_table: table, count: 1 });
 
+/**
+ * The body of `table` with its last row held back until the live reader has started (see serve's `hold`): a
+ * body that arrived whole would start the reader with every row's types, so what a test says about a
+ * reader started with the first rows' would depend on how the bytes happened to arrive.
+ */
+function heldBody(table: unknown[]) {
+  const body = bodyOf(table);
+  let release!: () => void;
+  const until = new Promise<void>((resolve) => (release = resolve));
+  const unstarted = setTimeout(release, 10_000);
+  const started = () => {
+    clearTimeout(unstarted);
+    release();
+  };
+  return { body, hold: { at: body.lastIndexOf(`,${JSON.stringify(table.at(-1))}`), until }, started };
+}
+
 /** What the live reader did in one staging: started (with which columns), and how its statement ended. */
-async function stageWithLiveReader(url: string, options: StreamOptions = { batchRows: 2 }) {
+async function stageWithLiveReader(url: string, options: StreamOptions = { batchRows: 2 }, onStart = () => {}) {
   const db = await frames.duckdb();
   const work = path.join(dir, `stage-${++files}`);
   const seen: { columns?: PlannedColumn[]; failed?: string } = {};
@@ -96,6 +125,7 @@ async function stageWithLiveReader(url: string, options: StreamOptions = { batch
     afterRows: options.batchRows!,
     start: async (pipe, columns) => {
       seen.columns = columns;
+      onStart();
       try {
         await db.run(`create table live as select ${rowsSelectList(columns)} from ${readJsonRows(pipe, columns, 0)}`);
       } catch (error) {
@@ -193,9 +223,10 @@ describe("rows read as they arrive", () => {
     ["a row that is not an object", (t) => [...t, 7]],
   ];
   it.each(changes)("%s: the spool is read, as the old route reads it", async (_what, change) => {
-    const server = await serve(bodyOf(change(rows(40))));
+    const { body, hold, started } = heldBody(change(rows(40)));
+    const server = await serve(body, { hold });
     try {
-      const { staged, seen } = await stageWithLiveReader(server.url);
+      const { staged, seen } = await stageWithLiveReader(server.url, { batchRows: 2 }, started);
       expect(seen.columns).toBeDefined(); // it was started, with the first rows' types
       expect(staged.readLive).toBeFalsy();
       await expectSameAsBefore(server.url);
@@ -206,9 +237,10 @@ describe("rows read as they arrive", () => {
   });
 
   it("a value DuckDB refuses mid-stream: its statement fails, the spool is read, nothing is left", async () => {
-    const server = await serve(bodyOf(rows(300, { n: "n/a" })));
+    const { body, hold, started } = heldBody(rows(300, { n: "n/a" }));
+    const server = await serve(body, { hold });
     try {
-      const { staged, seen } = await stageWithLiveReader(server.url);
+      const { staged, seen } = await stageWithLiveReader(server.url, { batchRows: 2 }, started);
       expect(seen.failed).toMatch(/n\/a/);
       expect(staged.readLive).toBeFalsy();
       expect(staged.rows).toBe(300);
