@@ -40,7 +40,7 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
   // and its arrays are made at their full length (no copy as they grow).
   const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
   const count = materialized?.chunkCount ?? Infinity;
-  const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
+  const columns = types.map(() => new Segments(materialized?.rowCount));
   const missing = readers.map(() => 0);
   let rows = 0;
   // A streamed result's next chunk is asked for before this one is read: DuckDB makes it meanwhile.
@@ -51,16 +51,58 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
       if (!chunk || chunk.rowCount === 0) break;
       if (!materialized) next = result.fetchChunk();
       const n = chunk.rowCount;
-      for (let j = 0; j < readers.length; j++) missing[j]! += readers[j]!(chunk, j, n, columns[j]!, rows);
+      for (let j = 0; j < readers.length; j++) {
+        const [out, o] = columns[j]!.room(n);
+        missing[j]! += readers[j]!(chunk, j, n, out, o);
+      }
       rows += n;
     }
   } finally {
     // A reader that throws leaves a fetch under way: the connection is not to be used before it ends.
     await next?.catch(() => undefined);
   }
-  for (const column of columns) column.length = rows;
-  return { names, types, columns, rows, final, missing };
+  return { names, types, columns: columns.map((column) => column.values()), rows, final, missing };
 }
+
+/**
+ * A column's values as they are read, in arrays of growing size (each twice the one before), made one
+ * array at the end: each value is copied once, where an array grown a value at a time copies them all
+ * at every growth. Made at its full length when the row count is known (`rows`).
+ */
+class Segments {
+  readonly #done: unknown[][] = [];
+  #current: unknown[];
+  #used = 0;
+
+  constructor(rows?: number) {
+    this.#current = rows === undefined ? [] : new Array<unknown>(rows);
+  }
+
+  /** The array and the offset in it at which to write the next `n` values. */
+  room(n: number): [unknown[], number] {
+    if (this.#used + n > this.#current.length) {
+      if (this.#used > 0) {
+        this.#current.length = this.#used;
+        this.#done.push(this.#current);
+      }
+      this.#current = new Array<unknown>(Math.max(n, 2 * this.#used, MIN_SEGMENT));
+      this.#used = 0;
+    }
+    const at = this.#used;
+    this.#used += n;
+    return [this.#current, at];
+  }
+
+  /** The values read, in one array. */
+  values(): unknown[] {
+    this.#current.length = this.#used;
+    if (this.#done.length === 0) return this.#current;
+    return this.#done.shift()!.concat(...this.#done, this.#current);
+  }
+}
+
+/** The first array of a streamed column (see {@link Segments}): two chunks of DuckDB's. */
+const MIN_SEGMENT = 4096;
 
 /** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
 const FINAL = new WeakMap<ColumnReader, FinalKind>();

@@ -237,6 +237,37 @@ describe("query results from DuckDB's vectors", () => {
     expect(none.kinds).toMatchObject({ x: "empty", s: "empty", t: "empty", b: "empty", i: "number" });
   });
 
+  // A session streams a select's rows into arrays of growing size (4,096 rows, then twice the last),
+  // made one array at the end: every kind across those joins, NULLs at the chunk edges, and the small results.
+  it("reads a streamed select across its arrays' joins, and 0, 1 and all-NULL results, as before", async () => {
+    const session = await frames.duckdb({ threads: 2 });
+    try {
+      const rows = `select i, ${nullable("i * 0.5 - 3000")} as x, ${nullable("(i * 7)::integer")} as n,
+        ${nullable("['USD', 'EUR', 'GBP', ''][i % 4 + 1]")} as ccy, ${nullable("'GLO-' || lpad(i::varchar, 7, '0')")} as id,
+        ${nullable("['US Treasury 3.75% 30-Jun-2027', 'Schatz 2.50% 19-Mar-2027', 'Bund Zürich 2,5% – 2031'][i % 3 + 1]")} as name,
+        ${nullable("['déjà vu', '日本', 'Zürich Börse AG'][i % 3 + 1]")} as utf8,
+        ${nullable("timestamp '2024-11-25' + to_days((i % 40)::integer)")} as day,
+        ${nullable("date '1969-12-01' + (i % 90)::integer")} as d, ${nullable("i % 3 = 0")} as b,
+        null::varchar as nothing, case when i < 4096 then null else i end as late
+        from range(13000) r(i)`;
+      await session.run(`create table rows as ${rows}`);
+      await connection.run(`create or replace table rows as ${rows}`);
+      for (const sql of [
+        "select * from rows order by i",
+        "select * from rows where i % 5 <> 2 order by ccy desc, i",
+        "select * from rows where i = 4096",
+        "select * from rows where false",
+        "select * from rows where i < 1",
+      ]) {
+        const got = await session.queryColumns(sql);
+        const want = await reference(sql);
+        expectSame(got, { ...want, meta: { ...want.meta, fields: got.meta.fields } });
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
   it("reads a result from a Parquet file (dictionary-encoded text) as before", async () => {
     const file = path.join(dir, "mixed.parquet");
     await connection.run(`copy (select i, ${nullable("'book ' || (i % 11)")} as book, ${nullable("i * 0.5")} as x,
@@ -314,3 +345,4 @@ describe("the tables of a text column's distinct values", () => {
     }
   });
 });
+
