@@ -3,8 +3,9 @@
  * (`@duckdb/node-bindings`): fixed-width values through typed-array views, NULLs from the validity
  * mask, text from its 16-byte string records, ENUMs through their dictionary. The values are those
  * `getColumnsJS()` of `@duckdb/node-api` gives (numbers, bigints, `Date`s, strings), without building a
- * value object per row; types this reader does not know go through `getColumnsJS()`'s own converter,
- * so every result reads as before.
+ * value object per row (a date column's rows of one instant share one `Date`: see {@link DateShare});
+ * types this reader does not know go through `getColumnsJS()`'s own converter, so every result reads
+ * as before.
  */
 import type { FinalKind, ResultColumns } from "./result-columns";
 export type { FinalKind, ResultColumns } from "./result-columns";
@@ -243,6 +244,7 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
 }
 
 function dates(B: Bindings): ColumnReader {
+  const share = new DateShare();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
@@ -257,7 +259,7 @@ function dates(B: Bindings): ColumnReader {
       }
       const d = days[i]!;
       if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
-      out[o + i] = new Date(d * DAY_MS);
+      out[o + i] = share.date(d * DAY_MS);
     }
     return missing;
   };
@@ -268,6 +270,7 @@ function dates(B: Bindings): ColumnReader {
  * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the type).
  */
 function timestamps(B: Bindings, perMs: number, what: string, unit: string): ColumnReader {
+  const share = new DateShare();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
@@ -290,7 +293,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
         ms = Number(perMs >= 1 ? units / BigInt(perMs) : units * 1000n);
       }
       if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
-      out[o + i] = new Date(ms);
+      out[o + i] = share.date(ms);
     }
     return missing;
   };
@@ -461,6 +464,59 @@ class SharePolicy {
     if (++this.#lookups < WINDOW) return;
     if (this.#hits * 4 < WINDOW) this.on = false;
     this.#lookups = this.#hits = 0;
+  }
+}
+
+/**
+ * What the rows that share a `Date` (see {@link DateShare}) inherit from: `Date.prototype`, with every
+ * setter throwing instead of changing the instant of every row that holds it. `constructor` is `Date`,
+ * so such a Date shows as any other.
+ */
+const SHARED_DATE: object = Object.create(Date.prototype, {
+  constructor: { value: Date, writable: true, configurable: true },
+  ...Object.fromEntries(
+    Object.getOwnPropertyNames(Date.prototype)
+      .filter((name) => name.startsWith("set"))
+      .map((name) => [name, { value: sharedDateSetter(name), writable: true, configurable: true }]),
+  ),
+});
+
+function sharedDateSetter(name: string): (this: Date) => never {
+  return function (this: Date) {
+    const at = Number.isNaN(this.getTime()) ? "Invalid Date" : this.toISOString();
+    throw new TypeError(
+      `${name}: this Date (${at}) is the value of every row of the query result at that instant (one Date for all of them): change a copy, new Date(date)`,
+    );
+  };
+}
+
+/**
+ * A date column's `Date`s, one per distinct instant: a row whose instant an earlier row of the column
+ * has gets that row's `Date` (2M `Date`s cost about a second and their memory; a date column repeats its
+ * days). A `Date` held by two rows or more cannot be changed (see {@link SHARED_DATE}): a change would
+ * reach every row of that instant. Up to {@link SHARED_MAX} instants; stops as {@link RecordTable} does
+ * on a column of mostly distinct instants (each row then has its own `Date`). Exported for its tests.
+ */
+export class DateShare {
+  readonly #dates = new Map<number, Date>();
+  #lastMs = NaN;
+  #last: Date | undefined;
+  readonly #policy = new SharePolicy();
+
+  /** The `Date` of `ms` (an integer within a JS `Date`'s range). */
+  date(ms: number): Date {
+    let date = ms === this.#lastMs ? this.#last : undefined;
+    if (date === undefined && this.#policy.on) {
+      date = this.#dates.get(ms);
+      this.#policy.count(date !== undefined);
+    }
+    if (date === undefined) {
+      date = new Date(ms);
+      if (this.#policy.on && this.#dates.size < SHARED_MAX) this.#dates.set(ms, date);
+    } else if (Object.getPrototypeOf(date) !== SHARED_DATE) Object.setPrototypeOf(date, SHARED_DATE);
+    this.#lastMs = ms;
+    this.#last = date;
+    return date;
   }
 }
 

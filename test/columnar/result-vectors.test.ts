@@ -14,7 +14,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import * as D from "@duckdb/node-api";
 import * as B from "@duckdb/node-bindings";
 import * as frames from "../../src/frames";
-import { readResultColumns, RecordTable, TextTable } from "../../src/columnar/result-vectors";
+import { DateShare, readResultColumns, RecordTable, TextTable } from "../../src/columnar/result-vectors";
 import { resultTable } from "../../src/columnar/sql";
 import type { ColumnTable } from "../../src/table/column-table";
 
@@ -346,3 +346,45 @@ describe("the tables of a text column's distinct values", () => {
   });
 });
 
+// A date column repeats its days (537 trade dates over a million trades): one Date per instant, which the
+// rows that share it cannot change (a change would reach every one of them); a Date of one row can be changed.
+describe("the Dates of a date column", () => {
+  it("are one per instant, shared by the rows of that instant, which cannot change it", async () => {
+    const t = await fromVectors(`select timestamp '2024-11-25' + to_days((i % 3)::integer) as t,
+      date '2024-01-01' + (i % 2)::integer as d, timestamp '2024-01-01' + to_seconds(i) as unique_t from range(5000) r(i)`);
+    const [t0, t3, d0, d2] = [t.data.t![0] as Date, t.data.t![3] as Date, t.data.d![0] as Date, t.data.d![2] as Date];
+    expect(t0).toBe(t3);
+    expect(d0).toBe(d2);
+    expect(t0).toBeInstanceOf(Date);
+    expect(Object.prototype.toString.call(t0)).toBe("[object Date]");
+    expect(t0.constructor).toBe(Date);
+    expect(t0.toISOString()).toBe("2024-11-25T00:00:00.000Z");
+    expect(JSON.stringify(t0)).toBe('"2024-11-25T00:00:00.000Z"');
+    expect(() => t0.setUTCDate(1)).toThrow(
+      new TypeError(
+        "setUTCDate: this Date (2024-11-25T00:00:00.000Z) is the value of every row of the query result at that instant (one Date for all of them): change a copy, new Date(date)",
+      ),
+    );
+    expect(() => d0.setTime(0)).toThrow(/setTime: this Date \(2024-01-01T00:00:00.000Z\) is the value of every row/);
+    expect(t0.getTime()).toBe(Date.UTC(2024, 10, 25));
+    const copy = new Date(t0);
+    copy.setUTCDate(1);
+    expect(copy.toISOString()).toBe("2024-11-01T00:00:00.000Z");
+    const own = t.data.unique_t![7] as Date;
+    own.setUTCHours(5);
+    expect([own.toISOString(), (t.data.unique_t![8] as Date).toISOString()]).toEqual([
+      "2024-01-01T05:00:07.000Z",
+      "2024-01-01T00:00:08.000Z",
+    ]);
+  });
+
+  it("stop sharing within 16,384 rows on a column of distinct instants", () => {
+    const share = new DateShare();
+    const dates = Array.from({ length: 20_000 }, (_v, k) => share.date(k * 1000));
+    expect(share.date(19_999_000)).toBe(dates[19_999]);
+    expect(share.date(3000)).not.toBe(dates[3]);
+    expect(share.date(3000).getTime()).toBe(3000);
+    dates[3]!.setTime(1);
+    expect(dates[3]!.getTime()).toBe(1);
+  });
+});
