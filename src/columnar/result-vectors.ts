@@ -3,8 +3,9 @@
  * (`@duckdb/node-bindings`): fixed-width values through typed-array views, NULLs from the validity
  * mask, text from its 16-byte string records, ENUMs through their dictionary. The values are those
  * `getColumnsJS()` of `@duckdb/node-api` gives (numbers, bigints, `Date`s, strings), without building a
- * value object per row; types this reader does not know go through `getColumnsJS()`'s own converter,
- * so every result reads as before.
+ * value object per row (a date column's rows of one instant share one `Date`: see {@link DateShare});
+ * types this reader does not know go through `getColumnsJS()`'s own converter, so every result reads
+ * as before.
  */
 import type { FinalKind, ResultColumns } from "./result-columns";
 export type { FinalKind, ResultColumns } from "./result-columns";
@@ -40,7 +41,7 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
   // and its arrays are made at their full length (no copy as they grow).
   const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
   const count = materialized?.chunkCount ?? Infinity;
-  const columns = types.map((): unknown[] => (materialized ? new Array<unknown>(materialized.rowCount) : []));
+  const columns = types.map(() => new Segments(materialized?.rowCount));
   const missing = readers.map(() => 0);
   let rows = 0;
   // A streamed result's next chunk is asked for before this one is read: DuckDB makes it meanwhile.
@@ -51,16 +52,58 @@ export async function readResultColumns(D: DuckDB, B: Bindings, result: Result):
       if (!chunk || chunk.rowCount === 0) break;
       if (!materialized) next = result.fetchChunk();
       const n = chunk.rowCount;
-      for (let j = 0; j < readers.length; j++) missing[j]! += readers[j]!(chunk, j, n, columns[j]!, rows);
+      for (let j = 0; j < readers.length; j++) {
+        const [out, o] = columns[j]!.room(n);
+        missing[j]! += readers[j]!(chunk, j, n, out, o);
+      }
       rows += n;
     }
   } finally {
     // A reader that throws leaves a fetch under way: the connection is not to be used before it ends.
     await next?.catch(() => undefined);
   }
-  for (const column of columns) column.length = rows;
-  return { names, types, columns, rows, final, missing };
+  return { names, types, columns: columns.map((column) => column.values()), rows, final, missing };
 }
+
+/**
+ * A column's values as they are read, in arrays of growing size (each twice the one before), made one
+ * array at the end: each value is copied once, where an array grown a value at a time copies them all
+ * at every growth. Made at its full length when the row count is known (`rows`).
+ */
+class Segments {
+  readonly #done: unknown[][] = [];
+  #current: unknown[];
+  #used = 0;
+
+  constructor(rows?: number) {
+    this.#current = rows === undefined ? [] : new Array<unknown>(rows);
+  }
+
+  /** The array and the offset in it at which to write the next `n` values. */
+  room(n: number): [unknown[], number] {
+    if (this.#used + n > this.#current.length) {
+      if (this.#used > 0) {
+        this.#current.length = this.#used;
+        this.#done.push(this.#current);
+      }
+      this.#current = new Array<unknown>(Math.max(n, 2 * this.#used, MIN_SEGMENT));
+      this.#used = 0;
+    }
+    const at = this.#used;
+    this.#used += n;
+    return [this.#current, at];
+  }
+
+  /** The values read, in one array. */
+  values(): unknown[] {
+    this.#current.length = this.#used;
+    if (this.#done.length === 0) return this.#current;
+    return this.#done.shift()!.concat(...this.#done, this.#current);
+  }
+}
+
+/** The first array of a streamed column (see {@link Segments}): two chunks of DuckDB's. */
+const MIN_SEGMENT = 4096;
 
 /** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
 const FINAL = new WeakMap<ColumnReader, FinalKind>();
@@ -201,6 +244,7 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
 }
 
 function dates(B: Bindings): ColumnReader {
+  const share = new DateShare();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
@@ -215,7 +259,7 @@ function dates(B: Bindings): ColumnReader {
       }
       const d = days[i]!;
       if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
-      out[o + i] = new Date(d * DAY_MS);
+      out[o + i] = share.date(d * DAY_MS);
     }
     return missing;
   };
@@ -226,6 +270,7 @@ function dates(B: Bindings): ColumnReader {
  * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the type).
  */
 function timestamps(B: Bindings, perMs: number, what: string, unit: string): ColumnReader {
+  const share = new DateShare();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
@@ -248,7 +293,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
         ms = Number(perMs >= 1 ? units / BigInt(perMs) : units * 1000n);
       }
       if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
-      out[o + i] = new Date(ms);
+      out[o + i] = share.date(ms);
     }
     return missing;
   };
@@ -419,6 +464,59 @@ class SharePolicy {
     if (++this.#lookups < WINDOW) return;
     if (this.#hits * 4 < WINDOW) this.on = false;
     this.#lookups = this.#hits = 0;
+  }
+}
+
+/**
+ * What the rows that share a `Date` (see {@link DateShare}) inherit from: `Date.prototype`, with every
+ * setter throwing instead of changing the instant of every row that holds it. `constructor` is `Date`,
+ * so such a Date shows as any other.
+ */
+const SHARED_DATE: object = Object.create(Date.prototype, {
+  constructor: { value: Date, writable: true, configurable: true },
+  ...Object.fromEntries(
+    Object.getOwnPropertyNames(Date.prototype)
+      .filter((name) => name.startsWith("set"))
+      .map((name) => [name, { value: sharedDateSetter(name), writable: true, configurable: true }]),
+  ),
+});
+
+function sharedDateSetter(name: string): (this: Date) => never {
+  return function (this: Date) {
+    const at = Number.isNaN(this.getTime()) ? "Invalid Date" : this.toISOString();
+    throw new TypeError(
+      `${name}: this Date (${at}) is the value of every row of the query result at that instant (one Date for all of them): change a copy, new Date(date)`,
+    );
+  };
+}
+
+/**
+ * A date column's `Date`s, one per distinct instant: a row whose instant an earlier row of the column
+ * has gets that row's `Date` (2M `Date`s cost about a second and their memory; a date column repeats its
+ * days). A `Date` held by two rows or more cannot be changed (see {@link SHARED_DATE}): a change would
+ * reach every row of that instant. Up to {@link SHARED_MAX} instants; stops as {@link RecordTable} does
+ * on a column of mostly distinct instants (each row then has its own `Date`). Exported for its tests.
+ */
+export class DateShare {
+  readonly #dates = new Map<number, Date>();
+  #lastMs = NaN;
+  #last: Date | undefined;
+  readonly #policy = new SharePolicy();
+
+  /** The `Date` of `ms` (an integer within a JS `Date`'s range). */
+  date(ms: number): Date {
+    let date = ms === this.#lastMs ? this.#last : undefined;
+    if (date === undefined && this.#policy.on) {
+      date = this.#dates.get(ms);
+      this.#policy.count(date !== undefined);
+    }
+    if (date === undefined) {
+      date = new Date(ms);
+      if (this.#policy.on && this.#dates.size < SHARED_MAX) this.#dates.set(ms, date);
+    } else if (Object.getPrototypeOf(date) !== SHARED_DATE) Object.setPrototypeOf(date, SHARED_DATE);
+    this.#lastMs = ms;
+    this.#last = date;
+    return date;
   }
 }
 

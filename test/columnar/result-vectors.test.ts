@@ -14,7 +14,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import * as D from "@duckdb/node-api";
 import * as B from "@duckdb/node-bindings";
 import * as frames from "../../src/frames";
-import { readResultColumns, RecordTable, TextTable } from "../../src/columnar/result-vectors";
+import { DateShare, readResultColumns, RecordTable, TextTable } from "../../src/columnar/result-vectors";
 import { resultTable } from "../../src/columnar/sql";
 import type { ColumnTable } from "../../src/table/column-table";
 
@@ -237,6 +237,37 @@ describe("query results from DuckDB's vectors", () => {
     expect(none.kinds).toMatchObject({ x: "empty", s: "empty", t: "empty", b: "empty", i: "number" });
   });
 
+  // A session streams a select's rows into arrays of growing size (4,096 rows, then twice the last),
+  // made one array at the end: every kind across those joins, NULLs at the chunk edges, and the small results.
+  it("reads a streamed select across its arrays' joins, and 0, 1 and all-NULL results, as before", async () => {
+    const session = await frames.duckdb({ threads: 2 });
+    try {
+      const rows = `select i, ${nullable("i * 0.5 - 3000")} as x, ${nullable("(i * 7)::integer")} as n,
+        ${nullable("['USD', 'EUR', 'GBP', ''][i % 4 + 1]")} as ccy, ${nullable("'GLO-' || lpad(i::varchar, 7, '0')")} as id,
+        ${nullable("['US Treasury 3.75% 30-Jun-2027', 'Schatz 2.50% 19-Mar-2027', 'Bund Zürich 2,5% – 2031'][i % 3 + 1]")} as name,
+        ${nullable("['déjà vu', '日本', 'Zürich Börse AG'][i % 3 + 1]")} as utf8,
+        ${nullable("timestamp '2024-11-25' + to_days((i % 40)::integer)")} as day,
+        ${nullable("date '1969-12-01' + (i % 90)::integer")} as d, ${nullable("i % 3 = 0")} as b,
+        null::varchar as nothing, case when i < 4096 then null else i end as late
+        from range(13000) r(i)`;
+      await session.run(`create table rows as ${rows}`);
+      await connection.run(`create or replace table rows as ${rows}`);
+      for (const sql of [
+        "select * from rows order by i",
+        "select * from rows where i % 5 <> 2 order by ccy desc, i",
+        "select * from rows where i = 4096",
+        "select * from rows where false",
+        "select * from rows where i < 1",
+      ]) {
+        const got = await session.queryColumns(sql);
+        const want = await reference(sql);
+        expectSame(got, { ...want, meta: { ...want.meta, fields: got.meta.fields } });
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
   it("reads a result from a Parquet file (dictionary-encoded text) as before", async () => {
     const file = path.join(dir, "mixed.parquet");
     await connection.run(`copy (select i, ${nullable("'book ' || (i % 11)")} as book, ${nullable("i * 0.5")} as x,
@@ -312,5 +343,48 @@ describe("the tables of a text column's distinct values", () => {
       if (long.on && long.get(bytes, k * 20, 20) === undefined) long.set(bytes, k * 20, 20, `T${k}`);
       if (k === 16_384) expect([short.on, long.on]).toEqual([false, false]);
     }
+  });
+});
+
+// A date column repeats its days (537 trade dates over a million trades): one Date per instant, which the
+// rows that share it cannot change (a change would reach every one of them); a Date of one row can be changed.
+describe("the Dates of a date column", () => {
+  it("are one per instant, shared by the rows of that instant, which cannot change it", async () => {
+    const t = await fromVectors(`select timestamp '2024-11-25' + to_days((i % 3)::integer) as t,
+      date '2024-01-01' + (i % 2)::integer as d, timestamp '2024-01-01' + to_seconds(i) as unique_t from range(5000) r(i)`);
+    const [t0, t3, d0, d2] = [t.data.t![0] as Date, t.data.t![3] as Date, t.data.d![0] as Date, t.data.d![2] as Date];
+    expect(t0).toBe(t3);
+    expect(d0).toBe(d2);
+    expect(t0).toBeInstanceOf(Date);
+    expect(Object.prototype.toString.call(t0)).toBe("[object Date]");
+    expect(t0.constructor).toBe(Date);
+    expect(t0.toISOString()).toBe("2024-11-25T00:00:00.000Z");
+    expect(JSON.stringify(t0)).toBe('"2024-11-25T00:00:00.000Z"');
+    expect(() => t0.setUTCDate(1)).toThrow(
+      new TypeError(
+        "setUTCDate: this Date (2024-11-25T00:00:00.000Z) is the value of every row of the query result at that instant (one Date for all of them): change a copy, new Date(date)",
+      ),
+    );
+    expect(() => d0.setTime(0)).toThrow(/setTime: this Date \(2024-01-01T00:00:00.000Z\) is the value of every row/);
+    expect(t0.getTime()).toBe(Date.UTC(2024, 10, 25));
+    const copy = new Date(t0);
+    copy.setUTCDate(1);
+    expect(copy.toISOString()).toBe("2024-11-01T00:00:00.000Z");
+    const own = t.data.unique_t![7] as Date;
+    own.setUTCHours(5);
+    expect([own.toISOString(), (t.data.unique_t![8] as Date).toISOString()]).toEqual([
+      "2024-01-01T05:00:07.000Z",
+      "2024-01-01T00:00:08.000Z",
+    ]);
+  });
+
+  it("stop sharing within 16,384 rows on a column of distinct instants", () => {
+    const share = new DateShare();
+    const dates = Array.from({ length: 20_000 }, (_v, k) => share.date(k * 1000));
+    expect(share.date(19_999_000)).toBe(dates[19_999]);
+    expect(share.date(3000)).not.toBe(dates[3]);
+    expect(share.date(3000).getTime()).toBe(3000);
+    dates[3]!.setTime(1);
+    expect(dates[3]!.getTime()).toBe(1);
   });
 });
