@@ -7,7 +7,7 @@
  *   src/tslab.ts, the one file that knows tslab's modules); lines updated in place through tslab's
  *   public `newDisplay()`.
  * - Deno's kernel (`deno jupyter`): `Deno.jupyter.broadcast` of a `display_data` (src/deno.ts), which
- *   paces large bundles so that each is on the wire before the cell can end; lines updated in place
+ *   holds the cell until the message is on the kernel's wire (src/deno-wire.ts); lines updated in place
  *   with a `display_id` (`update_display_data`). Figures, tables and DataFrames also answer
  *   `Symbol.for("Jupyter.display")`, so a bare `fig` or `table` as a cell's last expression renders
  *   there too ({@link makeDisplayable}). tslab prints a cell's last value with `console.log` instead:
@@ -17,7 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { InspectOptionsStylized, inspect as nodeInspect } from "node:util";
-import { DenoSender, denoJupyter, type DenoJupyter } from "./deno";
+import { DenoSender, denoJupyter, kernelWatch, type DenoJupyter } from "./deno";
 import { setDisplayMarker } from "./table/column-table";
 import {
   displayTslab,
@@ -226,6 +226,10 @@ export function makeDisplayable<T extends object>(target: T): T {
 
 // In a tslab kernel, a cell's error is explained where tslab's message leaves the user guessing.
 watchKernelCells();
+
+// In Deno's kernel, the watcher of its iopub starts now (its worker takes about a second to start), not
+// with the first display, which would wait for it.
+if (denoJupyter()) kernelWatch();
 
 // The table room builds tables (and diffs) without knowing any kernel: they are marked here.
 setDisplayMarker(makeDisplayable);

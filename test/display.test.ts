@@ -15,8 +15,12 @@ import {
   PACE_FROM_CHARS,
   paceAfter,
   pauseAfter,
+  kernelWatch,
+  WIRE_TIMEOUT_MS,
   type DenoJupyter,
+  type WireWait,
 } from "../src/deno";
+import { kernelIopub, type ProcessView } from "../src/deno-wire";
 import { PLOTLY_PART_CHARS } from "../src/plot/plotly-parts";
 import * as frames from "../src/frames";
 import * as plot from "../src/plot";
@@ -261,37 +265,121 @@ describe("Deno's kernel (src/deno.ts), through a stand-in of Deno.jupyter", () =
     expect(third![1].update).toBeUndefined();
   });
 
-  it("uses broadcast when Deno has it (the send starts at once), and pauses after a display or a large message", () => {
+  it("uses broadcast when Deno has it (the send starts at once), then holds the cell until a probe after it is on the wire", () => {
     const messages: [string, Record<string, unknown>][] = [];
-    const pauses: number[] = [];
+    const waits: number[] = [];
     const jupyter: DenoJupyter = {
       display: () => Promise.reject(new Error("display is the fallback only")),
       broadcast: (type, content) => (messages.push([type, content]), Promise.resolve()),
     };
-    const sender = new DenoSender(jupyter, (ms) => void pauses.push(ms));
+    let probes = 0;
+    const watch: WireWait = {
+      waitFor(probe, timeoutMs) {
+        waits.push(messages.length); // what was sent when the wait began
+        probe(`probe-${++probes}`);
+        expect(timeoutMs).toBe(WIRE_TIMEOUT_MS);
+        return undefined;
+      },
+    };
+    const sender = new DenoSender(jupyter, {
+      watch: () => watch,
+      pauseMs: () => expect.fail("no pause"),
+      warn: expect.fail,
+    });
+    const part = { "text/html": "x".repeat(PLOTLY_PART_CHARS), "text/plain": "part" };
+    void sender.send(part);
+    void sender.send({ "text/plain": "line" }, { displayId: "d1", update: true });
+    expect(messages).toEqual([
+      ["display_data", { data: part, metadata: {}, transient: {} }],
+      ["update_display_data", { data: {}, metadata: {}, transient: { display_id: "probe-1" } }],
+      ["update_display_data", { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } }],
+      ["update_display_data", { data: {}, metadata: {}, transient: { display_id: "probe-2" } }],
+    ]);
+    expect(waits).toEqual([1, 3]); // each wait right after its message, before the next one
+  });
+
+  it("without a wire watch, says why once and pauses after a display or a large message instead", () => {
+    const messages: string[] = [];
+    const pauses: number[] = [];
+    const warnings: string[] = [];
+    const jupyter: DenoJupyter = {
+      display: () => Promise.reject(new Error("display is the fallback only")),
+      broadcast: (type) => (messages.push(type), Promise.resolve()),
+    };
+    const options = {
+      watch: () => "its command line names no connection file (--conn)",
+      pauseMs: (ms: number) => void pauses.push(ms),
+      warn: (why: string) => void warnings.push(why),
+    };
+    const sender = new DenoSender(jupyter, options);
     const part = { "text/html": "x".repeat(PLOTLY_PART_CHARS), "text/plain": "part" };
     void sender.send({ "text/plain": "small" });
-    void sender.send(part); // synchronously: broadcast called before send returns
-    expect(messages.map(([t]) => t)).toEqual(["display_data", "display_data"]);
+    void sender.send(part);
     void sender.send({ "text/plain": "line" }, { displayId: "d1", update: true });
-    expect(messages[2]).toEqual([
-      "update_display_data",
-      { data: { "text/plain": "line" }, metadata: {}, transient: { display_id: "d1" } },
-    ]);
-    expect(messages[1]![1]).toEqual({ data: part, metadata: {}, transient: {} });
+    expect(messages).toEqual(["display_data", "display_data", "update_display_data"]);
+    expect(warnings[0]).toBe("its iopub cannot be watched: its command line names no connection file (--conn)");
     // A new display holds the cell back DISPLAY_PAUSE_MS at least; a small update not at all.
     expect(pauses).toEqual([DISPLAY_PAUSE_MS, Math.max(DISPLAY_PAUSE_MS, paceAfter(bundleChars(part))), 0]);
     expect(pauseAfter(PACE_FROM_CHARS, true)).toBe(paceAfter(PACE_FROM_CHARS));
     expect(paceAfter(PACE_FROM_CHARS - 1)).toBe(0);
-    expect(paceAfter(bundleChars(part))).toBeGreaterThanOrEqual(3); // what the measurements kept (see deno.ts)
+    expect(paceAfter(bundleChars(part))).toBeGreaterThanOrEqual(3);
     expect(bundleChars({ a: "xy", b: { c: 1 } })).toBe(2 + '{"c":1}'.length);
+    // a Deno without broadcast (before 1.37) cannot send a probe: paced, and said so
+    const old = new DenoSender(fakeDeno(), options);
+    void old.send({ "text/plain": "x" });
+    expect(warnings[3]).toBe("this Deno has no Deno.jupyter.broadcast");
+  });
+
+  it("a watch that lost its connection, or timed out, is said; the send still goes and paces", () => {
+    const warnings: string[] = [];
+    const pauses: number[] = [];
+    const jupyter: DenoJupyter = { display: () => Promise.resolve(), broadcast: () => Promise.resolve() };
+    const watch: WireWait = { waitFor: () => "its iopub socket closed the connection" };
+    const sender = new DenoSender(jupyter, {
+      watch: () => watch,
+      pauseMs: (ms) => void pauses.push(ms),
+      warn: (why) => void warnings.push(why),
+    });
+    void sender.send({ "text/plain": "x" });
+    expect(warnings).toEqual(["its iopub socket closed the connection"]);
+    expect(pauses).toEqual([DISPLAY_PAUSE_MS]);
+  });
+
+  it("finds the kernel's iopub address from its command line (--conn) and connection file, or says why not", () => {
+    const files: Record<string, string> = {
+      "/run/k.json": JSON.stringify({ ip: "127.0.0.1", iopub_port: 5555, transport: "tcp", key: "s3cret" }),
+      "/run/ipc.json": JSON.stringify({ ip: "k", iopub_port: 1, transport: "ipc" }),
+      "/run/bad.json": "{",
+    };
+    const view = (argv: string[] | undefined): ProcessView => ({
+      argv: () => argv,
+      readText: (file) => {
+        if (!(file in files)) throw new Error(`ENOENT: ${file}`);
+        return files[file]!;
+      },
+    });
+    const deno = ["/x/deno", "jupyter", "--kernel"];
+    expect(kernelIopub(view([...deno, "--conn", "/run/k.json"]))).toEqual({ ip: "127.0.0.1", port: 5555 });
+    expect(kernelIopub(view([...deno, "--conn=/run/k.json"]))).toEqual({ ip: "127.0.0.1", port: 5555 });
+    expect(kernelIopub(view(undefined))).toBe("its command line cannot be read");
+    expect(kernelIopub(view(deno))).toBe("its command line names no connection file (--conn)");
+    expect(kernelIopub(view([...deno, "--conn", "/run/gone.json"]))).toBe(
+      "its connection file /run/gone.json cannot be read (ENOENT: /run/gone.json)",
+    );
+    expect(kernelIopub(view([...deno, "--conn", "/run/ipc.json"]))).toBe(
+      'its connection file /run/ipc.json says transport "ipc", not tcp',
+    );
+    expect(kernelIopub(view([...deno, "--conn", "/run/bad.json"]))).toMatch(
+      /^its connection file \/run\/bad.json cannot be read \(/,
+    );
+    expect(kernelWatch(undefined)).toBe("this is not Deno");
   });
 
   it("reports a send the kernel refused on stderr, never as an unhandled rejection", async () => {
     const errors: string[] = [];
     const spy = vi.spyOn(console, "error").mockImplementation((m: string) => void errors.push(m));
     try {
-      await new DenoSender(fakeDeno(new Error("iopub closed"))).send({ "text/plain": "x" });
+      await new DenoSender(fakeDeno(new Error("iopub closed")), { warn: () => undefined }).send({ "text/plain": "x" });
     } finally {
       spy.mockRestore();
     }
