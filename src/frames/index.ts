@@ -149,6 +149,17 @@ export { ColumnarError, SqlError } from "../columnar/errors";
 export { PivotError } from "../table/errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "../uploads/csv";
 
+// Excel workbooks (.xlsx) in and out
+export {
+  readExcel,
+  readExcelColumns,
+  toExcel,
+  type ReadExcelOptions,
+  type ToExcelOptions,
+  type ExcelWritten,
+} from "./excel";
+export { ExcelError } from "../uploads/errors";
+
 // Comparing two tables
 export {
   diff,

@@ -64,3 +64,20 @@ export class CsvError extends RiskPortalError {
     super(`line ${line}: ${message}`, { operation: "readCsv" });
   }
 }
+
+/**
+ * A workbook that cannot be read or written (no such file, not an .xlsx, a corrupt zip, no such sheet,
+ * too many rows, a cell Excel cannot hold): the message names the file, and the sheet and cell when one
+ * is at fault. `operation` is the function as a notebook calls it (`frames.readExcel`).
+ */
+export class ExcelError extends RiskPortalError {
+  constructor(
+    message: string,
+    readonly file: string,
+    operation: string,
+    readonly sheet?: string,
+    cause?: unknown,
+  ) {
+    super(`${operation}: ${message}`, { operation, cause });
+  }
+}
