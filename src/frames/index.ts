@@ -142,7 +142,12 @@ export {
   type UploadEquityVolCurvesOptions,
 } from "../uploads/equity-vol-curves";
 export { type Rejection } from "../uploads/rejections";
-export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "../uploads/upload-rows";
+export {
+  type RowSource,
+  type XlsxSource,
+  type DataFrameLike,
+  type RecordsFromRowsOptions,
+} from "../uploads/upload-rows";
 export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
 export { TableShapeError } from "./errors";
 export { ColumnarError, SqlError } from "../columnar/errors";
