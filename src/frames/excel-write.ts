@@ -2,6 +2,7 @@
  * The cells of `frames.toExcel` (src/frames/excel.ts): each table as one sheet of typed cells, written
  * through exceljs's streaming writer (rows go to the file as they are made, not held as a workbook).
  */
+import type { Style } from "exceljs";
 import type { ColumnKind, ColumnTable } from "../table/column-table";
 import { ExcelError } from "../uploads/errors";
 import { columnLetter, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, loadExcelJS } from "../uploads/xlsx";
@@ -14,6 +15,9 @@ export interface SheetToWrite {
 /** The number format of a date column: the day alone when every value is midnight UTC. */
 export const DATE_FORMAT = "yyyy-mm-dd";
 export const DATE_TIME_FORMAT = "yyyy-mm-dd hh:mm:ss.000";
+
+/** The style of a date in a mixed column (shared by every such cell). */
+const MIXED_DATE: Partial<Style> = { numFmt: DATE_TIME_FORMAT };
 
 /** The most characters an Excel cell holds. */
 const MAX_CELL_TEXT = 32_767;
@@ -40,15 +44,18 @@ export async function writeWorkbook(sheets: readonly SheetToWrite[], temp: strin
     ws.getRow(1).font = { bold: true };
     const columns = table.columns.map((c) => table.data[c]!);
     const kinds = table.columns.map((c) => table.kinds[c]!);
+    const styles = formats.map((f): Partial<Style> => (f ? { numFmt: f } : {}));
     const width = columns.length;
     for (let i = 0; i < table.rowCount; i++) {
       const values = new Array<unknown>(width);
       for (let j = 0; j < width; j++)
         values[j] = cellOf(columns[j]![i], kinds[j]!, { name, row: i, column: j, target });
       const row = ws.addRow(values);
-      // A date in a mixed column: its own cell gets the date format (the column has none).
+      // One style object per column, shared by its cells: exceljs registers a style once per object
+      // (each cell's own merged copy cost 1.7× the CPU of the whole write). A date in a mixed column
+      // gets the date-time format (the column has none).
       for (let j = 0; j < width; j++)
-        if (kinds[j] === "mixed" && values[j] instanceof Date) row.getCell(j + 1).numFmt = DATE_TIME_FORMAT;
+        row.getCell(j + 1).style = kinds[j] === "mixed" && values[j] instanceof Date ? MIXED_DATE : styles[j]!;
       row.commit();
     }
     ws.commit();

@@ -2,7 +2,8 @@
  * One sheet of an .xlsx workbook as rows of typed cells, for `frames.readExcel` and the upload helpers'
  * `{ xlsxFile, sheet }`. exceljs is loaded on first use (never by importing the package) and read as a
  * stream: rows are taken one at a time and the read stops at `maxRows`, so a huge workbook costs an
- * error, not the machine's memory. Every cell keeps its place (`Sheet1!C7`), for warnings and row errors.
+ * error, not the machine's memory (under Deno a workbook is read whole, up to a size: see wholeWorkbook).
+ * Every cell keeps its place (`Sheet1!C7`), for warnings and row errors.
  *
  * Cells as read: numbers, text, booleans, and dates (a number cell with a date format, read as that day
  * at midnight UTC: Excel keeps no time zone). Missing: an empty cell, empty text, an error value
@@ -147,7 +148,7 @@ function checkWorkbookFile(file: string, operation: string): void {
  * parts from the package's root (`/xl/worksheets/sheet1.xml`, as openpyxl writes them): it matches
  * `worksheets/sheet1.xml` only, and would call every sheet `Sheet<n>`.
  */
-function absoluteTargets(reader: object): void {
+function fixReader(reader: object): void {
   const r = reader as { _parseRels(entry: unknown): Promise<void>; workbookRels?: { Target?: string }[] };
   const parseRels = r._parseRels.bind(reader);
   r._parseRels = async (entry: unknown) => {
@@ -166,6 +167,7 @@ interface StreamSheet {
   name?: string;
   [Symbol.asyncIterator](): AsyncIterator<StreamRow>;
 }
+/** A row as exceljs hands it out (stream or whole workbook): its sheet row, its values from index 1. */
 interface StreamRow {
   number: number;
   values: unknown[];
@@ -188,20 +190,12 @@ export async function readSheetCells(
   const maxRows = options.maxRows ?? EXCEL_MAX_ROWS;
   if (!(Number.isInteger(maxRows) && maxRows >= 0)) throw new RangeError(`maxRows must be a whole number ≥ 0`);
   checkWorkbookFile(file, operation);
-  const E = loadExcelJS();
-  const reader = new E.stream.xlsx.WorkbookReader(file, {
-    worksheets: "emit",
-    sharedStrings: "cache",
-    styles: "cache", // the number formats say which numbers are dates
-    hyperlinks: "ignore",
-    entries: "ignore",
-  });
-  absoluteTargets(reader);
+  const source = underDeno() ? await wholeWorkbook(file, operation) : streamedWorkbook(file);
   const names: string[] = [];
   let found: SheetCells | undefined;
   try {
     let position = 0;
-    for await (const ws of reader as unknown as AsyncIterable<StreamSheet>) {
+    for await (const ws of source.sheets) {
       const name = ws.name ?? `sheet ${position + 1}`;
       names.push(name);
       const match = typeof wanted === "string" ? name === wanted : position === wanted;
@@ -214,16 +208,9 @@ export async function readSheetCells(
     }
   } catch (error) {
     if (error instanceof ExcelError) throw error;
-    throw new ExcelError(
-      `${file} is not a readable workbook (a corrupt or truncated zip, or not an .xlsx inside): ${error instanceof Error ? error.message : String(error)}`,
-      file,
-      operation,
-      undefined,
-      error,
-    );
+    throw unreadable(file, operation, error);
   } finally {
-    // Stopped at the sheet asked for (or at an error): close the file rather than read the rest.
-    (reader as unknown as { stream?: { destroy?(): void } }).stream?.destroy?.();
+    source.close();
   }
   if (found) return found;
   if (names.length === 0)
@@ -233,6 +220,85 @@ export async function readSheetCells(
     file,
     operation,
   );
+}
+
+/** A workbook's sheets, one at a time, and how to let go of the file. */
+interface SheetSource {
+  sheets: AsyncIterable<StreamSheet>;
+  close(): void;
+}
+
+function unreadable(file: string, operation: string, error: unknown): ExcelError {
+  return new ExcelError(
+    `${file} is not a readable workbook (a corrupt or truncated zip, or not an .xlsx inside): ${error instanceof Error ? error.message : String(error)}`,
+    file,
+    operation,
+    undefined,
+    error,
+  );
+}
+
+/** exceljs's stream reader: a sheet's rows are parsed as they are read, so memory stays bounded. */
+function streamedWorkbook(file: string): SheetSource {
+  const reader = new (loadExcelJS().stream.xlsx.WorkbookReader)(file, {
+    worksheets: "emit",
+    sharedStrings: "cache",
+    styles: "cache", // the number formats say which numbers are dates
+    hyperlinks: "ignore",
+    entries: "ignore",
+  });
+  fixReader(reader);
+  return {
+    sheets: reader as unknown as AsyncIterable<StreamSheet>,
+    // Stopped at the sheet asked for (or at an error): close the file rather than read the rest.
+    close: () => (reader as unknown as { stream?: { destroy?(): void } }).stream?.destroy?.(),
+  };
+}
+
+/** True in Deno (the runtime of Deno's Jupyter kernel). */
+function underDeno(): boolean {
+  return typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+}
+
+/**
+ * The most bytes of a workbook read under Deno, where it is read whole: about 300,000 rows of 10 columns,
+ * about 1 GB of memory in exceljs's model of it.
+ */
+export const DENO_MAX_WORKBOOK_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The whole workbook, read at once, under Deno: there exceljs's stream reader (its unzipping, on Deno's
+ * Node streams) is not reliable — from one run to the next a sheet was parsed before the shared strings
+ * or the styles, and read as empty header cells or dates as numbers, without an error. A file over
+ * {@link DENO_MAX_WORKBOOK_BYTES} is refused, to keep the memory bounded.
+ */
+async function wholeWorkbook(file: string, operation: string): Promise<SheetSource> {
+  const size = statSync(file).size;
+  if (size > DENO_MAX_WORKBOOK_BYTES)
+    throw new ExcelError(
+      `${file} has ${Math.round(size / 1e6)} MB; under Deno a workbook is read whole, up to ${DENO_MAX_WORKBOOK_BYTES / 1024 / 1024} MiB (about 300,000 rows of 10 columns): read it under Node (tslab), or save the sheet you need alone`,
+      file,
+      operation,
+    );
+  const wb = new (loadExcelJS().Workbook)();
+  try {
+    await wb.xlsx.readFile(file);
+  } catch (error) {
+    throw unreadable(file, operation, error);
+  }
+  async function* sheets(): AsyncIterable<StreamSheet> {
+    for (const ws of wb.worksheets) {
+      const rows: StreamRow[] = [];
+      ws.eachRow((row) => rows.push(row as unknown as StreamRow));
+      yield {
+        name: ws.name,
+        async *[Symbol.asyncIterator]() {
+          yield* rows;
+        },
+      };
+    }
+  }
+  return { sheets: sheets(), close: () => undefined };
 }
 
 interface ReadContext {

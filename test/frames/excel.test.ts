@@ -26,7 +26,7 @@ function everyKind(): ColumnTable {
     .add("flag", [true, false, null, true])
     .add("date", [day("2026-11-20"), null, day("1999-12-31"), day("2026-02-28")])
     .add("stamp", [new Date("2026-11-20T13:45:07.250Z"), null, new Date("2026-11-21T00:00:00Z"), new Date(0)])
-    .add("mixed", [1, "two", null, true])
+    .add("mixed", [1, "two", day("2026-11-20"), true])
     .add("nothing", [null, null, null, null])
     .build();
 }
@@ -54,11 +54,11 @@ describe("toExcel → readExcelColumns round trip", () => {
     expect(t.data.flag).toEqual([true, false, null, true]);
     expect(t.data.date).toEqual([day("2026-11-20"), null, day("1999-12-31"), day("2026-02-28")]);
     expect(t.data.stamp).toEqual(everyKind().data.stamp);
-    expect(t.data.mixed).toEqual([1, "two", null, true]);
+    expect(t.data.mixed).toEqual([1, "two", day("2026-11-20"), true]); // the date cell has a date format
     expect(t.data.nothing).toEqual([null, null, null, null]);
     expect(t.meta.missing).toMatchObject({ price: 1, code: 1, date: 1, nothing: 4 });
     expect(t.meta.warnings.map((w) => w.message)).toEqual([
-      'column "mixed" holds 1 number, 1 text value, 1 boolean, e.g. row 0: 1; kept as received, nothing converted (cell Sheet1!G2)',
+      'column "mixed" holds 1 number, 1 text value, 1 boolean, 1 date, e.g. row 0: 1; kept as received, nothing converted (cell Sheet1!G2)',
     ]);
     expect(t.meta.fields).toMatchObject({ file, sheet: "Sheet1", sheetRows: [2, 3, 4, 5] });
   });
