@@ -5,7 +5,8 @@
 import type { Style } from "exceljs";
 import type { ColumnKind, ColumnTable } from "../table/column-table";
 import { ExcelError } from "../uploads/errors";
-import { columnLetter, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, loadExcelJS } from "../uploads/xlsx";
+import { loadExcelJS } from "../uploads/load-exceljs";
+import { columnLetter, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS } from "../uploads/xlsx";
 
 export interface SheetToWrite {
   name: string;

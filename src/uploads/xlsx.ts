@@ -11,16 +11,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { ExcelError } from "./errors";
-
-type ExcelJS = typeof import("exceljs");
-let loaded: ExcelJS | undefined;
-
-/** exceljs, loaded on first call and cached. */
-export function loadExcelJS(): ExcelJS {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require("exceljs") as ExcelJS;
-  return loaded;
-}
+import { loadExcelJS } from "./load-exceljs";
 
 /** The most rows a worksheet has in Excel (and so in any .xlsx): the default `maxRows`. */
 export const EXCEL_MAX_ROWS = 1_048_576;
