@@ -12,7 +12,7 @@
  *   - in-child: `performance.now()` around the `require()` call itself.
  * The same child lists `require.cache` afterwards: the number of loaded modules (2: the entry dist/index.js
  * and the one bundle dist/bundle.js, scripts/bundle-index.mjs), and any path of a dependency meant to load on first use only
- * (vendor/danfo, @tensorflow, plotly.js-dist, mathjs, DuckDB, fastify; zod is bundled in, so it shows 0).
+ * (vendor/danfo, @tensorflow, plotly.js-dist, mathjs, DuckDB, fastify, exceljs; zod is bundled in, so it shows 0).
  * Exits non-zero (when run directly) if a `fatal` one was loaded.
  *
  * BENCH_IMPORT_BASELINE_DIR names another checkout (e.g. main, built): a third child, requiring that
@@ -35,6 +35,7 @@ const HEAVY = [
   { name: "zod", segment: "/node_modules/zod/", fatal: false }, // 0 since dist/index.js bundles it
   { name: "@duckdb", segment: "/node_modules/@duckdb/", fatal: true },
   { name: "fastify", segment: "/node_modules/fastify/", fatal: true },
+  { name: "exceljs", segment: "/node_modules/exceljs/", fatal: true },
 ];
 
 // Runs in the child (CommonJS `node -e`): require the target (argv[1], may be empty), then report.

@@ -96,6 +96,7 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
     .replaceAll('"../fixtures/', `"${ROOT}/fixtures/`)
     .replaceAll('"prices.csv"', JSON.stringify(path.join(tmp, "prices.csv")))
     .replaceAll('"vols.csv"', JSON.stringify(path.join(tmp, "vols.csv")))
+    .replaceAll('"report.xlsx"', JSON.stringify(path.join(tmp, "report.xlsx")))
     .replaceAll('"data/trades"', JSON.stringify(path.join(tmp, "trades")))
     .replaceAll('"data/panel"', JSON.stringify(path.join(tmp, "panel")))
     .replaceAll('"data/rates-eu.parquet"', JSON.stringify(path.join(tmp, "rates-eu.parquet")));

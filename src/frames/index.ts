@@ -143,12 +143,28 @@ export {
   type UploadEquityVolCurvesOptions,
 } from "../uploads/equity-vol-curves";
 export { type Rejection } from "../uploads/rejections";
-export { type RowSource, type DataFrameLike, type RecordsFromRowsOptions } from "../uploads/upload-rows";
+export {
+  type RowSource,
+  type XlsxSource,
+  type DataFrameLike,
+  type RecordsFromRowsOptions,
+} from "../uploads/upload-rows";
 export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
 export { TableShapeError } from "./errors";
 export { ColumnarError, SqlError } from "../columnar/errors";
 export { PivotError } from "../table/errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "../uploads/csv";
+
+// Excel workbooks (.xlsx) in and out
+export {
+  readExcel,
+  readExcelColumns,
+  toExcel,
+  type ReadExcelOptions,
+  type ToExcelOptions,
+  type ExcelWritten,
+} from "./excel";
+export { ExcelError } from "../uploads/errors";
 
 // Comparing two tables
 export {

@@ -69,4 +69,7 @@ export {
   query,
   readParquet,
   writeParquet,
+  readExcel,
+  readExcelColumns,
+  toExcel,
 } from "../surface/frames";

@@ -103,4 +103,8 @@ export const duckdb = guardAnswers("frames.duckdb", folder.duckdb);
 export const query = guardAnswers("frames.query", folder.query);
 export const readParquet = guardAnswers("frames.readParquet", folder.readParquet);
 export const writeParquet = guardAnswers("frames.writeParquet", folder.writeParquet);
+// Excel workbooks
+export const readExcel = guardAnswers("frames.readExcel", folder.readExcel);
+export const readExcelColumns = guardAnswers("frames.readExcelColumns", folder.readExcelColumns);
+export const toExcel = guardAnswers("frames.toExcel", folder.toExcel);
 // errors

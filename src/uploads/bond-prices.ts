@@ -13,6 +13,9 @@ import {
   convertCell,
   inSourceTerms,
   isBlank,
+  isXlsxSource,
+  loadSheet,
+  placeInSheet,
   refuseBeforeSending,
   issueToRowError,
   readRows,
@@ -21,6 +24,8 @@ import {
   type FieldType,
   type RecordsFromRowsOptions,
   type RowSource,
+  type SheetSource,
+  type XlsxSource,
 } from "./upload-rows";
 import type { RowError } from "./errors";
 import { rejectionsTable } from "./rejections";
@@ -61,8 +66,10 @@ export interface BondPriceRecordsResult {
   rows: number[];
   /** Rows read from the source (valid or not). */
   rowsRead: number;
-  /** CSV sources: the line each row starts on, by row. */
+  /** CSV sources: the line each row starts on, by row; a workbook: each row's sheet row. */
   lines?: number[];
+  /** A workbook source: the sheet read (errors name its cells: `Bonds!C7`). */
+  sheet?: string;
 }
 
 /**
@@ -71,9 +78,20 @@ export interface BondPriceRecordsResult {
  * currency, traded_price, is_percentage_of_par`. Text cells become numbers / booleans when they
  * plainly are (`"99.5"`, `"TRUE"`, `"yes"`, `1`); blank cells are missing. Every row is checked. One date
  * and code once: a row repeating another exactly is left out and listed in `duplicates` (sent once); rows
- * of one date and code with other values are all refused, in `errors`.
+ * of one date and code with other values are all refused, in `errors`. A workbook sheet
+ * (`{ xlsxFile, sheet }`) is read first, so the answer is then a Promise; its errors name their cells.
  */
-export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOptions = {}): BondPriceRecordsResult {
+export function bondPriceRecords(source: XlsxSource, options?: RecordsFromRowsOptions): Promise<BondPriceRecordsResult>;
+export function bondPriceRecords(
+  source: RowSource | SheetSource,
+  options?: RecordsFromRowsOptions,
+): BondPriceRecordsResult;
+export function bondPriceRecords(
+  source: RowSource | SheetSource | XlsxSource,
+  options: RecordsFromRowsOptions = {},
+): BondPriceRecordsResult | Promise<BondPriceRecordsResult> {
+  if (isXlsxSource(source))
+    return loadSheet(source, "frames.bondPriceRecords").then((sheet) => bondPriceRecords(sheet, options));
   const read = readRows(source);
   const errors: RowError[] = [...unknownColumnErrors(read, BOND_COLUMNS, [ID], options.unknownColumns), ...read.errors];
   const records: BondPriceRecord[] = [];
@@ -103,6 +121,7 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
     }
   });
   const unique = withoutDuplicates(withoutTypeTags(records), rows, read.lines, errors);
+  placeInSheet(read, [...errors, ...unique.duplicates], ID);
   return {
     records: unique.records,
     errors: byRow(errors),
@@ -110,6 +129,7 @@ export function bondPriceRecords(source: RowSource, options: RecordsFromRowsOpti
     rows: unique.rows,
     rowsRead: read.rows.length,
     ...(read.lines ? { lines: read.lines } : {}),
+    ...(read.sheet ? { sheet: read.sheet.name } : {}),
   };
 }
 
@@ -224,26 +244,28 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
  *
  * ```ts
  * const outcome = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" });
+ * await frames.uploadBondPrices(rp, { xlsxFile: "marks.xlsx", sheet: "Bonds" }); // errors name cells: Bonds!G7
  * const rejected = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" }, { use_best_effort: true, skipInvalid: true });
  * ```
  */
 export async function uploadBondPrices(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options: UploadBondPricesOptions & { skipInvalid: true },
 ): Promise<ColumnTable>;
 export async function uploadBondPrices(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options?: UploadBondPricesOptions,
 ): Promise<OperationOutcome>;
 export async function uploadBondPrices(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options: UploadBondPricesOptions = {},
 ): Promise<OperationOutcome | ColumnTable> {
   const { unknownColumns, use_best_effort, trigger_immediate_bootstrap, skipInvalid, ...callOptions } = options;
-  const { records, errors, duplicates, rows, rowsRead, lines } = bondPriceRecords(source, { unknownColumns });
+  const loaded = isXlsxSource(source) ? await loadSheet(source, "frames.uploadBondPrices") : source;
+  const { records, errors, duplicates, rows, rowsRead, lines, sheet } = bondPriceRecords(loaded, { unknownColumns });
   const body = {
     // Only the flags the caller set: the service applies its own defaults (best effort off, bootstrap on).
     ...(use_best_effort === undefined ? {} : { use_best_effort }),
@@ -275,6 +297,7 @@ export async function uploadBondPrices(
       source,
       rows.map((row) => [row]),
       lines,
+      sheet,
     );
   });
 }

@@ -16,6 +16,9 @@ import {
   convertCell,
   inSourceTerms,
   isBlank,
+  isXlsxSource,
+  loadSheet,
+  placeInSheet,
   issueToRowError,
   refuseBeforeSending,
   readRows,
@@ -24,6 +27,9 @@ import {
   type FieldType,
   type RecordsFromRowsOptions,
   type RowSource,
+  type SheetSource,
+  type SourceRows,
+  type XlsxSource,
 } from "./upload-rows";
 import { rowPlace, type RowError } from "./errors";
 import { rejectionsTable, type Rejection } from "./rejections";
@@ -60,8 +66,10 @@ export interface EquityVolCurvesResult {
   rows: number[][];
   /** Rows read from the source (valid or not). */
   rowsRead: number;
-  /** CSV sources: the line each row starts on, by row. */
+  /** CSV sources: the line each row starts on, by row; a workbook: each row's sheet row. */
   lines?: number[];
+  /** A workbook source: the sheet read (errors name its cells: `Vols!E7`). */
+  sheet?: string;
 }
 
 /** A curve {@link equityVolCurveRecords} left out: which, its rows, and why. */
@@ -102,10 +110,29 @@ interface Group {
  * sorted by maturity. A row may also be a whole curve (`maturities` and `vols` arrays). Every row is checked.
  * One bad row leaves its whole curve out: `leftOut` names each such curve and the row that did it. A row
  * repeating another of its curve exactly is left out and listed in `duplicates` (sent once); one maturity
- * with two vols refuses the curve.
+ * with two vols refuses the curve. A workbook sheet (`{ xlsxFile, sheet }`) is read first, so the answer
+ * is then a Promise; its errors name their cells.
  */
-export function equityVolCurveRecords(source: RowSource, options: RecordsFromRowsOptions = {}): EquityVolCurvesResult {
-  const read = readRows(source);
+export function equityVolCurveRecords(
+  source: XlsxSource,
+  options?: RecordsFromRowsOptions,
+): Promise<EquityVolCurvesResult>;
+export function equityVolCurveRecords(
+  source: RowSource | SheetSource,
+  options?: RecordsFromRowsOptions,
+): EquityVolCurvesResult;
+export function equityVolCurveRecords(
+  source: RowSource | SheetSource | XlsxSource,
+  options: RecordsFromRowsOptions = {},
+): EquityVolCurvesResult | Promise<EquityVolCurvesResult> {
+  if (isXlsxSource(source))
+    return loadSheet(source, "frames.equityVolCurveRecords").then((sheet) => equityVolCurveRecords(sheet, options));
+  return curvesOfRows(readRows(source), options);
+}
+
+/** {@link equityVolCurveRecords} of the rows read. */
+function curvesOfRows(read: SourceRows, options: RecordsFromRowsOptions): EquityVolCurvesResult {
+  const place = placer(read);
   const errors: RowError[] = [
     ...unknownColumnErrors(read, CURVE_COLUMNS, [ID], options.unknownColumns),
     ...read.errors,
@@ -129,7 +156,7 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     if (isBlank(idInput.identifier_type)) delete idInput.identifier_type;
 
     if (Array.isArray(row.maturities) || Array.isArray(row.vols)) {
-      const made = wholeCurve(row, cell, idInput, i, line);
+      const made = wholeCurve(row, cell, idInput, i, line, place);
       if ("curve" in made) whole.push({ curve: made.curve, row: i });
       else {
         errors.push(...made.errors);
@@ -168,11 +195,13 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     group.points.push(point);
   });
 
-  const { curves, rows } = buildCurves(groups.values(), errors, leftOut, duplicates);
+  const { curves, rows } = buildCurves(groups.values(), errors, leftOut, duplicates, place);
   for (const { curve, row } of whole) {
     curves.push(curve);
     rows.push([row]);
   }
+  place(errors);
+  place(duplicates);
   return {
     curves: withoutTypeTags(curves),
     errors: byRow(errors),
@@ -181,6 +210,17 @@ export function equityVolCurveRecords(source: RowSource, options: RecordsFromRow
     rows,
     rowsRead: read.rows.length,
     ...(read.lines ? { lines: read.lines } : {}),
+    ...(read.sheet ? { sheet: read.sheet.name } : {}),
+  };
+}
+
+/** Puts errors at their cells when the rows are a workbook sheet's (see placeInSheet); returns them. */
+type Placer = <T extends Iterable<RowError>>(errors: T) => T;
+
+function placer(read: SourceRows): Placer {
+  return (errors) => {
+    placeInSheet(read, errors, ID);
+    return errors;
   };
 }
 
@@ -190,6 +230,7 @@ function buildCurves(
   errors: RowError[],
   leftOut: LeftOutCurve[],
   duplicates: RowError[],
+  place: Placer,
 ): { curves: EquityVolCurve[]; rows: number[][] } {
   const curves: EquityVolCurve[] = [];
   const rows: number[][] = [];
@@ -201,7 +242,7 @@ function buildCurves(
       curves.push(built);
       rows.push(group.points.map((p) => p.row));
     } else if (group.problems.length > 0) {
-      leftOut.push(leftOutCurve(group.assetId.code, group.referenceDate, group.rows, group.problems));
+      leftOut.push(leftOutCurve(group.assetId.code, group.referenceDate, group.rows, group.problems, place));
     }
   }
   return { curves, rows };
@@ -214,6 +255,7 @@ function wholeCurve(
   idInput: Record<string, unknown>,
   i: number,
   line: number | undefined,
+  place: Placer,
 ): { curve: EquityVolCurve } | { errors: RowError[]; leftOut: LeftOutCurve } {
   const candidate: Record<string, unknown> = {
     asset_id: idInput,
@@ -228,7 +270,7 @@ function wholeCurve(
   const problems = parsed.error.issues.map((issue) => ({ error: issueToRowError(issue, i, line) }));
   const asset = typeof idInput.code === "string" ? idInput.code : "a curve with no asset code";
   const date = typeof candidate.reference_date === "string" ? candidate.reference_date : "(no reference_date)";
-  return { errors: problems.map((p) => p.error), leftOut: leftOutCurve(asset, date, [i], problems) };
+  return { errors: problems.map((p) => p.error), leftOut: leftOutCurve(asset, date, [i], problems, place) };
 }
 
 /** A wire date as a person wrote it: the day alone when it is midnight UTC. */
@@ -242,7 +284,9 @@ function leftOutCurve(
   referenceDate: string,
   rows: number[],
   problems: readonly { error: RowError; value?: unknown }[],
+  place: Placer,
 ): LeftOutCurve {
+  place(problems.map((p) => p.error));
   const sorted = [...problems].sort((a, b) => (a.error.row ?? -1) - (b.error.row ?? -1));
   const { error, value } = sorted[0]!;
   const field = error.field ? `, ${error.field}${value === undefined ? "" : ` ${preview(value)}`}` : "";
@@ -356,26 +400,28 @@ export interface UploadEquityVolCurvesOptions extends RecordsFromRowsOptions, Om
  *
  * ```ts
  * const outcome = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" });
+ * await frames.uploadEquityVolCurves(rp, { xlsxFile: "vols.xlsx", sheet: "SAP" }); // errors name cells: SAP!E7
  * const rejected = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" }, { use_best_effort: true, skipInvalid: true });
  * ```
  */
 export async function uploadEquityVolCurves(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options: UploadEquityVolCurvesOptions & { skipInvalid: true },
 ): Promise<ColumnTable>;
 export async function uploadEquityVolCurves(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options?: UploadEquityVolCurvesOptions,
 ): Promise<OperationOutcome>;
 export async function uploadEquityVolCurves(
   rp: RiskPortalClient,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   options: UploadEquityVolCurvesOptions = {},
 ): Promise<OperationOutcome | ColumnTable> {
   const { unknownColumns, use_best_effort, skipInvalid, ...callOptions } = options;
-  const result = equityVolCurveRecords(source, { unknownColumns });
+  const loaded = isXlsxSource(source) ? await loadSheet(source, "frames.uploadEquityVolCurves") : source;
+  const result = equityVolCurveRecords(loaded, { unknownColumns });
   const { curves, errors, rows, lines } = result;
   const body = { ...(use_best_effort === undefined ? {} : { use_best_effort }), equity_vol_curves: curves };
   if (skipInvalid) {
@@ -398,7 +444,7 @@ export async function uploadEquityVolCurves(
   }
   refuseBeforeSending("UploadEquityVolCurves", errors, curves.length);
   return rp.marketData.uploadEquityVolCurves(body, callOptions).catch((error: unknown) => {
-    throw inSourceTerms(error, source, rows, lines);
+    throw inSourceTerms(error, source, rows, lines, result.sheet);
   });
 }
 

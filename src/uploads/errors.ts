@@ -8,20 +8,36 @@ import { RequestValidationError, RiskPortalError } from "../client/errors";
 export interface RowError {
   /** 0-based position of the row (array index, DataFrame position, CSV data record); `null` for the whole table. */
   row: number | null;
-  /** CSV only: the line in the file where the row starts (the header is line 1 in a plain file). */
+  /** CSV: the line in the file where the row starts (the header is line 1 in a plain file); a sheet: its row. */
   line?: number;
+  /** A workbook source: the sheet's name. */
+  sheet?: string;
+  /** A workbook source: the cell at fault (`C7`), or the row's cells (`A7:H7`) when no one column is. */
+  cell?: string;
   /** The wire field (`traded_price`, `bond_identifier.code`), when one field is at fault. */
   field?: string;
   message: string;
 }
 
-/** Where a row error is: `row 7`, `line 9 (row 7)` (CSV), `line 1` or `table` (the whole table). */
-export function rowPlace(e: Pick<RowError, "row" | "line">): string {
+/** A sheet's name as a cell reference starts: `Bonds`, or `'Bond marks'` when it needs quotes (as Excel writes it). */
+export function sheetRef(sheet: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
+}
+
+/**
+ * Where a row error is: `row 7`, `line 9 (row 7)` (CSV), `Bonds!C9 (row 7)` (a workbook), `line 1`,
+ * `Bonds!C1` or `table` (the whole table).
+ */
+export function rowPlace(e: Pick<RowError, "row" | "line" | "sheet" | "cell">): string {
+  if (e.sheet !== undefined && e.cell !== undefined) {
+    const at = `${sheetRef(e.sheet)}!${e.cell}`;
+    return e.row === null ? at : `${at} (row ${e.row})`;
+  }
   if (e.row === null) return e.line !== undefined ? `line ${e.line}` : "table";
   return e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
 }
 
-/** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`). */
+/** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`; a workbook: `Bonds!G9 (row 7): …`). */
 export function formatRowError(e: RowError): string {
   return `${rowPlace(e)}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }
@@ -62,5 +78,22 @@ export class CsvError extends RiskPortalError {
     readonly line: number,
   ) {
     super(`line ${line}: ${message}`, { operation: "readCsv" });
+  }
+}
+
+/**
+ * A workbook that cannot be read or written (no such file, not an .xlsx, a corrupt zip, no such sheet,
+ * too many rows, a cell Excel cannot hold): the message names the file, and the sheet and cell when one
+ * is at fault. `operation` is the function as a notebook calls it (`frames.readExcel`).
+ */
+export class ExcelError extends RiskPortalError {
+  constructor(
+    message: string,
+    readonly file: string,
+    operation: string,
+    readonly sheet?: string,
+    cause?: unknown,
+  ) {
+    super(`${operation}: ${message}`, { operation, cause });
   }
 }

@@ -11,7 +11,7 @@ import { formatRowError, type RowError } from "./errors";
 export interface Rejection {
   /** 0-based row of the source; `null` for the whole table (an unknown column) or a message naming no record. */
   row: number | null;
-  /** CSV: the line the row starts on; else `null`. */
+  /** CSV: the line the row starts on; a workbook: the row in its sheet (1-based, as Excel shows it); else `null`. */
   line: number | null;
   /** The field at fault, when one is (local: the wire field; service: the path after the record). */
   field: string | null;

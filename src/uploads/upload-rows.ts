@@ -8,9 +8,11 @@ import type { z } from "zod";
 import { MISSING, isMissing, namesValue } from "../api/field-messages";
 import { formatPath } from "../api/operation";
 import { preview } from "../table/column-table";
+import { dateLabel } from "../table/iso-date";
 import { parseCsv, readCsvFile, type CsvOptions, type CsvTable } from "./csv";
 import { OperationFailedError, withOutcome } from "../client/errors";
-import { CsvError, RowValidationError, type RowError } from "./errors";
+import { CsvError, RowValidationError, sheetRef, type RowError } from "./errors";
+import { readSheetCells, type SheetCells, type SheetOptions } from "./xlsx";
 
 /** Anything with danfo's `columns` and row-major `values` (a danfo DataFrame). */
 export interface DataFrameLike {
@@ -28,8 +30,40 @@ export type RowSource =
   | ({ csv: string } & CsvOptions)
   | ({ csvFile: string } & CsvOptions);
 
+/**
+ * A sheet of an .xlsx workbook as an upload source: `{ xlsxFile: "marks.xlsx", sheet: "Bonds" }` (with
+ * `range`, `header`, `maxRows` as `frames.readExcel` takes them). The helpers that take one answer with a
+ * Promise (the workbook is read first); row errors name the cell (`Bonds!C7`).
+ */
+export type XlsxSource = { xlsxFile: string } & SheetOptions;
+
+/** A workbook sheet already read (what an {@link XlsxSource} becomes before its rows are checked). */
+export interface SheetSource {
+  sheetCells: SheetCells;
+}
+
+/** True for `{ xlsxFile }`. */
+export function isXlsxSource(source: unknown): source is XlsxSource {
+  return typeof source === "object" && source !== null && !Array.isArray(source) && "xlsxFile" in source;
+}
+
+/** Reads the sheet of an {@link XlsxSource}; errors name the file and sheet, and `operation`. */
+export async function loadSheet(source: XlsxSource, operation: string): Promise<SheetSource> {
+  return { sheetCells: await readSheetCells(source.xlsxFile, source, operation) };
+}
+
+/** Where a sheet's rows are: its name, and each column's letter (normalised name → `C`). */
+export interface SheetPlaces {
+  name: string;
+  letters: Record<string, string>;
+  first: string;
+  last: string;
+}
+
 /** Rows read from a source, keyed by normalised column name. */
 export interface SourceRows {
+  /** A workbook sheet: its name and column letters (`lines` then holds each row's sheet row). */
+  sheet?: SheetPlaces;
   rows: Record<string, unknown>[];
   /** CSV: the line each row starts on, and the header's. */
   lines?: number[];
@@ -60,8 +94,9 @@ function isDataFrameLike(source: unknown): source is DataFrameLike {
   );
 }
 
-/** Reads any {@link RowSource} into rows. */
-export function readRows(source: RowSource): SourceRows {
+/** Reads any {@link RowSource} (or a sheet already read) into rows. */
+export function readRows(source: RowSource | SheetSource): SourceRows {
+  if (typeof source === "object" && source !== null && "sheetCells" in source) return sheetRows(source.sheetCells);
   if (Array.isArray(source)) {
     const columns: string[] = [];
     const rows = source.map((r) => {
@@ -127,6 +162,67 @@ export function readRows(source: RowSource): SourceRows {
     return { rows, lines: table.lines, headerLine: table.headerLine, columns, errors, unreadable };
   }
   throw new TypeError("expected a danfo DataFrame, an array of objects, { csv: text } or { csvFile: path }");
+}
+
+/**
+ * A sheet's rows: `lines` are the sheet rows (1-based, as Excel shows them), the header's is `headerLine`.
+ * A date cell becomes the text a CSV would hold (`2026-11-20` for a day, else the UTC instant), so a
+ * sheet and a CSV of the same rows make the same records.
+ */
+function sheetRows(cells: SheetCells): SourceRows {
+  const columns = cells.header.map(normaliseName);
+  const rows = cells.rows.map((values) => {
+    const out: Record<string, unknown> = {};
+    columns.forEach((c, j) => {
+      const v = values[j];
+      out[c] = v instanceof Date ? dateLabel(v) : v;
+    });
+    return out;
+  });
+  const letters: Record<string, string> = Object.create(null) as Record<string, string>;
+  columns.forEach((c, j) => (letters[c] = cells.letters[j]!));
+  return {
+    rows,
+    lines: cells.rowNumbers,
+    ...(cells.headerRow !== null ? { headerLine: cells.headerRow } : {}),
+    columns,
+    errors: [],
+    unreadable: new Set(),
+    sheet: { name: cells.sheet, letters, first: cells.letters[0] ?? "A", last: cells.letters.at(-1) ?? "A" },
+  };
+}
+
+/**
+ * Puts each error of a sheet's rows at its cell: the cell of the field's column (`C7`), the row's cells
+ * (`A7:H7`) when no one column is at fault, the header cell for a column problem. `nested` is the wire
+ * object the flat columns fill (`bond_identifier`: its `code` is the `code` column). Errors of other
+ * sources are left as they are.
+ */
+export function placeInSheet(read: SourceRows, errors: Iterable<RowError>, nested: string): void {
+  const sheet = read.sheet;
+  if (!sheet) return;
+  const columnOf = (field: string | undefined): string | undefined =>
+    field === undefined
+      ? undefined
+      : read.columns.find(
+          (c) =>
+            c === field ||
+            `${nested}.${c}` === field ||
+            field.startsWith(`${c}[`) ||
+            field.startsWith(`${c}.`) ||
+            field.startsWith(`${nested}.${c}[`),
+        );
+  for (const e of errors) {
+    if (e.sheet !== undefined || e.line === undefined) continue;
+    const column = columnOf(e.field);
+    e.sheet = sheet.name;
+    e.cell =
+      column !== undefined
+        ? `${sheet.letters[column]}${e.line}`
+        : e.row === null
+          ? `${sheet.first}${e.line}`
+          : `${sheet.first}${e.line}:${sheet.last}${e.line}`;
+  }
 }
 
 /** The type a wire field needs, for converting text cells. */
@@ -236,10 +332,11 @@ export function withoutTypeTags<T>(value: T): T {
   return out as T;
 }
 
-/** What a source is called in a message: re-sending "the whole file" (or CSV text, frame, array). */
-function sourceNoun(source: RowSource): string {
+/** What a source is called in a message: re-sending "the whole file" (or sheet, CSV text, frame, array). */
+function sourceNoun(source: RowSource | XlsxSource): string {
   if (Array.isArray(source)) return "array";
   if (isDataFrameLike(source)) return "frame";
+  if ("xlsxFile" in source) return "sheet";
   return "csvFile" in source ? "file" : "CSV text";
 }
 
@@ -255,9 +352,10 @@ function withoutRecordPrefix(message: string): string {
  */
 export function inSourceTerms(
   error: unknown,
-  source: RowSource,
+  source: RowSource | XlsxSource,
   recordRows: readonly (readonly number[])[],
   lines?: readonly (number | undefined)[],
+  sheet?: string,
 ): unknown {
   if (!(error instanceof OperationFailedError) || error.outcome !== "partially-applied" || !error.rejected)
     return error;
@@ -265,7 +363,8 @@ export function inSourceTerms(
   const where = (rows: number[]) => {
     const line = rows.length === 1 ? lines?.[rows[0]!] : undefined;
     const named = `row${rows.length === 1 ? "" : "s"} ${rows.join(", ")}`;
-    return line === undefined ? named : `line ${line} (${named})`;
+    if (line === undefined) return named;
+    return sheet === undefined ? `line ${line} (${named})` : `${sheetRef(sheet)} row ${line} (${named})`;
   };
   const shown = rejected.slice(0, 5).map((r) => `${where(r.rows)}: ${r.messages.map(withoutRecordPrefix).join("; ")}`);
   if (rejected.length > 5) shown.push(`… and ${rejected.length - 5} more`);

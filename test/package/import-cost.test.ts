@@ -32,6 +32,7 @@ const LAZY_DEPENDENCIES = [
   "@duckdb",
   "apache-arrow",
   "fastify",
+  "exceljs",
 ];
 
 const REQUIRE_CHILD = `

@@ -1,0 +1,66 @@
+/**
+ * Excel under Deno (the runtime of Deno's Jupyter kernel): a real `deno run` of a module beside the
+ * notebooks, importing "risk-portal-lab" by name as a cell does, reads openpyxl's workbook and writes and
+ * reads one of its own, with the kinds, sheet names and text Node gets. Under Deno exceljs's stream reader
+ * first read no workbook part but the sheets, without an error: every sheet was "Sheet1", dates came
+ * back as numbers and shared strings as `{ sharedString: 0 }` (src/uploads/xlsx.ts, fixReader).
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, "../..");
+const deno = path.join(root, "node_modules", ".bin", "deno");
+const script = path.join(root, "notebooks", `.deno-excel-check-${process.pid}.ts`);
+const dir = mkdtempSync(path.join(tmpdir(), "rpl-excel-deno-"));
+afterAll(() => {
+  rmSync(script, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Read ten times over: the stream reader's failures under Deno came and went from one read to the next.
+const SCRIPT = (reference: string, out: string) => `
+import { frames } from "risk-portal-lab";
+const marks = await frames.readExcelColumns(${JSON.stringify(reference)}, { sheet: "Marks" });
+await frames.toExcel({ Again: marks }, ${JSON.stringify(out)});
+const reads = [];
+for (let i = 0; i < 10; i++) {
+  const again = await frames.readExcelColumns(${JSON.stringify(out)}, { sheet: "Again" });
+  reads.push(JSON.stringify({ again: again.kinds, codes: again.data.code, first: (again.data.date[0] as Date).toISOString() }));
+}
+console.log(JSON.stringify({ marks: marks.kinds, reads: [...new Set(reads)].map((r) => JSON.parse(r)) }));
+`;
+
+describe("Excel under Deno", () => {
+  it("reads and writes workbooks as under Node: sheet names, date cells, shared strings", async () => {
+    const reference = path.join(__dirname, "fixtures", "openpyxl-reference.xlsx");
+    writeFileSync(script, SCRIPT(reference, path.join(dir, "again.xlsx")));
+    const { stdout } = await run(deno, ["run", "--allow-all", "--quiet", script], {
+      cwd: path.dirname(script),
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    });
+    const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    const kinds = {
+      date: "date",
+      code: "string",
+      price: "number",
+      qty: "number",
+      active: "boolean",
+      stamp: "date",
+      note: "string",
+      iso: "date",
+      value: "empty",
+      status: "string",
+    };
+    expect(report).toEqual({
+      marks: kinds,
+      reads: [{ again: kinds, codes: ["XS1", "0012", "US9 Ü"], first: "2026-11-20T00:00:00.000Z" }],
+    });
+  }, 150_000);
+});
