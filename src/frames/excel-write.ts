@@ -26,7 +26,7 @@ const MAX_CELL_TEXT = 32_767;
 /** Writes the sheets to a new workbook at `temp` (messages name `target`, the file the caller asked for). */
 export async function writeWorkbook(sheets: readonly SheetToWrite[], temp: string, target: string): Promise<void> {
   for (const s of sheets) checkSize(s, target);
-  const E = loadExcelJS();
+  const E = loadExcelJS("frames.toExcel");
   const wb = new E.stream.xlsx.WorkbookWriter({ filename: temp, useStyles: true, useSharedStrings: true });
   for (const { name, table } of sheets) {
     const ws = wb.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });

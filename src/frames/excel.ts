@@ -14,6 +14,7 @@ import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import { columnTableOf, type TableLike } from "../columnar/arrow";
 import { finishColumn, TableBuilder, type ColumnTable, type TableWarning } from "../table/column-table";
+import { loadExcelJS } from "../uploads/load-exceljs";
 import { ExcelError } from "../uploads/errors";
 import { readSheetCells, type SheetCells, type SheetOptions } from "../uploads/xlsx";
 import { toDataFrame } from "./danfo";
@@ -112,6 +113,7 @@ export async function toExcel(
         operation,
       );
   }
+  loadExcelJS(operation); // not installed: say so, before anything is written
   await mkdir(path.dirname(target), { recursive: true });
   const temp = `${target}.partial-${randomUUID()}`;
   try {

@@ -181,7 +181,7 @@ export async function readSheetCells(
   const maxRows = options.maxRows ?? EXCEL_MAX_ROWS;
   if (!(Number.isInteger(maxRows) && maxRows >= 0)) throw new RangeError(`maxRows must be a whole number ≥ 0`);
   checkWorkbookFile(file, operation);
-  const source = underDeno() ? await wholeWorkbook(file, operation) : streamedWorkbook(file);
+  const source = underDeno() ? await wholeWorkbook(file, operation) : streamedWorkbook(file, operation);
   const names: string[] = [];
   let found: SheetCells | undefined;
   try {
@@ -230,8 +230,8 @@ function unreadable(file: string, operation: string, error: unknown): ExcelError
 }
 
 /** exceljs's stream reader: a sheet's rows are parsed as they are read, so memory stays bounded. */
-function streamedWorkbook(file: string): SheetSource {
-  const reader = new (loadExcelJS().stream.xlsx.WorkbookReader)(file, {
+function streamedWorkbook(file: string, operation: string): SheetSource {
+  const reader = new (loadExcelJS(operation).stream.xlsx.WorkbookReader)(file, {
     worksheets: "emit",
     sharedStrings: "cache",
     styles: "cache", // the number formats say which numbers are dates
@@ -271,7 +271,7 @@ async function wholeWorkbook(file: string, operation: string): Promise<SheetSour
       file,
       operation,
     );
-  const wb = new (loadExcelJS().Workbook)();
+  const wb = new (loadExcelJS(operation).Workbook)();
   try {
     await wb.xlsx.readFile(file);
   } catch (error) {

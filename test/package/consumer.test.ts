@@ -238,6 +238,19 @@ describe.skipIf(missing !== undefined && !inCI)("risk-portal-lab in a quant's ow
       /needs tslab to run a notebook under tslab: npm install tslab \(or run it under Deno: --kernel deno\)/,
     );
     expect(refused).not.toMatch(/Require stack/);
+    // exceljs is an optional peer too: a workbook verb says what to install.
+    const excel = await sh(
+      process.execPath,
+      [
+        "-e",
+        `const { frames } = require("risk-portal-lab");
+        frames.toExcel(new (frames.loadDanfo().DataFrame)({ a: [1] }), "x.xlsx").catch((e) => console.log(e.message));`,
+      ],
+      installed,
+    );
+    expect(excel.trim()).toBe(
+      "frames.toExcel needs the npm package exceljs (it reads and writes .xlsx workbooks): `npm install exceljs` in the notebook's folder",
+    );
     // What a user adds for the kernels.
     await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "tslab", "deno"], installed);
   }, 300_000);
