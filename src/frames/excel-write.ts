@@ -2,6 +2,7 @@
  * The cells of `frames.toExcel` (src/frames/excel.ts): each table as one sheet of typed cells, written
  * through exceljs's streaming writer (rows go to the file as they are made, not held as a workbook).
  */
+import { createWriteStream } from "node:fs";
 import type { Style } from "exceljs";
 import type { ColumnKind, ColumnTable } from "../table/column-table";
 import { ExcelError } from "../uploads/errors";
@@ -27,7 +28,24 @@ const MAX_CELL_TEXT = 32_767;
 export async function writeWorkbook(sheets: readonly SheetToWrite[], temp: string, target: string): Promise<void> {
   for (const s of sheets) checkSize(s, target);
   const E = loadExcelJS("frames.toExcel");
-  const wb = new E.stream.xlsx.WorkbookWriter({ filename: temp, useStyles: true, useSharedStrings: true });
+  // The file's stream is ours, so that a failed write ends it before the caller removes `temp`: exceljs's
+  // own opens the file when it gets to it, and could make it again after the removal.
+  const out = createWriteStream(temp);
+  const wb = new E.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: true });
+  try {
+    await writeSheets(wb, sheets, target);
+  } catch (error) {
+    if (!out.closed) await new Promise<void>((resolve) => (out.once("close", () => resolve()), out.destroy()));
+    throw error;
+  }
+}
+
+/** Each sheet's rows, then the workbook's end. */
+async function writeSheets(
+  wb: InstanceType<ReturnType<typeof loadExcelJS>["stream"]["xlsx"]["WorkbookWriter"]>,
+  sheets: readonly SheetToWrite[],
+  target: string,
+): Promise<void> {
   for (const { name, table } of sheets) {
     const ws = wb.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
     const formats = table.columns.map((c) => formatOf(table.kinds[c]!, table.data[c]!));
