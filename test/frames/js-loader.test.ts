@@ -79,7 +79,7 @@ async function sqlBack(db: frames.SqlSession, name: string) {
  * The in-memory route (its table written with frames.writeParquet, and registered in a session), then
  * each loader into Parquet and into SQL, on the same body: keyed by route, each with what it said.
  */
-async function routes(body: string, batchRows: number) {
+async function routes(body: string, batchRows: number, dates?: "keep") {
   const server = await serve(body);
   const rp = new RiskPortalClient({ baseUrl: server.url, auth: { token: "t0ken-never-shown" }, retry: { limit: 0 } });
   const db = await frames.duckdb();
@@ -91,23 +91,23 @@ async function routes(body: string, batchRows: number) {
       warnings: t.meta.warnings.map(formatWarning),
     });
     got["in memory → Parquet"] = await outcome(async () => {
-      const t = await frames.fetchTransactionTableColumns(rp, P);
+      const t = await frames.fetchTransactionTableColumns(rp, P, { dates });
       const target = file();
       await frames.writeParquet(t, target);
       return { ...said(t), back: await parquetBack(target) };
     });
     got["in memory → SQL"] = await outcome(async () => {
-      const t = await frames.fetchTransactionTableColumns(rp, P);
+      const t = await frames.fetchTransactionTableColumns(rp, P, { dates });
       await db.register("t", t);
       return { ...said(t), back: await sqlBack(db, "t") };
     });
     for (const loader of ["js", "duckdb"] as const) {
       got[`${loader} → Parquet`] = await outcome(async () => {
-        const w = await frames.fetchTransactionTableToParquet(rp, P, file(), { loader, batchRows });
+        const w = await frames.fetchTransactionTableToParquet(rp, P, file(), { loader, batchRows, dates });
         return { columns: w.columns, kinds: w.kinds, warnings: w.warnings, back: await parquetBack(w.path) };
       });
       got[`${loader} → SQL`] = await outcome(async () => {
-        const l = await frames.fetchTransactionTableToDuckDB(rp, P, db, "t", { loader, batchRows });
+        const l = await frames.fetchTransactionTableToDuckDB(rp, P, db, "t", { loader, batchRows, dates });
         return { columns: l.columns, kinds: l.kinds, warnings: l.warnings, back: await sqlBack(db, "t") };
       });
     }
@@ -119,8 +119,8 @@ async function routes(body: string, batchRows: number) {
 }
 
 /** Every streamed route gives what the in-memory route gives into the same destination; returns what that said. */
-async function expectAsInMemory(rows: unknown[], batchRows: number): Promise<Outcome> {
-  const got = await routes(JSON.stringify({ data_table: rows }), batchRows);
+async function expectAsInMemory(rows: unknown[], batchRows: number, dates?: "keep"): Promise<Outcome> {
+  const got = await routes(JSON.stringify({ data_table: rows }), batchRows, dates);
   const want: Record<string, Outcome> = {};
   for (const route of Object.keys(got)) want[route] = got[`in memory → ${route.split(" → ")[1]}`]!;
   expect(got).toEqual(want);
@@ -161,6 +161,12 @@ describe("the streamed routes give the in-memory route's table, whatever batch a
         'column "when": value at row 3 ("see row 1") is not an ISO 8601 date, though earlier values are; the column is kept as text',
       ],
     });
+  });
+
+  it("dates kept as text: text, and nothing to warn about", async () => {
+    const rows = ids(5).map((r) => ({ ...r, when: r.id === 3 ? "see row 1" : `2026-01-0${r.id + 1}T00:00:00Z` }));
+    const table = await expectAsInMemory(rows, 2, "keep");
+    expect(table).toMatchObject({ kinds: { when: "string" }, warnings: [] });
   });
 
   it("text, then dates in a later batch: text, and nothing to warn about", async () => {
