@@ -25,6 +25,8 @@ import {
   columnRecord,
   finishColumn,
   formatWarning,
+  mixedWarning,
+  notADateWarning,
   TableBuilder,
   type ColumnKind,
   type ColumnTable,
@@ -43,7 +45,13 @@ import {
 } from "../columnar/parquet";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
-import { buildTransactionTable, transactionTableColumns, type TransactionTableOptions } from "./transaction-table";
+import { parseIsoDate } from "../table/iso-date";
+import {
+  buildTransactionTable,
+  notObjectsWarning,
+  transactionTableColumns,
+  type TransactionTableOptions,
+} from "./transaction-table";
 import { RowsSpoolSink, scanning, spoolBatches, type LiveRead, type LiveReader } from "./transaction-rows";
 
 const SOURCE = "GetTransactionTable";
@@ -487,7 +495,7 @@ class SpoolSink implements BodySink {
   #scanner!: JsonRowScanner;
   schema!: Schema;
   /**
-   * Whether every batch so far had the first batch's columns and kinds: then each was staged as it
+   * Whether no batch after the first changed the table's columns or kinds: then each was staged as it
    * arrived, built exactly as the second pass would build it, and the second pass is not needed.
    */
   stagedAsRead = true;
@@ -522,7 +530,7 @@ class SpoolSink implements BodySink {
     for (const batch of scanning(() => this.#scanner.push(bytes))) {
       const table = this.schema.observe(batch);
       if (!this.stagedAsRead) continue;
-      if (!this.schema.changed && this.schema.agrees(table)) await this.stager.stage(this.schema.conform(batch, table));
+      if (!this.schema.changed) await this.stager.stage(this.schema.conform(batch, table));
       else {
         this.stagedAsRead = false;
         await this.stager.discard();
@@ -582,62 +590,66 @@ class SpoolSink implements BodySink {
 }
 
 /**
- * The columns of a table seen batch by batch, in the order first seen, with their kind over every row:
- * a kind merges with `empty`; dates then text is text (the in-memory reader says the same); any other
- * disagreement is `mixed`, kept as received.
+ * The columns of a table seen batch by batch, in the order first seen, each with its kind over every row
+ * and what the in-memory reader would say of it: the kinds and warnings are those of the whole table
+ * read at once (see {@link ColumnTally}), whatever batch a column or a kind first appears in.
  */
 class Schema {
   readonly names: string[] = [];
-  readonly #kinds = new Map<string, ColumnKind>();
-  readonly warnings: TableWarning[] = [];
+  readonly #tallies = new Map<string, ColumnTally>();
+  /** The kinds as they were before the last batch (what its predecessors were built with). */
+  #kinds = new Map<string, ColumnKind>();
+  /** Rows that are not objects: how many, the first one's number and value. */
+  #notObjects = { count: 0, row: -1, first: undefined as unknown };
   rows = 0;
   /**
-   * Whether the last batch changed a known kind (dates to text, numbers to mixed …): the batches before it
-   * were staged with the old kind, and their parts no longer fit; even a batch that agrees with the kinds
-   * now known (a text batch after date batches) must not be staged as it is.
+   * Whether the last batch changed what the batches before it were built with (a column first seen, a
+   * kind that is no longer what it was: numbers to mixed, empty to numbers, dates to text …): their
+   * parts no longer fit, and even a batch built with the kinds now known must not be staged as it is.
    */
   changed = false;
 
   constructor(readonly dates: TransactionTableOptions["dates"]) {}
 
   kinds(): Record<string, ColumnKind> {
-    return Object.fromEntries(this.names.map((n) => [n, this.#kinds.get(n)!]));
+    return Object.fromEntries(this.names.map((n) => [n, this.#tallies.get(n)!.kind()]));
+  }
+
+  /** What the in-memory reader says of the whole table: rows that are not objects, then each column, in order. */
+  get warnings(): TableWarning[] {
+    const { count, row, first } = this.#notObjects;
+    const warnings = count > 0 ? [notObjectsWarning(count, row, first)] : [];
+    for (const name of this.names) {
+      const warning = this.#tallies.get(name)!.warning(name);
+      if (warning) warnings.push(warning);
+    }
+    return warnings;
   }
 
   /** Learns the kinds of one batch; returns the batch's own table (its rows numbered from where the batch starts). */
   observe(rows: unknown[]): ColumnTable {
     const offset = this.rows;
     const table = buildTransactionTable(rows, { dates: this.dates }, false, offset);
-    this.warnings.push(...table.meta.warnings);
-    this.changed = false;
-    for (const name of table.columns) {
-      const kind = table.kinds[name]!;
-      const known = this.#kinds.get(name);
-      if (known === undefined) {
-        this.names.push(name);
-        this.#kinds.set(name, kind);
-      } else if (known !== kind && kind !== "empty") {
-        const merged =
-          known === "empty"
-            ? kind
-            : (known === "date" && kind === "string") || (known === "string" && kind === "date")
-              ? "string"
-              : "mixed";
-        if (merged !== known && known !== "empty") {
-          this.warnings.push(disagreement(name, known, kind, offset, merged));
-          this.changed = true;
-        }
-        this.#kinds.set(name, merged);
-      }
+    const n = rows.length;
+    for (let i = 0; i < n; i++) {
+      const row = rows[i];
+      if (row !== null && typeof row === "object" && !Array.isArray(row)) continue;
+      if (this.#notObjects.count++ === 0) this.#notObjects = { count: 1, row: offset + i, first: row };
     }
+    const detectDates = this.dates !== "keep";
+    for (const name of table.columns) {
+      let tally = this.#tallies.get(name);
+      if (!tally) {
+        this.names.push(name);
+        this.#tallies.set(name, (tally = new ColumnTally()));
+      }
+      tally.add(table, name, rows, offset, detectDates);
+    }
+    const kinds = new Map(this.names.map((name) => [name, this.#tallies.get(name)!.kind()]));
+    this.changed = offset > 0 && [...kinds].some(([name, kind]) => this.#kinds.get(name) !== kind);
+    this.#kinds = kinds;
     this.rows += table.rowCount;
     return table;
-  }
-
-  /** Whether a batch's own table has exactly the columns (in order) and kinds known so far. */
-  agrees(table: ColumnTable): boolean {
-    if (table.columns.length !== this.names.length) return false;
-    return table.columns.every((name, j) => name === this.names[j] && table.kinds[name] === this.#kinds.get(name));
   }
 
   /** One batch built with the kinds of the whole table (`table`: the batch's own, when already built). */
@@ -645,7 +657,7 @@ class Schema {
     const n = table.rowCount;
     const builder = new TableBuilder(n, SOURCE, {}, []);
     for (const name of this.names) {
-      const want = this.#kinds.get(name)!;
+      const want = this.#tallies.get(name)!.kind();
       const have = table.kinds[name];
       if (have === want) {
         builder.addFinished(name, { values: table.data[name]!, kind: want, missing: table.meta.missing[name] ?? 0 });
@@ -674,16 +686,138 @@ class Schema {
   }
 }
 
-function disagreement(
-  name: string,
-  known: ColumnKind,
-  kind: ColumnKind,
-  offset: number,
-  merged: ColumnKind,
-): TableWarning {
-  const message =
-    merged === "string"
-      ? `column "${name}": values from row ${offset} on are not all ISO 8601 dates, though earlier values are; the column is kept as text`
-      : `column "${name}" holds ${known} values and, from row ${offset} on, ${kind} values; kept as received, nothing converted`;
-  return { row: offset, column: name, message };
+/**
+ * One column's values over every batch so far, counted as the in-memory reader counts a whole column
+ * (see `finishColumn`): its kind, and its warning with the rows and values it names, are the whole
+ * column's. Counted from each batch's own finished column (a loop over the values only for a batch that
+ * is mixed, or while a column's text has been dates so far).
+ */
+class ColumnTally {
+  present = 0;
+  numbers = 0;
+  strings = 0;
+  booleans = 0;
+  others = 0;
+  firstNumber = -1;
+  firstString = -1;
+  firstOther = -1;
+  /** The values as received at the rows a warning may quote (the first of each kind, the first not a date). */
+  readonly #at: Record<number, unknown> = {};
+  /** Whether the text so far is all ISO dates, its first value one (undefined: no text yet). */
+  #dates: boolean | undefined;
+  /** The first text that is not a date, when the column's first text is one (-1: none). */
+  #notADate = -1;
+
+  /** The column's kind over the rows counted so far, as the in-memory reader would give it. */
+  kind(): ColumnKind {
+    if (this.present === 0) return "empty";
+    if (this.numbers === this.present) return "number";
+    if (this.booleans === this.present) return "boolean";
+    if (this.strings === this.present) return this.#dates ? "date" : "string";
+    return "mixed";
+  }
+
+  /** What the in-memory reader would say of the column. */
+  warning(name: string): TableWarning | undefined {
+    const kind = this.kind();
+    if (kind === "string" && this.#notADate >= 0)
+      return notADateWarning(name, this.#notADate, this.#at[this.#notADate], "auto");
+    if (kind !== "mixed") return undefined;
+    const { numbers, strings, booleans, others, firstString, firstNumber, firstOther } = this;
+    const counts = { numbers, strings, booleans, dates: 0, others };
+    return mixedWarning(name, "auto", counts, { firstString, firstNumber, firstOther }, this.#at, 0);
+  }
+
+  /** Counts column `name` of a batch's own `table` (built from `rows`, the first of them row `offset` of the whole). */
+  add(table: ColumnTable, name: string, rows: unknown[], offset: number, detectDates: boolean): void {
+    const kind = table.kinds[name]!;
+    const values = table.data[name]!;
+    const present = table.rowCount - (table.meta.missing[name] ?? 0);
+    const raw = (i: number): unknown => {
+      const row = rows[i];
+      return isRecord(row) ? row[name] : undefined;
+    };
+    this.present += present;
+    if (present === 0) return;
+    if (kind === "number") {
+      this.numbers += present;
+      if (this.firstNumber < 0) this.firstNumber = this.#note(offset + firstPresent(values), values, offset);
+    } else if (kind === "boolean") this.booleans += present;
+    else if (kind === "string" || kind === "date") this.#addText(kind, values, raw, present, offset, detectDates);
+    else this.#addMixed(values, offset);
+  }
+
+  /** A batch's text column (`date`: all its text is dates, read as `Date`s). */
+  #addText(
+    kind: ColumnKind,
+    values: unknown[],
+    raw: (i: number) => unknown,
+    present: number,
+    offset: number,
+    detectDates: boolean,
+  ): void {
+    this.strings += present;
+    const first = firstPresent(values);
+    if (this.firstString < 0) {
+      this.firstString = offset + first;
+      this.#at[this.firstString] = raw(first);
+    }
+    if (this.#dates === undefined) this.#dates = kind === "date" || (detectDates && isDateText(raw(first)));
+    if (kind === "date" || !this.#dates) return;
+    // The text so far was all dates: the first value of this batch that is not one is the column's.
+    const n = values.length;
+    for (let i = first; i < n; i++) {
+      const v = values[i];
+      if (typeof v === "string" && Number.isNaN(parseIsoDate(v))) {
+        this.#dates = false;
+        this.#notADate = offset + i;
+        this.#at[this.#notADate] = v;
+        return;
+      }
+    }
+  }
+
+  /** A batch's column kept as received: each value counted by its kind. */
+  #addMixed(values: unknown[], offset: number): void {
+    const n = values.length;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      const t = typeof v;
+      if (v === null || v === undefined) continue;
+      if (t === "number") {
+        this.numbers++;
+        if (this.firstNumber < 0) this.firstNumber = this.#note(offset + i, values, offset);
+      } else if (t === "string") {
+        this.strings++;
+        // Text in a column that is mixed: whether it reads as dates no longer matters.
+        this.#dates = false;
+        if (this.firstString < 0) this.firstString = this.#note(offset + i, values, offset);
+      } else if (t === "boolean") this.booleans++;
+      else {
+        this.others++;
+        if (this.firstOther < 0) this.firstOther = this.#note(offset + i, values, offset);
+      }
+    }
+  }
+
+  /** Keeps the value at row `row` of the whole (`values` starting at row `offset`); returns `row`. */
+  #note(row: number, values: unknown[], offset: number): number {
+    this.#at[row] = values[row - offset];
+    return row;
+  }
+}
+
+/** The index of the first value that is not missing (null, undefined or NaN); -1 when none is. */
+function firstPresent(values: unknown[]): number {
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v !== null && v !== undefined && v === v) return i;
+  }
+  return -1;
+}
+
+/** Whether a value is text that reads as an ISO 8601 date. */
+function isDateText(value: unknown): boolean {
+  return typeof value === "string" && !Number.isNaN(parseIsoDate(value));
 }

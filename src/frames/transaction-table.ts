@@ -280,14 +280,18 @@ function objectRowView(rows: unknown[], warnings: TableWarning[], firstRow: numb
     }
   }
   if (notObjects === 0) return rows as Record<string, unknown>[];
-  const row = firstRow + firstNotObject;
-  warnings.push({
-    row,
-    message: `${notObjects} row${notObjects > 1 ? "s are" : " is"} not an object (first: row ${row}, ${preview(rows[firstNotObject])}); their cells are missing`,
-  });
+  warnings.push(notObjectsWarning(notObjects, firstRow + firstNotObject, rows[firstNotObject]));
   return rows.map((r) =>
     r === null || typeof r !== "object" || Array.isArray(r) ? {} : (r as Record<string, unknown>),
   );
+}
+
+/** What a table says of its `count` rows that are not objects, the first at `row` (its value `first`). */
+export function notObjectsWarning(count: number, row: number, first: unknown): TableWarning {
+  return {
+    row,
+    message: `${count} row${count > 1 ? "s are" : " is"} not an object (first: row ${row}, ${preview(first)}); their cells are missing`,
+  };
 }
 
 /** Adds a column name unless it is already there (the first occurrence keeps its place). */

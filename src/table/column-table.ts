@@ -225,10 +225,7 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
     if (hint === "date" || (hint === "auto" && detectDates && isDateText(raw[firstString] as string))) {
       const converted = toDates(raw);
       if (converted.bad < 0) return { values: converted.values, kind: "date", missing };
-      const row = firstRow + converted.bad;
-      const why = namedDateProblem(raw[converted.bad]);
-      const message = `column "${name}": value at row ${row} (${preview(raw[converted.bad])}) is not an ISO 8601 date${why ? ` (${why})` : ""}${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
-      const warning: TableWarning = { row, column: name, message };
+      const warning = notADateWarning(name, firstRow + converted.bad, raw[converted.bad], hint);
       return { values: missingAs(raw, null, owned, missing), kind: "string", missing, warning };
     }
     return { values: missingAs(raw, null, owned, missing), kind: "string", missing };
@@ -251,12 +248,27 @@ export function finishColumn(name: string, raw: unknown[], options: FinishOption
   };
 }
 
-function mixedWarning(
+/**
+ * What a text column whose values are not all dates says: `value` at `row` is the first that is not one
+ * (`hint` "date": the column was expected to hold dates; else its earlier values are dates).
+ */
+export function notADateWarning(name: string, row: number, value: unknown, hint: ColumnHint): TableWarning {
+  const why = namedDateProblem(value);
+  const message = `column "${name}": value at row ${row} (${preview(value)}) is not an ISO 8601 date${why ? ` (${why})` : ""}${hint === "date" ? "" : ", though earlier values are"}; the column is kept as text`;
+  return { row, column: name, message };
+}
+
+/**
+ * What a column kept as received (`mixed`) says: how many values of each kind it holds, and the value
+ * that breaks the expectation. `first`: the first row holding each kind (-1: none), counted from 0 in
+ * `raw`, which needs hold only those rows' values; `firstRow`: the number of `raw`'s first row.
+ */
+export function mixedWarning(
   name: string,
   hint: ColumnHint,
   counts: { numbers: number; strings: number; booleans: number; dates: number; others: number },
   first: { firstString: number; firstNumber: number; firstOther: number },
-  raw: unknown[],
+  raw: Readonly<Record<number, unknown>>,
   firstRow: number,
 ): TableWarning {
   const parts: string[] = [];
