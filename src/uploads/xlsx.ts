@@ -177,16 +177,45 @@ export async function readSheetCells(
   operation = "frames.readExcel",
 ): Promise<SheetCells> {
   const range = parseRange(options.range);
-  const wanted = options.sheet ?? 0;
   const maxRows = options.maxRows ?? EXCEL_MAX_ROWS;
   if (!(Number.isInteger(maxRows) && maxRows >= 0)) throw new RangeError(`maxRows must be a whole number ≥ 0`);
   checkWorkbookFile(file, operation);
-  const source = underDeno() ? await wholeWorkbook(file, operation) : streamedWorkbook(file, operation);
+  const how = { range, maxRows, options, operation };
+  if (underDeno()) return readSheetOnce(file, how, await wholeWorkbook(file, operation));
+  try {
+    return await readSheetOnce(file, how, streamedWorkbook(file, operation));
+  } catch (error) {
+    if (error instanceof ExcelError && !(error.cause instanceof TypeError)) throw error;
+    if (!(error instanceof ExcelError) && !(error instanceof PartialRead)) throw error;
+    // The stream reader ended early (PartialRead), or exceljs failed inside on a zip it streams wrong (a
+    // TypeError: one rewritten by JSZip, say): read the workbook whole, within its bound, as under Deno.
+    const why = error instanceof PartialRead ? error.message : "its sheets' parts";
+    return readSheetOnce(file, how, await wholeWorkbook(file, operation, why));
+  }
+}
+
+/**
+ * exceljs's stream reader left out a part the sheet needs (the message names it): it did, now and then,
+ * under load (a sheet handed out before the workbook part or the shared strings were read, its name then
+ * "Sheet1" and its text `{ sharedString: 0 }`, without an error). The workbook is then read whole.
+ */
+class PartialRead extends Error {}
+
+/** One read of the sheet asked for; throws {@link PartialRead} when the reader did not read what it needs. */
+async function readSheetOnce(
+  file: string,
+  how: { range: CellRange; maxRows: number; options: SheetOptions; operation: string },
+  source: SheetSource,
+): Promise<SheetCells> {
+  const { range, maxRows, options, operation } = how;
+  const wanted = options.sheet ?? 0;
   const names: string[] = [];
   let found: SheetCells | undefined;
   try {
     let position = 0;
     for await (const ws of source.sheets) {
+      const missing = source.missing();
+      if (missing) throw new PartialRead(missing);
       const name = ws.name ?? `sheet ${position + 1}`;
       names.push(name);
       const match = typeof wanted === "string" ? name === wanted : position === wanted;
@@ -198,7 +227,7 @@ export async function readSheetCells(
       for await (const _row of ws); // a sheet not asked for: read past it
     }
   } catch (error) {
-    if (error instanceof ExcelError) throw error;
+    if (error instanceof ExcelError || error instanceof PartialRead) throw error;
     throw unreadable(file, operation, error);
   } finally {
     source.close();
@@ -216,6 +245,8 @@ export async function readSheetCells(
 /** A workbook's sheets, one at a time, and how to let go of the file. */
 interface SheetSource {
   sheets: AsyncIterable<StreamSheet>;
+  /** What a sheet handed out now would be read without (the workbook part), or undefined. */
+  missing(): string | undefined;
   close(): void;
 }
 
@@ -239,8 +270,13 @@ function streamedWorkbook(file: string, operation: string): SheetSource {
     entries: "ignore",
   });
   fixReader(reader);
+  const parts = reader as unknown as { model?: unknown; workbookRels?: unknown };
   return {
     sheets: reader as unknown as AsyncIterable<StreamSheet>,
+    missing: () =>
+      parts.model === undefined || parts.workbookRels === undefined
+        ? "the workbook part (xl/workbook.xml and its relationships: the sheets' names)"
+        : undefined,
     // Stopped at the sheet asked for (or at an error): close the file rather than read the rest.
     close: () => (reader as unknown as { stream?: { destroy?(): void } }).stream?.destroy?.(),
   };
@@ -263,11 +299,13 @@ export const DENO_MAX_WORKBOOK_BYTES = 32 * 1024 * 1024;
  * or the styles, and read as empty header cells or dates as numbers, without an error. A file over
  * {@link DENO_MAX_WORKBOOK_BYTES} is refused, to keep the memory bounded.
  */
-async function wholeWorkbook(file: string, operation: string): Promise<SheetSource> {
+async function wholeWorkbook(file: string, operation: string, streamMissed?: string): Promise<SheetSource> {
   const size = statSync(file).size;
   if (size > DENO_MAX_WORKBOOK_BYTES)
     throw new ExcelError(
-      `${file} has ${Math.round(size / 1e6)} MB; under Deno a workbook is read whole, up to ${DENO_MAX_WORKBOOK_BYTES / 1024 / 1024} MiB (about 300,000 rows of 10 columns): read it under Node (tslab), or save the sheet you need alone`,
+      streamMissed === undefined
+        ? `${file} has ${Math.round(size / 1e6)} MB; under Deno a workbook is read whole, up to ${DENO_MAX_WORKBOOK_BYTES / 1024 / 1024} MiB (about 300,000 rows of 10 columns): read it under Node (tslab), or save the sheet you need alone`
+        : `${file} could not be read as a stream (exceljs's stream reader ended before ${streamMissed}), and at ${Math.round(size / 1e6)} MB it is over the ${DENO_MAX_WORKBOOK_BYTES / 1024 / 1024} MiB read whole instead; nothing was returned rather than a sheet read without it: save it again from Excel or LibreOffice, or save the sheet you need alone`,
       file,
       operation,
     );
@@ -289,7 +327,7 @@ async function wholeWorkbook(file: string, operation: string): Promise<SheetSour
       };
     }
   }
-  return { sheets: sheets(), close: () => undefined };
+  return { sheets: sheets(), missing: () => undefined, close: () => undefined };
 }
 
 interface ReadContext {
@@ -411,6 +449,7 @@ function cellValue(v: unknown, row: StreamRow, column: number, notes: CellNote[]
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v;
   const o = v as Record<string, unknown>;
   const cell = `${columnLetter(column)}${row.number}`;
+  if ("sharedString" in o) throw new PartialRead(`the shared strings (xl/sharedStrings.xml: the text of ${cell})`);
   if (Array.isArray(o.richText)) {
     const text = (o.richText as { text?: string }[]).map((p) => p.text ?? "").join("");
     return text === "" ? null : text;

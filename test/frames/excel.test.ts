@@ -4,6 +4,7 @@
  * errors for what is not a readable workbook (each naming the file, the sheet or the cell).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -200,5 +201,36 @@ describe("readExcel on what is not a readable workbook", () => {
       `frames.readExcelColumns: ${file} sheet "Sheet1" has more than 1000 data rows (maxRows), at Sheet1!A1002; read part of it with { range: "A1:J1001" }, or raise maxRows`,
     );
     expect((await frames.readExcelColumns(file, { maxRows: n })).rowCount).toBe(n);
+  });
+});
+
+describe("a workbook exceljs's stream reader cannot read", () => {
+  // exceljs's stream reader reads a zip's entries in the order they are stored, and ended early on some: a
+  // workbook rewritten by JSZip (its sheets handed out before the workbook part, then a TypeError inside
+  // exceljs), and now and then under load our own (sheets named "Sheet1", "Sheet2", text as
+  // `{ sharedString: 0 }`, without an error). Such a workbook is read whole instead, within its bound.
+  const rewritten = async (name: string, drop?: string): Promise<string> => {
+    const file = at(name);
+    const t = new TableBuilder(2, "t").add("name", ["a", "b"]).add("n", [1, 2]).build();
+    await frames.toExcel({ One: t, Two: t }, file);
+    const JSZip = createRequire(__filename)("jszip") as typeof import("jszip");
+    const zip = await JSZip.loadAsync(readFileSync(file));
+    if (drop) zip.remove(drop);
+    writeFileSync(file, await zip.generateAsync({ type: "nodebuffer" }));
+    return file;
+  };
+
+  it("reads a workbook JSZip wrote again, sheet names and text as written", async () => {
+    const file = await rewritten("jszip.xlsx");
+    const two = await frames.readExcelColumns(file, { sheet: "Two" });
+    expect(two.data).toEqual({ name: ["a", "b"], n: [1, 2] });
+    await expect(frames.readExcelColumns(file, { sheet: "Three" })).rejects.toThrow('its sheets: "One", "Two"');
+  });
+
+  it("refuses a workbook without its workbook part, rather than name its sheets Sheet1 and Sheet2", async () => {
+    const file = await rewritten("no-workbook.xlsx", "xl/workbook.xml");
+    await expect(frames.readExcelColumns(file, { sheet: "One" })).rejects.toThrow(
+      `frames.readExcelColumns: ${file} holds no worksheet: a zip, but not an .xlsx workbook`,
+    );
   });
 });
