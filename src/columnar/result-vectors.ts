@@ -561,30 +561,75 @@ function sharedDateSetter(name: string): (this: Date) => never {
  * has gets that row's `Date` (2M `Date`s cost about a second and their memory; a date column repeats its
  * days). A `Date` held by two rows or more cannot be changed (see {@link SHARED_DATE}): a change would
  * reach every row of that instant. Up to {@link SHARED_MAX} instants; stops as {@link RecordTable} does
- * on a column of mostly distinct instants (each row then has its own `Date`). Exported for its tests.
+ * on a column of mostly distinct instants (each row then has its own `Date`). Midnights UTC (a date
+ * column's usual instants) are found by their day number, other instants through a map. Exported for its tests.
  */
 export class DateShare {
   readonly #dates = new Map<number, Date>();
+  /** Dates at midnight UTC by their day (from `#firstDay`), and whether each is shared: a cheaper lookup than the map. */
+  #byDay: (Date | undefined)[] | undefined;
+  #dayShared = new Uint8Array(0);
+  #firstDay = 0;
+  #size = 0;
   #lastMs = NaN;
   #last: Date | undefined;
+  /** The last `Date`'s day slot (-1: not held by day), and whether it is shared yet. */
+  #lastSlot = -1;
+  #lastShared = false;
   readonly #policy = new SharePolicy();
 
   /** The `Date` of `ms` (an integer within a JS `Date`'s range). */
   date(ms: number): Date {
-    let date = ms === this.#lastMs ? this.#last : undefined;
-    if (date === undefined && this.#policy.on) {
-      date = this.#dates.get(ms);
+    if (ms === this.#lastMs) {
+      if (!this.#lastShared) this.#share(this.#last!, this.#lastSlot);
+      return this.#last!;
+    }
+    const slot = this.#slot(ms);
+    let date: Date | undefined;
+    if (this.#policy.on) {
+      date = slot >= 0 ? this.#byDay![slot] : this.#dates.get(ms);
       this.#policy.count(date !== undefined);
     }
     if (date === undefined) {
       date = new Date(ms);
-      if (this.#policy.on && this.#dates.size < SHARED_MAX) this.#dates.set(ms, date);
-    } else if (Object.getPrototypeOf(date) !== SHARED_DATE) Object.setPrototypeOf(date, SHARED_DATE);
+      this.#lastShared = false;
+      if (this.#policy.on && this.#size < SHARED_MAX) {
+        if (slot >= 0) this.#byDay![slot] = date;
+        else this.#dates.set(ms, date);
+        this.#size++;
+      }
+    } else if (slot >= 0 ? this.#dayShared[slot] === 0 : Object.getPrototypeOf(date) !== SHARED_DATE)
+      this.#share(date, slot);
+    else this.#lastShared = true;
     this.#lastMs = ms;
     this.#last = date;
+    this.#lastSlot = slot;
     return date;
   }
+
+  /** Makes `date` (held by day at `slot`, unless -1) the shared one of its instant (see {@link SHARED_DATE}). */
+  #share(date: Date, slot: number): void {
+    Object.setPrototypeOf(date, SHARED_DATE);
+    if (slot >= 0) this.#dayShared[slot] = 1;
+    this.#lastShared = true;
+  }
+
+  /** The day slot of `ms` when it is a midnight UTC within {@link DAY_SLOTS} days around the first one seen; else -1. */
+  #slot(ms: number): number {
+    const day = ms / DAY_MS;
+    if (day !== Math.floor(day)) return -1;
+    if (this.#byDay === undefined) {
+      this.#byDay = new Array<Date | undefined>(DAY_SLOTS);
+      this.#dayShared = new Uint8Array(DAY_SLOTS);
+      this.#firstDay = day - DAY_SLOTS / 2;
+    }
+    const slot = day - this.#firstDay;
+    return slot >= 0 && slot < DAY_SLOTS ? slot : -1;
+  }
 }
+
+/** The days a {@link DateShare} holds by day number (about 22 years; instants beyond go through its map). */
+const DAY_SLOTS = 8192;
 
 /**
  * A column's short strings by their 16-byte record (length and bytes): open addressing over the four

@@ -402,6 +402,30 @@ describe("the Dates of a date column", () => {
     ]);
   });
 
+  // Midnights (a date column's usual instants) are found by their day number within 8,192 days of the
+  // first one, others (and days beyond) through a map: both share one Date per instant alike.
+  it("share midnights by their day, and other instants and far days through the map, alike", () => {
+    const share = new DateShare();
+    const DAY = 86_400_000;
+    const days = [20_000, 20_001, -3, 20_000 + 5_000, 20_000 - 5_000, 1_000_000, -1_000_000];
+    const instants = [...days.map((d) => d * DAY), 20_000 * DAY + 1, -1];
+    const first = instants.map((ms) => share.date(ms));
+    for (const d of first) expect(Object.getPrototypeOf(d)).toBe(Date.prototype);
+    first[0]!.setTime(20_000 * DAY); // a Date of one row so far: changeable
+    const again = instants.map((ms) => share.date(ms));
+    again.forEach((d, k) => {
+      expect(d, `instant ${instants[k]}`).toBe(first[k]);
+      expect(d.getTime()).toBe(instants[k]);
+      expect(() => d.setUTCHours(1), `instant ${instants[k]}`).toThrow(/is the value of every row/);
+    });
+    expect(share.date(20_000 * DAY)).toBe(first[0]);
+    const runs = new DateShare();
+    const run = [runs.date(DAY), runs.date(DAY), runs.date(2 * DAY)];
+    expect(run[0]).toBe(run[1]);
+    expect(() => run[0]!.setTime(0)).toThrow(/is the value of every row/);
+    expect(Object.getPrototypeOf(run[2])).toBe(Date.prototype);
+  });
+
   it("stop sharing within 16,384 rows on a column of distinct instants", () => {
     const share = new DateShare();
     const dates = Array.from({ length: 20_000 }, (_v, k) => share.date(k * 1000));
