@@ -391,13 +391,15 @@ function valueByValue(D: DuckDB): ColumnReader {
  * 12; else a 4-byte prefix and a pointer). Short text is looked up by its whole record in a table of the
  * column's distinct values, so a repeated value is one string, decoded once, while the column repeats
  * its values (DuckDB's C API gives no dictionary for text: it hands out flat vectors). Longer strings' bytes are read a run of memory at a
- * time (in a materialized result, strings lie one after another); ASCII text is cut from a
- * one-byte-per-character reading of the bytes, other text decoded as UTF-8.
+ * time (in a materialized result, strings lie one after another) and looked up by their bytes. A value
+ * that repeats the row before is that row's string, before any lookup (see {@link LastText}). ASCII text
+ * is cut from a one-byte-per-character reading of the bytes, other text decoded as UTF-8.
  */
 function text(B: Bindings): ColumnReader {
   const short = new RecordTable();
   const long = new TextTable();
   const scratch = new LongScratch();
+  const last = new LastText();
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const records = aligned(B.vector_get_data(vector, n * 16), 8);
@@ -415,31 +417,95 @@ function text(B: Bindings): ColumnReader {
       }
       const length = words[4 * i]!;
       if (length <= 12) {
-        let value = short.on ? short.get(words, 4 * i) : undefined;
+        let value = last.short(words, 4 * i);
         if (value === undefined) {
-          const at = i * 16 + 4;
-          const ascii = ((words[4 * i + 1]! | words[4 * i + 2]! | words[4 * i + 3]!) & 0x80808080) === 0;
-          if (ascii) value = (latin1 ??= bytes.toString("latin1", 0, n * 16)).substring(at, at + length);
-          else value = bytes.toString("utf8", at, at + length);
-          if (short.on) short.set(words, 4 * i, value);
+          value = short.on ? short.get(words, 4 * i) : undefined;
+          if (value === undefined) {
+            const at = i * 16 + 4;
+            const ascii = ((words[4 * i + 1]! | words[4 * i + 2]! | words[4 * i + 3]!) & 0x80808080) === 0;
+            if (ascii) value = (latin1 ??= bytes.toString("latin1", 0, n * 16)).substring(at, at + length);
+            else value = bytes.toString("utf8", at, at + length);
+            if (short.on) short.set(words, 4 * i, value);
+          }
+          last.setShort(words, 4 * i, value);
         }
         out[o + i] = value;
         continue;
       }
       const r = block.run[i]!;
       const at = block.at[i]!;
-      const run = block.bytes[r]!;
-      let value = long.on ? long.get(run, at, length) : undefined;
+      const view = block.views[r]!;
+      let value = last.long(view, at, length, words[4 * i + 1]!);
       if (value === undefined) {
-        value = isAscii(run, at, length)
-          ? (block.latin1[r] ??= run.toString("latin1")).substring(at, at + length)
-          : run.toString("utf8", at, at + length);
-        if (long.on) long.set(run, at, length, value);
+        const run = block.bytes[r]!;
+        value = long.on ? long.get(run, at, length, view) : undefined;
+        if (value === undefined) {
+          value = isAscii(run, at, length)
+            ? (block.latin1[r] ??= run.toString("latin1")).substring(at, at + length)
+            : run.toString("utf8", at, at + length);
+          if (long.on) long.set(run, at, length, value);
+        }
+        last.setLong(view, at, length, words[4 * i + 1]!, value);
       }
       out[o + i] = value;
     }
     return missing;
   };
+}
+
+/**
+ * The string of a text column's last value read (NULLs apart, across chunks) and its bytes: a value
+ * that repeats the one before (a sorted column's runs, a constant column) is that string, found without
+ * a table lookup.
+ */
+class LastText {
+  /** The last value's record words: its length, then its first 12 bytes (short text) or its prefix. */
+  #length = -1;
+  #w1 = 0;
+  #w2 = 0;
+  #w3 = 0;
+  /** A long last value's bytes: where they are (a run of a chunk, kept while they are the last value's). */
+  #view: DataView | undefined;
+  #at = 0;
+  #value: string | undefined;
+
+  /** The last value, when the short text at `words[k..k+3]` is the same. */
+  short(words: Uint32Array, k: number): string | undefined {
+    return words[k] === this.#length &&
+      words[k + 1] === this.#w1 &&
+      words[k + 2] === this.#w2 &&
+      words[k + 3] === this.#w3
+      ? this.#value
+      : undefined;
+  }
+
+  setShort(words: Uint32Array, k: number, value: string): void {
+    this.#length = words[k]!;
+    this.#w1 = words[k + 1]!;
+    this.#w2 = words[k + 2]!;
+    this.#w3 = words[k + 3]!;
+    this.#view = undefined;
+    this.#value = value;
+  }
+
+  /** The last value, when the `length` bytes at `at` of `view` (whose first four are `prefix`) are the same. */
+  long(view: DataView, at: number, length: number, prefix: number): string | undefined {
+    const last = this.#view;
+    return length === this.#length &&
+      prefix === this.#w1 &&
+      last !== undefined &&
+      sameBytes(view, at, last, this.#at, length)
+      ? this.#value
+      : undefined;
+  }
+
+  setLong(view: DataView, at: number, length: number, prefix: number, value: string): void {
+    this.#length = length;
+    this.#w1 = prefix;
+    this.#view = view;
+    this.#at = at;
+    this.#value = value;
+  }
 }
 
 /** Distinct values a text column's table holds (beyond, values not yet held are decoded as they come). */
@@ -495,30 +561,75 @@ function sharedDateSetter(name: string): (this: Date) => never {
  * has gets that row's `Date` (2M `Date`s cost about a second and their memory; a date column repeats its
  * days). A `Date` held by two rows or more cannot be changed (see {@link SHARED_DATE}): a change would
  * reach every row of that instant. Up to {@link SHARED_MAX} instants; stops as {@link RecordTable} does
- * on a column of mostly distinct instants (each row then has its own `Date`). Exported for its tests.
+ * on a column of mostly distinct instants (each row then has its own `Date`). Midnights UTC (a date
+ * column's usual instants) are found by their day number, other instants through a map. Exported for its tests.
  */
 export class DateShare {
   readonly #dates = new Map<number, Date>();
+  /** Dates at midnight UTC by their day (from `#firstDay`), and whether each is shared: a cheaper lookup than the map. */
+  #byDay: (Date | undefined)[] | undefined;
+  #dayShared = new Uint8Array(0);
+  #firstDay = 0;
+  #size = 0;
   #lastMs = NaN;
   #last: Date | undefined;
+  /** The last `Date`'s day slot (-1: not held by day), and whether it is shared yet. */
+  #lastSlot = -1;
+  #lastShared = false;
   readonly #policy = new SharePolicy();
 
   /** The `Date` of `ms` (an integer within a JS `Date`'s range). */
   date(ms: number): Date {
-    let date = ms === this.#lastMs ? this.#last : undefined;
-    if (date === undefined && this.#policy.on) {
-      date = this.#dates.get(ms);
+    if (ms === this.#lastMs) {
+      if (!this.#lastShared) this.#share(this.#last!, this.#lastSlot);
+      return this.#last!;
+    }
+    const slot = this.#slot(ms);
+    let date: Date | undefined;
+    if (this.#policy.on) {
+      date = slot >= 0 ? this.#byDay![slot] : this.#dates.get(ms);
       this.#policy.count(date !== undefined);
     }
     if (date === undefined) {
       date = new Date(ms);
-      if (this.#policy.on && this.#dates.size < SHARED_MAX) this.#dates.set(ms, date);
-    } else if (Object.getPrototypeOf(date) !== SHARED_DATE) Object.setPrototypeOf(date, SHARED_DATE);
+      this.#lastShared = false;
+      if (this.#policy.on && this.#size < SHARED_MAX) {
+        if (slot >= 0) this.#byDay![slot] = date;
+        else this.#dates.set(ms, date);
+        this.#size++;
+      }
+    } else if (slot >= 0 ? this.#dayShared[slot] === 0 : Object.getPrototypeOf(date) !== SHARED_DATE)
+      this.#share(date, slot);
+    else this.#lastShared = true;
     this.#lastMs = ms;
     this.#last = date;
+    this.#lastSlot = slot;
     return date;
   }
+
+  /** Makes `date` (held by day at `slot`, unless -1) the shared one of its instant (see {@link SHARED_DATE}). */
+  #share(date: Date, slot: number): void {
+    Object.setPrototypeOf(date, SHARED_DATE);
+    if (slot >= 0) this.#dayShared[slot] = 1;
+    this.#lastShared = true;
+  }
+
+  /** The day slot of `ms` when it is a midnight UTC within {@link DAY_SLOTS} days around the first one seen; else -1. */
+  #slot(ms: number): number {
+    const day = ms / DAY_MS;
+    if (day !== Math.floor(day)) return -1;
+    if (this.#byDay === undefined) {
+      this.#byDay = new Array<Date | undefined>(DAY_SLOTS);
+      this.#dayShared = new Uint8Array(DAY_SLOTS);
+      this.#firstDay = day - DAY_SLOTS / 2;
+    }
+    const slot = day - this.#firstDay;
+    return slot >= 0 && slot < DAY_SLOTS ? slot : -1;
+  }
 }
+
+/** The days a {@link DateShare} holds by day number (about 22 years; instants beyond go through its map). */
+const DAY_SLOTS = 8192;
 
 /**
  * A column's short strings by their 16-byte record (length and bytes): open addressing over the four
@@ -598,6 +709,7 @@ export class TextTable {
   #lengths = new Int32Array(1024);
   #values: (string | undefined)[] = new Array<string | undefined>(1024);
   #pool = new Uint8Array(64 << 10);
+  #poolView = new DataView(this.#pool.buffer);
   #used = 0;
   #size = 0;
   /** The hash and the slot of the last {@link get} that missed, for {@link set}. */
@@ -614,17 +726,16 @@ export class TextTable {
     return this.#size;
   }
 
-  /** The string of the `length` bytes at `at` in `bytes`, when held. */
-  get(bytes: Uint8Array, at: number, length: number): string | undefined {
-    let h = 0x811c9dc5;
-    for (let k = at; k < at + length; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
+  /** The string of the `length` bytes at `at` in `bytes` (`view`: a view of the same bytes), when held. */
+  get(bytes: Uint8Array, at: number, length: number, view = viewOf(bytes)): string | undefined {
+    const h = hashBytes(view, at, length);
     const mask = this.#starts.length - 1;
     let slot = (h ^ (h >>> 15)) & mask;
     for (let start = this.#starts[slot]!; start >= 0; start = this.#starts[slot]!) {
       if (
         this.#hashes[slot] === h &&
         this.#lengths[slot] === length &&
-        sameBytes(this.#pool, start, bytes, at, length)
+        sameBytes(this.#poolView, start, view, at, length)
       ) {
         this.#policy.count(true);
         return this.#values[slot];
@@ -644,6 +755,7 @@ export class TextTable {
       const pool = new Uint8Array(Math.max(this.#pool.length * 2, this.#used + length));
       pool.set(this.#pool.subarray(0, this.#used));
       this.#pool = pool;
+      this.#poolView = new DataView(pool.buffer);
     }
     this.#pool.set(bytes.subarray(at, at + length), this.#used);
     let slot = this.#missed.slot;
@@ -681,10 +793,26 @@ export class TextTable {
   }
 }
 
-/** The `length` bytes of `a` at `i` equal those of `b` at `j`. */
-function sameBytes(a: Uint8Array, i: number, b: Uint8Array, j: number, length: number): boolean {
-  for (let k = 0; k < length; k++) if (a[i + k] !== b[j + k]) return false;
+/** The `length` bytes of `a` at `i` equal those of `b` at `j` (compared four at a time). */
+function sameBytes(a: DataView, i: number, b: DataView, j: number, length: number): boolean {
+  let k = 0;
+  for (; k + 4 <= length; k += 4) if (a.getInt32(i + k, true) !== b.getInt32(j + k, true)) return false;
+  for (; k < length; k++) if (a.getUint8(i + k) !== b.getUint8(j + k)) return false;
   return true;
+}
+
+/** A hash of the `length` bytes at `at` of `view` (read four at a time). */
+function hashBytes(view: DataView, at: number, length: number): number {
+  let h = Math.imul(length ^ 0x811c9dc5, 0x01000193);
+  let k = 0;
+  for (; k + 4 <= length; k += 4) h = Math.imul(h ^ view.getInt32(at + k, true) ^ (h >>> 13), 0x5bd1e995);
+  for (; k < length; k++) h = Math.imul(h ^ view.getUint8(at + k), 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+/** A view of `bytes`, for reading them several at a time. */
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A hash of the four words at `k`. */
@@ -705,6 +833,8 @@ const MAX_BLOCK = 64 << 20;
 interface Blocks {
   /** Each run's bytes. */
   bytes: Buffer[];
+  /** Each run's bytes as a view (read several at a time). */
+  views: DataView[];
   /** Each run's bytes read one per character, once a value is cut from them (ASCII text is cut from these). */
   latin1: (string | undefined)[];
   /** Each row's run (set for the rows of long strings only: the arrays serve every chunk in turn). */
@@ -756,6 +886,7 @@ function longStrings(
   }
   if (first >= 0) ends.push(end);
   const bytes: Buffer[] = [];
+  const views: DataView[] = [];
   // get_data_from_pointer reads the address from a buffer: each run's start, written in one.
   const address = new Uint32Array(2);
   starts.forEach((start, r) => {
@@ -763,8 +894,9 @@ function longStrings(
     address[1] = Math.floor(start / TWO_32);
     const read = B.get_data_from_pointer(address.buffer, 0, ends[r]! - start);
     bytes.push(Buffer.from(read.buffer, read.byteOffset, read.byteLength));
+    views.push(viewOf(read));
   });
-  return { bytes, latin1: new Array<string | undefined>(bytes.length), run, at };
+  return { bytes, views, latin1: new Array<string | undefined>(bytes.length), run, at };
 }
 
 /** The `length` bytes at `at` are all ASCII (then one per character is their text). */

@@ -222,6 +222,30 @@ describe("query results from DuckDB's vectors", () => {
       from range(40000) r(i)`);
   });
 
+  // A value that repeats the row before is that row's string, found without a lookup: runs across the
+  // 2,048-row chunk edges, a run broken by NULLs, non-ASCII text, 12 bytes (the most DuckDB keeps inline)
+  // and 13, and long values alike but for their last bytes or their middle.
+  it("reads text that repeats the row before as before: across chunks, after NULLs, UTF-8, 12 and 13 bytes", async () => {
+    const runs = (values: string[], width: number) =>
+      `[${values.map((v) => `'${v}'`).join(", ")}][(i // ${width}) % ${values.length} + 1]`;
+    const t = await same(`select i,
+      ${nullable(runs(["12 bytes ok!", "12 bytes ok?", "13 bytes long", "13 bytes lonG", "déjà vu", "ééééééé", ""], 700))} as short_runs,
+      ${nullable(runs(["Instrument 0001 EUR-A", "Instrument 0001 EUR-B", "Instrument X001 EUR-A", "Zürich Börse AG 2031", "日本語のテキスト"], 1000))} as long_runs,
+      case when i % 3 = 1 then null else ${runs(["BUY", "SELL"], 2048)} end as after_null,
+      case when i % 4 = 2 then null else ${runs(["US Treasury 3.75% 30-Jun-2027", "US Treasury 3.75% 30-Jun-2028"], 3)} end as long_after_null,
+      case when i % 2 = 0 then 'ab' else 'ab' || chr(0) end as zero_byte,
+      ['same long text every row é', 'same long text every row e'][(i % 7 = 0)::integer + 1] as alike
+      from range(9000) r(i)`);
+    expect(t.data.short_runs!.slice(2046, 2050)).toEqual(["13 bytes long", null, null, "13 bytes long"]);
+    expect(t.data.after_null!.slice(2046, 2051)).toEqual(["BUY", null, "SELL", "SELL", null]);
+    expect([t.data.zero_byte![0], t.data.zero_byte![1]]).toEqual(["ab", "ab\u0000"]);
+    await same(
+      "select long_runs, short_runs from (" +
+        `select ${runs(["Instrument 0001 EUR-A", "Instrument 0001 EUR-B"], 1)} as long_runs, ${runs(["ab", "abc"], 1)} as short_runs, i from range(5000) r(i)` +
+        ") where i % 5 <> 0 order by i desc",
+    );
+  });
+
   it("reads lists, structs and other types value by value, as before", async () => {
     await same(`select i, [i, i + 1] as l, {'a': i, 'b': 'x' || i} as s, uuid() is not null as u,
       interval (i) day as iv, time '12:00:00' as t, 'ab'::blob as bl, null as nothing from range(2100) r(i)`);
@@ -376,6 +400,30 @@ describe("the Dates of a date column", () => {
       "2024-01-01T05:00:07.000Z",
       "2024-01-01T00:00:08.000Z",
     ]);
+  });
+
+  // Midnights (a date column's usual instants) are found by their day number within 8,192 days of the
+  // first one, others (and days beyond) through a map: both share one Date per instant alike.
+  it("share midnights by their day, and other instants and far days through the map, alike", () => {
+    const share = new DateShare();
+    const DAY = 86_400_000;
+    const days = [20_000, 20_001, -3, 20_000 + 5_000, 20_000 - 5_000, 1_000_000, -1_000_000];
+    const instants = [...days.map((d) => d * DAY), 20_000 * DAY + 1, -1];
+    const first = instants.map((ms) => share.date(ms));
+    for (const d of first) expect(Object.getPrototypeOf(d)).toBe(Date.prototype);
+    first[0]!.setTime(20_000 * DAY); // a Date of one row so far: changeable
+    const again = instants.map((ms) => share.date(ms));
+    again.forEach((d, k) => {
+      expect(d, `instant ${instants[k]}`).toBe(first[k]);
+      expect(d.getTime()).toBe(instants[k]);
+      expect(() => d.setUTCHours(1), `instant ${instants[k]}`).toThrow(/is the value of every row/);
+    });
+    expect(share.date(20_000 * DAY)).toBe(first[0]);
+    const runs = new DateShare();
+    const run = [runs.date(DAY), runs.date(DAY), runs.date(2 * DAY)];
+    expect(run[0]).toBe(run[1]);
+    expect(() => run[0]!.setTime(0)).toThrow(/is the value of every row/);
+    expect(Object.getPrototypeOf(run[2])).toBe(Date.prototype);
   });
 
   it("stop sharing within 16,384 rows on a column of distinct instants", () => {
