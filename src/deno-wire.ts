@@ -59,7 +59,9 @@ export function kernelIopub(view: ProcessView): IopubAddress | string {
   try {
     info = JSON.parse(view.readText(file)) as typeof info;
   } catch (error) {
-    return `its connection file ${file} cannot be read (${error instanceof Error ? error.message : String(error)})`;
+    // Not a JSON error's message: it quotes the text near the fault, which may be the kernel's key.
+    const why = error instanceof SyntaxError ? "not JSON" : error instanceof Error ? error.message : String(error);
+    return `its connection file ${file} cannot be read (${why})`;
   }
   if (info.transport !== undefined && info.transport !== "tcp")
     return `its connection file ${file} says transport ${JSON.stringify(info.transport)}, not tcp`;
