@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { MARKS_KINDS } from "./openpyxl-reference";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
@@ -46,18 +47,7 @@ describe("Excel under Deno", () => {
       env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     });
     const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
-    const kinds = {
-      date: "date",
-      code: "string",
-      price: "number",
-      qty: "number",
-      active: "boolean",
-      stamp: "date",
-      note: "string",
-      iso: "date",
-      value: "empty",
-      status: "string",
-    };
+    const kinds = MARKS_KINDS;
     expect(report).toEqual({
       marks: kinds,
       reads: [{ again: kinds, codes: ["XS1", "0012", "US9 Ü"], first: "2026-11-20T00:00:00.000Z" }],

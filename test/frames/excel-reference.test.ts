@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
+import { MARKS_KINDS } from "./openpyxl-reference";
 
 const fixtures = path.join(__dirname, "fixtures");
 const file = path.join(fixtures, "openpyxl-reference.xlsx");
@@ -47,18 +48,7 @@ describe("a workbook written by openpyxl", () => {
     expect(t.columns).toEqual(header!.map((c) => c.value));
     expect(t.rowCount).toBe(rows.length);
     for (const row of rows) for (const c of row) expect([c.cell, valueAt(t, c.cell)]).toEqual([c.cell, expected(c)]);
-    expect(t.kinds).toEqual({
-      date: "date",
-      code: "string",
-      price: "number",
-      qty: "number",
-      active: "boolean",
-      stamp: "date",
-      note: "string",
-      iso: "date",
-      value: "empty",
-      status: "string",
-    });
+    expect(t.kinds).toEqual(MARKS_KINDS);
     expect(t.data.code).toEqual(["XS1", "0012", "US9 Ü"]);
     expect(t.meta.missing).toMatchObject({ price: 1, note: 1, value: 3, status: 1 });
     expect(t.meta.warnings.map((w) => w.message)).toEqual([

@@ -4,15 +4,14 @@
  * route on the same body over loopback HTTP: the same columns, kinds, rows, warnings and errors, into
  * Parquet and into an SQL session, whatever batch a column's values first appear in.
  */
-import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
 import { formatWarning } from "../../src/table/column-table";
+import { serveBody } from "./loopback-body";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-jsload-"));
 let files = 0;
@@ -21,28 +20,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const P = { portfolio_name: "P" };
 
-/** A loopback server answering every request with `body`, in chunks of 61 bytes. */
-async function serve(body: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json" });
-      const bytes = Buffer.from(body);
-      let at = 0;
-      const next = () => {
-        if (at >= bytes.length) return void res.end();
-        res.write(bytes.subarray(at, at + 61), next);
-        at += 61;
-      };
-      next();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+/** The body, served over loopback HTTP in chunks of 61 bytes. */
+const serve = (body: string) => serveBody(body, 61);
 
 /** Every column's values, dates as ISO text, NaN as null. */
 function contents(t: frames.ColumnTable): Record<string, unknown[]> {

@@ -5,9 +5,7 @@
  * clean tables (dates in every ISO form, nulls, big numbers, escapes), tables the adapter warns about
  * (which the new route hands to the old one), and bodies that are not the table at all.
  */
-import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +18,7 @@ import {
   type StreamOptions,
 } from "../../src/frames/transaction-stream";
 import { startSimulator, type Simulator } from "../../src/sim";
+import { serveBody } from "./loopback-body";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-rows-"));
 let files = 0;
@@ -38,28 +37,7 @@ function contents(t: frames.ColumnTable): Record<string, unknown[]> {
   );
 }
 
-/** A loopback server answering every request with `body`, in chunks of `chunk` bytes. */
-async function serve(body: string | Uint8Array, chunk = 13): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json" });
-      const bytes = Buffer.from(body);
-      let at = 0;
-      const next = () => {
-        if (at >= bytes.length) return void res.end();
-        res.write(bytes.subarray(at, at + chunk), next);
-        at += chunk;
-      };
-      next();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+const serve = serveBody;
 
 const P = { portfolio_name: "P" };
 

@@ -23,17 +23,16 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnCharts, missingChromium, openOfflineBrowser, SETUP_HINT as CHROMIUM_HINT } from "../plot/browser";
-import { findDeno } from "../../src/notebook/jupyter/find-deno";
 import {
   EMBED_MARKER,
   Executed,
   inCI,
   joined,
   JUPYTER_HINT,
+  missingDeno,
   missingJupyter,
   notebookEnv,
   PLOTLY_MIME,
-  root,
   runCli,
   type Run,
 } from "./executed";
@@ -42,15 +41,6 @@ import { checkNotebook, NOTEBOOK_DIR, NOTEBOOKS } from "./expected";
 const RUN_TIMEOUT_MS = 420_000;
 const run = promisify(execFile);
 
-/** Why Deno's kernel cannot run here (no deno found), or undefined. */
-function missingDeno(): string | undefined {
-  try {
-    findDeno({ dirs: [root] });
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 const missing = missingDeno();
 const DENO_HINT = "run `npm ci` (the deno package is a dev dependency)";
 // Only the HTML export needs Jupyter (nbconvert).

@@ -15,27 +15,18 @@ import net from "node:net";
 import path from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findDeno } from "../../src/notebook/jupyter/find-deno";
 import { JupyterKernel } from "../../src/notebook/jupyter/kernel";
+import { findDeno } from "../../src/notebook/jupyter/find-deno";
 import type { Message } from "../../src/notebook/jupyter/wire";
 import { commandBody, encodeFrame, encodeProperties, greeting } from "../../src/notebook/jupyter/zmtp";
 import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
-import { inCI, notebookEnv, PLOTLY_MIME, root } from "./executed";
+import { inCI, missingDeno, notebookEnv, PLOTLY_MIME, root } from "./executed";
 
 const STALL_MS = 1500;
 const CELL = `for (const title of ["first", "second"])
   plot.show(plot.figure({ data: [{ type: "scatter", x: [1, 2], y: [3, 4] }], layout: { title } }), { plotlyJs: "always" });`;
 
-function missingDeno(): string | undefined {
-  if (!existsSync(path.join(root, "dist", "index.js"))) return "dist/ is not built (npm run build)";
-  try {
-    findDeno({ dirs: [root] });
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-const missing = missingDeno();
+const missing = existsSync(path.join(root, "dist", "index.js")) ? missingDeno() : "dist/ is not built (npm run build)";
 
 /** A SUB connection to `port` that subscribes, waits for its first message (it is then registered), and stops reading. */
 function stalledSubscriber(port: number): Promise<net.Socket> {
