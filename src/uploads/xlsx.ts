@@ -210,15 +210,19 @@ async function readSheetOnce(
   const { range, maxRows, options, operation } = how;
   const wanted = options.sheet ?? 0;
   const names: string[] = [];
+  let tabs: string[] | undefined;
   let found: SheetCells | undefined;
   try {
     let position = 0;
     for await (const ws of source.sheets) {
       const missing = source.missing();
       if (missing) throw new PartialRead(missing);
+      tabs ??= source.tabs();
       const name = ws.name ?? `sheet ${position + 1}`;
       names.push(name);
-      const match = typeof wanted === "string" ? name === wanted : position === wanted;
+      // A position counts the tabs: sheets come in the order their files are stored, which a tab moved
+      // in Excel does not change.
+      const match = typeof wanted === "string" ? name === wanted : tabs ? tabs[wanted] === name : position === wanted;
       position++;
       if (match) {
         found = await readRows(ws, { file, name, range, options, maxRows, operation });
@@ -236,7 +240,7 @@ async function readSheetOnce(
   if (names.length === 0)
     throw new ExcelError(`${file} holds no worksheet: a zip, but not an .xlsx workbook`, file, operation);
   throw new ExcelError(
-    `${file} has no ${sheetWanted(wanted)}; its sheets: ${names.map((n) => JSON.stringify(n)).join(", ")}`,
+    `${file} has no ${sheetWanted(wanted)}; its sheets: ${(tabs ?? names).map((n) => JSON.stringify(n)).join(", ")}`,
     file,
     operation,
   );
@@ -247,6 +251,8 @@ interface SheetSource {
   sheets: AsyncIterable<StreamSheet>;
   /** What a sheet handed out now would be read without (the workbook part), or undefined. */
   missing(): string | undefined;
+  /** The sheets' names in tab order, when the sheets come in another order; else undefined. */
+  tabs(): string[] | undefined;
   close(): void;
 }
 
@@ -270,13 +276,14 @@ function streamedWorkbook(file: string, operation: string): SheetSource {
     entries: "ignore",
   });
   fixReader(reader);
-  const parts = reader as unknown as { model?: unknown; workbookRels?: unknown };
+  const parts = reader as unknown as { model?: { sheets?: { name: string }[] }; workbookRels?: unknown };
   return {
     sheets: reader as unknown as AsyncIterable<StreamSheet>,
     missing: () =>
       parts.model === undefined || parts.workbookRels === undefined
         ? "the workbook part (xl/workbook.xml and its relationships: the sheets' names)"
         : undefined,
+    tabs: () => parts.model?.sheets?.map((sheet) => sheet.name),
     // Stopped at the sheet asked for (or at an error): close the file rather than read the rest.
     close: () => (reader as unknown as { stream?: { destroy?(): void } }).stream?.destroy?.(),
   };
@@ -327,7 +334,8 @@ async function wholeWorkbook(file: string, operation: string, streamMissed?: str
       };
     }
   }
-  return { sheets: sheets(), missing: () => undefined, close: () => undefined };
+  // exceljs's whole workbook lists its worksheets in tab order.
+  return { sheets: sheets(), missing: () => undefined, tabs: () => undefined, close: () => undefined };
 }
 
 interface ReadContext {

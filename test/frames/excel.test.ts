@@ -234,3 +234,24 @@ describe("a workbook exceljs's stream reader cannot read", () => {
     );
   });
 });
+
+describe("a sheet picked by position", () => {
+  it("counts the workbook's tabs, not the order its sheet files are stored in", async () => {
+    // Tabs moved in Excel keep their sheet files (sheet1.xml stays the first made): here the tab order is
+    // Second, First while sheet1.xml holds First.
+    const file = at("moved-tabs.xlsx");
+    const first = new TableBuilder(1, "t").add("which", ["first"]).build();
+    const second = new TableBuilder(1, "t").add("which", ["second"]).build();
+    await frames.toExcel({ First: first, Second: second }, file);
+    const JSZip = createRequire(__filename)("jszip") as typeof import("jszip");
+    const zip = await JSZip.loadAsync(readFileSync(file));
+    const workbook = await zip.file("xl/workbook.xml")!.async("string");
+    const tabs = /<sheets>(.*)<\/sheets>/s.exec(workbook)![1]!;
+    const [a, b] = tabs.match(/<sheet [^>]*\/>/g)!;
+    zip.file("xl/workbook.xml", workbook.replace(tabs, `${b}${a}`));
+    writeFileSync(file, await zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" }));
+    expect((await frames.readExcelColumns(file, { sheet: 0 })).data.which).toEqual(["second"]);
+    expect((await frames.readExcelColumns(file, { sheet: 1 })).data.which).toEqual(["first"]);
+    await expect(frames.readExcelColumns(file, { sheet: 2 })).rejects.toThrow('its sheets: "Second", "First"');
+  });
+});
