@@ -114,7 +114,7 @@ function database(options: DuckDBOptions, who: string, settings: Record<string, 
 export function openFailed(error: unknown, database: string, who: string): ColumnarError {
   const message = error instanceof Error ? error.message : String(error);
   const first = message.split("\n")[0]!;
-  if (database !== ":memory:" && /lock/i.test(message))
+  if (database !== ":memory:" && /could not set lock|conflicting lock/i.test(message))
     return new ColumnarError(
       `${who}: the database file ${database} is open in another process (DuckDB lets one process write a file; several may read it with { readOnly: true } while none writes it): ${first}`,
       "SQL",
