@@ -98,7 +98,8 @@ export default tseslint.config(
     rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   // The rooms split out of frames/ (issue 31) and what each may import: the table room nothing above the wire
-  // types (client/errors.ts is the base of the library's one error family); frames/ sits above all four.
+  // types (client/errors.ts is the base of the library's one error family); transactions/ (issue 47) returns column
+  // tables, never DataFrames; frames/ sits above all five.
   {
     files: ["src/**/*.ts"],
     plugins: { rooms },
@@ -112,6 +113,7 @@ export default tseslint.config(
           columnar: ["api", "client", "table"],
           batch: ["api", "client", "table", "display.ts"],
           uploads: ["api", "client", "table"],
+          transactions: ["api", "client", "table", "columnar", "batch", "display.ts"],
         },
       ],
     },

@@ -132,7 +132,7 @@ async function fetchBody(url, apiKey) {
 /** The table's rows as one bare JSON array on disk, as the service's body carries them (for the peers). */
 async function spoolRows(url, apiKey, rowsFile) {
   const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
-  const { RowsSpoolSink } = repoRequire(join(REPO_ROOT, "dist", "frames", "transaction-rows.js"));
+  const { RowsSpoolSink } = repoRequire(join(REPO_ROOT, "dist", "columnar", "row-staging.js"));
   const { getTransactionTable } = repoRequire(join(REPO_ROOT, "dist", "api", "position.js"));
   const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
   const sink = new RowsSpoolSink(rowsFile, { batchRows: 20_000 });

@@ -177,6 +177,19 @@ export function provenanceOf(value: unknown): Provenance | undefined {
   return typeof attached?.[SPELL] === "function" ? attached[SPELL]() : attached;
 }
 
+/**
+ * The provenance records the given responses carry, in order (responses, or parts of them, without one
+ * are skipped): what an adapter puts in its table's `meta.provenance`.
+ */
+export function provenanceFrom(...responses: readonly unknown[]): Provenance[] {
+  const out: Provenance[] = [];
+  for (const r of responses) {
+    const p = provenanceOf(r);
+    if (p) out.push(p);
+  }
+  return out;
+}
+
 /** `2026-11-22T01:40:12.345Z` → `2026-11-22 01:40:12Z`. */
 function shortTime(iso: string): string {
   return iso.replace("T", " ").replace(/\.\d+Z$/, "Z");

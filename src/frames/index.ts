@@ -47,20 +47,16 @@ export {
   type VolGrid,
   type GetVolResult,
 } from "./vol";
-export {
-  transactionTable,
-  transactionTableColumns,
-  detectTableShape,
-  type TransactionTableOptions,
-} from "./transaction-table";
-export { fetchTransactionTable, fetchTransactionTableColumns } from "./transaction-fetch";
+export { transactionTableColumns, detectTableShape, type TransactionTableOptions } from "../transactions/table";
+export { transactionTable, fetchTransactionTable, fetchTransactionTables } from "./transactions";
+export { fetchTransactionTableColumns } from "../transactions/fetch";
 export {
   fetchTransactionTableToParquet,
   fetchTransactionTableToDuckDB,
   type TransactionTableWritten,
   type TransactionTableLoaded,
   type StreamOptions,
-} from "./transaction-stream";
+} from "../transactions/stream";
 export {
   reportInfos,
   reportInfosColumns,
@@ -89,13 +85,12 @@ export {
   type ParquetWritten,
 } from "../columnar/parquet";
 export {
-  fetchTransactionTables,
   fetchTransactionTablesColumns,
   fetchTransactionTablesToParquet,
   type TransactionTablesOptions,
   type TransactionTablesFailure,
   type TransactionDataset,
-} from "./transaction-panel";
+} from "../transactions/panel";
 
 // Batches
 export {
@@ -150,7 +145,7 @@ export {
   type RecordsFromRowsOptions,
 } from "../uploads/upload-rows";
 export { RowValidationError, CsvError, formatRowError, type RowError } from "../uploads/errors";
-export { TableShapeError } from "./errors";
+export { TableShapeError } from "../transactions/errors";
 export { ColumnarError, SqlError } from "../columnar/errors";
 export { PivotError } from "../table/errors";
 export { parseCsv, readCsvFile, type CsvTable, type CsvOptions } from "../uploads/csv";

@@ -10,24 +10,12 @@ import { isColumnTable } from "../table/column-table";
 import { frameInfo } from "./danfo";
 
 export type { Provenance, ProvenanceSource } from "../client/provenance";
+export { provenanceFrom } from "../client/provenance";
 
 // A table's `meta.provenance` holds the client's records: the table room carries them without knowing them.
 declare module "../table/column-table" {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merges Provenance into the table room's record
   interface TableProvenance extends Provenance {}
-}
-
-/**
- * The provenance records the given responses carry, in order (responses, or parts of them, without one
- * are skipped): what an adapter puts in its table's `meta.provenance`.
- */
-export function provenanceFrom(...responses: readonly unknown[]): Provenance[] {
-  const out: Provenance[] = [];
-  for (const r of responses) {
-    const p = provenanceOf(r);
-    if (p) out.push(p);
-  }
-  return out;
 }
 
 /**

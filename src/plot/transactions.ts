@@ -1,6 +1,6 @@
 /** `transactions`: gross notional by counterparty, and cumulative quantity over time, side by side. */
 import type { TransactionTableResponse } from "../api/position";
-import { transactionTableColumns } from "../frames/transaction-table";
+import { transactionTableColumns } from "../transactions/table";
 import type { Annotation, Figure, Trace } from "./figure";
 import { columnsOf, isTableInput, numbers, plotDate, texts, times, type TableInput } from "./input";
 import { axis, barLook, baseConfig, baseLayout, INK, seriesLook } from "./theme";

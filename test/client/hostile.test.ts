@@ -20,7 +20,7 @@ import {
   RiskPortalClient,
   type RiskPortalClientOptions,
 } from "../../src";
-import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
+import { fetchTransactionTableToParquet } from "../../src/transactions/stream";
 import { startSimulator } from "../../src/sim";
 import { bond } from "../helpers/samples";
 

@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseValidationError, RiskPortalClient } from "../../src";
-import { fetchTransactionTableColumns } from "../../src/frames/transaction-fetch";
+import { fetchTransactionTableColumns } from "../../src/transactions/fetch";
 
 const bodies: Record<string, unknown> = {};
 let server: Server;

@@ -24,7 +24,7 @@ import { resolveRetry } from "../../src/client/retry";
 import { Utf8Checker, InvalidUtf8 } from "../../src/client/body";
 import { defaultMaxResponseBytes, PreparedCall, type PipelineConfig } from "../../src/client/pipeline";
 import { Redactor } from "../../src/client/redact";
-import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
+import { fetchTransactionTableToParquet } from "../../src/transactions/stream";
 
 const MiB = 2 ** 20;
 const json = { "content-type": "application/json" };

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { dateFacts, RowsProfile, textDateFacts } from "../../src/columnar/json-load";
 import { JsonRowScanner } from "../../src/columnar/json-rows";
-import { transactionTableColumns } from "../../src/frames/transaction-table";
+import { transactionTableColumns } from "../../src/transactions/table";
 import { parseIsoDate } from "../../src/table/iso-date";
 import { chunked, utf8 } from "./chunked";
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadRequestError, ResponseValidationError, RiskPortalClient, RiskPortalError } from "../../src";
 import { errorFromResponse } from "../../src/client/errors";
 import * as frames from "../../src/frames";
-import { TableShapeError } from "../../src/frames/errors";
+import { TableShapeError } from "../../src/transactions/errors";
 import { JsonRowScanner, JsonScanError, MAX_ROW_DEPTH } from "../../src/columnar/json-rows";
 import { bond } from "../helpers/samples";
 

@@ -20,8 +20,8 @@ import {
   fetchTransactionTableToParquet,
   stageTransactionTable,
   type StreamOptions,
-} from "../../src/frames/transaction-stream";
-import type { LiveReader } from "../../src/frames/transaction-rows";
+} from "../../src/transactions/stream";
+import type { LiveReader } from "../../src/columnar/row-staging";
 import { formatWarning } from "../../src/table/column-table";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-live-"));

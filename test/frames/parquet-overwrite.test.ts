@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
 import { TableBuilder } from "../../src/table/column-table";
-import { fetchTransactionTableToParquet, stageTransactionTable } from "../../src/frames/transaction-stream";
+import { fetchTransactionTableToParquet, stageTransactionTable } from "../../src/transactions/stream";
 import { startSimulator, type Simulator } from "../../src/sim";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-overwrite-"));

@@ -13,7 +13,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient, startSimulator } from "../../src";
-import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
+import { fetchTransactionTableToParquet } from "../../src/transactions/stream";
 import { spoolPath, STALE_SPOOL_MS, sweepSpools } from "../../src/columnar/spool";
 
 const CHILD = path.join(__dirname, "fixtures", "stream-child.mjs");

@@ -16,7 +16,7 @@ import {
   fetchTransactionTableToParquet,
   stageTransactionTable,
   type StreamOptions,
-} from "../../src/frames/transaction-stream";
+} from "../../src/transactions/stream";
 import { startSimulator, type Simulator } from "../../src/sim";
 import { serveBody } from "./loopback-body";
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseValidationError, RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
 import { ColumnarError } from "../../src/columnar/errors";
-import { fetchTransactionTableToParquet } from "../../src/frames/transaction-stream";
+import { fetchTransactionTableToParquet } from "../../src/transactions/stream";
 import { startSimulator, type Simulator } from "../../src/sim";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-stream-"));

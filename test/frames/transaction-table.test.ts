@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient } from "../../src";
-import { detectTableShape, transactionTable, transactionTableColumns } from "../../src/frames/transaction-table";
-import { fetchTransactionTable, fetchTransactionTableColumns } from "../../src/frames/transaction-fetch";
-import { TableShapeError } from "../../src/frames/errors";
+import { detectTableShape, transactionTableColumns } from "../../src/transactions/table";
+import { fetchTransactionTableColumns } from "../../src/transactions/fetch";
+import { fetchTransactionTable, transactionTable } from "../../src/frames/transactions";
+import { TableShapeError } from "../../src/transactions/errors";
 import { frameInfo } from "../../src/frames/danfo";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 import { fixture } from "./helpers/fixtures";

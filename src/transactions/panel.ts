@@ -5,7 +5,7 @@
  *
  * In memory (one long table, `fetchTransactionTablesColumns`), or straight into a hive-partitioned Parquet dataset (`fetchTransactionTablesToParquet`,
  * `dir/portfolio=…/month=…/part_….parquet`): each call's answer streams to disk as it arrives (see
- * transaction-stream.ts) and is appended to the dataset, so memory holds a batch of rows per call in
+ * {@link fetchTransactionTableToParquet}) and is appended to the dataset, so memory holds a batch of rows per call in
  * flight, never a table — a year of tables fits on a laptop. The dataset is written beside the target and
  * moved in at the end; with `overwrite`, a previous dataset (its partition folders, not other files) is
  * replaced only when every call succeeded.
@@ -16,7 +16,6 @@ import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import { TableBuilder, type ColumnTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
-import { toDataFrame } from "./danfo";
 import { ColumnarError } from "../columnar/errors";
 import {
   besidePath,
@@ -30,11 +29,11 @@ import {
 } from "../columnar/parquet";
 import { checkConcurrency } from "../batch/pool";
 import type { ProgressOptions } from "../batch/progress";
-import { runBatch, type BatchColumns, type BatchFrame } from "../batch/run";
+import { runBatch, type BatchColumns } from "../batch/run";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteString, SqlSession } from "../columnar/sql";
-import { labelColumns, stageTransactionTable, stagedScan, type StagedTable } from "./transaction-stream";
-import { fetchTransactionTableColumns, refuseParquetOption } from "./transaction-fetch";
+import { labelColumns, stageTransactionTable, stagedScan, type StagedTable } from "./stream";
+import { fetchTransactionTableColumns, refuseParquetOption } from "./fetch";
 
 export interface TransactionTablesOptions extends ProgressOptions {
   portfolios: readonly string[];
@@ -232,15 +231,6 @@ async function fetchCall(
     rmSync(workDir, { recursive: true, force: true });
   }
   return undefined;
-}
-
-/** {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it. */
-export async function fetchTransactionTables(
-  rp: RiskPortalClient,
-  options: TransactionTablesOptions,
-): Promise<BatchFrame<TransactionTablesFailure>> {
-  const { table, failures } = await fetchTransactionTablesColumns(rp, options);
-  return { frame: toDataFrame(table), failures };
 }
 
 /** A dataset being written: one SQL session; each call's staged table appended as its own files under its partitions, beside the target until the end. */

@@ -1,6 +1,6 @@
 /**
- * The frames' errors, one family with the client's (`err instanceof RiskPortalError` catches them all):
- * a transaction table of no known shape (the columnar helpers' are in src/columnar/errors.ts).
+ * The transaction tables' error, one family with the client's (`err instanceof RiskPortalError` catches them
+ * all): a transaction table of no known shape.
  */
 import { RiskPortalError } from "../client/errors";
 

@@ -1,15 +1,13 @@
 /**
- * Fetching a transaction table into memory, as a column table or DataFrame (the lean path: the answer
+ * Fetching a transaction table into memory, as a column table (the lean path: the answer
  * checked without copying, each row released once its cells are in the columns). Streaming one into a
- * Parquet file is its own verb, `fetchTransactionTableToParquet` (transaction-stream.ts).
+ * Parquet file is its own verb, {@link fetchTransactionTableToParquet}; the DataFrame forms are in frames/.
  */
-import type { DataFrame } from "../../vendor/danfo";
 import { getTransactionTable, type TransactionTableRequest } from "../api/position";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
 import type { ColumnTable } from "../table/column-table";
-import { toDataFrame } from "./danfo";
-import { buildTransactionTable, type TransactionTableOptions } from "./transaction-table";
+import { buildTransactionTable, type TransactionTableOptions } from "./table";
 
 /**
  * The `parquet` option that these functions took until issue 31 (it changed what they return): a clear
@@ -47,25 +45,4 @@ export async function fetchTransactionTableColumns(
   // The rows are checked as they go into the columns: the pipeline checks the answer's top level only.
   const response = await rp.request(getTransactionTable, request, { ...callOptions, responseCheck: "top-level" });
   return buildTransactionTable(response, { dates }, true);
-}
-
-/**
- * {@link fetchTransactionTableColumns} as a danfo DataFrame: the lean end-to-end path (HTTP → parse →
- * frame) for large tables.
- *
- * ```ts
- * const df = await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" });
- * ```
- */
-export async function fetchTransactionTable(
-  rp: RiskPortalClient,
-  request: TransactionTableRequest,
-  options: TransactionTableOptions & CallOptions = {},
-): Promise<DataFrame> {
-  refuseParquetOption(
-    options,
-    "frames.fetchTransactionTable",
-    'frames.fetchTransactionTableToParquet(rp, request, "data/trades.parquet", { overwrite })',
-  );
-  return toDataFrame(await fetchTransactionTableColumns(rp, request, options));
 }

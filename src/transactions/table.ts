@@ -1,5 +1,5 @@
 /**
- * Transaction tables (operation 12) as frames. The wire shape is not published (wire-assumptions A13),
+ * Transaction tables (operation 12) as column tables. The wire shape is not published (wire-assumptions A13),
  * so the layout is inferred: rows of objects (the expected one), `{columns, rows}`, `{columns, data}`,
  * or column-major `{col: [...]}`. Columns are the union over all rows, in the order first seen; ISO
  * dates become `Date`, numbers stay numbers, nulls stay missing, anything that does not fit is kept as
@@ -9,7 +9,6 @@
  * finished in one scan (plus one conversion pass for date columns).
  */
 import { TableShapeError } from "./errors";
-import type { DataFrame } from "../../vendor/danfo";
 import { isRecord } from "../api/operation";
 import {
   emptyTable,
@@ -21,10 +20,9 @@ import {
   type TableShape,
   type TableWarning,
 } from "../table/column-table";
-import { toDataFrame } from "./danfo";
 import { parseIsoDate } from "../table/iso-date";
 import { MAX_ROW_DEPTH } from "../columnar/json-rows";
-import { provenanceFrom } from "./provenance";
+import { provenanceFrom } from "../client/provenance";
 
 export interface TransactionTableOptions {
   /**
@@ -58,17 +56,6 @@ interface Collected {
  */
 export function transactionTableColumns(input: unknown, options: TransactionTableOptions = {}): ColumnTable {
   return buildTransactionTable(input, options, false);
-}
-
-/**
- * The transaction table as a danfo DataFrame (see {@link transactionTableColumns}).
- *
- * ```ts
- * const df = frames.transactionTable(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
- * ```
- */
-export function transactionTable(input: unknown, options: TransactionTableOptions = {}): DataFrame {
-  return toDataFrame(transactionTableColumns(input, options));
 }
 
 /** The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones. */

@@ -51,8 +51,8 @@ import {
   notObjectsWarning,
   transactionTableColumns,
   type TransactionTableOptions,
-} from "./transaction-table";
-import { RowsSpoolSink, scanning, spoolBatches, type LiveRead, type LiveReader } from "./transaction-rows";
+} from "./table";
+import { RowsSpoolSink, scanning, spoolBatches, type LiveRead, type LiveReader } from "../columnar/row-staging";
 
 const SOURCE = "GetTransactionTable";
 /** The table the Parquet route's session reads the rows into as they arrive. */
@@ -131,7 +131,7 @@ export async function stageTransactionTable(
 }
 
 /**
- * The rows spooled for DuckDB's JSON reader (see transaction-rows.ts): the staged table is the spool's
+ * The rows spooled for DuckDB's JSON reader (see {@link RowsSpoolSink}): the staged table is the spool's
  * `read_json`, each column typed as the adapter would type it. Rows the adapter would warn about, and
  * other layouts, are staged as Parquet parts from the spool, batch by batch, as {@link stageInBatches} does.
  */

@@ -9,10 +9,10 @@ import { closeSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs
 import path from "node:path";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink } from "../client/pipeline";
-import { ColumnarError } from "../columnar/errors";
-import { RowsProfile, type PlannedColumn } from "../columnar/json-load";
-import { LivePipe } from "../columnar/live-pipe";
-import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from "../columnar/json-rows";
+import { ColumnarError } from "./errors";
+import { RowsProfile, type PlannedColumn } from "./json-load";
+import { LivePipe } from "./live-pipe";
+import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from "./json-rows";
 
 const SOURCE = "GetTransactionTable";
 /** Bytes read from the spool at a time when the rows are read again. */
