@@ -2,8 +2,8 @@
  * risk-portal-lab: a typed client for the risk service and (loaded lazily, on first use) DataFrames,
  * plots, a local vol model and a simulator. Importing this module loads neither danfo nor plotly.
  *
- * The root is what a notebook writes, kept to ≤ 150 runtime names (test/lint/surface.test.ts counts
- * them in the built bundle): the client, the notebook verbs, the errors a cell catches, and the curated
+ * The root is what a notebook writes, one completion list at a time: at most 45 names here and 80 keys in
+ * each namespace (the surface test counts them in the built bundle and says why): the client, the notebook verbs, the errors a cell catches, and the curated
  * namespaces `frames`, `plot`, `vol`, `curves` (src/surface/). What tools need besides is behind subpaths
  * (src/subpath/, package.json "exports"): `risk-portal-lab/api` (the wire model: zod schemas, operation
  * declarations, the spec's constants), `risk-portal-lab/internals` (the pipeline's parts), and
