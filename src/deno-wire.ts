@@ -1,5 +1,5 @@
 /**
- * Watching Deno's kernel's iopub wire, so that the display sender (src/deno.ts) knows when what a cell
+ * Watching Deno's kernel's iopub wire, so that Deno's display sender (`DenoSender`) knows when what a cell
  * sent is on it, and can hold the cell until then.
  *
  * Why this is sound (Deno 2.9: cli/ops/jupyter.rs, cli/js/jupyter_kernel.js): `Deno.jupyter.broadcast`

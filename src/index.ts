@@ -4,8 +4,8 @@
  *
  * The root is what a notebook writes, one completion list at a time: at most 45 names here and 80 keys in
  * each namespace (the surface test counts them in the built bundle and says why): the client, the notebook verbs, the errors a cell catches, and the curated
- * namespaces `frames`, `plot`, `vol`, `curves` (src/surface/). What tools need besides is behind subpaths
- * (src/subpath/, package.json "exports"): `risk-portal-lab/api` (the wire model: zod schemas, operation
+ * namespaces `frames`, `plot`, `vol`, `curves` (the surface room). What tools need besides is behind subpaths
+ * (the subpath room, package.json "exports"): `risk-portal-lab/api` (the wire model: zod schemas, operation
  * declarations, the spec's constants), `risk-portal-lab/internals` (the pipeline's parts), and
  * `risk-portal-lab/frames`, `/vol`, `/plot`, `/curves` (each folder whole).
  */
@@ -72,8 +72,8 @@ export {
   type TraceChange,
   type TableChange,
 } from "./notebook/diff";
-// The root's readers of answers, figures and notebooks, behind the one Promise guard (src/client/await-guard.ts,
-// as the namespaces' functions in src/surface/): these names take precedence over `export *` above.
+// The root's readers of answers, figures and notebooks, behind the one Promise guard ({@link guardAnswers},
+// as the namespaces' functions in the surface room): these names take precedence over `export *` above.
 export const provenanceOf = guardAnswers("provenanceOf", client.provenanceOf);
 export const formatProvenance = guardAnswers("formatProvenance", client.formatProvenance);
 export const diffNotebooks = guardAnswers("diffNotebooks", diffNotebooksImpl);
@@ -87,7 +87,7 @@ export {
   type IdentifierType,
   type Assumption,
 } from "./api/assumptions";
-// The wire types from src/api/wire-types.ts, where each is written out: the modules that declare them
+// The wire types of the api room's generated wire-types module, where each is written out: the modules that declare them
 // beside their zod schemas (./api/market-data, …) would make a kernel that type-checks a cell (tslab)
 // load zod's declarations and the schemas' with the package's root (bench/tslab-cost.mjs).
 export type {

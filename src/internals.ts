@@ -1,5 +1,5 @@
 /**
- * `risk-portal-lab/internals` (src/subpath/internals.ts): the request pipeline's parts, for tools built on the package (a cassette inspector, a
+ * `risk-portal-lab/internals`: the request pipeline's parts, for tools built on the package (a cassette inspector, a
  * cache of one's own, a retry policy reused elsewhere, tests). A notebook needs none of them: the root
  * exports what it does. These may change between minor versions.
  */

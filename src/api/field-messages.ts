@@ -1,6 +1,6 @@
 /**
  * The words for a bad field, written once: the client's request validation, the simulator's 400s (both
- * through `toFieldIssues`), the CSV and records path (src/uploads/) and the date readers of frames,
+ * through `toFieldIssues`), the CSV and records path (the uploads room) and the date readers of frames,
  * curves and vol say the same thing. Each names the real problem: a day that does not exist
  * ("2026-11-31: November has 30 days"), a currency in lower case ("eur: currency codes are upper case:
  * EUR"), a field left out ("missing").

@@ -1,6 +1,6 @@
 /**
  * Progress of the batch helpers: one line that updates in place in a notebook (tslab or Deno's
- * kernel: a display entry overwritten with Jupyter's `update_display_data`, see src/display.ts), a bar
+ * kernel: a display entry overwritten with Jupyter's `update_display_data`, see `findKernelDisplay`), a bar
  * on stderr in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to
  * the caller's `onProgress` too.
  */

@@ -1,6 +1,6 @@
 /**
  * How the columnar room hands out and takes danfo DataFrames without importing frames/ (which imports it):
- * src/frames/danfo.ts, the one door to danfo, registers its conversions here when it loads. The
+ * The frames room's danfo module, the one door to danfo, registers its conversions here when it loads. The
  * columnar room's own forms are column tables (`queryColumns`, `readParquetColumns`, …).
  */
 import type { DataFrame } from "../../vendor/danfo";
@@ -14,7 +14,7 @@ export interface FrameConversions {
 
 let registered: FrameConversions | undefined;
 
-/** Registers danfo's conversions (src/frames/danfo.ts does, when it loads). */
+/** Registers danfo's conversions (the frames room's danfo module does, when it loads). */
 export function setFrameConversions(conversions: FrameConversions): void {
   registered = conversions;
 }
@@ -34,6 +34,6 @@ export function toDataFrame(table: ColumnTable): DataFrame {
 
 function conversions(): FrameConversions {
   if (registered === undefined)
-    throw new Error("danfo DataFrames come through risk-portal-lab's frames (src/frames/danfo.ts is not loaded)");
+    throw new Error("danfo DataFrames come through risk-portal-lab's frames (its danfo module is not loaded)");
   return registered;
 }

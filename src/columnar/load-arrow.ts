@@ -1,6 +1,6 @@
 /**
  * apache-arrow, loaded on first use. In a module of its own: its type is apache-arrow's whole module,
- * which the declarations of src/columnar/arrow.ts (reached from the package's root) would otherwise
+ * which the declarations of `toArrow` and `fromArrow` (reached from the package's root) would otherwise
  * import, and a kernel that type-checks each cell (tslab) would load with the package.
  */
 type Arrow = typeof import("apache-arrow");

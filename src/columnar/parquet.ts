@@ -1,5 +1,5 @@
 /**
- * Parquet files and datasets, written and read through DuckDB (src/columnar/sql.ts): one file, or a
+ * Parquet files and datasets, written and read through DuckDB ({@link SqlSession}): one file, or a
  * hive-partitioned directory (`currency=USD/market_date=2026-11-20/data_0.parquet`) that Spark, Trino,
  * Polars, pandas/pyarrow and DuckDB read as it is. zstd-compressed.
  *

@@ -1,5 +1,5 @@
 /**
- * A DuckDB query result's columns as src/columnar/result-vectors.ts reads them, for sql.ts to make a column
+ * A DuckDB query result's columns as `readResultColumns` reads them, for sql.ts to make a column
  * table of. DuckDB-free on purpose: sql.ts's declarations reach this file, and the root's declarations (what
  * tslab checks every notebook's first cell against) must not reach DuckDB's (test/lint/root-declarations.test.ts).
  */

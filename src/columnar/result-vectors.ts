@@ -30,7 +30,7 @@ const TWO_32 = 4294967296;
  * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
  * turn, a streaming result's fetched and dropped once read). A streamed result whose query fails after
  * its first chunks just ends: the caller of a streamed result must find out whether its query failed
- * (src/columnar/sql.ts runs it in a transaction of its own, which the failure aborts).
+ * (`SqlSession` runs it in a transaction of its own, which the failure aborts).
  */
 export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
   const names = result.columnNames();

@@ -8,7 +8,7 @@
  * missing as NULL; `string` → VARCHAR; `category` → ENUM of its levels, in order; `boolean` → BOOLEAN;
  * `date` → TIMESTAMP, the UTC instant; `mixed` → VARCHAR of each value as text; `empty` → VARCHAR, all
  * NULL) and filled 2,048 rows at a time through DuckDB's appender. Results are read from DuckDB's vectors
- * (src/columnar/result-vectors.ts) and come back by type: integers (BIGINT counts) as numbers while they
+ * (`readResultColumns`) and come back by type: integers (BIGINT counts) as numbers while they
  * fit a double exactly, DECIMAL as numbers, DATE and TIMESTAMP as `Date`s, ENUM as categories with their
  * levels, lists and structs as received (a `mixed` column). The session's time zone is UTC, whatever the
  * machine's.

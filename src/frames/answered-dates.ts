@@ -4,7 +4,7 @@
  * provenance, so an answer that did not come through the client carries none), and a batch over dates
  * says which dates asked came back as another date's data and whose rows are then duplicates. The
  * check runs here, when a table is built, never on the client's calls (`dateMismatch: "error"` is the
- * client's own step: src/client/date-mismatch.ts).
+ * client's own step: `refuseOtherDate`).
  */
 import { answeredDates, answerLabel, type AnsweredDates } from "../api/answered-dates";
 import { provenanceOf } from "../client/provenance";

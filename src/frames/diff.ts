@@ -1,6 +1,6 @@
 /**
  * `frames.diff(before, after, { key })`: what changed between two tables of the same rows — the table
- * room's diff (src/table/diff.ts) over column tables or danfo DataFrames.
+ * room's diff ({@link diffTables}) over column tables or danfo DataFrames.
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { isColumnTable, preview, type ColumnTable } from "../table/column-table";

@@ -1,5 +1,5 @@
 /**
- * The cells of `frames.toExcel` (src/frames/excel.ts): each table as one sheet of typed cells, written
+ * The cells of `frames.toExcel`: each table as one sheet of typed cells, written
  * through exceljs's streaming writer (rows go to the file as they are made, not held as a workbook).
  */
 import { createWriteStream } from "node:fs";

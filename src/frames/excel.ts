@@ -1,11 +1,11 @@
 /**
  * Excel workbooks (.xlsx) in and out: `readExcel` / `readExcelColumns` read one sheet into a DataFrame or
- * a column table, kinds inferred as every other table's (src/table/column-table.ts: numbers, text,
+ * a column table, kinds inferred as every other table's ({@link ColumnKind}: numbers, text,
  * booleans, dates — date cells, and text cells that are ISO 8601 dates — empty cells missing, a column of
  * several kinds kept as received with a warning naming the cell); `toExcel` writes tables as typed cells,
  * one sheet each, into one workbook, replacing the file whole or not at all.
  *
- * exceljs (src/uploads/xlsx.ts) is loaded on the first call, never by importing the package.
+ * exceljs (through `loadExcelJS`) is loaded on the first call, never by importing the package.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";

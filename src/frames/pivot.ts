@@ -1,4 +1,4 @@
-/** `frames.pivotColumns` / `frames.pivot`: the table room's pivot (src/table/pivot.ts), from and to danfo. */
+/** `frames.pivotColumns` / `frames.pivot`: the table room's pivot ({@link pivotTable}), from and to danfo. */
 import type { DataFrame } from "../../vendor/danfo";
 import { isColumnTable, type ColumnTable } from "../table/column-table";
 import { pivotTable, type PivotOptions } from "../table/pivot";

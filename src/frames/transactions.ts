@@ -1,5 +1,5 @@
 /**
- * The transaction tables as danfo DataFrames: the column tables of src/transactions/ (in memory, from a
+ * The transaction tables as danfo DataFrames: the column tables of the transactions room (in memory, from a
  * response, or across portfolios and months) through the one door to danfo.
  */
 import type { DataFrame } from "../../vendor/danfo";

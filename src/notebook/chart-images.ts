@@ -9,7 +9,7 @@
  * The chart's `text/html` part (a script that needs plotly.js on the page) goes from a bundle that got its
  * image: nbconvert's markdown exporter prefers `text/html` to any image, and a script is nothing without
  * JavaScript. A chart whose image could not be drawn keeps its HTML. When every chart of a notebook has
- * its image, the plotly.js parts the session sent with its first chart (src/plot/plotly-parts.ts, 4.8 MB
+ * its image, the plotly.js parts the session sent with its first chart (`PLOTLY_PART_CHARS` at a time, 4.8 MB
  * of script that only the charts' HTML used) go too.
  */
 import { readFile } from "node:fs/promises";

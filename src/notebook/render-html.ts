@@ -2,7 +2,7 @@
  * An executed notebook as one standalone HTML page: markdown, code, and outputs in order. Plotly
  * outputs are drawn from their `application/vnd.plotly.v1+json` data with plotly.js embedded once at
  * the end of the page (no network), so the plotly.js parts a kernel session sent with its first chart
- * (src/plot/plotly-parts.ts) are left out; tables and other HTML outputs are kept as they are, images
+ * (`plotlyPartBundles`) are left out; tables and other HTML outputs are kept as they are, images
  * inline.
  */
 import { escapeHtml } from "../plot/labels";

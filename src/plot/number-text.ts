@@ -1,5 +1,5 @@
 /**
- * Numbers as a table display shows them (src/plot/table-view.ts): per column, rounded for reading, never
+ * Numbers as a table display shows them (`tableHtml`): per column, rounded for reading, never
  * with binary float noise (`2.2487030000000003` shows `2.248703`); the data itself is never changed.
  */
 

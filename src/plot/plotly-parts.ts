@@ -6,7 +6,7 @@
  * Why parts: Deno's kernel (2.9) may send a cell's `status: idle` before the cell's displays are on the
  * wire, and a frontend that closes the cell at idle (JupyterLab, nbconvert, papermill) drops what comes
  * later. One ~5 MB display lost its chart in 2 runs of 3 under plain `jupyter nbconvert --execute`;
- * parts of {@link PLOTLY_PART_CHARS} sent one at a time (src/deno.ts holds the cell until each is on the wire) arrive. The parts are
+ * parts of {@link PLOTLY_PART_CHARS} sent one at a time (Deno's display sender holds the cell until each is on the wire) arrive. The parts are
  * outputs like any other, so a saved notebook, nbconvert's HTML export and a re-opened trusted
  * notebook assemble plotly.js from them, offline, in document order or any other.
  */

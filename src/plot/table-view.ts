@@ -172,8 +172,8 @@ function cellWriters(p: Preview, digits: Digits | undefined, caller: string): ((
 
 /**
  * ` data-x="<exact>"` for a number its cell shows rounded (`0.3` for 0.30000000000000004, `0.25` for
- * 0.2487 with `digits: 2`), else nothing: `diff` of two runs reads the exact value (src/notebook/diff/
- * table.ts), so a change the display rounds away is still a change. Only rounded cells carry it.
+ * 0.2487 with `digits: 2`), else nothing: `diff` of two runs reads the exact value (the notebook diff's
+ * table reader), so a change the display rounds away is still a change. Only rounded cells carry it.
  */
 function exactAttribute(v: unknown, text: string): string {
   if (typeof v !== "number" || !Number.isFinite(v) || Number(text.replace(/,/g, "")) === v) return "";

@@ -310,7 +310,7 @@ interface SimRoute {
 }
 
 /**
- * The simulator's own routes, declared like the operations (the client side: `src/notebook/sim-helpers.ts`).
+ * The simulator's own routes, declared like the operations (the client side: `simHelpers`).
  * They need the simulator's credentials like every API route: `POST /sim/batch` runs every saved item.
  */
 const SIM_ROUTES: readonly SimRoute[] = [

@@ -315,7 +315,7 @@ export class SimService {
    * What the bootstrap does with each stored price, said in the upload's answer (`is_success` stays true):
    * the pillar it replaces in which curve, by the rule the curves follow (a bond replaces the swap pillars
    * within six months of its maturity, BOND_REPLACES_SWAPS_WITHIN_YEARS), and the yield it becomes with
-   * `traded_price` read as a clean price (TRADED_PRICE in src/api/assumptions.ts). The first
+   * `traded_price` read as a clean price ({@link TRADED_PRICE}). The first
    * {@link MAX_BOOTSTRAP_NOTES} prices only: a big upload's answer stays small and quick.
    */
   #bootstrapNotes(accepted: { record: Out<typeof uploadBondPriceDataRequest>["bond_data"][number] }[]): string[] {

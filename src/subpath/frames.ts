@@ -1,12 +1,12 @@
 /**
- * `risk-portal-lab/frames`: the whole frames folder, for what the root's `frames` namespace (src/surface/frames.ts)
+ * `risk-portal-lab/frames`: the whole frames folder, for what the root's `frames` namespace
  * leaves out. At run time it is the same code as the root's (dist/subpath/frames.js reads it from the one
  * bundle, dist/index.js), so a class or error from here is the root's own.
  */
 export * from "../frames";
 // Not in the folder's index: its type (apache-arrow's module) would load with the package's root under tslab.
 export { loadArrow } from "../columnar/load-arrow";
-// The root namespace's functions, behind the Promise guard (src/client/await-guard.ts): the same values here.
+// The root namespace's functions, behind the Promise guard ({@link guardAnswers}): the same values here.
 export {
   yieldCurve,
   curveTenors,

@@ -3,8 +3,8 @@
  * DataFrame form (the one door to danfo: `loadDanfo`, `toDataFrame`, `fromDataFrame`), the verbs that
  * call the service (`fetch…`, `upload…`), the table verbs, Arrow/SQL/Parquet, and the errors a cell
  * catches, and each adapter's column-table form (`yieldCurveColumns`, …: the same tables without danfo).
- * Everything else of the folder — the constants, the progress renderers, the cell helpers — is in `risk-portal-lab/frames`
- * (src/subpath/frames.ts), which holds the whole folder. Every type of the folder is here too.
+ * Everything else of the folder — the constants, the progress renderers, the cell helpers — is in `risk-portal-lab/frames`,
+ * which holds the whole folder. Every type of the folder is here too.
  */
 import * as folder from "../frames";
 import { guardAnswers } from "../client/await-guard";
@@ -19,7 +19,7 @@ export {
   SqlError,
   TableShapeError,
 } from "../frames";
-// Each function behind the one guard (src/client/await-guard.ts): a Promise where an answer belongs is an
+// Each function behind the one guard ({@link guardAnswers}): a Promise where an answer belongs is an
 // error naming the function. Same function, name, length and type; the error classes above are the folder's own.
 // response → DataFrame
 export const yieldCurve = guardAnswers("frames.yieldCurve", folder.yieldCurve);

@@ -1,15 +1,15 @@
 /**
  * `plot` as the package root exports it: one builder per chart, `figure` for one's own, `show` and the
  * two exports, the palette and the table views. The constants and the plumbing (`PLOTLY_MIME`,
- * `plotlySource`, `resetPlotlyEmbed`, `CHROMIUM_ARGS`, `pngRenderer`, …) are in `risk-portal-lab/plot`
- * (src/subpath/plot.ts), which holds the whole folder. Every type of the folder is here too.
+ * `plotlySource`, `resetPlotlyEmbed`, `CHROMIUM_ARGS`, `pngRenderer`, …) are in `risk-portal-lab/plot`,
+ * which holds the whole folder. Every type of the folder is here too.
  */
 import * as folder from "../plot";
 import { guardAnswers } from "../client/await-guard";
 
 export type * from "../plot";
 export { PALETTE, PngExportError } from "../plot";
-// Each function behind the one guard (src/client/await-guard.ts): a Promise where an answer belongs is an
+// Each function behind the one guard ({@link guardAnswers}): a Promise where an answer belongs is an
 // error naming the function. Same function, name, length and type; the values above are the folder's own.
 export const yieldCurve = guardAnswers("plot.yieldCurve", folder.yieldCurve);
 export const curveHistory = guardAnswers("plot.curveHistory", folder.curveHistory);

@@ -1,15 +1,15 @@
 /**
  * `vol` as the package root exports it: the surface model a notebook builds, checks, calibrates and
  * prices with. The parametrisation converters (`rawToNatural`, …) are behind `vol.convertSlice`; the
- * constants, the SVI and normal-distribution kernels (`sviW1`, `erfcx`, …) are in `risk-portal-lab/vol`
- * (src/subpath/vol.ts), which holds the whole folder. Every type of the folder is here too.
+ * constants, the SVI and normal-distribution kernels (`sviW1`, `erfcx`, …) are in `risk-portal-lab/vol`,
+ * which holds the whole folder. Every type of the folder is here too.
  */
 import * as folder from "../vol";
 import { guardAnswers } from "../client/await-guard";
 
 export type * from "../vol";
 export { VolModelError, VolSurfaceModel } from "../vol";
-// Each function behind the one guard (src/client/await-guard.ts): a Promise where an answer belongs is an
+// Each function behind the one guard ({@link guardAnswers}): a Promise where an answer belongs is an
 // error naming the function. Same function, name, length and type; the classes above are the folder's own.
 export const fromSurface = guardAnswers("vol.fromSurface", folder.fromSurface);
 export const buildSurface = guardAnswers("vol.buildSurface", folder.buildSurface);

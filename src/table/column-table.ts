@@ -13,19 +13,19 @@ import { parseIsoDate } from "./iso-date";
 
 /**
  * One record of where a table's rows came from. The table room carries these records and never reads
- * them: the client says what one holds (`Provenance`, src/client/provenance.ts) and src/frames/provenance.ts
+ * them: the client says what one holds (`Provenance`) and the frames room's provenance module
  * merges that into this interface, so `meta.provenance` is a `Provenance[]` wherever the package is used.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging (above)
 export interface TableProvenance {}
 
-/** Marks a value as displayable in a notebook kernel; the display layer registers its own (src/display.ts). */
+/** Marks a value as displayable in a notebook kernel; the display layer registers its own (`makeDisplayable`). */
 export type DisplayMarker = <T extends object>(value: T) => T;
 
 let markDisplayable: DisplayMarker = (value) => value;
 
 /**
- * Registers what every table (and diff) this room builds goes through last: src/display.ts gives them
+ * Registers what every table (and diff) this room builds goes through last: the display layer gives them
  * Deno's `Symbol.for("Jupyter.display")` when it loads. The table room itself knows no kernel.
  */
 export function setDisplayMarker(mark: DisplayMarker): void {

@@ -72,7 +72,7 @@ export interface FrameDiff {
 
 /**
  * Compares two column tables row by row on `key` (`frames.diff` takes danfo DataFrames too, see
- * src/frames/diff.ts): rows only in `b` are added, rows only in `a` removed, and rows in both whose
+ * `frames.diff`): rows only in `b` are added, rows only in `a` removed, and rows in both whose
  * values differ (numbers beyond the tolerance) changed. Throws FrameDiffError naming the column when a
  * key column is missing, a key is repeated or missing in a table.
  */

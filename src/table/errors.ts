@@ -1,6 +1,6 @@
 /**
  * The table room's errors. They are of the library's one family (`err instanceof RiskPortalError` catches
- * them all), whose base is the one thing this room takes from src/client/ (a leaf file: no client code).
+ * them all), whose base is the one thing this room takes from the client room (its errors module, a leaf: no client code).
  */
 import { RiskPortalError } from "../client/errors";
 

@@ -262,7 +262,7 @@ function checkAgg(agg: unknown, kind: ColumnKind | undefined, values: string): v
 
 /**
  * A wide column table from a long one (see {@link PivotOptions}); a repeated (index, key) pair needs
- * `agg`. `frames.pivotColumns` / `frames.pivot` take a danfo DataFrame too (src/frames/pivot.ts).
+ * `agg`. `frames.pivotColumns` / `frames.pivot` take a danfo DataFrame too.
  */
 export function pivotTable(table: ColumnTable, options: PivotOptions): ColumnTable {
   const keyColumns = typeof options.columns === "string" ? [options.columns] : [...options.columns];

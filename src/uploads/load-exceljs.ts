@@ -1,6 +1,6 @@
 /**
  * exceljs, loaded on first use. In a module of its own: its type is exceljs's whole module, which the
- * declarations of src/uploads/xlsx.ts (reached from the package's root) would otherwise import, and a
+ * declarations of `readSheetCells` (reached from the package's root) would otherwise import, and a
  * kernel that type-checks each cell (tslab) would load with the package (test/lint/root-declarations.test.ts).
  * An optional dependency, as playwright-core is for PNGs: its 23 MB (with its own dependencies, 39 MB) would
  * take every install past the package's size budget for the quants who never open a workbook.

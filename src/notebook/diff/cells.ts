@@ -10,7 +10,7 @@ import { diffTables, parseTableHtml, type ShownTable, type TableChange } from ".
 import { diffText, normalizeVolatile, type TextDiff } from "./text";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
-/** plotly.js itself, in parts (src/plot/plotly-parts.ts): the same library on every run, never compared. */
+/** plotly.js itself, in parts (`plotlyPartBundles`): the same library on every run, never compared. */
 const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";
 
 /** What a cell showed, sorted for comparing. */

@@ -1,6 +1,6 @@
 /**
  * Tables in notebook outputs, compared by key. A table reaches a notebook as `plot.show` renders it
- * (src/plot/table-view.ts): an HTML preview, the richest form its outputs carry, with the shape, the
+ * (`tableHtml`): an HTML preview, the richest form its outputs carry, with the shape, the
  * column names and types, and the rows shown (the first and last few). Those are read back here and
  * compared with `frames.diff` on a key column chosen from what is shown; the row counts and the
  * columns are compared whole.
@@ -32,7 +32,7 @@ export function isTableHtml(html: string): boolean {
   return html.includes('<div class="rpl-table">');
 }
 
-/** Reads a table preview back (see src/plot/table-view.ts `tableHtml`); undefined when it is not one. */
+/** Reads a table preview back (see `tableHtml`); undefined when it is not one. */
 export function parseTableHtml(html: string): ShownTable | undefined {
   if (!isTableHtml(html)) return undefined;
   const caption =
@@ -101,7 +101,7 @@ function withoutTags(html: string): string {
   }
 }
 
-/** `data-x="…"` in a start tag: the exact value of a number the preview shows rounded (src/plot/table-view.ts). */
+/** `data-x="…"` in a start tag: the exact value of a number the preview shows rounded (`tableHtml`). */
 const EXACT = /\sdata-x="([^"]*)"/;
 
 /** The cells of a row as text: a rounded number's exact value when its cell carries one, else what it shows. */

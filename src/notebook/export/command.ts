@@ -1,4 +1,4 @@
-/** The `export` command's flags and lines (src/cli.ts hands its arguments here). */
+/** The `export` command's flags and lines (the CLI hands its arguments here). */
 import path from "node:path";
 import { parseArgs } from "node:util";
 

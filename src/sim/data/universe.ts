@@ -429,7 +429,7 @@ export function accruedInterest(bond: Bond, date: string): number {
 /**
  * Yield to maturity (annual compounding) of a bond quoted at `cleanPrice` percent of par on `date`:
  * `traded_price` is read as a clean price, the way bond markets quote (TRADED_PRICE in
- * src/api/assumptions.ts), so the accrued interest is added before the flows are discounted to it.
+ * `TRADED_PRICE`), so the accrued interest is added before the flows are discounted to it.
  * Bisection: robust and exact enough (1e-10) for any price a test sends.
  */
 export function yieldToMaturity(bond: Bond, date: string, cleanPrice: number): number {
