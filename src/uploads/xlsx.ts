@@ -163,6 +163,8 @@ interface StreamRow {
   number: number;
   values: unknown[];
   getCell(column: number): { numFmt?: string };
+  /** Read whole: the columns whose text cell holds a shared string's index (see {@link markTextIndexes}). */
+  textIndexes?: Map<number, number>;
 }
 
 /**
@@ -324,11 +326,11 @@ async function wholeWorkbook(file: string, operation: string, streamMissed?: str
   }
   async function* sheets(): AsyncIterable<StreamSheet> {
     for (const ws of wb.worksheets) {
-      const rows: StreamRow[] = [];
-      ws.eachRow((row) => rows.push(row as unknown as StreamRow));
       yield {
         name: ws.name,
         async *[Symbol.asyncIterator]() {
+          const rows: StreamRow[] = [];
+          ws.eachRow((row) => rows.push(markTextIndexes(row as unknown as WholeRow)));
           yield* rows;
         },
       };
@@ -336,6 +338,40 @@ async function wholeWorkbook(file: string, operation: string, streamMissed?: str
   }
   // exceljs's whole workbook lists its worksheets in tab order.
   return { sheets: sheets(), missing: () => undefined, tabs: () => undefined, close: () => undefined };
+}
+
+/** A row of exceljs's whole workbook: its cells with their types. */
+interface WholeRow extends StreamRow {
+  eachCell(visit: (cell: { type: number; value: unknown; col: number }) => void): void;
+}
+
+/** exceljs's type of a text cell (its `ValueType.String`). */
+const TEXT_CELL = 3;
+
+/**
+ * Marks the text cells whose value is a number: read whole, exceljs keeps a shared string's index as the
+ * value when the workbook has no shared strings part, which would read as columns named "0", "1" and text
+ * as numbers. The sheet read refuses them ({@link refuseTextIndexes}); a sheet read past does not.
+ */
+function markTextIndexes(row: WholeRow): StreamRow {
+  row.eachCell((cell) => {
+    if (cell.type === TEXT_CELL && typeof cell.value === "number")
+      (row.textIndexes ??= new Map()).set(cell.col, cell.value);
+  });
+  return row;
+}
+
+/** Throws for a marked cell of `row` within the range read (see {@link markTextIndexes}). */
+function refuseTextIndexes(row: StreamRow, indexes: Map<number, number>, ctx: ReadContext): void {
+  for (const [column, index] of indexes) {
+    if (column < ctx.range.left || column > ctx.range.right) continue;
+    throw new ExcelError(
+      `${ctx.file} sheet ${JSON.stringify(ctx.name)}: cell ${columnLetter(column)}${row.number} is text kept in the workbook's shared strings (xl/sharedStrings.xml), which the file does not have; nothing was read rather than the text's index (${index}) as a number: save the workbook again from Excel or LibreOffice`,
+      ctx.file,
+      ctx.operation,
+      ctx.name,
+    );
+  }
 }
 
 interface ReadContext {
@@ -361,6 +397,7 @@ async function readRows(ws: StreamSheet, ctx: ReadContext): Promise<SheetCells> 
     const r = row.number;
     if (r < range.top) continue;
     if (r > range.bottom) continue; // read on: the stream must be drained
+    if (row.textIndexes) refuseTextIndexes(row, row.textIndexes, ctx);
     const cells = rowCells(row, range, notes);
     if (named === true && headerRow === null) {
       headerRow = r;

@@ -227,6 +227,15 @@ describe("a workbook exceljs's stream reader cannot read", () => {
     await expect(frames.readExcelColumns(file, { sheet: "Three" })).rejects.toThrow('its sheets: "One", "Two"');
   });
 
+  it("refuses a workbook whose text is in a shared strings part it does not have, rather than read the indices", async () => {
+    // Read whole, exceljs keeps a shared string's index (0, 1, …) as the cell's value when the part is missing:
+    // the header read as columns "0" and "1", the text as numbers.
+    const file = await rewritten("no-shared-strings.xlsx", "xl/sharedStrings.xml");
+    await expect(frames.readExcelColumns(file, { sheet: "Two" })).rejects.toThrow(
+      `frames.readExcelColumns: ${file} sheet "Two": cell A1 is text kept in the workbook's shared strings (xl/sharedStrings.xml), which the file does not have; nothing was read rather than the text's index (0) as a number: save the workbook again from Excel or LibreOffice`,
+    );
+  });
+
   it("refuses a workbook without its workbook part, rather than name its sheets Sheet1 and Sheet2", async () => {
     const file = await rewritten("no-workbook.xlsx", "xl/workbook.xml");
     await expect(frames.readExcelColumns(file, { sheet: "One" })).rejects.toThrow(
