@@ -227,7 +227,7 @@ async function readSheetOnce(
       const match = typeof wanted === "string" ? name === wanted : tabs ? tabs[wanted] === name : position === wanted;
       position++;
       if (match) {
-        found = await readRows(ws, { file, name, range, options, maxRows, operation });
+        found = await readRows(ws, { file, name, range, options, maxRows, operation, date1904: source.date1904() });
         break;
       }
       for await (const _row of ws); // a sheet not asked for: read past it
@@ -255,6 +255,8 @@ interface SheetSource {
   missing(): string | undefined;
   /** The sheets' names in tab order, when the sheets come in another order; else undefined. */
   tabs(): string[] | undefined;
+  /** Whether the workbook counts its days from 1904 (Excel for Mac's old default), not 1900. */
+  date1904(): boolean;
   close(): void;
 }
 
@@ -278,7 +280,11 @@ function streamedWorkbook(file: string, operation: string): SheetSource {
     entries: "ignore",
   });
   fixReader(reader);
-  const parts = reader as unknown as { model?: { sheets?: { name: string }[] }; workbookRels?: unknown };
+  const parts = reader as unknown as {
+    model?: { sheets?: { name: string }[] };
+    workbookRels?: unknown;
+    properties?: { model?: { date1904?: boolean } };
+  };
   return {
     sheets: reader as unknown as AsyncIterable<StreamSheet>,
     missing: () =>
@@ -286,6 +292,7 @@ function streamedWorkbook(file: string, operation: string): SheetSource {
         ? "the workbook part (xl/workbook.xml and its relationships: the sheets' names)"
         : undefined,
     tabs: () => parts.model?.sheets?.map((sheet) => sheet.name),
+    date1904: () => parts.properties?.model?.date1904 === true,
     // Stopped at the sheet asked for (or at an error): close the file rather than read the rest.
     close: () => (reader as unknown as { stream?: { destroy?(): void } }).stream?.destroy?.(),
   };
@@ -337,7 +344,14 @@ async function wholeWorkbook(file: string, operation: string, streamMissed?: str
     }
   }
   // exceljs's whole workbook lists its worksheets in tab order.
-  return { sheets: sheets(), missing: () => undefined, tabs: () => undefined, close: () => undefined };
+  const date1904 = (wb.properties as { date1904?: boolean } | undefined)?.date1904 === true;
+  return {
+    sheets: sheets(),
+    missing: () => undefined,
+    tabs: () => undefined,
+    date1904: () => date1904,
+    close: () => undefined,
+  };
 }
 
 /** A row of exceljs's whole workbook: its cells with their types. */
@@ -375,6 +389,8 @@ function refuseTextIndexes(row: StreamRow, indexes: Map<number, number>, ctx: Re
 }
 
 interface ReadContext {
+  /** The workbook's day count starts in 1904 ({@link SheetSource.date1904}). */
+  date1904: boolean;
   file: string;
   name: string;
   range: CellRange;
@@ -398,7 +414,7 @@ async function readRows(ws: StreamSheet, ctx: ReadContext): Promise<SheetCells> 
     if (r < range.top) continue;
     if (r > range.bottom) continue; // read on: the stream must be drained
     if (row.textIndexes) refuseTextIndexes(row, row.textIndexes, ctx);
-    const cells = rowCells(row, range, notes);
+    const cells = rowCells(row, range, { notes, date1904: ctx.date1904 });
     if (named === true && headerRow === null) {
       headerRow = r;
       headerCells = cells;
@@ -475,19 +491,26 @@ function lastFilled(cells: readonly CellValue[]): number {
 }
 
 /** The row's cells from the range's left column to its right one (or the row's last cell). */
-function rowCells(row: StreamRow, range: CellRange, notes: CellNote[]): CellValue[] {
+/** What reading a cell needs beside it: where its notes go, and the workbook's day count. */
+interface CellReading {
+  notes: CellNote[];
+  date1904: boolean;
+}
+
+function rowCells(row: StreamRow, range: CellRange, reading: CellReading): CellValue[] {
   const values = row.values; // 1-based, sparse
   const end = Math.min(values.length - 1, range.right);
   const cells: CellValue[] = [];
   for (let c = range.left; c <= end; c++) {
     const v = values[c];
-    cells.push(v === undefined || v === null ? null : cellValue(v, row, c, notes));
+    cells.push(v === undefined || v === null ? null : cellValue(v, row, c, reading));
   }
   return cells;
 }
 
 /** One cell's value as read (see the module comment); notes why a non-empty cell reads as missing. */
-function cellValue(v: unknown, row: StreamRow, column: number, notes: CellNote[]): CellValue {
+function cellValue(v: unknown, row: StreamRow, column: number, reading: CellReading): CellValue {
+  const notes = reading.notes;
   if (typeof v === "number") return Number.isFinite(v) ? v : null;
   if (typeof v === "string") return v === "" ? null : v;
   if (typeof v === "boolean") return v;
@@ -512,10 +535,11 @@ function cellValue(v: unknown, row: StreamRow, column: number, notes: CellNote[]
       });
       return null;
     }
-    if (typeof result === "number" && isDateFormat(row.getCell(column).numFmt)) return excelDate(result);
-    return cellValue(result, row, column, notes);
+    if (typeof result === "number" && isDateFormat(row.getCell(column).numFmt))
+      return excelDate(result, reading.date1904);
+    return cellValue(result, row, column, reading);
   }
-  if ("text" in o) return cellValue(o.text, row, column, notes); // a hyperlink: its text
+  if ("text" in o) return cellValue(o.text, row, column, reading); // a hyperlink: its text
   notes.push({ cell, message: `holds a value that is not a number, text, boolean or date; read as missing` });
   return null;
 }
@@ -526,7 +550,7 @@ function isDateFormat(format: string | undefined): boolean {
   return /[ymdhMsb]+/.test(format.replace(/\[[^\]]*]/g, "").replace(/"[^"]*"/g, ""));
 }
 
-/** An Excel serial day number (1900 system) → its instant, UTC. */
-function excelDate(serial: number): Date {
-  return new Date(Math.round((serial - 25569) * 86_400_000));
+/** An Excel serial day number → its instant, UTC (day 0 is 1899-12-30 in the 1900 system, 1904-01-01 in 1904's). */
+function excelDate(serial: number, date1904: boolean): Date {
+  return new Date(Math.round((serial - (date1904 ? 24_107 : 25_569)) * 86_400_000));
 }

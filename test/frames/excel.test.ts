@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
 import { TableBuilder, type ColumnTable } from "../../src/table/column-table";
 import { ExcelError } from "../../src/uploads/errors";
+import { MAC_1904_DAY, writeMac1904Workbook } from "./mac-1904";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-excel-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -241,6 +242,14 @@ describe("a workbook exceljs's stream reader cannot read", () => {
     await expect(frames.readExcelColumns(file, { sheet: "One" })).rejects.toThrow(
       `frames.readExcelColumns: ${file} holds no worksheet: a zip, but not an .xlsx workbook`,
     );
+  });
+});
+
+describe("a workbook in the 1904 date system (Excel for Mac's old default)", () => {
+  it("reads its dates, saved values and formula results alike, as the days they show", async () => {
+    const file = at("mac-1904.xlsx");
+    await writeMac1904Workbook(file);
+    expect((await frames.readExcelColumns(file)).data).toEqual({ day: [MAC_1904_DAY], formula: [MAC_1904_DAY] });
   });
 });
 
