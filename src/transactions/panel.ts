@@ -32,6 +32,7 @@ import type { ProgressOptions } from "../batch/progress";
 import { runBatch, type BatchColumns } from "../batch/run";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteString, SqlSession } from "../columnar/sql";
+import { duckdbConfig, sizingOf, type DuckDBSizing } from "../columnar/duckdb-options";
 import { labelColumns, stageTransactionTable, stagedScan, type StagedTable } from "./stream";
 import { fetchTransactionTableColumns, refuseParquetOption } from "./fetch";
 
@@ -132,7 +133,8 @@ export async function fetchTransactionTablesColumns(
  * Every portfolio × month's transaction table written into a hive-partitioned Parquet dataset at `dir`
  * (`dir/portfolio=…/month=…/part_….parquet`) as each call's answer arrives, never held whole; the failed
  * calls beside what was written. Refuses a `dir` that holds anything unless `overwrite: true`, and then
- * replaces it only when every call succeeded (see {@link TransactionDataset}`.replaced`).
+ * replaces it only when every call succeeded (see {@link TransactionDataset}`.replaced`). The dataset's
+ * DuckDB session is sized as {@link DuckDBSizing} says (default: DuckDB's memory limit, one thread).
  *
  * ```ts
  * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"] }, "data/trades");
@@ -141,12 +143,14 @@ export async function fetchTransactionTablesColumns(
  */
 export async function fetchTransactionTablesToParquet(
   rp: RiskPortalClient,
-  options: TransactionTablesOptions & { overwrite?: boolean },
+  options: TransactionTablesOptions & DuckDBSizing & { overwrite?: boolean },
   dir: string,
 ): Promise<TransactionDataset> {
   if (typeof dir !== "string" || dir === "") throw new TypeError('dir must be a directory path, e.g. "data/trades"');
   const calls = planCalls(options);
-  const sink = await DatasetSink.open(dir, options.overwrite ?? false);
+  const sizing = sizingOf(options);
+  duckdbConfig(sizing, "frames.fetchTransactionTablesToParquet", true); // said before anything is fetched
+  const sink = await DatasetSink.open(dir, options.overwrite ?? false, sizing);
   try {
     const { failures } = await fetchCalls(rp, options, calls, sink);
     return { ...(await sink.finish(failures.length, calls.length)), failures };
@@ -252,7 +256,7 @@ class DatasetSink {
     mkdirSync(this.#written, { recursive: true });
   }
 
-  static async open(target: string, overwrite: boolean): Promise<DatasetSink> {
+  static async open(target: string, overwrite: boolean, sizing: DuckDBSizing): Promise<DatasetSink> {
     const dir = path.resolve(target);
     let entries: string[] | undefined;
     try {
@@ -270,7 +274,11 @@ class DatasetSink {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    return new DatasetSink(dir, (entries ?? []).some(isDatasetEntry), await SqlSession.open({ threads: 1 }));
+    return new DatasetSink(
+      dir,
+      (entries ?? []).some(isDatasetEntry),
+      await SqlSession.open({ threads: 1, ...sizing }, "frames.fetchTransactionTablesToParquet"),
+    );
   }
 
   /** A fresh staging directory for one call. */

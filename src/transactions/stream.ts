@@ -43,6 +43,7 @@ import {
   writeFailed,
   type ParquetMeta,
 } from "../columnar/parquet";
+import { duckdbConfig, sizingOf, type DuckDBSizing } from "../columnar/duckdb-options";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
 import { parseIsoDate } from "../table/iso-date";
@@ -321,7 +322,8 @@ class Stager {
  * Fetches a transaction table into one Parquet file at `target`, streaming (see the module's note): for
  * tables larger than memory; what was written is returned. Refuses to write over an existing file unless
  * `overwrite`; with it, the previous file stays until the new one is complete (written beside it, then
- * renamed over it), and stays on any failure.
+ * renamed over it), and stays on any failure. DuckDB's session is sized as {@link DuckDBSizing} says
+ * (default: DuckDB's memory limit, all cores, what does not fit spilled beside the target).
  *
  * ```ts
  * const file = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "GLOBAL-MACRO" }, "data/trades.parquet");
@@ -332,18 +334,21 @@ export async function fetchTransactionTableToParquet(
   rp: RiskPortalClient,
   request: TransactionTableRequest,
   target: string,
-  options: StreamOptions & { overwrite?: boolean } = {},
+  options: StreamOptions & DuckDBSizing & { overwrite?: boolean } = {},
 ): Promise<TransactionTableWritten> {
+  const who = "frames.fetchTransactionTableToParquet";
   if (typeof target !== "string" || target === "")
     throw new TypeError('target must be a file path, e.g. "data/trades.parquet"');
-  const { overwrite = false, ...rest } = options;
+  const { overwrite = false, memoryLimit, tempDirectory, threads, ...rest } = options;
+  const sizing = sizingOf({ memoryLimit, tempDirectory, threads });
+  duckdbConfig(sizing, who, true); // a wrong size is said before anything is fetched
   const out = path.resolve(target);
-  checkParquetTarget(out, false, overwrite, "frames.fetchTransactionTableToParquet");
+  checkParquetTarget(out, false, overwrite, who);
   mkdirSync(path.dirname(out), { recursive: true });
   // Named after this process, removed on SIGINT/SIGTERM too; what dead processes left beside the target is swept.
   const workDir = claimSpool(out);
-  // All cores, as frames.writeParquet; opened while the body streams (a session takes a while to start).
-  const opening = SqlSession.open();
+  // All cores unless told, as frames.writeParquet; opened while the body streams (a session takes a while to start).
+  const opening = SqlSession.open(sizing, who);
   opening.catch(() => undefined); // a failure to open is thrown where the session is awaited
   // DuckDB reads the rows into a table of the session while they arrive; the file is written from it. What
   // of that table does not fit in DuckDB's memory goes to the spool folder (a table larger than memory).
@@ -351,7 +356,8 @@ export async function fetchTransactionTableToParquet(
     afterRows: rest.batchRows ?? STREAM_BATCH_ROWS,
     start: async (pipe, columns) => {
       const session = await opening;
-      await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
+      if (tempDirectory === undefined)
+        await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
       await onOneThread(
         session,
         `create table ${LIVE_TABLE} as select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}`,
@@ -388,9 +394,9 @@ export async function fetchTransactionTableToParquet(
         `copy (select ${select} from ${from}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
       );
     } catch (error) {
-      throw writeFailed(error, out, "frames.fetchTransactionTableToParquet");
+      throw writeFailed(error, out, who);
     }
-    replaceFile(final, out, "frames.fetchTransactionTableToParquet");
+    replaceFile(final, out, who);
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
   } finally {
     await (await opening.catch(() => undefined))?.close();

@@ -7,14 +7,17 @@
  *   a file another process has open for writing is refused with a message that says so.
  * - Every option DuckDB would refuse vaguely ("Failed to set config") or ignore (an unknown key) is refused
  *   first, naming the option.
+ * - The transaction tables' Parquet verbs take the sizing options too, checked before anything is fetched.
  * The other process is Node running the built package (dist/, built by test/global-setup.ts).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RiskPortalClient } from "../../src";
 import * as frames from "../../src/frames";
+import { startSimulator, type Simulator } from "../../src/sim";
 
 const root = path.resolve(__dirname, "../..");
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-duckdb-options-"));
@@ -154,4 +157,36 @@ describe("frames.duckdb's options", () => {
     const t = await frames.queryColumns("select x from t", {}, { path: file });
     expect(Number(t.data.x![0])).toBe(42);
   });
+});
+
+describe("the transaction tables' Parquet verbs, sized", () => {
+  let sim: Simulator;
+  let rp: RiskPortalClient;
+  beforeAll(async () => {
+    sim = await startSimulator({ transactionRows: 200 });
+    rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey }, retry: { limit: 0 } });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+  const request = { portfolio_name: "GLOBAL-MACRO" };
+  const panel = { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], progress: "none" as const };
+
+  it("take memoryLimit, tempDirectory and threads, and name the verb when a size is wrong", async () => {
+    const spill = path.join(dir, "verbs-spill");
+    const one = path.join(dir, "one.parquet");
+    const sizing = { memoryLimit: "64MB", tempDirectory: spill, threads: 1 };
+    const written = await frames.fetchTransactionTableToParquet(rp, request, one, sizing);
+    expect(written.rows).toBeGreaterThan(0);
+    expect((await frames.readParquetColumns(one)).rowCount).toBe(written.rows);
+    const dataset = await frames.fetchTransactionTablesToParquet(rp, { ...panel, ...sizing }, path.join(dir, "panel"));
+    expect(dataset.failures).toEqual([]);
+    expect(dataset.rows).toBeGreaterThan(0);
+    await expect(
+      frames.fetchTransactionTableToParquet(rp, request, path.join(dir, "two.parquet"), { memoryLimit: "a lot" }),
+    ).rejects.toThrow(/^frames\.fetchTransactionTableToParquet: memoryLimit must be bytes/);
+    await expect(
+      frames.fetchTransactionTablesToParquet(rp, { ...panel, threads: 0 }, path.join(dir, "panel-two")),
+    ).rejects.toThrow("frames.fetchTransactionTablesToParquet: threads must be a whole number > 0; got 0");
+  }, 60_000);
 });
