@@ -1,11 +1,11 @@
 /**
- * Every ```ts block of the README runs, as written, against the simulator — so the README cannot drift
- * from the package. A block may use what an earlier block or the surrounding prose set up (`rp`,
+ * Every ```ts block of the README and of the guides in docs/*.md runs, as written, against the simulator — so
+ * the docs cannot drift from the package. A block may use what an earlier block or the surrounding prose set up (`rp`,
  * `surface`, `req`, …): the harness provides those names (unless the block declares them), imports
  * from "risk-portal-lab" come from this checkout, and the files a block writes or reads by relative path
  * are moved to a temporary directory or the repository's fixtures.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,8 +21,21 @@ import * as vol from "../src/subpath/vol";
 const SUBPATHS: Record<string, unknown> = { api, curves, frames, internals, plot, vol };
 
 const ROOT = path.resolve(__dirname, "..");
-const BLOCKS = [...readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
-  (m) => m[1]!,
+/** The pages whose blocks run: the README, then each guide in docs/ by name. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+/** Each ```ts block with its page and its number there (1-based), as the test names it. */
+const BLOCKS = PAGES.flatMap((page) =>
+  [...readFileSync(path.join(ROOT, page), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => ({
+    page,
+    n: i + 1,
+    code: m[1]!,
+  })),
 );
 
 let sim: pkg.Simulator;
@@ -87,7 +100,7 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
   let body = code.replace(/^import \{([^}]*)\} from "risk-portal-lab";$/gm, "const {$1} = __pkg;");
   body = body.replace(/^import \{([^}]*)\} from "risk-portal-lab\/(\w+)";$/gm, (_, names: string, sub: string) => {
     if (!(sub in SUBPATHS))
-      throw new Error(`README imports risk-portal-lab/${sub}, which package.json does not export`);
+      throw new Error(`the block imports risk-portal-lab/${sub}, which package.json does not export`);
     return `const {${names}} = __subpaths.${sub};`;
   });
   body = body
@@ -107,16 +120,18 @@ function asFunctionBody(code: string): { body: string; declared: Set<string> } {
   return { body, declared };
 }
 
-describe("the README's TypeScript blocks", () => {
-  it("there are blocks to run", () => {
-    expect(BLOCKS.length).toBeGreaterThanOrEqual(5);
+describe("the TypeScript blocks of the README and docs/*.md", () => {
+  it("there are blocks to run, in the README and in the guides", () => {
+    expect(BLOCKS.filter((b) => b.page === "README.md").length).toBeGreaterThanOrEqual(5);
+    expect(BLOCKS.filter((b) => b.page !== "README.md").length).toBeGreaterThanOrEqual(5);
   });
 
   it.each(
     BLOCKS.map(
-      (code, i) =>
+      ({ page, n, code }) =>
         [
-          i + 1,
+          page,
+          n,
           code
             .split("\n")
             .find((l) => l.trim() && !l.startsWith("//"))!
@@ -125,8 +140,8 @@ describe("the README's TypeScript blocks", () => {
         ] as const,
     ),
   )(
-    "block %i (%s) runs against the simulator",
-    async (_n, _first, code) => {
+    "%s block %i (%s) runs against the simulator",
+    async (_page, _n, _first, code) => {
       const { body, declared } = asFunctionBody(code);
       const names = Object.keys(context).filter((n) => !declared.has(n) && /^[A-Za-z_$][\w$]*$/.test(n));
       const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (

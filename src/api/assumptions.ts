@@ -300,7 +300,7 @@ export const ANSWERED_DATE_FIELDS: Readonly<Record<string, AnsweredDateField>> =
   GetTradeEventPositionEffects: { field: "pricing_date", where: "pricing_date", subject: "tradable_id" },
 };
 
-/** Every decision, with what the public pages say of it. README.md shows this table (a test keeps them equal). */
+/** Every decision, with what the public pages say of it. docs/client.md shows this table (a test keeps them equal). */
 export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A1",
