@@ -30,7 +30,7 @@ export function canonicalString(text: string): string {
   return new Date(ms).toISOString().replace(/\.000Z$/, "Z");
 }
 
-/** A deep copy with object keys sorted and date strings canonical (see {@link canonicalString}). */
+/** A deep copy with object keys sorted and date strings canonical (see `canonicalString`). */
 export function canonicalValue(value: unknown): unknown {
   if (typeof value === "string") return canonicalString(value);
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : canonicalString(value.toISOString());

@@ -51,7 +51,7 @@ export interface Pillar {
 }
 
 /**
- * How the curve is built. `calendar`, `roll` and `spotLag` (see {@link TenorDateOptions}) put tenor dates on
+ * How the curve is built. `calendar`, `roll` and `spotLag` (see `TenorDateOptions`) put tenor dates on
  * business days: spot is the market date (rolled following) plus `spotLag` business days, a tenor lands
  * `calendar.advance(spot, tenor, { roll })` (`"2D"`: business days; no end-of-month rule; `"ON"` is one
  * business day from the market date, whatever the spot lag), and its time is ACT/365 from the market date to that day. Without `calendar` (the default), tenors are unadjusted

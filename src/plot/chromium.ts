@@ -28,7 +28,7 @@ export const CHROMIUM_ARGS = [
 ] as const;
 
 export interface BrowserOptions {
-  /** The Chromium (or Chrome) executable. Default: `$RISK_PORTAL_LAB_CHROMIUM`, else the first of {@link CHROMIUM_CANDIDATES} that exists. */
+  /** The Chromium (or Chrome) executable. Default: `$RISK_PORTAL_LAB_CHROMIUM`, else the first of `CHROMIUM_CANDIDATES` that exists. */
   chromiumPath?: string;
   /** Time allowed for launching Chromium and for each render, ms. Default 60,000. */
   timeoutMs?: number;

@@ -141,7 +141,7 @@ export function cellText(v: unknown): string {
 
 /**
  * How a table view is drawn: the rows shown from the top and from the bottom (default
- * {@link DEFAULT_TABLE_ROWS}), and the decimal places of its numbers. Without `digits` each number column
+ * `DEFAULT_TABLE_ROWS`), and the decimal places of its numbers. Without `digits` each number column
  * shows up to 10 significant digits (more, up to 15, where the values shown would otherwise read alike),
  * trailing zeros dropped, whole numbers whole: never binary float noise. `digits: 4` writes every column
  * that holds a fraction to 4 places; `digits: { rate: 6 }` writes `rate` to 6 places, whole or not. Only

@@ -53,7 +53,7 @@ export type ColumnKind = "number" | "string" | "category" | "boolean" | "date" |
  * Something a table kept as received instead of converting it, and where: data, not prose to be
  * rewritten. `row` counts in the table that holds the warning (a streamed table's batches number their
  * rows from where the batch starts); `message` says it in words, the row and column included, and is
- * what a display, a DataFrame's `frameInfo(df).warnings` and printed results show ({@link formatWarning}).
+ * what a display, a DataFrame's `frameInfo(df).warnings` and printed results show (`formatWarning`).
  */
 export interface TableWarning {
   /** The row at fault (0-based), when one row is. */

@@ -226,7 +226,7 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
   throwOnFailure?: boolean;
   /**
    * Default false: any invalid row refuses the whole source (nothing sent). True: send the valid rows and
-   * answer with one table of every row not stored and why, local and service (see {@link rejectionsTable});
+   * answer with one table of every row not stored and why, local and service (see `rejectionsTable`);
    * with `use_best_effort: true` the service too stores what it can.
    */
   skipInvalid?: boolean;
