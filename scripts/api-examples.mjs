@@ -101,4 +101,4 @@ function main() {
   if (undocumented.length > 0 || stale.length > 0) process.exit(1);
 }
 
-main();
+if (import.meta.url === `file://${process.argv[1]}`) main();

@@ -347,6 +347,7 @@ export class SqlSession {
  * Opens an SQL session (see {@link SqlSession}): in memory by default, or on a DuckDB database file whose
  * tables stay for the next session, with a memory limit past which DuckDB spills to disk:
  *
+ * @example
  * ```ts
  * const db = await frames.duckdb({ path: "trades.duckdb", memoryLimit: "4GB", tempDirectory: "/scratch/duckdb" });
  * ```
@@ -358,6 +359,7 @@ export function duckdb(options: DuckDBOptions = {}): Promise<SqlSession> {
 /**
  * One query over the given sources, registered under their keys for this query only:
  *
+ * @example
  * ```ts
  * const top = await frames.query("select counterparty, sum(notional) as notional from trades group by 1 order by 2 desc limit 10", { trades });
  * ```
@@ -370,7 +372,14 @@ export async function query(
   return toDataFrame(await queryColumns(sql, sources, options, "frames.query"));
 }
 
-/** {@link query}, as a column table (no danfo). `options`: the session's (a database file, its size; see {@link DuckDBOptions}). */
+/**
+ * {@link query}, as a column table (no danfo). `options`: the session's (a database file, its size; see {@link DuckDBOptions}).
+ * @example
+ * ```ts
+ * const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
+ * const byCurrency = await frames.queryColumns("select currency, sum(notional) as notional from trades group by 1", { trades });
+ * ```
+ */
 export async function queryColumns(
   sql: string,
   sources: Record<string, SqlSource> = {},

@@ -484,6 +484,7 @@ function checkPillars(pillars: readonly Pillar[]): Pillar[] {
 /**
  * A {@link Curve} from a `RateAsset` response (`rp.rateAsset.getCurve(...)`) or its `yield_curve_model`.
  *
+ * @example
  * ```ts
  * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
  * usd.zeroRate("2Y"); usd.discountFactor(7.5); usd.forwardRate("1Y", "2Y"); usd.parRate("10Y", { frequency: 2 });

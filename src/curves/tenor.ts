@@ -22,6 +22,10 @@ const TENOR = /^\s*(\d+)\s*([DWMY])\s*$/i;
 /**
  * Reads a tenor (case-insensitive): `ON` (overnight, = `1D`), `<n>D`, `<n>W`, `<n>M`, `<n>Y` with `n` a
  * whole number > 0. Throws a {@link CurveError} naming `argument` on anything else.
+ * @example
+ * ```ts
+ * curves.parseTenor("18M"); // { days: 0, months: 18 }
+ * ```
  */
 export function parseTenor(tenor: string, argument = "tenor"): TenorUnits {
   if (typeof tenor !== "string")

@@ -36,6 +36,7 @@ export function provenanceFrom(...responses: readonly unknown[]): Provenance[] {
  * object the client returned.
  * `[]` for anything else (a DataFrame derived with danfo operations, hand-made rows, …).
  *
+ * @example
  * ```ts
  * frames.provenance(df); // [{ operation: "RateAsset", source: "live", baseUrl: "https://…", … }]
  * ```

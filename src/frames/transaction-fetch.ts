@@ -29,6 +29,7 @@ export function refuseParquetOption(options: object, verb: string, instead: stri
  * auth and errors as `rp.position.transactionTable`. For a table larger than memory, stream it into a
  * Parquet file instead: {@link fetchTransactionTableToParquet}.
  *
+ * @example
  * ```ts
  * const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
  * ```
@@ -53,6 +54,7 @@ export async function fetchTransactionTableColumns(
  * {@link fetchTransactionTableColumns} as a danfo DataFrame: the lean end-to-end path (HTTP → parse →
  * frame) for large tables.
  *
+ * @example
  * ```ts
  * const df = await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" });
  * ```

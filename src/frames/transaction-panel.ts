@@ -110,6 +110,7 @@ function labelled(table: ColumnTable, portfolio: string, month: string | null): 
  * the order given), the failed calls beside it. For tables larger than memory, write them into a
  * dataset instead: {@link fetchTransactionTablesToParquet}.
  *
+ * @example
  * ```ts
  * const months = ["2026-01", "2026-02", "2026-03"];
  * const { table, failures } = await frames.fetchTransactionTablesColumns(rp, { portfolios: ["GLOBAL-MACRO", "EM-CREDIT"], months });
@@ -135,6 +136,7 @@ export async function fetchTransactionTablesColumns(
  * calls beside what was written. Refuses a `dir` that holds anything unless `overwrite: true`, and then
  * replaces it only when every call succeeded (see {@link TransactionDataset}`.replaced`).
  *
+ * @example
  * ```ts
  * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"] }, "data/trades");
  * const trades = await frames.readParquet(dataset.path);
@@ -234,7 +236,13 @@ async function fetchCall(
   return undefined;
 }
 
-/** {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it. */
+/**
+ * {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it.
+ * @example
+ * ```ts
+ * const { frame, failures } = await frames.fetchTransactionTables(rp, { portfolios: ["GLOBAL-MACRO", "RATES-EU"], months: ["2026-09", "2026-10"] });
+ * ```
+ */
 export async function fetchTransactionTables(
   rp: RiskPortalClient,
   options: TransactionTablesOptions,

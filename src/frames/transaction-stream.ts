@@ -323,6 +323,7 @@ class Stager {
  * `overwrite`; with it, the previous file stays until the new one is complete (written beside it, then
  * renamed over it), and stays on any failure.
  *
+ * @example
  * ```ts
  * const file = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "GLOBAL-MACRO" }, "data/trades.parquet");
  * const trades = await frames.readParquet(file.path);

@@ -55,6 +55,10 @@ interface Collected {
 /**
  * The transaction table as a column table (no danfo). Takes the `GetTransactionTable` response or its
  * `data_table`; the response's other fields go to `meta.fields`, its provenance to `meta.provenance`.
+ * @example
+ * ```ts
+ * const table = frames.transactionTableColumns(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
+ * ```
  */
 export function transactionTableColumns(input: unknown, options: TransactionTableOptions = {}): ColumnTable {
   return buildTransactionTable(input, options, false);
@@ -63,6 +67,7 @@ export function transactionTableColumns(input: unknown, options: TransactionTabl
 /**
  * The transaction table as a danfo DataFrame (see {@link transactionTableColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.transactionTable(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
  * ```

@@ -79,6 +79,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  * shares. The legend gives each curve's top-N share, Herfindahl–Hirschman index (Σ share², 1/n for
  * equal shares, 1 for one name) and effective number of names (1/HHI).
  *
+ * @example
  * ```ts
  * plot.show(plot.concentration(trades, { by: "counterparty", value: "notional", series: "portfolio" }));
  * ```

@@ -99,6 +99,7 @@ export function figureSummary(fig: Figure): string {
  * (the session's first chart followed by plotly.js in parts; see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
  * page with plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
  *
+ * @example
  * ```ts
  * plot.show(plot.yieldCurve(df));
  * plot.show(frames.transactionTable(response));   // shape, column types, head and tail

@@ -501,6 +501,7 @@ function copy<F extends SviForm>(form: F, slice: SviForms[F]): SviForms[F] {
  * > 0 always, so a call never depends on which forms it joins). The input's form comes from its keys
  * ({@link sliceForm}); the input is validated even when `to` is its own form (then a copy is returned).
  *
+ * @example
  * ```ts
  * const jw = vol.convertSlice({ a: -0.041, b: 0.1331, rho: 0.306, m: 0.3586, s: 0.4153 }, "jumpWings", 1);
  * // { v: 0.01742625…, psi: -0.1752111…, p: 0.6997381…, c: 1.316798…, vTilde: 0.0116249… }
@@ -598,6 +599,7 @@ export interface ButterflyRepair<F extends SviForm = SviForm> {
  * `smile = (theta·phi²·(1 − rho²)/4 − psi²)/sqrt(theta)`; jump-wings keeps `v`, `psi`, `p`. It is a recipe,
  * not a minimal change: a slice already free of arbitrage is changed too, unless `c = p + 2·psi` already.
  *
+ * @example
  * ```ts
  * const { slice, changed } = vol.repairButterfly({ a: -0.041, b: 0.1331, rho: 0.306, m: 0.3586, s: 0.4153 }, 1);
  * // slice ≈ { a: 0.0077409, b: 0.069242, rho: -0.3340365, m: 0.0420338, s: 0.118608 } (GJ Example 5.1)

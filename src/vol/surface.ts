@@ -335,6 +335,7 @@ export class VolSurfaceModel implements SurfaceView {
    * Black-76 prices and sticky-strike greeks of European options at one maturity (days), each strike at
    * this surface's vol: {@link priceOptions} on this model.
    *
+   * @example
    * ```ts
    * s.price(91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 }).price;
    * ```
@@ -505,6 +506,7 @@ interface Plan extends MaturityPlan {
  * ISO string or a `Date`; arrays `number[]` or `Float64Array`). Throws {@link VolModelError} naming the
  * field, the benchmark index and its maturity, and the failed condition of vol-model.md.
  *
+ * @example
  * ```ts
  * const s = vol.fromSurface(surface);
  * s.vols(90, [80, 100, 120], STRIKE_TYPE.PercentForward); // Float64Array of decimal vols

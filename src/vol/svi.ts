@@ -264,6 +264,10 @@ export function sviW2(slice: RawSvi | SviSlice, k: number): number {
  * Gatheral–Jacquier's butterfly density factor (GJ eq. 2.1) of a slice at `k`:
  * `g(k) = (1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2`; the slice is free of butterfly arbitrage
  * where `g ≥ 0`. NaN where `w(k) = 0` (undefined there).
+ * @example
+ * ```ts
+ * vol.butterflyG({ a: 0.04, b: 0.4, rho: -0.4, m: 0, s: 0.2 }, 0.1); // ≥ 0: no butterfly arbitrage at k = 0.1
+ * ```
  */
 export function butterflyG(slice: RawSvi | SviSlice, k: number): number {
   return densityFactor(k, sviW(slice, k), sviW1(slice, k), sviW2(slice, k));
