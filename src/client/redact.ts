@@ -9,7 +9,14 @@ export const REDACTED = "[REDACTED]";
 /** What a masked value starts with. */
 export const MASK = "••••";
 
-/** `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole. */
+/**
+ * `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole.
+ * @example
+ * ```ts
+ * import { maskSecret } from "risk-portal-lab/frames";
+ * maskSecret("sk-live-1a2b3c4d"); // "••••3c4d"
+ * ```
+ */
 export function maskSecret(value: string): string {
   return value.length > 4 ? `${MASK}${value.slice(-4)}` : MASK;
 }

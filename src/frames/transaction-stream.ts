@@ -417,6 +417,14 @@ export interface TransactionTableLoaded extends Omit<TransactionTableWritten, "p
  * await frames.fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades");
  * const exposure = await db.query("select counterparty, currency, sum(notional) from trades group by all");
  * ```
+ * @example
+ * ```ts
+ * import { fetchTransactionTableToDuckDB } from "risk-portal-lab/frames";
+ * const db = await frames.duckdb();
+ * await fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades"); // rows parsed by DuckDB
+ * const byCurrency = await db.queryColumns("select currency, count(*) as n from trades group by 1");
+ * await db.close();
+ * ```
  */
 export async function fetchTransactionTableToDuckDB(
   rp: RiskPortalClient,

@@ -76,7 +76,15 @@ export function transactionTable(input: unknown, options: TransactionTableOption
   return toDataFrame(transactionTableColumns(input, options));
 }
 
-/** The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones. */
+/**
+ * The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones.
+ * @example
+ * ```ts
+ * import { detectTableShape } from "risk-portal-lab/frames";
+ * detectTableShape([{ trade_id: "T1" }]);          // "rows"
+ * detectTableShape({ columns: ["a"], rows: [[1]] }); // "columns+rows"
+ * ```
+ */
 export function detectTableShape(dataTable: unknown): TableShape {
   if (dataTable === null || dataTable === undefined) return "empty";
   if (Array.isArray(dataTable)) return dataTable.length === 0 ? "empty" : "rows";

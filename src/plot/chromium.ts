@@ -45,7 +45,14 @@ export class PngExportError extends RiskPortalError {
   }
 }
 
-/** The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none. */
+/**
+ * The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none.
+ * @example
+ * ```ts
+ * import { findChromium } from "risk-portal-lab/plot";
+ * const { path, tried } = findChromium(); // path undefined when none of tried exists
+ * ```
+ */
 export function findChromium(explicit?: string): { path?: string; tried: string[] } {
   const tried: string[] = [];
   const candidates = [explicit, process.env.RISK_PORTAL_LAB_CHROMIUM, ...CHROMIUM_CANDIDATES].filter(

@@ -26,7 +26,14 @@ export interface ConcentrationStats {
   effective: number;
 }
 
-/** Σ|value| per name, largest first, and the concentration figures of those shares. */
+/**
+ * Σ|value| per name, largest first, and the concentration figures of those shares.
+ * @example
+ * ```ts
+ * import { concentrationStats } from "risk-portal-lab/plot";
+ * const { topShare, hhi, effective } = concentrationStats(["A", "B", "A", "C"], [5, 3, 2, 1], 2);
+ * ```
+ */
 export function concentrationStats(
   names: readonly (string | null)[],
   values: readonly number[],

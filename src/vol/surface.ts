@@ -225,6 +225,11 @@ export class VolSurfaceModel implements SurfaceView {
    * a plain array or a Float64Array (the fast path). Throws {@link VolModelError} for a maturity that is not
    * a finite number > 0, a strike that is not finite and > 0 (log-moneyness: not finite; delta: out of its
    * range or not reached), or an unknown strike type. Never returns NaN.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.vols(91, [80, 100, 120], STRIKE_TYPE.PercentForward); // Float64Array, as GetVol answers
+   * ```
    */
   vols(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -238,6 +243,12 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Vols on a grid of many maturities (days, > 0) × many strikes in one convention. Strikes given as
    * prices or percentages are logged once for the whole grid.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const grid = s.grid([30, 91, 365], [80, 100, 120], STRIKE_TYPE.PercentForward);
+   * plot.show(plot.volSmiles(grid));
+   * ```
    */
   grid(maturitiesDays: ArrayLike<number>, strikes: ArrayLike<number>, strikeType: ModelStrikeType): VolGrid {
     checkStrikeType(strikeType);
@@ -268,6 +279,11 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Total implied variance `w(k, T) = σ²·T` at one maturity (days, > 0) for log-forward-moneyness values
    * `k` (finite, |k| ≤ {@link LOG_MONEYNESS_LIMIT}).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.totalVariance(91, [-0.1, 0, 0.1]); // w(k) = σ²T at log-moneyness k
+   * ```
    */
   totalVariance(maturityDays: number, k: ArrayLike<number>): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -282,13 +298,25 @@ export class VolSurfaceModel implements SurfaceView {
    * The forward `F(T)` at a maturity in days (> 0): `ln F` is piecewise linear in T through
    * `(0, ln spot_ref)` and the benchmarks, continued beyond the last with the last segment's slope.
    * Exactly `spot_ref · benchmark_fwd_factors[i]` at a benchmark maturity.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.forward(91);
+   * ```
    */
   forward(maturityDays: number): number {
     const plan = this.#plan(checkMaturity(maturityDays));
     return plan.exactNode >= 0 ? this.#forward[plan.exactNode]! : Math.exp(plan.lnF);
   }
 
-  /** Log-forward-moneyness `k = ln(K / F(T))` of strikes in any convention, at one maturity (days). */
+  /**
+   * Log-forward-moneyness `k = ln(K / F(T))` of strikes in any convention, at one maturity (days).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.logMoneyness(91, [90, 100, 110], STRIKE_TYPE.PercentForward); // ln(K/F)
+   * ```
+   */
   logMoneyness(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
     checkStrikeType(strikeType);
@@ -296,7 +324,14 @@ export class VolSurfaceModel implements SurfaceView {
     return this.#logMoneyness(x, strikeType, plan);
   }
 
-  /** Absolute strikes `K = F(T)·e^k` (prices) of strikes in any convention, at one maturity (days). Absolute strikes come back unchanged. */
+  /**
+   * Absolute strikes `K = F(T)·e^k` (prices) of strikes in any convention, at one maturity (days). Absolute strikes come back unchanged.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.absoluteStrikes(91, [90, 100, 110], STRIKE_TYPE.PercentForward); // prices
+   * ```
+   */
   absoluteStrikes(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
     checkStrikeType(strikeType);
@@ -319,6 +354,11 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Black forward call delta `N(d1)`, `d1 = −k/sqrt(w) + sqrt(w)/2` with the model's own total variance
    * `w(k, T)` (not premium-adjusted), of strikes in any convention at one maturity (days).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.callDelta(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
    */
   callDelta(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -349,12 +389,26 @@ export class VolSurfaceModel implements SurfaceView {
     return priceOptions(this, maturityDays, strikes, strikeType, options);
   }
 
-  /** The risk-neutral density of the terminal price at one maturity (days): {@link impliedDensity} on this model. */
+  /**
+   * The risk-neutral density of the terminal price at one maturity (days): {@link impliedDensity} on this model.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const { density } = s.density(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
+   */
   density(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
     return impliedDensity(this, maturityDays, strikes, strikeType);
   }
 
-  /** Dupire local vol at one maturity (days): {@link localVol} on this model. */
+  /**
+   * Dupire local vol at one maturity (days): {@link localVol} on this model.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.localVol(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
+   */
   localVol(
     maturityDays: number,
     strikes: ArrayLike<number>,
@@ -364,7 +418,14 @@ export class VolSurfaceModel implements SurfaceView {
     return localVol(this, maturityDays, strikes, strikeType, options);
   }
 
-  /** The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`. */
+  /**
+   * The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const again = vol.fromSurface(JSON.parse(JSON.stringify(s))); // the wire surface GetVol takes
+   * ```
+   */
   toJSON(): WireSurface {
     const w = this.#wire;
     return {
