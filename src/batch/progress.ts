@@ -83,7 +83,15 @@ function throttled(paint: (e: ProgressEvent) => void, intervalMs: number): Progr
   };
 }
 
-/** One line in a notebook, overwritten in place. */
+/**
+ * One line in a notebook, overwritten in place.
+ * @example
+ * ```ts
+ * import { notebookLine, notebookRenderer } from "risk-portal-lab/frames";
+ * const line = notebookLine(); // undefined outside a kernel
+ * if (line) await frames.fetchYieldCurves(rp, { currencies: ["USD"], marketDates: ["2026-11-20"], progress: notebookRenderer(line) });
+ * ```
+ */
 export function notebookRenderer(display: TextDisplay, intervalMs = 100): ProgressRenderer {
   return throttled((e) => display.text(progressLine(e)), intervalMs);
 }

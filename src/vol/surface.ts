@@ -109,6 +109,11 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  * Whether a forward `F = exp(lnF)` is a normal, finite double (`lnF` in about [−708.40, 709.78]): the
  * one test of "the forward stays within double precision", used by the model to refuse a maturity and by
  * the tests as their oracle. Beyond it `F(T)` would overflow or turn subnormal.
+ * @example
+ * ```ts
+ * import { forwardWithinDoublePrecision } from "risk-portal-lab/vol";
+ * forwardWithinDoublePrecision(Math.log(5_000)); // true; false for ln F beyond ±709
+ * ```
  */
 export function forwardWithinDoublePrecision(lnF: number): boolean {
   const F = Math.exp(lnF);
