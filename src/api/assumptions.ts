@@ -260,7 +260,14 @@ export const TYPE_NAMES = {
   transactionTableRequest: "Positions.ApiGetTransactionTableRequest",
 } as const;
 
-/** The `$type` of an API key entry (not of the `X.Web.Core` form): `{brand}.Aws.ApiGateway.Models.{brand}ExposedApiKey, {brand}.Aws.ApiGateway`. */
+/**
+ * The `$type` of an API key entry (not of the `X.Web.Core` form): `{brand}.Aws.ApiGateway.Models.{brand}ExposedApiKey, {brand}.Aws.ApiGateway`.
+ * @example
+ * ```ts
+ * import { apiKeyTypeName } from "risk-portal-lab/api";
+ * apiKeyTypeName("Derivitec"); // "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway"
+ * ```
+ */
 export function apiKeyTypeName(brand: string): string {
   return `${brand}.Aws.ApiGateway.Models.${brand}ExposedApiKey, ${brand}.Aws.ApiGateway`;
 }

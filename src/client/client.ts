@@ -276,7 +276,15 @@ export class RiskPortalClient {
   }
 }
 
-/** Options read from the environment (see {@link RiskPortalClient.fromEnv}); throws naming what is missing. */
+/**
+ * Options read from the environment (see {@link RiskPortalClient.fromEnv}); throws naming what is missing.
+ * @example
+ * ```ts
+ * import { optionsFromEnv } from "risk-portal-lab/internals";
+ * const options = optionsFromEnv({ RISK_PORTAL_BASE_URL: "https://risk.example.com", RISK_PORTAL_API_KEY: "my-key" });
+ * const client = new RiskPortalClient(options); // what RiskPortalClient.fromEnv does
+ * ```
+ */
 export function optionsFromEnv(env: Record<string, string | undefined>): RiskPortalClientOptions {
   const get = (name: string) => {
     const v = env[name]?.trim();

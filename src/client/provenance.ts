@@ -102,7 +102,15 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
   return provenance;
 }
 
-/** Attaches `provenance` to a response object (not to primitives) and returns the object. */
+/**
+ * Attaches `provenance` to a response object (not to primitives) and returns the object.
+ * @example
+ * ```ts
+ * import { attachProvenance } from "risk-portal-lab/internals";
+ * const answer = attachProvenance({ rows: [] }, { operation: "Mine", request: {}, receivedAt: new Date().toISOString(), source: "live", baseUrl: "https://risk.example.com" });
+ * provenanceOf(answer)?.operation; // "Mine"
+ * ```
+ */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
   if (!attachable(value)) return value;
   // One descriptor object for every call (defineProperty reads it, never keeps it).
