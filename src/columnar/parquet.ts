@@ -59,7 +59,7 @@ export interface ParquetWritten {
  *
  * @example
  * ```ts
- * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"] });
+ * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"], overwrite: true });
  * ```
  */
 export async function writeParquet(

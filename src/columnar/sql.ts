@@ -236,7 +236,7 @@ export class SqlSession {
    * as it is; with `{ glob: true }` it is a glob.
    * @example
    * ```ts
-   * await frames.writeParquet(await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }), "data/trades", { overwrite: true });
+   * await frames.writeParquet(await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }), "data/trades", { partitionBy: ["currency"], overwrite: true });
    * const db = await frames.duckdb();
    * await db.registerParquet("trades", "data/trades"); // queried where it lies, not loaded
    * await db.close();

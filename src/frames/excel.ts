@@ -100,7 +100,7 @@ export interface ExcelWritten {
  *
  * @example
  * ```ts
- * await frames.toExcel({ Curves: curves, Trades: trades }, "out/report.xlsx", { overwrite: true });
+ * await frames.toExcel({ Curves: frames.yieldCurveColumns(curve), Trades: trades }, "out/report.xlsx", { overwrite: true });
  * ```
  */
 export async function toExcel(

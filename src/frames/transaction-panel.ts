@@ -138,7 +138,7 @@ export async function fetchTransactionTablesColumns(
  *
  * @example
  * ```ts
- * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"] }, "data/trades");
+ * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], overwrite: true }, "data/trades");
  * const trades = await frames.readParquet(dataset.path);
  * ```
  */

@@ -82,7 +82,7 @@ export function volResultsColumns(
  *
  * @example
  * ```ts
- * const df = frames.volResults(await rp.tradable.getVol(request), request);
+ * const df = frames.volResults(await rp.tradable.getVol(req), req);
  * ```
  */
 export function volResults(results: readonly GetVolResult[]): DataFrame;

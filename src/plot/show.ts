@@ -114,10 +114,11 @@ export function figureSummary(fig: Figure): string {
  *
  * @example
  * ```ts
- * plot.show(plot.yieldCurve(df));
- * plot.show(frames.transactionTable(response));   // shape, column types, head and tail
- * plot.show(df["notional"]);                       // a Series: its index and values
- * plot.show(df.describe());                        // count, mean, std, … per column
+ * plot.show(plot.yieldCurve(df));                  // a chart (df: a yield curve's frame)
+ * const trades = frames.transactionTable(response);
+ * plot.show(trades);                                // shape, column types, head and tail
+ * plot.show(trades["notional"]);                    // a Series: its index and values
+ * plot.show(trades.describe());                     // count, mean, std, … per column
  * ```
  */
 export function show(value: Showable, options: ShowOptions = {}): string | undefined {

@@ -164,7 +164,7 @@ const ONE_OUT = newArrays(1);
  *
  * @example
  * ```ts
- * bachelier({ forward: -0.001, strike: 0.0025, maturity: 2, vol: 0.0075, kind: "call" }).price; // 0.0026…: rates below zero
+ * vol.bachelier({ forward: -0.001, strike: 0.0025, maturity: 2, vol: 0.0075, kind: "call" }).price; // 0.0026…: rates below zero
  * ```
  */
 export function bachelier(input: BachelierInput): Black76Greeks {

@@ -252,7 +252,7 @@ export function newArrays(n: number): Black76Arrays {
  *
  * @example
  * ```ts
- * black76({ forward: 20, strike: 20, maturity: 4 / 12, vol: 0.25, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }).price; // 1.1166 (Hull)
+ * vol.black76({ forward: 20, strike: 20, maturity: 4 / 12, vol: 0.25, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }).price; // 1.1166 (Hull)
  * ```
  */
 export function black76(input: Black76Input): Black76Greeks {

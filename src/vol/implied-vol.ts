@@ -290,7 +290,7 @@ function boundError(m: Market, price: number, K: number, call: boolean, field: s
  *
  * @example
  * ```ts
- * impliedVol({ price: 1.1166, forward: 20, strike: 20, maturity: 4 / 12, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }); // 0.25
+ * vol.impliedVol({ price: 1.1166, forward: 20, strike: 20, maturity: 4 / 12, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }); // 0.25
  * ```
  */
 export function impliedVol(input: ImpliedVolInput): number {

@@ -74,7 +74,7 @@ export interface OptionPrices extends StrikesAt, Black76Arrays {
  *
  * @example
  * ```ts
- * const p = priceOptions(model, 91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 });
+ * const p = vol.priceOptions(model, 91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 });
  * p.price; p.delta; p.vols;
  * ```
  */
