@@ -96,7 +96,7 @@ function main() {
       `${n}: listed in scripts/api-examples-allowlist.txt but ${names.has(n) ? "has an @example now" : "is not a public function"}: remove it from the list`,
     );
   console.log(
-    `api examples: ${functions.length - missing.length} of ${functions.length} public functions have an @example, ${missing.length} allowlisted`,
+    `api examples: ${functions.length - missing.length} of ${functions.length} public functions have an @example, ${missing.length - undocumented.length} allowlisted`,
   );
   if (undocumented.length > 0 || stale.length > 0) process.exit(1);
 }
