@@ -39,8 +39,8 @@ const ipynb = {
 export const STRUCTURE_LEFT = {};
 
 export default tseslint.config(
-  // .cache/ holds local tool downloads and scratch builds (git ignores it too).
-  { ignores: ["dist/**", "vendor/**", "node_modules/**", "out/**", "coverage/**", ".cache/**"] },
+  // .cache/ holds local tool downloads and scratch builds, docs/api/ the generated API reference (git ignores both).
+  { ignores: ["dist/**", "vendor/**", "node_modules/**", "out/**", "coverage/**", ".cache/**", "docs/api/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

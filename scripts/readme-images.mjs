@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The README's chart pictures: starts the simulator, fetches its data through the client and frames,
+ * The chart pictures of docs/charts.md: starts the simulator, fetches its data through the client and frames,
  * builds one figure of each kind and writes docs/images/<kind>.png (900×500 unless the chart needs
  * more, rendered by plotly.js in headless Chromium, see plot.toPng).
  *

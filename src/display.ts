@@ -64,6 +64,7 @@ export function findKernelDisplay(
  * A line in the running cell's output that each `text(s)` replaces (tslab and Deno); undefined outside
  * a notebook kernel. What the batch helpers' progress uses; a notebook's own loop can too:
  *
+ * @example
  * ```ts
  * const line = frames.notebookLine();
  * for (let poll = 1; ; poll++) { …; line ? line.text(`poll ${poll} · ${state}`) : console.log(state); }

@@ -44,6 +44,12 @@ export type { ColumnTable, ColumnKind, TableMeta } from "./table/column-table";
 /**
  * Starts the embedded simulator of the service on 127.0.0.1 (see `src/sim`). The HTTP server code loads
  * on first call, so importing the package stays light.
+ * @example
+ * ```ts
+ * const sim = await startSimulator({ seed: 1, asOf: "2026-11-20" });
+ * const client = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
+ * await sim.close();
+ * ```
  */
 export async function startSimulator(options?: SimulatorOptions): Promise<Simulator> {
   const sim = await import("./sim");

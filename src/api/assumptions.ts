@@ -260,7 +260,14 @@ export const TYPE_NAMES = {
   transactionTableRequest: "Positions.ApiGetTransactionTableRequest",
 } as const;
 
-/** The `$type` of an API key entry (not of the `X.Web.Core` form): `{brand}.Aws.ApiGateway.Models.{brand}ExposedApiKey, {brand}.Aws.ApiGateway`. */
+/**
+ * The `$type` of an API key entry (not of the `X.Web.Core` form): `{brand}.Aws.ApiGateway.Models.{brand}ExposedApiKey, {brand}.Aws.ApiGateway`.
+ * @example
+ * ```ts
+ * import { apiKeyTypeName } from "risk-portal-lab/api";
+ * apiKeyTypeName("Derivitec"); // "Derivitec.Aws.ApiGateway.Models.DerivitecExposedApiKey, Derivitec.Aws.ApiGateway"
+ * ```
+ */
 export function apiKeyTypeName(brand: string): string {
   return `${brand}.Aws.ApiGateway.Models.${brand}ExposedApiKey, ${brand}.Aws.ApiGateway`;
 }
@@ -300,7 +307,7 @@ export const ANSWERED_DATE_FIELDS: Readonly<Record<string, AnsweredDateField>> =
   GetTradeEventPositionEffects: { field: "pricing_date", where: "pricing_date", subject: "tradable_id" },
 };
 
-/** Every decision, with what the public pages say of it. README.md shows this table (a test keeps them equal). */
+/** Every decision, with what the public pages say of it. docs/client.md shows this table (a test keeps them equal). */
 export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "A1",

@@ -36,7 +36,14 @@ export interface Brand {
 const BRAND_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const brands = new Map<string, Brand>();
 
-/** The brand of this name (validated: a .NET namespace such as `Service` or `Derivitec`). */
+/**
+ * The brand of this name (validated: a .NET namespace such as `Service` or `Derivitec`).
+ * @example
+ * ```ts
+ * import { brandOf } from "risk-portal-lab/api";
+ * const brand = brandOf("Derivitec"); // the brand's spellings of $type, enum values and field names
+ * ```
+ */
 export function brandOf(name: string = DEFAULT_BRAND): Brand {
   let brand = brands.get(name);
   if (brand) return brand;
@@ -55,7 +62,14 @@ export function brandOf(name: string = DEFAULT_BRAND): Brand {
   return brand;
 }
 
-/** `typeName("Service", "Tradables.ApiGetVolRequest")` → `Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core`. */
+/**
+ * `typeName("Service", "Tradables.ApiGetVolRequest")` → `Service.Web.Core.Tradables.ApiGetVolRequest, Service.Web.Core`.
+ * @example
+ * ```ts
+ * import { typeName } from "risk-portal-lab/api";
+ * typeName("Derivitec", "Tradables.ApiGetVolRequest"); // "Derivitec.Web.Core.Tradables.ApiGetVolRequest, Derivitec.Web.Core"
+ * ```
+ */
 export function typeName(namespace: string, name: string): string {
   return `${namespace}.Web.Core.${name}, ${namespace}.Web.Core`;
 }
@@ -68,7 +82,14 @@ export function parseTypeName(value: string): { brand: string; name: string } | 
   return m && m[1] === m[3] ? { brand: m[1]!, name: m[2]! } : undefined;
 }
 
-/** The short name of a `$type` value (`BuyEvent` for `Service.Web.Core.TradeEvents.BuyEvent, Service.Web.Core`). */
+/**
+ * The short name of a `$type` value (`BuyEvent` for `Service.Web.Core.TradeEvents.BuyEvent, Service.Web.Core`).
+ * @example
+ * ```ts
+ * import { shortTypeName } from "risk-portal-lab/api";
+ * shortTypeName("Service.Web.Core.TradeEvents.BuyEvent, Service.Web.Core"); // "BuyEvent"
+ * ```
+ */
 export function shortTypeName(fullName: string): string {
   const head = fullName.split(",")[0]!.trim();
   return head.slice(head.lastIndexOf(".") + 1);

@@ -65,6 +65,11 @@ export const nonBlank = lazy(() =>
  * A `$type` tag of a request object: optional for the caller (the neutral or the brand's spelling, after
  * `toNeutral`), always on the wire, first. Its output is the neutral full name; the encoder spells it in
  * the brand. A tag of another type is refused (`params.expectedType` lets the encoder name the brand).
+ * @example
+ * ```ts
+ * import { typeTag } from "risk-portal-lab/api";
+ * const tag = typeTag("Tradables.ApiGetVolRequest"); // a zod field for that $type: optional, sent first, another type refused
+ * ```
  */
 export function typeTag(shortName: string) {
   const expected = typeName(DEFAULT_BRAND, shortName);
@@ -132,6 +137,13 @@ export const auditFields = {
 /**
  * RateAsset's market-data selectors: at most one form, as its page says ("Do not combine this list with
  * the single-name or provider-ID alternatives").
+ * @example
+ * ```ts
+ * import { checkOneSelector } from "risk-portal-lab/api";
+ * import { z } from "zod";
+ * const request = z.object({ provider_id: z.string().optional(), market_data_environment_name: z.string().optional() })
+ *   .superRefine((body, ctx) => checkOneSelector(body, ctx)); // one selector form at a time, as RateAsset's page asks
+ * ```
  */
 export function checkOneSelector(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const given = MARKET_DATA_SELECTORS.filter(

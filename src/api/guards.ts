@@ -1,6 +1,13 @@
 /** Small type guards shared by the wire model. */
 
-/** A non-null object that is not an array (a JSON object, or any object instance). */
+/**
+ * A non-null object that is not an array (a JSON object, or any object instance).
+ * @example
+ * ```ts
+ * import { isRecord } from "risk-portal-lab/api";
+ * isRecord({ a: 1 }); // true; false for null and arrays
+ * ```
+ */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

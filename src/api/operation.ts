@@ -56,6 +56,14 @@ export type ResponseOf<Op extends OperationDef> = z.output<Op["response"]>;
  * Declares an operation (identity at run time). Keeps the literal types of `name` and `requestIn`, so
  * that the simulator's handler map can require one handler per name and the client can tell a call
  * that takes no input.
+ * @example
+ * ```ts
+ * import { defineOperation } from "risk-portal-lab/api";
+ * import { z } from "zod";
+ * const ping = defineOperation({ name: "Ping", method: "GET", path: "/api/Ping", retry: "read", requestIn: "query",
+ *   request: z.object({}), response: z.object({ ok: z.boolean() }) });
+ * // rp.request(ping, {}) sends it through the client's pipeline
+ * ```
  */
 export function defineOperation<
   Req extends z.ZodType,
@@ -87,7 +95,14 @@ export interface WireOptions {
 export type EncodeResult =
   { ok: true; body?: Record<string, unknown>; query?: Record<string, string> } | { ok: false; issues: FieldIssue[] };
 
-/** `["surface", "vols", 3]` → `surface.vols[3]`; the empty path is `(root)`. */
+/**
+ * `["surface", "vols", 3]` → `surface.vols[3]`; the empty path is `(root)`.
+ * @example
+ * ```ts
+ * import { formatPath } from "risk-portal-lab/api";
+ * formatPath(["surface", "vols", 3]); // "surface.vols[3]"
+ * ```
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const key of path) {
@@ -101,6 +116,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * zod issues → field issues, one per leaf problem. An unknown field names the closest known one at its
  * place when `schema` is given ("did you mean `market_date`?"); a `$type` of another brand says which
  * brand to set.
+ * @example
+ * ```ts
+ * import { getRateAsset, toFieldIssues } from "risk-portal-lab/api";
+ * const parsed = getRateAsset.request.safeParse({ currency: "eur", market_dat: "2026-11-20" });
+ * if (!parsed.success) toFieldIssues(parsed.error, getRateAsset.request); // [{ path, message }, …] with "did you mean"
+ * ```
  */
 export function toFieldIssues(
   error: z.ZodError,
@@ -152,6 +173,12 @@ function typeMessage(given: string, expectedType: string | undefined, brand: Bra
 /**
  * Validates the caller's input for `op` and returns what goes on the wire: the body (neutral input in,
  * the brand's spelling out, `$type` first) or the query parameters.
+ * @example
+ * ```ts
+ * import { encodeRequest, getRateAsset } from "risk-portal-lab/api";
+ * const wire = encodeRequest(getRateAsset, { currency: "EUR", market_date: "2026-11-20" }, { brand: "Derivitec" });
+ * if (wire.ok) wire.body; // $type first, in the brand's spelling
+ * ```
  */
 export function encodeRequest(op: OperationDef, input: unknown, options: WireOptions = {}): EncodeResult {
   const brand =
@@ -179,6 +206,12 @@ export type DecodeResult = { ok: true; value: Record<string, unknown> } | { ok: 
 /**
  * The server side of {@link encodeRequest}: validates what arrived on the wire (a parsed JSON body or
  * the query parameters) against the same schema and returns the neutral value.
+ * @example
+ * ```ts
+ * import { decodeRequest, encodeRequest, getRateAsset } from "risk-portal-lab/api";
+ * const sent = encodeRequest(getRateAsset, { currency: "EUR", market_date: "2026-11-20" });
+ * if (sent.ok) decodeRequest(getRateAsset, sent.body); // { ok: true, value: the neutral request }
+ * ```
  */
 export function decodeRequest(op: OperationDef, received: unknown, options: WireOptions = {}): DecodeResult {
   if (op.requestIn === "body" && !isRecord(received)) {
@@ -249,7 +282,14 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** The field names an object schema knows at `path` (through arrays, optionals, pipes and unions). */
+/**
+ * The field names an object schema knows at `path` (through arrays, optionals, pipes and unions).
+ * @example
+ * ```ts
+ * import { getRateAsset, knownKeysAt } from "risk-portal-lab/api";
+ * knownKeysAt(getRateAsset.request, []); // the field names RateAsset's request knows: currency, market_date, …
+ * ```
+ */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let nodes: z.ZodType[] = [schema];
   for (const key of [...path, undefined]) {
@@ -284,7 +324,14 @@ function unwrap(node: z.ZodType): z.ZodType[] {
   return out;
 }
 
-/** The known name closest to `key` (case-insensitive edit distance ≤ max(2, a third of its length)), if any. */
+/**
+ * The known name closest to `key` (case-insensitive edit distance ≤ max(2, a third of its length)), if any.
+ * @example
+ * ```ts
+ * import { closest } from "risk-portal-lab/api";
+ * closest("market_dat", ["currency", "market_date"]); // "market_date"
+ * ```
+ */
 export function closest(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;

@@ -130,6 +130,11 @@ const PUBLISHED_KINDS = new Set<string>(PUBLISHED_TRADE_EVENT_KINDS);
  * The neutral `$type` of a trade event the caller names: a full `$type` (kept), a variant name
  * (`"BuyEvent"`) or a published event kind (`"CouponPayment"` → `CouponPaymentEvent`, the names
  * `GetNextTradeEvents` answers with). The wire spells it in the client's brand.
+ * @example
+ * ```ts
+ * import { tradeEventType } from "risk-portal-lab/api";
+ * tradeEventType("CouponPayment", "Derivitec"); // "Derivitec.Web.Core.TradeEvents.CouponPaymentEvent, Derivitec.Web.Core"
+ * ```
  */
 export function tradeEventType(nameOrType: string, namespace: string = DEFAULT_BRAND): string {
   const text = nameOrType.trim();

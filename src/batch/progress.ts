@@ -44,6 +44,11 @@ export interface ProgressOptions {
  * `yield curves 12/40 (30%) · 1 failed · 3.2 s` while running, `yield curves 40/40 (100%) · 1 failed ·
  * done` at the end: the line a notebook keeps has no timing in it, so a replayed notebook shows the
  * same output as the run that recorded it (`onProgress` still gets `elapsedMs`).
+ * @example
+ * ```ts
+ * import { progressLine } from "risk-portal-lab/frames";
+ * progressLine({ label: "yield curves", done: 3, total: 12, failed: 0, elapsedMs: 1_200, finished: false });
+ * ```
  */
 export function progressLine(e: ProgressEvent): string {
   const pct = e.total > 0 ? Math.floor((e.done / e.total) * 100) : 100;
@@ -52,7 +57,14 @@ export function progressLine(e: ProgressEvent): string {
   return `${e.label} ${e.done}/${e.total} (${pct}%)${failed} · ${tail}`;
 }
 
-/** `[██████░░░░░░░░░░░░░░]` of the given width. */
+/**
+ * `[██████░░░░░░░░░░░░░░]` of the given width.
+ * @example
+ * ```ts
+ * import { progressBar } from "risk-portal-lab/frames";
+ * progressBar(3, 12); // a 20-cell bar, a quarter filled
+ * ```
+ */
 export function progressBar(done: number, total: number, width = 20): string {
   const filled = total > 0 ? Math.round((done / total) * width) : width;
   return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
@@ -71,12 +83,27 @@ function throttled(paint: (e: ProgressEvent) => void, intervalMs: number): Progr
   };
 }
 
-/** One line in a notebook, overwritten in place. */
+/**
+ * One line in a notebook, overwritten in place.
+ * @example
+ * ```ts
+ * import { notebookLine, notebookRenderer } from "risk-portal-lab/frames";
+ * const line = notebookLine(); // undefined outside a kernel
+ * if (line) await frames.fetchYieldCurves(rp, { currencies: ["USD"], marketDates: ["2026-11-20"], progress: notebookRenderer(line) });
+ * ```
+ */
 export function notebookRenderer(display: TextDisplay, intervalMs = 100): ProgressRenderer {
   return throttled((e) => display.text(progressLine(e)), intervalMs);
 }
 
-/** A bar on a terminal stream (stderr), redrawn with `\r`, ended with a newline. */
+/**
+ * A bar on a terminal stream (stderr), redrawn with `\r`, ended with a newline.
+ * @example
+ * ```ts
+ * import { barRenderer } from "risk-portal-lab/frames";
+ * await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-20"], progress: barRenderer() });
+ * ```
+ */
 export function barRenderer(stream: NodeJS.WriteStream = process.stderr, intervalMs = 50): ProgressRenderer {
   return throttled((e) => {
     const line = `${progressBar(e.done, e.total)} ${progressLine(e)}`;

@@ -106,7 +106,16 @@ export class ResponseCache {
     return this.#generation;
   }
 
-  /** The fresh entry for `key` (memory, then disk), counting a hit or a miss. */
+  /**
+   * The fresh entry for `key` (memory, then disk), counting a hit or a miss.
+   * @example
+   * ```ts
+   * import { ResponseCache } from "risk-portal-lab/internals";
+   * const cache = new ResponseCache({ ttlMs: 60_000 });
+   * await cache.set("k", { text: "{}", receivedAt: new Date().toISOString() });
+   * await cache.get("k"); // the entry while fresh, counted as a hit
+   * ```
+   */
   async get(key: string): Promise<CacheEntry | undefined> {
     const found = this.#fresh(this.#memory.get(key)) ?? (await this.#readDisk(key));
     if (!found) {
@@ -122,6 +131,12 @@ export class ResponseCache {
   /**
    * Single flight: the answer of an identical call already in flight, if there is one (counted as a
    * hit); `undefined` when this caller should ask the server itself.
+   * @example
+   * ```ts
+   * import { ResponseCache } from "risk-portal-lab/internals";
+   * const cache = new ResponseCache();
+   * cache.joinInFlight("k"); // undefined: nothing in flight, this caller asks the server (then cache.lead)
+   * ```
    */
   joinInFlight(key: string): Promise<CacheEntry> | undefined {
     const pending = this.#inFlight.get(key);
@@ -132,7 +147,17 @@ export class ResponseCache {
     return pending;
   }
 
-  /** Registers the call that will answer `key`, so that identical calls join it until it settles. */
+  /**
+   * Registers the call that will answer `key`, so that identical calls join it until it settles.
+   * @example
+   * ```ts
+   * import { ResponseCache } from "risk-portal-lab/internals";
+   * const cache = new ResponseCache();
+   * const answer = Promise.resolve({ text: "{}", receivedAt: new Date().toISOString() });
+   * cache.lead("k", answer);
+   * await cache.joinInFlight("k"); // the same answer: one request for identical calls
+   * ```
+   */
   lead(key: string, answer: Promise<CacheEntry>): void {
     this.#inFlight.set(key, answer);
     const forget = () => {
@@ -145,6 +170,12 @@ export class ResponseCache {
    * Stores an entry in memory and, with a directory, on disk (a temporary file of its own, renamed into
    * place). Skipped when the cache was cleared since `generation` (a write happened meanwhile). A disk
    * that refuses the write is a {@link ConfigurationError} naming the file.
+   * @example
+   * ```ts
+   * import { ResponseCache } from "risk-portal-lab/internals";
+   * const cache = new ResponseCache({ ttlMs: 60_000, dir: ".rpl-cache" });
+   * await cache.set("k", { text: "{}", receivedAt: new Date().toISOString() }); // in memory and on disk
+   * ```
    */
   async set(key: string, entry: CacheEntry, generation = this.#generation): Promise<void> {
     if (generation !== this.#generation) return;
@@ -168,7 +199,15 @@ export class ResponseCache {
     }
   }
 
-  /** Forgets every entry, in memory and on disk (only files that are entries of ours). */
+  /**
+   * Forgets every entry, in memory and on disk (only files that are entries of ours).
+   * @example
+   * ```ts
+   * import { ResponseCache } from "risk-portal-lab/internals";
+   * const cache = new ResponseCache();
+   * await cache.clear(); // what the client does after every upload or launch
+   * ```
+   */
   async clear(): Promise<void> {
     this.#generation++;
     this.#memory.clear();

@@ -30,7 +30,14 @@ export function canonicalString(text: string): string {
   return new Date(ms).toISOString().replace(/\.000Z$/, "Z");
 }
 
-/** A deep copy with object keys sorted and date strings canonical (see {@link canonicalString}). */
+/**
+ * A deep copy with object keys sorted and date strings canonical (see `canonicalString`).
+ * @example
+ * ```ts
+ * import { canonicalValue } from "risk-portal-lab/internals";
+ * canonicalValue({ market_date: "2026-11-20", currency: "EUR" }); // keys sorted, the date as one canonical instant
+ * ```
+ */
 export function canonicalValue(value: unknown): unknown {
   if (typeof value === "string") return canonicalString(value);
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : canonicalString(value.toISOString());
@@ -44,6 +51,16 @@ export function canonicalValue(value: unknown): unknown {
   return out;
 }
 
+/**
+ * A request in the form cassettes and the cache match on: the method upper-cased, the query and the body
+ * with keys sorted and date strings canonical (see {@link canonicalValue}).
+ *
+ * @example
+ * ```ts
+ * import { canonicalRequest } from "risk-portal-lab/internals";
+ * const a = canonicalRequest("post", "/api/RateAsset", undefined, { currency: "EUR", market_date: "2026-11-20" });
+ * ```
+ */
 export function canonicalRequest(
   method: string,
   path: string,
@@ -59,7 +76,16 @@ export function canonicalRequest(
   return out;
 }
 
-/** One string per canonical request: equal strings ⇔ requests the server cannot tell apart. */
+/**
+ * One string per canonical request: equal strings ⇔ requests the server cannot tell apart.
+ * @example
+ * ```ts
+ * import { canonicalRequest, requestKey } from "risk-portal-lab/internals";
+ * const body = { currency: "EUR", market_date: "2026-11-20" };
+ * requestKey(canonicalRequest("POST", "/api/RateAsset", undefined, body)) ===
+ *   requestKey(canonicalRequest("POST", "/api/RateAsset", undefined, { ...body, market_date: "2026-11-20T00:00:00Z" })); // true
+ * ```
+ */
 export function requestKey(request: CanonicalRequest): string {
   const query = request.query ? `?${new URLSearchParams(request.query).toString()}` : "";
   return `${request.method} ${request.path}${query}${request.body === undefined ? "" : ` ${JSON.stringify(request.body)}`}`;
@@ -74,6 +100,14 @@ function show(value: unknown): string {
 /**
  * Where `now` differs from `recorded`, one line per differing leaf (`body.market_date: recorded
  * "2026-11-20T00:00:00Z", now "2026-11-21T00:00:00Z"`), at most `max` lines.
+ * @example
+ * ```ts
+ * import { canonicalRequest, describeDifferences } from "risk-portal-lab/internals";
+ * describeDifferences(
+ *   canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "USD" }),
+ *   canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "SEK" }),
+ * ); // ['body.currency: recorded "USD", now "SEK"']
+ * ```
  */
 export function describeDifferences(recorded: CanonicalRequest, now: CanonicalRequest, max = 8): string[] {
   const lines: string[] = [];

@@ -205,6 +205,11 @@ export class Cassette {
    * Leaves a recording unfinished for good (`record`): the cassette stays as it was, the recording beside
    * it (`<cassette>.recording`), and a line on stderr says so, with `why`; the process's exit does not
    * finish it. The headless runner calls it for a notebook that ended before its `conn.close()`.
+   * @example
+   * ```ts
+   * const rec = new RiskPortalClient({ baseUrl, auth: { apiKey }, cassette: { path: "fixtures/cassettes/study.json", mode: "record" } });
+   * rec.cassette?.abandon("the study stopped early"); // the cassette stays as it was
+   * ```
    */
   abandon(why: string): void {
     if (this.mode !== "record" || !Cassette.#unfinished.has(this)) return;
@@ -219,6 +224,12 @@ export class Cassette {
    * that exits with code 0. Does nothing in `replay` and `auto` (their writes go to the cassette itself),
    * or when another recorder of the same recording finished it already. Throws {@link CassetteError}
    * naming both files when the rename fails (the cassette is then as it was).
+   * @example
+   * ```ts
+   * const rec = new RiskPortalClient({ baseUrl, auth: { apiKey }, cassette: { path: "fixtures/cassettes/study.json", mode: "record" } });
+   * await rec.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
+   * rec.cassette?.finish(); // the recording replaces the cassette now
+   * ```
    */
   finish(): void {
     if (this.mode !== "record" || !Cassette.#unfinished.has(this)) return;
@@ -243,6 +254,12 @@ export class Cassette {
   /**
    * Reads a cassette file and checks every exchange; `undefined` when it does not exist and `required` is
    * false. Throws {@link CassetteError} naming the file (and the first bad exchange) otherwise.
+   * @example
+   * ```ts
+   * import { Cassette } from "risk-portal-lab/internals";
+   * const file = Cassette.read("../fixtures/cassettes/01-yield-curves.json"); // checked: a CassetteError names a bad exchange
+   * file?.exchanges.length;
+   * ```
    */
   static read(file: string, required = true): CassetteFile | undefined {
     let text: string;
@@ -288,7 +305,15 @@ export class Cassette {
     return this.mode !== "replay";
   }
 
-  /** The next recorded exchange for this request (recorded order; the last one repeats), or undefined. */
+  /**
+   * The next recorded exchange for this request (recorded order; the last one repeats), or undefined.
+   * @example
+   * ```ts
+   * import { Cassette, canonicalRequest } from "risk-portal-lab/internals";
+   * const cassette = new Cassette({ path: "../fixtures/cassettes/01-yield-curves.json", mode: "replay", baseUrl: "http://127.0.0.1" });
+   * const exchange = cassette.take(canonicalRequest("GET", "/sim/tradables")); // undefined when never recorded
+   * ```
+   */
   take(request: CanonicalRequest): Exchange | undefined {
     if (this.mode === "record") return undefined;
     const entry = this.#byKey.get(requestKey(request));
@@ -299,7 +324,16 @@ export class Cassette {
     return exchange;
   }
 
-  /** The error for a request the cassette cannot answer, naming the closest recorded request and the differences. */
+  /**
+   * The error for a request the cassette cannot answer, naming the closest recorded request and the differences.
+   * @example
+   * ```ts
+   * import { Cassette, canonicalRequest } from "risk-portal-lab/internals";
+   * const cassette = new Cassette({ path: "../fixtures/cassettes/01-yield-curves.json", mode: "replay", baseUrl: "http://127.0.0.1" });
+   * const err = cassette.miss("RateAsset", canonicalRequest("POST", "/api/RateAsset", undefined, { currency: "SEK" }), { operation: "RateAsset" });
+   * err.message; // names the closest recorded request and what differs
+   * ```
+   */
   miss(operation: string, request: CanonicalRequest, details: ErrorDetails): CassetteMissError {
     let closest: Exchange | undefined;
     let best = Infinity;
@@ -325,6 +359,14 @@ export class Cassette {
   /**
    * Records one exchange (scrubbed of secrets): appends it to the file as other recorders left it, under
    * the lock. Returns the exchange as stored; throws {@link CassetteError} when the file cannot be written.
+   * @example
+   * ```ts
+   * import { Cassette, Redactor, canonicalRequest } from "risk-portal-lab/internals";
+   * const cassette = new Cassette({ path: "fixtures/cassettes/study.json", mode: "record", baseUrl: "https://risk.example.com" });
+   * cassette.record("Ping", canonicalRequest("GET", "/api/Ping"), { status: 200, statusText: "OK", headers: new Headers({ "content-type": "application/json" }), text: "{}" },
+   *   new Date().toISOString(), new Redactor(["my-key"]));
+   * cassette.abandon("an example");
+   * ```
    */
   record(
     operation: string,
@@ -704,6 +746,13 @@ const NO_BODY = new Set([204, 205, 304]);
  * A recorded response as a fetch `Response`, for the pipeline to read as if it came from the server.
  * Throws {@link CassetteError} (naming the cassette and the exchange) for one that cannot be: never a raw
  * `TypeError`, which would read as a network failure. Exchanges read from a file were checked already.
+ * @example
+ * ```ts
+ * import { Cassette, replayResponse } from "risk-portal-lab/internals";
+ * const file = Cassette.read("../fixtures/cassettes/01-yield-curves.json");
+ * const [first] = file?.exchanges ?? [];
+ * if (first) await replayResponse(first).json(); // a fetch Response, as the pipeline replays it
+ * ```
  */
 export function replayResponse(exchange: Exchange): Response {
   try {

@@ -197,7 +197,14 @@ export class RiskPortalClient {
     }
   }
 
-  /** Sends any operation declaration through the pipeline (the resource methods are shorthands for this). */
+  /**
+   * Sends any operation declaration through the pipeline (the resource methods are shorthands for this).
+   * @example
+   * ```ts
+   * import { getRateAsset } from "risk-portal-lab/api";
+   * const curve = await rp.request(getRateAsset, { currency: "EUR", market_date: "2026-11-20" }); // as rp.rateAsset.getCurve
+   * ```
+   */
   request<Op extends OperationDef>(op: Op, input: RequestInput<Op>, options?: CallOptions): Promise<ResponseOf<Op>> {
     return send(this.#config, op, input, options);
   }
@@ -206,6 +213,11 @@ export class RiskPortalClient {
    * Sends an operation and hands the body of its success answer to `sink` as it arrives, never holding
    * it whole (what `frames.fetchTransactionTable(…, { parquet })` uses for tables larger than memory).
    * Same auth, retries, deadline and errors as {@link request}; the response cache is not used.
+   * @example
+   * ```ts
+   * // What frames.fetchTransactionTableToParquet builds on: the body goes to a sink as it arrives.
+   * const table = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "RATES-EU" }, "data/rates-eu.parquet", { overwrite: true });
+   * ```
    */
   requestStream<Op extends OperationDef>(
     op: Op,
@@ -221,6 +233,11 @@ export class RiskPortalClient {
    * `RISK_PORTAL_TOKEN`, `RISK_PORTAL_API_KEY`, or `RISK_PORTAL_CLIENT_ID` + `RISK_PORTAL_CLIENT_SECRET` +
    * `RISK_PORTAL_TOKEN_URL` (optional `RISK_PORTAL_SCOPE`). Optional: `RISK_PORTAL_BRAND` (or its old
    * name `RISK_PORTAL_TYPE_NAMESPACE`), `RISK_PORTAL_TIMEOUT_MS`. `overrides` win over the environment.
+   * @example
+   * ```ts
+   * const rp = RiskPortalClient.fromEnv(); // RISK_PORTAL_BASE_URL and one credential, from process.env
+   * const timed = RiskPortalClient.fromEnv(process.env, { timeoutMs: 30_000 }); // overrides win over the environment
+   * ```
    */
   static fromEnv(
     env: Record<string, string | undefined> = process.env,
@@ -237,6 +254,15 @@ export class RiskPortalClient {
     return `RiskPortalClient { baseUrl: ${JSON.stringify(this.#config.redactor.text(this.baseUrl))}, auth: ${this.#config.auth.description}, brand: ${JSON.stringify(this.brand)}${extras} }`;
   }
 
+  /**
+   * The client as `JSON.stringify` writes it: its base URL (redacted), the kind of auth (never the credential)
+   * and its brand, with the cassette's and the cache's settings and counts when it has them.
+   *
+   * @example
+   * ```ts
+   * JSON.stringify(rp); // its base URL, brand and kind of auth: never a credential
+   * ```
+   */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {
       baseUrl: this.#config.redactor.text(this.baseUrl),
@@ -250,7 +276,15 @@ export class RiskPortalClient {
   }
 }
 
-/** Options read from the environment (see {@link RiskPortalClient.fromEnv}); throws naming what is missing. */
+/**
+ * Options read from the environment (see {@link RiskPortalClient.fromEnv}); throws naming what is missing.
+ * @example
+ * ```ts
+ * import { optionsFromEnv } from "risk-portal-lab/internals";
+ * const options = optionsFromEnv({ RISK_PORTAL_BASE_URL: "https://risk.example.com", RISK_PORTAL_API_KEY: "my-key" });
+ * const client = new RiskPortalClient(options); // what RiskPortalClient.fromEnv does
+ * ```
+ */
 export function optionsFromEnv(env: Record<string, string | undefined>): RiskPortalClientOptions {
   const get = (name: string) => {
     const v = env[name]?.trim();

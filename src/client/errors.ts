@@ -247,7 +247,14 @@ const STATUS_CLASSES: Record<number, typeof HttpError> = {
   429: RateLimitError,
 };
 
-/** Picks the error class for an HTTP failure and writes a message that says what the server said. */
+/**
+ * Picks the error class for an HTTP failure and writes a message that says what the server said.
+ * @example
+ * ```ts
+ * import { errorFromResponse } from "risk-portal-lab/internals";
+ * const err = errorFromResponse({ operation: "RateAsset", status: 429, body: { title: "Too many requests" } }); // a RateLimitError
+ * ```
+ */
 export function errorFromResponse(
   details: ErrorDetails & { status: number; statusText?: string; note?: string },
 ): HttpError {
@@ -286,7 +293,15 @@ export function withOutcome<E extends RiskPortalError>(error: E, outcome: WriteO
   return copy;
 }
 
-/** `a.b: reason; c[2]: reason` — field issues in one line. */
+/**
+ * `a.b: reason; c[2]: reason` — field issues in one line.
+ * @example
+ * ```ts
+ * import { formatIssues } from "risk-portal-lab/internals";
+ * formatIssues([{ path: "currency", message: "missing" }, { path: "surface.vols[3]", message: "must be > 0" }]);
+ * // "currency: missing; surface.vols[3]: must be > 0"
+ * ```
+ */
 export function formatIssues(issues: readonly FieldIssue[], max = 10): string {
   const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
   if (issues.length > max) shown.push(`… and ${issues.length - max} more`);

@@ -91,7 +91,7 @@ export interface CallOptions {
   cache?: boolean | "refresh";
   /**
    * The most bytes the answer may have, counted decompressed as they arrive (see
-   * {@link defaultMaxResponseBytes}); past it the call ends with `ResponseTooLargeError`. A streamed call
+   * `defaultMaxResponseBytes`); past it the call ends with `ResponseTooLargeError`. A streamed call
    * (`requestStream`, Parquet) holds no body: only this option, not the client's, limits it.
    */
   maxResponseBytes?: number;
@@ -106,7 +106,7 @@ export interface CallOptions {
   /**
    * An answer for another date than the request asked for (a Saturday's curve answered with Friday's):
    * `warn` (the client's default) returns it, and frames built from it say so; `error` throws
-   * `DateMismatchError` naming both dates. See {@link RiskPortalClientOptions.dateMismatch}.
+   * `DateMismatchError` naming both dates. See `RiskPortalClientOptions.dateMismatch`.
    */
   dateMismatch?: DateMismatchPolicy;
 }
@@ -170,7 +170,7 @@ export interface Received {
 
 /**
  * Takes a success answer's body as it arrives, chunk by chunk, instead of the pipeline holding it whole
- * (see {@link sendStreaming}). What it throws ends the call as it is: throw the package's errors.
+ * (see `sendStreaming`). What it throws ends the call as it is: throw the package's errors.
  */
 export interface BodySink {
   /** An attempt's body begins: forget whatever an earlier attempt delivered. */
@@ -374,7 +374,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   refreshed = false;
   /** Where the answer came from, when a same-origin redirect moved the request from {@link url}. */
   finalUrl?: string;
-  /** Where a success answer's body goes as it arrives ({@link sendStreaming}); absent: it is read whole. */
+  /** Where a success answer's body goes as it arrives (`sendStreaming`); absent: it is read whole. */
   sink?: BodySink;
 
   constructor(

@@ -102,7 +102,15 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
   return provenance;
 }
 
-/** Attaches `provenance` to a response object (not to primitives) and returns the object. */
+/**
+ * Attaches `provenance` to a response object (not to primitives) and returns the object.
+ * @example
+ * ```ts
+ * import { attachProvenance } from "risk-portal-lab/internals";
+ * const answer = attachProvenance({ rows: [] }, { operation: "Mine", request: {}, receivedAt: new Date().toISOString(), source: "live", baseUrl: "https://risk.example.com" });
+ * provenanceOf(answer)?.operation; // "Mine"
+ * ```
+ */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
   if (!attachable(value)) return value;
   // One descriptor object for every call (defineProperty reads it, never keeps it).
@@ -169,7 +177,14 @@ function makeStamps(): Stamps {
   return { put: (target, record) => Stamp.put(target, record), get: (target) => Stamp.get(target) };
 }
 
-/** The provenance the pipeline attached to a response object, if any. */
+/**
+ * The provenance the pipeline attached to a response object, if any.
+ * @example
+ * ```ts
+ * const curve = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
+ * provenanceOf(curve)?.source; // "live", "cache" or "cassette"
+ * ```
+ */
 export function provenanceOf(value: unknown): Provenance | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const attached = ((value as Record<symbol, unknown>)[KEY] ?? stamps.get(value)) as
@@ -213,6 +228,11 @@ export function requestSummary(request: CanonicalRequest, max = 80): string {
  * One line saying where rows came from, e.g.
  * `RateAsset {"currency":"USD","market_date":"2026-11-20"} · live from http://127.0.0.1:4321 · received 2026-11-22 01:40:12Z`,
  * or for many responses `RateAsset ×12 · live 10, cache 2 from … · received 01:40:12Z … 01:40:13Z`.
+ * @example
+ * ```ts
+ * const df = frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" }));
+ * console.log(formatProvenance(frames.provenance(df)));
+ * ```
  */
 export function formatProvenance(list: readonly Provenance[]): string {
   if (list.length === 0) return "";

@@ -9,7 +9,14 @@ export const REDACTED = "[REDACTED]";
 /** What a masked value starts with. */
 export const MASK = "••••";
 
-/** `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole. */
+/**
+ * `••••1a2b`: the last 4 characters of a secret; a value of 4 characters or fewer is masked whole.
+ * @example
+ * ```ts
+ * import { maskSecret } from "risk-portal-lab/frames";
+ * maskSecret("sk-live-1a2b3c4d"); // "••••3c4d"
+ * ```
+ */
 export function maskSecret(value: string): string {
   return value.length > 4 ? `${MASK}${value.slice(-4)}` : MASK;
 }
@@ -43,12 +50,28 @@ export class Redactor {
     for (const s of secrets) this.add(s);
   }
 
-  /** Registers a secret value; values shorter than 4 characters are ignored (they would mangle text). */
+  /**
+   * Registers a secret value; values shorter than 4 characters are ignored (they would mangle text).
+   * @example
+   * ```ts
+   * import { Redactor } from "risk-portal-lab/internals";
+   * const redactor = new Redactor();
+   * redactor.add("sk-live-1a2b3c4d");
+   * redactor.text("key sk-live-1a2b3c4d refused"); // the key scrubbed
+   * ```
+   */
   add(secret: string | undefined): void {
     if (secret && secret.length >= 4) this.#secrets.add(secret);
   }
 
-  /** Scrubs known secrets, credential schemes and URL user-info from a text. */
+  /**
+   * Scrubs known secrets, credential schemes and URL user-info from a text.
+   * @example
+   * ```ts
+   * import { Redactor } from "risk-portal-lab/internals";
+   * new Redactor(["sk-live-1a2b3c4d"]).text("Authorization: Bearer sk-live-1a2b3c4d"); // "Authorization: Bearer [REDACTED]"
+   * ```
+   */
   text(input: string): string {
     let out = input;
     for (const secret of this.#secrets) {
@@ -60,7 +83,14 @@ export class Redactor {
     return out.replace(AUTH_SCHEME, `$1 ${REDACTED}`).replace(URL_USERINFO, `$1${REDACTED}@`);
   }
 
-  /** A deep copy of a parsed body with secret fields masked and secrets scrubbed from every string. */
+  /**
+   * A deep copy of a parsed body with secret fields masked and secrets scrubbed from every string.
+   * @example
+   * ```ts
+   * import { Redactor } from "risk-portal-lab/internals";
+   * new Redactor(["sk-live-1a2b3c4d"]).value({ note: "sk-live-1a2b3c4d", token: "abc12345" }); // { note: "[REDACTED]", token: "[REDACTED]" }
+   * ```
+   */
   value<T>(input: T): T {
     return this.#value(input, false) as T;
   }
@@ -68,6 +98,11 @@ export class Redactor {
   /**
    * Like {@link value}, but string fields named like a secret keep their last 4 characters (`••••1a2b`,
    * what `frames.apiKeys` shows): for recordings, so that a replayed response makes the same frames.
+   * @example
+   * ```ts
+   * import { Redactor } from "risk-portal-lab/internals";
+   * new Redactor().mask({ exposed_value: "sk-live-1a2b3c4d" }); // { exposed_value: "••••3c4d" }
+   * ```
    */
   mask<T>(input: T): T {
     return this.#value(input, true) as T;
@@ -112,6 +147,11 @@ export class Redactor {
   /**
    * A safe stand-in for an error thrown by fetch or the platform: same name, code and message (scrubbed),
    * and the same for its own cause, so `error.cause` never carries a secret.
+   * @example
+   * ```ts
+   * import { Redactor } from "risk-portal-lab/internals";
+   * const safe = new Redactor(["sk-live-1a2b3c4d"]).cause(new Error("connect failed for sk-live-1a2b3c4d")); // same name and message, scrubbed
+   * ```
    */
   cause(error: unknown, depth = 0): unknown {
     if (!(error instanceof Error)) return typeof error === "string" ? this.text(error) : error;

@@ -60,7 +60,14 @@ export function resolveRetry(...layers: (Partial<RetryOptions> | false | undefin
   return out;
 }
 
-/** Exponential backoff for the retry after `attempt` failed attempts: base·2^(attempt−1), capped, jittered down. */
+/**
+ * Exponential backoff for the retry after `attempt` failed attempts: base·2^(attempt−1), capped, jittered down.
+ * @example
+ * ```ts
+ * import { backoffDelayMs, DEFAULT_RETRY } from "risk-portal-lab/internals";
+ * backoffDelayMs(3, DEFAULT_RETRY); // at most 300 ms·2² = 1.2 s, jittered down by up to a quarter
+ * ```
+ */
 export function backoffDelayMs(attempt: number, options: RetryOptions): number {
   const raw = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
   const random = options.random ?? Math.random;
@@ -75,6 +82,12 @@ const HTTP_DATE =
  * `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
  * Undefined when absent or malformed (a negative number, `"soon"`: the client's own backoff applies
  * then); never negative.
+ * @example
+ * ```ts
+ * import { parseRetryAfterMs } from "risk-portal-lab/internals";
+ * parseRetryAfterMs("5", Date.now());                                      // 5000
+ * parseRetryAfterMs("Fri, 20 Nov 2026 09:30:05 GMT", Date.parse("2026-11-20T09:30:00Z")); // 5000
+ * ```
  */
 export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
   if (!header) return undefined;

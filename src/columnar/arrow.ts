@@ -54,6 +54,7 @@ export function columnTableOf(input: unknown, caller: string): ColumnTable {
 /**
  * The table as an Apache Arrow `Table` (see the module comment for the types).
  *
+ * @example
  * ```ts
  * const t = frames.toArrow(frames.transactionTableColumns(response));
  * t.schema.fields.map((f) => `${f.name}: ${f.type}`);
@@ -154,6 +155,10 @@ function dictionaryVector(A: Arrow, values: readonly (string | null)[], levels: 
  * were; other tables are read by type (numbers, 64-bit integers within ±2^53 as numbers, text,
  * dictionaries as categories, booleans, dates and timestamps as `Date`s, anything else as JSON text, a
  * warning naming the column). Provenance and facts written by {@link toArrow} are restored.
+ * @example
+ * ```ts
+ * const table = frames.fromArrow(frames.toArrow(frames.yieldCurveColumns(curve))); // kinds and levels come back
+ * ```
  */
 export function fromArrow(table: ArrowTable): ColumnTable {
   const A = loadArrow();

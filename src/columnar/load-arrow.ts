@@ -6,7 +6,15 @@
 type Arrow = typeof import("apache-arrow");
 let loaded: Arrow | undefined;
 
-/** apache-arrow, loaded on first call and cached. */
+/**
+ * apache-arrow, loaded on first call and cached.
+ * @example
+ * ```ts
+ * import { loadArrow } from "risk-portal-lab/frames";
+ * const { tableFromArrays } = loadArrow(); // apache-arrow, loaded on first call
+ * const t = tableFromArrays({ rate: Float64Array.of(0.03, 0.035) });
+ * ```
+ */
 export function loadArrow(): Arrow {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   loaded ??= require("apache-arrow") as Arrow;

@@ -57,8 +57,9 @@ export interface ParquetWritten {
  * Writes the table (or DataFrame) as Parquet: one file at `path`, or with `partitionBy` a
  * hive-partitioned directory.
  *
+ * @example
  * ```ts
- * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"] });
+ * await frames.writeParquet(trades, "data/trades", { partitionBy: ["portfolio", "currency"], overwrite: true });
  * ```
  */
 export async function writeParquet(
@@ -295,6 +296,10 @@ export function parquetFiles(dir: string): string[] {
  * is taken as it is (`data[1]` is that directory); with `{ glob: true }` it is a glob
  * (`trades-2026-*.parquet`). `memoryLimit`, `tempDirectory`, `threads`: the size of the DuckDB session that
  * reads it (see {@link DuckDBSizing}).
+ * @example
+ * ```ts
+ * const table = await frames.readParquetColumns("data/trades");
+ * ```
  */
 export async function readParquetColumns(
   source: string,
@@ -313,7 +318,14 @@ export async function readParquetColumns(
   }
 }
 
-/** {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index). */
+/**
+ * {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index).
+ * @example
+ * ```ts
+ * await frames.writeParquet(await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }), "data/trades", { partitionBy: ["currency"], overwrite: true });
+ * const df = await frames.readParquet("data/trades"); // partitions come back as columns
+ * ```
+ */
 export async function readParquet(source: string, options: ParquetPathOptions & DuckDBSizing = {}): Promise<DataFrame> {
   return toDataFrame(await readParquetColumns(source, options));
 }

@@ -109,7 +109,15 @@ export class SqlSession {
     this.#connection = connection;
   }
 
-  /** Opens a session: in memory unless `options.path` names a database file (see {@link DuckDBOptions}). */
+  /**
+   * Opens a session: in memory unless `options.path` names a database file (see {@link DuckDBOptions}).
+   * @example
+   * ```ts
+   * import { SqlSession } from "risk-portal-lab/frames";
+   * const db = await SqlSession.open({ memoryLimit: "256MB" }); // what frames.duckdb(options) does
+   * await db.close();
+   * ```
+   */
   static async open(options: DuckDBOptions = {}, who = "frames.duckdb"): Promise<SqlSession> {
     const { DuckDBInstance } = loadDuckDB();
     const { database, settings } = duckdbConfig(options, who);
@@ -134,6 +142,12 @@ export class SqlSession {
   /**
    * Loads `source` into the database as table `name` (replacing what had that name). Returns the
    * session, so registrations chain.
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.register("trades", await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }));
+   * await db.close();
+   * ```
    */
   register(name: string, source: SqlSource): Promise<this> {
     return this.#serial(() => this.#register(name, source));
@@ -156,6 +170,12 @@ export class SqlSession {
    * Loads the rows of an SQL `select` as table `name` (replacing what had that name), described as `rows`
    * rows from `source` with `provenance`: for loaders that hand DuckDB the data in its own terms (a spool
    * of JSON rows read by `read_json`). Returns the session.
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.registerSelect("days", "select * from range(3) t(day)", { source: "range(3)", rows: 3, provenance: [] });
+   * await db.close();
+   * ```
    */
   registerSelect(
     name: string,
@@ -184,6 +204,13 @@ export class SqlSession {
   /**
    * Makes the session's table `table` (made by a statement of the caller's) the table `name`: renamed,
    * replacing what had that name, and listed with its source as {@link registerSelect} lists its tables.
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.run("create table staged as select 1 as x");
+   * await db.adoptTable("ones", "staged", { source: "staged", rows: 1, provenance: [] });
+   * await db.close();
+   * ```
    */
   adoptTable(
     name: string,
@@ -207,6 +234,13 @@ export class SqlSession {
    * Makes the Parquet file or directory (read with its hive partitions: `currency=USD/…`) at `path`
    * queryable as `name`, without loading it into memory (a view over `read_parquet`). The path is taken
    * as it is; with `{ glob: true }` it is a glob.
+   * @example
+   * ```ts
+   * await frames.writeParquet(await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }), "data/trades", { partitionBy: ["currency"], overwrite: true });
+   * const db = await frames.duckdb();
+   * await db.registerParquet("trades", "data/trades"); // queried where it lies, not loaded
+   * await db.close();
+   * ```
    */
   registerParquet(name: string, path: string, options: ParquetPathOptions = {}): Promise<this> {
     return this.#serial(() => this.#registerParquet(name, path, options));
@@ -226,12 +260,30 @@ export class SqlSession {
     return this;
   }
 
-  /** The result of `sql` as a danfo DataFrame (fresh 0..n-1 index), with the SQL and its sources in its info. */
+  /**
+   * The result of `sql` as a danfo DataFrame (fresh 0..n-1 index), with the SQL and its sources in its info.
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.register("trades", await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }));
+   * const df = await db.query("select currency, count(*) as n from trades group by 1 order by 2 desc"); // a DataFrame
+   * await db.close();
+   * ```
+   */
   async query(sql: string): Promise<DataFrame> {
     return toDataFrame(await this.queryColumns(sql));
   }
 
-  /** The result of `sql` as a column table (see {@link query}). */
+  /**
+   * The result of `sql` as a column table (see {@link query}).
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.register("trades", await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" }));
+   * const table = await db.queryColumns("select counterparty, sum(notional) as notional from trades group by 1");
+   * await db.close();
+   * ```
+   */
   queryColumns(sql: string): Promise<ColumnTable> {
     return this.#serial(() => this.#queryColumns(sql));
   }
@@ -292,7 +344,15 @@ export class SqlSession {
     }
   }
 
-  /** Runs statements that return no table (`create view …`, `copy … to …`). */
+  /**
+   * Runs statements that return no table (`create view …`, `copy … to …`).
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.run("create table fx as select 'EUR' as currency, 1.08 as usd");
+   * await db.close();
+   * ```
+   */
   run(sql: string): Promise<void> {
     return this.#serial(() => this.#run(sql));
   }
@@ -306,7 +366,14 @@ export class SqlSession {
     }
   }
 
-  /** Closes the database (its memory is freed); the session cannot be used afterwards. */
+  /**
+   * Closes the database (its memory is freed); the session cannot be used afterwards.
+   * @example
+   * ```ts
+   * const db = await frames.duckdb();
+   * await db.close(); // a file-backed session keeps its tables for the next one
+   * ```
+   */
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
@@ -347,6 +414,7 @@ export class SqlSession {
  * Opens an SQL session (see {@link SqlSession}): in memory by default, or on a DuckDB database file whose
  * tables stay for the next session, with a memory limit past which DuckDB spills to disk:
  *
+ * @example
  * ```ts
  * const db = await frames.duckdb({ path: "trades.duckdb", memoryLimit: "4GB", tempDirectory: "/scratch/duckdb" });
  * ```
@@ -358,6 +426,7 @@ export function duckdb(options: DuckDBOptions = {}): Promise<SqlSession> {
 /**
  * One query over the given sources, registered under their keys for this query only:
  *
+ * @example
  * ```ts
  * const top = await frames.query("select counterparty, sum(notional) as notional from trades group by 1 order by 2 desc limit 10", { trades });
  * ```
@@ -370,7 +439,14 @@ export async function query(
   return toDataFrame(await queryColumns(sql, sources, options, "frames.query"));
 }
 
-/** {@link query}, as a column table (no danfo). `options`: the session's (a database file, its size; see {@link DuckDBOptions}). */
+/**
+ * {@link query}, as a column table (no danfo). `options`: the session's (a database file, its size; see {@link DuckDBOptions}).
+ * @example
+ * ```ts
+ * const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
+ * const byCurrency = await frames.queryColumns("select currency, sum(notional) as notional from trades group by 1", { trades });
+ * ```
+ */
 export async function queryColumns(
   sql: string,
   sources: Record<string, SqlSource> = {},

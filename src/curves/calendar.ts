@@ -305,6 +305,11 @@ const CURRENCIES: Record<string, CalendarName> = { EUR: "TARGET", USD: "US-GOVT"
  * The calendar of that name: `"TARGET"`, `"US-GOVT"`, `"UK"`, `"JP"`, `"CH"` (any case; also `"GB"`,
  * `"Japan"`, `"Tokyo"`, `"Zurich"`, `"Switzerland"`). Throws a {@link CurveError} naming the value and the
  * choices for any other name. One instance per calendar, shared.
+ * @example
+ * ```ts
+ * const target = curves.calendar("TARGET");
+ * target.isBusinessDay("2026-12-25"); // false
+ * ```
  */
 export function calendar(name: CalendarName | string): Calendar {
   const key = typeof name === "string" ? name.trim().toUpperCase() : "";
@@ -320,7 +325,14 @@ export function calendar(name: CalendarName | string): Calendar {
   return instance;
 }
 
-/** The calendar of a currency (any case): EUR → TARGET, USD → US-GOVT, GBP → UK, JPY → JP, CHF → CH. */
+/**
+ * The calendar of a currency (any case): EUR → TARGET, USD → US-GOVT, GBP → UK, JPY → JP, CHF → CH.
+ * @example
+ * ```ts
+ * const usd = curves.calendarFor("USD"); // US-GOVT (SIFMA)
+ * usd.adjust("2026-07-04", "modified-following"); // "2026-07-06"
+ * ```
+ */
 export function calendarFor(currency: string): Calendar {
   const key = typeof currency === "string" ? currency.trim().toUpperCase() : "";
   const found = Object.hasOwn(CURRENCIES, key) ? CURRENCIES[key] : undefined;

@@ -35,7 +35,15 @@ function periodsOf(compounding: Compounding): number {
   );
 }
 
-/** The discount factor at `t` years of the zero rate `rate`; `NaN` for a negative or non-finite input. */
+/**
+ * The discount factor at `t` years of the zero rate `rate`; `NaN` for a negative or non-finite input.
+ * @example
+ * ```ts
+ * import { discountFactor } from "risk-portal-lab/frames";
+ * discountFactor(0.03, 2);             // e^(−0.06), continuously compounded
+ * discountFactor(0.03, 2, "annual");   // 1.03^−2
+ * ```
+ */
 export function discountFactor(rate: number, t: number, compounding: Compounding = DEFAULT_COMPOUNDING): number {
   const m = periodsOf(compounding);
   if (!Number.isFinite(rate) || !Number.isFinite(t) || t < 0) return NaN;
@@ -48,6 +56,11 @@ export function discountFactor(rate: number, t: number, compounding: Compounding
 /**
  * The forward rate between `t1` and `t2` (years, `t2 > t1`) implied by the discount factors there, in
  * the same convention; `NaN` when `t2 <= t1` or an input is not finite.
+ * @example
+ * ```ts
+ * import { discountFactor, forwardRate } from "risk-portal-lab/frames";
+ * forwardRate(1, discountFactor(0.03, 1), 2, discountFactor(0.035, 2)); // the 1y1y forward, 4%
+ * ```
  */
 export function forwardRate(
   t1: number,
@@ -77,6 +90,11 @@ export interface CurveMeasures {
  * Discount factors at every maturity, and the forward rate between consecutive maturities (taken in
  * ascending order, whatever the order of the points; the shortest maturity's forward runs from 0, so
  * it equals its zero rate). Results are in the points' order.
+ * @example
+ * ```ts
+ * import { curveMeasures } from "risk-portal-lab/frames";
+ * const { discountFactors, forwardRates } = curveMeasures([1, 2, 5], [0.03, 0.032, 0.035]);
+ * ```
  */
 export function curveMeasures(
   maturities: readonly number[],

@@ -51,7 +51,7 @@ export interface Pillar {
 }
 
 /**
- * How the curve is built. `calendar`, `roll` and `spotLag` (see {@link TenorDateOptions}) put tenor dates on
+ * How the curve is built. `calendar`, `roll` and `spotLag` (see `TenorDateOptions`) put tenor dates on
  * business days: spot is the market date (rolled following) plus `spotLag` business days, a tenor lands
  * `calendar.advance(spot, tenor, { roll })` (`"2D"`: business days; no end-of-month rule; `"ON"` is one
  * business day from the market date, whatever the spot lag), and its time is ACT/365 from the market date to that day. Without `calendar` (the default), tenors are unadjusted
@@ -208,6 +208,11 @@ export class Curve {
   /**
    * Years (ACT/365) from the market date to `t` (a year fraction is returned as is, after checking it); a
    * tenor to the day {@link tenorDate} gives, rounded to 6 decimals.
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.years("18M"); // ACT/365 years from the market date (or spot) to the 18M date
+   * ```
    */
   years(t: TimeInput, argument = "t"): number {
     if (this.#rule === null || typeof t !== "string") return toYears(t, this.#day, argument);
@@ -217,6 +222,11 @@ export class Curve {
   /**
    * The day `tenor` lands on, `"YYYY-MM-DD"`: on the curve's calendar, spot plus the tenor rolled (see
    * {@link CurveOptions}); without one, the market date plus the tenor, unadjusted (`"1M"` from 31 Jan is 28 Feb).
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.tenorDate("3M"); // the ISO date the 3M tenor lands on
+   * ```
    */
   tenorDate(tenor: string): string {
     if (this.#rule === null) return dayText(addTenor(this.#day, parseTenor(tenor)));
@@ -247,6 +257,12 @@ export class Curve {
   /**
    * The continuously compounded zero rate at `t` converted to `compounding` (default continuous). At
    * `t = 0`, the limit: the first pillar's rate, converted.
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.zeroRate("2Y");                                // continuously compounded, decimal
+   * usd.zeroRate(2, { compounding: "annual" });       // a year fraction, another convention
+   * ```
    */
   zeroRate(t: TimeInput, options: CompoundingOptions = {}): number {
     const compounding = checkCompounding(options.compounding);
@@ -257,7 +273,14 @@ export class Curve {
     return forwardOf(0, 1, y, Math.exp(-z * y), compounding);
   }
 
-  /** The discount factor at `t`: `exp(−z(t)·t)`, 1 at `t = 0`. */
+  /**
+   * The discount factor at `t`: `exp(−z(t)·t)`, 1 at `t = 0`.
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.discountFactor("18M");
+   * ```
+   */
   discountFactor(t: TimeInput): number {
     const y = this.years(t);
     return y === 0 ? 1 : Math.exp(-this.#zero(y) * y);
@@ -266,6 +289,11 @@ export class Curve {
   /**
    * The forward rate from `t1` to `t2` (both measured from the market date: `forwardRate("1Y", "2Y")` is
    * the 1y1y), `t2 > t1`, in `compounding` (default continuous: `(z2·t2 − z1·t1) / (t2 − t1)`).
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.forwardRate("1Y", "2Y"); // the 1y1y forward
+   * ```
    */
   forwardRate(t1: TimeInput, t2: TimeInput, options: CompoundingOptions = {}): number {
     const compounding = checkCompounding(options.compounding);
@@ -289,6 +317,11 @@ export class Curve {
    * the last (to the flat tail), and a step at a pillar next to an interval whose pillar forward at one
    * end equals its discrete forward and at the other does not (1Y/2Y/3Y at 3%, 5Y/10Y at 3.6%: 3.00% up to
    * 3Y, 3.50% at 3Y). That is Hagan–West's construction's limit; see `interpolation.ts`.
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.instantaneousForward(5); // f(5y)
+   * ```
    */
   instantaneousForward(t: TimeInput): number {
     const y = this.years(t);
@@ -312,6 +345,12 @@ export class Curve {
    * where 30/360 says 28/360) and a shorter first period (a front stub) its ACT/365 length. Annual
    * compounding of that rate; decimal. On a calendar ({@link CurveOptions}), the leg starts at spot
    * (`(DF(spot) − DF(T)) / Σ α_k·DF(t_k)`) and its payment days are spot plus the months, rolled.
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.parRate("10Y", { frequency: 2 });                    // semi-annual par rate
+   * usd.parRate("5Y", { frequency: 1, dayCount: "30/360" });
+   * ```
    */
   parRate(tenor: TimeInput, options: ParRateOptions = {}): number {
     const frequency = options.frequency ?? 1;
@@ -350,6 +389,11 @@ export class Curve {
   /**
    * The fixed leg's payment times (years, ascending) for {@link parRate}; `full` says whether the first
    * period is a whole one (no front stub).
+   * @example
+   * ```ts
+   * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+   * usd.paymentTimes("2Y", 2); // the four coupon times in years, back from 2Y
+   * ```
    */
   paymentTimes(tenor: TimeInput, frequency = 1): number[] & { full: boolean } {
     const { times, full } = this.#schedule(tenor, frequency);
@@ -484,6 +528,7 @@ function checkPillars(pillars: readonly Pillar[]): Pillar[] {
 /**
  * A {@link Curve} from a `RateAsset` response (`rp.rateAsset.getCurve(...)`) or its `yield_curve_model`.
  *
+ * @example
  * ```ts
  * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
  * usd.zeroRate("2Y"); usd.discountFactor(7.5); usd.forwardRate("1Y", "2Y"); usd.parRate("10Y", { frequency: 2 });

@@ -95,6 +95,10 @@ function checkMs(ms: unknown, argument: string): number {
  * The older form `dayCountFraction(convention, fromMs, toMs)` (days as ms at 00:00 UTC) gives the same.
  * A date that is not a day ("2026-02-30"), a `Date` not at midnight UTC or an unknown convention is a
  * {@link CurveError} naming the argument (`start`, `end`, `convention`) and the value.
+ * @example
+ * ```ts
+ * curves.dayCountFraction("2026-02-28", "2026-03-31", "30/360"); // 33/360
+ * ```
  */
 export function dayCountFraction(start: DateInput, end: DateInput, convention: DayCount): number;
 /** The older form: the fraction from `fromMs` to `toMs` (days as ms at 00:00 UTC) under `dayCount`. */

@@ -36,6 +36,7 @@ function scale(options: SpreadOptions): number {
  * The spread `rate(long) − rate(short)`: `spread(curve, "2Y", "10Y")` is the 2s10s, in basis points
  * unless `unit: "decimal"`; zero rates (continuous) unless `measure: "par"`.
  *
+ * @example
  * ```ts
  * curves.spread(usd, "2Y", "10Y");                       // 2s10s of zero rates, bp
  * curves.spread(usd, "2Y", "10Y", { measure: "par" });   // of annual par swap rates, bp
@@ -50,6 +51,11 @@ export function spread(curve: Curve, short: TimeInput, long: TimeInput, options:
  * The butterfly `2·rate(belly) − rate(short) − rate(long)`: `butterfly(curve, "2Y", "5Y", "10Y")` is the
  * 2s5s10s (positive when the belly is high), in basis points unless `unit: "decimal"`; zero rates
  * (continuous) unless `measure: "par"`.
+ * @example
+ * ```ts
+ * const usd = curves.fromResponse(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+ * curves.butterfly(usd, "2Y", "5Y", "10Y"); // 2·5Y − 2Y − 10Y, in bp
+ * ```
  */
 export function butterfly(
   curve: Curve,

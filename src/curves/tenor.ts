@@ -22,6 +22,10 @@ const TENOR = /^\s*(\d+)\s*([DWMY])\s*$/i;
 /**
  * Reads a tenor (case-insensitive): `ON` (overnight, = `1D`), `<n>D`, `<n>W`, `<n>M`, `<n>Y` with `n` a
  * whole number > 0. Throws a {@link CurveError} naming `argument` on anything else.
+ * @example
+ * ```ts
+ * curves.parseTenor("18M"); // { days: 0, months: 18 }
+ * ```
  */
 export function parseTenor(tenor: string, argument = "tenor"): TenorUnits {
   if (typeof tenor !== "string")
@@ -58,6 +62,11 @@ function utcDay(year: number, month: number, day: number): number {
  * Adds calendar months to a day (ms at 00:00 UTC), clamping to the end of the target month: 2026-01-31
  * + 1M = 2026-02-28, 2028-01-31 + 1M = 2028-02-29, 2028-02-29 + 1Y = 2029-02-28. There is no
  * end-of-month rule (2026-02-28 + 1M = 2026-03-28) and no business-day adjustment.
+ * @example
+ * ```ts
+ * import { addMonths } from "risk-portal-lab/curves";
+ * new Date(addMonths(Date.UTC(2026, 0, 31), 1)).toISOString().slice(0, 10); // "2026-02-28": month-end clamped
+ * ```
  */
 export function addMonths(dayMs: number, months: number): number {
   const d = new Date(dayMs);
@@ -67,7 +76,14 @@ export function addMonths(dayMs: number, months: number): number {
   return utcDay(y, m, Math.min(d.getUTCDate(), last));
 }
 
-/** The day a tenor lands on from `dayMs` (ms at 00:00 UTC): months first (clamped), then days. */
+/**
+ * The day a tenor lands on from `dayMs` (ms at 00:00 UTC): months first (clamped), then days.
+ * @example
+ * ```ts
+ * import { addTenor } from "risk-portal-lab/curves";
+ * new Date(addTenor(Date.UTC(2026, 10, 20), curves.parseTenor("18M"))).toISOString().slice(0, 10); // "2028-05-20"
+ * ```
+ */
 export function addTenor(dayMs: number, tenor: TenorUnits): number {
   return addMonths(dayMs, tenor.months) + tenor.days * DAY_MS;
 }
@@ -106,7 +122,15 @@ export function roundYears(years: number): number {
   return Math.round(years * 1e6) / 1e6;
 }
 
-/** `"2Y"` as given (trimmed, upper case), or `2.5` as `"2.5Y"`: how a tenor is labelled in tables and charts. */
+/**
+ * `"2Y"` as given (trimmed, upper case), or `2.5` as `"2.5Y"`: how a tenor is labelled in tables and charts.
+ * @example
+ * ```ts
+ * import { tenorText } from "risk-portal-lab/curves";
+ * tenorText("3m"); // "3M"
+ * tenorText(1.5);  // "1.5Y"
+ * ```
+ */
 export function tenorText(t: TimeInput): string {
   return typeof t === "string" ? t.trim().toUpperCase() : `${Number(t.toPrecision(6))}Y`;
 }

@@ -25,6 +25,10 @@ function masked(value: unknown): unknown {
 /**
  * API keys as a column table: `id, name, exposed_value`, then any extra fields. `exposed_value` (and
  * any extra field named like a secret) is masked to its last 4 characters unless `{ reveal: true }`.
+ * @example
+ * ```ts
+ * const keys = frames.apiKeysColumns(await rp.user.apiKeys()); // exposed_value masked
+ * ```
  */
 export function apiKeysColumns(entries: readonly ApiKeyEntry[], options: ApiKeysOptions = {}): ColumnTable {
   const reveal = options.reveal === true;
@@ -50,6 +54,7 @@ export function apiKeysColumns(entries: readonly ApiKeyEntry[], options: ApiKeys
 /**
  * API keys as a danfo DataFrame (see {@link apiKeysColumns}); values masked unless `{ reveal: true }`.
  *
+ * @example
  * ```ts
  * const df = frames.apiKeys(await rp.user.apiKeys());
  * ```

@@ -53,6 +53,11 @@ export const CURVE_TENOR_COLUMNS = [
  * Tenors must be strictly increasing (on every curve) and > 0; a {@link CurveError} says which are not.
  * Responses for another market date than their requests asked for carry a warning naming the dates
  * (one response: both dates; several: which dates asked came back as which, and the duplicate rows).
+ * @example
+ * ```ts
+ * const eur = await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
+ * const table = frames.curveTenorsColumns(eur, ["3M", "2Y", "10Y"]); // t, zero_rate, discount_factor, forward
+ * ```
  */
 export function curveTenorsColumns(
   curves: CurveSource | readonly CurveSource[],
@@ -159,6 +164,7 @@ function rulesOf(curves: readonly Curve[]): string | string[] {
 /**
  * Curves at `tenors` as a tidy danfo DataFrame (see {@link curveTenorsColumns}).
  *
+ * @example
  * ```ts
  * const curvesByDate = await Promise.all(dates.map((market_date) => rp.rateAsset.getCurve({ currency: "USD", market_date })));
  * const df = frames.curveTenors(curvesByDate, ["3M", "2Y", "5Y", "10Y", "30Y"]);

@@ -37,6 +37,11 @@ let danfo: Danfo | undefined;
  * 1.2 bundled in `vendor/danfo` with pure-JS TensorFlow.js and without Excel I/O (scripts/vendor-danfo.mjs
  * says why): a consumer installs none of danfojs-node's own dependencies. Every adapter that
  * returns a DataFrame calls this; the `…Columns` twins never do.
+ * @example
+ * ```ts
+ * const dfd = frames.loadDanfo();
+ * const df = new dfd.DataFrame({ tenor: ["2Y", "10Y"], rate: [0.031, 0.035] });
+ * ```
  */
 export function loadDanfo(): Danfo {
   if (!danfo) {
@@ -105,6 +110,11 @@ const infos = new WeakMap<object, FrameInfo>();
  * The facts an adapter attached to a DataFrame it built: source operation, category levels, missing
  * counts, warnings, response fields that are not columns, provenance, renamed columns. `undefined` for
  * frames not built by an adapter (including frames derived from one with danfo operations).
+ * @example
+ * ```ts
+ * const df = frames.reportInfos(await rp.report.infos({ pricing_date: "2026-11-20" }));
+ * frames.frameInfo(df).categories; // status levels: none, running, succeeded, warning, failed
+ * ```
  */
 export function frameInfo(df: DataFrame): FrameInfo | undefined {
   return infos.get(df);
@@ -128,6 +138,10 @@ function reservedNames(d: Danfo): Set<string> {
  * A danfo DataFrame of the table, column order kept, dtypes set from the column kinds (see the module
  * comment for dates, missing values and categories). The frame shares the table's column arrays (no
  * copy); treat the table as read-only afterwards. Loads danfo on first use.
+ * @example
+ * ```ts
+ * const df = frames.toDataFrame(frames.yieldCurveColumns(curve));
+ * ```
  */
 export function toDataFrame(table: ColumnTable): DataFrame {
   const d = loadDanfo();
@@ -189,6 +203,10 @@ export const KIND_OF_DTYPE: Readonly<Record<string, ColumnKind>> = {
  * A column table from a danfo DataFrame (for helpers that take either, such as `pivotCurves`): kinds
  * from the dtypes (checked against the values), category levels and meta from {@link frameInfo} when
  * an adapter built the frame.
+ * @example
+ * ```ts
+ * const table = frames.fromDataFrame(frames.yieldCurve(curve));
+ * ```
  */
 export function fromDataFrame(df: DataFrame): ColumnTable {
   const known = infos.get(df);

@@ -23,6 +23,7 @@ export { FrameDiffError } from "../table/errors";
  * tolerance) changed. Throws FrameDiffError naming the column when a key column is missing, a key is
  * repeated or missing in a table.
  *
+ * @example
  * ```ts
  * const d = frames.diff(yesterday, today, { key: ["currency", "tenor"] });
  * d.summary;          // "3 rows changed, 0 added, 0 removed, 15 unchanged (key currency, tenor)"

@@ -29,6 +29,7 @@ export type { SheetOptions as ReadExcelOptions } from "../uploads/xlsx";
  * bound on memory). Blank rows are left out. `meta.fields` holds `file`, `sheet` and, per row, the sheet
  * row it came from (`sheetRows`). Warnings name the cell (`Sheet1!C7`).
  *
+ * @example
  * ```ts
  * const marks = await frames.readExcelColumns("marks.xlsx", { sheet: "Bonds", range: "A3:F500" });
  * ```
@@ -37,7 +38,13 @@ export async function readExcelColumns(file: string, options: SheetOptions = {})
   return tableOfCells(await readSheetCells(file, options, "frames.readExcelColumns"));
 }
 
-/** {@link readExcelColumns} as a danfo DataFrame (`frameInfo(df).warnings` has the warnings). */
+/**
+ * {@link readExcelColumns} as a danfo DataFrame (`frameInfo(df).warnings` has the warnings).
+ * @example
+ * ```ts
+ * const df = await frames.readExcel("report.xlsx", { sheet: "EUR" });
+ * ```
+ */
 export async function readExcel(file: string, options: SheetOptions = {}): Promise<DataFrame> {
   return toDataFrame(tableOfCells(await readSheetCells(file, options, "frames.readExcel")));
 }
@@ -91,8 +98,9 @@ export interface ExcelWritten {
  * column names. The workbook is written to a temporary file beside `file` and moved in place only
  * when whole, so a failure leaves what was there; without `overwrite` an existing file is an error.
  *
+ * @example
  * ```ts
- * await frames.toExcel({ Curves: curves, Trades: trades }, "out/report.xlsx", { overwrite: true });
+ * await frames.toExcel({ Curves: frames.yieldCurveColumns(curve), Trades: trades }, "out/report.xlsx", { overwrite: true });
  * ```
  */
 export async function toExcel(

@@ -24,6 +24,11 @@ function recordIndex(message: string): number {
  * `error_messages`), `record_index` (the record the message names, when it names one; else missing),
  * `error_message`. A success has no rows; `is_success` and the short `$type` are in `meta.fields`
  * (`operation_type`).
+ * @example
+ * ```ts
+ * const outcome = await rp.marketData.uploadBondPrices(body, { throwOnFailure: false });
+ * const messages = frames.operationOutcomeColumns(outcome);
+ * ```
  */
 export function operationOutcomeColumns(outcome: OperationOutcome): ColumnTable {
   const messages = Array.isArray(outcome?.error_messages) ? outcome.error_messages.map(String) : [];
@@ -43,6 +48,7 @@ export function operationOutcomeColumns(outcome: OperationOutcome): ColumnTable 
 /**
  * An operation outcome as a danfo DataFrame (see {@link operationOutcomeColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.operationOutcome(await rp.marketData.uploadBondPrices(body, { throwOnFailure: false }));
  * ```

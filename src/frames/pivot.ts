@@ -19,6 +19,7 @@ function tableOf(input: ColumnTable | DataFrame, caller: string): ColumnTable {
  * A wide column table from a long one (a column table or a danfo DataFrame; see {@link PivotOptions}).
  * A repeated (index, key) pair needs `agg`.
  *
+ * @example
  * ```ts
  * frames.pivot(trades, { index: "counterparty", columns: "currency", values: "notional", agg: "sum" });
  * ```
@@ -27,7 +28,14 @@ export function pivotColumns(input: ColumnTable | DataFrame, options: PivotOptio
   return pivotTable(tableOf(input, "frames.pivot"), options);
 }
 
-/** {@link pivotColumns} as a danfo DataFrame (fresh 0..n-1 index). */
+/**
+ * {@link pivotColumns} as a danfo DataFrame (fresh 0..n-1 index).
+ * @example
+ * ```ts
+ * const trades = frames.transactionTable(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
+ * const book = frames.pivot(trades, { index: "counterparty", columns: "currency", values: "notional", agg: "sum" });
+ * ```
+ */
 export function pivot(input: ColumnTable | DataFrame, options: PivotOptions): DataFrame {
   return toDataFrame(pivotColumns(input, options));
 }

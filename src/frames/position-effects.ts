@@ -13,6 +13,10 @@ import { otherFields, tableFromRecords, type FieldSpec } from "./records";
  * Position effects as a column table: `pricing_date` (the response's, on every row), `quantity`,
  * `contract_identifier` (the contract flattened; other contract fields become `contract_<field>`),
  * then any extra fields of the effects. A `pricing_date` other than the request's carries a warning naming both.
+ * @example
+ * ```ts
+ * const table = frames.positionEffectsColumns(await rp.tradable.positionEffects(request));
+ * ```
  */
 export function positionEffectsColumns(response: PositionEffectsResponse): ColumnTable {
   const effects: unknown[] = Array.isArray(response?.position_effects) ? response.position_effects : [];
@@ -46,6 +50,7 @@ export function positionEffectsColumns(response: PositionEffectsResponse): Colum
 /**
  * Position effects as a danfo DataFrame (see {@link positionEffectsColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.positionEffects(await rp.tradable.positionEffects(request));
  * ```

@@ -24,6 +24,7 @@ declare module "../table/column-table" {
  * object the client returned.
  * `[]` for anything else (a DataFrame derived with danfo operations, hand-made rows, …).
  *
+ * @example
  * ```ts
  * frames.provenance(df); // [{ operation: "RateAsset", source: "live", baseUrl: "https://…", … }]
  * ```

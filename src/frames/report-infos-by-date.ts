@@ -38,6 +38,10 @@ export interface ReportInfosFailure {
  * Report infos of every pricing date as one long column table (dates in the order given), failures
  * beside it; `meta.provenance` has one entry per date fetched, in the same order. Dates asked whose infos
  * came back priced on another date are named in `meta.warnings`, with the rows that are then duplicates.
+ * @example
+ * ```ts
+ * const { table, failures } = await frames.fetchReportInfosByDateColumns(rp, { pricingDates: ["2026-11-19", "2026-11-20"] });
+ * ```
  */
 export async function fetchReportInfosByDateColumns(
   rp: RiskPortalClient,
@@ -81,6 +85,7 @@ export async function fetchReportInfosByDateColumns(
 /**
  * Report infos of every pricing date as one long danfo DataFrame, failures beside it.
  *
+ * @example
  * ```ts
  * const { frame, failures } = await frames.fetchReportInfosByDate(rp, { pricingDates: ["2026-11-18", "2026-11-19", "2026-11-20"] });
  * ```

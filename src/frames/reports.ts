@@ -37,6 +37,10 @@ function recordsOf(response: unknown, field: string): unknown[] {
  * as categories whose levels — the known values in lifecycle order, then any new ones — are in
  * `meta.categories`), then any extra fields. Takes the `GetReportInfos` response or its `report_infos`.
  * Infos of another pricing date than the request asked for carry a warning naming both dates.
+ * @example
+ * ```ts
+ * const table = frames.reportInfosColumns(await rp.report.infos({ pricing_date: "2026-11-20" }));
+ * ```
  */
 export function reportInfosColumns(response: GetReportInfosResponse | readonly ReportInfo[]): ColumnTable {
   const table = tableFromRecords(recordsOf(response, "report_infos"), REPORT_INFO_FIELDS, {
@@ -51,6 +55,7 @@ export function reportInfosColumns(response: GetReportInfosResponse | readonly R
  * Report infos as a danfo DataFrame (see {@link reportInfosColumns}); the category levels are in
  * `frameInfo(df).categories`.
  *
+ * @example
  * ```ts
  * const df = frames.reportInfos(await rp.report.infos({ pricing_date: "2026-11-20" }));
  * ```
@@ -59,7 +64,13 @@ export function reportInfos(response: GetReportInfosResponse | readonly ReportIn
   return toDataFrame(reportInfosColumns(response));
 }
 
-/** The caller's report list as a column table: `report_type` (category), `report_name`, then extras. */
+/**
+ * The caller's report list as a column table: `report_type` (category), `report_name`, then extras.
+ * @example
+ * ```ts
+ * const table = frames.reportListColumns(await rp.report.list());
+ * ```
+ */
 export function reportListColumns(response: ReportListResponse | ReportListResponse["report_infos"]): ColumnTable {
   return tableFromRecords(
     recordsOf(response, "report_infos"),
@@ -74,6 +85,7 @@ export function reportListColumns(response: ReportListResponse | ReportListRespo
 /**
  * The caller's report list as a danfo DataFrame.
  *
+ * @example
  * ```ts
  * const df = frames.reportList(await rp.report.list());
  * ```
@@ -92,6 +104,10 @@ function months(lookBack: unknown): number {
 /**
  * Look-backs as a column table: `look_back` (category; levels in A12 order, then others) and `months`
  * (`6M` → 6, `1Y` → 12; missing for other units), in the order received.
+ * @example
+ * ```ts
+ * const table = frames.lookBacksColumns(await rp.report.lookBacks()); // look_back, months
+ * ```
  */
 export function lookBacksColumns(response: LookBacksResponse | readonly string[]): ColumnTable {
   const values = recordsOf(response, "look_backs");
@@ -109,6 +125,7 @@ export function lookBacksColumns(response: LookBacksResponse | readonly string[]
 /**
  * Look-backs as a danfo DataFrame.
  *
+ * @example
  * ```ts
  * const df = frames.lookBacks(await rp.report.lookBacks());
  * ```

@@ -19,6 +19,7 @@ import { toDataFrame } from "./danfo";
 /**
  * The transaction table as a danfo DataFrame (see {@link transactionTableColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.transactionTable(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
  * ```
@@ -31,6 +32,7 @@ export function transactionTable(input: unknown, options: TransactionTableOption
  * {@link fetchTransactionTableColumns} as a danfo DataFrame: the lean end-to-end path (HTTP → parse →
  * frame) for large tables.
  *
+ * @example
  * ```ts
  * const df = await frames.fetchTransactionTable(rp, { portfolio_name: "GLOBAL-MACRO" });
  * ```
@@ -48,7 +50,13 @@ export async function fetchTransactionTable(
   return toDataFrame(await fetchTransactionTableColumns(rp, request, options));
 }
 
-/** {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it. */
+/**
+ * {@link fetchTransactionTablesColumns} in memory, as one long danfo DataFrame (fresh 0..n-1 index), failures beside it.
+ * @example
+ * ```ts
+ * const { frame, failures } = await frames.fetchTransactionTables(rp, { portfolios: ["GLOBAL-MACRO", "RATES-EU"], months: ["2026-09", "2026-10"] });
+ * ```
+ */
 export async function fetchTransactionTables(
   rp: RiskPortalClient,
   options: TransactionTablesOptions,

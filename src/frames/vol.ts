@@ -31,6 +31,11 @@ const LONG = ["maturity", "strike", "vol", "strike_type"] as const;
 /**
  * The long table of one or many `GetVol` results: `maturity, strike, vol, strike_type`, in call then
  * strike order; `meta.provenance` has the provenance of each response.
+ * @example
+ * ```ts
+ * const req = { surface, maturity: 90, strikes: [80, 100, 120], strike_type: STRIKE_TYPE.PercentForward };
+ * const table = frames.volResultsColumns(await rp.tradable.getVol(req), req); // maturity, strike, vol, strike_type
+ * ```
  */
 export function volResultsColumns(results: readonly GetVolResult[]): ColumnTable;
 export function volResultsColumns(response: GetVolResult["response"], request: GetVolResult["request"]): ColumnTable;
@@ -75,8 +80,9 @@ export function volResultsColumns(
 /**
  * `GetVol` results as a long danfo DataFrame (see {@link volResultsColumns}).
  *
+ * @example
  * ```ts
- * const df = frames.volResults(await rp.tradable.getVol(request), request);
+ * const df = frames.volResults(await rp.tradable.getVol(req), req);
  * ```
  */
 export function volResults(results: readonly GetVolResult[]): DataFrame;
@@ -88,7 +94,14 @@ export function volResults(
   return toDataFrame(Array.isArray(a) ? volResultsColumns(a) : volResultsColumns(a as GetVolResult["response"], b!));
 }
 
-/** `GetVol` results wide: one row per maturity (ascending), one column per strike (ascending, named by the strike). */
+/**
+ * `GetVol` results wide: one row per maturity (ascending), one column per strike (ascending, named by the strike).
+ * @example
+ * ```ts
+ * const req = { surface, maturity: 90, strikes: [80, 100, 120], strike_type: STRIKE_TYPE.PercentForward };
+ * const wide = frames.volResultsWideColumns([{ request: req, response: await rp.tradable.getVol(req) }]);
+ * ```
+ */
 export function volResultsWideColumns(results: readonly GetVolResult[]): ColumnTable;
 export function volResultsWideColumns(
   response: GetVolResult["response"],
@@ -102,7 +115,14 @@ export function volResultsWideColumns(
   return widen(long);
 }
 
-/** {@link volResultsWideColumns} as a danfo DataFrame. */
+/**
+ * {@link volResultsWideColumns} as a danfo DataFrame.
+ * @example
+ * ```ts
+ * const req = { surface, maturity: 90, strikes: [80, 100, 120], strike_type: STRIKE_TYPE.PercentForward };
+ * const smile = frames.volResultsWide([{ request: req, response: await rp.tradable.getVol(req) }]); // maturities × strikes
+ * ```
+ */
 export function volResultsWide(results: readonly GetVolResult[]): DataFrame;
 export function volResultsWide(response: GetVolResult["response"], request: GetVolResult["request"]): DataFrame;
 export function volResultsWide(
@@ -123,7 +143,14 @@ function checkGrid(grid: VolGrid): void {
   }
 }
 
-/** A local-model vol grid, long: `maturity, strike, vol`, maturity-major; `strikeType` goes to `meta.fields.strike_type`. */
+/**
+ * A local-model vol grid, long: `maturity, strike, vol`, maturity-major; `strikeType` goes to `meta.fields.strike_type`.
+ * @example
+ * ```ts
+ * const grid = vol.fromSurface(surface).grid([30, 91, 365], [80, 100, 120], STRIKE_TYPE.PercentForward);
+ * const table = frames.volGridColumns(grid); // maturity, strike, vol
+ * ```
+ */
 export function volGridColumns(grid: VolGrid): ColumnTable {
   checkGrid(grid);
   const m = grid.maturities.length;
@@ -149,6 +176,7 @@ export function volGridColumns(grid: VolGrid): ColumnTable {
 /**
  * A local-model vol grid as a long danfo DataFrame (see {@link volGridColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.volGrid(grid);
  * ```
@@ -157,7 +185,14 @@ export function volGrid(grid: VolGrid): DataFrame {
   return toDataFrame(volGridColumns(grid));
 }
 
-/** A local-model vol grid wide: one row per maturity, one column per strike (named by the strike), in grid order. */
+/**
+ * A local-model vol grid wide: one row per maturity, one column per strike (named by the strike), in grid order.
+ * @example
+ * ```ts
+ * const grid = vol.fromSurface(surface).grid([30, 91, 365], [80, 100, 120], STRIKE_TYPE.PercentForward);
+ * const wide = frames.volGridWideColumns(grid);
+ * ```
+ */
 export function volGridWideColumns(grid: VolGrid): ColumnTable {
   checkGrid(grid);
   const m = grid.maturities.length;
@@ -174,7 +209,14 @@ export function volGridWideColumns(grid: VolGrid): ColumnTable {
   return builder.build();
 }
 
-/** {@link volGridWideColumns} as a danfo DataFrame (maturities × strikes). */
+/**
+ * {@link volGridWideColumns} as a danfo DataFrame (maturities × strikes).
+ * @example
+ * ```ts
+ * const grid = vol.fromSurface(surface).grid([30, 91, 365], [80, 100, 120], STRIKE_TYPE.PercentForward);
+ * plot.show(frames.volGridWide(grid)); // maturities × strikes
+ * ```
+ */
 export function volGridWide(grid: VolGrid): DataFrame {
   return toDataFrame(volGridWideColumns(grid));
 }

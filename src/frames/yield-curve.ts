@@ -37,6 +37,11 @@ const SOURCE = "RateAsset";
  * `yield_curve_model`; `$type` and `latest_market_date` go to `meta.fields`, the response's provenance
  * to `meta.provenance` (none when given the `yield_curve_model` alone). A response for another market date than
  * its request asked for (a weekend, a holiday, a date after the data) carries a warning naming both dates.
+ * @example
+ * ```ts
+ * const table = frames.yieldCurveColumns(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" }));
+ * table.rowCount; table.columns; // no danfo loaded
+ * ```
  */
 export function yieldCurveColumns(
   response: RateAssetResponse | YieldCurveModel,
@@ -77,6 +82,7 @@ export function yieldCurveColumns(
 /**
  * A yield curve as a danfo DataFrame (see {@link yieldCurveColumns}).
  *
+ * @example
  * ```ts
  * const df = frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" }), { derived: true });
  * ```

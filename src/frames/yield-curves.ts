@@ -43,6 +43,10 @@ export interface CurveFailure {
  * with the failures beside it; `meta.provenance` has one entry per curve fetched, in the same order. Dates
  * asked that came back as another date's curve (a weekend, a holiday, after the data: an earlier day's)
  * are named in `meta.warnings`, one line per currency, with the rows that are then duplicates.
+ * @example
+ * ```ts
+ * const { table, failures } = await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
+ * ```
  */
 export async function fetchYieldCurvesColumns(
   rp: RiskPortalClient,
@@ -86,6 +90,7 @@ export async function fetchYieldCurvesColumns(
 /**
  * Every currency × market date curve as one long danfo DataFrame, with the failures beside it.
  *
+ * @example
  * ```ts
  * const { frame, failures } = await frames.fetchYieldCurves(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-19", "2026-11-20"] });
  * ```
@@ -108,6 +113,10 @@ export interface PivotCurvesOptions {
 /**
  * The long curves wide: one row per maturity (ascending), one column per curve (`"EUR 2026-11-20"`);
  * a curve without a point at some maturity is missing there (curves have their own pillars).
+ * @example
+ * ```ts
+ * const wide = frames.pivotCurvesColumns(await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates: ["2026-11-20"] }));
+ * ```
  */
 export function pivotCurvesColumns(
   curves: ColumnTable | DataFrame | BatchColumns<unknown> | BatchFrame<unknown>,
@@ -132,6 +141,7 @@ export function pivotCurvesColumns(
 /**
  * {@link pivotCurvesColumns} as a danfo DataFrame.
  *
+ * @example
  * ```ts
  * const wide = frames.pivotCurves(await frames.fetchYieldCurves(rp, { currencies, marketDates }));
  * ```

@@ -137,6 +137,12 @@ export function cassettePath(file: string, env: Record<string, string | undefine
 /**
  * Connects to the configured service or starts the embedded simulator, recording to the cassette when
  * the mode says so; or, replaying, opens the cassette and contacts nothing.
+ * @example
+ * ```ts
+ * const conn = await connect(); // the service when RISK_PORTAL_BASE_URL is set, else the embedded simulator
+ * const curve = await conn.rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" });
+ * await conn.close();
+ * ```
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const env = options.env ?? process.env;
@@ -313,6 +319,11 @@ function wait(ms: number): Promise<void> {
  * Stops every connection `connect` opened in this process and did not close (the headless runner calls it
  * after a notebook): its simulator stops, but a recording is not finished, since the notebook did not get
  * to its `conn.close()`: the cassette stays as it was, and a line on stderr says where the recording is.
+ * @example
+ * ```ts
+ * await connect();
+ * await closeAllConnections(); // stops what every connect() of this process started
+ * ```
  */
 export async function closeAllConnections(): Promise<void> {
   await Promise.all([...open.values()].map((stop) => stop()));

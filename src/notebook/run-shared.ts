@@ -43,7 +43,7 @@ export interface RunOptions {
   /**
    * Which kernel runs the notebook: `tslab` (tslab's executor in this process) or `deno` (Deno's Jupyter
    * kernel, `deno jupyter --kernel`, spoken to over Jupyter's messaging protocol). Default: the one the
-   * notebook's kernelspec names ({@link notebookKernel}).
+   * notebook's kernelspec names (`notebookKernel`).
    */
   kernel?: KernelName;
   /** The deno executable (`--kernel deno`); default: $DENO_BIN, node_modules/.bin/deno, then PATH (see `findDeno`). */

@@ -74,6 +74,10 @@ function cellError(value: unknown): CellError {
  * Runs one notebook in papermill's shape — prepare (read, inject parameters) → execute the code cells →
  * write the executed `.ipynb` and its `.html`. Resolves with the result; rejects with NotebookError when a
  * cell fails (the outputs up to it are still written).
+ * @example
+ * ```ts
+ * const result = await runNotebook("notebooks/01-yield-curves.ipynb", { outDir: "out", params: { currency: "EUR" } });
+ * ```
  */
 export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
   const kernel = options.kernel ?? (await notebookKernel(file));

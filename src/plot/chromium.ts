@@ -28,7 +28,7 @@ export const CHROMIUM_ARGS = [
 ] as const;
 
 export interface BrowserOptions {
-  /** The Chromium (or Chrome) executable. Default: `$RISK_PORTAL_LAB_CHROMIUM`, else the first of {@link CHROMIUM_CANDIDATES} that exists. */
+  /** The Chromium (or Chrome) executable. Default: `$RISK_PORTAL_LAB_CHROMIUM`, else the first of `CHROMIUM_CANDIDATES` that exists. */
   chromiumPath?: string;
   /** Time allowed for launching Chromium and for each render, ms. Default 60,000. */
   timeoutMs?: number;
@@ -45,7 +45,14 @@ export class PngExportError extends RiskPortalError {
   }
 }
 
-/** The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none. */
+/**
+ * The Chromium `toPng` would use, or `undefined` (with what was tried) when there is none.
+ * @example
+ * ```ts
+ * import { findChromium } from "risk-portal-lab/plot";
+ * const { path, tried } = findChromium(); // path undefined when none of tried exists
+ * ```
+ */
 export function findChromium(explicit?: string): { path?: string; tried: string[] } {
   const tried: string[] = [];
   const candidates = [explicit, process.env.RISK_PORTAL_LAB_CHROMIUM, ...CHROMIUM_CANDIDATES].filter(

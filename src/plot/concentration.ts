@@ -26,7 +26,14 @@ export interface ConcentrationStats {
   effective: number;
 }
 
-/** Σ|value| per name, largest first, and the concentration figures of those shares. */
+/**
+ * Σ|value| per name, largest first, and the concentration figures of those shares.
+ * @example
+ * ```ts
+ * import { concentrationStats } from "risk-portal-lab/plot";
+ * const { topShare, hhi, effective } = concentrationStats(["A", "B", "A", "C"], [5, 3, 2, 1], 2);
+ * ```
+ */
 export function concentrationStats(
   names: readonly (string | null)[],
   values: readonly number[],
@@ -79,6 +86,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  * shares. The legend gives each curve's top-N share, Herfindahl–Hirschman index (Σ share², 1/n for
  * equal shares, 1 for one name) and effective number of names (1/HHI).
  *
+ * @example
  * ```ts
  * plot.show(plot.concentration(trades, { by: "counterparty", value: "notional", series: "portfolio" }));
  * ```

@@ -95,6 +95,7 @@ const bp = (v: number) => `${formatNumber(v * BP, 3)} vol bp`;
  * Takes `vol.crossCheck(rp, surface, { maturities, strikes })`'s result (its tolerance and strike type
  * are used), its `rows`, or a table / DataFrame of rows.
  *
+ * @example
  * ```ts
  * plot.show(plot.crossCheckHeatmap(await vol.crossCheck(rp, surface, { maturities: [30, 90, 365], strikes: [80, 90, 100, 110, 120] })));
  * ```

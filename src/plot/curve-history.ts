@@ -26,6 +26,7 @@ export interface CurveHistoryOptions {
  * Takes the long table of many dates: `frames.fetchYieldCurvesColumns(rp, { currencies, marketDates })` (or
  * its `table`), `frames.fetchYieldCurves(...)` (or its `frame`), or RateAsset responses.
  *
+ * @example
  * ```ts
  * plot.show(plot.curveHistory(await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD"], marketDates }), { tenors: [2, 10, 30] }));
  * ```

@@ -25,6 +25,7 @@ export interface CurveSurfaceOptions {
  *
  * Takes the long table of many dates (see `curveHistory`); one currency is drawn (`options.currency`).
  *
+ * @example
  * ```ts
  * plot.show(plot.curveSurface(await frames.fetchYieldCurvesColumns(rp, { currencies: ["EUR"], marketDates })));
  * ```

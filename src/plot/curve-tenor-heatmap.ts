@@ -79,6 +79,7 @@ const CALLER = "plot.curveTenorHeatmap";
  * month from each market date. Several currencies (without `currency`) draw one panel per currency,
  * side by side (three to a row), each titled with its currency, on one colour scale and one date axis.
  *
+ * @example
  * ```ts
  * const history = await Promise.all(dates.map((market_date) => rp.rateAsset.getCurve({ currency: "USD", market_date })));
  * plot.show(plot.curveTenorHeatmap(history, { tenors: ["3M", "1Y", "2Y", "5Y", "10Y", "30Y"] }));

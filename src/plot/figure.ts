@@ -69,7 +69,14 @@ export interface Figure {
   config?: Config;
 }
 
-/** True when `value` looks like a plotly figure: `{ data: [...], layout?: {...} }`. */
+/**
+ * True when `value` looks like a plotly figure: `{ data: [...], layout?: {...} }`.
+ * @example
+ * ```ts
+ * import { isFigure } from "risk-portal-lab/plot";
+ * isFigure(plot.yieldCurve(frames.yieldCurveColumns(curve))); // true
+ * ```
+ */
 export function isFigure(value: unknown): value is Figure {
   if (typeof value !== "object" || value === null) return false;
   const v = value as { data?: unknown; layout?: unknown };

@@ -33,7 +33,14 @@ export function plotlyBundlePath(resolve: (id: string) => string = require.resol
   );
 }
 
-/** The plotly.js bundle's text (read once, then cached for the process). */
+/**
+ * The plotly.js bundle's text (read once, then cached for the process).
+ * @example
+ * ```ts
+ * import { plotlySource } from "risk-portal-lab/plot";
+ * const { version, path } = plotlySource(); // the plotly.js bundle show and toHtml embed
+ * ```
+ */
 export function plotlySource(): PlotlySource {
   if (cached) return cached;
   const path = plotlyBundlePath();

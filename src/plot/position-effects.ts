@@ -32,6 +32,7 @@ const DOWN = "#e15759";
  * Takes the `GetTradeEventPositionEffects` response, or `frames.positionEffectsColumns(response)` /
  * `frames.positionEffects(response)` (needs `contract_identifier` and `quantity`).
  *
+ * @example
  * ```ts
  * const effects = await rp.tradable.positionEffects({ tradable_id: "SPX.XCBO", pricing_date: "2026-11-20", next_trade_event });
  * plot.show(plot.positionEffects(effects, { before: { "SPX.XCBO": 12_500, USD: 3_000_000 } }));

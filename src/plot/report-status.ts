@@ -40,6 +40,7 @@ function otherStatusLook(k: number): { color: string; pattern?: { shape: string 
  * batch over many dates `frames.fetchReportInfosByDateColumns(rp, { pricingDates })` (or its `table` /
  * `frame`), or a `GetReportInfos` response.
  *
+ * @example
  * ```ts
  * plot.show(plot.reportStatus(await frames.fetchReportInfosByDateColumns(rp, { pricingDates })));
  * ```

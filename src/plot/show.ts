@@ -76,6 +76,12 @@ let plotlyEmbedded = false;
 /**
  * The mime bundle of a figure: the plotly JSON, a self-contained HTML rendering (with plotly.js when
  * `plotly` is true) and a one-line text.
+ * @example
+ * ```ts
+ * import { mimeBundle, PLOTLY_MIME } from "risk-portal-lab/plot";
+ * const bundle = mimeBundle(plot.yieldCurve(frames.yieldCurveColumns(curve)), { plotly: false });
+ * bundle[PLOTLY_MIME]; // the JSON a frontend with plotly's renderer draws
+ * ```
  */
 export function mimeBundle(fig: Figure, options: { plotly: boolean }): MimeBundle {
   return {
@@ -85,7 +91,14 @@ export function mimeBundle(fig: Figure, options: { plotly: boolean }): MimeBundl
   };
 }
 
-/** `Figure "USD zero curve · 2026-11-20" (1 trace: scatter)`. */
+/**
+ * `Figure "USD zero curve · 2026-11-20" (1 trace: scatter)`.
+ * @example
+ * ```ts
+ * import { figureSummary } from "risk-portal-lab/plot";
+ * figureSummary(plot.yieldCurve(frames.yieldCurveColumns(curve))); // 'Figure "…" (1 trace: scatter)'
+ * ```
+ */
 export function figureSummary(fig: Figure): string {
   const counts = new Map<string, number>();
   for (const t of fig.data) counts.set(t.type ?? "scatter", (counts.get(t.type ?? "scatter") ?? 0) + 1);
@@ -99,11 +112,13 @@ export function figureSummary(fig: Figure): string {
  * (the session's first chart followed by plotly.js in parts; see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
  * page with plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
  *
+ * @example
  * ```ts
- * plot.show(plot.yieldCurve(df));
- * plot.show(frames.transactionTable(response));   // shape, column types, head and tail
- * plot.show(df["notional"]);                       // a Series: its index and values
- * plot.show(df.describe());                        // count, mean, std, … per column
+ * plot.show(plot.yieldCurve(df));                  // a chart (df: a yield curve's frame)
+ * const trades = frames.transactionTable(response);
+ * plot.show(trades);                                // shape, column types, head and tail
+ * plot.show(trades["notional"]);                    // a Series: its index and values
+ * plot.show(trades.describe());                     // count, mean, std, … per column
  * ```
  */
 export function show(value: Showable, options: ShowOptions = {}): string | undefined {
@@ -219,6 +234,11 @@ export function describeValue(value: Showable): string {
 /**
  * Forget that plotly.js was sent to the notebook: the next `show` embeds it again (for when the output
  * that held it was cleared, so that a saved or exported notebook keeps its charts).
+ * @example
+ * ```ts
+ * import { resetPlotlyEmbed } from "risk-portal-lab/plot";
+ * resetPlotlyEmbed(); // after clearing the outputs: the next plot.show embeds plotly.js again
+ * ```
  */
 export function resetPlotlyEmbed(): void {
   plotlyEmbedded = false;

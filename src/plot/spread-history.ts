@@ -30,6 +30,7 @@ const CALLER = "plot.spreadHistory";
  * Takes the curves of many dates: `frames.fetchYieldCurvesColumns(rp, { currencies, marketDates })` (or
  * its `table` / `frame`), RateAsset responses, or `Curve`s.
  *
+ * @example
  * ```ts
  * plot.show(plot.spreadHistory(await frames.fetchYieldCurvesColumns(rp, { currencies: ["USD", "EUR"], marketDates }), { legs: ["2Y", "10Y"] }));
  * ```

@@ -141,7 +141,7 @@ export function cellText(v: unknown): string {
 
 /**
  * How a table view is drawn: the rows shown from the top and from the bottom (default
- * {@link DEFAULT_TABLE_ROWS}), and the decimal places of its numbers. Without `digits` each number column
+ * `DEFAULT_TABLE_ROWS`), and the decimal places of its numbers. Without `digits` each number column
  * shows up to 10 significant digits (more, up to 15, where the values shown would otherwise read alike),
  * trailing zeros dropped, whole numbers whole: never binary float noise. `digits: 4` writes every column
  * that holds a fraction to 4 places; `digits: { rate: 6 }` writes `rate` to 6 places, whole or not. Only
@@ -212,6 +212,10 @@ function shapeText(p: Preview): string {
  * rows came from (operation, request, source, server, time received; when the table has provenance),
  * and the number of warnings the adapter recorded. Self-contained (inline styles scoped to `.rpl-table`).
  * `options`: the rows shown (a number, as before) or {@link TableViewOptions} (`{ rows: 3, digits: 4 }`).
+ * @example
+ * ```ts
+ * const html = plot.tableHtml(frames.yieldCurveColumns(curve), { rows: 5, digits: 4 });
+ * ```
  */
 export function tableHtml(input: TableLike, options: number | TableViewOptions = DEFAULT_TABLE_ROWS): string {
   const { rows, digits } = viewOptions(options);
@@ -250,6 +254,10 @@ export function tableHtml(input: TableLike, options: number | TableViewOptions =
 /**
  * The same preview as plain text (aligned columns), for consoles and the `text/plain` part of a bundle;
  * the last line is `source: …` when the table has provenance. `options` as for {@link tableHtml}.
+ * @example
+ * ```ts
+ * console.log(plot.tableText(frames.yieldCurveColumns(curve), 5));
+ * ```
  */
 export function tableText(input: TableLike, options: number | TableViewOptions = DEFAULT_TABLE_ROWS): string {
   const { rows, digits } = viewOptions(options);

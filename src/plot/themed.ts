@@ -31,6 +31,7 @@ function merge<T extends Record<string, unknown>>(theme: T, mine: Record<string,
  * name, titles as plain strings accepted), and its config (responsive, no logo, PNG at 2×). What you set
  * wins. The result displays like the builders' figures (`plot.show`, or bare under Deno).
  *
+ * @example
  * ```ts
  * plot.show(plot.figure({
  *   data: [{ type: "bar", x: ["MS", "JPM"], y: [12.5, 9.1], name: "USD" }],

@@ -9,6 +9,7 @@ import { figurePage } from "./html";
  * offline, in any browser, and can be mailed or attached as is. Creates the directory if needed.
  * Returns the absolute path.
  *
+ * @example
  * ```ts
  * plot.toHtml(plot.volSurface(grid), "out/vol-surface.html");
  * ```

@@ -37,6 +37,7 @@ export interface PngRenderer {
  * Starts headless Chromium once for many PNGs (each `toPng` call otherwise starts its own, a few
  * seconds each). Close it when done.
  *
+ * @example
  * ```ts
  * const png = await plot.pngRenderer();
  * try { await png.toPng(fig1, "a.png"); await png.toPng(fig2, "b.png"); } finally { await png.close(); }
@@ -124,6 +125,7 @@ interface PlotlyApi {
  * playwright-core is not installed. Starts and stops Chromium for this one image; for many, use
  * {@link pngRenderer}. Returns the absolute path.
  *
+ * @example
  * ```ts
  * await plot.toPng(plot.yieldCurve(df), "out/usd-curve.png", { scale: 2 });
  * ```

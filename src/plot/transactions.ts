@@ -37,6 +37,7 @@ export interface TransactionsOptions {
  * `instrument_name` (or `tradable_id`); uses `currency` and `asset_class` when present. Traces: one
  * bar per currency, then one line per instrument.
  *
+ * @example
  * ```ts
  * plot.show(plot.transactions(await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" })));
  * ```

@@ -28,6 +28,7 @@ export interface VolSmilesOptions {
  * long vol table / DataFrame: `frames.volGridColumns(grid)`, `frames.volResultsColumns(results)` (the
  * service's `GetVol`), or their DataFrame twins.
  *
+ * @example
  * ```ts
  * const grid = vol.fromSurface(surface).grid([30, 91, 365], [70, 80, 90, 100, 110, 120], STRIKE_TYPE.PercentForward);
  * plot.show(plot.volSmiles(grid));

@@ -17,6 +17,7 @@ export interface VolSurfaceOptions {
  * Takes the same inputs as `volSmiles` (a model grid, or a long vol table / DataFrame); cells the
  * table lacks stay empty.
  *
+ * @example
  * ```ts
  * plot.show(plot.volSurface(vol.fromSurface(surface).grid(maturities, strikes, STRIKE_TYPE.PercentForward)));
  * ```

@@ -47,6 +47,7 @@ function instrumentsTrace(
  * `frames.yieldCurve(response)`, or the batch `frames.fetchYieldCurvesColumns(rp, …)` /
  * `frames.fetchYieldCurves(rp, …)` for many currencies and dates — or `RateAsset` response(s) directly.
  *
+ * @example
  * ```ts
  * plot.show(plot.yieldCurve(frames.yieldCurve(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }))));
  * plot.show(plot.yieldCurve(history, { slider: true }));   // many dates: one date's curves at a time

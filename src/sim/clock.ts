@@ -14,7 +14,16 @@ export interface ManualClock extends Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that only moves when told to; starts at `startMs` (default: now). */
+/**
+ * A clock that only moves when told to; starts at `startMs` (default: now).
+ * @example
+ * ```ts
+ * const clock = manualClock(Date.parse("2026-11-20T21:00:00Z"));
+ * const sim = await startSimulator({ clock });
+ * clock.advance(2 * 3_600_000); // past 22:00 UTC: the simulator's daily batch runs
+ * await sim.close();
+ * ```
+ */
 export function manualClock(startMs = Date.now()): ManualClock {
   let t = startMs;
   return {

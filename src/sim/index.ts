@@ -40,7 +40,7 @@ export interface SimulatorOptions {
   host?: string;
   /** Seed of all generated data. Default 1. */
   seed?: number;
-  /** Last business day of the data (`YYYY-MM-DD`). Default {@link DEFAULT_AS_OF}. */
+  /** Last business day of the data (`YYYY-MM-DD`). Default `DEFAULT_AS_OF`. */
   asOf?: string;
   /** Keep accepted uploads and launched reports in this directory across restarts. */
   dataDir?: string;

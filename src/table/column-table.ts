@@ -53,7 +53,7 @@ export type ColumnKind = "number" | "string" | "category" | "boolean" | "date" |
  * Something a table kept as received instead of converting it, and where: data, not prose to be
  * rewritten. `row` counts in the table that holds the warning (a streamed table's batches number their
  * rows from where the batch starts); `message` says it in words, the row and column included, and is
- * what a display, a DataFrame's `frameInfo(df).warnings` and printed results show ({@link formatWarning}).
+ * what a display, a DataFrame's `frameInfo(df).warnings` and printed results show (`formatWarning`).
  */
 export interface TableWarning {
   /** The row at fault (0-based), when one row is. */
@@ -337,7 +337,14 @@ export function levelsOf(values: readonly (string | null)[], known: readonly str
   return levels;
 }
 
-/** A table with no rows (and the given columns, all `empty`). */
+/**
+ * A table with no rows (and the given columns, all `empty`).
+ * @example
+ * ```ts
+ * import { emptyTable } from "risk-portal-lab/frames";
+ * const none = emptyTable("GetTransactionTable", ["trade_id", "notional"]); // 0 rows, those columns
+ * ```
+ */
 export function emptyTable(
   source: string,
   columns: readonly string[] = [],
@@ -452,7 +459,14 @@ export function isColumnTable(value: unknown): value is ColumnTable {
   );
 }
 
-/** The values of a column; throws naming the table's columns when there is no such column. */
+/**
+ * The values of a column; throws naming the table's columns when there is no such column.
+ * @example
+ * ```ts
+ * import { valuesOf } from "risk-portal-lab/frames";
+ * const names = valuesOf(frames.yieldCurveColumns(curve), "fitted_instrument_name");
+ * ```
+ */
 export function valuesOf(table: ColumnTable, name: string): unknown[] {
   const values = Object.hasOwn(table.data, name) ? table.data[name] : undefined;
   if (!values)
@@ -462,7 +476,14 @@ export function valuesOf(table: ColumnTable, name: string): unknown[] {
   return values;
 }
 
-/** The values of a `number` column (`NaN` = missing), e.g. for a plot; throws when the column is not numeric. */
+/**
+ * The values of a `number` column (`NaN` = missing), e.g. for a plot; throws when the column is not numeric.
+ * @example
+ * ```ts
+ * import { numbersOf } from "risk-portal-lab/frames";
+ * const rates = numbersOf(frames.yieldCurveColumns(curve), "rate"); // number[]; an error for a text column
+ * ```
+ */
 export function numbersOf(table: ColumnTable, name: string): number[] {
   const values = valuesOf(table, name);
   const kind = table.kinds[name];

@@ -13,6 +13,13 @@ function hintFor(kinds: ColumnKind[]): ColumnHint {
 /**
  * The tables one under another: columns are the union in first-seen order, a column a table lacks is
  * missing in its rows, kinds and category levels carry over, warnings and provenance are concatenated.
+ * @example
+ * ```ts
+ * import { concatColumns } from "risk-portal-lab/frames";
+ * const eur = frames.yieldCurveColumns(await rp.rateAsset.getCurve({ currency: "EUR", market_date: "2026-11-20" }));
+ * const usd = frames.yieldCurveColumns(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+ * const both = concatColumns([eur, usd], "RateAsset"); // columns: the union, in order first seen
+ * ```
  */
 export function concatColumns(tables: readonly ColumnTable[], source: string): ColumnTable {
   const names: string[] = [];

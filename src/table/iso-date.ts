@@ -9,6 +9,11 @@ import { daysInMonth, digits } from "../api/date-text";
  * Milliseconds since the epoch of an ISO 8601 date or date-time string, or `NaN` when `text` is not one.
  * A date alone is midnight UTC; a date-time without an offset is read as UTC (never in the machine's
  * time zone, so a frame is the same on every machine). Digits past milliseconds are truncated.
+ * @example
+ * ```ts
+ * import { parseIsoDate } from "risk-portal-lab/frames";
+ * parseIsoDate("2026-11-20"); // milliseconds since the epoch (midnight UTC); NaN when it is not a date
+ * ```
  */
 export function parseIsoDate(text: string): number {
   const len = text.length;
@@ -93,7 +98,14 @@ export function isIsoDate(text: string): boolean {
   return !Number.isNaN(parseIsoDate(text));
 }
 
-/** A `Date` from an ISO 8601 string, or `undefined` when it is not one. */
+/**
+ * A `Date` from an ISO 8601 string, or `undefined` when it is not one.
+ * @example
+ * ```ts
+ * import { toDate } from "risk-portal-lab/frames";
+ * toDate("2026-11-20T09:30:00+01:00"); // a Date; undefined when it is not a date
+ * ```
+ */
 export function toDate(text: string): Date | undefined {
   const ms = parseIsoDate(text);
   return Number.isNaN(ms) ? undefined : new Date(ms);

@@ -27,6 +27,7 @@ export function refuseParquetOption(options: object, verb: string, instead: stri
  * auth and errors as `rp.position.transactionTable`. For a table larger than memory, stream it into a
  * Parquet file instead: {@link fetchTransactionTableToParquet}.
  *
+ * @example
  * ```ts
  * const trades = await frames.fetchTransactionTableColumns(rp, { portfolio_name: "GLOBAL-MACRO" });
  * ```

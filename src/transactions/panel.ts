@@ -110,6 +110,7 @@ function labelled(table: ColumnTable, portfolio: string, month: string | null): 
  * the order given), the failed calls beside it. For tables larger than memory, write them into a
  * dataset instead: {@link fetchTransactionTablesToParquet}.
  *
+ * @example
  * ```ts
  * const months = ["2026-01", "2026-02", "2026-03"];
  * const { table, failures } = await frames.fetchTransactionTablesColumns(rp, { portfolios: ["GLOBAL-MACRO", "EM-CREDIT"], months });
@@ -136,8 +137,9 @@ export async function fetchTransactionTablesColumns(
  * replaces it only when every call succeeded (see {@link TransactionDataset}`.replaced`). The dataset's
  * DuckDB session is sized as {@link DuckDBSizing} says (default: DuckDB's memory limit, one thread).
  *
+ * @example
  * ```ts
- * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"] }, "data/trades");
+ * const dataset = await frames.fetchTransactionTablesToParquet(rp, { portfolios: ["GLOBAL-MACRO"], months: ["2026-10"], overwrite: true }, "data/trades");
  * const trades = await frames.readParquet(dataset.path);
  * ```
  */

@@ -325,6 +325,7 @@ class Stager {
  * renamed over it), and stays on any failure. DuckDB's session is sized as {@link DuckDBSizing} says
  * (default: DuckDB's memory limit, all cores, what does not fit spilled beside the target).
  *
+ * @example
  * ```ts
  * const file = await frames.fetchTransactionTableToParquet(rp, { portfolio_name: "GLOBAL-MACRO" }, "data/trades.parquet");
  * const trades = await frames.readParquet(file.path);
@@ -421,6 +422,14 @@ export interface TransactionTableLoaded extends Omit<TransactionTableWritten, "p
  * const db = await frames.duckdb();
  * await frames.fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades");
  * const exposure = await db.query("select counterparty, currency, sum(notional) from trades group by all");
+ * ```
+ * @example
+ * ```ts
+ * import { fetchTransactionTableToDuckDB } from "risk-portal-lab/frames";
+ * const db = await frames.duckdb();
+ * await fetchTransactionTableToDuckDB(rp, { portfolio_name: "GLOBAL-MACRO" }, db, "trades"); // rows parsed by DuckDB
+ * const byCurrency = await db.queryColumns("select currency, count(*) as n from trades group by 1");
+ * await db.close();
  * ```
  */
 export async function fetchTransactionTableToDuckDB(

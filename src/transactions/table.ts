@@ -53,12 +53,24 @@ interface Collected {
 /**
  * The transaction table as a column table (no danfo). Takes the `GetTransactionTable` response or its
  * `data_table`; the response's other fields go to `meta.fields`, its provenance to `meta.provenance`.
+ * @example
+ * ```ts
+ * const table = frames.transactionTableColumns(await rp.position.transactionTable({ portfolio_name: "GLOBAL-MACRO" }));
+ * ```
  */
 export function transactionTableColumns(input: unknown, options: TransactionTableOptions = {}): ColumnTable {
   return buildTransactionTable(input, options, false);
 }
 
-/** The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones. */
+/**
+ * The layout of a `data_table` (A13); throws {@link TableShapeError} when it is none of the known ones.
+ * @example
+ * ```ts
+ * import { detectTableShape } from "risk-portal-lab/frames";
+ * detectTableShape([{ trade_id: "T1" }]);          // "rows"
+ * detectTableShape({ columns: ["a"], rows: [[1]] }); // "columns+rows"
+ * ```
+ */
 export function detectTableShape(dataTable: unknown): TableShape {
   if (dataTable === null || dataTable === undefined) return "empty";
   if (Array.isArray(dataTable)) return dataTable.length === 0 ? "empty" : "rows";

@@ -80,6 +80,11 @@ export interface BondPriceRecordsResult {
  * and code once: a row repeating another exactly is left out and listed in `duplicates` (sent once); rows
  * of one date and code with other values are all refused, in `errors`. A workbook sheet
  * (`{ xlsxFile, sheet }`) is read first, so the answer is then a Promise; its errors name their cells.
+ * @example
+ * ```ts
+ * const { records, errors } = frames.bondPriceRecords({ csvFile: "prices.csv" });
+ * errors.map(frames.formatRowError); // "line 9 (row 7): traded_price: expected number, got \"abc\""
+ * ```
  */
 export function bondPriceRecords(source: XlsxSource, options?: RecordsFromRowsOptions): Promise<BondPriceRecordsResult>;
 export function bondPriceRecords(
@@ -226,7 +231,7 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
   throwOnFailure?: boolean;
   /**
    * Default false: any invalid row refuses the whole source (nothing sent). True: send the valid rows and
-   * answer with one table of every row not stored and why, local and service (see {@link rejectionsTable});
+   * answer with one table of every row not stored and why, local and service (see `rejectionsTable`);
    * with `use_best_effort: true` the service too stores what it can.
    */
   skipInvalid?: boolean;
@@ -242,6 +247,7 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
  * `traded_price` is a price in percent of par, clean (without accrued interest), as bond markets quote:
  * neither the spec nor the public reference says clean or dirty; {@link TRADED_PRICE}.
  *
+ * @example
  * ```ts
  * const outcome = await frames.uploadBondPrices(rp, { csvFile: "prices.csv" });
  * await frames.uploadBondPrices(rp, { xlsxFile: "marks.xlsx", sheet: "Bonds" }); // errors name cells: Bonds!G7

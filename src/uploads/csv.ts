@@ -40,7 +40,13 @@ function detectDelimiter(text: string): string {
   return best;
 }
 
-/** Reads CSV text: header, records and the line of each record. */
+/**
+ * Reads CSV text: header, records and the line of each record.
+ * @example
+ * ```ts
+ * const { header, records, lines } = frames.parseCsv("date,code\n2026-11-20,DE0001102580\n");
+ * ```
+ */
 export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const delimiter = options.delimiter ?? detectDelimiter(input);
@@ -163,7 +169,13 @@ function readQuotedField(input: string, delimiter: string, at: CsvCursor): strin
   return field;
 }
 
-/** Reads a CSV file (UTF-8). */
+/**
+ * Reads a CSV file (UTF-8).
+ * @example
+ * ```ts
+ * const { header, records } = frames.readCsvFile("prices.csv");
+ * ```
+ */
 export function readCsvFile(path: string, options: CsvOptions = {}): CsvTable {
   return parseCsv(readFileSync(path, "utf8"), options);
 }

@@ -112,6 +112,10 @@ interface Group {
  * repeating another of its curve exactly is left out and listed in `duplicates` (sent once); one maturity
  * with two vols refuses the curve. A workbook sheet (`{ xlsxFile, sheet }`) is read first, so the answer
  * is then a Promise; its errors name their cells.
+ * @example
+ * ```ts
+ * const { curves, errors, leftOut } = frames.equityVolCurveRecords({ csvFile: "vols.csv" }); // one curve per asset
+ * ```
  */
 export function equityVolCurveRecords(
   source: XlsxSource,
@@ -398,6 +402,7 @@ export interface UploadEquityVolCurvesOptions extends RecordsFromRowsOptions, Om
  * `skipInvalid: true`, sends the valid curves and returns one table of the rows not stored, local and
  * service (columns `row, line, field, reason, source`; counts in `meta.fields`).
  *
+ * @example
  * ```ts
  * const outcome = await frames.uploadEquityVolCurves(rp, { csvFile: "vols.csv" });
  * await frames.uploadEquityVolCurves(rp, { xlsxFile: "vols.xlsx", sheet: "SAP" }); // errors name cells: SAP!E7

@@ -37,7 +37,14 @@ export function rowPlace(e: Pick<RowError, "row" | "line" | "sheet" | "cell">): 
   return e.line !== undefined ? `line ${e.line} (row ${e.row})` : `row ${e.row}`;
 }
 
-/** `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`; a workbook: `Bonds!G9 (row 7): …`). */
+/**
+ * `row 7: traded_price: expected number, got "abc"` (CSV: `line 9 (row 7): …`; a workbook: `Bonds!G9 (row 7): …`).
+ * @example
+ * ```ts
+ * const { errors } = frames.bondPriceRecords({ csvFile: "prices.csv" });
+ * for (const e of errors) console.log(frames.formatRowError(e));
+ * ```
+ */
 export function formatRowError(e: RowError): string {
   return `${rowPlace(e)}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
 }

@@ -108,6 +108,7 @@ function checkAtmCalendar(maturities: Float64Array, vols: Float64Array, bad: Bad
  *   then reports the calendar violations.
  * Anything else (a skew or wing the model cannot take) is buildSurface's error.
  *
+ * @example
  * ```ts
  * const { curves } = frames.equityVolCurveRecords({ csvFile: "vols.csv" });
  * const surface = vol.surfaceFromEquityVolCurve(curves[0], { forwardRate: 0.03, skew: -0.15, putWing: 1.2, callWing: 0.6 });

@@ -162,8 +162,9 @@ const ONE_OUT = newArrays(1);
  * vol that is not a finite number ≥ 0, a discount factor that is not a finite number > 0, a `kind` other
  * than `"call"` / `"put"`, or `vol·sqrt(maturity)` or `forward − strike` overflowing.
  *
+ * @example
  * ```ts
- * bachelier({ forward: -0.001, strike: 0.0025, maturity: 2, vol: 0.0075, kind: "call" }).price; // 0.0026…: rates below zero
+ * vol.bachelier({ forward: -0.001, strike: 0.0025, maturity: 2, vol: 0.0075, kind: "call" }).price; // 0.0026…: rates below zero
  * ```
  */
 export function bachelier(input: BachelierInput): Black76Greeks {
@@ -195,6 +196,10 @@ export function bachelier(input: BachelierInput): Black76Greeks {
  * Float64Arrays: the array form of {@link bachelier}, as {@link black76Strikes} is of black76 (`vols` one
  * normal vol or one per strike; `out`, when given, receives the results and is returned). Every input is
  * checked before anything is written; errors name the element (`strikes[3]`, `vols[3]`).
+ * @example
+ * ```ts
+ * const out = vol.bachelierStrikes({ forward: 0.03, maturity: 1, kind: "call" }, [0.02, 0.03, 0.04], 0.008);
+ * ```
  */
 export function bachelierStrikes(
   market: BachelierMarket,

@@ -250,8 +250,9 @@ export function newArrays(n: number): Black76Arrays {
  * sum), a maturity or vol that is not a finite number ≥ 0, a `kind` other than `"call"` /
  * `"put"`, or `vol·sqrt(maturity)` overflowing.
  *
+ * @example
  * ```ts
- * black76({ forward: 20, strike: 20, maturity: 4 / 12, vol: 0.25, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }).price; // 1.1166 (Hull)
+ * vol.black76({ forward: 20, strike: 20, maturity: 4 / 12, vol: 0.25, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }).price; // 1.1166 (Hull)
  * ```
  */
 export function black76(input: Black76Input): Black76Greeks {
@@ -287,6 +288,11 @@ export function black76(input: Black76Input): Black76Greeks {
  * Everything is checked before anything is written: errors name the element (`strikes[3]`, `vols[3]`). (A
  * large batch of Float64Arrays is checked while a worker thread starts on it, into memory of its own.)
  * With `market.shift` ≠ 0, the shifted strikes are a new array (checked first, each `strikes[i] + shift` > 0).
+ * @example
+ * ```ts
+ * const out = vol.black76Strikes({ forward: 100, maturity: 0.5, kind: "call" }, [90, 100, 110], 0.2);
+ * out.price; // Float64Array of 3 prices; delta, gamma, vega, theta beside it
+ * ```
  */
 export function black76Strikes(
   market: Black76Market,

@@ -65,6 +65,7 @@ function broadcast(value: PerBenchmark, n: number, field: string): number[] {
  * validates it with {@link fromSurface}, so what comes back is always valid; otherwise throws
  * {@link VolModelError} naming the benchmark and condition.
  *
+ * @example
  * ```ts
  * const surface = vol.buildSurface({ spot: 100, referenceDate: "2026-11-20", maturities: [30, 91, 182, 365],
  *   atmVols: [0.24, 0.22, 0.21, 0.2], forwardRate: 0.03, skew: -0.15, smile: 0.4, putWing: 1.1, callWing: 0.6 });

@@ -1724,26 +1724,6 @@ function fitSlices(
 
 // ---------------------------------------------------------------------------------------------------
 
-/**
- * Fits a surface of the local model to quoted implied vols: one benchmark per smile, fitted shortest
- * first by Levenberg–Marquardt in the model's parametrisation, free of butterfly arbitrage (GJ's g ≥ 0),
- * calendar arbitrage (`w_i(k) ≥ w_{i−1}(k)`, wings included) and inside Lee's moment bound, with the
- * minimum total variance kept ≥ 0 (see the module comment for the method and the constraint forms).
- * Quotes that an arbitrage-free surface produced are recovered exactly (to rounding); otherwise the fit
- * reports which constraints bind.
- *
- * Throws {@link VolModelError} naming the field path (`smiles[2].vols[5]`) and the reason for: a smile
- * with fewer than 5 quotes at distinct strikes, vols or strikes that are not finite and > 0 (or not a
- * delta in (0, 1), or a log-moneyness beyond the model's limit), maturities not strictly increasing,
- * arrays of different lengths, weights ≤ 0, and a bad spot, reference date, forward or option.
- *
- * ```ts
- * const { surface, fit, diagnostics } = vol.calibrate({ spot: 100, referenceDate: "2026-11-20",
- *   smiles: [{ maturity: 30, strikes: [80, 90, 100, 110, 120], strikeType: STRIKE_TYPE.PercentForward,
- *              vols: [0.28, 0.24, 0.21, 0.2, 0.205] }] });
- * fit[0].rmseBp; // vol bp
- * ```
- */
 /** Reads and checks calibrate's options other than the smiles' contents. */
 function readCalibrateOptions(options: CalibrateOptions) {
   if (!options || typeof options !== "object") {
@@ -1789,6 +1769,27 @@ function readCalibrateOptions(options: CalibrateOptions) {
   return { spot, smiles, referenceDate: date.data, rate, weighting, maxIterations, onProgress, noiseBp };
 }
 
+/**
+ * Fits a surface of the local model to quoted implied vols: one benchmark per smile, fitted shortest
+ * first by Levenberg–Marquardt in the model's parametrisation, free of butterfly arbitrage (GJ's g ≥ 0),
+ * calendar arbitrage (`w_i(k) ≥ w_{i−1}(k)`, wings included) and inside Lee's moment bound, with the
+ * minimum total variance kept ≥ 0 (see the module comment for the method and the constraint forms).
+ * Quotes that an arbitrage-free surface produced are recovered exactly (to rounding); otherwise the fit
+ * reports which constraints bind.
+ *
+ * Throws {@link VolModelError} naming the field path (`smiles[2].vols[5]`) and the reason for: a smile
+ * with fewer than 5 quotes at distinct strikes, vols or strikes that are not finite and > 0 (or not a
+ * delta in (0, 1), or a log-moneyness beyond the model's limit), maturities not strictly increasing,
+ * arrays of different lengths, weights ≤ 0, and a bad spot, reference date, forward or option.
+ *
+ * @example
+ * ```ts
+ * const { surface, fit, diagnostics } = vol.calibrate({ spot: 100, referenceDate: "2026-11-20",
+ *   smiles: [{ maturity: 30, strikes: [80, 90, 100, 110, 120], strikeType: STRIKE_TYPE.PercentForward,
+ *              vols: [0.28, 0.24, 0.21, 0.2, 0.205] }] });
+ * fit[0].rmseBp; // vol bp
+ * ```
+ */
 export function calibrate(options: CalibrateOptions): CalibrationResult {
   const { spot, smiles, referenceDate, rate, weighting, maxIterations, onProgress, noiseBp } =
     readCalibrateOptions(options);

@@ -245,6 +245,7 @@ function summarise(rows: CrossCheckRow[], failed: FailedMaturity[], maturities: 
  * back. Throws {@link VolModelError} before any call when the surface or the options are invalid locally,
  * and rejects with the abort reason when `signal` aborts.
  *
+ * @example
  * ```ts
  * const check = await vol.crossCheck(rp, surface, { maturities: [30, 90, 365], strikes: [80, 90, 100, 110, 120] });
  * check.summary.maxAbsDifference;
@@ -282,7 +283,13 @@ function volBp(x: number): string {
   return `${fmt(Number((x * 1e4).toPrecision(3)))} vol bp`;
 }
 
-/** One line per failed maturity and the largest difference, for printing (differences and tolerance in vol bp). */
+/**
+ * One line per failed maturity and the largest difference, for printing (differences and tolerance in vol bp).
+ * @example
+ * ```ts
+ * console.log(vol.formatSummary(await vol.crossCheck(rp, surface, { maturities: [30, 91], strikes: [80, 100, 120] })));
+ * ```
+ */
 export function formatSummary(result: CrossCheckResult): string {
   const s = result.summary;
   const lines = [

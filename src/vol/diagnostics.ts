@@ -806,6 +806,10 @@ function checkBenchmarks(
  * refined by golden-section search between its neighbours. With `options.k`, only those points are
  * checked. Each failing stretch is one violation, reported at its worst point. Takes a model or a surface
  * (a surface the model cannot evaluate is reported under `invalid`).
+ * @example
+ * ```ts
+ * const report = vol.diagnose(vol.fromSurface(surface)); // butterfly, calendar and Lee: where and by how much
+ * ```
  */
 export function diagnose(model: VolSurfaceModel | SurfaceLike, options: DiagnoseOptions = {}): ArbitrageReport {
   const given = options.k === undefined ? undefined : toFloat64(options.k, "k");

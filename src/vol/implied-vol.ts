@@ -288,8 +288,9 @@ function boundError(m: Market, price: number, K: number, call: boolean, field: s
  * maturity 0, the message giving the bound and its value; and for any input that {@link black76} or
  * {@link bachelier} would refuse, naming the field. Never NaN.
  *
+ * @example
  * ```ts
- * impliedVol({ price: 1.1166, forward: 20, strike: 20, maturity: 4 / 12, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }); // 0.25
+ * vol.impliedVol({ price: 1.1166, forward: 20, strike: 20, maturity: 4 / 12, discountFactor: Math.exp(-0.09 * 4 / 12), kind: "put" }); // 0.25
  * ```
  */
 export function impliedVol(input: ImpliedVolInput): number {
@@ -308,6 +309,11 @@ export function impliedVol(input: ImpliedVolInput): number {
  * Float64Array, one vol per price. `kind` is one for all or one per price. Every input is checked; the first
  * price that implies no vol is an error naming its index and the bound it breaks
  * (`prices[3] = 0.5 (strikes[3] = 99.3, put) is below its lower bound, …`): never a NaN in the result.
+ * @example
+ * ```ts
+ * const prices = vol.black76Strikes({ forward: 100, maturity: 0.5, kind: "call" }, [90, 100, 110], 0.2).price;
+ * vol.impliedVols({ prices, forward: 100, strikes: [90, 100, 110], maturity: 0.5, kind: "call" }); // [0.2, 0.2, 0.2]
+ * ```
  */
 export function impliedVols(input: ImpliedVolsInput): Float64Array {
   if (!input || typeof input !== "object")

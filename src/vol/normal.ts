@@ -9,6 +9,11 @@
  * ~x²·1e-16 far out (the rounding of x/√2), down to x ≈ −37.5 where N leaves the normal doubles (0
  * beyond); in the upper half it is below 1e-16 absolute. `N(0)` is exactly 0.5, `N(±∞)` exactly 1 / 0,
  * and NaN stays NaN. (A tail probability of 1e-200 comes out to ~14 digits, not as rounding noise.)
+ * @example
+ * ```ts
+ * import { normCdf } from "risk-portal-lab/vol";
+ * normCdf(1.96); // 0.975…
+ * ```
  */
 export function normCdf(x: number): number {
   return x < 0 ? 0.5 * erfc(-x * Math.SQRT1_2) : 1 - 0.5 * erfc(x * Math.SQRT1_2);
@@ -19,6 +24,11 @@ export function normCdf(x: number): number {
  * approximations ("Rational Chebyshev approximation for the error function", Math. Comp. 23, 1969; the
  * netlib SPECFUN routine CALERF): relative error about 1e-16 for x ≥ 0 (down to the underflow of
  * `erfc`, x ≈ 26.5, beyond which it is 0), 2 for x → −∞.
+ * @example
+ * ```ts
+ * import { erfc } from "risk-portal-lab/vol";
+ * erfc(1); // 0.157299…
+ * ```
  */
 export function erfc(x: number): number {
   const y = Math.abs(x);
@@ -32,6 +42,11 @@ export function erfc(x: number): number {
  * The scaled complementary error function `erfcx(x) = e^(x²)·erfc(x)` (Cody 1969, as {@link erfc}),
  * which for x ≥ 0 never underflows (`erfcx(x) ≈ 1/(x·√π)` for large x): relative error about 1e-16.
  * For x < 0 it grows like `2e^(x²)` and is +∞ below x ≈ −26.6.
+ * @example
+ * ```ts
+ * import { erfcx } from "risk-portal-lab/vol";
+ * erfcx(30); // e^900·erfc(30), finite where erfc(30) underflows
+ * ```
  */
 export function erfcx(x: number): number {
   const y = Math.abs(x);
@@ -102,6 +117,11 @@ function expMinusSquare(y: number): number {
  * `N⁻¹(p)`, the standard normal quantile, for `0 < p < 1` (Wichura, "Algorithm AS 241: the percentage
  * points of the normal distribution", Applied Statistics 37, 1988; relative error about 1e-16).
  * Returns -∞ at 0, +∞ at 1 and NaN outside [0, 1]: callers validate `p` first.
+ * @example
+ * ```ts
+ * import { normInv } from "risk-portal-lab/vol";
+ * normInv(0.975); // 1.95996…
+ * ```
  */
 export function normInv(p: number): number {
   if (!(p >= 0 && p <= 1)) return NaN;

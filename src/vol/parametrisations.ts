@@ -104,6 +104,12 @@ function fail(form: SviForm | undefined, field: string, condition: string, detai
  * The form of a slice, from its keys: the one form whose five keys are all present (extra keys are
  * ignored). Throws {@link VolModelError} (field `slice`) when none or more than one form matches,
  * naming the keys each near miss lacks (e.g. GJ's `sigma` for this repo's `s`).
+ * @example
+ * ```ts
+ * import { sliceForm } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * sliceForm(raw); // "raw"
+ * ```
  */
 export function sliceForm(slice: unknown): SviForm {
   if (slice === null || typeof slice !== "object") {
@@ -297,6 +303,12 @@ function checkOutput(form: SviForm, out: object, from: string): void {
  * Raw → natural (GJ §3.2, the inverse of the natural → raw map):
  * `delta = a − b·s·sqrt(1 − rho²)`, `mu = m + rho·s/sqrt(1 − rho²)`, `omega = 2·b·s/sqrt(1 − rho²)`,
  * `zeta = sqrt(1 − rho²)/s`, `rho` unchanged. Checks the raw slice (`b ≥ 0`, `|rho| < 1`, `s > 0`, minimum ≥ 0).
+ * @example
+ * ```ts
+ * import { rawToNatural } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * const natural = rawToNatural(raw); // { delta, mu, rho, omega, zeta }
+ * ```
  */
 export function rawToNatural(raw: RawSvi): NaturalSvi {
   checkRaw(raw, false);
@@ -311,6 +323,12 @@ export function rawToNatural(raw: RawSvi): NaturalSvi {
  * Natural → raw (GJ §3.2): `a = delta + omega/2·(1 − rho²)`, `b = omega·zeta/2`,
  * `m = mu − rho/zeta`, `s = sqrt(1 − rho²)/zeta`, `rho` unchanged. Checks the natural slice
  * (`omega ≥ 0`, `|rho| < 1`, `zeta > 0`, minimum ≥ 0).
+ * @example
+ * ```ts
+ * import { naturalToRaw, rawToNatural } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * naturalToRaw(rawToNatural(raw)); // raw again, to rounding
+ * ```
  */
 export function naturalToRaw(natural: NaturalSvi): RawSvi {
   checkNatural(natural);
@@ -332,6 +350,12 @@ export function naturalToRaw(natural: NaturalSvi): RawSvi {
  * `c = b·(1 + rho)/sqrt(w(0))`, `vTilde = (a + b·s·sqrt(1 − rho²))/T` (evaluated as
  * `(w(0) − b·r·(rho − beta)²/(1 − rho·beta + (s/r)·sqrt(1 − rho²)))/T`, `r = sqrt(m² + s²)`, `beta = m/r`, the same
  * number without cancellation). Needs, beyond a valid raw slice, `b > 0` and `w(0) > 0`.
+ * @example
+ * ```ts
+ * import { rawToJumpWings } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * const jw = rawToJumpWings(raw, 0.25); // { v, psi, p, c, vTilde }
+ * ```
  */
 export function rawToJumpWings(raw: RawSvi, T: number): JumpWings {
   checkT(T);
@@ -370,6 +394,12 @@ export function rawToJumpWings(raw: RawSvi, T: number): JumpWings {
  *
  * `psi = 0` (`beta = rho`: the minimum is at the money and `vTilde = v`) leaves `r` undetermined: the
  * jump-wings parameters then describe a whole family of raw slices, and this throws (condition `psi ≠ 0`).
+ * @example
+ * ```ts
+ * import { jumpWingsToRaw, rawToJumpWings } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * jumpWingsToRaw(rawToJumpWings(raw, 0.25), 0.25); // raw again, to rounding
+ * ```
  */
 export function jumpWingsToRaw(jw: JumpWings, T: number): RawSvi {
   checkJumpWings(jw, T);
@@ -409,6 +439,12 @@ export function jumpWingsToRaw(jw: JumpWings, T: number): RawSvi {
  * Raw → the model's form at maturity `T` years: svi.ts `sliceParams` (`vol = sqrt(w(0)/T)`,
  * `skew = w'(0)/(2·sqrt(w(0)))`, `smile = (w''(0)/2 − skew²)/sqrt(w(0))`, wings `b·(1 ∓ rho)/sqrt(w(0))`),
  * after checking the raw slice, `b > 0` and `w(0) > 0`.
+ * @example
+ * ```ts
+ * import { rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * const params = rawToModel(raw, 0.25); // the model's form: { vol, skew, smile, putWing, callWing }
+ * ```
  */
 export function rawToModel(raw: RawSvi, T: number): SliceParams {
   checkT(T);
@@ -422,6 +458,12 @@ export function rawToModel(raw: RawSvi, T: number): SliceParams {
  * The model's form → raw at maturity `T` years: svi.ts `rawSvi` (vol-model.md, "Conversion to raw SVI"), with
  * its checks (`vol > 0`, `p > 0`, `c > 0`, `-p < 2·psi < c`, `kappa > -psi²/sqrt(theta)`, minimum ≥ 0);
  * errors name the {@link SliceParams} key (`putWing`, …).
+ * @example
+ * ```ts
+ * import { modelToRaw, rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * modelToRaw(rawToModel(raw, 0.25), 0.25); // raw again, to rounding
+ * ```
  */
 export function modelToRaw(model: SliceParams, T: number): RawSvi {
   const { a, b, rho, m, s } = modelRaw(model, T);
@@ -434,6 +476,12 @@ export function modelToRaw(model: SliceParams, T: number): RawSvi {
  * `a + b·s·sqrt(1 − rho²)` computed from the model's parameters by svi.ts `modelMinTotalVariance` (the same
  * number `rawSvi` holds ≥ 0).
  * Checks the slice as {@link modelToRaw} does.
+ * @example
+ * ```ts
+ * import { modelToJumpWings, rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * modelToJumpWings(rawToModel(raw, 0.25), 0.25);
+ * ```
  */
 export function modelToJumpWings(model: SliceParams, T: number): JumpWings {
   modelRaw(model, T); // its checks
@@ -448,6 +496,12 @@ export function modelToJumpWings(model: SliceParams, T: number): JumpWings {
  * Jump-wings → the model's form at maturity `T` years: `vol = sqrt(v)`, `skew = psi`, `putWing = p`,
  * `callWing = c`, and the ATM curvature `smile = (w''(0)/2 − psi²)/sqrt(v·T)` with `w''(0) = b·s²/r³` of the raw
  * slice {@link jumpWingsToRaw} gives (so `psi = 0` throws, as there).
+ * @example
+ * ```ts
+ * import { jumpWingsToModel, rawToJumpWings } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * jumpWingsToModel(rawToJumpWings(raw, 0.25), 0.25); // { vol, skew, smile, putWing, callWing }
+ * ```
  */
 export function jumpWingsToModel(jw: JumpWings, T: number): SliceParams {
   const raw = jumpWingsToRaw(jw, T);
@@ -459,24 +513,56 @@ export function jumpWingsToModel(jw: JumpWings, T: number): SliceParams {
   return out;
 }
 
-/** Natural → jump-wings at maturity `T` years: {@link naturalToRaw} then {@link rawToJumpWings}. */
+/**
+ * Natural → jump-wings at maturity `T` years: {@link naturalToRaw} then {@link rawToJumpWings}.
+ * @example
+ * ```ts
+ * import { naturalToJumpWings, rawToNatural } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * naturalToJumpWings(rawToNatural(raw), 0.25);
+ * ```
+ */
 export function naturalToJumpWings(natural: NaturalSvi, T: number): JumpWings {
   checkT(T);
   return rawToJumpWings(naturalToRaw(natural), T);
 }
 
-/** Jump-wings → natural at maturity `T` years: {@link jumpWingsToRaw} then {@link rawToNatural}. */
+/**
+ * Jump-wings → natural at maturity `T` years: {@link jumpWingsToRaw} then {@link rawToNatural}.
+ * @example
+ * ```ts
+ * import { jumpWingsToNatural, rawToJumpWings } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * jumpWingsToNatural(rawToJumpWings(raw, 0.25), 0.25);
+ * ```
+ */
 export function jumpWingsToNatural(jw: JumpWings, T: number): NaturalSvi {
   return rawToNatural(jumpWingsToRaw(jw, T));
 }
 
-/** Natural → the model's form at maturity `T` years: {@link naturalToRaw} then {@link rawToModel}. */
+/**
+ * Natural → the model's form at maturity `T` years: {@link naturalToRaw} then {@link rawToModel}.
+ * @example
+ * ```ts
+ * import { naturalToModel, rawToNatural } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * naturalToModel(rawToNatural(raw), 0.25);
+ * ```
+ */
 export function naturalToModel(natural: NaturalSvi, T: number): SliceParams {
   checkT(T);
   return rawToModel(naturalToRaw(natural), T);
 }
 
-/** The model's form → natural at maturity `T` years: {@link modelToRaw} then {@link rawToNatural}. */
+/**
+ * The model's form → natural at maturity `T` years: {@link modelToRaw} then {@link rawToNatural}.
+ * @example
+ * ```ts
+ * import { modelToNatural, rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * modelToNatural(rawToModel(raw, 0.25), 0.25);
+ * ```
+ */
 export function modelToNatural(model: SliceParams, T: number): NaturalSvi {
   return rawToNatural(modelToRaw(model, T));
 }
@@ -501,6 +587,7 @@ function copy<F extends SviForm>(form: F, slice: SviForms[F]): SviForms[F] {
  * > 0 always, so a call never depends on which forms it joins). The input's form comes from its keys
  * ({@link sliceForm}); the input is validated even when `to` is its own form (then a copy is returned).
  *
+ * @example
  * ```ts
  * const jw = vol.convertSlice({ a: -0.041, b: 0.1331, rho: 0.306, m: 0.3586, s: 0.4153 }, "jumpWings", 1);
  * // { v: 0.01742625…, psi: -0.1752111…, p: 0.6997381…, c: 1.316798…, vTilde: 0.0116249… }
@@ -598,6 +685,7 @@ export interface ButterflyRepair<F extends SviForm = SviForm> {
  * `smile = (theta·phi²·(1 − rho²)/4 − psi²)/sqrt(theta)`; jump-wings keeps `v`, `psi`, `p`. It is a recipe,
  * not a minimal change: a slice already free of arbitrage is changed too, unless `c = p + 2·psi` already.
  *
+ * @example
  * ```ts
  * const { slice, changed } = vol.repairButterfly({ a: -0.041, b: 0.1331, rho: 0.306, m: 0.3586, s: 0.4153 }, 1);
  * // slice ≈ { a: 0.0077409, b: 0.069242, rho: -0.3340365, m: 0.0420338, s: 0.118608 } (GJ Example 5.1)

@@ -72,8 +72,9 @@ export interface OptionPrices extends StrikesAt, Black76Arrays {
  * year at the rate implied by the discount factor); smile dynamics (sticky-delta, local vol) are not in
  * them.
  *
+ * @example
  * ```ts
- * const p = priceOptions(model, 91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 });
+ * const p = vol.priceOptions(model, 91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 });
  * p.price; p.delta; p.vols;
  * ```
  */
@@ -105,6 +106,10 @@ export function priceOptions(
  * The deltas of strikes (any convention) at one maturity in a delta convention (`"delta"` or a
  * {@link DeltaStrikeType}: put, spot, premium-adjusted), with the model's own vol at each strike: the
  * inverse of passing that convention as the strike type.
+ * @example
+ * ```ts
+ * const deltas = vol.strikeDeltas(vol.fromSurface(surface), 91, [80, 100, 120], STRIKE_TYPE.PercentForward, "delta");
+ * ```
  */
 export function strikeDeltas(
   model: SurfaceView,
@@ -228,6 +233,10 @@ export interface ImpliedDensity extends StrikesAt {
  * The density is negative where g < 0 (butterfly arbitrage): the values are returned as they are and
  * those strikes listed in `negative`. Throws {@link VolModelError} for a strike where `w = 0` (possible
  * only at the minimum of a slice whose minimum total variance is exactly 0).
+ * @example
+ * ```ts
+ * const density = vol.impliedDensity(vol.fromSurface(surface), 91, [80, 100, 120], STRIKE_TYPE.PercentForward);
+ * ```
  */
 export function impliedDensity(
   model: SurfaceView,
@@ -320,6 +329,10 @@ export interface LocalVol extends StrikesAt {
  * arbitrage) or ∂w/∂T < 0 (calendar arbitrage) the value is NaN and the strike is listed in `undefinedAt`
  * with the reason and both figures; `strict: true` throws a {@link VolModelError} naming the first such
  * strike instead. Throws for a strike where w = 0.
+ * @example
+ * ```ts
+ * const local = vol.localVol(vol.fromSurface(surface), 91, [80, 100, 120], STRIKE_TYPE.PercentForward, { interpolation: "c1" });
+ * ```
  */
 export function localVol(
   model: SurfaceView,

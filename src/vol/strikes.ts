@@ -148,7 +148,14 @@ export function deltaConvention(strikeType: ModelStrikeType): DeltaConvention | 
   };
 }
 
-/** `"premium-adjusted spot put delta"`, `"forward call delta"`: a convention in words, for messages and labels. */
+/**
+ * `"premium-adjusted spot put delta"`, `"forward call delta"`: a convention in words, for messages and labels.
+ * @example
+ * ```ts
+ * import { deltaLabel } from "risk-portal-lab/vol";
+ * deltaLabel({ kind: "put", spot: true, premiumAdjusted: false, discountFactor: 0.99 }); // "spot put delta"
+ * ```
+ */
 export function deltaLabel(c: DeltaConvention): string {
   return `${c.premiumAdjusted ? "premium-adjusted " : ""}${c.spot ? "spot" : "forward"} ${c.kind} delta`;
 }

@@ -109,6 +109,11 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  * Whether a forward `F = exp(lnF)` is a normal, finite double (`lnF` in about [−708.40, 709.78]): the
  * one test of "the forward stays within double precision", used by the model to refuse a maturity and by
  * the tests as their oracle. Beyond it `F(T)` would overflow or turn subnormal.
+ * @example
+ * ```ts
+ * import { forwardWithinDoublePrecision } from "risk-portal-lab/vol";
+ * forwardWithinDoublePrecision(Math.log(5_000)); // true; false for ln F beyond ±709
+ * ```
  */
 export function forwardWithinDoublePrecision(lnF: number): boolean {
   const F = Math.exp(lnF);
@@ -225,6 +230,11 @@ export class VolSurfaceModel implements SurfaceView {
    * a plain array or a Float64Array (the fast path). Throws {@link VolModelError} for a maturity that is not
    * a finite number > 0, a strike that is not finite and > 0 (log-moneyness: not finite; delta: out of its
    * range or not reached), or an unknown strike type. Never returns NaN.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.vols(91, [80, 100, 120], STRIKE_TYPE.PercentForward); // Float64Array, as GetVol answers
+   * ```
    */
   vols(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -238,6 +248,12 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Vols on a grid of many maturities (days, > 0) × many strikes in one convention. Strikes given as
    * prices or percentages are logged once for the whole grid.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const grid = s.grid([30, 91, 365], [80, 100, 120], STRIKE_TYPE.PercentForward);
+   * plot.show(plot.volSmiles(grid));
+   * ```
    */
   grid(maturitiesDays: ArrayLike<number>, strikes: ArrayLike<number>, strikeType: ModelStrikeType): VolGrid {
     checkStrikeType(strikeType);
@@ -268,6 +284,11 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Total implied variance `w(k, T) = σ²·T` at one maturity (days, > 0) for log-forward-moneyness values
    * `k` (finite, |k| ≤ {@link LOG_MONEYNESS_LIMIT}).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.totalVariance(91, [-0.1, 0, 0.1]); // w(k) = σ²T at log-moneyness k
+   * ```
    */
   totalVariance(maturityDays: number, k: ArrayLike<number>): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -282,13 +303,25 @@ export class VolSurfaceModel implements SurfaceView {
    * The forward `F(T)` at a maturity in days (> 0): `ln F` is piecewise linear in T through
    * `(0, ln spot_ref)` and the benchmarks, continued beyond the last with the last segment's slope.
    * Exactly `spot_ref · benchmark_fwd_factors[i]` at a benchmark maturity.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.forward(91);
+   * ```
    */
   forward(maturityDays: number): number {
     const plan = this.#plan(checkMaturity(maturityDays));
     return plan.exactNode >= 0 ? this.#forward[plan.exactNode]! : Math.exp(plan.lnF);
   }
 
-  /** Log-forward-moneyness `k = ln(K / F(T))` of strikes in any convention, at one maturity (days). */
+  /**
+   * Log-forward-moneyness `k = ln(K / F(T))` of strikes in any convention, at one maturity (days).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.logMoneyness(91, [90, 100, 110], STRIKE_TYPE.PercentForward); // ln(K/F)
+   * ```
+   */
   logMoneyness(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
     checkStrikeType(strikeType);
@@ -296,7 +329,14 @@ export class VolSurfaceModel implements SurfaceView {
     return this.#logMoneyness(x, strikeType, plan);
   }
 
-  /** Absolute strikes `K = F(T)·e^k` (prices) of strikes in any convention, at one maturity (days). Absolute strikes come back unchanged. */
+  /**
+   * Absolute strikes `K = F(T)·e^k` (prices) of strikes in any convention, at one maturity (days). Absolute strikes come back unchanged.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.absoluteStrikes(91, [90, 100, 110], STRIKE_TYPE.PercentForward); // prices
+   * ```
+   */
   absoluteStrikes(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
     checkStrikeType(strikeType);
@@ -319,6 +359,11 @@ export class VolSurfaceModel implements SurfaceView {
   /**
    * Black forward call delta `N(d1)`, `d1 = −k/sqrt(w) + sqrt(w)/2` with the model's own total variance
    * `w(k, T)` (not premium-adjusted), of strikes in any convention at one maturity (days).
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.callDelta(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
    */
   callDelta(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): Float64Array {
     const plan = this.#plan(checkMaturity(maturityDays));
@@ -335,6 +380,7 @@ export class VolSurfaceModel implements SurfaceView {
    * Black-76 prices and sticky-strike greeks of European options at one maturity (days), each strike at
    * this surface's vol: {@link priceOptions} on this model.
    *
+   * @example
    * ```ts
    * s.price(91, [90, 100, 110], STRIKE_TYPE.PercentForward, { kind: "put", discountFactor: 0.99 }).price;
    * ```
@@ -348,12 +394,26 @@ export class VolSurfaceModel implements SurfaceView {
     return priceOptions(this, maturityDays, strikes, strikeType, options);
   }
 
-  /** The risk-neutral density of the terminal price at one maturity (days): {@link impliedDensity} on this model. */
+  /**
+   * The risk-neutral density of the terminal price at one maturity (days): {@link impliedDensity} on this model.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const { density } = s.density(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
+   */
   density(maturityDays: number, strikes: ArrayLike<number>, strikeType: ModelStrikeType): ImpliedDensity {
     return impliedDensity(this, maturityDays, strikes, strikeType);
   }
 
-  /** Dupire local vol at one maturity (days): {@link localVol} on this model. */
+  /**
+   * Dupire local vol at one maturity (days): {@link localVol} on this model.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * s.localVol(91, [90, 100, 110], STRIKE_TYPE.PercentForward);
+   * ```
+   */
   localVol(
     maturityDays: number,
     strikes: ArrayLike<number>,
@@ -363,7 +423,14 @@ export class VolSurfaceModel implements SurfaceView {
     return localVol(this, maturityDays, strikes, strikeType, options);
   }
 
-  /** The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`. */
+  /**
+   * The surface in wire form (plain arrays, ISO `reference_date`), as validated: what `GetVol` takes as `surface`.
+   * @example
+   * ```ts
+   * const s = vol.fromSurface(surface);
+   * const again = vol.fromSurface(JSON.parse(JSON.stringify(s))); // the wire surface GetVol takes
+   * ```
+   */
   toJSON(): WireSurface {
     const w = this.#wire;
     return {
@@ -505,6 +572,7 @@ interface Plan extends MaturityPlan {
  * ISO string or a `Date`; arrays `number[]` or `Float64Array`). Throws {@link VolModelError} naming the
  * field, the benchmark index and its maturity, and the failed condition of vol-model.md.
  *
+ * @example
  * ```ts
  * const s = vol.fromSurface(surface);
  * s.vols(90, [80, 100, 120], STRIKE_TYPE.PercentForward); // Float64Array of decimal vols

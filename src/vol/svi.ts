@@ -49,6 +49,12 @@ function fail(where: SliceLocation, field: string, condition: string, detail: st
  * Throws {@link VolModelError} naming the benchmark (from `where`), the field and the failed condition:
  * non-finite input, `T > 0`, `v > 0`, `p > 0`, `c > 0`, `-p < 2·psi < c`, `kappa > -psi²/sqrt(theta)`
  * (`w''(0) > 0`), and a non-negative minimum total variance `a + b·s·sqrt(1 − rho²) ≥ 0`.
+ * @example
+ * ```ts
+ * import { rawSvi, rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * rawSvi(rawToModel(raw, 0.25), 0.25); // the raw SVI of a model slice (checked)
+ * ```
  */
 export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}): RawSvi {
   const { vol: v, skew: psi, smile: kappa, putWing: p, callWing: c } = params;
@@ -124,6 +130,12 @@ export function rawSvi(params: SliceParams, T: number, where: SliceLocation = {}
  * grows with `R`: a skew-free slice (`beta = rho`) has exactly `theta`, however tiny its smile, where the
  * centred form of {@link minTotalVariance}, given `m` and `s` near 1e149, finds `rho − m/R` ≈ 1e-16 by
  * rounding and a minimum of −1e116. Assumes the conditions {@link rawSvi} checks.
+ * @example
+ * ```ts
+ * import { modelMinTotalVariance, rawToModel } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * modelMinTotalVariance(rawToModel(raw, 0.25), 0.25); // from the model's parameters, without cancellation
+ * ```
  */
 export function modelMinTotalVariance(params: SliceParams, T: number): number {
   const { vol: v, skew: psi, smile: kappa, putWing: p, callWing: c } = params;
@@ -143,6 +155,12 @@ function minFromModel(theta: number, psi: number, kappa: number, rho: number, be
  * `kappa = (w''(0)/2 − psi²)/sqrt(theta)`). Throws {@link VolModelError} naming the field for a parameter
  * that is not finite, `b <= 0`, `|rho| >= 1`, `s <= 0`, `T <= 0`, or an ATM total variance
  * `w(0) <= 0` (the ATM vol would be undefined): never NaN.
+ * @example
+ * ```ts
+ * import { sliceParams } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * sliceParams(raw, 0.25); // the model's parameters of a raw slice
+ * ```
  */
 export function sliceParams(raw: RawSvi, T: number): SliceParams {
   const { a, b, rho, m, s } = raw;
@@ -205,7 +223,15 @@ export interface SviSlice {
   s: number;
 }
 
-/** The centred form of a raw SVI slice (`theta = w(0)`). */
+/**
+ * The centred form of a raw SVI slice (`theta = w(0)`).
+ * @example
+ * ```ts
+ * import { centredSlice } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * const slice = centredSlice(raw); // { theta: w(0), b, rho, m, s }
+ * ```
+ */
 export function centredSlice(raw: RawSvi): SviSlice {
   return { theta: sviW(raw, 0), b: raw.b, rho: raw.rho, m: raw.m, s: raw.s };
 }
@@ -217,6 +243,12 @@ export function centredSlice(raw: RawSvi): SviSlice {
  * This is the minimum of the slice as its rounded `m` and `s` describe it: when they are huge (a tiny smile)
  * `beta = m/R` is known to an ulp only, and `b·R·(rho − beta)²` can be −1e116 on a slice whose true minimum
  * is `theta`. For the model's own slices use {@link modelMinTotalVariance}, which the model checks and reports.
+ * @example
+ * ```ts
+ * import { minTotalVariance } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * minTotalVariance(raw); // a + b·s·√(1 − ρ²)
+ * ```
  */
 export function minTotalVariance(slice: RawSvi | SviSlice): number {
   if (!("theta" in slice)) return slice.a + slice.b * slice.s * Math.sqrt(1 - slice.rho * slice.rho);
@@ -227,7 +259,15 @@ export function minTotalVariance(slice: RawSvi | SviSlice): number {
   return theta - (b * R * d * d) / (1 - rho * beta + (s / R) * Math.sqrt((1 - rho) * (1 + rho)));
 }
 
-/** Total variance `w(k)` of a slice at log-moneyness `k` (raw: `a + b·(rho·(k − m) + sqrt((k − m)² + s²))`; centred: see {@link SviSlice}). */
+/**
+ * Total variance `w(k)` of a slice at log-moneyness `k` (raw: `a + b·(rho·(k − m) + sqrt((k − m)² + s²))`; centred: see {@link SviSlice}).
+ * @example
+ * ```ts
+ * import { sviW } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * sviW(raw, 0.1); // total variance at log-moneyness 0.1
+ * ```
+ */
 export function sviW(slice: RawSvi | SviSlice, k: number): number {
   const { b, rho, m, s } = slice;
   const d = k - m;
@@ -247,13 +287,29 @@ function centredTerm(k: number, m: number, s: number): number {
   return (k * (ka - 2 * M)) / (Math.hypot(ka - M, s * alpha) + R * alpha);
 }
 
-/** `w'(k) = b·(rho + (k − m)/sqrt((k − m)² + s²))`. */
+/**
+ * `w'(k) = b·(rho + (k − m)/sqrt((k − m)² + s²))`.
+ * @example
+ * ```ts
+ * import { sviW1 } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * sviW1(raw, 0.1); // dw/dk
+ * ```
+ */
 export function sviW1(slice: RawSvi | SviSlice, k: number): number {
   const d = k - slice.m;
   return slice.b * (slice.rho + d / Math.hypot(d, slice.s));
 }
 
-/** `w''(k) = b·s²/((k − m)² + s²)^(3/2)`, written as `(b/s)·(s/h)³` so that nothing overflows. */
+/**
+ * `w''(k) = b·s²/((k − m)² + s²)^(3/2)`, written as `(b/s)·(s/h)³` so that nothing overflows.
+ * @example
+ * ```ts
+ * import { sviW2 } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * sviW2(raw, 0.1); // d²w/dk²
+ * ```
+ */
 export function sviW2(slice: RawSvi | SviSlice, k: number): number {
   const h = Math.hypot(k - slice.m, slice.s);
   const r = slice.s / h;
@@ -264,6 +320,10 @@ export function sviW2(slice: RawSvi | SviSlice, k: number): number {
  * Gatheral–Jacquier's butterfly density factor (GJ eq. 2.1) of a slice at `k`:
  * `g(k) = (1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2`; the slice is free of butterfly arbitrage
  * where `g ≥ 0`. NaN where `w(k) = 0` (undefined there).
+ * @example
+ * ```ts
+ * vol.butterflyG({ a: 0.04, b: 0.4, rho: -0.4, m: 0, s: 0.2 }, 0.1); // ≥ 0: no butterfly arbitrage at k = 0.1
+ * ```
  */
 export function butterflyG(slice: RawSvi | SviSlice, k: number): number {
   return densityFactor(k, sviW(slice, k), sviW1(slice, k), sviW2(slice, k));
@@ -273,6 +333,13 @@ export function butterflyG(slice: RawSvi | SviSlice, k: number): number {
  * GJ's `g` from total variance and its first two k-derivatives at `k`:
  * `(1 − k·w'/(2w))² − (w'²/4)·(1/w + 1/4) + w''/2`. NaN where `w <= 0` or an input is NaN: callers treat
  * NaN as a failed check, never as a pass.
+ * @example
+ * ```ts
+ * import { densityFactor, sviW, sviW1, sviW2 } from "risk-portal-lab/vol";
+ * const raw = { a: 0.01, b: 0.1, rho: -0.4, m: 0, s: 0.2 }; // raw SVI, T = 0.25
+ * const k = 0.1;
+ * densityFactor(k, sviW(raw, k), sviW1(raw, k), sviW2(raw, k)); // vol.butterflyG(raw, k)
+ * ```
  */
 export function densityFactor(k: number, w: number, w1: number, w2: number): number {
   if (!(w > 0)) return NaN;

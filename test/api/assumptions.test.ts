@@ -1,5 +1,5 @@
 /**
- * Every wire decision says what the service's public pages make of it, and the README shows the same
+ * Every wire decision says what the service's public pages make of it, and docs/client.md shows the same
  * table as the code.
  */
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ASSUMPTIONS } from "../../src/api/assumptions";
 
-/** The README rows of the decisions (paste these into README.md between the assumptions markers). */
+/** The table rows of the decisions (paste these into docs/client.md between the assumptions markers). */
 function rows(): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|");
   return [
@@ -26,10 +26,10 @@ describe("ASSUMPTIONS", () => {
     }
   });
 
-  it("README.md shows the same table", () => {
-    const readme = readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
-    const table = /<!-- assumptions:start -->\n([\s\S]*?)\n<!-- assumptions:end -->/.exec(readme);
-    expect(table, "README.md needs the assumptions markers").not.toBeNull();
+  it("docs/client.md shows the same table", () => {
+    const page = readFileSync(path.join(__dirname, "..", "..", "docs", "client.md"), "utf8");
+    const table = /<!-- assumptions:start -->\n([\s\S]*?)\n<!-- assumptions:end -->/.exec(page);
+    expect(table, "docs/client.md needs the assumptions markers").not.toBeNull();
     expect(table![1]).toBe(rows());
   });
 });

@@ -261,8 +261,8 @@ describe("famous days, by hand", () => {
   });
 });
 
-describe("README's example", () => {
-  it("answers as the README says", () => {
+describe("docs/curves.md's example", () => {
+  it("answers as docs/curves.md says", () => {
     const usd = calendarFor("USD");
     expect(usd.isBusinessDay("2026-06-19")).toBe(false);
     expect(usd.adjust("2026-07-04", "modified-following")).toBe("2026-07-06");

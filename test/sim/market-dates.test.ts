@@ -1,5 +1,5 @@
 /**
- * The simulator's rule for dates without data (wire assumption A23, README "The simulator"), over raw
+ * The simulator's rule for dates without data (wire assumption A23, docs/simulator.md), over raw
  * HTTP: RateAsset answers the latest curve on or before the date asked and says which in `market_date`;
  * report infos are those priced on the date asked; position effects carry the date asked.
  */

@@ -286,6 +286,13 @@ function styled(t: Record<string, unknown>, name: string, before: boolean): Reco
  * Two plotly figures compared trace by trace, as `risk-portal-lab diff` compares a chart of two runs:
  * undefined when they draw the same (numbers within the tolerance, default 1e-9 × max(1, |value|)),
  * else the traces that changed and an `overlay` figure (before dashed, after solid) to `plot.show`.
+ * @example
+ * ```ts
+ * const lastWeek = frames.yieldCurveColumns(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-13" }));
+ * const today = frames.yieldCurveColumns(await rp.rateAsset.getCurve({ currency: "USD", market_date: "2026-11-20" }));
+ * const change = diffFigures(plot.yieldCurve(lastWeek), plot.yieldCurve(today));
+ * if (change) plot.show(change.overlay); // before dashed, after solid
+ * ```
  */
 export function diffFigures(
   before: { data: readonly object[]; layout?: object },

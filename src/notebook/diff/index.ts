@@ -84,7 +84,15 @@ export async function readRun(file: string): Promise<Notebook> {
   }
 }
 
-/** {@link diffNotebooks} of two `.ipynb` files. */
+/**
+ * {@link diffNotebooks} of two `.ipynb` files.
+ * @example
+ * ```ts
+ * const d = await diffNotebookFiles("runs/before/01-yield-curves.ipynb", "runs/after/01-yield-curves.ipynb");
+ * console.log(d.summary);
+ * await writeDiffReport(d, "diff.html");
+ * ```
+ */
 export async function diffNotebookFiles(
   before: string,
   after: string,
@@ -100,6 +108,11 @@ export async function diffNotebookFiles(
  * (ipynb.ts `normalizeNotebook`; whether a cell ran: `cellsRan`). Throws NotebookDiffError when
  * they are not runs of the same notebook (fewer than half their code cells pair by id or source) or the
  * tolerance is not a number >= 0.
+ * @example
+ * ```ts
+ * const d = diffNotebooks(JSON.parse(beforeText), JSON.parse(afterText), { tolerance: 1e-9 });
+ * d.changed; // true when something changed
+ * ```
  */
 export function diffNotebooks(before: Notebook, after: Notebook, options: NotebookDiffOptions = {}): NotebookDiff {
   const tolerance = options.tolerance ?? DEFAULT_DIFF_TOLERANCE;

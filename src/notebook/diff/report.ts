@@ -73,7 +73,13 @@ ${body}
 `;
 }
 
-/** Writes the report (creating the directory; replacing an earlier one whole or not at all); returns its absolute path. */
+/**
+ * Writes the report (creating the directory; replacing an earlier one whole or not at all); returns its absolute path.
+ * @example
+ * ```ts
+ * const file = await writeDiffReport(await diffNotebookFiles("before.ipynb", "after.ipynb"), "diff.html");
+ * ```
+ */
 export async function writeReport(d: NotebookDiff, file: string): Promise<string> {
   const target = path.resolve(file);
   await replaceFiles([{ path: target, data: reportHtml(d) }], "diff");
