@@ -245,7 +245,7 @@ export interface UploadBondPricesOptions extends RecordsFromRowsOptions, Omit<Ca
  * service's notes in `meta.warnings`.
  *
  * `traded_price` is a price in percent of par, clean (without accrued interest), as bond markets quote:
- * neither the spec nor the public reference says clean or dirty; {@link TRADED_PRICE}.
+ * neither the spec nor the public reference says clean or dirty; `TRADED_PRICE`.
  *
  * @example
  * ```ts
