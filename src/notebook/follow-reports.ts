@@ -65,8 +65,8 @@ export class ReportFollowTimeout extends RiskPortalError {
  * `GetReportInfos` for their pricing dates every `every` ms and, in a notebook, shows ONE status chart
  * (runs per status, the runs' names on hover) that each poll redraws in place, under a progress line.
  * Returns one row per run, in the order given: `id`, `report_name`, `portfolio_name`, `pricing_date`,
- * `status` (category), `status_message`, `finished` (true), `finished_at` (the run's `time_stamp`),
- * `polls` (how many answers it took). After `timeoutMs` with runs unfinished it throws
+ * `status` (category), `status_message`, `finished` (true), `finished_at` (the run's `time_stamp`).
+ * After `timeoutMs` with runs unfinished it throws
  * {@link ReportFollowTimeout}, naming them (their last statuses on its `statuses`). Replaying a
  * cassette, it does not wait between polls. An id no answer holds counts as unfinished.
  *
@@ -85,13 +85,13 @@ export async function followReports(
   const timeoutMs = checkMs(options.timeoutMs ?? FOLLOW_DEFAULTS.timeoutMs, "timeoutMs");
   const replaying = rp.cassette?.mode === "replay";
   const view = options.show === false ? undefined : notebookView();
-  const seen = new Map<string, { info: ReportInfo; polls: number }>();
+  const seen = new Map<string, ReportInfo>();
   const started = performance.now();
   let skippedMs = 0;
   for (let poll = 1; ; poll++) {
     for (const info of await pollInfos(rp, wanted, options.portfolioName))
-      if (wanted.some((w) => w.id === info.id)) seen.set(info.id, { info, polls: poll });
-    const states = wanted.map((w): RunState => ({ id: w.id, info: seen.get(w.id)?.info }));
+      if (wanted.some((w) => w.id === info.id)) seen.set(info.id, info);
+    const states = wanted.map((w): RunState => ({ id: w.id, info: seen.get(w.id) }));
     const open = states.filter((s) => !ended(s.info));
     const elapsedMs = performance.now() - started + skippedMs;
     const givingUp = open.length > 0 && elapsedMs + every > timeoutMs;
@@ -190,14 +190,12 @@ const FIELDS: readonly FieldSpec[] = [
   { name: "status_message", hint: "string" },
   { name: "finished", hint: "boolean" },
   { name: "finished_at", hint: "date" },
-  { name: "polls", hint: "number" },
 ];
 
 /** One row per run as last seen (a run never seen: its id, pricing date, and missing status). */
-function statusTable(wanted: Wanted[], seen: Map<string, { info: ReportInfo; polls: number }>): ColumnTable {
+function statusTable(wanted: Wanted[], seen: Map<string, ReportInfo>): ColumnTable {
   const rows = wanted.map((w) => {
-    const last = seen.get(w.id);
-    const info = last?.info;
+    const info = seen.get(w.id);
     return {
       id: w.id,
       report_name: info?.report_name ?? null,
@@ -207,7 +205,6 @@ function statusTable(wanted: Wanted[], seen: Map<string, { info: ReportInfo; pol
       status_message: info ? (info.status_message ?? null) : "not found in GetReportInfos of its pricing date",
       finished: ended(info),
       finished_at: ended(info) ? (info!.time_stamp ?? null) : null,
-      polls: last?.polls ?? null,
     };
   });
   return tableFromRecords(rows, FIELDS, { source: "followReports", exclude: [] });
