@@ -220,8 +220,9 @@ const INSPECT = Symbol.for("nodejs.util.inspect.custom");
  */
 export function quietResult<T extends object>(target: T, describe: (value: T) => string): T {
   defineHidden(target, JUPYTER_DISPLAY, () => ({}));
-  defineHidden(target, INSPECT, function (this: T, depth: number, options: InspectOptionsStylized): string {
-    if (depth === options.depth && displayTslabDir() !== undefined && printingCellResult()) {
+  defineHidden(target, INSPECT, function (this: T, depth: number, options?: InspectOptionsStylized): string {
+    const underTslab = !("Deno" in globalThis) && displayTslabDir() !== undefined;
+    if (underTslab && depth === options?.depth && printingCellResult()) {
       dropEmptyLine();
       return "";
     }

@@ -85,12 +85,13 @@ export async function followReports(
   const timeoutMs = checkMs(options.timeoutMs ?? FOLLOW_DEFAULTS.timeoutMs, "timeoutMs");
   const replaying = rp.cassette?.mode === "replay";
   const view = options.show === false ? undefined : notebookView();
+  const ids = new Set(wanted.map((w) => w.id));
   const seen = new Map<string, ReportInfo>();
   const started = performance.now();
   let skippedMs = 0;
   for (let poll = 1; ; poll++) {
     for (const info of await pollInfos(rp, wanted, options.portfolioName))
-      if (wanted.some((w) => w.id === info.id)) seen.set(info.id, info);
+      if (ids.has(info.id)) seen.set(info.id, info);
     const states = wanted.map((w): RunState => ({ id: w.id, info: seen.get(w.id) }));
     const open = states.filter((s) => !ended(s.info));
     const elapsedMs = performance.now() - started + skippedMs;
@@ -207,7 +208,7 @@ function statusTable(wanted: Wanted[], seen: Map<string, ReportInfo>): ColumnTab
       finished_at: ended(info) ? (info!.time_stamp ?? null) : null,
     };
   });
-  return tableFromRecords(rows, FIELDS, { source: "followReports", exclude: [] });
+  return tableFromRecords(rows, FIELDS, { source: "followReports" });
 }
 
 function timeout(open: RunState[], poll: number, elapsedMs: number, table: ColumnTable): ReportFollowTimeout {

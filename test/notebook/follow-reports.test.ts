@@ -25,7 +25,7 @@ let sim: Simulator;
 let slow: Simulator;
 beforeAll(async () => {
   [sim, slow] = await Promise.all([
-    startSimulator({ rateLimit: false, reportTiming: { queuedMs: 60, runningMs: 120 } }),
+    startSimulator({ rateLimit: false, reportTiming: { queuedMs: 400, runningMs: 800 } }),
     startSimulator({ rateLimit: false, reportTiming: { queuedMs: 60_000, runningMs: 60_000 } }),
   ]);
 });
@@ -103,7 +103,7 @@ describe("followReports against the simulator", () => {
       "warning",
       "failed",
     ]);
-    // Queued 60 ms, running 120 ms, a poll every 25 ms: several polls.
+    // Queued 400 ms, running 800 ms, a poll every 25 ms: several polls, even on a loaded machine.
     expect(polls).toBeGreaterThan(3);
     recorded = { df, ids: runs.map((r) => r.id), polls };
   });
