@@ -36,12 +36,22 @@ export interface TextDisplay {
   text(s: string): void;
 }
 
+/**
+ * Where a bundle goes in the notebook: shown as a new output under `displayId` (`update: false`), or
+ * replacing every output shown under it, wherever it is (`update: true`, Jupyter's `update_display_data`).
+ */
+export interface DisplayPlace {
+  displayId: string;
+  update: boolean;
+}
+
 /** How bundles reach the notebook. */
 export interface KernelDisplay {
   kernel: "tslab" | "deno";
   /** `bundle`: the whole bundle in one message; `html-only`: a tslab without the bundle path (text/html alone). */
   mode: "bundle" | "html-only";
-  send(bundle: MimeBundle): void;
+  /** Sends a bundle as a new output, or, with a `place`, under a display id (see {@link DisplayPlace}). */
+  send(bundle: MimeBundle, place?: DisplayPlace): void;
   /** A new display entry updated in place; undefined when this kernel cannot update one. */
   line(): TextDisplay | undefined;
 }
@@ -83,9 +93,10 @@ function tslabDisplay(tslab: TslabHandle): KernelDisplay | undefined {
     kernel: "tslab",
     mode: "bundle",
     // Read at each send: tslab sets the function anew for each cell.
-    send(bundle) {
+    send(bundle, place) {
       const write = jupyter.lastWriteDisplayData as (content: DisplayContent, update: boolean) => void;
-      write({ data: bundle, metadata: {}, transient: {} }, false);
+      const transient = place ? { display_id: place.displayId } : {};
+      write({ data: bundle, metadata: {}, transient }, place?.update ?? false);
     },
     line: () => tslabLine(tslab),
   };
@@ -96,12 +107,19 @@ function tslabHtmlDisplay(tslab: TslabHandle): KernelDisplay | undefined {
   const display = tslab.publicApi()?.display;
   const html = display?.html;
   if (typeof html !== "function") return undefined;
+  // A placed bundle goes through a display entry of tslab's own (its first html() shows, the next ones update).
+  const entries = new Map<string, ReturnType<typeof tslabEntry>>();
   return {
     kernel: "tslab",
     mode: "html-only",
-    send(bundle) {
+    send(bundle, place) {
       const text = bundle["text/html"];
-      html.call(display, typeof text === "string" ? text : String(bundle["text/plain"] ?? ""));
+      const page = typeof text === "string" ? text : String(bundle["text/plain"] ?? "");
+      if (!place) return html.call(display, page);
+      let entry = entries.get(place.displayId);
+      if (!entry) entries.set(place.displayId, (entry = tslabEntry(tslab)));
+      if (typeof entry?.html === "function") entry.html(page);
+      else html.call(display, page);
     },
     line: () => tslabLine(tslab),
   };
@@ -109,6 +127,11 @@ function tslabHtmlDisplay(tslab: TslabHandle): KernelDisplay | undefined {
 
 /** tslab's public `newDisplay()`: a display entry that `text` overwrites in place. */
 function tslabLine(tslab: TslabHandle): TextDisplay | undefined {
+  return tslabEntry(tslab);
+}
+
+/** A display entry of tslab's public `newDisplay()` (its first call shows, later ones overwrite), or undefined. */
+function tslabEntry(tslab: TslabHandle): { text(s: string): void; html?(s: string): void } | undefined {
   const newDisplay = tslab.publicApi()?.newDisplay;
   return typeof newDisplay === "function" ? newDisplay() : undefined;
 }
@@ -118,7 +141,7 @@ function denoDisplay(jupyter: DenoJupyter): KernelDisplay {
   return {
     kernel: "deno",
     mode: "bundle",
-    send: (bundle) => void sender.send(bundle),
+    send: (bundle, place) => void sender.send(bundle, place),
     line() {
       const displayId = `rpl-line-${randomUUID()}`;
       let shown = false;
@@ -187,6 +210,27 @@ function inspectMethod(
 
 /** The symbol Node's `util.inspect` (and so `console.log`) calls for an object's own text. */
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/**
+ * Makes what `target` (a prototype: the display handle's) stands for show nothing as a cell's last value,
+ * for a value whose output is already in the notebook. Deno's kernel sends the bundle of
+ * `Symbol.for("Jupyter.display")` as the cell's result: here an empty one, which no frontend draws (our
+ * runners store no output for it; nbconvert stores an `execute_result` with empty `data`). tslab prints a
+ * cell's last value with `console.log`: `util.inspect.custom` gives nothing then (the empty line
+ * dropped), and `describe()`'s line anywhere else (a cell's own `console.log(h)`, plain Node). Returns `target`.
+ */
+export function quietResult<T extends object>(target: T, describe: (value: T) => string): T {
+  defineHidden(target, JUPYTER_DISPLAY, () => ({}));
+  defineHidden(target, INSPECT, function (this: T, depth: number, options?: InspectOptionsStylized): string {
+    const underTslab = !("Deno" in globalThis) && displayTslabDir() !== undefined;
+    if (underTslab && depth === options?.depth && printingCellResult()) {
+      dropEmptyLine();
+      return "";
+    }
+    return describe(this);
+  });
+  return target;
+}
 
 /**
  * The empty line `console.log` writes next (the text of a value shown instead), dropped: the cell then

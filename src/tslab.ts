@@ -38,7 +38,7 @@ export interface TslabJupyter {
 /** `tslab/dist/public.js`: what a notebook gets from `import * as tslab from "tslab"`. */
 export interface TslabPublic {
   display?: { html?: (s: string) => void };
-  newDisplay?: () => { text(s: string): void };
+  newDisplay?: () => { text(s: string): void; html?(s: string): void };
 }
 
 /** The tslab this process displays through: its jupyter module, and its public module on demand. */

@@ -256,8 +256,8 @@ async function executeWithin(kernel: Kernel, code: string, ms: number, onRun?: (
 
 /**
  * One cell's outputs as the kernel would send them: stdout and stderr merged into streams, results,
- * display data (an update replaces the output with its display id: progress lines), and the errors
- * kept apart until the cell ends.
+ * display data (an update replaces the outputs shown with its display id, in this cell or an earlier one:
+ * progress lines, `plot.show(…).update`), and the errors kept apart until the cell ends.
  */
 class CellOutputs {
   outputs: Output[] = [];
@@ -307,6 +307,8 @@ class CellOutputs {
   }
 
   #result(data: MimeBundle, executionCount = this.#executionCount): void {
+    // An empty bundle (a display handle's: its output is already there) draws nothing: nothing stored.
+    if (Object.keys(data).length === 0) return;
     if (!this.#cap.display(data)) return this.#cut();
     this.outputs.push({ output_type: "execute_result", data, metadata: {}, execution_count: executionCount });
   }
@@ -351,25 +353,44 @@ class CellOutputs {
     else this.errors.push({ ename: "TSError", evalue: format(...args), traceback: [format(...args)] });
   }
 
+  /**
+   * A display, as nbclient (nbconvert, papermill) stores it: one with a display id first replaces every
+   * output shown under that id so far, in this cell or an earlier one, then (`display_data`) is added
+   * too; an update (`update_display_data`) only replaces, and one whose id nothing showed is dropped.
+   * The stored outputs carry no display id (nbformat has none); the ids are kept here, for the run.
+   */
   display(
     data: { data: MimeBundle; metadata?: Record<string, unknown>; transient?: Record<string, unknown> },
     update: boolean,
   ): void {
-    const output: Output = { output_type: "display_data", data: data.data, metadata: data.metadata ?? {} };
-    const id = (data.transient as { display_id?: string } | undefined)?.display_id;
-    if (update && id) {
-      const i = this.outputs.findIndex(
-        (o) =>
-          o.output_type === "display_data" && (o.transient as { display_id?: string } | undefined)?.display_id === id,
-      );
-      const previous = this.outputs[i];
-      if (previous?.output_type === "display_data") {
-        if (this.#cap.display(output.data, previous.data)) this.outputs[i] = { ...output, transient: data.transient };
-        return this.#cut();
-      }
-    }
+    const id = (data.transient as { display_id?: unknown } | undefined)?.display_id;
+    const metadata = data.metadata ?? {};
+    if (typeof id === "string") this.#replace(id, data.data, metadata);
+    if (update) return;
+    const output: Output = { output_type: "display_data", data: data.data, metadata };
     if (!this.#cap.display(output.data)) return this.#cut();
-    this.outputs.push(id ? { ...output, transient: data.transient } : output);
+    this.outputs.push(output);
+    if (typeof id === "string") this.#shown.set(id, [...(this.#shown.get(id) ?? []), { output, cap: this.#cap }]);
+  }
+
+  /** The outputs shown under each display id, in every cell of the run, with their cell's output budget. */
+  #shown = new Map<string, { output: Output & { output_type: "display_data" }; cap: CellOutputCap }[]>();
+
+  /** Every output shown under `id` takes `data` (an earlier cell's within that cell's budget: said when over it). */
+  #replace(id: string, data: MimeBundle, metadata: Record<string, unknown>): void {
+    for (const shown of this.#shown.get(id) ?? []) {
+      if (!shown.cap.display(data, shown.output.data)) {
+        if (shown.cap === this.#cap) this.#cut();
+        else
+          this.stream(
+            "stderr",
+            `an update of display ${id}, shown in an earlier cell, is over that cell's output limit: not kept\n`,
+          );
+        continue;
+      }
+      shown.output.data = data;
+      shown.output.metadata = metadata;
+    }
   }
 }
 

@@ -9,7 +9,7 @@
  * - `show(figOrFrame)`: in a tslab kernel, one display message with the plotly JSON and a
  *   self-contained HTML rendering (plotly.js embedded once per kernel session); tables, DataFrames and
  *   Series (a column, `describe()`) as HTML with shape, column types, head and tail. Elsewhere: an HTML
- *   file, its path printed.
+ *   file, its path printed. Returns a `DisplayHandle`: `update(next)` redraws the output in place.
  * - `toHtml(fig, path)`: standalone, offline page. `toPng(fig, path)`: headless Chromium.
  *
  * Importing this module loads neither plotly.js (read from disk on first display), danfo, nor
@@ -57,6 +57,7 @@ export {
   type ShowOptions,
   type Showable,
 } from "./show";
+export { DisplayHandle, type CloseOptions } from "./display-handle";
 export type { MimeBundle } from "../display";
 export { tableHtml, tableText, type TableViewOptions } from "./table-view";
 export type { Digits } from "./number-text";

@@ -29,6 +29,7 @@ import {
   type KernelDisplay,
   type MimeBundle,
 } from "../display";
+import { DisplayHandle } from "./display-handle";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText, type TableLike } from "./table-view";
 import type { Digits } from "./number-text";
 
@@ -108,9 +109,12 @@ export function figureSummary(fig: Figure): string {
 }
 
 /**
- * Displays a figure or a table. In a notebook (tslab or Deno's kernel): inline, as one display message
- * (the session's first chart followed by plotly.js in parts; see the module comment), returns `undefined`. Elsewhere: writes an HTML file (a figure: a standalone
- * page with plotly.js inline; a table: the HTML table), prints `plot: <path>` and returns the path.
+ * Displays a figure or a table and returns a {@link DisplayHandle} on what it showed: `update(next)`
+ * replaces it in place, `close()` ends it (see there); as a cell's last value the handle prints nothing.
+ * In a notebook (tslab or Deno's kernel): inline, as one display message under a display id of its own
+ * (the session's first chart followed by plotly.js in parts; see the module comment). Elsewhere: writes an
+ * HTML file (a figure: a standalone page with plotly.js inline; a table: the HTML table), prints
+ * `plot: <path>`, and the handle's `file` is that path.
  *
  * @example
  * ```ts
@@ -119,9 +123,11 @@ export function figureSummary(fig: Figure): string {
  * plot.show(trades);                                // shape, column types, head and tail
  * plot.show(trades["notional"]);                    // a Series: its index and values
  * plot.show(trades.describe());                     // count, mean, std, … per column
+ * const chart = plot.show(plot.yieldCurve(df));     // a handle on what it showed
+ * chart.update(plot.yieldCurve(df));                // the same output, redrawn in place
  * ```
  */
-export function show(value: Showable, options: ShowOptions = {}): string | undefined {
+export function show(value: Showable, options: ShowOptions = {}): DisplayHandle<Showable> {
   return showWith(findKernelDisplay(), value, options);
 }
 
@@ -130,21 +136,33 @@ export function showWith(
   display: KernelDisplay | undefined,
   value: Showable,
   options: ShowOptions = {},
-): string | undefined {
+): DisplayHandle<Showable> {
   const rows = options.rows ?? DEFAULT_TABLE_ROWS;
   if (!(Number.isInteger(rows) && rows > 0)) throw new RangeError(`show: rows must be a whole number > 0; got ${rows}`);
+  checkShowable(value);
+  // `plotlyJs: "always"` is for the show itself: an update sends plotly.js only if the session has not had it.
+  let plotlyJs = options.plotlyJs;
+  return new DisplayHandle<Showable>(display, value, {
+    bundles(next) {
+      checkShowable(next);
+      const bundles = displayBundles(next, { rows, digits: options.digits, plotlyJs });
+      plotlyJs = undefined;
+      return bundles;
+    },
+    page(next) {
+      checkShowable(next);
+      if (isFigure(next)) return writeHtml(figurePage(next), titleText(next) ?? "chart", options);
+      const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${tableView(next, rows, options.digits).html}</body></html>\n`;
+      return writeHtml(page, "table", options);
+    },
+  });
+}
+
+function checkShowable(value: Showable): void {
   if (!isFigure(value) && !tableOf(value))
     throw new TypeError(
       "show expects a plotly figure (plot.yieldCurve(...), …), a frames column table, a danfo DataFrame or Series, or a { table } / { frame } batch result",
     );
-  if (display) {
-    for (const bundle of displayBundles(value, { rows, digits: options.digits, plotlyJs: options.plotlyJs }))
-      display.send(bundle);
-    return undefined;
-  }
-  if (isFigure(value)) return writeHtml(figurePage(value), titleText(value) ?? "chart", options);
-  const page = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Table</title></head><body style="margin:16px">${tableView(value, rows, options.digits).html}</body></html>\n`;
-  return writeHtml(page, "table", options);
 }
 
 /**

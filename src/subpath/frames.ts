@@ -72,4 +72,11 @@ export {
   readExcel,
   readExcelColumns,
   toExcel,
+  followReports,
 } from "../surface/frames";
+export {
+  ReportFollowTimeout,
+  FOLLOW_DEFAULTS,
+  type FollowReportsOptions,
+  type ReportRun,
+} from "../notebook/follow-reports";

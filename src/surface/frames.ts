@@ -8,8 +8,10 @@
  */
 import * as folder from "../frames";
 import { guardAnswers } from "../client/await-guard";
+import { followReports as followReportsImpl } from "../notebook/follow-reports";
 
 export type * from "../frames";
+export type { FollowReportsOptions, ReportRun, ReportFollowTimeout } from "../notebook/follow-reports";
 export {
   ColumnarError,
   CsvError,
@@ -107,4 +109,6 @@ export const writeParquet = guardAnswers("frames.writeParquet", folder.writeParq
 export const readExcel = guardAnswers("frames.readExcel", folder.readExcel);
 export const readExcelColumns = guardAnswers("frames.readExcelColumns", folder.readExcelColumns);
 export const toExcel = guardAnswers("frames.toExcel", folder.toExcel);
+// following launched report runs to their end (a status chart redrawn in place in a notebook)
+export const followReports = guardAnswers("frames.followReports", followReportsImpl);
 // errors

@@ -115,13 +115,19 @@ export const EXPECTED: Record<string, (nb: Executed) => void> = {
   "03-reports": (nb) => {
     expect(nb.stdout("rp-catalogue")).toMatch(/^8 reports defined; look-backs: 6M, 1Y/);
     expect(nb.stdout("rp-launch")).toBe("VaR launcher item: saved\nPnL launcher item: saved\n");
-    // The progress line was overwritten in place: one output, the final state.
-    const follow = nb.outputs("rp-follow");
-    expect(follow, JSON.stringify(follow)).toHaveLength(1);
-    expect(nb.displayText("rp-follow")).toMatch(
-      /^poll \d+ · (VaR|PnL): (succeeded|warning|failed).* · (VaR|PnL): (succeeded|warning|failed).* · done$/,
-    );
-    expect(nb.displayText("rp-finished")).toMatch(/^ColumnTable · 2 rows × 13 columns/);
+    // followReports' progress line and status chart were each redrawn in place: one output each, the final state.
+    const follow = nb.outputs("rp-follow").filter((o) => !o.data?.[PLOTLY_PART_MIME]);
+    expect(
+      follow.map((o) => o.output_type),
+      JSON.stringify(follow).slice(0, 2000),
+    ).toEqual(["display_data", "display_data"]);
+    expect(joined(follow[0]!.data!["text/plain"])).toMatch(/^report runs · poll \d+ · 2 of 2 finished · done$/);
+    const [chart] = nb.figures("rp-follow");
+    expect(chart!.layout.title?.text).toBe("Report runs · 2 of 2 finished");
+    expect(chart!.data[0]!.x).toEqual(["none", "running", "succeeded", "warning", "failed"]);
+    expect((chart!.data[0]!.y as number[]).reduce((a, b) => a + b, 0)).toBe(2);
+    expect(nb.displayText("rp-finished")).toMatch(/^DataFrame · 2 rows × 8 columns · from followReports/);
+    expect(nb.html("rp-finished")).toContain("<th>finished_at</th>");
     expect(nb.stdout("rp-history")).toBe("242 report infos over 30 pricing dates; 0 dates failed\n");
     expect(nb.figures("rp-history")[0]!.data.every((t) => t.type === "bar")).toBe(true);
     expect(nb.displayText("rp-by-portfolio")).toMatch(/DataFrame · 4 rows × 6 columns[\s\S]*GLOBAL-MACRO/);

@@ -74,3 +74,52 @@ describe("KernelOutputs: outputs Deno's kernel tags with the fence's request", (
     expect(state.outputs).toEqual([{ output_type: "stream", name: "stdout", text: "line 1\nline 2\n" }]);
   });
 });
+
+describe("KernelOutputs: displays under an id, across cells, as nbclient stores them", () => {
+  /** Two cells, each begun and tracked, and a sender of their iopub messages. */
+  function twoCells() {
+    const kernel = new EventEmitter();
+    const book = new KernelOutputs(kernel as unknown as JupyterKernel);
+    const cell = (n: number): Cell => ({ cell_type: "code", source: `cell ${n}`, metadata: {}, outputs: [] });
+    const first = book.begin(cell(1), 1);
+    book.track("one", first);
+    const second = book.begin(cell(2), 2);
+    book.track("two", second);
+    const send = (type: string, parent: string, content: Record<string, unknown>) =>
+      kernel.emit("iopub", message(type, parent, content));
+    return { first, second, send };
+  }
+  const shown = (text: string, update = false) => ({
+    data: { "text/plain": text },
+    metadata: { update },
+    transient: { display_id: "d1" },
+  });
+  const display = (text: string, update = false) => ({
+    output_type: "display_data",
+    data: { "text/plain": text },
+    metadata: { update },
+  });
+
+  it("an update from a later cell replaces the earlier cell's output and adds none", () => {
+    const { first, second, send } = twoCells();
+    send("display_data", "one", shown("step 1"));
+    send("update_display_data", "two", shown("step 2", true));
+    expect(first.outputs).toEqual([display("step 2", true)]);
+    expect(second.outputs).toEqual([]);
+  });
+
+  it("a new display under a shown id replaces the earlier output too, and is added", () => {
+    const { first, second, send } = twoCells();
+    send("display_data", "one", shown("step 1"));
+    send("display_data", "two", shown("again"));
+    expect(first.outputs).toEqual([display("again")]);
+    expect(second.outputs).toEqual([display("again")]);
+  });
+
+  it("an update of an id nothing showed is dropped; a result with an empty bundle (a display handle's) is not kept", () => {
+    const { second, send } = twoCells();
+    send("update_display_data", "two", shown("nowhere", true));
+    send("execute_result", "two", { data: {}, metadata: {}, execution_count: 2, transient: {} });
+    expect(second.outputs).toEqual([]);
+  });
+});

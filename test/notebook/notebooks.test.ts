@@ -168,7 +168,9 @@ async function expectNoChange(name: string, a: string, b: string, timing: Record
  * runs before both ended depends on the machine's speed (the replay shows the recording's count).
  */
 const LIVE_TIMING: Record<string, Record<string, RegExp>> = {
-  "03-reports": { "rp-follow": /^poll \d+ · VaR: succeeded · PnL: succeeded · done$/ },
+  "03-reports": {
+    "rp-follow": /^report runs · poll \d+ · 2 of 2 finished · done\nFigure "Report runs · 2 of 2 finished"/,
+  },
 };
 
 /** What a replayed notebook must show on top of the notebook's own checks: it replayed, and every table says so. */

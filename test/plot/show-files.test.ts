@@ -51,8 +51,8 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 
 describe.skipIf(process.platform === "win32")("show's files outside a notebook", () => {
   it("writes into a directory of this user's own (0700), a page of mode 0600 under a name no one can guess", () => {
-    const first = show(table())!;
-    const second = show(table())!;
+    const first = show(table()).file!;
+    const second = show(table()).file!;
     const dir = path.dirname(first);
     expect(path.dirname(dir)).toBe(tmp);
     expect(path.basename(dir)).toBe(`risk-portal-lab-plots-${uid}`);
@@ -78,7 +78,7 @@ describe.skipIf(process.platform === "win32")("show's files outside a notebook",
       const stamp = new Date(now + s * 1000).toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
       for (let k = 1; k <= 50; k++) symlinkSync(victim, path.join(shared, `${stamp}-${process.pid}-${k}-table.html`));
     }
-    const file = show(table())!;
+    const file = show(table()).file!;
     expect(readFileSync(victim, "utf8")).toBe("the victim's own data");
     expect(path.dirname(file)).not.toBe(shared);
     expect(lstatSync(file).isSymbolicLink()).toBe(false);
@@ -101,7 +101,7 @@ describe.skipIf(process.platform === "win32")("show's files outside a notebook",
       rmSync(`${own}-elsewhere`, { recursive: true, force: true });
       plant();
       const before = readdirSync(own);
-      const file = show(table())!;
+      const file = show(table()).file!;
       const dir = path.dirname(file);
       expect(dir, what).not.toBe(own);
       expect(path.dirname(dir), what).toBe(tmp);
@@ -114,7 +114,7 @@ describe.skipIf(process.platform === "win32")("show's files outside a notebook",
 
   it("an outDir given is created private (0700) when missing; pages in it are 0600 and never replace a file", () => {
     const outDir = path.join(root, `given-${n}`, "plots");
-    const file = show(table(), { outDir })!;
+    const file = show(table(), { outDir }).file!;
     expect(path.dirname(file)).toBe(outDir);
     expect(mode(outDir)).toBe(0o700);
     expect(mode(file)).toBe(0o600);

@@ -42,7 +42,7 @@ describe("plot.show(series)", () => {
     expect(isSeries(series)).toBe(true);
     expect(isSeries(df)).toBe(false);
     const display = recorder();
-    expect(showWith(display, series, { rows: 3 })).toBeUndefined();
+    expect(showWith(display, series, { rows: 3 }).displayId).toMatch(/^rpl-show-/);
     expect(display.sent).toHaveLength(1);
     const bundle = display.sent[0]!;
     expect(Object.keys(bundle).sort()).toEqual(["text/html", "text/plain"]);
@@ -97,7 +97,7 @@ describe("plot.show(series)", () => {
     const outDir = mkdtempSync(path.join(tmpdir(), "rpl-series-"));
     try {
       vi.spyOn(console, "log").mockImplementation(() => undefined);
-      const file = show(column("counterparty"), { outDir })!;
+      const file = show(column("counterparty"), { outDir }).file!;
       expect(readFileSync(file, "utf8")).toContain('<tr><th class="rpl-index"></th><th>counterparty</th></tr>');
     } finally {
       vi.restoreAllMocks();

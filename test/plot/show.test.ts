@@ -30,7 +30,7 @@ afterEach(() => vi.restoreAllMocks());
 describe("show in a notebook kernel", () => {
   it("sends the figure's bundle (plotly JSON, HTML that draws it, a text line), then plotly.js in parts", () => {
     const display = recorder();
-    expect(showWith(display, fig)).toBeUndefined();
+    expect(showWith(display, fig).displayId).toMatch(/^rpl-show-/);
     const parts = plotlyPartBundles();
     expect(display.sent).toHaveLength(1 + parts.length);
     const bundle = display.sent[0]!;
@@ -128,7 +128,7 @@ describe("show outside a kernel", () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const file = show(yieldCurve(frames.emptyTable("RateAsset", ["currency", "market_date", "maturity", "rate"])), {
       outDir,
-    })!;
+    }).file!;
     expect(path.dirname(file)).toBe(outDir);
     expect(file).toMatch(/-zero-curves\.html$/);
     expect(log).toHaveBeenCalledWith(`plot: ${file}`);
@@ -139,7 +139,7 @@ describe("show outside a kernel", () => {
 
   it("writes a table as an HTML page too", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
-    const file = show(frames.emptyTable("x", ["a"]), { outDir })!;
+    const file = show(frames.emptyTable("x", ["a"]), { outDir }).file!;
     expect(readFileSync(file, "utf8")).toContain("0 rows × 1 column");
   });
 

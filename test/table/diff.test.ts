@@ -147,7 +147,7 @@ describe("frames.diff: bad input and display", () => {
 
   it("is what plot.show displays: the status table, its summary in the caption", () => {
     const d = diff(curve([0.04, 0.041, 0.042, 0.043]), curve([0.04, 0.0415, 0.042, 0.043]), { key: "tenor" });
-    const file = show(d, { outDir: plotDir })!;
+    const file = show(d, { outDir: plotDir }).file!;
     const html = readFileSync(file, "utf8");
     expect(html).toContain("from frames.diff · 1 row changed, 0 added, 0 removed, 3 unchanged (key tenor)");
     expect(html).toContain("<th>status</th><th>tenor</th><th>rate_before</th><th>rate_after</th><th>rate_delta</th>");

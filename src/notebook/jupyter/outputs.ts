@@ -158,6 +158,10 @@ export class KernelOutputs {
       return;
     }
     if (type === "update_display_data") return this.#update(content);
+    // A result with an empty bundle (a display handle's: its output is already there) draws nothing.
+    if (type === "execute_result" && Object.keys((content.data as object | undefined) ?? {}).length === 0) return;
+    // A display under an id shown before replaces those outputs too, and is added (as nbclient does).
+    if (type === "display_data") this.#update(content);
     if (state.clearOnNext) {
       clear(state);
       state.clearOnNext = false;
