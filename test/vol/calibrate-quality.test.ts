@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
 import { fromSurface, type WireSurface } from "../../src/vol";
 import { calibrate, SANE_LIMITS, type SliceFit, type SmileQuotes } from "../../src/vol/calibrate";
-import { insaneParameters } from "../../src/vol/calibrate-report";
+import { insaneParameters } from "../../src/vol/calibrate/report";
 import { random } from "../helpers/random";
 import stallFixture from "./fixtures/calibrate-stall.json";
 

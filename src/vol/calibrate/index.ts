@@ -73,24 +73,24 @@
  * jointly over all slices would be the full answer, at the price of one problem of 5·n variables with
  * every pair's constraints.
  */
-import { DAYS_PER_YEAR } from "../api/assumptions";
-import { dateTimeInput } from "../api/common";
-import { namedDateProblem } from "../api/field-messages";
-import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "./diagnostics";
-import { convergenceReasons, insaneParameters, weightedRms } from "./calibrate-report";
-import { VolModelError, fmt } from "./errors";
-import { normInv } from "./normal";
+import { DAYS_PER_YEAR } from "../../api/assumptions";
+import { dateTimeInput } from "../../api/common";
+import { namedDateProblem } from "../../api/field-messages";
+import { DiagnoseCache, INTERPOLATED_CHECKS, type ArbitrageReport, type CheckedSlice } from "../diagnostics";
+import { convergenceReasons, insaneParameters, weightedRms } from "./report";
+import { VolModelError, fmt } from "../errors";
+import { normInv } from "../normal";
 import {
   goldenSectionMin,
   levenbergMarquardt,
   type LeastSquaresProblem,
   type LevenbergMarquardtResult,
-} from "./optimize";
-import { checkStrikeType, logShift, type ModelStrikeType } from "./strikes";
-import { fromSurface, LOG_MONEYNESS_LIMIT, type WireSurface } from "./surface";
-import { densityFactor, rawSvi, sliceParams, type SliceParams } from "./svi";
+} from "../optimize";
+import { checkStrikeType, logShift, type ModelStrikeType } from "../strikes";
+import { fromSurface, LOG_MONEYNESS_LIMIT, type WireSurface } from "../surface";
+import { densityFactor, rawSvi, sliceParams, type SliceParams } from "../svi";
 
-export { NOISE_RMSE_LIMIT, SANE_LIMITS } from "./calibrate-report";
+export { NOISE_RMSE_LIMIT, SANE_LIMITS } from "./report";
 
 /** The quotes of one maturity. */
 export interface SmileQuotes {

@@ -13,7 +13,7 @@
  *    σ·sqrt((n − 5)/n) ≤ σ, and twice σ is far beyond chance for n ≥ 5 (the constraints, or a poor local
  *    minimum, or quotes that are not what the noise says).
  */
-import type { SliceParams } from "./svi";
+import type { SliceParams } from "../svi";
 
 /** 3 significant digits (`12.5`, `0.0253`, `8.26e8`, `7.64e-17`): parameter values and errors in a sentence. */
 function short(x: number): string {
