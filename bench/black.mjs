@@ -73,10 +73,10 @@ function load() {
   const dir = process.env.BENCH_BLACK_BASELINE;
   const baseline = dir ? createRequire(import.meta.url)(join(dir, "vol", "black76.js")) : undefined;
   return {
-    black: requireBuilt("vol", "black76.js"),
+    black: requireBuilt("vol", "black76", "index.js"),
     normal: requireBuilt("vol", "normal.js"),
-    reference: requireBuilt("vol", "black76-reference.js"),
-    parallel: requireBuilt("vol", "black76-parallel.js"),
+    reference: requireBuilt("vol", "black76", "reference.js"),
+    parallel: requireBuilt("vol", "black76", "parallel.js"),
     baseline,
   };
 }

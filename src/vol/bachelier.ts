@@ -30,7 +30,7 @@ import {
   type Black76Greeks,
   type OptionKind,
 } from "./black76";
-import { INV_SQRT_2PI, SQRT_HALF_PI, writeLimits, type Black76Arrays } from "./black76-series";
+import { INV_SQRT_2PI, SQRT_HALF_PI, writeLimits, type Black76Arrays } from "./black76/series";
 import { VolModelError, fmt } from "./errors";
 import { erfcx, normCdf } from "./normal";
 

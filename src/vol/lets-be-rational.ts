@@ -22,7 +22,7 @@
  * of the Python port are corrected to the C original (the bounds test of the upper map's second derivative,
  * and the upper branch's bisection guard, which the port ran on every iteration).
  */
-import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, asymptoticD, taylorD } from "./black76-series";
+import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, asymptoticD, taylorD } from "./black76/series";
 import { erfcx, normCdf, normInv } from "./normal";
 
 const DBL_EPSILON = 2 ** -52;

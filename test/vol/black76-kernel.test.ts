@@ -13,10 +13,10 @@
 import { all, create } from "mathjs";
 import { describe, expect, it } from "vitest";
 import { black76, black76Strikes } from "../../src/vol/black76";
-import { fillBlack76 } from "../../src/vol/black76-kernel";
-import { erfcxFast, expFast, logRatio } from "../../src/vol/black76-math";
-import { fillBlack76Reference } from "../../src/vol/black76-reference";
-import type { Black76Arrays } from "../../src/vol/black76-series";
+import { fillBlack76 } from "../../src/vol/black76/kernel";
+import { erfcxFast, expFast, logRatio } from "../../src/vol/black76/math";
+import { fillBlack76Reference } from "../../src/vol/black76/reference";
+import type { Black76Arrays } from "../../src/vol/black76/series";
 import { erfcx } from "../../src/vol/normal";
 
 const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;

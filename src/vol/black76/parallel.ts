@@ -1,17 +1,17 @@
 /**
  * Large batches of black76Strikes on several threads: the calling thread and `threads − 1` workers
- * (black76-worker.ts), kept alive between calls and unref'd (they never keep a process or a notebook
+ * (worker.ts beside this module), kept alive between calls and unref'd (they never keep a process or a notebook
  * kernel alive). The call stays synchronous. The options go in windows of up to {@link WINDOW}: the calling
  * thread copies a window's strikes and vols into shared memory, then every thread claims chunks of
  * {@link CHUNK_OPTIONS} from a shared counter; the calling thread computes its chunks straight into the
  * caller's arrays, and between its chunks copies out those the workers have finished, so the split follows
- * each thread's speed. All threads run the same kernel (black76-kernel.ts) on each option on its own: the
+ * each thread's speed. All threads run the same kernel ({@link fillBlack76}) on each option on its own: the
  * results are those of one thread, bit for bit.
  *
  * Threads: `RPL_BLACK_THREADS` (read on each large call; 1 = the calling thread only), else
  * `min(availableParallelism(), MAX_THREADS)`. Workers start on the first large call, which does not wait for
  * them (it runs on one thread); later calls use them once all are ready. With one CPU, without
- * worker_threads or SharedArrayBuffer, with the worker's file missing (dist/vol/black76-worker.js), after a
+ * worker_threads or SharedArrayBuffer, with the worker's built file missing (worker.js beside this one), after a
  * worker's error or a window not finished within {@link WAIT_MS}, everything runs on the calling thread: a
  * worker's failure never fails a pricing call (the window is computed again on the calling thread).
  */
@@ -19,9 +19,9 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { fillBlack76 } from "./black76-kernel";
-import type { Black76Arrays } from "./black76-series";
-import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./black76-shared";
+import { fillBlack76 } from "./kernel";
+import type { Black76Arrays } from "./series";
+import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./shared";
 
 /**
  * Below this many options a call stays on the calling thread. Idle 2-core machine (1 worker; medians of 15):
@@ -67,12 +67,12 @@ export function black76Threads(): number {
 }
 
 function workerFile(): string | undefined {
-  // dist/vol/ (tsc's output), dist/ (the bundle, dist/index.js); from src/vol/ (tests), the built file.
+  // dist/vol/black76/ (tsc's output), dist/ (the bundle, dist/index.js); from src/vol/black76/ (tests), the built file.
   if (typeof __dirname !== "string") return undefined;
   const candidates = [
-    join(__dirname, "black76-worker.js"),
-    join(__dirname, "vol", "black76-worker.js"),
-    join(__dirname, "..", "..", "dist", "vol", "black76-worker.js"),
+    join(__dirname, "worker.js"),
+    join(__dirname, "vol", "black76", "worker.js"),
+    join(__dirname, "..", "..", "..", "dist", "vol", "black76", "worker.js"),
   ];
   return candidates.find((file) => existsSync(file));
 }

@@ -1,9 +1,9 @@
 /**
- * What the two Black-76 kernels (black76-kernel.ts, and the previous one kept as the reference in
- * black76-reference.ts) share: the output arrays, the constants of the regions, the series of the outer
- * regions and the limits at σ√T = 0. The numerics are described in black76.ts.
+ * What the two Black-76 kernels ({@link fillBlack76}, and the previous one kept as the reference,
+ * {@link fillBlack76Reference}) share: the output arrays, the constants of the regions, the series of the
+ * outer regions and the limits at σ√T = 0. The numerics are described on {@link black76}.
  */
-/** The results of the kernel, one element per option (see black76.ts's `Black76Greeks`). */
+/** The results of the kernel, one element per option (see {@link Black76Greeks}). */
 export interface Black76Arrays {
   price: Float64Array;
   delta: Float64Array;

@@ -16,21 +16,21 @@
  * cancellation: an asymptotic series of the Mills ratio when `h + t ≤ −10` (far out of the money), a
  * Taylor series in `t` when `t < 0.21` and the next region would lose digits (small vol-time), `N` of
  * both `d`s when `h + t > 0.85`, and the difference of scaled complementary error functions otherwise.
- * The series were derived here from `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` (black76-series.ts); `erfcx` is
- * Cody's (normal.ts, black76-math.ts). Accuracy, relative, wherever the price is a normal double: about
+ * The series were derived here from `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` ({@link taylorD}, {@link asymptoticD});
+ * `erfcx` is Cody's ({@link erfcx}, {@link erfcxFast}). Accuracy, relative, wherever the price is a normal double: about
  * 1e-14 for `|h| < 5`; further out the price's own conditioning takes over (rounding the inputs moves it by
  * ~h²·1e-16, 4e-13 at h = 30). Measured against mpmath at 60 digits on 20 000 random options, and in
  * test/vol/black76.test.ts against a 70-digit textbook Black-76 (greeks by finite differences).
  *
- * The loop is black76-kernel.ts (chunks of options in passes, no object per option, no call out of the
- * optimised code); the previous kernel is kept in black76-reference.ts, which the tests and
- * bench/black.mjs measure it against and which still computes the rare options the fast passes leave out
- * (the limits at σ√T = 0, the far tail h + t ≤ −10, F or F/K beyond 1e±300).
+ * The loop is {@link fillBlack76} (chunks of options in passes, no object and no call per option); the
+ * previous kernel is kept as {@link fillBlack76Reference}, which the tests and bench/black.mjs measure it
+ * against and which still computes the rare options the fast passes leave out (the limits at σ√T = 0, the
+ * far tail h + t ≤ −10, F or F/K beyond 1e±300).
  */
-import { VolModelError, fmt } from "./errors";
-import { fillBlack76 } from "./black76-kernel";
-import { fillBlack76Parallel } from "./black76-parallel";
-import type { Black76Arrays } from "./black76-series";
+import { VolModelError, fmt } from "../errors";
+import { fillBlack76 } from "./kernel";
+import { fillBlack76Parallel } from "./parallel";
+import type { Black76Arrays } from "./series";
 
 /** A call or a put. */
 export type OptionKind = "call" | "put";
@@ -311,11 +311,11 @@ export function black76Strikes(
   const res = out ? checkOut(out, n) : newArrays(n);
   const volArray = vols1 === undefined ? (vols as ArrayLike<number>) : undefined;
   const check = () => checkElements(strikes, volArray, sqrtT);
-  // Float64Arrays' elements are checked while a worker starts on a large batch (black76-parallel.ts: nothing
-  // is written to `out` before they pass); other array-likes are checked before they are copied.
+  // Float64Arrays' elements are checked while a worker starts on a large batch ({@link fillBlack76Parallel}:
+  // nothing is written to `out` before they pass); other array-likes are checked before they are copied.
   const deferred = strikes instanceof Float64Array && (volArray === undefined || volArray instanceof Float64Array);
   if (!deferred) check();
-  // The kernel reads Float64Arrays only (one shape of loop for the engine): other array-likes are copied.
+  // The kernel reads Float64Arrays only (one shape of loop for every input): other array-likes are copied.
   const K = strikes instanceof Float64Array ? strikes : Float64Array.from(strikes);
   if (volArray === undefined) scratchVol[0] = vols1!;
   const V =

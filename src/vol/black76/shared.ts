@@ -1,5 +1,5 @@
 /**
- * The shared memory between black76-parallel.ts and its workers (black76-worker.ts), for one window of up
+ * The shared memory between {@link fillBlack76Parallel} and its worker threads, for one window of up
  * to `capacity` options at a time:
  * - control (Int32): the window's sequence number, the next unclaimed chunk, a failure flag, how many
  *   workers are ready, how many chunks' inputs are copied in, then each worker's last finished window;
@@ -9,7 +9,7 @@
  * - data (Float64): the window's strikes and vols (copied in by the calling thread) and the five outputs of
  *   the chunks the workers computed.
  */
-import type { Black76Arrays } from "./black76-series";
+import type { Black76Arrays } from "./series";
 
 /**
  * Slots of the control block; worker `w` writes its last finished window at `DONE0 + w`. `copied`: the

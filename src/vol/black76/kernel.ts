@@ -1,15 +1,14 @@
 /**
  * The Black-76 kernel: price and four greeks of many options at one forward, expiry and discount factor,
- * into Float64Arrays. The numerics are those described in black76.ts (Jäckel's normalised Black function
- * in regions, the out-of-the-money option plus the intrinsic value); this file is the loop, written for
- * V8's optimising compiler:
- * - chunks of 256 options in passes over scratch Float64Arrays (prepare, Mills ratios, finish): each pass
- *   is a small loop whose helpers the engine compiles in (one big loop ran out of the engine's inlining
- *   budget, and a helper left as a call boxes its number arguments);
- * - no object and no call out of optimised code per option: `ln(F/K)`, `exp` and `erfcx` in plain arithmetic
- *   (black76-math.ts); the options the passes do not cover go to the previous kernel (black76-reference.ts)
- *   one at a time, in a pass of their own;
- * - strikes and vols read from Float64Arrays only (black76.ts copies other array-likes first);
+ * into Float64Arrays. The numerics are those described on {@link black76} (Jäckel's normalised Black
+ * function in regions, the out-of-the-money option plus the intrinsic value); this file is the loop, shaped
+ * for throughput (bench/black.mjs measures it):
+ * - chunks of 256 options in passes over scratch Float64Arrays (prepare, Mills ratios, finish), each pass
+ *   a small loop;
+ * - no object and no call to `Math` per option: `ln(F/K)`, `exp` and `erfcx` in plain arithmetic
+ *   ({@link logRatio}, {@link expFast}, {@link erfcxFast}); the options the passes do not cover go to the
+ *   previous kernel ({@link fillBlack76Reference}) one at a time, in a pass of their own;
+ * - strikes and vols read from Float64Arrays only ({@link black76Strikes} copies other array-likes first);
  * - `N(−|d1|)` for the delta is one of the price's two Mills ratios in regions 2 and 3 (two erfcx an option);
  * - the difference of Mills ratios (region 3) also below t = 0.21 near the money, where it loses less than
  *   ~2e-15, instead of the longer small-t series.
@@ -20,9 +19,9 @@
  * 40-digit mpmath on 2 435 random options (price > 1e-12·F) both kernels err by at most 2.4e-14 (price),
  * 1.1e-14 (delta) and 2.8e-14 (gamma, vega).
  */
-import { erfcxFast, expFast, logRatio } from "./black76-math";
-import { fillBlack76Reference } from "./black76-reference";
-import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, taylorD, type Black76Arrays } from "./black76-series";
+import { erfcxFast, expFast, logRatio } from "./math";
+import { fillBlack76Reference } from "./reference";
+import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, taylorD, type Black76Arrays } from "./series";
 
 /** Options per chunk: the passes below go over a chunk's scratch arrays, which stay in the L1 cache. */
 const CHUNK = 256;
@@ -42,7 +41,7 @@ const Y = new Float64Array(2 * CHUNK);
  * its two Mills ratios (`Y(z)` as `sqrt(π/2)·erfcx(−z/√2)`), at 2i and 2i + 1.
  * Options outside what the fast passes cover get region 0: σ√T = 0 or `|h|` overflowing (the limits), F/K
  * beyond 1e±300, `φ(h)·e^(−t²/2)` below e^−600, and far out of the money (`h + t ≤ −10`, the asymptotic series).
- * No call out in this loop or the next three (see black76-math.ts's expFast).
+ * No call out in this loop or the next three (see {@link expFast}).
  */
 function prepare(
   F: number,
@@ -100,7 +99,7 @@ function prepare(
   }
 }
 
-/** Second pass: the chunk's `k` Mills ratios (one call site of erfcx, which the engine compiles in). */
+/** Second pass: the chunk's `k` Mills ratios (one call site of erfcx). */
 function millsRatios(k: number): void {
   const args = ARG;
   const ys = Y;
