@@ -18,19 +18,26 @@
  * `φ(x)` by `x²` ulps.
  */
 import {
-  checkKind,
   checkNonNegative,
+  checkObject,
   checkOut,
-  checkPositive,
   checkVolShape,
   checkVolTime,
   invalid,
-  newArrays,
-  timeTerms,
+  firstGreeks,
+  marketTerms,
+  optionTerms,
   type Black76Greeks,
   type OptionKind,
 } from "./black76";
-import { INV_SQRT_2PI, SQRT_HALF_PI, writeLimits, type Black76Arrays } from "./black76/series";
+import {
+  INV_SQRT_2PI,
+  SQRT_HALF_PI,
+  newArrays,
+  writeLimits,
+  type Black76Arrays,
+  type Black76Kernel,
+} from "./black76/series";
 import { VolModelError, fmt } from "./errors";
 import { erfcx, normCdf } from "./normal";
 
@@ -84,22 +91,8 @@ export function bachelierOtm(u: number): number {
   return INV_SQRT_2PI * Math.exp(-0.5 * u * u) * oneMinusUMills(u);
 }
 
-/**
- * Options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`) into `out[·][q]`: inputs already
- * checked (F, K, F − K finite, σ ≥ 0, σ√T finite, DF > 0, `r` the rate implied by DF, 0 at T = 0).
- */
-function fillBachelier(
-  F: number,
-  strikes: ArrayLike<number>,
-  vols: ArrayLike<number>,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+/** The Bachelier kernel (its arguments: {@link Black76Kernel}). */
+const fillBachelier: Black76Kernel<ArrayLike<number>> = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   for (let q = 0; q < n; q++) {
     const K = strikes[q]!;
     const sigma = vols[q * volStride]!;
@@ -122,7 +115,7 @@ function fillBachelier(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     out.theta[q] = (price > 0 ? r * price : 0) - (DF * phi * sigma) / (2 * sqrtT);
   }
-}
+};
 
 /** `x`, a finite number, else an error naming `field`. */
 function checkFinite(x: unknown, field: string): number {
@@ -167,27 +160,15 @@ const ONE_OUT = newArrays(1);
  * ```
  */
 export function bachelier(input: BachelierInput): Black76Greeks {
-  if (!input || typeof input !== "object")
-    throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
+  checkObject(input, "input");
   const F = checkFinite(input.forward, "forward");
   const K = checkFinite(input.strike, "strike");
   checkSpread(F, K, "strike");
-  const T = checkNonNegative(input.maturity, "maturity");
-  const sigma = checkNonNegative(input.vol, "vol");
-  const DF = checkPositive(input.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(input.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  checkVolTime(sigma, sqrtT, "vol");
+  const { sigma, DF, call, sqrtT, r } = optionTerms(input);
   ONE_K[0] = K;
   ONE_VOL[0] = sigma;
   fillBachelier(F, ONE_K, ONE_VOL, 0, sqrtT, DF, r, call, ONE_OUT, 1);
-  return {
-    price: ONE_OUT.price[0]!,
-    delta: ONE_OUT.delta[0]!,
-    gamma: ONE_OUT.gamma[0]!,
-    vega: ONE_OUT.vega[0]!,
-    theta: ONE_OUT.theta[0]!,
-  };
+  return firstGreeks(ONE_OUT);
 }
 
 /**
@@ -202,15 +183,9 @@ export function bachelierStrikes(
   vols: number | ArrayLike<number>,
   out?: Black76Arrays,
 ): Black76Arrays {
-  if (!market || typeof market !== "object")
-    throw invalid("market", "object", market, "an object { forward, maturity, kind }");
+  checkObject(market, "market");
   const F = checkFinite(market.forward, "forward");
-  const T = checkNonNegative(market.maturity, "maturity");
-  const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(market.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
-    throw invalid("strikes", "array", strikes, "an array of numbers");
+  const { DF, call, sqrtT, r } = marketTerms(market, strikes);
   const n = strikes.length;
   for (let q = 0; q < n; q++) checkSpread(F, checkFinite(strikes[q], `strikes[${q}]`), `strikes[${q}]`);
   let volArray: ArrayLike<number>;

@@ -21,7 +21,20 @@
  */
 import { erfcxFast, expFast, logRatio } from "./math";
 import { fillBlack76Reference } from "./reference";
-import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, taylorD, type Black76Arrays } from "./series";
+import {
+  ASYMPTOTIC_H,
+  INV_SQRT_2PI,
+  RESULT_KEYS,
+  SMALL_T,
+  SQRT_HALF_PI,
+  newArrays,
+  taylorD,
+  type Black76Kernel,
+} from "./series";
+
+/** A pass over the options `start … start + m − 1` of a chunk, with the kernel's other arguments. */
+type ChunkPass = (...args: [...Head<Parameters<Black76Kernel>>, start: number, m: number]) => void;
+type Head<T extends unknown[]> = T extends [...infer H, unknown] ? H : never;
 
 /** Options per chunk: the passes below go over a chunk's scratch arrays, which stay in the L1 cache. */
 const CHUNK = 256;
@@ -111,19 +124,7 @@ function millsRatios(k: number): void {
  * and greeks into `out`. The delta needs `N(−|d1|) = φ(d1)·Y(−|d1|)`; in regions 2 and 3 that is one of the
  * two Mills ratios of the price (or its complement, where `0 ≤ d1 ≤ 0.85`), so no third erfcx is needed.
  */
-function finish(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  start: number,
-  m: number,
-): void {
+const finish: ChunkPass = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m) => {
   const hs = H;
   const tts = TT;
   const fphis = FPHI;
@@ -173,32 +174,14 @@ function finish(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     outTheta[q] = (price > 0 ? r * price : 0) - fPhi * vols[q * volStride]! * thetaFactor;
   }
-}
+};
 
 const ONE_K = new Float64Array(1);
 const ONE_VOL = new Float64Array(1);
-const ONE_OUT: Black76Arrays = {
-  price: new Float64Array(1),
-  delta: new Float64Array(1),
-  gamma: new Float64Array(1),
-  vega: new Float64Array(1),
-  theta: new Float64Array(1),
-};
+const ONE_OUT = newArrays(1);
 
 /** Last pass: the chunk's options of region 0, one at a time through the reference kernel. */
-function rest(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  start: number,
-  m: number,
-): void {
+const rest: ChunkPass = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m) => {
   const regions = REGION;
   for (let i = 0; i < m; i++) {
     if (regions[i] !== 0) continue;
@@ -206,32 +189,19 @@ function rest(
     ONE_K[0] = strikes[q]!;
     ONE_VOL[0] = vols[q * volStride]!;
     fillBlack76Reference(F, ONE_K, ONE_VOL, 0, sqrtT, DF, r, call, ONE_OUT, 1);
-    for (const key of KEYS) out[key][q] = ONE_OUT[key][0]!;
+    for (const key of RESULT_KEYS) out[key][q] = ONE_OUT[key][0]!;
   }
-}
-const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
+};
 
 /**
- * Options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol for all) into
- * `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite, DF > 0, `r` the rate
- * implied by DF (0 at T = 0). In chunks of 256 options, each in five passes (see {@link prepare}).
+ * The fast kernel (its arguments: {@link Black76Kernel}), in chunks of 256 options, each in four passes
+ * (see {@link prepare}).
  *
  * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
  * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
  * `e^(ht)·φ(h + t) = e^(−ht)·φ(h − t) = E`) and `D = Y(h + t) − Y(h − t)`.
  */
-export function fillBlack76(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+export const fillBlack76: Black76Kernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   if (!(F > 1e-300 && F < 1e300)) {
     fillBlack76Reference(F, strikes, vols, volStride, sqrtT, DF, r, call, out, n);
     return;
@@ -243,4 +213,4 @@ export function fillBlack76(
     finish(F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m);
     rest(F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m);
   }
-}
+};

@@ -20,7 +20,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { fillBlack76 } from "./kernel";
-import type { Black76Arrays } from "./series";
+import { RESULT_KEYS, type Black76Arrays, type Black76Kernel } from "./series";
 import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./shared";
 
 /**
@@ -118,27 +118,18 @@ function readyPool(): Pool | undefined {
   return Atomics.load(pool.views.control, CTRL.ready) === pool.workers.length ? pool : undefined;
 }
 
+/** The fast kernel's arguments and the caller's checks; true when the pool computed the batch. */
+type ParallelKernel = (...args: [...Parameters<Black76Kernel>, check?: () => void]) => boolean;
+
 /**
- * The kernel over options `0 … n − 1` on the pool's threads when n ≥ {@link PARALLEL_MIN} and the pool is
- * ready; returns false (nothing computed, `check` not called) otherwise.
+ * The fast kernel (its arguments: {@link Black76Kernel}) on the pool's threads when n ≥ {@link PARALLEL_MIN}
+ * and the pool is ready; returns false (nothing computed, `check` not called) otherwise.
  *
  * `check` (the caller's checks of the inputs, which throw) runs on the calling thread once the workers have
  * started on the first window, before anything is written to `out` (the workers write only to the shared
  * block): if it throws, the workers stop, nothing of the batch is used and its error is thrown.
  */
-export function fillBlack76Parallel(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-  check?: () => void,
-): boolean {
+export const fillBlack76Parallel: ParallelKernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n, check) => {
   if (n < PARALLEL_MIN) return false;
   const p = readyPool();
   if (!p) return false;
@@ -151,7 +142,7 @@ export function fillBlack76Parallel(
     runAlone(job, start, m);
   }
   return true;
-}
+};
 
 /** The caller's checks, once per job (a window on the pool runs them; a window alone first). */
 function runChecks(job: Job): void {
@@ -193,13 +184,12 @@ function copyFinished(v: BlockViews, job: Job, start: number, m: number, chunks:
     if (state === OWNER.workerDone) {
       const from = c * CHUNK_OPTIONS;
       const to = Math.min(m, from + CHUNK_OPTIONS);
-      for (const key of KEYS) job.out[key].set(v.out[key].subarray(from, to), start + from);
+      for (const key of RESULT_KEYS) job.out[key].set(v.out[key].subarray(from, to), start + from);
       Atomics.store(v.owner, c, OWNER.copied);
     } else if (state !== OWNER.copied && state !== OWNER.caller) left++;
   }
   return left;
 }
-const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
 
 /** Copies the inputs of options `from … to − 1` of the window into the shared block and says how many chunks are in. */
 function copyIn(v: BlockViews, job: Job, start: number, from: number, to: number, chunks: number): void {

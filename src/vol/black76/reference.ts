@@ -13,7 +13,7 @@ import {
   asymptoticD,
   taylorTail,
   writeLimits,
-  type Black76Arrays,
+  type Black76Kernel,
 } from "./series";
 import { erfcx } from "../normal";
 
@@ -22,9 +22,7 @@ const yArg = new Float64Array(3);
 const yVal = new Float64Array(3);
 
 /**
- * The previous kernel, kept unchanged as the fast one's reference: options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol
- * for all) into `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite,
- * DF > 0, `r` the rate implied by DF (0 at T = 0).
+ * The previous kernel, kept unchanged as the fast one's reference (its arguments: {@link Black76Kernel}).
  *
  * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
  * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
@@ -32,18 +30,7 @@ const yVal = new Float64Array(3);
  * `N(−|d1|) = φ(d1)·Y(−|d1|)`, which in the two outer regions is one of the two Y's of D (|d1| is `t − ho`
  * or `|ho + t|`), so those options take two erfcx, not three.
  */
-export function fillBlack76Reference(
-  F: number,
-  strikes: ArrayLike<number>,
-  vols: ArrayLike<number>,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+export const fillBlack76Reference: Black76Kernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   const sqrtF = Math.sqrt(F);
   const lnF = Math.log(F);
   const { price: outPrice, delta: outDelta, gamma: outGamma, vega: outVega, theta: outTheta } = out;
@@ -117,4 +104,4 @@ export function fillBlack76Reference(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     outTheta[q] = (price > 0 ? r * price : 0) - (DF * fPhi * sigma) / (2 * sqrtT);
   }
-}
+};

@@ -12,6 +12,40 @@ export interface Black76Arrays {
   theta: Float64Array;
 }
 
+/** The five results, in the order of {@link Black76Arrays}. */
+export const RESULT_KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
+
+/** Five new Float64Arrays of `n` elements. */
+export function newArrays(n: number): Black76Arrays {
+  return {
+    price: new Float64Array(n),
+    delta: new Float64Array(n),
+    gamma: new Float64Array(n),
+    vega: new Float64Array(n),
+    theta: new Float64Array(n),
+  };
+}
+
+/**
+ * What every kernel takes (the fast one, the reference, Bachelier's, and the pool's in front of the fast
+ * one): options `q = 0 … n − 1`, strike `strikes[q]` and vol `vols[q·volStride]` (stride 0: one vol for
+ * all), into `out[·][q]`, at forward `F`, `sqrtT` = √T, discount factor `DF` and `r` the rate it implies
+ * (0 at T = 0); `call` or put. The inputs are checked before: F, K > 0 finite (for Bachelier any finite F,
+ * K with F − K finite), σ ≥ 0, T ≥ 0, σ√T finite, DF > 0.
+ */
+export type Black76Kernel<A extends ArrayLike<number> = Float64Array> = (
+  F: number,
+  strikes: A,
+  vols: A,
+  volStride: number,
+  sqrtT: number,
+  DF: number,
+  r: number,
+  call: boolean,
+  out: Black76Arrays,
+  n: number,
+) => void;
+
 export const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 export const SQRT_HALF_PI = Math.sqrt(Math.PI / 2);
 /** Below this `t = σ√T/2` the Taylor series in t (through t¹³) is accurate to double precision. */
