@@ -7,10 +7,10 @@
  * call = DF·((F − K)·N(x) + σ√T·φ(x)),   put = DF·((K − F)·N(−x) + σ√T·φ(x)),   x = (F − K)/(σ√T).
  * ```
  *
- * Any forward and strike, negative ones too. Numerics, as black76.ts: the out-of-the-money option is
+ * Any forward and strike, negative ones too. Numerics, as {@link black76}'s: the out-of-the-money option is
  * computed on its own and the in-the-money one is that plus the discounted intrinsic value (parity). Out of
  * the money, with `u = |x|`, the value is `σ√T·ψ(u)`, `ψ(u) = φ(u)·(1 − u·R(u))` and `R(u) = N(−u)/φ(u)` the
- * Mills ratio (normal.ts's scaled erfcx, `R(u) = sqrt(π/2)·erfcx(u/√2)`), never `φ(u) − u·N(−u)`, which
+ * Mills ratio ({@link erfcx}, scaled: `R(u) = sqrt(π/2)·erfcx(u/√2)`), never `φ(u) − u·N(−u)`, which
  * cancels to nothing far out of the money; from `u = 4` on, `1 − u·R(u)` is `R(u)` times Laplace's
  * continued fraction (see {@link oneMinusUMills}), nothing subtracted. Accuracy, relative, measured against
  * mpmath at 60 digits (test/vol/bachelier.test.ts): about 1e-15 near the money, growing like `u²·1e-16`
@@ -101,7 +101,7 @@ const fillBachelier: Black76Kernel<ArrayLike<number>> = (F, strikes, vols, volSt
     const x = d / s;
     const intrinsic = call ? (d > 0 ? d : 0) : d < 0 ? -d : 0;
     if (!(s > 0) || !(x - x === 0)) {
-      // The limits of black76.ts's Black76Greeks at σ√T = 0; the at-the-money vega is DF·√T/√(2π).
+      // The limits of {@link Black76Greeks} at σ√T = 0; the at-the-money vega is DF·√T/√(2π).
       writeLimits(out, q, d, intrinsic, call, 1, sqrtT, sigma, DF, r);
       continue;
     }

@@ -1,5 +1,5 @@
 /**
- * Large batches on several threads (src/vol/black76-parallel.ts, the worker dist/vol/black76-worker.js):
+ * Large batches on several threads ({@link fillBlack76Parallel}, its worker built as dist/vol/black76/worker.js):
  * the results equal the calling thread's alone, bit for bit, on a large random batch (several windows, a
  * smile and one vol for all, calls and puts, options the fast passes leave to the reference kernel); with
  * `RPL_BLACK_THREADS=1` nothing goes to the workers; where workers cannot start (Node's permission model

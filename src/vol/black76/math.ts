@@ -13,8 +13,8 @@
  *   exact), and `2·atanh(w) = 2w + w·R(w²)` with fdlibm's minimax `R` for `log` (e_log.c, error below
  *   2^−58.45).
  * - {@link erfcxFast}: Cody's {@link erfcx} for x ≥ −0.61, with expFast (the same values for
- *   0.46875 < x ≤ 4; Cody's middle rational function in Estrin's form measured no faster, and its different
- *   roundings showed up ×25 where the small-t series cancels).
+ *   0.46875 < x ≤ 4: the middle rational function is evaluated in Cody's order, because another order
+ *   rounds differently and the small-t series, where it cancels, magnifies that ×25).
  */
 import { CODY_SQRPI, codyMid, codySmall, codyTail } from "../normal";
 
@@ -99,8 +99,8 @@ export function logRatio(F: number, K: number, ratio: number): number {
 
 /**
  * `erfcx(x) = e^(x²)·erfc(x)` for `x ≥ −0.61` (the caller ensures it), W. J. Cody's rational approximations
- * as normal.ts's `erfcx`, with {@link expFast} for `e^(x²)`: below −0.46875 as `2·e^(x²) − erfcx(−x)` with
- * `x²` rounded, a relative error of at most 0.37 ulp in `e^(x²)` (normal.ts splits x² for large |x|).
+ * as {@link erfcx}, with {@link expFast} for `e^(x²)`: below −0.46875 as `2·e^(x²) − erfcx(−x)` with
+ * `x²` rounded, a relative error of at most 0.37 ulp in `e^(x²)` ({@link erfcx} splits x² for large |x|).
  */
 export function erfcxFast(x: number): number {
   const y = x < 0 ? -x : x;

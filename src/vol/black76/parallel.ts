@@ -24,9 +24,8 @@ import { RESULT_KEYS, type Black76Arrays, type Black76Kernel } from "./series";
 import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./shared";
 
 /**
- * Below this many options a call stays on the calling thread. Idle 2-core machine (1 worker; medians of 15):
- * two threads were faster from 16 384 options (1.19 ms against 1.78 ms; 32 768: 2.21 / 3.57 ms), but below
- * ~65 536 they save under 2 ms per call for ~15% more CPU time.
+ * Below this many options a call stays on the calling thread: a second thread is faster from about 16 384
+ * options, but below ~65 536 it saves under 2 ms a call for ~15% more CPU time (bench/black.mjs).
  */
 export const PARALLEL_MIN = 65_536;
 /** Options per window (7 doubles each in shared memory: 14.7 MB). */

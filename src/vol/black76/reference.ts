@@ -2,8 +2,8 @@
  * The Black-76 kernel before the fast one ({@link fillBlack76}), kept as the reference that
  * test/vol/black76-kernel.test.ts and bench/black.mjs measure the fast kernel against; the fast kernel
  * hands it the rare options its passes leave out. Same numerics (regions, series, limits: shared with the
- * fast kernel), with `Math.log1p`, `Math.log`, `Math.exp` and {@link erfcx}, the Mills ratios passed through scratch arrays, and a
- * third erfcx for the delta in part of region 3.
+ * fast kernel), with `Math.log1p`, `Math.log`, `Math.exp` and {@link erfcx}, the Mills ratios passed
+ * through scratch arrays, and a third erfcx for the delta in part of region 3.
  */
 import {
   ASYMPTOTIC_H,

@@ -116,7 +116,7 @@ export function taylorD(h: number, t: number, yh: number): number {
   return 2 * t * (a + w * (t1 + w * (t2 + w * (t3 + w * taylorTail(z, a, w)))));
 }
 
-/** The limits of black76.ts's `Black76Greeks` where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
+/** The limits of {@link Black76Greeks} where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
 export function writeLimits(
   out: Black76Arrays,
   q: number,
