@@ -137,8 +137,8 @@ export const MAX_OUTER = 40;
  * The least weight vega weighting gives a quote, as a fraction of the largest vega weight of its smile
  * (weights of the squared vol errors, before the quote's own `weights`): 5%, so a wing quote's vol error
  * counts at least sqrt(0.05) ≈ 0.22 as much as an at-the-money one's and the wings stay pinned to their
- * quotes. (Unfloored, φ(d1) of a 60% strike at 14 days is ~1e−40: SPX quotes with 15 bp of noise came
- * back 329–469 bp off at 14 days; floored at 1%, 2%, 5% the worst of three seeds is 28, 20, 16 bp.)
+ * quotes. (Unfloored, φ(d1) of a 60% strike at 14 days is ~1e−40, and a short smile's wings then float
+ * hundreds of bp off their quotes; a lower floor leaves them further off.)
  */
 export const VEGA_WEIGHT_FLOOR = 0.05;
 
