@@ -123,6 +123,7 @@ interface SmileArrays {
   w2: Float64Array;
 }
 
+/** {@link SmileArrays} for a grid of `n` points. */
 export function smileArrays(n: number): SmileArrays {
   return { w: new Float64Array(n), w1: new Float64Array(n), w2: new Float64Array(n) };
 }
@@ -273,6 +274,7 @@ export const REGION_EDGES = Object.freeze([
   256,
   LOG_MONEYNESS_LIMIT,
 ]);
+/** How many stretches {@link REGION_EDGES} splits the axis into. */
 export const REGIONS = REGION_EDGES.length - 1;
 /** A stretch's grid minimum is refined only when it is below this (vol-like units): well above it the row is 0 either way. */
 export const REFINE_BELOW = 1e-3;

@@ -82,6 +82,7 @@ export const SLOPE_CAP = LEE_BOUND - CALIBRATION_MARGINS.lee;
 
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
 
+/** The slice the fit's variables `x` stand for in `space` (the map of this file's comment). */
 export function decode(x: ArrayLike<number>, space: SliceSpace): Slice {
   const { T, putLo, callLo } = space;
   const vol = Math.exp(x[0]!);
