@@ -3,7 +3,7 @@
  *
  * What:
  *   - parallel: `black76Strikes` over 1e6 strikes on the calling thread and the worker pool
- *     (src/vol/black76-parallel.ts: min(CPUs, 4) threads, or RPL_BLACK_THREADS), output reused and new; the
+ *     (fillBlack76Parallel: min(CPUs, 4) threads, or RPL_BLACK_THREADS), output reused and new; the
  *     pool is started and waited for before timing; its results must equal one thread's bit for bit;
  *   - vectorised: `black76Strikes(market, strikes, vols, out)` on one thread (setBlack76Threads(1)) over 1e6
  *     strikes (Float64Array, 40%–250% of the forward, a smile of per-strike vols), output arrays reused (the intended hot path); once more with
@@ -13,11 +13,11 @@
  *   - naive: the textbook `DF·(F·N(d1) − K·N(d2))` and the four greeks written inline with the same `N`
  *     (normal.ts), no parity, no regions: how one writes it first, for context on what the careful
  *     numerics (Jäckel's regions, out-of-the-money price plus intrinsic) cost.
- * How: the built package (dist/vol/black76.js, dist/vol/normal.js) is loaded in this process; each variant
+ * How: the built package (dist/vol/black76/index.js, dist/vol/normal.js) is loaded in this process; each variant
  * gets warm-up calls, then BENCH_BLACK_ROUNDS (default 15) timed calls, interleaved round by round so drift
  * hits all alike; the report gives median / min / max options per second of wall time, the spread
  * (max − min) / median as the noise figure, and the median per second of this process's CPU time.
- *   - reference: the previous kernel (dist/vol/black76-reference.js, kept for this and for
+ *   - reference: the previous kernel (dist/vol/black76/reference.js, kept for this and for
  *     test/vol/black76-kernel.test.ts) on the same inputs, output reused: the before of the same run.
  * Check: the vectorised results must be within 1e-14·max(1, h²/6) of the previous kernel's (the report gives
  * the largest relative differences), equal the scalar API bit for bit, and agree with the naive formula to
@@ -42,6 +42,7 @@
  * checks the inputs), idle: 2 threads 22.3 M options/s (median of 15; min 20.4, max 23.6), 1 thread 12.58:
  * 1.77x wall, 0.91x per CPU-s.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
@@ -71,12 +72,15 @@ export function settingsFromEnv() {
 
 function load() {
   const dir = process.env.BENCH_BLACK_BASELINE;
-  const baseline = dir ? createRequire(import.meta.url)(join(dir, "vol", "black76.js")) : undefined;
+  // A build of this layout (vol/black76/index.js) or of one before it (vol/black76.js).
+  const file =
+    dir && [join(dir, "vol", "black76", "index.js"), join(dir, "vol", "black76.js")].find((f) => existsSync(f));
+  const baseline = dir ? createRequire(import.meta.url)(file ?? join(dir, "vol", "black76.js")) : undefined;
   return {
-    black: requireBuilt("vol", "black76.js"),
+    black: requireBuilt("vol", "black76", "index.js"),
     normal: requireBuilt("vol", "normal.js"),
-    reference: requireBuilt("vol", "black76-reference.js"),
-    parallel: requireBuilt("vol", "black76-parallel.js"),
+    reference: requireBuilt("vol", "black76", "reference.js"),
+    parallel: requireBuilt("vol", "black76", "parallel.js"),
     baseline,
   };
 }
@@ -113,7 +117,7 @@ const arrays = (n) => ({
   theta: new Float64Array(n),
 });
 
-/** The previous kernel (dist/vol/black76-reference.js) on the bench's market: no validation, Float64Arrays. */
+/** The previous kernel (dist/vol/black76/reference.js) on the bench's market: no validation, Float64Arrays. */
 function runReference(reference, market, strikes, vols, out) {
   const { forward: F, maturity: T, discountFactor: DF } = market;
   const r = T > 0 ? -Math.log(DF) / T : 0;

@@ -79,10 +79,10 @@ function smile(model, n, price) {
 }
 
 export function measureImplied(settings = settingsFromEnv(), log = () => {}) {
-  const black = requireBuilt("vol", "black76.js");
+  const black = requireBuilt("vol", "black76", "index.js");
   const bachelier = requireBuilt("vol", "bachelier.js");
   const implied = requireBuilt("vol", "implied-vol.js");
-  const parallel = requireBuilt("vol", "black76-parallel.js");
+  const parallel = requireBuilt("vol", "black76", "parallel.js");
   const n = settings.options;
   const every = settings.scalarEvery;
   const m = Math.floor(n / every);

@@ -14,7 +14,7 @@ discount factor, shift, kind):
     tolerance scaled by the terms it subtracts;
   - `exact`: the price in mpmath at 60 digits from the same doubles, rounded to the nearest double: the
     truth for the price tests and the "exact" price whose implied vol must give the grid's vol back.
-    Black uses forward + shift and strike + shift rounded to double, as QuantLib and src/vol/black76.ts do.
+    Black uses forward + shift and strike + shift rounded to double, as QuantLib and the package's black76 do.
   - `qlVol`: QuantLib's blackFormulaImpliedStdDev / bachelierBlackFormulaImpliedVol of the exact price, a
     cross-check only (it is accurate to ~1e-8), null where QuantLib refuses.
 Strikes are placed by standardised moneyness z = ln((F + shift)/(K + shift))/(σ√T) (Black) or

@@ -7,10 +7,10 @@
  * call = DF·((F − K)·N(x) + σ√T·φ(x)),   put = DF·((K − F)·N(−x) + σ√T·φ(x)),   x = (F − K)/(σ√T).
  * ```
  *
- * Any forward and strike, negative ones too. Numerics, as black76.ts: the out-of-the-money option is
+ * Any forward and strike, negative ones too. Numerics, as {@link black76}'s: the out-of-the-money option is
  * computed on its own and the in-the-money one is that plus the discounted intrinsic value (parity). Out of
  * the money, with `u = |x|`, the value is `σ√T·ψ(u)`, `ψ(u) = φ(u)·(1 − u·R(u))` and `R(u) = N(−u)/φ(u)` the
- * Mills ratio (normal.ts's scaled erfcx, `R(u) = sqrt(π/2)·erfcx(u/√2)`), never `φ(u) − u·N(−u)`, which
+ * Mills ratio ({@link erfcx}, scaled: `R(u) = sqrt(π/2)·erfcx(u/√2)`), never `φ(u) − u·N(−u)`, which
  * cancels to nothing far out of the money; from `u = 4` on, `1 − u·R(u)` is `R(u)` times Laplace's
  * continued fraction (see {@link oneMinusUMills}), nothing subtracted. Accuracy, relative, measured against
  * mpmath at 60 digits (test/vol/bachelier.test.ts): about 1e-15 near the money, growing like `u²·1e-16`
@@ -18,19 +18,26 @@
  * `φ(x)` by `x²` ulps.
  */
 import {
-  checkKind,
   checkNonNegative,
+  checkObject,
   checkOut,
-  checkPositive,
   checkVolShape,
   checkVolTime,
   invalid,
-  newArrays,
-  timeTerms,
+  firstGreeks,
+  marketTerms,
+  optionTerms,
   type Black76Greeks,
   type OptionKind,
 } from "./black76";
-import { INV_SQRT_2PI, SQRT_HALF_PI, writeLimits, type Black76Arrays } from "./black76-series";
+import {
+  INV_SQRT_2PI,
+  SQRT_HALF_PI,
+  newArrays,
+  writeLimits,
+  type Black76Arrays,
+  type Black76Kernel,
+} from "./black76/series";
 import { VolModelError, fmt } from "./errors";
 import { erfcx, normCdf } from "./normal";
 
@@ -84,22 +91,8 @@ export function bachelierOtm(u: number): number {
   return INV_SQRT_2PI * Math.exp(-0.5 * u * u) * oneMinusUMills(u);
 }
 
-/**
- * Options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`) into `out[·][q]`: inputs already
- * checked (F, K, F − K finite, σ ≥ 0, σ√T finite, DF > 0, `r` the rate implied by DF, 0 at T = 0).
- */
-function fillBachelier(
-  F: number,
-  strikes: ArrayLike<number>,
-  vols: ArrayLike<number>,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+/** The Bachelier kernel (its arguments: {@link Black76Kernel}). */
+const fillBachelier: Black76Kernel<ArrayLike<number>> = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   for (let q = 0; q < n; q++) {
     const K = strikes[q]!;
     const sigma = vols[q * volStride]!;
@@ -108,7 +101,7 @@ function fillBachelier(
     const x = d / s;
     const intrinsic = call ? (d > 0 ? d : 0) : d < 0 ? -d : 0;
     if (!(s > 0) || !(x - x === 0)) {
-      // The limits of black76.ts's Black76Greeks at σ√T = 0; the at-the-money vega is DF·√T/√(2π).
+      // The limits of {@link Black76Greeks} at σ√T = 0; the at-the-money vega is DF·√T/√(2π).
       writeLimits(out, q, d, intrinsic, call, 1, sqrtT, sigma, DF, r);
       continue;
     }
@@ -122,7 +115,7 @@ function fillBachelier(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     out.theta[q] = (price > 0 ? r * price : 0) - (DF * phi * sigma) / (2 * sqrtT);
   }
-}
+};
 
 /** `x`, a finite number, else an error naming `field`. */
 function checkFinite(x: unknown, field: string): number {
@@ -168,27 +161,15 @@ const ONE_OUT = newArrays(1);
  * ```
  */
 export function bachelier(input: BachelierInput): Black76Greeks {
-  if (!input || typeof input !== "object")
-    throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
+  checkObject(input, "input");
   const F = checkFinite(input.forward, "forward");
   const K = checkFinite(input.strike, "strike");
   checkSpread(F, K, "strike");
-  const T = checkNonNegative(input.maturity, "maturity");
-  const sigma = checkNonNegative(input.vol, "vol");
-  const DF = checkPositive(input.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(input.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  checkVolTime(sigma, sqrtT, "vol");
+  const { sigma, DF, call, sqrtT, r } = optionTerms(input);
   ONE_K[0] = K;
   ONE_VOL[0] = sigma;
   fillBachelier(F, ONE_K, ONE_VOL, 0, sqrtT, DF, r, call, ONE_OUT, 1);
-  return {
-    price: ONE_OUT.price[0]!,
-    delta: ONE_OUT.delta[0]!,
-    gamma: ONE_OUT.gamma[0]!,
-    vega: ONE_OUT.vega[0]!,
-    theta: ONE_OUT.theta[0]!,
-  };
+  return firstGreeks(ONE_OUT);
 }
 
 /**
@@ -207,15 +188,9 @@ export function bachelierStrikes(
   vols: number | ArrayLike<number>,
   out?: Black76Arrays,
 ): Black76Arrays {
-  if (!market || typeof market !== "object")
-    throw invalid("market", "object", market, "an object { forward, maturity, kind }");
+  checkObject(market, "market");
   const F = checkFinite(market.forward, "forward");
-  const T = checkNonNegative(market.maturity, "maturity");
-  const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(market.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
-    throw invalid("strikes", "array", strikes, "an array of numbers");
+  const { DF, call, sqrtT, r } = marketTerms(market, strikes);
   const n = strikes.length;
   for (let q = 0; q < n; q++) checkSpread(F, checkFinite(strikes[q], `strikes[${q}]`), `strikes[${q}]`);
   let volArray: ArrayLike<number>;

@@ -2,14 +2,14 @@
  * Implied vols: the Black (lognormal, optionally shifted) vol or the Bachelier (normal) vol that reprices an
  * option, the inverses of {@link black76} and {@link bachelier}.
  *
- * - Black: P. Jäckel's "Let's Be Rational" (lets-be-rational.ts): a rational initial guess in four branches
+ * - Black: P. Jäckel's "Let's Be Rational" ({@link impliedNormalisedOtm}): a rational initial guess in four branches
  *   and two third-order Householder steps (more only while a step still moves the vol by 1e-8 of itself, in
  *   the far wings at vol-time 25 and beyond) on the normalised Black function, which is this package's own
- *   (black76.ts's regions), so `impliedVol` inverts `black76` to the last digits.
+ *   ({@link black76}'s regions), so `impliedVol` inverts `black76` to the last digits.
  * - Bachelier: P. Jäckel's "Implied Normal Volatility" (Wilmott, 2017): with `Φ̃(x) = N(x) + φ(x)/x`, the
  *   out-of-the-money value is `−|F − K|·Φ̃(x)` at `x = −|F − K|/(σ√T)`; his rational approximation of `Φ̃⁻¹`
  *   in two branches (eqs. 2.1–2.5) and one Householder step of third order (eq. 2.6), with `Φ̃` evaluated
- *   without cancellation (bachelier.ts's `1 − u·R(u)`). Where the value is below 1e-290 of `|F − K|` (`φ`
+ *   without cancellation ({@link oneMinusUMills}, `1 − u·R(u)`). Where the value is below 1e-290 of `|F − K|` (`φ`
  *   leaving the normal doubles) the step is a Newton iteration on `ln(−Φ̃)` instead.
  *
  * Accuracy, measured in test/vol/implied-vol.test.ts (round trips from 60-digit prices, and from this
@@ -93,7 +93,7 @@ const enum Fault {
 /** Prices within this relative distance below the intrinsic value are the intrinsic value (rounding of DF·(…)). */
 const ROUNDING = 4 * 2 ** -53;
 
-/** `ln(F/K)` to a few ulps even when F ≈ K (as black76-reference.ts). */
+/** `ln(F/K)` to a few ulps even when F ≈ K (as {@link fillBlack76Reference} takes it). */
 function logRatio(F: number, K: number): number {
   const ratio = F / K;
   if (ratio > 0.5 && ratio < 2) return Math.log1p((F - K) / K);

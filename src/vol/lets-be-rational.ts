@@ -17,12 +17,13 @@
  *   implied, including without limitation any implied warranties of condition, uninterrupted use,
  *   merchantability, fitness for a particular purpose, or non-infringement.
  *
- * Differences from that port: `b` is this package's own (the four regions of black76.ts, with normal.ts's
- * erfcx and black76-series.ts's series), so that the vol it implies is the inverse of `black76`; two slips
- * of the Python port are corrected to the C original (the bounds test of the upper map's second derivative,
- * and the upper branch's bisection guard, which the port ran on every iteration).
+ * Differences from that port: `b` is this package's own (the four regions of {@link black76}, with
+ * {@link erfcx} and the kernels' series, {@link taylorD} and {@link asymptoticD}), so that the vol it
+ * implies is the inverse of `black76`; two slips of the Python port are corrected to the C original (the
+ * bounds test of the upper map's second derivative, and the upper branch's bisection guard, which the
+ * port runs on every iteration).
  */
-import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, asymptoticD, taylorD } from "./black76-series";
+import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, asymptoticD, taylorD } from "./black76/series";
 import { erfcx, normCdf, normInv } from "./normal";
 
 const DBL_EPSILON = 2 ** -52;
@@ -57,7 +58,7 @@ function millsY(z: number): number {
 }
 
 /**
- * The normalised Black call `b(x, s)` for `x ≤ 0` (out of the money), `s ≥ 0`: in black76.ts's four regions
+ * The normalised Black call `b(x, s)` for `x ≤ 0` (out of the money), `s ≥ 0`: in {@link black76}'s four regions
  * of `h = x/s`, `t = s/2` (asymptotic series for `h + t ≤ −10`, the small-t series, `N` of both d's for
  * `h + t > 0.85`, the difference of Mills ratios otherwise), `b = E·D` with `E = φ(h)·e^(−t²/2)`.
  */

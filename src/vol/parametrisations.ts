@@ -177,7 +177,7 @@ function checkRaw(raw: RawSvi, forWings: boolean): void {
   if (!(b >= 0)) fail("raw", "b", "b >= 0", `b must be >= 0; got b = ${fmt(b)}`);
   if (!(Math.abs(rho) < 1)) fail("raw", "rho", "|rho| < 1", `rho must satisfy |rho| < 1; got rho = ${fmt(rho)}`);
   if (!(s > 0)) fail("raw", "s", "s > 0", `s (GJ's sigma) must be > 0; got s = ${fmt(s)}`);
-  const minW = a + b * s * Math.sqrt(1 - rho * rho); // as svi.ts minTotalVariance writes it, so the two agree to the bit
+  const minW = a + b * s * Math.sqrt(1 - rho * rho); // as {@link minTotalVariance} writes it, so the two agree to the bit
   if (!(minW >= 0)) {
     fail(
       "raw",
@@ -436,7 +436,7 @@ export function jumpWingsToRaw(jw: JumpWings, T: number): RawSvi {
 }
 
 /**
- * Raw → the model's form at maturity `T` years: svi.ts `sliceParams` (`vol = sqrt(w(0)/T)`,
+ * Raw → the model's form at maturity `T` years: {@link sliceParams} (`vol = sqrt(w(0)/T)`,
  * `skew = w'(0)/(2·sqrt(w(0)))`, `smile = (w''(0)/2 − skew²)/sqrt(w(0))`, wings `b·(1 ∓ rho)/sqrt(w(0))`),
  * after checking the raw slice, `b > 0` and `w(0) > 0`.
  * @example
@@ -455,7 +455,7 @@ export function rawToModel(raw: RawSvi, T: number): SliceParams {
 }
 
 /**
- * The model's form → raw at maturity `T` years: svi.ts `rawSvi` (vol-model.md, "Conversion to raw SVI"), with
+ * The model's form → raw at maturity `T` years: {@link rawSvi} (vol-model.md, "Conversion to raw SVI"), with
  * its checks (`vol > 0`, `p > 0`, `c > 0`, `-p < 2·psi < c`, `kappa > -psi²/sqrt(theta)`, minimum ≥ 0);
  * errors name the {@link SliceParams} key (`putWing`, …).
  * @example
@@ -473,7 +473,7 @@ export function modelToRaw(model: SliceParams, T: number): RawSvi {
 /**
  * The model's form → jump-wings at maturity `T` years: `v = vol²`, `psi = skew`, `p = putWing`, `c = callWing`
  * (the same quantities, vol-model.md), and `vTilde = min_k w(k)/T` of the raw slice {@link modelToRaw} gives,
- * `a + b·s·sqrt(1 − rho²)` computed from the model's parameters by svi.ts `modelMinTotalVariance` (the same
+ * `a + b·s·sqrt(1 − rho²)` computed from the model's parameters by {@link modelMinTotalVariance} (the same
  * number `rawSvi` holds ≥ 0).
  * Checks the slice as {@link modelToRaw} does.
  * @example

@@ -68,7 +68,7 @@ export interface OptionPrices extends StrikesAt, Black76Arrays {
  *
  * The greeks are sticky-strike: each option keeps its strike's implied vol while the forward moves
  * (delta, gamma) and while time passes (theta holds σ, not the surface's vol at the shorter maturity);
- * vega is the sensitivity to that vol alone. They are the greeks of black76.ts (forward delta, theta per
+ * vega is the sensitivity to that vol alone. They are the greeks of {@link black76} (forward delta, theta per
  * year at the rate implied by the discount factor); smile dynamics (sticky-delta, local vol) are not in
  * them.
  *

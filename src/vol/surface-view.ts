@@ -1,7 +1,8 @@
 /**
- * What pricing reads of a vol surface model (pricing.ts): its benchmarks and its smile functions. The
- * model (surface.ts) implements it and builds its pricing methods on pricing.ts, so pricing takes this
- * view instead of the class: no import cycle between the two.
+ * What pricing reads of a vol surface model ({@link priceOptions} and the rest of its module): its
+ * benchmarks and its smile functions. The model ({@link VolSurfaceModel}) implements it and builds its
+ * pricing methods on those functions, so pricing takes this view instead of the class: no import cycle
+ * between the two.
  */
 import type { RawSvi, SliceParams } from "./svi";
 import type { ModelStrikeType } from "./strikes";

@@ -1,7 +1,7 @@
 /**
  * `fromSurface`: the local model of `GetVol` (vol-model.md), built once from a `surface` and evaluated
  * many times. Validation happens here, once; the evaluators check only their own arguments and then run
- * the loops of kernel.ts.
+ * the loops of {@link volsFromStrikes} and {@link evaluate}.
  */
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";

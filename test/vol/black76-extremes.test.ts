@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { black76, black76Strikes } from "../../src/vol/black76";
-import { erfcxFast } from "../../src/vol/black76-math";
+import { erfcxFast } from "../../src/vol/black76/math";
 import { erfcx } from "../../src/vol/normal";
 
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);

@@ -1,7 +1,7 @@
 /**
- * The fast Black-76 kernel (src/vol/black76-kernel.ts) against the previous one, kept as the reference
- * (src/vol/black76-reference.ts), and its arithmetic (src/vol/black76-math.ts) against `Math` and 40-digit
- * decimals (mathjs).
+ * The fast Black-76 kernel ({@link fillBlack76}) against the previous one, kept as the reference
+ * ({@link fillBlack76Reference}), and its arithmetic ({@link expFast}, {@link logRatio}, {@link erfcxFast})
+ * against `Math` and 40-digit decimals (mathjs).
  *
  * Tolerance: the two kernels round differently (their `ln(F/K)`, `exp` and the choice between the small-t
  * series and the difference of Mills ratios), and the price's own conditioning multiplies an ulp of
@@ -13,10 +13,10 @@
 import { all, create } from "mathjs";
 import { describe, expect, it } from "vitest";
 import { black76, black76Strikes } from "../../src/vol/black76";
-import { fillBlack76 } from "../../src/vol/black76-kernel";
-import { erfcxFast, expFast, logRatio } from "../../src/vol/black76-math";
-import { fillBlack76Reference } from "../../src/vol/black76-reference";
-import type { Black76Arrays } from "../../src/vol/black76-series";
+import { fillBlack76 } from "../../src/vol/black76/kernel";
+import { erfcxFast, expFast, logRatio } from "../../src/vol/black76/math";
+import { fillBlack76Reference } from "../../src/vol/black76/reference";
+import type { Black76Arrays } from "../../src/vol/black76/series";
 import { erfcx } from "../../src/vol/normal";
 
 const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;

@@ -1,5 +1,5 @@
 /**
- * Large batches on several threads (src/vol/black76-parallel.ts, the worker dist/vol/black76-worker.js):
+ * Large batches on several threads ({@link fillBlack76Parallel}, its worker built as dist/vol/black76/worker.js):
  * the results equal the calling thread's alone, bit for bit, on a large random batch (several windows, a
  * smile and one vol for all, calls and puts, options the fast passes leave to the reference kernel); with
  * `RPL_BLACK_THREADS=1` nothing goes to the workers; where workers cannot start (Node's permission model
@@ -16,8 +16,8 @@ import {
   black76Threads,
   fillBlack76Parallel,
   setBlack76Threads,
-} from "../../src/vol/black76-parallel";
-import type { Black76Arrays } from "../../src/vol/black76-series";
+} from "../../src/vol/black76/parallel";
+import type { Black76Arrays } from "../../src/vol/black76/series";
 import { random } from "../helpers/random";
 
 const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
@@ -123,8 +123,8 @@ describe("black76Strikes on several threads", () => {
 
   it("prices on one thread where workers cannot start (permission model without --allow-worker)", () => {
     const script = `
-      const { black76Strikes } = require(${JSON.stringify(path.join(root, "dist", "vol", "black76.js"))});
-      const par = require(${JSON.stringify(path.join(root, "dist", "vol", "black76-parallel.js"))});
+      const { black76Strikes } = require(${JSON.stringify(path.join(root, "dist", "vol", "black76", "index.js"))});
+      const par = require(${JSON.stringify(path.join(root, "dist", "vol", "black76", "parallel.js"))});
       const n = 200000, strikes = new Float64Array(n);
       for (let q = 0; q < n; q++) strikes[q] = 50 + q / 1000;
       const a = black76Strikes({ forward: 100, maturity: 1, kind: "call" }, strikes, 0.2);

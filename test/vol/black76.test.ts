@@ -2,7 +2,7 @@
  * Black-76 against an independent implementation: the textbook formula `DF·(F·N(d1) − K·N(d2))` in
  * 70-digit decimal arithmetic (mathjs BigNumber), with N from its power series and the Laplace continued
  * fraction of the Mills ratio, and every greek by a central finite difference of that price. Nothing is
- * shared with src/vol/black76.ts (no Jäckel regions, no Cody erfc).
+ * shared with {@link black76}'s code (no Jäckel regions, no Cody erfc).
  */
 import fc from "fast-check";
 import { all, create, type BigNumber } from "mathjs";

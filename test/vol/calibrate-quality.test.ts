@@ -1,16 +1,16 @@
 /**
  * calibrate's `converged` means the fit is good (issue 41): vega weighting that never lets a quoted point
  * float, the weighted RMSE it minimised in the report, slices whose parameters ran off (or whose RMSE is
- * far above the quotes' stated noise) not called converged, with the reason, and the 1-day slice whose
- * solve crept along a flat valley to its budget now converged where its cost settled. A slice whose
- * parameters ran off is solved again from other starts; a noisy short slice no longer spoils a longer one
+ * far above the quotes' stated noise) not called converged, with the reason, and a 1-day slice whose
+ * solve creeps along a flat valley converged where its cost settles, not at its budget. A slice whose
+ * parameters run off is solved again from other starts; a noisy short slice does not spoil a longer one
  * through the calendar bound (the longest-first pass).
  */
 import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";
 import { fromSurface, type WireSurface } from "../../src/vol";
 import { calibrate, SANE_LIMITS, type SliceFit, type SmileQuotes } from "../../src/vol/calibrate";
-import { insaneParameters } from "../../src/vol/calibrate-report";
+import { insaneParameters } from "../../src/vol/calibrate/report";
 import { random } from "../helpers/random";
 import stallFixture from "./fixtures/calibrate-stall.json";
 
@@ -20,7 +20,7 @@ function normals(seed: number): () => number {
   return () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
 }
 
-/** The simulator's SPX surface (src/sim/data/universe.ts: skew −0.18, smile 0.71, wings 1.1 / 0.7, ATM ~17%). */
+/** The simulator's SPX surface (its universe's: skew −0.18, smile 0.71, wings 1.1 / 0.7, ATM ~17%). */
 const SPX_DAYS = [7, 30, 61, 91, 182, 273, 365, 547, 730];
 const SPX: WireSurface = {
   benchmark_fwd_factors: SPX_DAYS.map((d) => Math.exp((0.03 * d) / DAYS_PER_YEAR)),
@@ -59,7 +59,7 @@ describe("calibrate with vega weighting: no quoted point floats", () => {
       weighting: "vega",
     });
     for (const f of fit) {
-      // Wings: strikes at or beyond 75% and 125% of the forward (was 329–469 bp at 14 days, seeds 2, 3).
+      // Wings: strikes at or beyond 75% and 125% of the forward.
       const wings = f.residualsBp.filter((_, j) => SPX_STRIKES[j]! <= 75 || SPX_STRIKES[j]! >= 125);
       expect(rms(wings)).toBeLessThan(40);
       expect(f.rmseBp).toBeLessThan(30);

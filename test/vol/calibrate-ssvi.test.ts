@@ -1,9 +1,9 @@
 /**
  * calibrate on its hard case: quotes from an SSVI surface (Gatheral–Jacquier's power-law φ) with seeded
  * noise of 20 vol bp, 12 maturities × 21 strikes. The noise pushes most slices against the calendar and
- * butterfly constraints, where the constrained solve used to stall (half-slope Jacobian rows at the penalty's
- * kink, one row for two competing minima): every slice must now converge, free of arbitrage, but for a short
- * one whose call wing ran off beyond the quotes, which is not called converged (issue 41).
+ * butterfly constraints, where a constrained solve can stall (half-slope Jacobian rows at the penalty's
+ * kink, one row for two competing minima): every slice must converge, free of arbitrage, but for a short
+ * one whose call wing runs off beyond the quotes, which is not called converged (issue 41).
  */
 import { describe, expect, it } from "vitest";
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../../src/api/assumptions";

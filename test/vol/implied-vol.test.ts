@@ -1,6 +1,6 @@
 /**
- * Implied vols (src/vol/implied-vol.ts) round-tripped from exact prices: the stored 60-digit mpmath prices of
- * scripts/reference/quantlib-vols.py (Black, shifted Black, Bachelier, with QuantLib's implied vols as a
+ * Implied vols ({@link impliedVol}, {@link impliedVols}) round-tripped from exact prices: the stored
+ * 60-digit mpmath prices of scripts/reference/quantlib-vols.py (Black, shifted Black, Bachelier, with QuantLib's implied vols as a
  * ~1e-8 cross-check), and a grid of this package's own prices over |z| ≤ 10 (z the standardised moneyness),
  * vol 1e-4 … 5 and maturity 1/365 … 30. Where the price determines the vol (vega·σ/price ≥ 1e-3, so one ulp
  * of price is at most ~1e-13 of vol) the vol must come back to 1e-12 relative; elsewhere (prices within

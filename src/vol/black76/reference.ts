@@ -1,9 +1,9 @@
 /**
- * The Black-76 kernel before the fast one (black76-kernel.ts), kept as the reference that
- * test/vol/black76-kernel.test.ts and bench/black.mjs measure the fast kernel against. It is not used by
- * the package. Same numerics (regions, series, limits: shared with black76-kernel.ts), with `Math.log1p`,
- * `Math.log`, `Math.exp` and normal.ts's `erfcx`, the Mills ratios passed through scratch arrays, and a
- * third erfcx for the delta in part of region 3.
+ * The Black-76 kernel before the fast one ({@link fillBlack76}), kept as the reference that
+ * test/vol/black76-kernel.test.ts and bench/black.mjs measure the fast kernel against; the fast kernel
+ * hands it the rare options its passes leave out. Same numerics (regions, series, limits: shared with the
+ * fast kernel), with `Math.log1p`, `Math.log`, `Math.exp` and {@link erfcx}, the Mills ratios passed
+ * through scratch arrays, and a third erfcx for the delta in part of region 3.
  */
 import {
   ASYMPTOTIC_H,
@@ -13,18 +13,16 @@ import {
   asymptoticD,
   taylorTail,
   writeLimits,
-  type Black76Arrays,
-} from "./black76-series";
-import { erfcx } from "./normal";
+  type Black76Kernel,
+} from "./series";
+import { erfcx } from "../normal";
 
 /** Arguments and values of the Mills ratios of one option. */
 const yArg = new Float64Array(3);
 const yVal = new Float64Array(3);
 
 /**
- * The previous kernel, as it was (commit d950adf): options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol
- * for all) into `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite,
- * DF > 0, `r` the rate implied by DF (0 at T = 0).
+ * The previous kernel, kept unchanged as the fast one's reference (its arguments: {@link Black76Kernel}).
  *
  * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
  * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
@@ -32,24 +30,12 @@ const yVal = new Float64Array(3);
  * `N(−|d1|) = φ(d1)·Y(−|d1|)`, which in the two outer regions is one of the two Y's of D (|d1| is `t − ho`
  * or `|ho + t|`), so those options take two erfcx, not three.
  */
-export function fillBlack76Reference(
-  F: number,
-  strikes: ArrayLike<number>,
-  vols: ArrayLike<number>,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+export const fillBlack76Reference: Black76Kernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   const sqrtF = Math.sqrt(F);
   const lnF = Math.log(F);
   const { price: outPrice, delta: outDelta, gamma: outGamma, vega: outVega, theta: outTheta } = out;
   for (let q = 0; q < n; q++) {
     const K = strikes[q]!;
-    // (A vol read from an array every time, never merged with a number argument: the engine would box the merge.)
     const sigma = vols[q * volStride]!;
     // ln(F/K) to a few ulps even when F ≈ K (log1p((F − K)/K), F − K exact there): far out of the money the
     // price depends on exp(−ln(F/K)²/(2σ²T)), so a relative error δ in it becomes (ln(F/K)/(σ√T))²·δ.
@@ -76,8 +62,8 @@ export function fillBlack76Reference(
     const ho = h < 0 ? h : -h;
     const d1 = h + t;
     const region = ho + t <= ASYMPTOTIC_H ? 0 : t < SMALL_T ? 1 : ho + t > 0.85 ? 2 : 3;
-    // The Y's as erfcx arguments (Y(z) = sqrt(π/2)·erfcx(−z/√2)), all through one call site below so that
-    // the engine inlines erfcx once: [0] Y(−|d1|) when it is not one of the others, [1], [2] those of D.
+    // The Y's as erfcx arguments (Y(z) = sqrt(π/2)·erfcx(−z/√2)), all through one call site below:
+    // [0] Y(−|d1|) when it is not one of the others, [1], [2] those of D.
     // In the outer regions |d1| is t − ho (h ≥ 0) or |ho + t|: the delta reuses one of D's.
     const deltaAt = region < 2 || (region === 3 && h < 0 && d1 >= 0) ? 0 : h >= 0 ? 2 : 1;
     yArg[0] = (d1 < 0 ? -d1 : d1) * Math.SQRT1_2;
@@ -118,4 +104,4 @@ export function fillBlack76Reference(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     outTheta[q] = (price > 0 ? r * price : 0) - (DF * fPhi * sigma) / (2 * sqrtT);
   }
-}
+};

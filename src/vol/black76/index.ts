@@ -16,21 +16,21 @@
  * cancellation: an asymptotic series of the Mills ratio when `h + t ≤ −10` (far out of the money), a
  * Taylor series in `t` when `t < 0.21` and the next region would lose digits (small vol-time), `N` of
  * both `d`s when `h + t > 0.85`, and the difference of scaled complementary error functions otherwise.
- * The series were derived here from `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` (black76-series.ts); `erfcx` is
- * Cody's (normal.ts, black76-math.ts). Accuracy, relative, wherever the price is a normal double: about
- * 1e-14 for `|h| < 5`; further out the price's own conditioning takes over (rounding the inputs moves it by
+ * The series were derived here from `Y(z) = N(z)/φ(z)`, `Y' = 1 + z·Y` ({@link taylorD},
+ * {@link asymptoticD}); `erfcx` is Cody's ({@link erfcx}, {@link erfcxFast}). Accuracy, relative, wherever
+ * the price is a normal double: about 1e-14 for `|h| < 5`; further out the price's own conditioning takes over (rounding the inputs moves it by
  * ~h²·1e-16, 4e-13 at h = 30). Measured against mpmath at 60 digits on 20 000 random options, and in
  * test/vol/black76.test.ts against a 70-digit textbook Black-76 (greeks by finite differences).
  *
- * The loop is black76-kernel.ts (chunks of options in passes, no object per option, no call out of the
- * optimised code); the previous kernel is kept in black76-reference.ts, which the tests and
- * bench/black.mjs measure it against and which still computes the rare options the fast passes leave out
- * (the limits at σ√T = 0, the far tail h + t ≤ −10, F or F/K beyond 1e±300).
+ * The loop is {@link fillBlack76} (chunks of options in passes, no object and no call per option); the
+ * previous kernel is kept as {@link fillBlack76Reference}, which the tests and bench/black.mjs measure it
+ * against and which still computes the rare options the fast passes leave out (the limits at σ√T = 0, the
+ * far tail h + t ≤ −10, F or F/K beyond 1e±300).
  */
-import { VolModelError, fmt } from "./errors";
-import { fillBlack76 } from "./black76-kernel";
-import { fillBlack76Parallel } from "./black76-parallel";
-import type { Black76Arrays } from "./black76-series";
+import { VolModelError, fmt } from "../errors";
+import { fillBlack76 } from "./kernel";
+import { fillBlack76Parallel } from "./parallel";
+import { RESULT_KEYS, newArrays, type Black76Arrays } from "./series";
 
 /** A call or a put. */
 export type OptionKind = "call" | "put";
@@ -109,6 +109,17 @@ export function invalid(field: string, condition: string, value: unknown, what: 
   return new VolModelError(`${field} must be ${what}; got ${shown}`, { field, condition });
 }
 
+/** The fields of what the pricers take: one option (`input`) or a market for many strikes (`market`). */
+const SHAPES = {
+  input: "an object { forward, strike, maturity, vol, kind }",
+  market: "an object { forward, maturity, kind }",
+} as const;
+
+/** `x` an object, else an error naming `field` and the fields it should have. */
+export function checkObject(x: unknown, field: keyof typeof SHAPES): void {
+  if (!x || typeof x !== "object") throw invalid(field, "object", x, SHAPES[field]);
+}
+
 /** `x`, a finite number > 0, else an error naming `field`. */
 export function checkPositive(x: unknown, field: string): number {
   if (typeof x !== "number" || !(x > 0 && x < Infinity)) throw invalid(field, `${field} > 0`, x, "a finite number > 0");
@@ -173,15 +184,8 @@ export function checkVolTime(sigma: number, sqrtT: number, field: string): void 
   }
 }
 
-const scratchK = new Float64Array(1);
+/** The one vol of {@link black76Strikes} called with one vol for all, as the kernels read it. */
 const scratchVol = new Float64Array(1);
-const scratch: Black76Arrays = {
-  price: new Float64Array(1),
-  delta: new Float64Array(1),
-  gamma: new Float64Array(1),
-  vega: new Float64Array(1),
-  theta: new Float64Array(1),
-};
 
 /** One vol for every strike: checked, with `vol·sqrt(T)` finite. */
 function checkOneVol(vol: number, sqrtT: number): number {
@@ -219,7 +223,7 @@ function checkElements(strikes: ArrayLike<number>, vols: ArrayLike<number> | und
 
 /** `out`'s five arrays Float64Arrays of at least `n` elements, else an error naming the array. */
 export function checkOut(out: Black76Arrays, n: number): Black76Arrays {
-  for (const key of ["price", "delta", "gamma", "vega", "theta"] as const) {
+  for (const key of RESULT_KEYS) {
     const a = out[key];
     if (!(a instanceof Float64Array) || a.length < n) {
       throw new VolModelError(`out.${key} must be a Float64Array of at least ${n} elements`, {
@@ -231,16 +235,60 @@ export function checkOut(out: Black76Arrays, n: number): Black76Arrays {
   return out;
 }
 
-/** Five new Float64Arrays of `n` elements. */
-export function newArrays(n: number): Black76Arrays {
-  return {
-    price: new Float64Array(n),
-    delta: new Float64Array(n),
-    gamma: new Float64Array(n),
-    vega: new Float64Array(n),
-    theta: new Float64Array(n),
-  };
+/** What the kernels take of a market besides the forward, checked: see {@link Black76Kernel}. */
+interface KernelTerms {
+  DF: number;
+  call: boolean;
+  sqrtT: number;
+  r: number;
 }
+
+/**
+ * One option's `maturity`, `vol`, `discountFactor` (default 1) and `kind`, checked in that order (errors
+ * name them), with `vol·sqrt(maturity)` finite.
+ */
+export function optionTerms(input: {
+  maturity: unknown;
+  vol: unknown;
+  discountFactor?: unknown;
+  kind: unknown;
+}): KernelTerms & { sigma: number } {
+  const T = checkNonNegative(input.maturity, "maturity");
+  const sigma = checkNonNegative(input.vol, "vol");
+  const DF = checkPositive(input.discountFactor ?? 1, "discountFactor");
+  const call = checkKind(input.kind);
+  const [sqrtT, r] = timeTerms(T, DF);
+  checkVolTime(sigma, sqrtT, "vol");
+  return { sigma, DF, call, sqrtT, r };
+}
+
+/**
+ * A market's `maturity`, `discountFactor` (default 1) and `kind`, checked in that order (errors name them),
+ * then `strikes` an array-like: what {@link black76Strikes} and {@link bachelierStrikes} check after the
+ * forward.
+ */
+export function marketTerms(
+  market: { maturity: unknown; discountFactor?: unknown; kind: unknown },
+  strikes: ArrayLike<number>,
+): KernelTerms {
+  const T = checkNonNegative(market.maturity, "maturity");
+  const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
+  const call = checkKind(market.kind);
+  const [sqrtT, r] = timeTerms(T, DF);
+  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
+    throw invalid("strikes", "array", strikes, "an array of numbers");
+  return { DF, call, sqrtT, r };
+}
+
+/** The results of a kernel's first option: what {@link black76} and {@link bachelier} return. */
+export function firstGreeks(out: Black76Arrays): Black76Greeks {
+  const { price, delta, gamma, vega, theta } = out;
+  return { price: price[0]!, delta: delta[0]!, gamma: gamma[0]!, vega: vega[0]!, theta: theta[0]! };
+}
+
+const oneK = new Float64Array(1);
+const oneVol = new Float64Array(1);
+const oneOut = newArrays(1);
 
 /**
  * The Black-76 price and greeks of one European option (definitions and limits on {@link Black76Greeks}).
@@ -256,27 +304,15 @@ export function newArrays(n: number): Black76Arrays {
  * ```
  */
 export function black76(input: Black76Input): Black76Greeks {
-  if (!input || typeof input !== "object")
-    throw invalid("input", "object", input, "an object { forward, strike, maturity, vol, kind }");
+  checkObject(input, "input");
   const shift = checkShift(input.shift ?? 0);
   const F = checkShifted(input.forward, shift, "forward");
   const K = checkShifted(input.strike, shift, "strike");
-  const T = checkNonNegative(input.maturity, "maturity");
-  const sigma = checkNonNegative(input.vol, "vol");
-  const DF = checkPositive(input.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(input.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  checkVolTime(sigma, sqrtT, "vol");
-  scratchK[0] = K;
-  scratchVol[0] = sigma;
-  fillBlack76(F, scratchK, scratchVol, 0, sqrtT, DF, r, call, scratch, 1);
-  return {
-    price: scratch.price[0]!,
-    delta: scratch.delta[0]!,
-    gamma: scratch.gamma[0]!,
-    vega: scratch.vega[0]!,
-    theta: scratch.theta[0]!,
-  };
+  const { sigma, DF, call, sqrtT, r } = optionTerms(input);
+  oneK[0] = K;
+  oneVol[0] = sigma;
+  fillBlack76(F, oneK, oneVol, 0, sqrtT, DF, r, call, oneOut, 1);
+  return firstGreeks(oneOut);
 }
 
 /**
@@ -300,16 +336,10 @@ export function black76Strikes(
   vols: number | ArrayLike<number>,
   out?: Black76Arrays,
 ): Black76Arrays {
-  if (!market || typeof market !== "object")
-    throw invalid("market", "object", market, "an object { forward, maturity, kind }");
+  checkObject(market, "market");
   const shift = checkShift(market.shift ?? 0);
   const F = checkShifted(market.forward, shift, "forward");
-  const T = checkNonNegative(market.maturity, "maturity");
-  const DF = checkPositive(market.discountFactor ?? 1, "discountFactor");
-  const call = checkKind(market.kind);
-  const [sqrtT, r] = timeTerms(T, DF);
-  if (strikes === null || typeof strikes !== "object" || typeof strikes.length !== "number")
-    throw invalid("strikes", "array", strikes, "an array of numbers");
+  const { DF, call, sqrtT, r } = marketTerms(market, strikes);
   if (shift !== 0) strikes = shiftedStrikes(strikes, shift);
   const n = strikes.length;
   const vols1 = typeof vols === "number" ? checkOneVol(vols, sqrtT) : undefined;
@@ -317,11 +347,11 @@ export function black76Strikes(
   const res = out ? checkOut(out, n) : newArrays(n);
   const volArray = vols1 === undefined ? (vols as ArrayLike<number>) : undefined;
   const check = () => checkElements(strikes, volArray, sqrtT);
-  // Float64Arrays' elements are checked while a worker starts on a large batch (black76-parallel.ts: nothing
-  // is written to `out` before they pass); other array-likes are checked before they are copied.
+  // Float64Arrays' elements are checked while a worker starts on a large batch ({@link fillBlack76Parallel}:
+  // nothing is written to `out` before they pass); other array-likes are checked before they are copied.
   const deferred = strikes instanceof Float64Array && (volArray === undefined || volArray instanceof Float64Array);
   if (!deferred) check();
-  // The kernel reads Float64Arrays only (one shape of loop for the engine): other array-likes are copied.
+  // The kernel reads Float64Arrays only (one shape of loop for every input): other array-likes are copied.
   const K = strikes instanceof Float64Array ? strikes : Float64Array.from(strikes);
   if (volArray === undefined) scratchVol[0] = vols1!;
   const V =

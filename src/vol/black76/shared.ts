@@ -1,5 +1,5 @@
 /**
- * The shared memory between black76-parallel.ts and its workers (black76-worker.ts), for one window of up
+ * The shared memory between {@link fillBlack76Parallel} and its worker threads, for one window of up
  * to `capacity` options at a time:
  * - control (Int32): the window's sequence number, the next unclaimed chunk, a failure flag, how many
  *   workers are ready, how many chunks' inputs are copied in, then each worker's last finished window;
@@ -9,7 +9,7 @@
  * - data (Float64): the window's strikes and vols (copied in by the calling thread) and the five outputs of
  *   the chunks the workers computed.
  */
-import type { Black76Arrays } from "./black76-series";
+import type { Black76Arrays } from "./series";
 
 /**
  * Slots of the control block; worker `w` writes its last finished window at `DONE0 + w`. `copied`: the
@@ -19,7 +19,7 @@ import type { Black76Arrays } from "./black76-series";
 export const CTRL = { seq: 0, next: 1, failed: 2, ready: 3, copied: 4, done0: 5 } as const;
 /** Chunk states in the owner block. */
 export const OWNER = { free: 0, caller: 1, worker: 2, workerDone: 3, copied: 4 } as const;
-/** Options per chunk claimed at a time (5 outputs: 320 kB to copy out per chunk; 16 384 measured the same). */
+/** Options per chunk claimed at a time (5 outputs: 320 kB to copy out per chunk; larger chunks are no faster). */
 export const CHUNK_OPTIONS = 8_192;
 
 export interface SharedBlock {

@@ -1,11 +1,11 @@
 /**
- * A worker thread of black76-parallel.ts: waits (Atomics.wait) for a window in the shared block, claims
- * chunks of it until none is left, runs the same kernel as the calling thread on each (inputs and outputs
- * in the shared block), marks each chunk done, then the window. Started by black76-parallel.ts only.
+ * A worker thread of {@link fillBlack76Parallel}'s pool: waits (Atomics.wait) for a window in the shared
+ * block, claims chunks of it until none is left, runs the same kernel as the calling thread on each (inputs
+ * and outputs in the shared block), marks each chunk done, then the window. Started by that pool only.
  */
 import { workerData } from "node:worker_threads";
-import { fillBlack76 } from "./black76-kernel";
-import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, type SharedBlock } from "./black76-shared";
+import { fillBlack76 } from "./kernel";
+import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, type SharedBlock } from "./shared";
 
 const { block, index } = workerData as { block: SharedBlock; index: number };
 const v = blockViews(block);

@@ -1,9 +1,9 @@
 /**
- * What the two Black-76 kernels (black76-kernel.ts, and the previous one kept as the reference in
- * black76-reference.ts) share: the output arrays, the constants of the regions, the series of the outer
- * regions and the limits at σ√T = 0. The numerics are described in black76.ts.
+ * What the two Black-76 kernels ({@link fillBlack76}, and the previous one kept as the reference,
+ * {@link fillBlack76Reference}) share: the output arrays, the constants of the regions, the series of the
+ * outer regions and the limits at σ√T = 0. The numerics are described on {@link black76}.
  */
-/** The results of the kernel, one element per option (see black76.ts's `Black76Greeks`). */
+/** The results of the kernel, one element per option (see {@link Black76Greeks}). */
 export interface Black76Arrays {
   price: Float64Array;
   delta: Float64Array;
@@ -11,6 +11,40 @@ export interface Black76Arrays {
   vega: Float64Array;
   theta: Float64Array;
 }
+
+/** The five results, in the order of {@link Black76Arrays}. */
+export const RESULT_KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
+
+/** Five new Float64Arrays of `n` elements. */
+export function newArrays(n: number): Black76Arrays {
+  return {
+    price: new Float64Array(n),
+    delta: new Float64Array(n),
+    gamma: new Float64Array(n),
+    vega: new Float64Array(n),
+    theta: new Float64Array(n),
+  };
+}
+
+/**
+ * What every kernel takes (the fast one, the reference, Bachelier's, and the pool's in front of the fast
+ * one): options `q = 0 … n − 1`, strike `strikes[q]` and vol `vols[q·volStride]` (stride 0: one vol for
+ * all), into `out[·][q]`, at forward `F`, `sqrtT` = √T, discount factor `DF` and `r` the rate it implies
+ * (0 at T = 0); `call` or put. The inputs are checked before: F, K > 0 finite (for Bachelier any finite F,
+ * K with F − K finite), σ ≥ 0, T ≥ 0, σ√T finite, DF > 0.
+ */
+export type Black76Kernel<A extends ArrayLike<number> = Float64Array> = (
+  F: number,
+  strikes: A,
+  vols: A,
+  volStride: number,
+  sqrtT: number,
+  DF: number,
+  r: number,
+  call: boolean,
+  out: Black76Arrays,
+  n: number,
+) => void;
 
 export const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 export const SQRT_HALF_PI = Math.sqrt(Math.PI / 2);
@@ -82,7 +116,7 @@ export function taylorD(h: number, t: number, yh: number): number {
   return 2 * t * (a + w * (t1 + w * (t2 + w * (t3 + w * taylorTail(z, a, w)))));
 }
 
-/** The limits of black76.ts's `Black76Greeks` where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
+/** The limits of {@link Black76Greeks} where `σ√T = 0` (or so small that `|ln(F/K)|/(σ√T)` overflows), for option q. */
 export function writeLimits(
   out: Black76Arrays,
   q: number,

@@ -1,15 +1,14 @@
 /**
  * The Black-76 kernel: price and four greeks of many options at one forward, expiry and discount factor,
- * into Float64Arrays. The numerics are those described in black76.ts (Jäckel's normalised Black function
- * in regions, the out-of-the-money option plus the intrinsic value); this file is the loop, written for
- * V8's optimising compiler:
- * - chunks of 256 options in passes over scratch Float64Arrays (prepare, Mills ratios, finish): each pass
- *   is a small loop whose helpers the engine compiles in (one big loop ran out of the engine's inlining
- *   budget, and a helper left as a call boxes its number arguments);
- * - no object and no call out of optimised code per option: `ln(F/K)`, `exp` and `erfcx` in plain arithmetic
- *   (black76-math.ts); the options the passes do not cover go to the previous kernel (black76-reference.ts)
- *   one at a time, in a pass of their own;
- * - strikes and vols read from Float64Arrays only (black76.ts copies other array-likes first);
+ * into Float64Arrays. The numerics are those described on {@link black76} (Jäckel's normalised Black
+ * function in regions, the out-of-the-money option plus the intrinsic value); this file is the loop, shaped
+ * for throughput (bench/black.mjs measures it):
+ * - chunks of 256 options in passes over scratch Float64Arrays (prepare, Mills ratios, finish), each pass
+ *   a small loop;
+ * - no object and no call to `Math` per option: `ln(F/K)`, `exp` and `erfcx` in plain arithmetic
+ *   ({@link logRatio}, {@link expFast}, {@link erfcxFast}); the options the passes do not cover go to the
+ *   previous kernel ({@link fillBlack76Reference}) one at a time, in a pass of their own;
+ * - strikes and vols read from Float64Arrays only ({@link black76Strikes} copies other array-likes first);
  * - `N(−|d1|)` for the delta is one of the price's two Mills ratios in regions 2 and 3 (two erfcx an option);
  * - the difference of Mills ratios (region 3) also below t = 0.21 near the money, where it loses less than
  *   ~2e-15, instead of the longer small-t series.
@@ -20,9 +19,22 @@
  * 40-digit mpmath on 2 435 random options (price > 1e-12·F) both kernels err by at most 2.4e-14 (price),
  * 1.1e-14 (delta) and 2.8e-14 (gamma, vega).
  */
-import { erfcxFast, expFast, logRatio } from "./black76-math";
-import { fillBlack76Reference } from "./black76-reference";
-import { ASYMPTOTIC_H, INV_SQRT_2PI, SMALL_T, SQRT_HALF_PI, taylorD, type Black76Arrays } from "./black76-series";
+import { erfcxFast, expFast, logRatio } from "./math";
+import { fillBlack76Reference } from "./reference";
+import {
+  ASYMPTOTIC_H,
+  INV_SQRT_2PI,
+  RESULT_KEYS,
+  SMALL_T,
+  SQRT_HALF_PI,
+  newArrays,
+  taylorD,
+  type Black76Kernel,
+} from "./series";
+
+/** A pass over the options `start … start + m − 1` of a chunk, with the kernel's other arguments. */
+type ChunkPass = (...args: [...Head<Parameters<Black76Kernel>>, start: number, m: number]) => void;
+type Head<T extends unknown[]> = T extends [...infer H, unknown] ? H : never;
 
 /** Options per chunk: the passes below go over a chunk's scratch arrays, which stay in the L1 cache. */
 const CHUNK = 256;
@@ -42,7 +54,7 @@ const Y = new Float64Array(2 * CHUNK);
  * its two Mills ratios (`Y(z)` as `sqrt(π/2)·erfcx(−z/√2)`), at 2i and 2i + 1.
  * Options outside what the fast passes cover get region 0: σ√T = 0 or `|h|` overflowing (the limits), F/K
  * beyond 1e±300, `φ(h)·e^(−t²/2)` below e^−600, and far out of the money (`h + t ≤ −10`, the asymptotic series).
- * No call out in this loop or the next three (see black76-math.ts's expFast).
+ * No call out in this loop or the next three (see {@link expFast}).
  */
 function prepare(
   F: number,
@@ -100,7 +112,7 @@ function prepare(
   }
 }
 
-/** Second pass: the chunk's `k` Mills ratios (one call site of erfcx, which the engine compiles in). */
+/** Second pass: the chunk's `k` Mills ratios (one call site of erfcx). */
 function millsRatios(k: number): void {
   const args = ARG;
   const ys = Y;
@@ -112,19 +124,7 @@ function millsRatios(k: number): void {
  * and greeks into `out`. The delta needs `N(−|d1|) = φ(d1)·Y(−|d1|)`; in regions 2 and 3 that is one of the
  * two Mills ratios of the price (or its complement, where `0 ≤ d1 ≤ 0.85`), so no third erfcx is needed.
  */
-function finish(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  start: number,
-  m: number,
-): void {
+const finish: ChunkPass = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m) => {
   const hs = H;
   const tts = TT;
   const fphis = FPHI;
@@ -174,32 +174,14 @@ function finish(
     // r overflows to ∞ for a subnormal T with DF ≠ 1: a price of 0 then earns nothing (∞·0 would be NaN).
     outTheta[q] = (price > 0 ? r * price : 0) - fPhi * vols[q * volStride]! * thetaFactor;
   }
-}
+};
 
 const ONE_K = new Float64Array(1);
 const ONE_VOL = new Float64Array(1);
-const ONE_OUT: Black76Arrays = {
-  price: new Float64Array(1),
-  delta: new Float64Array(1),
-  gamma: new Float64Array(1),
-  vega: new Float64Array(1),
-  theta: new Float64Array(1),
-};
+const ONE_OUT = newArrays(1);
 
 /** Last pass: the chunk's options of region 0, one at a time through the reference kernel. */
-function rest(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  start: number,
-  m: number,
-): void {
+const rest: ChunkPass = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m) => {
   const regions = REGION;
   for (let i = 0; i < m; i++) {
     if (regions[i] !== 0) continue;
@@ -207,32 +189,19 @@ function rest(
     ONE_K[0] = strikes[q]!;
     ONE_VOL[0] = vols[q * volStride]!;
     fillBlack76Reference(F, ONE_K, ONE_VOL, 0, sqrtT, DF, r, call, ONE_OUT, 1);
-    for (const key of KEYS) out[key][q] = ONE_OUT[key][0]!;
+    for (const key of RESULT_KEYS) out[key][q] = ONE_OUT[key][0]!;
   }
-}
-const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
+};
 
 /**
- * Options `q = 0 … n − 1` (strike `strikes[q]`, vol `vols[q·volStride]`: stride 0 for one vol for all) into
- * `out[·][q]`. Inputs already checked: F, K > 0 finite, σ ≥ 0, T ≥ 0, σ√T finite, DF > 0, `r` the rate
- * implied by DF (0 at T = 0). In chunks of 256 options, each in five passes (see {@link prepare}).
+ * The fast kernel (its arguments: {@link Black76Kernel}), in chunks of 256 options, each in four passes
+ * (see {@link prepare}).
  *
  * The out-of-the-money value is `sqrt(F·K)·b` with Jäckel's normalised `b = e^(ht)·N(h + t) − e^(−ht)·N(h − t)`
  * at `h = ho = −|ln(F/K)|/(σ√T) ≤ 0`, written `b = E·D`: `E = φ(h)·e^(−t²/2)` (so `sqrt(F·K)·E = F·φ(d1)`, as
  * `e^(ht)·φ(h + t) = e^(−ht)·φ(h − t) = E`) and `D = Y(h + t) − Y(h − t)`.
  */
-export function fillBlack76(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-): void {
+export const fillBlack76: Black76Kernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n) => {
   if (!(F > 1e-300 && F < 1e300)) {
     fillBlack76Reference(F, strikes, vols, volStride, sqrtT, DF, r, call, out, n);
     return;
@@ -244,4 +213,4 @@ export function fillBlack76(
     finish(F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m);
     rest(F, strikes, vols, volStride, sqrtT, DF, r, call, out, start, m);
   }
-}
+};

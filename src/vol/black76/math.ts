@@ -1,24 +1,22 @@
 /**
- * `exp`, `ln(F/K)` and `erfcx` for the Black-76 kernel (black76-kernel.ts), in plain arithmetic that the
- * engine compiles into the kernel's loops: V8's `Math.exp`, `Math.log` and `Math.log1p` are calls out of
- * optimised code into C (fdlibm), and a call in a loop, even on a path not taken, makes the engine keep the
- * loop's values in memory around it. None of these checks its argument: the kernel sends the options
- * outside their ranges to the reference kernel instead.
+ * `exp`, `ln(F/K)` and `erfcx` for the Black-76 kernel ({@link fillBlack76}), in plain arithmetic so that
+ * its loops make no call per option (bench/black.mjs measures the kernel). None of these checks its
+ * argument: the kernel sends the options outside their ranges to the reference kernel instead.
  *
  * - {@link expFast}: `e^x` for −708 < x < 709 by the table method (Tang, "Table-driven implementation of
  *   the exponential function", ACM TOMS 15, 1989): `x = (64m + j)·ln2/64 + r`, `|r| ≤ ln2/128`,
  *   `e^x = 2^m·2^(j/64)·e^r`, with `2^(j/64)` as a double plus its rounding error (mpmath, 200 bits),
  *   `ln2/64` split Cody–Waite (fdlibm's `ln2HI`/`ln2LO`) and `e^r − 1` by its Taylor series through r⁶
- *   (truncation below 3e-20). Measured within 1 ulp of `Math.exp` (test/vol/black76-kernel.test.ts).
+ *   (truncation below 3e-20). Within 1 ulp of `Math.exp` (test/vol/black76-kernel.test.ts).
  * - {@link logRatio}: `ln(F/K)` to about 1 ulp even when F ≈ K, as `i·ln2 + 2·atanh(w)` with
  *   `w = (F − 2^i·K)/(F + 2^i·K)`, `i` the power of two nearest F/K (so `|w| ≤ 0.1716` and `F − 2^i·K` is
  *   exact), and `2·atanh(w) = 2w + w·R(w²)` with fdlibm's minimax `R` for `log` (e_log.c, error below
  *   2^−58.45).
- * - {@link erfcxFast}: normal.ts's Cody `erfcx` for x ≥ −0.61, with expFast (the same values for
- *   0.46875 < x ≤ 4; Cody's middle rational function in Estrin's form measured no faster, and its different
- *   roundings showed up ×25 where the small-t series cancels).
+ * - {@link erfcxFast}: Cody's {@link erfcx} for x ≥ −0.61, with expFast (the same values for
+ *   0.46875 < x ≤ 4: the middle rational function is evaluated in Cody's order, because another order
+ *   rounds differently and the small-t series, where it cancels, magnifies that ×25).
  */
-import { CODY_SQRPI, codyMid, codySmall, codyTail } from "./normal";
+import { CODY_SQRPI, codyMid, codySmall, codyTail } from "../normal";
 
 const EXP2_HI = new Float64Array([
   1.0, 1.0108892860517005, 1.0218971486541166, 1.0330248790212284, 1.0442737824274138, 1.0556451783605572,
@@ -54,8 +52,8 @@ const POW2 = new Float64Array(2047).map((_, k) => 2 ** (k - 1023));
 
 /**
  * `e^x` to below 1 ulp (see the module's comment) for `−708 < x < 709`, which the caller ensures: there is
- * no check and no fallback here, because a call out (even on a path never taken) makes the engine keep the
- * loop's values in memory around it, which cost more than the exp itself.
+ * no check and no fallback here, because a fallback's call, even on a path never taken, costs the
+ * kernel's loop more than the exp itself.
  */
 export function expFast(x: number): number {
   // (The constants are written out: module-level ones are loaded from memory in a bundle, where they are `var`s.)
@@ -101,13 +99,13 @@ export function logRatio(F: number, K: number, ratio: number): number {
 
 /**
  * `erfcx(x) = e^(x²)·erfc(x)` for `x ≥ −0.61` (the caller ensures it), W. J. Cody's rational approximations
- * as normal.ts's `erfcx`, with {@link expFast} for `e^(x²)`: below −0.46875 as `2·e^(x²) − erfcx(−x)` with
- * `x²` rounded, a relative error of at most 0.37 ulp in `e^(x²)` (normal.ts splits x² for large |x|).
+ * as {@link erfcx}, with {@link expFast} for `e^(x²)`: below −0.46875 as `2·e^(x²) − erfcx(−x)` with
+ * `x²` rounded, a relative error of at most 0.37 ulp in `e^(x²)` ({@link erfcx} splits x² for large |x|).
  */
 export function erfcxFast(x: number): number {
   const y = x < 0 ? -x : x;
   const z = y > 1.11e-16 ? y * y : 0;
-  // One call site of expFast (so that the engine compiles all of this into the caller's loop).
+  // One call site of expFast.
   // e^(x²) wherever it is used below: up to 0.46875 inclusive (`<` left erfcx(0.46875) at 0).
   const e = x <= 0.46875 ? expFast(z) : 0;
   if (y <= 0.46875) return e * (1 - x * codySmall(z));

@@ -13,7 +13,7 @@
  *    σ·sqrt((n − 5)/n) ≤ σ, and twice σ is far beyond chance for n ≥ 5 (the constraints, or a poor local
  *    minimum, or quotes that are not what the noise says).
  */
-import type { SliceParams } from "./svi";
+import type { SliceParams } from "../svi";
 
 /** 3 significant digits (`12.5`, `0.0253`, `8.26e8`, `7.64e-17`): parameter values and errors in a sentence. */
 function short(x: number): string {
@@ -24,15 +24,15 @@ function short(x: number): string {
 /** A limit as written in the docs: `1e-6`, `1e4`, `10`. */
 const limit = (x: number): string => (x >= 1e4 || x < 1e-3 ? x.toExponential().replace("e+", "e") : String(x));
 
-/** Why the solver's own stop may count: see the module comment of calibrate.ts (`SETTLED`). */
+/** Why the solver's own stop may count, in words: the rule of the fit loop's `SETTLED`. */
 export const SETTLED_NOTE =
   "a step or gradient tolerance, or a weighted RMS error that settled (fell by at most 1e-5 of itself over 30 iterations)";
 
 /**
  * The range of each fitted parameter that counts as sane (both ends inclusive): the ATM vol up to 10
  * (1,000%), |smile| up to 1e4, each wing from 1e−6 to 1e6 (wings are slopes of total variance over
- * sqrt(theta): 0.1 to 5 for listed equity smiles). The audit of issue 41 found a 7-day smile returned
- * with smile 2.3e84 and put wing 1e−261.
+ * sqrt(theta): 0.1 to 5 for listed equity smiles). A wing the quotes do not pin can run off by hundreds
+ * of orders of magnitude (a smile of 1e84, a put wing of 1e−261), far beyond these.
  */
 export const SANE_LIMITS = Object.freeze({ volMax: 10, smileAbsMax: 1e4, wingMin: 1e-6, wingMax: 1e6 });
 
@@ -81,7 +81,7 @@ export interface SliceOutcome {
   noiseBp: number | undefined;
 }
 
-/** Why a slice is not converged (module comment): empty when it is. */
+/** Why a slice is not converged (this file's comment): empty when it is. */
 export function convergenceReasons(o: SliceOutcome): string[] {
   const out: string[] = [];
   if (!o.passed) out.push("the fitted slice fails the fine-grid no-arbitrage check (see diagnostics)");

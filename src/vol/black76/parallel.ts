@@ -1,17 +1,17 @@
 /**
  * Large batches of black76Strikes on several threads: the calling thread and `threads − 1` workers
- * (black76-worker.ts), kept alive between calls and unref'd (they never keep a process or a notebook
+ * (worker.ts beside this module), kept alive between calls and unref'd (they never keep a process or a notebook
  * kernel alive). The call stays synchronous. The options go in windows of up to {@link WINDOW}: the calling
  * thread copies a window's strikes and vols into shared memory, then every thread claims chunks of
  * {@link CHUNK_OPTIONS} from a shared counter; the calling thread computes its chunks straight into the
  * caller's arrays, and between its chunks copies out those the workers have finished, so the split follows
- * each thread's speed. All threads run the same kernel (black76-kernel.ts) on each option on its own: the
+ * each thread's speed. All threads run the same kernel ({@link fillBlack76}) on each option on its own: the
  * results are those of one thread, bit for bit.
  *
  * Threads: `RPL_BLACK_THREADS` (read on each large call; 1 = the calling thread only), else
  * `min(availableParallelism(), MAX_THREADS)`. Workers start on the first large call, which does not wait for
  * them (it runs on one thread); later calls use them once all are ready. With one CPU, without
- * worker_threads or SharedArrayBuffer, with the worker's file missing (dist/vol/black76-worker.js), after a
+ * worker_threads or SharedArrayBuffer, with the worker's built file missing (worker.js beside this one), after a
  * worker's error or a window not finished within {@link WAIT_MS}, everything runs on the calling thread: a
  * worker's failure never fails a pricing call (the window is computed again on the calling thread).
  */
@@ -19,14 +19,13 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { fillBlack76 } from "./black76-kernel";
-import type { Black76Arrays } from "./black76-series";
-import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./black76-shared";
+import { fillBlack76 } from "./kernel";
+import { RESULT_KEYS, type Black76Arrays, type Black76Kernel } from "./series";
+import { CHUNK_OPTIONS, CTRL, OWNER, blockViews, outputPart, sharedBlock, type BlockViews } from "./shared";
 
 /**
- * Below this many options a call stays on the calling thread. Idle 2-core machine (1 worker; medians of 15):
- * two threads were faster from 16 384 options (1.19 ms against 1.78 ms; 32 768: 2.21 / 3.57 ms), but below
- * ~65 536 they save under 2 ms per call for ~15% more CPU time.
+ * Below this many options a call stays on the calling thread: a second thread is faster from about 16 384
+ * options, but below ~65 536 it saves under 2 ms a call for ~15% more CPU time (bench/black.mjs).
  */
 export const PARALLEL_MIN = 65_536;
 /** Options per window (7 doubles each in shared memory: 14.7 MB). */
@@ -67,12 +66,12 @@ export function black76Threads(): number {
 }
 
 function workerFile(): string | undefined {
-  // dist/vol/ (tsc's output), dist/ (the bundle, dist/index.js); from src/vol/ (tests), the built file.
+  // dist/vol/black76/ (tsc's output), dist/ (the bundle, dist/index.js); from src/vol/black76/ (tests), the built file.
   if (typeof __dirname !== "string") return undefined;
   const candidates = [
-    join(__dirname, "black76-worker.js"),
-    join(__dirname, "vol", "black76-worker.js"),
-    join(__dirname, "..", "..", "dist", "vol", "black76-worker.js"),
+    join(__dirname, "worker.js"),
+    join(__dirname, "vol", "black76", "worker.js"),
+    join(__dirname, "..", "..", "..", "dist", "vol", "black76", "worker.js"),
   ];
   return candidates.find((file) => existsSync(file));
 }
@@ -118,27 +117,18 @@ function readyPool(): Pool | undefined {
   return Atomics.load(pool.views.control, CTRL.ready) === pool.workers.length ? pool : undefined;
 }
 
+/** The fast kernel's arguments and the caller's checks; true when the pool computed the batch. */
+type ParallelKernel = (...args: [...Parameters<Black76Kernel>, check?: () => void]) => boolean;
+
 /**
- * The kernel over options `0 … n − 1` on the pool's threads when n ≥ {@link PARALLEL_MIN} and the pool is
- * ready; returns false (nothing computed, `check` not called) otherwise.
+ * The fast kernel (its arguments: {@link Black76Kernel}) on the pool's threads when n ≥ {@link PARALLEL_MIN}
+ * and the pool is ready; returns false (nothing computed, `check` not called) otherwise.
  *
  * `check` (the caller's checks of the inputs, which throw) runs on the calling thread once the workers have
  * started on the first window, before anything is written to `out` (the workers write only to the shared
  * block): if it throws, the workers stop, nothing of the batch is used and its error is thrown.
  */
-export function fillBlack76Parallel(
-  F: number,
-  strikes: Float64Array,
-  vols: Float64Array,
-  volStride: number,
-  sqrtT: number,
-  DF: number,
-  r: number,
-  call: boolean,
-  out: Black76Arrays,
-  n: number,
-  check?: () => void,
-): boolean {
+export const fillBlack76Parallel: ParallelKernel = (F, strikes, vols, volStride, sqrtT, DF, r, call, out, n, check) => {
   if (n < PARALLEL_MIN) return false;
   const p = readyPool();
   if (!p) return false;
@@ -151,7 +141,7 @@ export function fillBlack76Parallel(
     runAlone(job, start, m);
   }
   return true;
-}
+};
 
 /** The caller's checks, once per job (a window on the pool runs them; a window alone first). */
 function runChecks(job: Job): void {
@@ -193,13 +183,12 @@ function copyFinished(v: BlockViews, job: Job, start: number, m: number, chunks:
     if (state === OWNER.workerDone) {
       const from = c * CHUNK_OPTIONS;
       const to = Math.min(m, from + CHUNK_OPTIONS);
-      for (const key of KEYS) job.out[key].set(v.out[key].subarray(from, to), start + from);
+      for (const key of RESULT_KEYS) job.out[key].set(v.out[key].subarray(from, to), start + from);
       Atomics.store(v.owner, c, OWNER.copied);
     } else if (state !== OWNER.copied && state !== OWNER.caller) left++;
   }
   return left;
 }
-const KEYS = ["price", "delta", "gamma", "vega", "theta"] as const;
 
 /** Copies the inputs of options `from … to − 1` of the window into the shared block and says how many chunks are in. */
 function copyIn(v: BlockViews, job: Job, start: number, from: number, to: number, chunks: number): void {
