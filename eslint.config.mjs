@@ -111,9 +111,9 @@ export default tseslint.config(
         {
           table: ["api", "client/errors.ts"],
           columnar: ["api", "client", "table"],
-          batch: ["api", "client", "table", "display.ts"],
+          batch: ["api", "client", "table", "kernel"],
           uploads: ["api", "client", "table"],
-          transactions: ["api", "client", "table", "columnar", "batch", "display.ts"],
+          transactions: ["api", "client", "table", "columnar", "batch", "kernel"],
         },
       ],
     },

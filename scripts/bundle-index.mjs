@@ -7,7 +7,7 @@
  *
  * The rest of `dist/` is still tsc's (the CLI and its runner, `.d.ts` types, tests that load single
  * modules). A notebook run by the CLI's runner thus holds two copies of our code, the runner's and
- * the bundle's: the one state they share, the notebook session, lives on `globalThis` (src/session.ts).
+ * the bundle's: the one state they share, the notebook session, lives on `globalThis` (`notebookSession`).
  * Named exports stay visible to Node's ESM loader and Deno: esbuild ends a CommonJS bundle with the
  * `0 && (module.exports = { … })` annotation cjs-module-lexer reads, and the entry ends with the same list.
  *
@@ -84,7 +84,7 @@ const zodCuts = {
  * Node's modules that `node -e 0` has not loaded already and the bundle imports at its top: loading
  * crypto (with streams), child_process, net, vm, … cost a fifth of an import's CPU, for what the first
  * request, simulator or notebook run needs. The bundle gets each as a stand-in that loads it when a name
- * is first read ({@link lazyModule}). Not node:vm: src/tslab.ts replaces `vm.runInThisContext` in a tslab
+ * is first read ({@link lazyModule}). Not node:vm: the kernel room's tslab module replaces `vm.runInThisContext` in a tslab
  * kernel (to explain cells' errors and limit their time), and an assignment to a stand-in would not reach
  * the module.
  */

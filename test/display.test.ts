@@ -19,15 +19,15 @@ import {
   WIRE_TIMEOUT_MS,
   type DenoJupyter,
   type WireWait,
-} from "../src/deno";
-import { kernelIopub, type ProcessView } from "../src/deno-wire";
+} from "../src/kernel/deno";
+import { kernelIopub, type ProcessView } from "../src/kernel/deno-wire";
 import { PLOTLY_PART_CHARS } from "../src/plot/plotly-parts";
 import * as frames from "../src/frames";
 import * as plot from "../src/plot";
 import { PLOTLY_MIME } from "../src/plot/show";
 import { simData, type SimData } from "./plot/sim-data";
-import { findKernelDisplay, makeDisplayable, notebookLine, type MimeBundle } from "../src/display";
-import { notebookSession } from "../src/session";
+import { findKernelDisplay, makeDisplayable, notebookLine, type MimeBundle } from "../src/kernel/display";
+import { notebookSession } from "../src/kernel/session";
 import {
   displayTslab,
   displayTslabDir,
@@ -35,7 +35,7 @@ import {
   watchKernelCells,
   type DisplayContent,
   type TslabHandle,
-} from "../src/tslab";
+} from "../src/kernel/tslab";
 import { inspect } from "node:util";
 
 const nodeRequire = createRequire(__filename);

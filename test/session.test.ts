@@ -1,6 +1,6 @@
 /** The notebook session: hooks registered by the modules that keep per-notebook state, shared process-wide. */
 import { describe, expect, it } from "vitest";
-import { notebookSession } from "../src/session";
+import { notebookSession } from "../src/kernel/session";
 import { figureFragment } from "../src/plot/html";
 
 describe("notebookSession()", () => {

@@ -4,9 +4,9 @@
  * on stderr in a terminal, nothing where nobody watches (CI, tests, piped output). Always reported to
  * the caller's `onProgress` too.
  */
-import { notebookLine, type TextDisplay } from "../display";
+import { notebookLine, type TextDisplay } from "../kernel/display";
 
-export { notebookLine, type TextDisplay } from "../display";
+export { notebookLine, type TextDisplay } from "../kernel/display";
 
 /** Where a batch is. */
 export interface ProgressEvent {

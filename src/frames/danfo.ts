@@ -23,7 +23,7 @@ import {
   type TableMeta,
 } from "../table/column-table";
 import { setFrameConversions } from "../columnar/frames";
-import { makeDisplayable } from "../display";
+import { makeDisplayable } from "../kernel/display";
 import { applyDanfoFixes } from "./danfo-fixes";
 import { frameFromColumns } from "./danfo-fixes/build";
 import type { FrameClass } from "./danfo-fixes/types";

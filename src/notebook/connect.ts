@@ -12,7 +12,7 @@
  * (`record`, `replay`, `auto`, `off`), else `off`. `RISK_PORTAL_CASSETTE_DIR` moves every cassette to
  * that directory (same file name): to record a set elsewhere, or in tests.
  */
-import { notebookSession } from "../session";
+import { notebookSession } from "../kernel/session";
 import path from "node:path";
 import { Cassette, CASSETTE_MODES, type CassetteMode } from "../client/cassette";
 import { BRAND_ENV, RiskPortalClient, type RiskPortalClientOptions } from "../client/client";

@@ -8,7 +8,7 @@ import { REPORT_END_STATUSES, REPORT_STATUSES } from "../api/assumptions";
 import type { ReportInfo } from "../api/report";
 import type { RiskPortalClient } from "../client/client";
 import { RiskPortalError } from "../client/errors";
-import { findKernelDisplay, notebookLine, type TextDisplay } from "../display";
+import { findKernelDisplay, notebookLine, type TextDisplay } from "../kernel/display";
 import { toDataFrame } from "../frames/danfo";
 import { tableFromRecords, type FieldSpec } from "../frames/records";
 import type { DisplayHandle } from "../plot/display-handle";

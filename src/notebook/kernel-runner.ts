@@ -162,7 +162,7 @@ async function runCell(
  * Deno's kernel (2.9) answers `Error: Execution failed`, with no traceback and no error on iopub, when
  * V8's inspector lost the cell's promise (its stderr says `Promise was collected`). It happened to cells
  * whose display of several MB was still being sent when the cell ended (a first chart carrying plotly.js
- * in one message, before plotly.js went in parts: src/plot/plotly-parts.ts); not seen since. The cell's
+ * in one message, before plotly.js went in parts: `plotlyPartBundles`); not seen since. The cell's
  * code may well have run, but the kernel did not say it finished: the cell fails, saying so.
  */
 const LOST_PROMISE =

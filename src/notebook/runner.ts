@@ -8,8 +8,8 @@
  * Several notebooks may run one after the other in one process (the demo): each gets a fresh executor,
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
-import { notebookSession } from "../session";
-import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, withSyncLimit, type TslabRunnerParts } from "../tslab";
+import { notebookSession } from "../kernel/session";
+import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, withSyncLimit, type TslabRunnerParts } from "../kernel/tslab";
 import path from "node:path";
 import { format } from "node:util";
 import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
@@ -42,7 +42,7 @@ export {
   type RunResult,
 } from "./run-shared";
 
-/** What figures, tables and DataFrames answer to display themselves (src/display.ts; a registered symbol: any copy's). */
+/** What figures, tables and DataFrames answer to display themselves (`JUPYTER_DISPLAY`; a registered symbol: any copy's). */
 const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
 
 /** A cell's error as nbformat stores it. */
@@ -315,7 +315,7 @@ class CellOutputs {
 
   /**
    * A last value that displays itself (a figure, table, DataFrame or Series: `Symbol.for("Jupyter.display")`,
-   * src/display.ts) becomes the cell's result with its bundle, as Deno's kernel stores it; its bundle may
+   * the kernel room's display) becomes the cell's result with its bundle, as Deno's kernel stores it; its bundle may
    * come later (a first chart's, after plotly.js: {@link settled} waits for it). False for any other value.
    */
   #displayResult(value: unknown): boolean {
@@ -440,7 +440,7 @@ function enterNotebookProcess(
   process.on("unhandledRejection", onRejection);
   process.on("uncaughtException", onException);
   tslab.jupyter.lastWriteDisplayData = (data, update) => out.display(data, update);
-  // plot.show and progress display through this tslab while the notebook runs (src/tslab.ts).
+  // plot.show and progress display through this tslab while the notebook runs (`loadRunnerTslab`).
   const session = notebookSession();
   const previousTslabDir = session.tslabDir;
   session.tslabDir = tslab.dir;

@@ -6,7 +6,7 @@
  * Outside a kernel, `show` wrote an HTML page; `update` writes another, as `show` would.
  */
 import { randomUUID } from "node:crypto";
-import { quietResult, type KernelDisplay, type MimeBundle } from "../display";
+import { quietResult, type KernelDisplay, type MimeBundle } from "../kernel/display";
 
 /** How a handle draws its value: the bundles in a notebook (its own first, then any to add), or a page outside. */
 export interface HandleRenderer<V> {

@@ -4,7 +4,7 @@
  * notebook renders outputs in any order), and says in the chart's place what is missing if it never
  * comes.
  */
-import { notebookSession } from "../session";
+import { notebookSession } from "../kernel/session";
 import { createHash } from "node:crypto";
 import type { Figure } from "./figure";
 import { escapeHtml } from "./labels";

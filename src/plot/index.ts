@@ -58,7 +58,7 @@ export {
   type Showable,
 } from "./show";
 export { DisplayHandle, type CloseOptions } from "./display-handle";
-export type { MimeBundle } from "../display";
+export type { MimeBundle } from "../kernel/display";
 export { tableHtml, tableText, type TableViewOptions } from "./table-view";
 export type { Digits } from "./number-text";
 export { toHtml } from "./to-html";

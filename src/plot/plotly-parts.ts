@@ -11,7 +11,7 @@
  * notebook assemble plotly.js from them, offline, in document order or any other.
  */
 import { plotlySource } from "./plotly-source";
-import type { MimeBundle } from "../tslab";
+import type { MimeBundle } from "../kernel/tslab";
 
 /** The mime type that marks a plotly.js part: `{ version, part, of }` (1-based). Frontends ignore it. */
 export const PLOTLY_PART_MIME = "application/vnd.risk-portal-lab.plotly-part+json";

@@ -1,11 +1,11 @@
 /**
  * `show(figOrFrame)`: one call from a notebook cell to a chart or a table, under either kernel.
  *
- * In a notebook (tslab or Deno's kernel, src/display.ts) it sends ONE display message per figure or
+ * In a notebook (tslab or Deno's kernel, `findKernelDisplay`) it sends ONE display message per figure or
  * table whose bundle holds, for a figure, `application/vnd.plotly.v1+json` (frontends with a plotly
  * renderer use it), an HTML rendering (everything else, and HTML exports: no CDN, no network) and
  * `text/plain`; for a table, `text/html` and `text/plain`. The first chart of a kernel session is
- * followed by plotly.js (~4.8 MB) in small parts, each its own display (src/plot/plotly-parts.ts): no
+ * followed by plotly.js (~4.8 MB) in small parts, each its own display (`plotlyPartBundles`): no
  * message is big enough for Deno's kernel to announce idle before it is out. Charts wait for plotly.js
  * on the page, so their order does not matter. Outside a kernel, `show` writes an HTML file and prints
  * its path.
@@ -13,7 +13,7 @@
  * The same bundles answer `Symbol.for("Jupyter.display")` on figures, tables and DataFrames, so in Deno's
  * kernel a bare `fig` as a cell's last expression displays as `plot.show(fig)` does.
  */
-import { notebookSession } from "../session";
+import { notebookSession } from "../kernel/session";
 import type { DataFrame } from "../../vendor/danfo";
 import type { ColumnTable } from "../table/column-table";
 import { isFigure, type Figure } from "./figure";
@@ -28,7 +28,7 @@ import {
   setValuePrinter,
   type KernelDisplay,
   type MimeBundle,
-} from "../display";
+} from "../kernel/display";
 import { DisplayHandle } from "./display-handle";
 import { DEFAULT_TABLE_ROWS, tableHtml, tableText, type TableLike } from "./table-view";
 import type { Digits } from "./number-text";
@@ -273,7 +273,7 @@ function tableOf(value: unknown): TableLike | undefined {
   return undefined;
 }
 
-/** Writes the page to a fresh file of this user's own (see src/plot/page-file.ts), prints and returns its path. */
+/** Writes the page to a fresh file of this user's own (see `writePage`), prints and returns its path. */
 function writeHtml(page: string, name: string, options: ShowOptions): string {
   const { file, note } = writePage(page, name, options.outDir ?? process.env.RISK_PORTAL_LAB_PLOT_DIR);
   if (note) console.log(`plot: ${note}`);

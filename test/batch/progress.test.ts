@@ -9,7 +9,7 @@ import {
   resolveRenderer,
   type ProgressEvent,
 } from "../../src/batch/progress";
-import { findKernelDisplay, notebookLine } from "../../src/display";
+import { findKernelDisplay, notebookLine } from "../../src/kernel/display";
 
 const event = (over: Partial<ProgressEvent> = {}): ProgressEvent => ({
   label: "yield curves",

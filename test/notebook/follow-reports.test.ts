@@ -15,8 +15,8 @@ import { followReports, ReportFollowTimeout } from "../../src/notebook/follow-re
 import { simHelpers } from "../../src/notebook/sim-helpers";
 import { PLOTLY_MIME } from "../../src/plot";
 import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
-import { notebookSession } from "../../src/session";
-import type { DisplayContent } from "../../src/tslab";
+import { notebookSession } from "../../src/kernel/session";
+import type { DisplayContent } from "../../src/kernel/tslab";
 import type { DataFrame } from "../../vendor/danfo";
 
 const PRICING_DATE = "2026-11-20";

@@ -119,7 +119,7 @@ describe("a display updated in place, under tslab and Deno, by our runner and by
   );
 
   it.skipIf(missing !== undefined)(
-    `the handle as a cell's last value shows nothing: no text; under Deno nbconvert keeps an empty result, our runner none${why}`,
+    `the handle as a cell's last value shows nothing: no text; under Deno nbconvert keeps an empty result or none, our runner none${why}`,
     () => {
       const results = (way: string) =>
         outputs(way, "su-show")
@@ -128,13 +128,15 @@ describe("a display updated in place, under tslab and Deno, by our runner and by
       expect(results("runner tslab")).toEqual([]);
       expect(results("nbconvert tslab")).toEqual([]);
       expect(results("runner deno")).toEqual([]);
-      expect(results("nbconvert deno")).toEqual(["execute_result:"]);
-      expect(
-        runs
-          .get("nbconvert deno")!
-          .nb.outputs("su-show")
-          .find((o) => o.output_type === "execute_result")?.data,
-      ).toEqual({});
+      // Deno's kernel makes any value but undefined a result: the handle's is an empty bundle, which nbconvert
+      // keeps (data {}) when the kernel's execute_result reaches it; now and then, on a loaded machine, none
+      // came at all. Either way nothing is shown.
+      expect(["", "execute_result:"]).toContain(results("nbconvert deno").join(","));
+      const result = runs
+        .get("nbconvert deno")!
+        .nb.outputs("su-show")
+        .find((o) => o.output_type === "execute_result");
+      if (result) expect(result.data).toEqual({});
     },
   );
 });

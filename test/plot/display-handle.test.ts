@@ -6,12 +6,12 @@ import path from "node:path";
 import { inspect } from "node:util";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as frames from "../../src/frames";
-import { findKernelDisplay, type DisplayPlace, type KernelDisplay, type MimeBundle } from "../../src/display";
+import { findKernelDisplay, type DisplayPlace, type KernelDisplay, type MimeBundle } from "../../src/kernel/display";
 import { PLOTLY_PART_MIME } from "../../src/plot/plotly-parts";
 import { figure, PLOTLY_MIME, resetPlotlyEmbed, show } from "../../src/plot";
 import { showWith } from "../../src/plot/show";
-import { notebookSession } from "../../src/session";
-import type { DisplayContent } from "../../src/tslab";
+import { notebookSession } from "../../src/kernel/session";
+import type { DisplayContent } from "../../src/kernel/tslab";
 
 const step = (n: number) => figure({ data: [{ type: "bar", x: ["done"], y: [n] }], layout: { title: `step ${n}` } });
 const table = frames.emptyTable("Runs", ["id", "status"]);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DataFrame } from "../../vendor/danfo";
-import type { KernelDisplay, MimeBundle } from "../../src/display";
+import type { KernelDisplay, MimeBundle } from "../../src/kernel/display";
 import * as frames from "../../src/frames";
 import { show, tableHtml, tableText } from "../../src/plot";
 import { isSeries, type SeriesLike } from "../../src/plot/input";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as frames from "../../src/frames";
 import { mimeBundle, PLOTLY_MIME, plotlySource, resetPlotlyEmbed, show, yieldCurve, type Figure } from "../../src/plot";
-import type { KernelDisplay, MimeBundle } from "../../src/display";
+import type { KernelDisplay, MimeBundle } from "../../src/kernel/display";
 import { PLOTLY_PART_CHARS, PLOTLY_PART_MIME, plotlyPartBundles } from "../../src/plot/plotly-parts";
 import { resultBundle, showWith } from "../../src/plot/show";
 

@@ -164,7 +164,7 @@ const TSLAB_CELL_END = "\n})(__tslab__.exports, __tslab__.require)";
  * `await` with one; code that runs later (after an await, in a timer) is not limited, and neither is
  * the type-check before it (seconds for a first cell, as tslab's checker starts). `timedOut` says
  * whether the limit fired. `onRun` is called as the cell's code starts, after the type-check (a
- * supervising process starts its own watch there: src/notebook/batch.ts).
+ * supervising process starts its own watch there: `runNotebooks`).
  */
 export async function withSyncLimit(
   timeoutMs: number,

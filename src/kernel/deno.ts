@@ -13,7 +13,7 @@
  * `status: idle`, without waiting for that queue (`handleExecute`); even the cell's own `execute_result`
  * goes through the queue. A frontend that closes the cell at idle (JupyterLab, nbconvert, papermill)
  * drops what comes later: under load, plotly.js parts 29–37 of 37 in CI. No pause long enough can be
- * known in advance; what can be known is when a message is out: src/deno-wire.ts watches the kernel's
+ * known in advance; what can be known is when a message is out: {@link WireWatch} watches the kernel's
  * iopub as a subscriber of its own, and the sender holds the cell until a probe sent after each message
  * has come through, so every message of the cell is on the frontend's connection before its idle.
  * Printed text has the same race, and more: the kernel tags it with the request current when its stdio
@@ -92,7 +92,7 @@ export function denoJupyter(globals: object = globalThis): DenoJupyter | undefin
 /** How long a send waits for its message to be on the kernel's wire before it says so and goes on, ms. */
 export const WIRE_TIMEOUT_MS = 60_000;
 
-/** What holds the cell until a probe sent after a message is on the wire (src/deno-wire.ts's {@link WireWatch}). */
+/** What holds the cell until a probe sent after a message is on the wire ({@link WireWatch}). */
 export interface WireWait {
   waitFor(probe: (displayId: string) => void, timeoutMs: number): string | undefined;
 }
@@ -144,7 +144,7 @@ export interface SenderOptions {
  * so a send held back behind another could land in the next cell), in call order, and holds the cell
  * until the message is on the kernel's wire: it sends a probe after it (an `update_display_data` of a
  * display id no frontend has, which frontends ignore) and blocks until the kernel's iopub has published
- * it (src/deno-wire.ts says why that is enough). Where that cannot be watched (no `broadcast`, no
+ * it ({@link WireWatch} says why that is enough). Where that cannot be watched (no `broadcast`, no
  * connection file, …) it says so once and pauses after each message instead ({@link pauseAfter}). A
  * send that fails is reported on stderr, never thrown.
  */

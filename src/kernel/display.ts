@@ -4,10 +4,10 @@
  *
  * - tslab (today's kernel, and the headless runner, which uses tslab's executor): one `display_data`
  *   message with the whole mime bundle, through the function tslab's own `display.raw` calls (see
- *   src/tslab.ts, the one file that knows tslab's modules); lines updated in place through tslab's
+ *   the tslab module beside this one, the one file that knows tslab's modules); lines updated in place through tslab's
  *   public `newDisplay()`.
- * - Deno's kernel (`deno jupyter`): `Deno.jupyter.broadcast` of a `display_data` (src/deno.ts), which
- *   holds the cell until the message is on the kernel's wire (src/deno-wire.ts); lines updated in place
+ * - Deno's kernel (`deno jupyter`): `Deno.jupyter.broadcast` of a `display_data` ({@link DenoSender}), which
+ *   holds the cell until the message is on the kernel's wire (`kernelIopub`); lines updated in place
  *   with a `display_id` (`update_display_data`). Figures, tables and DataFrames also answer
  *   `Symbol.for("Jupyter.display")`, so a bare `fig` or `table` as a cell's last expression renders
  *   there too ({@link makeDisplayable}). tslab prints a cell's last value with `console.log` instead:
@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import type { InspectOptionsStylized, inspect as nodeInspect } from "node:util";
 import { DenoSender, denoJupyter, kernelWatch, type DenoJupyter } from "./deno";
-import { setDisplayMarker } from "./table/column-table";
+import { setDisplayMarker } from "../table/column-table";
 import {
   displayTslab,
   displayTslabDir,
@@ -158,11 +158,11 @@ function denoDisplay(jupyter: DenoJupyter): KernelDisplay {
 /** The symbol Deno's kernel (and other JavaScript kernels) call to display a cell's result. */
 export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
 
-/** Makes the mime bundle of a displayable value (Deno's kernel awaits a promise); set by src/plot/show.ts. */
+/** Makes the mime bundle of a displayable value (Deno's kernel awaits a promise); set by `plot.show`'s module. */
 type BundleMaker = (value: object) => MimeBundle | Promise<MimeBundle>;
 let bundleMaker: BundleMaker | undefined;
 
-/** Registers how displayable values become mime bundles (src/plot/show.ts does, when it loads). */
+/** Registers how displayable values become mime bundles (`plot.show`'s module does, when it loads). */
 export function setBundleMaker(make: BundleMaker): void {
   bundleMaker = make;
 }
@@ -171,7 +171,7 @@ function displayMethod(this: object): MimeBundle | Promise<MimeBundle> {
   return bundleMaker ? bundleMaker(this) : { "text/plain": Object.prototype.toString.call(this) };
 }
 
-/** How a displayable value is shown in the running kernel, and named in a line; set by src/plot/show.ts. */
+/** How a displayable value is shown in the running kernel, and named in a line; set by `plot.show`'s module. */
 export interface ValuePrinter {
   /** Displays the value in the running kernel (as `plot.show` does). */
   show(value: object): void;
@@ -180,7 +180,7 @@ export interface ValuePrinter {
 }
 let valuePrinter: ValuePrinter | undefined;
 
-/** Registers how displayable values are shown and described under tslab (src/plot/show.ts does, when it loads). */
+/** Registers how displayable values are shown and described under tslab (`plot.show`'s module does, when it loads). */
 export function setValuePrinter(printer: ValuePrinter): void {
   valuePrinter = printer;
 }

@@ -19,7 +19,7 @@ export interface NotebookSession {
   end(): Promise<PromiseSettledResult<void>[]>;
   /**
    * The `dist/` directory of the tslab whose display reaches the notebook, registered by the headless
-   * runner while a notebook runs (see src/tslab.ts); undefined otherwise (a kernel finds its own).
+   * runner while a notebook runs (see `loadRunnerTslab`); undefined otherwise (a kernel finds its own).
    */
   tslabDir?: string;
 }
