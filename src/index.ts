@@ -67,7 +67,7 @@ export {
   type SimPortfolio,
   type SimBatchRun,
 } from "./notebook/connect";
-export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/runner";
+export { runNotebook, NotebookError, type RunOptions, type RunResult } from "./notebook/run";
 export {
   diffNotebookFiles,
   NotebookDiffError,

@@ -79,11 +79,11 @@ const EXAMPLES = sourceFiles(path.join(ROOT, "src")).flatMap((file) => {
  * reader's own, notebooks run beforehand, Chromium, a kernel's display). The list may only get shorter.
  */
 const NOT_RUN: Record<string, string> = {
-  "src/display.ts notebookLine": "a sketch of a poll loop (`…`)",
+  "src/kernel/display.ts notebookLine": "a sketch of a poll loop (`…`)",
   "src/frames/excel.ts readExcelColumns": "reads the reader's own workbook (marks.xlsx)",
   "src/uploads/bond-prices.ts uploadBondPrices": "uploads the reader's own workbook (marks.xlsx)",
   "src/uploads/equity-vol-curves.ts uploadEquityVolCurves": "uploads the reader's own workbook (vols.xlsx)",
-  "src/notebook/runner.ts runNotebook": "runs a whole notebook (8 s; test/notebook/ runs notebooks)",
+  "src/notebook/run/index.ts runNotebook": "runs a whole notebook (8 s; test/notebook/ runs notebooks)",
   "src/notebook/diff/index.ts diffNotebookFiles": "compares two runs made beforehand",
   "src/notebook/diff/index.ts diffNotebooks": "compares two notebooks read beforehand",
   "src/notebook/diff/report.ts writeReport": "compares two runs made beforehand",

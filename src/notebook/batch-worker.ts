@@ -10,7 +10,7 @@
  * parent stops this process at the cell's timeout) or ends the process (`process.exit` in a cell).
  */
 import { writeSync } from "node:fs";
-import { keepConverters, runningCellOutputs, type RunOptions } from "./runner";
+import { keepConverters, runningCellOutputs, type RunOptions } from "./run";
 import { REPORT_FD, runOne, type WorkerReply, type WorkerTask } from "./batch";
 
 let parentGone = false;

@@ -23,7 +23,7 @@ import {
   type KernelName,
   type RunOptions,
   type RunResult,
-} from "./runner";
+} from "./run";
 import { writeCutRun, type CutCause, type CutRun } from "./cut-run";
 import { forwardSignals } from "./worker-signals";
 import type { Cell, Output } from "./ipynb";

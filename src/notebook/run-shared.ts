@@ -1,6 +1,6 @@
 /**
- * What both notebook runners share (tslab's executor in this process, runner.ts; a Jupyter kernel such
- * as Deno's over its messaging protocol, kernel-runner.ts): the options, reading the notebook and
+ * What both notebook runners share (tslab's executor in this process, {@link executeCells}; a Jupyter
+ * kernel such as Deno's over its messaging protocol, `runWithKernel`): the options, reading the notebook and
  * injecting its parameters, writing the executed `.ipynb` and its `.html`, describing a failure.
  */
 import { RiskPortalError } from "../client/errors";

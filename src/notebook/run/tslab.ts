@@ -1,5 +1,5 @@
 /**
- * The headless notebook runner: executes a tslab TypeScript notebook in this process with tslab's own
+ * The runner's tslab engine: executes a tslab TypeScript notebook in this process with tslab's own
  * executor (the same type-check and transpile as the Jupyter kernel, no Python), injects parameters
  * after the `parameters` cell, records stdout/stderr, results and rich display outputs in the executed
  * `.ipynb`, writes an HTML rendering with working charts, and stops at the first failing cell, naming
@@ -8,39 +8,21 @@
  * Several notebooks may run one after the other in one process (the demo): each gets a fresh executor,
  * its own working directory and environment, and plotly.js is embedded again in its first chart.
  */
-import { notebookSession } from "../kernel/session";
-import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, withSyncLimit, type TslabRunnerParts } from "../kernel/tslab";
+import { notebookSession } from "../../kernel/session";
+import { TSLAB_EXECUTOR_FRAME, loadRunnerTslab, withSyncLimit, type TslabRunnerParts } from "../../kernel/tslab";
 import path from "node:path";
 import { format } from "node:util";
-import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "./ipynb";
-import { runWithKernel } from "./kernel-runner";
-import { tslabVersion } from "./run-record";
+import { sourceOf, type Cell, type CellFailure, type MimeBundle, type Output } from "../ipynb";
+import { tslabVersion } from "../run-record";
 import {
   CellOutputCap,
   CellTimeout,
-  notebookKernel,
-  prepareRun,
   reportCell,
   timeoutMessage,
   withTimeout,
-  writeOutputs,
   type PreparedRun,
   type RunOptions,
-  type RunResult,
-} from "./run-shared";
-
-export type { CellFailure } from "./ipynb";
-export {
-  DEFAULT_CELL_TIMEOUT_MS,
-  NotebookError,
-  cellDoneLine,
-  describeFailure,
-  titleOf,
-  type CellDone,
-  type KernelName,
-  type RunOptions,
-  type RunResult,
-} from "./run-shared";
+} from "../run-shared";
 
 /** What figures, tables and DataFrames answer to display themselves (`JUPYTER_DISPLAY`; a registered symbol: any copy's). */
 const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
@@ -54,7 +36,7 @@ interface CellError {
 
 /** Stack frames from here down are tslab's and the runner's, not the notebook's: not worth showing. */
 const INTERNAL_FRAME = new RegExp(
-  `${TSLAB_EXECUTOR_FRAME.source}|[\\\\/]notebook[\\\\/]runner\\.[jt]s|\\(node:(vm|internal[\\\\/]process[\\\\/]task_queues):`,
+  `${TSLAB_EXECUTOR_FRAME.source}|[\\\\/]notebook[\\\\/]run[\\\\/]tslab\\.[jt]s|\\(node:(vm|internal[\\\\/]process[\\\\/]task_queues):`,
 );
 
 function cellError(value: unknown): CellError {
@@ -70,28 +52,6 @@ function cellError(value: unknown): CellError {
   return { ename: "Error", evalue: text, traceback: [`Error: ${text}`] };
 }
 
-/**
- * Runs one notebook in papermill's shape — prepare (read, inject parameters) → execute the code cells →
- * write the executed `.ipynb` and its `.html`. Resolves with the result; rejects with NotebookError when a
- * cell fails (the outputs up to it are still written).
- * @example
- * ```ts
- * const result = await runNotebook("notebooks/01-yield-curves.ipynb", { outDir: "out", params: { currency: "EUR" } });
- * ```
- */
-export async function runNotebook(file: string, options: RunOptions = {}): Promise<RunResult> {
-  const kernel = options.kernel ?? (await notebookKernel(file));
-  if (kernel === "deno") return runWithKernel(file, { ...options, kernel });
-  if (kernel !== "tslab") throw new Error(`unknown kernel ${JSON.stringify(kernel)}: tslab or deno`);
-  const started = performance.now();
-  const run = await prepareRun(file, options);
-  // A fresh notebook session (shared by every copy of the package this process loaded): this notebook's
-  // first chart embeds plotly.js again, and its charts are numbered from 1.
-  notebookSession().start();
-  const failure = await executeCells(run, options);
-  return writeOutputs(run, failure, performance.now() - started);
-}
-
 /** The outputs of the cell running now in this process, if one is (see {@link runningCellOutputs}). */
 let runningCell: CellOutputs | undefined;
 
@@ -104,7 +64,7 @@ export function runningCellOutputs(): Output[] | undefined {
 }
 
 /** Runs the code cells in order with tslab's executor; stops at the first that fails and returns it. */
-async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
+export async function executeCells(run: PreparedRun, options: RunOptions): Promise<CellFailure | undefined> {
   const tslab = loadRunnerTslab();
   run.versions = { tslab: tslabVersion(tslab.dir) };
   const out = new CellOutputs();
@@ -473,5 +433,3 @@ function stripTransient(outputs: Output[]): Output[] {
     return rest;
   });
 }
-
-export type { Cell };

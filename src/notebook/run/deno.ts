@@ -9,11 +9,11 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { sourceOf, type Cell, type CellFailure } from "./ipynb";
-import { findDeno } from "./jupyter/find-deno";
-import { JupyterKernel, stripAnsi } from "./jupyter/kernel";
-import { KernelOutputs, type CellState } from "./jupyter/outputs";
-import type { Message } from "./jupyter/wire";
+import { sourceOf, type Cell, type CellFailure } from "../ipynb";
+import { findDeno } from "../jupyter/find-deno";
+import { JupyterKernel, stripAnsi } from "../jupyter/kernel";
+import { KernelOutputs, type CellState } from "../jupyter/outputs";
+import type { Message } from "../jupyter/wire";
 import {
   prepareRun,
   reportCell,
@@ -22,7 +22,7 @@ import {
   type PreparedRun,
   type RunOptions,
   type RunResult,
-} from "./run-shared";
+} from "../run-shared";
 
 /** After the last cell, outputs still on their way are kept until the kernel is quiet this long, ms. */
 const QUIET_MS = 500;
