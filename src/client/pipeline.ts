@@ -36,9 +36,8 @@ import {
   type WriteReport,
 } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
-import { checkDateMismatch, refuseOtherDate, type DateMismatchPolicy } from "./date-mismatch";
 import { encodeCall } from "./encode-memo";
-import { isoTime } from "./iso-time";
+import { checkDateMismatch, refuseOtherDate, type DateMismatchPolicy } from "./date-mismatch";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody, Utf8Checker } from "./body";
 import {
   attachToAnswer,
@@ -50,7 +49,6 @@ import {
 } from "./provenance";
 import type { Redactor } from "./redact";
 import { checkResponse } from "./response-check";
-import { responseHeader } from "./response-header";
 import { discardBody, followRedirects, isRedirect, RedirectRefused, redirectMessage, type Hop } from "./redirect";
 import {
   DEFAULT_RETRY,
@@ -396,7 +394,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
         ? Math.max(config.maxResponseBytes ?? 0, defaultMaxResponseBytes(op))
         : this.maxResponseBytes;
     this.write = op.retry === "write";
-    const { encoded, body } = encodeCall(op, input, config.brand, options.unknownFields ?? config.unknownFields);
+    const encoded = encodeCall(op, input, config.brand, options.unknownFields ?? config.unknownFields);
     this.url = operationUrl(config, op);
     if (!encoded.ok) {
       const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
@@ -409,7 +407,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     this.#encoded = encoded;
     if (encoded.query && Object.keys(encoded.query).length)
       this.url += `?${new URLSearchParams(encoded.query).toString()}`;
-    this.body = body;
+    if (encoded.body !== undefined) this.body = JSON.stringify(encoded.body);
     this.cache = config.cache && op.cacheable && options.cache !== false ? config.cache : undefined;
     this.cacheKey = this.cache ? `${config.baseUrl} ${config.auth.identity} ${requestKey(this.request())}` : "";
     this.shareable = this.cache !== undefined && !config.cassette;
@@ -632,14 +630,14 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
       : response.ok
         ? decodeUtf8((await readBody(response, call.maxResponseBytes)).bytes)
         : await readErrorText(call, response);
-    const receivedAt = replayed?.receivedAt ?? isoTime(call.config.now());
+    const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
     if (response.ok) {
       const got = new SuccessAnswer(response.status, text, receivedAt, response.headers, replayed);
       if (streamed) got.streamed = true;
       return got;
     }
-    return httpFailure(call, response, text, responseHeader(response.headers, HEADERS.requestId) ?? undefined);
+    return httpFailure(call, response, text, response.headers.get(HEADERS.requestId) ?? undefined);
   } catch (error) {
     if (error instanceof SinkFailure) throw error.error;
     if (error instanceof BodyTooLarge || error instanceof InvalidUtf8) throw bodyFailure(call, error, status);
@@ -699,7 +697,7 @@ class RequestIdInHeaders implements RequestIdSource {
   get requestId(): string | undefined {
     const headers = this.#headers;
     if (headers !== undefined) {
-      this.#requestId = responseHeader(headers, HEADERS.requestId) ?? undefined;
+      this.#requestId = headers.get(HEADERS.requestId) ?? undefined;
       this.#headers = undefined;
     }
     return this.#requestId;
@@ -723,7 +721,7 @@ async function readErrorText(call: PreparedCall, response: Response): Promise<st
  * data. Undefined when it does (no promise, no await on the usual path), else the refusal.
  */
 function refuseNonJson(call: PreparedCall, response: Response): Promise<never> | undefined {
-  const type = responseHeader(response.headers, "content-type");
+  const type = response.headers.get("content-type");
   // The same type as the last JSON answer's (the usual case): one comparison, not the pattern.
   if (type === null || type === lastJsonType) return undefined;
   if (!JSON_TYPE.test(type)) return refuseAnswer(call, response, type);
@@ -1154,7 +1152,7 @@ function decodeResponse<Op extends OperationDef>(
   const parsed =
     options.responseCheck === "top-level" && topLevelFits(op.response, json)
       ? { success: true as const, data: json }
-      : checkResponse(op.response, json);
+      : checkResponse(op.response, json, text);
   if (!parsed.success) {
     const { note, details } = decodeFailure(call, got);
     const issues = toFieldIssues(parsed.error);
