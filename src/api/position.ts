@@ -52,4 +52,5 @@ export const getTransactionTable = defineOperation({
   request: transactionTableRequest,
   requestType: TYPE_NAMES.transactionTableRequest,
   response: transactionTableResponse,
+  largeAnswer: { streamInstead: "stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))" },
 });

@@ -114,10 +114,8 @@ const NOT_STARTED = new AbortController().signal;
 
 /** The size limit of a small answer (everything but transaction tables): 32 MiB. */
 export const SMALL_ANSWER_BYTES = 32 * 2 ** 20;
-/** The size limit of an answer that is a table (`GetTransactionTable`): 512 MiB. */
+/** The size limit of an answer that is a large table (an operation's `largeAnswer`): 512 MiB. */
 export const TABLE_ANSWER_BYTES = 512 * 2 ** 20;
-/** Operations whose answers are tables, and may be large. */
-const TABLE_OPERATIONS = new Set(["GetTransactionTable"]);
 /** How much of an error answer's body is kept (it is shown, not used): 1 MiB. */
 const ERROR_BODY_BYTES = 2 ** 20;
 /** How much of an answer of the wrong Content-Type is shown. */
@@ -125,9 +123,9 @@ const PREVIEW_BYTES = 200;
 /** JSON media types: application/json, application/problem+json, application/vnd.x+json, text/json. */
 const JSON_TYPE = /^\s*(application\/([\w.+-]*\+)?json|text\/json)\s*(;|$)/i;
 
-/** An operation's default `maxResponseBytes`: tables 512 MiB, everything else 32 MiB. */
+/** An operation's default `maxResponseBytes`: large tables 512 MiB, everything else 32 MiB. */
 export function defaultMaxResponseBytes(op: OperationDef): number {
-  return TABLE_OPERATIONS.has(op.name) ? TABLE_ANSWER_BYTES : SMALL_ANSWER_BYTES;
+  return op.largeAnswer ? TABLE_ANSWER_BYTES : SMALL_ANSWER_BYTES;
 }
 
 export interface PipelineConfig {
@@ -763,7 +761,7 @@ function bodyFailure(
   // A streamed answer is raised on the call (a client's limit does not lower a stream's); one held whole, on either, or streamed.
   const where = call.sink
     ? "on the call"
-    : `on the call or the client${TABLE_OPERATIONS.has(name) ? ", or stream the table into Parquet (frames.fetchTransactionTableColumns(…, { parquet }))" : ""}`;
+    : `on the call or the client${call.op.largeAnswer ? `, or ${call.op.largeAnswer.streamInstead}` : ""}`;
   const message =
     `${name}: the response passed its size limit of ${formatBytes(refused.limit)} (maxResponseBytes, counted decompressed): reading stopped after ${formatBytes(refused.received)}. ` +
     `If the answer is meant to be this large, to raise it: { maxResponseBytes: ${nextLimit(refused.limit)} } ${where}.${after.note}`;
