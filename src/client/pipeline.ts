@@ -42,7 +42,6 @@ import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, r
 import {
   attachToAnswer,
   ProvenanceRecord,
-  type RequestIdSource,
   spellProvenance,
   type Provenance,
   type ProvenanceSource,
@@ -186,20 +185,13 @@ export interface Streamed {
  * the cache → a shared in-flight call, or attempts with retries (each: cassette or auth → fetch → read,
  * recorded) → decode → remember (cache, emptied after a change) → provenance.
  */
-export function send<Op extends OperationDef>(
+export async function send<Op extends OperationDef>(
   config: PipelineConfig,
   op: Op,
   input: unknown,
   options: CallOptions = {},
 ): Promise<ResponseOf<Op>> {
-  // Not async: one async function per call fewer (each is a promise and turns of the microtask queue).
-  let call: PreparedCall<Op>;
-  try {
-    call = prepare(config, op, input, options);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return sendPrepared(call);
+  return sendPrepared(prepare(config, op, input, options));
 }
 
 /** The call, its input and options checked; a write refused here was not sent (`not-applied`). */
@@ -234,7 +226,6 @@ function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
 
 async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Promise<ResponseOf<Op>> {
   try {
-    // Without a cache there is nothing to look up or share: no await (each costs a turn of the event loop's microtasks).
     const hit = call.cache ? await fromCache(call) : undefined;
     if (hit) return checkDate(call, hit);
     call.startClock();
@@ -254,7 +245,7 @@ async function sendPrepared<Op extends OperationDef>(call: PreparedCall<Op>): Pr
       call,
       attachToAnswer(
         data,
-        call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
+        call.provenanceRecord(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
       ),
     );
   } catch (error) {
@@ -294,7 +285,7 @@ export async function sendStreaming<Op extends OperationDef>(
     }
     return {
       status: got.status,
-      provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, sourceOfId(got), got.replayed),
+      provenance: call.provenance(got.replayed ? "cassette" : "live", got.receivedAt, got.requestId, got.replayed),
     };
   } finally {
     call.stopClock();
@@ -393,7 +384,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
         : this.maxResponseBytes;
     this.write = op.retry === "write";
     const encoded = encodeCall(op, input, config.brand, options.unknownFields ?? config.unknownFields);
-    this.url = operationUrl(config, op);
+    this.url = config.baseUrl + op.path;
     if (!encoded.ok) {
       const message = `${op.name}: invalid request, nothing was sent — ${formatIssues(encoded.issues)}`;
       throw new RequestValidationError(
@@ -430,7 +421,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   provenanceRecord(
     source: ProvenanceSource,
     receivedAt: string,
-    requestId: string | undefined | RequestIdSource,
+    requestId: string | undefined,
     replayed?: Exchange,
   ): ProvenanceRecord {
     const cassette = this.config.cassette;
@@ -450,7 +441,7 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
   provenance(
     source: ProvenanceSource,
     receivedAt: string,
-    requestId: string | undefined | RequestIdSource,
+    requestId: string | undefined,
     replayed?: Exchange,
   ): Provenance {
     return spellProvenance(this.provenanceRecord(source, receivedAt, requestId, replayed));
@@ -630,12 +621,9 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
         : await readErrorText(call, response);
     const receivedAt = replayed?.receivedAt ?? new Date(call.config.now()).toISOString();
     if (!replayed && cassette) record(call, response, text, receivedAt);
-    if (response.ok) {
-      const got = new SuccessAnswer(response.status, text, receivedAt, response.headers, replayed);
-      if (streamed) got.streamed = true;
-      return got;
-    }
-    return httpFailure(call, response, text, response.headers.get(HEADERS.requestId) ?? undefined);
+    const requestId = response.headers.get(HEADERS.requestId) ?? undefined;
+    if (response.ok) return { status: response.status, text, receivedAt, requestId, replayed, streamed };
+    return httpFailure(call, response, text, requestId);
   } catch (error) {
     if (error instanceof SinkFailure) throw error.error;
     if (error instanceof BodyTooLarge || error instanceof InvalidUtf8) throw bodyFailure(call, error, status);
@@ -661,47 +649,6 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
   }
 }
 
-/** A success answer, its request id read from its headers when first asked for (see {@link RequestIdSource}). */
-class SuccessAnswer implements Received {
-  streamed?: boolean;
-  /** What the provenance keeps: the headers, not the answer (whose text may be hundreds of MB). */
-  readonly requestIdSource: RequestIdInHeaders;
-  constructor(
-    readonly status: number,
-    readonly text: string,
-    readonly receivedAt: string,
-    headers: Headers,
-    readonly replayed: Exchange | undefined,
-  ) {
-    this.requestIdSource = new RequestIdInHeaders(headers);
-  }
-  get requestId(): string | undefined {
-    return this.requestIdSource.requestId;
-  }
-}
-
-/** Where the answer's request id is: its headers' source (never the answer itself, which holds its text). */
-function sourceOfId(got: Received): string | undefined | RequestIdSource {
-  return got instanceof SuccessAnswer ? got.requestIdSource : got.requestId;
-}
-
-/** An answer's request id, looked up in its headers when first asked for, then kept (the headers let go). */
-class RequestIdInHeaders implements RequestIdSource {
-  #headers: Headers | undefined;
-  #requestId: string | undefined;
-  constructor(headers: Headers) {
-    this.#headers = headers;
-  }
-  get requestId(): string | undefined {
-    const headers = this.#headers;
-    if (headers !== undefined) {
-      this.#requestId = headers.get(HEADERS.requestId) ?? undefined;
-      this.#headers = undefined;
-    }
-    return this.#requestId;
-  }
-}
-
 /**
  * An error answer's body as text, only to be shown: its first MiB is kept, and invalid UTF-8 in it is noted
  * with its offset. (A success answer's body is read against the call's size limit and decoded as strict
@@ -720,15 +667,8 @@ async function readErrorText(call: PreparedCall, response: Response): Promise<st
  */
 function refuseNonJson(call: PreparedCall, response: Response): Promise<never> | undefined {
   const type = response.headers.get("content-type");
-  // The same type as the last JSON answer's (the usual case): one comparison, not the pattern.
-  if (type === null || type === lastJsonType) return undefined;
-  if (!JSON_TYPE.test(type)) return refuseAnswer(call, response, type);
-  lastJsonType = type;
-  return undefined;
+  return type === null || JSON_TYPE.test(type) ? undefined : refuseAnswer(call, response, type);
 }
-
-/** The Content-Type of the last answer that {@link JSON_TYPE} took. */
-let lastJsonType = "application/json";
 
 async function refuseAnswer(call: PreparedCall, response: Response, type: string): Promise<never> {
   const { bytes, truncated } = await readBody(response, PREVIEW_BYTES, true);
@@ -812,8 +752,7 @@ export async function exchange(call: PreparedCall): Promise<Response> {
       response = await sendHop(call, sent, first);
       call.finalUrl = undefined;
       if (isRedirect(response, first)) {
-        // A bound function, not a closure: the bundle (keepNames) names every closure it makes, on every call.
-        const followed = await followRedirects(first, response, sendHop.bind(undefined, call, sent));
+        const followed = await followRedirects(first, response, (hop) => sendHop(call, sent, hop));
         response = followed.response;
         call.finalUrl = followed.hop.url === call.url ? undefined : followed.hop.url;
       }
@@ -845,7 +784,7 @@ async function refreshAfterUnauthorized(call: PreparedCall, used: string): Promi
 function sendHop(call: PreparedCall, sent: { used: string }, hop: Hop): Promise<Response> {
   const headers = requestHeaders(call, hop.body !== undefined);
   const applied = call.config.auth.apply(headers, call.signal, call.deadlineAtMs);
-  // Not async: a static credential needs no await, and each await is a turn of the microtask queue.
+  // A static credential is a string: no promise to wait for.
   if (typeof applied !== "string") return applied.then((used) => fetchHop(call, sent, hop, headers, used));
   return fetchHop(call, sent, hop, headers, applied);
 }
@@ -871,61 +810,12 @@ function fetchHop(
   });
 }
 
-/** A plain object with lower-case names: cheaper than a Headers instance, and one spelling per header. */
+/** A hop's request headers, names in lower case (one spelling per header): the client's, the call's, the body's type. */
 function requestHeaders(call: PreparedCall, hasBody: boolean): Record<string, string> {
-  const fixed = fixedParts(call.config);
-  if (!call.options.headers) {
-    // The usual headers spelled as a literal (~10 ns), where copying the template costs ~50 (V8 12).
-    if (fixed.usual)
-      return hasBody
-        ? { accept: fixed.none.accept!, "content-type": REQUEST_CONTENT_TYPE }
-        : { accept: fixed.none.accept! };
-    return Object.assign({}, hasBody ? fixed.body : fixed.none);
-  }
-  const headers: Record<string, string> = Object.assign({}, fixed.none);
-  for (const [k, v] of Object.entries(call.options.headers)) headers[k.toLowerCase()] = v;
+  const headers: Record<string, string> = { ...call.config.headers };
+  for (const [k, v] of Object.entries(call.options.headers ?? {})) headers[k.toLowerCase()] = v;
   if (hasBody) headers["content-type"] = REQUEST_CONTENT_TYPE;
   return headers;
-}
-
-/** What every call of a client shares: its request headers with and without a body, and its URLs. */
-interface FixedParts {
-  body: Record<string, string>;
-  none: Record<string, string>;
-  /** The headers are Accept alone (no extra client header): spelled as a literal. */
-  usual: boolean;
-  /** Each operation's URL, spelled once: a concatenation per call was flattened again by each use. */
-  urls: Map<OperationDef, string>;
-}
-
-const fixed = new WeakMap<PipelineConfig, FixedParts>();
-
-function fixedParts(config: PipelineConfig): FixedParts {
-  let parts = fixed.get(config);
-  if (parts === undefined) {
-    const none = Object.freeze({ ...config.headers });
-    const names = Object.keys(none);
-    parts = {
-      none,
-      body: Object.freeze({ ...none, "content-type": REQUEST_CONTENT_TYPE }),
-      usual: names.length === 1 && names[0] === "accept",
-      urls: new Map(),
-    };
-    fixed.set(config, parts);
-  }
-  return parts;
-}
-
-/** The operation's URL on the client's base URL (without a query). */
-function operationUrl(config: PipelineConfig, op: OperationDef): string {
-  const urls = fixedParts(config).urls;
-  let url = urls.get(op);
-  if (url === undefined) {
-    // join makes a flat string (a + b is a rope, flattened again by each call's comparisons and parsing).
-    url = [config.baseUrl, op.path].join("");
-    urls.set(op, url);
-  }
-  return url;
 }
 
 /**
@@ -1176,7 +1066,7 @@ function decodeResponse<Op extends OperationDef>(
   return data;
 }
 
-/** What a decoding error of this answer says of the call (no closure per answer: the bundle names each one it makes). */
+/** What a decoding error of this answer says of the call. */
 function decodeFailure(
   call: PreparedCall,
   got: { status: number; requestId?: string },
