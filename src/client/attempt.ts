@@ -16,8 +16,10 @@ import {
   bodyFailure,
   protocolFailure,
   formatBytes,
+  stopped,
 } from "./failures";
 import { exchange } from "./exchange";
+import { outcomeUnknown } from "./write-outcome";
 
 /** How much of an error answer's body is kept (it is shown, not used): 1 MiB. */
 const ERROR_BODY_BYTES = 2 ** 20;
@@ -42,7 +44,7 @@ export async function attempts(call: PreparedCall): Promise<Received> {
     if (call.config.now() - call.startedMs + delayMs >= call.timeoutMs) throw failure;
     retry.onRetry?.({ operation: op.name, attempt, delayMs, status: failure.status, error: failure });
     await sleep(delayMs, call.signal).catch(() => {
-      throw call.stopped(" (waiting to retry)");
+      throw stopped(call, " (waiting to retry)");
     });
   }
 }
@@ -83,7 +85,7 @@ export async function attemptOnce(call: PreparedCall, attempt: number): Promise<
         return { failure: error, retryable: true };
       throw error;
     }
-    if (call.signal.aborted) throw call.stopped(attempt > 1 ? ` (${attempt} attempts)` : "");
+    if (call.signal.aborted) throw stopped(call, attempt > 1 ? ` (${attempt} attempts)` : "");
     if (replayed)
       throw new CassetteError(
         `${call.op.name}: the cassette ${cassette!.path} holds an exchange that cannot be replayed: ${(error as Error)?.message ?? error}`,
@@ -123,7 +125,7 @@ function refuseNonJson(call: PreparedCall, response: Response): Promise<never> |
 async function refuseAnswer(call: PreparedCall, response: Response, type: string): Promise<never> {
   const { bytes, truncated } = await readBody(response, PREVIEW_BYTES, true);
   const preview = call.redactor.text(decodeForDisplay(bytes).text + (truncated ? "…" : ""));
-  const after = call.outcomeUnknown(response.status);
+  const after = outcomeUnknown(call, response.status);
   throw new ResponseValidationError(
     call.redactor.text(
       `${call.op.name}: the server answered HTTP ${response.status} with Content-Type ${type}, not JSON: ${preview}`,

@@ -9,17 +9,7 @@ import type { AuthProvider } from "./auth";
 import type { ResponseCache } from "./cache";
 import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
 import type { Cassette, Exchange } from "./cassette";
-import {
-  AbortError,
-  ConfigurationError,
-  RequestValidationError,
-  RiskPortalError,
-  TimeoutError,
-  formatIssues,
-  type ErrorDetails,
-  type WriteOutcome,
-  type WriteReport,
-} from "./errors";
+import { ConfigurationError, RequestValidationError, formatIssues, type ErrorDetails } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
 import { encodeCall } from "./encode-memo";
 import { checkDateMismatch, type DateMismatchPolicy } from "./date-mismatch";
@@ -267,40 +257,14 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
     return spellProvenance(this.provenanceRecord(source, receivedAt, requestId, replayed));
   }
 
+  /** The request's body as encoded (undefined without one), for what a write's reported failure says of it. */
+  get encodedBody(): Record<string, unknown> | undefined {
+    return this.#encoded.body;
+  }
+
   /** The request with secrets masked, for provenance: computed once, when first looked at. */
   maskedRequest(): CanonicalRequest {
     return (this.#masked ??= this.redactor.mask(this.request()));
-  }
-
-  /**
-   * A write whose request left but whose answer could not be taken (a 2xx that cannot be read, an answer
-   * that broke HTTP): its outcome is unknown, and the note says how to check. Nothing for reads; a
-   * write that was never sent (a cassette answered) is not-applied.
-   */
-  outcomeUnknown(status?: number): { extra: Partial<ErrorDetails>; note: string } {
-    if (!this.write) return { extra: {}, note: "" };
-    if (this.sends === 0)
-      return { extra: { outcome: "not-applied" }, note: ` ${this.op.name} was not sent (a cassette answered).` };
-    const said = status === undefined ? "The request was sent" : `The server answered HTTP ${status}`;
-    return {
-      extra: { outcome: "unknown" },
-      note: ` ${said}, so it may have applied it.${this.howToCheck()} Re-sending it unchecked may apply it twice.`,
-    };
-  }
-
-  /**
-   * A write the server reported failed (`is_success: false`): all or nothing, unless it asked for best
-   * effort. Then the messages say what was stored when each names one rejected record (`bond_data[3]: …`);
-   * a refusal of the whole request says "nothing was stored"; anything else leaves it unknown.
-   */
-  failedWrite(messages: readonly string[]): FailedWrite | undefined {
-    if (!this.write) return undefined;
-    const body = this.#encoded.body;
-    if (body?.use_best_effort !== true) return { outcome: "not-applied" };
-    const report = bestEffortReport(body, messages);
-    if (report) return { outcome: report.stored > 0 ? "partially-applied" : "not-applied", report };
-    if (messages.some((m) => /\bnothing was stored\b/i.test(m))) return { outcome: "not-applied" };
-    return { outcome: "unknown" };
   }
 
   /** Starts the call's deadline (the whole call, retries included) and joins the caller's signal to it. */
@@ -325,32 +289,6 @@ export class PreparedCall<Op extends OperationDef = OperationDef> {
 
   get deadlineAtMs(): number {
     return this.startedMs + this.timeoutMs;
-  }
-
-  /** How to tell whether a write whose answer was lost was applied (the operation declares it). */
-  howToCheck(): string {
-    return this.op.whenOutcomeUnknown ? ` ${this.op.whenOutcomeUnknown}` : "";
-  }
-
-  /** The call's own deadline or the caller's abort, as the error that says so (and what a write may have done). */
-  stopped(waiting: string): RiskPortalError {
-    const sent = this.write && this.sends > 0;
-    const unknown = sent ? { outcome: "unknown" as const } : this.write ? { outcome: "not-applied" as const } : {};
-    const note = sent
-      ? `; the request had been sent, so the server may have applied it.${this.howToCheck()}`
-      : this.write
-        ? "; nothing was sent"
-        : "";
-    if (this.timedOut)
-      return new TimeoutError(
-        `${this.op.name} timed out after ${this.timeoutMs} ms${waiting}${note}`,
-        this.details(unknown),
-        this.timeoutMs,
-      );
-    return new AbortError(
-      `${this.op.name} was aborted by the caller${note}`,
-      this.details({ ...unknown, cause: this.redactor.cause(this.options.signal?.reason) }),
-    );
   }
 }
 
@@ -379,38 +317,4 @@ function callRetry(base: RetryOptions, call: CallOptions["retry"], operation: st
   } catch (error) {
     throw new ConfigurationError(`${operation}: ${(error as Error).message}; nothing was sent`, { operation });
   }
-}
-
-/** What a write the server reported failed did: its outcome, and for best effort what was stored. */
-export interface FailedWrite {
-  outcome: WriteOutcome;
-  report?: WriteReport;
-}
-
-/** `bond_data[3]: …`: a message about one record of an array of the request. */
-const RECORD_MESSAGE = /^\s*([A-Za-z_$][\w$]*)\[(\d+)\]/;
-
-/**
- * What a best-effort write's answer says was stored, when every message names one record of the same
- * array of the request (`bond_data[3]: unknown bond`): the records named were rejected, the others
- * stored. Undefined when any message names no record (the answer does not say).
- */
-export function bestEffortReport(body: Record<string, unknown>, messages: readonly string[]): WriteReport | undefined {
-  let field: string | undefined;
-  const rejected = new Map<number, string[]>();
-  for (const message of messages) {
-    const named = RECORD_MESSAGE.exec(message);
-    if (!named || (field !== undefined && named[1] !== field)) return undefined;
-    const records = body[named[1]!];
-    const index = Number(named[2]);
-    if (!Array.isArray(records) || index >= records.length) return undefined;
-    field = named[1];
-    const said = rejected.get(index) ?? [];
-    said.push(message);
-    rejected.set(index, said);
-  }
-  if (field === undefined) return undefined;
-  const sent = (body[field] as unknown[]).length;
-  const list = [...rejected].sort((a, b) => a[0] - b[0]).map(([index, said]) => ({ index, messages: said }));
-  return { sent, stored: sent - rejected.size, rejected: list };
 }

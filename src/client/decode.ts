@@ -5,7 +5,8 @@
 import { isRecord, toFieldIssues, type OperationDef, type ResponseOf } from "../api/operation";
 import { OperationFailedError, ResponseValidationError, formatIssues, type ErrorDetails } from "./errors";
 import { checkResponse } from "./response-check";
-import { PreparedCall, type FailedWrite } from "./call";
+import type { PreparedCall } from "./call";
+import { failedWrite, outcomeUnknown, type FailedWrite } from "./write-outcome";
 
 /** The required top-level fields of an object schema, by schema (undefined: not an object schema). */
 const requiredFields = new WeakMap<object, readonly string[] | undefined>();
@@ -61,7 +62,7 @@ export function decodeResponse<Op extends OperationDef>(
   if (op.outcome && outcome.is_success === false && options.throwOnFailure !== false) {
     const { note, details } = decodeFailure(call, got);
     const messages = redactor.value(outcome.error_messages ?? []);
-    const failed = call.failedWrite(messages);
+    const failed = failedWrite(call, messages);
     throw new OperationFailedError(
       redactor.text(failureMessage(op.name, messages, failed, note)),
       { ...details, ...(failed ? { outcome: failed.outcome } : {}), body: redactor.value(json) },
@@ -77,7 +78,7 @@ function decodeFailure(
   call: PreparedCall,
   got: { status: number; requestId?: string },
 ): { note: string; details: ErrorDetails } {
-  const after = call.outcomeUnknown(got.status);
+  const after = outcomeUnknown(call, got.status);
   return { note: after.note, details: call.details({ status: got.status, requestId: got.requestId, ...after.extra }) };
 }
 

@@ -5,6 +5,7 @@
  */
 import { HEADERS } from "../api/assumptions";
 import {
+  AbortError,
   NetworkError,
   ProtocolError,
   RedirectError,
@@ -12,12 +13,14 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
   RiskPortalError,
+  TimeoutError,
   errorFromResponse,
 } from "./errors";
 import { BodyTooLarge, InvalidUtf8 } from "./body";
 import { RedirectRefused, redirectMessage } from "./redirect";
 import { isRetryable, neverReachedServer, parseRetryAfterMs, violationText } from "./retry";
-import { PreparedCall } from "./call";
+import type { PreparedCall } from "./call";
+import { howToCheck, outcomeUnknown } from "./write-outcome";
 
 export interface AttemptFailure {
   failure: RiskPortalError;
@@ -33,7 +36,7 @@ export interface AttemptFailure {
 export function redirectFailure(call: PreparedCall, refused: RedirectRefused): RedirectError {
   const mayHave = refused.status === 303 || refused.reason === "followed by fetch";
   const outcome = call.write ? { outcome: mayHave ? ("unknown" as const) : ("not-applied" as const) } : {};
-  const note = call.write && mayHave ? ` The server may have applied it.${call.howToCheck()}` : "";
+  const note = call.write && mayHave ? ` The server may have applied it.${howToCheck(call)}` : "";
   const location = refused.location === undefined ? undefined : call.redactor.text(refused.location);
   const message = redirectMessage(call.op.name, refused, call.redactor, "baseUrl") + note;
   return new RedirectError(message, { ...call.details(outcome), status: refused.status }, location);
@@ -55,7 +58,7 @@ export function httpFailure(
     requestId,
     body: call.redactor.value(parseBody(text)),
     ...(unknown
-      ? { note: `The server failed after receiving the request: it may have applied it.${call.howToCheck()}` }
+      ? { note: `The server failed after receiving the request: it may have applied it.${howToCheck(call)}` }
       : {}),
   });
   if (failure instanceof RateLimitError) failure.retryAfterMs = retryAfterMs;
@@ -87,7 +90,7 @@ export function transportFailure(call: PreparedCall, error: unknown, status: num
       ? `the request was sent to ${origin} but its answer was lost (${reason}): the server may have applied it.`
       : `the server answered HTTP ${status} but the connection broke before the answer's body arrived (${reason}): ${status < 300 ? "it has most likely applied it" : "it may have applied it"} (the body would have said).`;
   return new NetworkError(
-    `${op.name}: outcome unknown — ${what}${call.howToCheck()} Re-sending it unchecked may apply it twice.`,
+    `${op.name}: outcome unknown — ${what}${howToCheck(call)} Re-sending it unchecked may apply it twice.`,
     call.details({ cause, outcome: "unknown", ...answered }),
   );
 }
@@ -98,7 +101,7 @@ export function bodyFailure(
   refused: BodyTooLarge | InvalidUtf8,
   status: number | undefined,
 ): RiskPortalError {
-  const after = call.outcomeUnknown(status);
+  const after = outcomeUnknown(call, status);
   const details = call.details({ ...(status === undefined ? {} : { status }), ...after.extra });
   const name = call.op.name;
   if (refused instanceof InvalidUtf8)
@@ -126,7 +129,7 @@ export function protocolFailure(
 ): ProtocolError {
   const origin = call.redactor.text(new URL(call.url).origin);
   const what = violationText(code);
-  const after = call.outcomeUnknown(status);
+  const after = outcomeUnknown(call, status);
   return new ProtocolError(
     `${call.op.name}: the answer from ${origin} broke HTTP: ${what} (${code}); not retried: a proxy or the service sends what no HTTP client accepts.${after.note}`,
     call.details({ cause: call.redactor.cause(error), ...(status === undefined ? {} : { status }), ...after.extra }),
@@ -170,4 +173,25 @@ function describeNetworkError(error: unknown): string {
     e = (e as { cause?: unknown }).cause;
   }
   return parts.join(": ");
+}
+
+/** The call's own deadline or the caller's abort, as the error that says so (and what a write may have done). */
+export function stopped(call: PreparedCall, waiting: string): RiskPortalError {
+  const sent = call.write && call.sends > 0;
+  const unknown = sent ? { outcome: "unknown" as const } : call.write ? { outcome: "not-applied" as const } : {};
+  const note = sent
+    ? `; the request had been sent, so the server may have applied it.${howToCheck(call)}`
+    : call.write
+      ? "; nothing was sent"
+      : "";
+  if (call.timedOut)
+    return new TimeoutError(
+      `${call.op.name} timed out after ${call.timeoutMs} ms${waiting}${note}`,
+      call.details(unknown),
+      call.timeoutMs,
+    );
+  return new AbortError(
+    `${call.op.name} was aborted by the caller${note}`,
+    call.details({ ...unknown, cause: call.redactor.cause(call.options.signal?.reason) }),
+  );
 }

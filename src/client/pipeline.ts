@@ -27,6 +27,8 @@ import {
 } from "./call";
 import { decodeResponse } from "./decode";
 import { attempts } from "./attempt";
+import { stopped } from "./failures";
+import { howToCheck } from "./write-outcome";
 
 export type { BodySink, CallOptions, PipelineConfig, Received, Streamed } from "./call";
 export { checkLimit, defaultMaxResponseBytes, PreparedCall } from "./call";
@@ -71,7 +73,7 @@ function withWriteOutcome(call: PreparedCall, error: unknown): unknown {
   return withOutcome(
     error,
     "unknown",
-    ` ${call.op.name} had been sent: the server may have applied it.${call.howToCheck()}`,
+    ` ${call.op.name} had been sent: the server may have applied it.${howToCheck(call)}`,
   );
 }
 
@@ -170,7 +172,7 @@ export async function joinInFlight<Op extends OperationDef>(
   try {
     shared = await raceAbort(pending, call.signal);
   } catch (error) {
-    if (call.signal.aborted) throw call.stopped("");
+    if (call.signal.aborted) throw stopped(call, "");
     if (error instanceof TimeoutError || error instanceof AbortError) return undefined;
     throw error;
   }
