@@ -47,6 +47,13 @@ export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.Z
    * error that says the outcome is unknown.
    */
   readonly whenOutcomeUnknown?: string;
+  /**
+   * The answer is a table that may be large: the client's default size limit for it is 512 MiB (32 MiB
+   * for every other answer), and an answer past the limit says how to stream it instead (this text).
+   */
+  readonly largeAnswer?: { readonly streamInstead: string };
+  /** An unknown subject (a tradable) is answered 404 with problem details (the simulator's OpenAPI lists it). */
+  readonly answersNotFound?: boolean;
 }
 
 export type RequestInput<Op extends OperationDef> = z.input<Op["request"]>;

@@ -52,4 +52,8 @@ export const getTransactionTable = defineOperation({
   request: transactionTableRequest,
   requestType: TYPE_NAMES.transactionTableRequest,
   response: transactionTableResponse,
+  largeAnswer: {
+    streamInstead:
+      'stream the table into Parquet: frames.fetchTransactionTableToParquet(rp, request, "trades.parquet")',
+  },
 });

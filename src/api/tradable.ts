@@ -18,15 +18,17 @@ import { auditFields, dateTimeInput, dateTimeOutput, finite, nonBlank, numberArr
 import { defineOperation } from "./operation";
 import type * as wire from "./wire-types";
 
-const SURFACE_ARRAYS = [
-  "benchmark_fwd_factors",
-  "smiles",
-  "benchmark_maturities",
-  "vols",
-  "call_wings",
-  "put_wings",
-  "skews",
-] as const;
+/** The surface's arrays, one value per benchmark each (in the spec's field order, first in the surface). */
+const surfaceArrays = {
+  benchmark_fwd_factors: numberArray,
+  smiles: numberArray,
+  benchmark_maturities: numberArray,
+  vols: numberArray,
+  call_wings: numberArray,
+  put_wings: numberArray,
+  skews: numberArray,
+};
+const SURFACE_ARRAYS = Object.keys(surfaceArrays) as (keyof typeof surfaceArrays)[];
 
 /**
  * The vol surface of `GetVol` (field order as in the spec). Units (A6, A7): maturities in calendar days
@@ -38,13 +40,7 @@ export const volSurface = lazy(() =>
     .strictObject({
       $type: typeTag(TYPE_NAMES.volSurface),
       ...auditFields,
-      benchmark_fwd_factors: numberArray,
-      smiles: numberArray,
-      benchmark_maturities: numberArray,
-      vols: numberArray,
-      call_wings: numberArray,
-      put_wings: numberArray,
-      skews: numberArray,
+      ...surfaceArrays,
       reference_date: dateTimeInput,
       spot_ref: positive,
     })
@@ -259,4 +255,5 @@ export const getTradableBrief = defineOperation({
   response: tradableBriefResponse,
   outcome: true,
   responseType: TYPE_NAMES.tradableBriefResponse,
+  answersNotFound: true,
 });

@@ -427,6 +427,8 @@ export type LookBacksResponse = {
 
 /** `z.input<typeof volSurface>` (src/api/tradable.ts). */
 export type VolSurfaceInput = {
+  reference_date: string | Date;
+  spot_ref: number;
   benchmark_fwd_factors: Float64Array<ArrayBufferLike> | readonly number[];
   smiles: Float64Array<ArrayBufferLike> | readonly number[];
   benchmark_maturities: Float64Array<ArrayBufferLike> | readonly number[];
@@ -434,8 +436,6 @@ export type VolSurfaceInput = {
   call_wings: Float64Array<ArrayBufferLike> | readonly number[];
   put_wings: Float64Array<ArrayBufferLike> | readonly number[];
   skews: Float64Array<ArrayBufferLike> | readonly number[];
-  reference_date: string | Date;
-  spot_ref: number;
   provider_id?: string | null | undefined;
   service_created?: string | null | undefined;
   service_modified?: string | null | undefined;
@@ -451,6 +451,8 @@ export type VolSurfaceInput = {
 
 /** `z.output<typeof volSurface>` (src/api/tradable.ts). */
 export type VolSurface = {
+  reference_date: string;
+  spot_ref: number;
   benchmark_fwd_factors: number[];
   smiles: number[];
   benchmark_maturities: number[];
@@ -458,8 +460,6 @@ export type VolSurface = {
   call_wings: number[];
   put_wings: number[];
   skews: number[];
-  reference_date: string;
-  spot_ref: number;
   $type: string;
   provider_id?: string | null | undefined;
   service_created?: string | null | undefined;
@@ -476,6 +476,8 @@ export type VolSurface = {
 /** `z.input<typeof getVolRequest>` (src/api/tradable.ts). */
 export type GetVolRequest = {
   surface: {
+    reference_date: string | Date;
+    spot_ref: number;
     benchmark_fwd_factors: Float64Array<ArrayBufferLike> | readonly number[];
     smiles: Float64Array<ArrayBufferLike> | readonly number[];
     benchmark_maturities: Float64Array<ArrayBufferLike> | readonly number[];
@@ -483,8 +485,6 @@ export type GetVolRequest = {
     call_wings: Float64Array<ArrayBufferLike> | readonly number[];
     put_wings: Float64Array<ArrayBufferLike> | readonly number[];
     skews: Float64Array<ArrayBufferLike> | readonly number[];
-    reference_date: string | Date;
-    spot_ref: number;
     provider_id?: string | null | undefined;
     service_created?: string | null | undefined;
     service_modified?: string | null | undefined;

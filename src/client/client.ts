@@ -211,7 +211,7 @@ export class RiskPortalClient {
 
   /**
    * Sends an operation and hands the body of its success answer to `sink` as it arrives, never holding
-   * it whole (what `frames.fetchTransactionTable(…, { parquet })` uses for tables larger than memory).
+   * it whole (what `frames.fetchTransactionTableToParquet` uses for tables larger than memory).
    * Same auth, retries, deadline and errors as {@link request}; the response cache is not used.
    * @example
    * ```ts

@@ -1,9 +1,9 @@
 /**
- * The client's resource groups, written out with the wire types (src/api/wire-types.ts). The resources
- * table (src/api/resources.ts) is what the client runs; this is how its methods are typed, so that a
- * kernel checking a notebook cell does not infer each call's types from zod's at every use.
- * test/client/groups.test.ts checks that each method's types equal the table's (`z.input` of the
- * request schema, `z.output` of the response's).
+ * The client's resource groups, written out from the resources table (src/api/resources.ts) with the
+ * wire types by scripts/gen-wire-types.mjs: do not edit (run `node scripts/gen-wire-types.mjs`). The
+ * table is what the client runs; this is how its methods are typed, so that a kernel checking a notebook
+ * cell does not infer each call's types from zod's at every use (test/api/wire-types.test.ts checks that
+ * each method's types equal the table's).
  */
 import type * as wire from "../api/wire-types";
 import type { CallOptions } from "./pipeline";

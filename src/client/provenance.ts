@@ -31,16 +31,6 @@ export interface Provenance {
 const KEY = Symbol.for("risk-portal-lab.provenance");
 /** The method of a {@link ProvenanceRecord} that spells it out (registered too: another copy's records are read alike). */
 const SPELL = Symbol.for("risk-portal-lab.provenance.spell");
-/** Where the process keeps the class that stamps answers ({@link Stamps}; `v1`: its put/get, renamed if they change). */
-const STAMPS = Symbol.for("risk-portal-lab.provenance.stamps.v1");
-
-/**
- * Where an answer's request id is, to be read when first asked for: a live answer's headers are looked up
- * only then (an absent header is a walk through all of them, on every answer, for an id most never read).
- */
-export interface RequestIdSource {
-  readonly requestId?: string;
-}
 
 /** What names a provenance's request, when it is read: the call's request, secrets masked. */
 export interface RequestNamer {
@@ -48,33 +38,24 @@ export interface RequestNamer {
 }
 
 /**
- * A provenance as the pipeline attaches it to every answer: its raw parts, in a class instance (a plain
- * object with a getter costs ~0.7 µs to build, on every answer, and most answers never have their
+ * A provenance as the pipeline attaches it to every answer: its raw parts (most answers never have their
  * provenance read). {@link provenanceOf} spells it out, once, as the plain {@link Provenance}. Its
  * fields read as the provenance's own (`request` too, through a getter), for a copy of the package that
  * reads it directly.
  */
 export class ProvenanceRecord {
   #spelled?: Provenance;
-  #requestId: string | undefined | RequestIdSource;
   constructor(
     readonly operation: string,
     readonly receivedAt: string,
     readonly source: ProvenanceSource,
     readonly baseUrl: string,
-    requestId: string | undefined | RequestIdSource,
+    /** The server's request id, when it sent one. */
+    readonly requestId: string | undefined,
     readonly cassette: string | undefined,
     readonly url: string | undefined,
     readonly namer: RequestNamer,
-  ) {
-    this.#requestId = requestId;
-  }
-  /** The server's request id, when it sent one (from a source: read when first asked for). */
-  get requestId(): string | undefined {
-    const id = this.#requestId;
-    if (id === undefined || typeof id === "string") return id;
-    return (this.#requestId = id.requestId);
-  }
+  ) {}
   get request(): CanonicalRequest {
     return this.namer.maskedRequest();
   }
@@ -112,69 +93,19 @@ export function spellProvenance(record: ProvenanceRecord): Provenance {
  * ```
  */
 export function attachProvenance<T>(value: T, provenance: Provenance | ProvenanceRecord): T {
-  if (!attachable(value)) return value;
-  // One descriptor object for every call (defineProperty reads it, never keeps it).
-  ATTACHED.value = provenance;
-  try {
-    Object.defineProperty(value, KEY, ATTACHED);
-  } finally {
-    ATTACHED.value = undefined;
-  }
+  // Not enumerable: no key listing, spread, JSON or display sees it.
+  if (attachable(value)) Object.defineProperty(value, KEY, { value: provenance, configurable: true, writable: true });
   return value;
 }
-// Not enumerable (the default: one field fewer for defineProperty to read).
-const ATTACHED: PropertyDescriptor = { value: undefined, configurable: true, writable: true };
 
-/**
- * {@link attachProvenance} for an answer the pipeline has just decoded: the record goes into a private
- * field of the answer (see {@link Stamps}), as hidden as the property and ~0.25 µs cheaper an answer.
- */
+/** {@link attachProvenance} for an answer the pipeline has just decoded. */
 export function attachToAnswer<T>(value: T, record: ProvenanceRecord): T {
-  if (attachable(value)) stamps.put(value, record);
-  return value;
+  return attachProvenance(value, record);
 }
 
 /** An object that can take a provenance: not a primitive, and not frozen or sealed (a schema's frozen output is left without). */
 function attachable(value: unknown): value is object {
   return value !== null && typeof value === "object" && Object.isExtensible(value);
-}
-
-/**
- * Answers' records, in a private field added to each answer. A private field is seen by no key listing,
- * spread, JSON or display, like a non-enumerable property; adding one is a store the engine optimises,
- * where defineProperty is a call into its runtime (~0.27 µs an answer in Node 22 and 26, against ~0.02).
- * The class is made once per process and kept on a registered symbol, so that every copy of the package
- * the process loads stamps and reads with the same private name.
- */
-interface Stamps {
-  put(target: object, record: unknown): void;
-  get(target: object): unknown;
-}
-
-const stamps: Stamps = ((globalThis as { [STAMPS]?: Stamps })[STAMPS] ??= makeStamps());
-
-function makeStamps(): Stamps {
-  /** A base whose constructor returns the object it is given: a subclass adds its fields to that object. */
-  class Target {
-    constructor(target: object) {
-      return target;
-    }
-  }
-  class Stamp extends Target {
-    #record: unknown;
-    constructor(target: object, record: unknown) {
-      super(target);
-      this.#record = record;
-    }
-    static put(target: object, record: unknown): void {
-      if (#record in target) target.#record = record;
-      else new Stamp(target, record);
-    }
-    static get(target: object): unknown {
-      return #record in target ? target.#record : undefined;
-    }
-  }
-  return { put: (target, record) => Stamp.put(target, record), get: (target) => Stamp.get(target) };
 }
 
 /**
@@ -187,8 +118,7 @@ function makeStamps(): Stamps {
  */
 export function provenanceOf(value: unknown): Provenance | undefined {
   if (value === null || typeof value !== "object") return undefined;
-  const attached = ((value as Record<symbol, unknown>)[KEY] ?? stamps.get(value)) as
-    (Provenance & { [SPELL]?: () => Provenance }) | undefined;
+  const attached = (value as Record<symbol, unknown>)[KEY] as (Provenance & { [SPELL]?: () => Provenance }) | undefined;
   return typeof attached?.[SPELL] === "function" ? attached[SPELL]() : attached;
 }
 

@@ -38,7 +38,7 @@ export function buildOpenApi(namespace: string): JsonSchema {
         },
         400: problem,
         401: problem,
-        ...(op.name === "GetTradableBrief" ? { 404: problem } : {}),
+        ...(op.answersNotFound ? { 404: problem } : {}),
         429: problem,
       },
     };

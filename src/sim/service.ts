@@ -19,7 +19,7 @@ import type { transactionTableRequest } from "../api/position";
 import type { rateAssetRequest } from "../api/rate-asset";
 import type { getReportInfosRequest } from "../api/report";
 import type { riskLauncherItemCreateRequest, varLauncherItemCreateRequest } from "../api/report-launcher";
-import type { getVolRequest, positionEffectsRequest } from "../api/tradable";
+import { volSurface, type getVolRequest, type positionEffectsRequest } from "../api/tradable";
 import type { FieldIssue } from "../api/operation";
 import { fromSurface } from "../vol";
 import { VolModelError } from "../vol/errors";
@@ -60,26 +60,14 @@ export class SimError extends Error {
   }
 }
 
-/** The request fields of GetVol's surface: a model error on one of them names `surface.<field>[<benchmark>]`. */
 /** Bond uploads: how many stored prices the answer's bootstrap notes describe, one each. */
 const MAX_BOOTSTRAP_NOTES = 20;
-
-const SURFACE_FIELDS = new Set([
-  "benchmark_fwd_factors",
-  "smiles",
-  "benchmark_maturities",
-  "vols",
-  "call_wings",
-  "put_wings",
-  "skews",
-  "reference_date",
-  "spot_ref",
-]);
 
 /** The request field path of a vol model error: `surface.vols[0]`, `strikes[3]`, `maturity`. */
 export function volErrorPath(error: VolModelError): string {
   const field = error.field ?? "surface";
-  if (SURFACE_FIELDS.has(field))
+  // A field of GetVol's surface (its schema's): the error names `surface.<field>[<benchmark>]`.
+  if (Object.hasOwn(volSurface.shape, field))
     return `surface.${field}${error.benchmark === undefined ? "" : `[${error.benchmark}]`}`;
   // Query fields: the message names the element (`strikes[3] must be …`) when there is one.
   const element = new RegExp(`^${field}\\[(\\d+)\\]`).exec(error.message);

@@ -1,8 +1,8 @@
 /**
  * The table room's errors. They are of the library's one family (`err instanceof RiskPortalError` catches
- * them all), whose base is the one thing this room takes from the client room (its errors module, a leaf: no client code).
+ * them all), whose base is {@link RiskPortalError}.
  */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /** A pivot that cannot be made as asked: repeated (index, key) pairs without `agg`, an `agg` the values do not allow. */
 export class PivotError extends RiskPortalError {

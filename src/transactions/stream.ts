@@ -61,7 +61,7 @@ const LIVE_TABLE = "rows_read_live";
 /** Rows parsed and converted at a time. */
 export const STREAM_BATCH_ROWS = 20_000;
 
-/** What `frames.fetchTransactionTableColumns(…, { parquet })` wrote. */
+/** What `frames.fetchTransactionTableToParquet` wrote. */
 export interface TransactionTableWritten {
   /** The Parquet file (read it with `frames.readParquet(path)`, DuckDB or Spark). */
   path: string;

@@ -25,19 +25,11 @@ import {
   ResponseValidationError,
   ServerError,
 } from "../../src/client/errors";
-import {
-  PreparedCall,
-  attemptOnce,
-  attempts,
-  fromCache,
-  httpFailure,
-  joinInFlight,
-  record,
-  remember,
-  transportFailure,
-  type PipelineConfig,
-  type Received,
-} from "../../src/client/pipeline";
+import { attemptOnce, attempts, record } from "../../src/client/attempt";
+import { PreparedCall, type PipelineConfig, type Received } from "../../src/client/call";
+import { decodeResponse } from "../../src/client/decode";
+import { httpFailure, transportFailure } from "../../src/client/failures";
+import { fromCache, joinInFlight, remember } from "../../src/client/pipeline";
 import { provenanceOf } from "../../src/client/provenance";
 import { Redactor } from "../../src/client/redact";
 import { resolveRetry } from "../../src/client/retry";
@@ -284,23 +276,23 @@ describe("failures: httpFailure(call, response, text, requestId) and transportFa
   });
 });
 
-describe("decode: call.decode(received)", () => {
+describe("decode: decodeResponse(call, received)", () => {
   it("a body that is not JSON or does not fit the schema is a ResponseValidationError; is_success false an OperationFailedError unless asked not to throw", () => {
     const read = new PreparedCall(config(), getRateAsset, curveInput, {});
-    expect(() => read.decode(received("<html>"))).toThrow(ResponseValidationError);
-    expect(() => read.decode(received(JSON.stringify({ yield_curve_model: { data: "none" } })))).toThrow(
+    expect(() => decodeResponse(read, received("<html>"))).toThrow(ResponseValidationError);
+    expect(() => decodeResponse(read, received(JSON.stringify({ yield_curve_model: { data: "none" } })))).toThrow(
       /does not fit the schema/,
     );
-    expect(read.decode(received(JSON.stringify(curveReply))).yield_curve_model?.currency).toBe("EUR");
+    expect(decodeResponse(read, received(JSON.stringify(curveReply))).yield_curve_model?.currency).toBe("EUR");
     const failed = JSON.stringify({
       ...outcomeOk(uploadType),
       is_success: false,
       error_messages: ["bond_data[0]: unknown bond"],
     });
     const write = new PreparedCall(config(), uploadBondPriceData, uploadInput, {});
-    expect(() => write.decode(received(failed))).toThrow(OperationFailedError);
+    expect(() => decodeResponse(write, received(failed))).toThrow(OperationFailedError);
     const told = new PreparedCall(config(), uploadBondPriceData, uploadInput, { throwOnFailure: false });
-    expect(told.decode(received(failed))).toMatchObject({
+    expect(decodeResponse(told, received(failed))).toMatchObject({
       is_success: false,
       error_messages: ["bond_data[0]: unknown bond"],
     });

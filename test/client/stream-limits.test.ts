@@ -132,6 +132,19 @@ describe("the stream to Parquet: the default limit and UTF-8 check of the in-mem
     expect(leftovers(out)).toEqual([]);
   });
 
+  it("a table held whole past the limit says how to raise it, or which verb streams it into Parquet instead", async () => {
+    const server = await rawServer((_req, res) => {
+      res.writeHead(200, json);
+      res.end(`{"data_table":[${'{"trade_id":"T-000001","notional":1000000.5},'.repeat(30_000)}{"trade_id":"last"}]}`);
+    });
+    const rp = new RiskPortalClient({ baseUrl: server.url, auth: { apiKey: "key-stream-limits-0123" } });
+    const error = await rp.position.transactionTable(request, { maxResponseBytes: MiB }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as Error).message).toMatch(
+      /\{ maxResponseBytes: \d+ \} on the call or the client, or stream the table into Parquet: frames\.fetchTransactionTableToParquet\(rp, request, "trades\.parquet"\)\.$/,
+    );
+  });
+
   it("invalid UTF-8 in a streamed table is refused with its byte offset, as in memory, not written as U+FFFD", async () => {
     const head = Buffer.from('{"data_table":[{"trade_id":"T-1","counterparty":"Soci');
     const server = await rawServer((_req, res) => {

@@ -1,5 +1,5 @@
 /**
- * frames.fetchTransactionTableColumns(…, { parquet }): one transaction table streamed into a Parquet
+ * frames.fetchTransactionTableToParquet: one transaction table streamed into a Parquet
  * file as its answer arrives. The oracle is the in-memory path: the streamed file reads back exactly as
  * the in-memory table written with frames.writeParquet does — every column, kind and value — from the
  * simulator, and from a loopback server whose rows change kind between batches, arrive in odd chunks,

@@ -277,6 +277,7 @@ describe("/openapi.json", () => {
           string,
           {
             operationId: string;
+            responses: Record<string, unknown>;
             requestBody?: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> };
           }
         >
@@ -285,6 +286,9 @@ describe("/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toHaveLength(13);
     for (const op of OPERATIONS) expect(doc.paths[op.path]![op.method.toLowerCase()]!.operationId).toBe(op.name);
+    // 404 only where an unknown subject is one (GetTradableBrief's unknown tradable).
+    const notFound = OPERATIONS.filter((op) => "404" in doc.paths[op.path]![op.method.toLowerCase()]!.responses);
+    expect(notFound.map((op) => op.name)).toEqual(["GetTradableBrief"]);
     const getVol = doc.paths["/api/Tradable/GetVol"]!.post!.requestBody!.content;
     expect(Object.keys(getVol)).toEqual([
       "application/json-patch+json",
