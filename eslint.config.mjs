@@ -106,6 +106,7 @@ export default tseslint.config(
     rules: {
       "rooms/no-cycle": "error",
       "rooms/no-folder-cycle": "error",
+      "rooms/no-path-citation": "error",
       "rooms/room-imports": [
         "error",
         {

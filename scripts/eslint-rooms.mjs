@@ -241,7 +241,41 @@ const roomImports = {
   },
 };
 
+/** A file of src/ named in a comment (`src/columnar/sql.ts`, `src/surface/*.ts`, `src/kernel/`). */
+const PATH_CITATION = /\bsrc\/[\w*-]+(?:\/[\w*.-]+)*\/?/;
+
+/**
+ * `rooms/no-path-citation`: a comment names a symbol (`{@link SqlSession}`, `readResultColumns`) or a room,
+ * not a file of src/: a file moves with the next room change and the comment goes wrong without a word.
+ */
+const noPathCitation = {
+  meta: {
+    type: "suggestion",
+    docs: { description: "comments name symbols or rooms, not files of src/" },
+    schema: [],
+    messages: {
+      cited:
+        "a comment names the file {{path}}: name the symbol ({@link …} or `name`) or the room, which a move cannot break",
+    },
+  },
+  create(context) {
+    return {
+      Program() {
+        for (const comment of context.sourceCode.getAllComments()) {
+          const found = PATH_CITATION.exec(comment.value);
+          if (found) context.report({ loc: comment.loc, messageId: "cited", data: { path: found[0] } });
+        }
+      },
+    };
+  },
+};
+
 export default {
   meta: { name: "rooms", version: "1.0.0" },
-  rules: { "no-cycle": noCycle, "no-folder-cycle": noFolderCycle, "room-imports": roomImports },
+  rules: {
+    "no-cycle": noCycle,
+    "no-folder-cycle": noFolderCycle,
+    "room-imports": roomImports,
+    "no-path-citation": noPathCitation,
+  },
 };

@@ -112,11 +112,11 @@ export function render() {
     " */",
     "",
   ];
-  for (const [name, file, schema, side] of WIRE_TYPES) {
+  for (const [name, , schema, side] of WIRE_TYPES) {
     const type = checker.getDeclaredTypeOfSymbol(symbols.get(`${name}__probe`));
     const text = checker.typeToString(type, undefined, FLAGS);
     if (/__probe|__schema|\bz\.|Zod/.test(text)) throw new Error(`${name}: not written out: ${text.slice(0, 200)}`);
-    out.push(`/** \`z.${side}<typeof ${schema}>\` (src/api/${file}.ts). */`);
+    out.push(`/** \`z.${side}<typeof ${schema}>\`. */`);
     out.push(`export type ${name} = ${text};`, "");
   }
   const text = out.join("\n");
@@ -201,7 +201,7 @@ export function renderGroups() {
   const from = importsOf(source);
   const out = [
     "/**",
-    " * The client's resource groups, written out from the resources table (src/api/resources.ts) with the",
+    " * The client's resource groups, written out from the resources table (`RESOURCES`) with the",
     " * wire types by scripts/gen-wire-types.mjs: do not edit (run `node scripts/gen-wire-types.mjs`). The",
     " * table is what the client runs; this is how its methods are typed, so that a kernel checking a notebook",
     " * cell does not infer each call's types from zod's at every use (test/api/wire-types.test.ts checks that",

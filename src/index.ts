@@ -42,7 +42,7 @@ export type { ArrowTable } from "./columnar/arrow-table";
 export type { ColumnTable, ColumnKind, TableMeta } from "./table/column-table";
 
 /**
- * Starts the embedded simulator of the service on 127.0.0.1 (see `src/sim`). The HTTP server code loads
+ * Starts the embedded simulator of the service on 127.0.0.1 (the sim room). The HTTP server code loads
  * on first call, so importing the package stays light.
  * @example
  * ```ts

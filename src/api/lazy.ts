@@ -1,7 +1,7 @@
 /**
  * Schemas built on their first use (issue 46, item 4): the wire model is some 560 zod schemas, and
  * building them all was a third of what `require("risk-portal-lab")` cost, for the one or two operations
- * a notebook calls. Each schema constant of src/api is `lazy(() => z.…)`: it reads and behaves as the
+ * a notebook calls. Each schema constant of the api room is `lazy(() => z.…)`: it reads and behaves as the
  * schema itself (its methods, `_zod`, `instanceof`, spreading a shape object), and the schema is built
  * when any of those is first touched; what it accepts and every message it gives are the schema's own.
  */

@@ -6,7 +6,7 @@
  */
 import type { PortfolioType, StrikeType } from "./assumptions";
 
-/** `z.input<typeof identifier>` (src/api/common.ts). */
+/** `z.input<typeof identifier>`. */
 export type IdentifierInput = {
   code: string;
   $type?: string | undefined;
@@ -14,7 +14,7 @@ export type IdentifierInput = {
   identifier_type?: string | (string & {}) | undefined;
 };
 
-/** `z.output<typeof identifier>` (src/api/common.ts). */
+/** `z.output<typeof identifier>`. */
 export type Identifier = {
   $type: string;
   code: string;
@@ -22,7 +22,7 @@ export type Identifier = {
   identifier_type?: string | (string & {}) | undefined;
 };
 
-/** `z.output<typeof operationOutcome>` (src/api/common.ts). */
+/** `z.output<typeof operationOutcome>`. */
 export type OperationOutcome = {
   [x: string]: unknown;
   is_success: boolean;
@@ -30,7 +30,7 @@ export type OperationOutcome = {
   $type?: string | undefined;
 };
 
-/** `z.output<typeof problemDetails>` (src/api/common.ts). */
+/** `z.output<typeof problemDetails>`. */
 export type ProblemDetails = {
   [x: string]: unknown;
   type?: string | null | undefined;
@@ -40,7 +40,7 @@ export type ProblemDetails = {
   instance?: string | null | undefined;
 };
 
-/** `z.input<typeof bondPriceRecord>` (src/api/market-data.ts). */
+/** `z.input<typeof bondPriceRecord>`. */
 export type BondPriceRecordInput = {
   date: string | Date;
   bond_identifier: {
@@ -66,7 +66,7 @@ export type BondPriceRecordInput = {
   $type?: string | undefined;
 };
 
-/** `z.output<typeof bondPriceRecord>` (src/api/market-data.ts). */
+/** `z.output<typeof bondPriceRecord>`. */
 export type BondPriceRecord = {
   date: string;
   bond_identifier: {
@@ -92,7 +92,7 @@ export type BondPriceRecord = {
   derivitec_modified_by?: string | null | undefined;
 };
 
-/** `z.input<typeof uploadBondPriceDataRequest>` (src/api/market-data.ts). */
+/** `z.input<typeof uploadBondPriceDataRequest>`. */
 export type UploadBondPriceDataRequest = {
   bond_data: {
     date: string | Date;
@@ -125,7 +125,7 @@ export type UploadBondPriceDataRequest = {
   $type?: string | undefined;
 };
 
-/** `z.input<typeof equityVolCurve>` (src/api/market-data.ts). */
+/** `z.input<typeof equityVolCurve>`. */
 export type EquityVolCurveInput = {
   asset_id: {
     code: string;
@@ -150,7 +150,7 @@ export type EquityVolCurveInput = {
   $type?: string | undefined;
 };
 
-/** `z.output<typeof equityVolCurve>` (src/api/market-data.ts). */
+/** `z.output<typeof equityVolCurve>`. */
 export type EquityVolCurve = {
   asset_id: {
     $type: string;
@@ -175,7 +175,7 @@ export type EquityVolCurve = {
   derivitec_modified_by?: string | null | undefined;
 };
 
-/** `z.input<typeof uploadEquityVolCurvesRequest>` (src/api/market-data.ts). */
+/** `z.input<typeof uploadEquityVolCurvesRequest>`. */
 export type UploadEquityVolCurvesRequest = {
   equity_vol_curves: {
     asset_id: {
@@ -206,7 +206,7 @@ export type UploadEquityVolCurvesRequest = {
   $type?: string | undefined;
 };
 
-/** `z.input<typeof transactionTableRequest>` (src/api/position.ts). */
+/** `z.input<typeof transactionTableRequest>`. */
 export type TransactionTableRequest = {
   portfolio_name: string;
   $type?: string | undefined;
@@ -217,13 +217,13 @@ export type TransactionTableRequest = {
   counterparties?: string[] | null | undefined;
 };
 
-/** `z.output<typeof dataTable>` (src/api/position.ts). */
+/** `z.output<typeof dataTable>`. */
 export type DataTable = unknown[] | Record<string, unknown>;
 
-/** `z.output<typeof transactionTableResponse>` (src/api/position.ts). */
+/** `z.output<typeof transactionTableResponse>`. */
 export type TransactionTableResponse = { [x: string]: unknown; data_table: unknown[] | Record<string, unknown> };
 
-/** `z.input<typeof rateAssetRequest>` (src/api/rate-asset.ts). */
+/** `z.input<typeof rateAssetRequest>`. */
 export type RateAssetRequest = {
   currency: string;
   $type?: string | undefined;
@@ -234,7 +234,7 @@ export type RateAssetRequest = {
   market_date?: string | Date | null | undefined;
 };
 
-/** `z.output<typeof curvePoint>` (src/api/rate-asset.ts). */
+/** `z.output<typeof curvePoint>`. */
 export type CurvePoint = {
   [x: string]: unknown;
   maturity: number;
@@ -244,7 +244,7 @@ export type CurvePoint = {
   fitted_instrument_rate?: number | null | undefined;
 };
 
-/** `z.output<typeof yieldCurveModel>` (src/api/rate-asset.ts). */
+/** `z.output<typeof yieldCurveModel>`. */
 export type YieldCurveModel = {
   [x: string]: unknown;
   currency: string;
@@ -260,7 +260,7 @@ export type YieldCurveModel = {
   latest_market_date?: string | null | undefined;
 };
 
-/** `z.output<typeof rateAssetResponse>` (src/api/rate-asset.ts). */
+/** `z.output<typeof rateAssetResponse>`. */
 export type RateAssetResponse = {
   [x: string]: unknown;
   yield_curve_model: {
@@ -280,7 +280,7 @@ export type RateAssetResponse = {
   $type?: string | undefined;
 };
 
-/** `z.input<typeof varLauncherItemCreateRequest>` (src/api/report-launcher.ts). */
+/** `z.input<typeof varLauncherItemCreateRequest>`. */
 export type VarLauncherItemCreateRequest = {
   report_name: string;
   portfolio_name: string;
@@ -320,7 +320,7 @@ export type VarLauncherItemCreateRequest = {
     | undefined;
 };
 
-/** `z.input<typeof riskLauncherItemCreateRequest>` (src/api/report-launcher.ts). */
+/** `z.input<typeof riskLauncherItemCreateRequest>`. */
 export type RiskLauncherItemCreateRequest = {
   report_name: string;
   portfolio_name: string;
@@ -354,7 +354,7 @@ export type RiskLauncherItemCreateRequest = {
     | undefined;
 };
 
-/** `z.input<typeof getReportInfosRequest>` (src/api/report.ts). */
+/** `z.input<typeof getReportInfosRequest>`. */
 export type GetReportInfosRequest = {
   $type?: string | undefined;
   report_name?: string | null | undefined;
@@ -368,7 +368,7 @@ export type GetReportInfosRequest = {
   run_by_user_emails?: string[] | null | undefined;
 };
 
-/** `z.output<typeof reportInfo>` (src/api/report.ts). */
+/** `z.output<typeof reportInfo>`. */
 export type ReportInfo = {
   [x: string]: unknown;
   id: string;
@@ -386,7 +386,7 @@ export type ReportInfo = {
   time_stamp?: string | null | undefined;
 };
 
-/** `z.output<typeof getReportInfosResponse>` (src/api/report.ts). */
+/** `z.output<typeof getReportInfosResponse>`. */
 export type GetReportInfosResponse = {
   [x: string]: unknown;
   report_infos: {
@@ -407,7 +407,7 @@ export type GetReportInfosResponse = {
   }[];
 };
 
-/** `z.output<typeof reportListResponse>` (src/api/report.ts). */
+/** `z.output<typeof reportListResponse>`. */
 export type ReportListResponse = {
   [x: string]: unknown;
   report_infos: { [x: string]: unknown; report_type: string; report_name: string }[];
@@ -416,7 +416,7 @@ export type ReportListResponse = {
   error_messages?: string[] | null | undefined;
 };
 
-/** `z.output<typeof lookBacksResponse>` (src/api/report.ts). */
+/** `z.output<typeof lookBacksResponse>`. */
 export type LookBacksResponse = {
   [x: string]: unknown;
   look_backs: string[];
@@ -425,7 +425,7 @@ export type LookBacksResponse = {
   error_messages?: string[] | null | undefined;
 };
 
-/** `z.input<typeof volSurface>` (src/api/tradable.ts). */
+/** `z.input<typeof volSurface>`. */
 export type VolSurfaceInput = {
   reference_date: string | Date;
   spot_ref: number;
@@ -449,7 +449,7 @@ export type VolSurfaceInput = {
   $type?: string | undefined;
 };
 
-/** `z.output<typeof volSurface>` (src/api/tradable.ts). */
+/** `z.output<typeof volSurface>`. */
 export type VolSurface = {
   reference_date: string;
   spot_ref: number;
@@ -473,7 +473,7 @@ export type VolSurface = {
   derivitec_modified_by?: string | null | undefined;
 };
 
-/** `z.input<typeof getVolRequest>` (src/api/tradable.ts). */
+/** `z.input<typeof getVolRequest>`. */
 export type GetVolRequest = {
   surface: {
     reference_date: string | Date;
@@ -503,13 +503,13 @@ export type GetVolRequest = {
   strike_type?: (string & {}) | "Absolute" | "PercentForward" | "PercentSpot" | StrikeType | undefined;
 };
 
-/** `z.output<typeof getVolResponse>` (src/api/tradable.ts). */
+/** `z.output<typeof getVolResponse>`. */
 export type GetVolResponse = { [x: string]: unknown; vols: number[]; strike_type: number };
 
-/** `z.input<typeof tradeEvent>` (src/api/tradable.ts). */
+/** `z.input<typeof tradeEvent>`. */
 export type TradeEventInput = { [x: string]: unknown; $type: string };
 
-/** `z.input<typeof positionEffectsRequest>` (src/api/tradable.ts). */
+/** `z.input<typeof positionEffectsRequest>`. */
 export type PositionEffectsRequest = {
   next_trade_event: { [x: string]: unknown; $type: string };
   pricing_date: string | Date;
@@ -517,7 +517,7 @@ export type PositionEffectsRequest = {
   $type?: string | undefined;
 };
 
-/** `z.output<typeof positionEffectsResponse>` (src/api/tradable.ts). */
+/** `z.output<typeof positionEffectsResponse>`. */
 export type PositionEffectsResponse = {
   [x: string]: unknown;
   position_effects: {
@@ -528,10 +528,10 @@ export type PositionEffectsResponse = {
   pricing_date: string;
 };
 
-/** `z.input<typeof tradableBriefQuery>` (src/api/tradable.ts). */
+/** `z.input<typeof tradableBriefQuery>`. */
 export type TradableBriefQuery = { tradableId: string };
 
-/** `z.output<typeof tradableBriefResponse>` (src/api/tradable.ts). */
+/** `z.output<typeof tradableBriefResponse>`. */
 export type TradableBriefResponse = {
   [x: string]: unknown;
   $type?: string | undefined;
@@ -540,7 +540,7 @@ export type TradableBriefResponse = {
   brief?: string | null | undefined;
 };
 
-/** `z.output<typeof apiKeyEntry>` (src/api/user.ts). */
+/** `z.output<typeof apiKeyEntry>`. */
 export type ApiKeyEntry = {
   [x: string]: unknown;
   $type?: string | undefined;
@@ -549,7 +549,7 @@ export type ApiKeyEntry = {
   id?: string | null | undefined;
 };
 
-/** `z.output<typeof apiKeysResponse>` (src/api/user.ts). */
+/** `z.output<typeof apiKeysResponse>`. */
 export type ApiKeysResponse = {
   [x: string]: unknown;
   $type?: string | undefined;

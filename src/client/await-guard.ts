@@ -2,7 +2,7 @@
  * A Promise where an answer belongs is an error (issue 41, item 1). Under Deno no type checker catches a
  * forgotten `await`, and a Promise read as an answer looks like an empty one: `frames.yieldCurve(p)` made
  * a 0-row frame, `frames.transactionTable(p)` a 0×0 one, and nothing said why. The one guard of the public
- * surface: the namespaces (src/surface/*.ts) and the root's readers (src/index.ts) wrap each function with
+ * surface: the root's namespaces (the surface room) and its readers (the package's index) wrap each function with
  * {@link guardAnswers}, the classes that take an answer call {@link refuseThenables} first.
  * test/lint/await-guard.test.ts walks the surface so that no function skips it.
  */

@@ -1,5 +1,5 @@
 /**
- * `RiskPortalClient`: the 13 operations grouped by resource as the resources table (src/api/resources.ts)
+ * `RiskPortalClient`: the 13 operations grouped by resource as the resources table (`RESOURCES`)
  * declares them, each a method over the one request pipeline (`send`).
  */
 import { inspect } from "node:util";
@@ -113,7 +113,7 @@ export class RiskPortalClient {
   readonly cache?: ResponseCache;
   readonly #config: PipelineConfig;
 
-  // The resource groups, derived from the resources table (src/api/resources.ts).
+  // The resource groups, derived from the resources table (`RESOURCES`).
   declare readonly marketData: ClientGroups["marketData"];
   declare readonly tradable: ClientGroups["tradable"];
   declare readonly rateAsset: ClientGroups["rateAsset"];

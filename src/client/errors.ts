@@ -3,9 +3,8 @@
  * one, the request id when the server sent one, and the parsed (redacted) body. `errorFromResponse` is
  * the one place that picks a class for an HTTP failure.
  *
- * One file per group: the client's errors are here (the cassette's too); the frames' in
- * src/frames/errors.ts, the vol model's in src/vol/errors.ts; the PNG export's and the notebook runner's
- * (one each) beside their code. All extend {@link RiskPortalError}: `err instanceof RiskPortalError` is
+ * One file per group: the client's errors are here (the cassette's too); each room's beside its code
+ * (the transaction tables', the vol model's, the PNG export's, the notebook runner's). All extend {@link RiskPortalError}: `err instanceof RiskPortalError` is
  * the one catch-all (test/client/errors.test.ts walks the exports to keep it so).
  */
 import type { FieldIssue } from "../api/operation";

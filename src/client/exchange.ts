@@ -10,7 +10,7 @@ import { PreparedCall } from "./call";
 import { redirectFailure } from "./failures";
 
 /**
- * One HTTP exchange: the request and the same-origin redirects it meets (src/client/redirect.ts: fetch
+ * One HTTP exchange: the request and the same-origin redirects it meets (`followRedirects`: fetch
  * never follows one, `redirect: "manual"`; every hop's headers are built afresh, the credential added
  * again), with a single refresh-and-resend when the server says 401.
  */

@@ -1,5 +1,5 @@
 /**
- * The client's resource groups, written out from the resources table (src/api/resources.ts) with the
+ * The client's resource groups, written out from the resources table (`RESOURCES`) with the
  * wire types by scripts/gen-wire-types.mjs: do not edit (run `node scripts/gen-wire-types.mjs`). The
  * table is what the client runs; this is how its methods are typed, so that a kernel checking a notebook
  * cell does not infer each call's types from zod's at every use (test/api/wire-types.test.ts checks that

@@ -1,7 +1,7 @@
 /**
  * What the root exports of the client: the client, its option and error types, and provenance. The
  * pipeline's parts (cassettes, the cache, redaction, canonical requests, retry arithmetic) are under
- * `internals` (src/internals.ts).
+ * `risk-portal-lab/internals`.
  */
 export { RiskPortalClient, type RiskPortalClientOptions } from "./client";
 export type { AuthOptions, GetToken, TokenInfo } from "./auth";

@@ -142,7 +142,7 @@ function packageVersion(name: string, from: string): string | undefined {
   }
 }
 
-/** This package's version (dist/notebook or src/notebook → the package root). */
+/** This package's version (from the built notebook room or its sources → the package root). */
 export function ownVersion(): string {
   return packageVersion("risk-portal-lab", __dirname) ?? "unknown";
 }

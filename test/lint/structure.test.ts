@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * so removing or loosening a rule there fails a test here.
  */
 const ROOT = path.resolve(__dirname, "../..");
-const RULES = ["max-lines-per-function", "rooms/no-cycle", "rooms/no-folder-cycle", "rooms/room-imports"];
+const RULES = [
+  "max-lines-per-function",
+  "rooms/no-cycle",
+  "rooms/no-folder-cycle",
+  "rooms/room-imports",
+  "rooms/no-path-citation",
+];
 const TAG = `zz-lint-test-${process.pid}`;
 const PLANTED = {
   one: path.join(ROOT, "src", TAG),
@@ -56,6 +62,10 @@ const errors = (messages: Linter.LintMessage[], ruleId: string) =>
 describe("lint refuses what breaks the rooms", () => {
   beforeAll(() => {
     plant(path.join(PLANTED.one, "long.ts"), longFunction("long", 81 - 2));
+    plant(
+      path.join(PLANTED.one, "cited.ts"),
+      "/** Reads what src/columnar/sql.ts returns (see {@link x}). */\nexport const x = 1;\n// `x` names a symbol: no file.\nexport const y = x;\n",
+    );
     plant(path.join(PLANTED.one, "fits.ts"), longFunction("fits", 80 - 2));
     plant(
       path.join(PLANTED.one, "commented.ts"),
@@ -95,6 +105,13 @@ describe("lint refuses what breaks the rooms", () => {
     );
     expect(errors(messages, "max-lines-per-function").map((m) => m.message)).toEqual([
       `src/${TAG}/long.ts: Function 'long' has too many lines (81). Maximum allowed is 80.`,
+    ]);
+  });
+
+  it("a comment that names a file of src/ instead of a symbol or a room", async () => {
+    const messages = await lint(path.join(PLANTED.one, "cited.ts"), path.join(PLANTED.one, "fits.ts"));
+    expect(errors(messages, "rooms/no-path-citation").map((m) => m.message)).toEqual([
+      `src/${TAG}/cited.ts: a comment names the file src/columnar/sql.ts: name the symbol ({@link …} or \`name\`) or the room, which a move cannot break`,
     ]);
   });
 

@@ -109,13 +109,18 @@ describe.skipIf(missing !== undefined && !inCI)(
               : (m.content.data as Record<string, unknown>)[PLOTLY_PART_MIME]
                 ? "part"
                 : "other display"
-            : m.header.msg_type,
+            : m.header.msg_type === "execute_result" && Object.keys(m.content.data as object).length === 0
+              ? "empty result"
+              : m.header.msg_type,
       );
       const idleAt = order.indexOf("status idle");
       const count = (kinds: string[]) =>
         Object.fromEntries([...new Set(kinds)].map((k) => [k, kinds.filter((x) => x === k).length]));
       const before = count(order.slice(0, idleAt));
-      const after = count(order.slice(idleAt + 1));
+      // The cell's last value is plot.show's handle, which shows nothing: Deno's kernel still sends it as an empty
+      // execute_result, which with the kernel's publishing held up may arrive after the idle. Nothing is lost by
+      // that; anything else after the idle is.
+      const after = count(order.slice(idleAt + 1).filter((kind) => kind !== "empty result"));
       expect({ chartsBeforeIdle: before.chart, partsBeforeIdle: before.part, afterIdle: after }).toEqual({
         chartsBeforeIdle: 2,
         partsBeforeIdle: count(order).part,

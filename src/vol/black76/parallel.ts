@@ -66,7 +66,7 @@ export function black76Threads(): number {
 }
 
 function workerFile(): string | undefined {
-  // dist/vol/black76/ (tsc's output), dist/ (the bundle, dist/index.js); from src/vol/black76/ (tests), the built file.
+  // dist/vol/black76/ (tsc's output), dist/ (the bundle, dist/index.js); from the sources (tests), the built file.
   if (typeof __dirname !== "string") return undefined;
   const candidates = [
     join(__dirname, "worker.js"),
