@@ -4,13 +4,14 @@
  * and a progress line in a notebook, and returns the runs' final statuses as a DataFrame.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { REPORT_END_STATUSES, REPORT_STATUSES } from "../api/assumptions";
+import { REPORT_END_STATUSES } from "../api/assumptions";
 import type { ReportInfo } from "../api/report";
 import type { RiskPortalClient } from "../client/client";
 import { RiskPortalError } from "../client/errors";
 import { findKernelDisplay, notebookLine, type TextDisplay } from "../kernel/display";
 import { toDataFrame } from "../frames/danfo";
 import { tableFromRecords, type FieldSpec } from "../frames/records";
+import { REPORT_INFO_FIELDS } from "../frames/reports";
 import type { DisplayHandle } from "../plot/display-handle";
 import { showWith, type Showable } from "../plot/show";
 import type { ColumnTable } from "../table/column-table";
@@ -189,13 +190,11 @@ function notebookView(): { draw(states: RunState[], poll: number, end: string): 
   };
 }
 
+/** The report infos' own columns as `frames.reportInfos` reads them, then what following adds. */
 const FIELDS: readonly FieldSpec[] = [
-  { name: "id", hint: "string" },
-  { name: "report_name", hint: "string" },
-  { name: "portfolio_name", hint: "string" },
-  { name: "pricing_date", hint: "date" },
-  { name: "status", hint: "category", levels: REPORT_STATUSES },
-  { name: "status_message", hint: "string" },
+  ...["id", "report_name", "portfolio_name", "pricing_date", "status", "status_message"].map((name) =>
+    REPORT_INFO_FIELDS.find((field) => field.name === name)!,
+  ),
   { name: "finished", hint: "boolean" },
   { name: "finished_at", hint: "date" },
 ];
