@@ -110,11 +110,13 @@ export default tseslint.config(
       "rooms/room-imports": [
         "error",
         {
+          files: ["errors.ts"],
+          record: ["api", "errors.ts", "files"],
           table: ["api", "errors.ts"],
-          columnar: ["api", "errors.ts", "client", "table"],
-          batch: ["api", "errors.ts", "client", "table", "kernel"],
-          uploads: ["api", "errors.ts", "client", "table"],
-          transactions: ["api", "errors.ts", "client", "table", "columnar", "batch", "kernel"],
+          columnar: ["api", "errors.ts", "files", "client", "table"],
+          batch: ["api", "errors.ts", "files", "client", "table", "kernel"],
+          uploads: ["api", "errors.ts", "files", "client", "table"],
+          transactions: ["api", "errors.ts", "files", "client", "table", "columnar", "batch", "kernel"],
         },
       ],
     },

@@ -57,3 +57,6 @@ export class RiskPortalError extends Error {
     if (details.outcome !== undefined) this.outcome = details.outcome;
   }
 }
+
+/** The client's configuration is incomplete or contradictory (e.g. a missing environment variable). */
+export class ConfigurationError extends RiskPortalError {}

@@ -10,7 +10,7 @@
  * `risk-portal-lab/frames`, `/vol`, `/plot`, `/curves` (each folder whole).
  */
 import type { Simulator, SimulatorOptions } from "./sim";
-import { guardAnswers } from "./client/await-guard";
+import { guardAnswers } from "./await-guard";
 import * as client from "./client";
 import { diffNotebooks as diffNotebooksImpl } from "./notebook/diff";
 import { diffFigures as diffFiguresImpl } from "./notebook/diff/chart";

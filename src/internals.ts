@@ -5,9 +5,9 @@
  */
 export { optionsFromEnv, DEFAULT_TIMEOUT_MS } from "./client/client";
 export { DEFAULT_RETRY, backoffDelayMs, parseRetryAfterMs } from "./client/retry";
-export { Redactor, REDACTED, MASK, maskSecret } from "./client/redact";
+export { Redactor, REDACTED, MASK, maskSecret } from "./record/redact";
 export { errorFromResponse, formatIssues } from "./client/errors";
-export { Cassette, CASSETTE_MODES, replayResponse } from "./client/cassette";
-export { ResponseCache, DEFAULT_CACHE_TTL_MS, DEFAULT_CACHE_ENTRIES } from "./client/cache";
+export { Cassette, CASSETTE_MODES, replayResponse } from "./record/cassette";
+export { ResponseCache, DEFAULT_CACHE_TTL_MS, DEFAULT_CACHE_ENTRIES } from "./record/cache";
 export { attachProvenance } from "./client/provenance";
-export { canonicalRequest, canonicalValue, requestKey, describeDifferences } from "./client/canonical";
+export { canonicalRequest, canonicalValue, requestKey, describeDifferences } from "./record/canonical";

@@ -1,6 +1,6 @@
 /** How a failed call of a batch is reported: the error's message (already free of secrets) and its HTTP status. */
 import { CassetteMissError } from "../client/errors";
-import { ConfigurationError, RiskPortalError } from "../client/errors";
+import { ConfigurationError, RiskPortalError } from "../errors";
 
 /**
  * A replay that has no recorded answer is not one failed date among others: the whole notebook is out of

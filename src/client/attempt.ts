@@ -4,7 +4,7 @@
  * and the deadline allow.
  */
 import { HEADERS } from "../api/assumptions";
-import { replayResponse } from "./cassette";
+import { replayResponse } from "../record/cassette";
 import { CassetteError, NetworkError, ResponseValidationError, RiskPortalError, type WriteOutcome } from "./errors";
 import { BodyTooLarge, ByteCounter, decodeForDisplay, decodeUtf8, InvalidUtf8, readBody, Utf8Checker } from "./body";
 import { DEFAULT_RETRY, backoffDelayMs, isRetryable, protocolViolation } from "./retry";

@@ -18,8 +18,8 @@ import {
   TimeoutError,
   errorFromResponse,
 } from "./errors";
-import { fingerprint } from "./cache";
-import type { Redactor } from "./redact";
+import { fingerprint } from "../record/cache";
+import type { Redactor } from "../record/redact";
 import { decodeForDisplay, decodeUtf8, InvalidUtf8, readBody } from "./body";
 import { protocolViolation, violationText } from "./retry";
 import { followSameOrigin, RedirectRefused, redirectMessage, type Hop } from "./redirect";

@@ -6,15 +6,15 @@ import type { UnknownFieldsPolicy } from "../api/assumptions";
 import type { Brand } from "../api/brand";
 import type { OperationDef } from "../api/operation";
 import type { AuthProvider } from "./auth";
-import type { ResponseCache } from "./cache";
-import { canonicalRequest, requestKey, type CanonicalRequest } from "./canonical";
-import type { Cassette, Exchange } from "./cassette";
+import type { ResponseCache } from "../record/cache";
+import { canonicalRequest, requestKey, type CanonicalRequest } from "../record/canonical";
+import type { Cassette, Exchange } from "../record/cassette";
 import { ConfigurationError, RequestValidationError, formatIssues, type ErrorDetails } from "./errors";
 import { startDeadline, type Deadline } from "./deadline";
 import { encodeCall } from "./encode-memo";
 import { checkDateMismatch, type DateMismatchPolicy } from "./date-mismatch";
 import { ProvenanceRecord, spellProvenance, type Provenance, type ProvenanceSource } from "./provenance";
-import type { Redactor } from "./redact";
+import type { Redactor } from "../record/redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
 /** Options of one call; each overrides the client's setting for this call only. */

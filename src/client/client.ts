@@ -8,8 +8,8 @@ import { brandOf } from "../api/brand";
 import type { OperationDef, RequestInput, ResponseOf } from "../api/operation";
 import { RESOURCES } from "../api/resources";
 import { createAuthProvider, replayOnlyAuth, type AuthOptions, type AuthProvider } from "./auth";
-import { ResponseCache, type CacheOptions } from "./cache";
-import { Cassette, type CassetteOptions } from "./cassette";
+import { ResponseCache, type CacheOptions } from "../record/cache";
+import { Cassette, type CassetteOptions } from "../record/cassette";
 import { ConfigurationError } from "./errors";
 import { checkDateMismatch, type DateMismatchPolicy } from "./date-mismatch";
 import {
@@ -22,7 +22,7 @@ import {
   type Streamed,
 } from "./pipeline";
 import type { ClientGroups } from "./groups";
-import { Redactor } from "./redact";
+import { Redactor } from "../record/redact";
 import { resolveRetry, type RetryOptions } from "./retry";
 
 export interface RiskPortalClientOptions {

@@ -3,16 +3,17 @@
  * one, the request id when the server sent one, and the parsed (redacted) body. `errorFromResponse` is
  * the one place that picks a class for an HTTP failure.
  *
- * One file per group: the client's errors are here (the cassette's too); each room's beside its code
- * (the transaction tables', the vol model's, the PNG export's, the notebook runner's). All extend {@link RiskPortalError}: `err instanceof RiskPortalError` is
- * the one catch-all (test/client/errors.test.ts walks the exports to keep it so).
+ * One file per group: the client's errors are here; each room's beside its code (the cassette's, the
+ * transaction tables', the vol model's, the PNG export's, the notebook runner's). All extend
+ * {@link RiskPortalError}: `err instanceof RiskPortalError` is the one catch-all (test/client/errors.test.ts
+ * walks the exports to keep it so).
  */
 import type { FieldIssue } from "../api/operation";
-import type { CanonicalRequest } from "./canonical";
 import { problemDetails, type ProblemDetails } from "../api/common";
 import { RiskPortalError, type ErrorDetails, type WriteOutcome } from "../errors";
 
-export { RiskPortalError, type ErrorDetails, type WriteOutcome } from "../errors";
+export { ConfigurationError, RiskPortalError, type ErrorDetails, type WriteOutcome } from "../errors";
+export { CassetteError, CassetteMissError } from "../record/errors";
 
 /** A record a best-effort write's server rejected: its index in the request's records, and what it said. */
 export interface RejectedRecord {
@@ -32,23 +33,6 @@ export interface WriteReport {
   stored: number;
   /** The records rejected, by index, with the server's messages. */
   rejected: RejectedRecord[];
-}
-
-/** The client's configuration is incomplete or contradictory (e.g. a missing environment variable). */
-export class ConfigurationError extends RiskPortalError {}
-
-/**
- * A cassette file is unreadable, corrupt or cannot be written: a local fault, never retried against the
- * server. `file` names the cassette; `exchange` the index of the bad exchange, when one is at fault.
- */
-export class CassetteError extends ConfigurationError {
-  readonly file: string;
-  readonly exchange?: number;
-  constructor(message: string, details: ErrorDetails, file: string, exchange?: number) {
-    super(message, details);
-    this.file = file;
-    this.exchange = exchange;
-  }
 }
 
 /** A request argument is invalid; nothing was sent. `issues` name each field path and the reason. */
@@ -254,26 +238,4 @@ export function formatIssues(issues: readonly FieldIssue[], max = 10): string {
   const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
   if (issues.length > max) shown.push(`… and ${issues.length - max} more`);
   return shown.join("; ");
-}
-
-/** A replay found no recorded exchange for a request. Says which recorded request is closest, and how it differs. */
-export class CassetteMissError extends RiskPortalError {
-  readonly cassette: string;
-  /** The closest recorded request, if the cassette has any. */
-  readonly closest?: CanonicalRequest;
-  /** How the request differs from the closest recorded one, one line per field. */
-  readonly differences: string[];
-
-  constructor(
-    message: string,
-    details: ErrorDetails,
-    cassette: string,
-    closest: CanonicalRequest | undefined,
-    differences: string[],
-  ) {
-    super(message, details);
-    this.cassette = cassette;
-    this.closest = closest;
-    this.differences = differences;
-  }
 }

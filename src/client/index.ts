@@ -38,8 +38,8 @@ export type {
   CassetteStats,
   Exchange,
   RecordedResponse,
-} from "./cassette";
-export type { CacheOptions, CacheStats, CacheEntry } from "./cache";
+} from "../record/cassette";
+export type { CacheOptions, CacheStats, CacheEntry } from "../record/cache";
 export { DateMismatchError, type DateMismatchPolicy } from "./date-mismatch";
 export { provenanceOf, formatProvenance, type Provenance, type ProvenanceSource } from "./provenance";
-export type { CanonicalRequest } from "./canonical";
+export type { CanonicalRequest } from "../record/canonical";

@@ -13,7 +13,7 @@
  */
 import type { OperationDef, ResponseOf } from "../api/operation";
 import { raceAbort } from "./auth";
-import type { CacheEntry } from "./cache";
+import type { CacheEntry } from "../record/cache";
 import { AbortError, ConfigurationError, RiskPortalError, TimeoutError, withOutcome } from "./errors";
 import { refuseOtherDate } from "./date-mismatch";
 import { attachToAnswer } from "./provenance";

@@ -4,7 +4,7 @@
  * non-enumerable property: JSON, spreads and equality checks see neither), the frame adapters carry it
  * into `meta.provenance`, and table displays show it in one line.
  */
-import type { CanonicalRequest } from "./canonical";
+import type { CanonicalRequest } from "../record/canonical";
 
 /** `live`: from the server just now; `cache`: from the response cache; `cassette`: replayed from a recording. */
 export type ProvenanceSource = "live" | "cache" | "cassette";

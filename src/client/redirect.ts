@@ -6,7 +6,7 @@
  * another origin stops the call: fetch would carry a custom header such as `x-api-key` along (it drops
  * only `Authorization`), and a token request would take a token from whoever the redirect names.
  */
-import type { Redactor } from "./redact";
+import type { Redactor } from "../record/redact";
 
 /** The redirect statuses the pipeline follows (within the origin). */
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

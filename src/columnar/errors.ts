@@ -2,7 +2,7 @@
  * The columnar helpers' errors, one family with the client's (`err instanceof RiskPortalError` catches
  * them all): bad input to Arrow, SQL or Parquet, or what DuckDB refused.
  */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /** Bad input to the columnar helpers (Arrow, SQL, Parquet), or what they refused: names the helper and the reason. */
 export class ColumnarError extends RiskPortalError {

@@ -17,7 +17,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "../../vendor/danfo";
 import type { Provenance } from "../client/provenance";
-import { besidePath } from "../client/replace-files";
+import { besidePath } from "../files/replace-files";
 import { columnTableOf, type TableLike } from "./arrow";
 import {
   ownEntry,

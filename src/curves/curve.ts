@@ -7,7 +7,7 @@ import { discountFactor as dfOf, forwardRate as forwardOf, DEFAULT_COMPOUNDING, 
 import { namedDateProblem } from "../api/field-messages";
 import { parseIsoDate } from "../table/iso-date";
 import { CurveError } from "./errors";
-import { refuseThenables } from "../client/await-guard";
+import { refuseThenables } from "../await-guard";
 import {
   DEFAULT_INTERPOLATION,
   INTERPOLATIONS,

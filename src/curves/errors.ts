@@ -1,5 +1,5 @@
 /** The one error the curve model throws. */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /**
  * Invalid input to the curve model: a curve it cannot build (no pillars, a pillar with a non-finite or

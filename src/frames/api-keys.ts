@@ -1,7 +1,7 @@
 /** The caller's API keys (operation 13) as a frame, key values masked unless asked for. */
 import type { DataFrame } from "../../vendor/danfo";
 import type { ApiKeyEntry } from "../api/user";
-import { maskSecret } from "../client/redact";
+import { maskSecret } from "../record/redact";
 import { columnRecord, type ColumnTable } from "../table/column-table";
 import { toDataFrame } from "./danfo";
 import { provenanceFrom } from "./provenance";
@@ -13,7 +13,7 @@ export interface ApiKeysOptions {
 }
 
 /** `MASK` and `maskSecret` live with the redactor: cassettes keep the same last 4 characters frames show. */
-export { MASK, maskSecret } from "../client/redact";
+export { MASK, maskSecret } from "../record/redact";
 
 /** Extra fields whose names say they hold a secret are masked too (a newer server may add some). */
 const SECRET_FIELD = /secret|token|password|exposed|api[_-]?key|credential/i;

@@ -13,7 +13,7 @@
  * of script that only the charts' HTML used) go too.
  */
 import { readFile } from "node:fs/promises";
-import { replaceFiles } from "../client/replace-files";
+import { replaceFiles } from "../files/replace-files";
 import type { Notebook, Output } from "./ipynb";
 
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";

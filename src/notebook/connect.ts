@@ -14,9 +14,9 @@
  */
 import { notebookSession } from "../kernel/session";
 import path from "node:path";
-import { Cassette, CASSETTE_MODES, type CassetteMode } from "../client/cassette";
+import { Cassette, CASSETTE_MODES, type CassetteMode } from "../record/cassette";
 import { BRAND_ENV, RiskPortalClient, type RiskPortalClientOptions } from "../client/client";
-import { ConfigurationError } from "../client/errors";
+import { ConfigurationError } from "../errors";
 import type { Simulator, SimulatorOptions } from "../sim";
 import { simHelpers, type SimHelpers } from "./sim-helpers";
 import { originOf, recordDataSource, type DataSource } from "./data-sources";

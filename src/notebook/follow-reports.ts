@@ -7,7 +7,7 @@ import type { DataFrame } from "../../vendor/danfo";
 import { REPORT_END_STATUSES } from "../api/assumptions";
 import type { ReportInfo } from "../api/report";
 import type { RiskPortalClient } from "../client/client";
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 import { findKernelDisplay, notebookLine, type TextDisplay } from "../kernel/display";
 import { toDataFrame } from "../frames/danfo";
 import { tableFromRecords, type FieldSpec } from "../frames/records";

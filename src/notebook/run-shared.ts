@@ -3,8 +3,8 @@
  * kernel such as Deno's over its messaging protocol, `runWithKernel`): the options, reading the notebook and
  * injecting its parameters, writing the executed `.ipynb` and its `.html`, describing a failure.
  */
-import { RiskPortalError } from "../client/errors";
-import { replaceFiles } from "../client/replace-files";
+import { RiskPortalError } from "../errors";
+import { replaceFiles } from "../files/replace-files";
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

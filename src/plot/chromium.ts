@@ -4,7 +4,7 @@
  * type-check read playwright-core's (`launchChromium`, which needs them, has a module of its own).
  */
 import { existsSync } from "node:fs";
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /** Where a Chromium is looked for, after `options.chromiumPath` and `$RISK_PORTAL_LAB_CHROMIUM`. */
 export const CHROMIUM_CANDIDATES = [

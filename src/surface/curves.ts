@@ -6,7 +6,7 @@
  * `risk-portal-lab/curves`, which holds the whole folder. Every type is here too.
  */
 import * as folder from "../curves";
-import { guardAnswers } from "../client/await-guard";
+import { guardAnswers } from "../await-guard";
 
 export type * from "../curves";
 export { Curve, CurveError } from "../curves";

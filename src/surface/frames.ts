@@ -7,7 +7,7 @@
  * which holds the whole folder. Every type of the folder is here too.
  */
 import * as folder from "../frames";
-import { guardAnswers } from "../client/await-guard";
+import { guardAnswers } from "../await-guard";
 import { followReports as followReportsImpl } from "../notebook/follow-reports";
 
 export type * from "../frames";

@@ -5,7 +5,7 @@
  * which holds the whole folder. Every type of the folder is here too.
  */
 import * as folder from "../vol";
-import { guardAnswers } from "../client/await-guard";
+import { guardAnswers } from "../await-guard";
 
 export type * from "../vol";
 export { VolModelError, VolSurfaceModel } from "../vol";

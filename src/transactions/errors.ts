@@ -2,7 +2,7 @@
  * The transaction tables' error, one family with the client's (`err instanceof RiskPortalError` catches them
  * all): a transaction table of no known shape.
  */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /** The transaction table's layout is none of the four known ones (A13). */
 export class TableShapeError extends RiskPortalError {

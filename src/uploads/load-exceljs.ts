@@ -5,7 +5,7 @@
  * An optional dependency, as playwright-core is for PNGs: its 23 MB (with its own dependencies, 39 MB) would
  * take every install past the package's size budget for the quants who never open a workbook.
  */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 type ExcelJS = typeof import("exceljs");
 let loaded: ExcelJS | undefined;

@@ -1,5 +1,5 @@
 /** The one error the local vol model throws. */
-import { RiskPortalError } from "../client/errors";
+import { RiskPortalError } from "../errors";
 
 /** Where a {@link VolModelError} points: the benchmark (0-based), the wire field, and the failed condition. */
 export interface VolModelErrorDetails {

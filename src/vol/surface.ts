@@ -5,7 +5,7 @@
  */
 import { DAYS_PER_YEAR, STRIKE_TYPE } from "../api/assumptions";
 import { VolModelError, fmt } from "./errors";
-import { refuseThenables } from "../client/await-guard";
+import { refuseThenables } from "../await-guard";
 import {
   NAN_IN_KERNEL,
   evaluate,

@@ -13,8 +13,8 @@ import { getRateAsset } from "../../src/api/rate-asset";
 import { getTradableBrief } from "../../src/api/tradable";
 import { brandOf } from "../../src/api/brand";
 import { createAuthProvider } from "../../src/client/auth";
-import { ResponseCache } from "../../src/client/cache";
-import { Cassette } from "../../src/client/cassette";
+import { ResponseCache } from "../../src/record/cache";
+import { Cassette } from "../../src/record/cassette";
 import {
   CassetteError,
   ConfigurationError,
@@ -31,7 +31,7 @@ import { decodeResponse } from "../../src/client/decode";
 import { httpFailure, transportFailure } from "../../src/client/failures";
 import { fromCache, joinInFlight, remember } from "../../src/client/pipeline";
 import { provenanceOf } from "../../src/client/provenance";
-import { Redactor } from "../../src/client/redact";
+import { Redactor } from "../../src/record/redact";
 import { resolveRetry } from "../../src/client/retry";
 import type { OperationDef } from "../../src/api/operation";
 import { startLoopback, type Loopback } from "../helpers/loopback";

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import type { CanonicalRequest } from "../../src/client/canonical";
+import type { CanonicalRequest } from "../../src/record/canonical";
 import {
   attachProvenance,
   attachToAnswer,

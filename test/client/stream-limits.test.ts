@@ -23,7 +23,7 @@ import { createAuthProvider } from "../../src/client/auth";
 import { resolveRetry } from "../../src/client/retry";
 import { Utf8Checker, InvalidUtf8 } from "../../src/client/body";
 import { defaultMaxResponseBytes, PreparedCall, type PipelineConfig } from "../../src/client/pipeline";
-import { Redactor } from "../../src/client/redact";
+import { Redactor } from "../../src/record/redact";
 import { fetchTransactionTableToParquet } from "../../src/transactions/stream";
 
 const MiB = 2 ** 20;

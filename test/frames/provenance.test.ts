@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DataFrame } from "../../vendor/danfo";
 import { RiskPortalClient } from "../../src";
 import type { OperationDef, RequestInput, ResponseOf } from "../../src/api/operation";
-import { canonicalRequest } from "../../src/client/canonical";
+import { canonicalRequest } from "../../src/record/canonical";
 import type { CallOptions } from "../../src/client/pipeline";
 import { attachProvenance, type Provenance } from "../../src/client/provenance";
 import * as frames from "../../src/frames";

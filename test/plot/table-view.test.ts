@@ -1,6 +1,6 @@
 /** Tables in notebooks: shape, column types, head and tail, as HTML and text. */
 import { describe, expect, it } from "vitest";
-import { canonicalRequest } from "../../src/client/canonical";
+import { canonicalRequest } from "../../src/record/canonical";
 import { attachProvenance, formatProvenance, type Provenance } from "../../src/client/provenance";
 import * as frames from "../../src/frames";
 import { tableHtml, tableText } from "../../src/plot";

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { RiskPortalError } from "../../client/errors";
+import { RiskPortalError } from "../../errors";
 import { DEFAULT_DIFF_TOLERANCE } from "../../frames/diff";
 import { cellsRan, normalizeNotebook, parseNotebook, sourceOf, type Notebook } from "../ipynb";
 import { codeCells, diffCells, loneCell, pairCells, type CellDiff } from "./cells";

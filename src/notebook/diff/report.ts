@@ -5,7 +5,7 @@
  * away. plotly.js is embedded once, in the head, when there is an overlay to draw.
  */
 import path from "node:path";
-import { replaceFiles } from "../../client/replace-files";
+import { replaceFiles } from "../../files/replace-files";
 import type { FrameDiff } from "../../frames/diff";
 import { figureFragment, plotlyScripts } from "../../plot/html";
 import { escapeHtml as esc } from "../../plot/labels";

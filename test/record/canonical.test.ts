@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatProvenance, type Provenance } from "../../src";
 import { canonicalRequest, canonicalValue, describeDifferences, requestKey } from "../../src/internals";
-import { canonicalString } from "../../src/client/canonical";
+import { canonicalString } from "../../src/record/canonical";
 
 describe("canonical form", () => {
   it("spells every date and date-time as one UTC instant", () => {

@@ -39,7 +39,7 @@ async function goodCassette(): Promise<{ file: string; text: string }> {
   return { file, text: readFileSync(file, "utf8") };
 }
 
-/** Runs test/client/fixtures/record-child.mjs recording `count` exchanges; `kill` after that many lines. */
+/** Runs test/record/fixtures/record-child.mjs recording `count` exchanges; `kill` after that many lines. */
 function child(file: string, count: number, options: { apiKey?: string; killAfter?: number } = {}) {
   const proc = spawn(process.execPath, [
     CHILD,

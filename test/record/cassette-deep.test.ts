@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CassetteError } from "../../src";
 import { Cassette } from "../../src/internals";
-import { CASSETTE_MAX_DEPTH } from "../../src/client/cassette";
+import { CASSETTE_MAX_DEPTH } from "../../src/record/cassette";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-cassette-deep-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

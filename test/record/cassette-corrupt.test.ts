@@ -17,7 +17,7 @@ import {
   startSimulator,
 } from "../../src";
 import { Cassette } from "../../src/internals";
-import { replayResponse, type Exchange } from "../../src/client/cassette";
+import { replayResponse, type Exchange } from "../../src/record/cassette";
 import { startLoopback, type Loopback } from "../helpers/loopback";
 
 /** A recorded exchange as a test mangles it. */

@@ -38,7 +38,7 @@ const datesIn = (file: string) =>
 /** Temporary files and locks left beside the cassettes. */
 const leftovers = () => readdirSync(dir).filter((name) => /\.(tmp|lock|stale)$/.test(name));
 
-/** A child process recording into a cassette (test/client/fixtures/record-child.mjs); it starts when told `go()`. */
+/** A child process recording into a cassette (test/record/fixtures/record-child.mjs); it starts when told `go()`. */
 function startChild(file: string, offset: number, count: number, mode: "record" | "auto") {
   const child = spawn(process.execPath, [
     CHILD,

@@ -53,8 +53,9 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { HEADERS } from "../api/assumptions";
 import { describeDifferences, requestDistance, requestKey, type CanonicalRequest } from "./canonical";
-import { CassetteError, CassetteMissError, ConfigurationError, type ErrorDetails } from "./errors";
-import { isStale } from "./lock-file";
+import { ConfigurationError, type ErrorDetails } from "../errors";
+import { CassetteError, CassetteMissError } from "./errors";
+import { isStale } from "../files/lock-file";
 import type { Redactor } from "./redact";
 
 /**

@@ -16,7 +16,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, statSync } from "node:fs";
 import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigurationError } from "./errors";
+import { ConfigurationError } from "../errors";
 
 export interface CacheOptions {
   /** How long an entry is good for. Default 10 minutes. */

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { RiskPortalError } from "./errors";
+import { RiskPortalError } from "../errors";
 
 /** A fresh name beside `target` (same directory, so the same file system: a rename moves it in place). */
 export function besidePath(target: string, tag = "partial"): string {
