@@ -42,17 +42,21 @@ function days(values: readonly unknown[]): string[] {
   return out;
 }
 
-/** The days an answer is for, as the operation keeps them. */
-function answeredDays(operation: string, answer: Record<string, unknown>): string[] {
-  if (operation === "RateAsset") {
-    const model = answer.yield_curve_model;
-    return isRecord(model) ? days([model.market_date]) : [];
+/**
+ * The values at `where` in `answer`: a path of keys, where `key[]` steps into each element of an array
+ * (`report_infos[].pricing_date`); a missing step gives no value.
+ */
+function valuesAt(answer: unknown, where: string): unknown[] {
+  let values: unknown[] = [answer];
+  for (const step of where.split(".")) {
+    const each = step.endsWith("[]");
+    const key = each ? step.slice(0, -2) : step;
+    values = values.flatMap((v) => {
+      const next = isRecord(v) ? v[key] : undefined;
+      return each ? (Array.isArray(next) ? next : []) : [next];
+    });
   }
-  if (operation === "GetReportInfos") {
-    const infos = Array.isArray(answer.report_infos) ? answer.report_infos : [];
-    return days(infos.map((i: unknown) => (isRecord(i) ? i.pricing_date : undefined)));
-  }
-  return days([answer.pricing_date]);
+  return values;
 }
 
 /**
@@ -63,10 +67,10 @@ function answeredDays(operation: string, answer: Record<string, unknown>): strin
 export function answeredDates(operation: string, body: unknown, answer: unknown): AnsweredDates | undefined {
   const spec = ANSWERED_DATE_FIELDS[operation];
   if (!spec || !isRecord(body) || !isRecord(answer)) return undefined;
-  const plural = operation === "GetReportInfos" && Array.isArray(body.pricing_dates) ? body.pricing_dates : [];
-  const asked = days([body[spec.field], ...plural]);
+  const plural = spec.plural === undefined ? undefined : body[spec.plural];
+  const asked = days([body[spec.field], ...(Array.isArray(plural) ? plural : [])]);
   if (asked.length === 0) return undefined;
-  const answered = answeredDays(operation, answer);
+  const answered = days(valuesAt(answer, spec.where));
   const subject = spec.subject === undefined ? undefined : body[spec.subject];
   return {
     ...spec,

@@ -288,8 +288,10 @@ export const MARKET_DATA_SELECTORS = [
 
 /** Where an operation's request names a date and where its answer says which date it is for (A23). */
 export interface AnsweredDateField {
-  /** The request field (GetReportInfos: also its older plural `pricing_dates`). */
+  /** The request field. */
   readonly field: string;
+  /** A request field that lists several such dates (GetReportInfos' older `pricing_dates`), if any. */
+  readonly plural?: string;
   /** Where the answer keeps its date, as a path (`yield_curve_model.market_date`, `report_infos[].pricing_date`). */
   readonly where: string;
   /** The request field naming what was asked about (`currency`, `tradable_id`), if any. */
@@ -303,7 +305,7 @@ export interface AnsweredDateField {
  */
 export const ANSWERED_DATE_FIELDS: Readonly<Record<string, AnsweredDateField>> = {
   RateAsset: { field: "market_date", where: "yield_curve_model.market_date", subject: "currency" },
-  GetReportInfos: { field: "pricing_date", where: "report_infos[].pricing_date" },
+  GetReportInfos: { field: "pricing_date", plural: "pricing_dates", where: "report_infos[].pricing_date" },
   GetTradeEventPositionEffects: { field: "pricing_date", where: "pricing_date", subject: "tradable_id" },
 };
 
