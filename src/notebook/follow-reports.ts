@@ -1,10 +1,17 @@
 /**
  * `followReports(rp, runs, { every, timeoutMs })`: follows launched report runs to their end, polling
  * `GetReportInfos` (which finds runs by pricing date, not by id), with one status chart redrawn in place
- * and a progress line in a notebook, and returns the runs' final statuses as a DataFrame.
+ * and a progress line in a notebook (a bar on a terminal), and returns the runs' final statuses as a DataFrame.
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { REPORT_END_STATUSES } from "../api/assumptions";
+import {
+  resolveRenderer,
+  type ProgressEvent,
+  type ProgressMode,
+  type ProgressOptions,
+  type ProgressRenderer,
+} from "../batch/progress";
 import type { ReportInfo } from "../api/report";
 import type { RiskPortalClient } from "../client/client";
 import { RiskPortalError } from "../errors";
@@ -20,8 +27,13 @@ import { runStatusFigure, type RunState } from "../plot/run-status";
 /** A run to follow: its id, or what a launch or `conn.sim.runBatch()` returns (`{ id, pricing_date }`). */
 export type ReportRun = string | { id: string; pricing_date: string | Date };
 
-/** Options of {@link followReports}. */
-export interface FollowReportsOptions {
+/**
+ * Options of {@link followReports}. `progress` (default `"auto"`): in a notebook, the line that counts polls
+ * and finished runs; elsewhere as the batch helpers' (a bar on a terminal's stderr, nothing where nobody
+ * watches); `"none"`, `"bar"` or your own renderer. `onProgress` gets every poll: `done` counts the runs
+ * finished, `failed` those that ended failed, `item` says which poll.
+ */
+export interface FollowReportsOptions extends ProgressOptions {
   /**
    * The runs' pricing date(s), for runs given by id alone: `GetReportInfos` finds runs by pricing date.
    * `YYYY-MM-DD`, an ISO date-time or a `Date`. Not needed for runs given as `{ id, pricing_date }`.
@@ -36,7 +48,7 @@ export interface FollowReportsOptions {
    * the service). Default 600,000 (10 minutes). When replaying, the pauses not waited count as waited.
    */
   timeoutMs?: number;
-  /** In a notebook, the status chart and the progress line (default true). Outside a notebook nothing is drawn. */
+  /** In a notebook, the status chart and the progress line (default true); `false` draws neither (a `progress` renderer of your own is still called). */
   show?: boolean;
 }
 
@@ -92,7 +104,9 @@ export async function followReports(
   const every = checkMs(options.every ?? FOLLOW_DEFAULTS.every, "every");
   const timeoutMs = checkMs(options.timeoutMs ?? FOLLOW_DEFAULTS.timeoutMs, "timeoutMs");
   const replaying = rp.cassette?.mode === "replay";
-  const view = options.show === false ? undefined : notebookView();
+  const { show = true, progress = "auto" } = options;
+  const view = show ? notebookView(progress) : undefined;
+  const renderer = show || typeof progress === "object" ? progressRenderer(progress, view !== undefined) : undefined;
   const ids = new Set(wanted.map((w) => w.id));
   const seen = new Map<string, ReportInfo>();
   const started = performance.now();
@@ -104,6 +118,9 @@ export async function followReports(
     const open = states.filter((s) => !ended(s.info));
     const elapsedMs = performance.now() - started + skippedMs;
     const givingUp = open.length > 0 && elapsedMs + every > timeoutMs;
+    const event = progressEvent(states, poll, elapsedMs, open.length === 0 || givingUp);
+    options.onProgress?.(event);
+    renderer?.update(event);
     view?.draw(states, poll, open.length === 0 ? "done" : givingUp ? `gave up after ${seconds(elapsedMs)}` : "");
     if (open.length === 0 || givingUp) {
       view?.close();
@@ -170,11 +187,29 @@ function ended(info: ReportInfo | undefined): boolean {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
-/** The chart and the line in a notebook; undefined outside one. */
-function notebookView(): { draw(states: RunState[], poll: number, end: string): void; close(): void } | undefined {
+/** Where the runs are after a poll, as the batch helpers report their calls. */
+function progressEvent(states: RunState[], poll: number, elapsedMs: number, finished: boolean): ProgressEvent {
+  const done = states.filter((s) => ended(s.info)).length;
+  const failed = states.filter((s) => s.info?.status === "failed").length;
+  return { label: "report runs", done, total: states.length, failed, elapsedMs, item: `poll ${poll}`, finished };
+}
+
+/**
+ * Who shows `progress` beside the notebook's own line: `auto` and `notebook` are that line in a notebook;
+ * elsewhere `auto` is a bar on a terminal's stderr (as the batch helpers'); `bar`, `none` or a renderer as named.
+ */
+function progressRenderer(mode: ProgressMode, inNotebook: boolean): ProgressRenderer | undefined {
+  if (mode === "auto" || mode === "notebook") return inNotebook || mode === "notebook" ? undefined : resolveRenderer();
+  return resolveRenderer(mode);
+}
+
+/** The chart and the line in a notebook (the line unless `progress` says otherwise); undefined outside one. */
+function notebookView(
+  mode: ProgressMode,
+): { draw(states: RunState[], poll: number, end: string): void; close(): void } | undefined {
   const display = findKernelDisplay();
   if (!display) return undefined;
-  const line: TextDisplay | undefined = notebookLine(display);
+  const line: TextDisplay | undefined = mode === "auto" || mode === "notebook" ? notebookLine(display) : undefined;
   let chart: DisplayHandle<Showable> | undefined;
   return {
     draw(states, poll, end) {

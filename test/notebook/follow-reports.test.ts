@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RiskPortalClient, RiskPortalError, startSimulator, type Simulator } from "../../src";
 import { frameInfo } from "../../src/frames";
+import { progressLine, type ProgressEvent } from "../../src/batch/progress";
 import { followReports, ReportFollowTimeout } from "../../src/notebook/follow-reports";
 import { simHelpers } from "../../src/notebook/sim-helpers";
 import { PLOTLY_MIME } from "../../src/plot";
@@ -153,6 +154,28 @@ describe("followReports against the simulator", () => {
     await expect(followReports(rp, ["rep-1"], { pricingDate: PRICING_DATE, every: -1 })).rejects.toThrow(
       "followReports: every must be a number of ms >= 0; got -1",
     );
+  });
+
+  it("reports each poll to onProgress and a progress renderer (outside a notebook: a bar on a terminal)", async () => {
+    const rp = new RiskPortalClient({ baseUrl: sim.url, auth: { apiKey: sim.credentials.apiKey } });
+    const runs = await launch(rp);
+    const seen: ProgressEvent[] = [];
+    const drawn: ProgressEvent[] = [];
+    await followReports(rp, runs, {
+      every: 25,
+      timeoutMs: 20_000,
+      onProgress: (e) => seen.push(e),
+      progress: { update: (e) => drawn.push(e) },
+    });
+    expect(drawn).toEqual(seen);
+    expect(seen.length).toBeGreaterThan(3);
+    expect(seen.map((e) => e.item)).toEqual(seen.map((_, i) => `poll ${i + 1}`));
+    expect(seen.map((e) => e.finished)).toEqual([...new Array<boolean>(seen.length - 1).fill(false), true]);
+    expect(seen[0]).toMatchObject({ label: "report runs", done: 0, total: runs.length, failed: 0 });
+    expect(seen.at(-1)).toMatchObject({ done: runs.length, total: runs.length });
+    const done = seen.map((e) => e.done);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(progressLine(seen.at(-1)!)).toBe(`report runs ${runs.length}/${runs.length} (100%) · done`);
   });
 });
 
