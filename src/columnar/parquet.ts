@@ -399,7 +399,11 @@ function restore(data: ColumnTable | TypedColumnTable, kv: ColumnTable, source: 
     const kind = ownEntry(meta?.kinds, c);
     const values = data.data[c]!;
     if (values instanceof Float64Array && (kind === undefined || kind === data.kinds[c])) {
-      builder.addFinished(c, { values: values as unknown as unknown[], kind: data.kinds[c]!, missing: data.meta.missing[c]! });
+      builder.addFinished(c, {
+        values: values as unknown as unknown[],
+        kind: data.kinds[c]!,
+        missing: data.meta.missing[c]!,
+      });
       continue;
     }
     const hint =

@@ -36,12 +36,7 @@ const TWO_32 = 4294967296;
  * (`SqlSession` runs it in a transaction of its own, which the failure aborts). `typed`: numbers and
  * dates into `Float64Array`s, a date as its epoch milliseconds (see {@link ResultColumns.columns}).
  */
-export async function readResultColumns(
-  D: DuckDB,
-  B: Bindings,
-  result: Result,
-  typed = false,
-): Promise<ResultColumns> {
+export async function readResultColumns(D: DuckDB, B: Bindings, result: Result, typed = false): Promise<ResultColumns> {
   const names = result.columnNames();
   const types = result.columnTypes();
   const readers = types.map((type) => columnReader(D, B, type, typed));

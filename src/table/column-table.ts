@@ -562,7 +562,8 @@ export function typedColumns(table: ColumnTable | TypedColumnTable): TypedColumn
 }
 
 /**
- * The values of a column; throws naming the table's columns when there is no such column.
+ * The values of a column (a typed table's as a plain table holds them: numbers in an array, `Date`s);
+ * throws naming the table's columns when there is no such column.
  * @example
  * ```ts
  * import { valuesOf } from "risk-portal-lab/frames";
@@ -579,7 +580,8 @@ export function valuesOf(table: ColumnTable | TypedColumnTable, name: string): u
 }
 
 /**
- * The values of a `number` column (`NaN` = missing), e.g. for a plot; throws when the column is not numeric.
+ * The values of a `number` column (`NaN` = missing; a typed table's copied to an array), e.g. for a plot;
+ * throws when the column is not numeric.
  * @example
  * ```ts
  * import { numbersOf } from "risk-portal-lab/frames";
