@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as frames from "../../src/frames";
 import * as plot from "../../src/plot";
 import { frameInfo } from "../../src/frames/danfo";
+import { displayBundles } from "../../src/plot/show";
 import { isColumnTable, type ColumnTable, type TypedColumnTable } from "../../src/table/column-table";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rpl-typed-result-"));
@@ -181,6 +182,8 @@ describe("a typed table's consumers", () => {
     expect(plot.transactions(typed)).toEqual(plot.transactions(plain));
     expect(plot.tableText(typed)).toEqual(plot.tableText(plain).replace("ColumnTable", "TypedColumnTable"));
     expect(plot.tableHtml(typed)).toEqual(plot.tableHtml(plain).replace("ColumnTable", "TypedColumnTable"));
+    const [shown] = displayBundles(typed);
+    expect(shown!["text/plain"]).toEqual(plot.tableText(typed));
     const d = frames.diff(typed, plain, { key: "tradable_id" });
     expect([d.rows, d.unchanged, d.added.rowCount, d.removed.rowCount]).toEqual([[], 60, 0, 0]);
     const pivot = { index: "counterparty", columns: "currency", values: "notional", agg: "sum" } as const;
