@@ -747,7 +747,7 @@ function timestampWords(values: readonly (Date | null)[] | Float64Array, n: numb
       words[2 * i + 1] = high;
     } else {
       wide ??= new BigInt64Array(words.buffer);
-      wide[i] = BigInt(ms) * 1000n;
+      wide[i] = BigInt(Math.trunc(ms)) * 1000n; // a typed column's ms may be any double
     }
   }
   return words;
