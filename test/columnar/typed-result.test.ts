@@ -150,7 +150,7 @@ describe("typed query results", () => {
 
 describe("a typed table's consumers", () => {
   it("make the same DataFrame, Arrow table and Parquet file (read back by DuckDB) as the untyped one", async () => {
-    const [typed, plain] = await both("select * from rows");
+    const [typed, plain] = await both("select * from rows where i % 5 = 0");
     const [a, b] = [frames.toDataFrame(typed), frames.toDataFrame(plain)];
     expect(a.dtypes).toEqual(b.dtypes);
     expect(a.values).toEqual(b.values);
