@@ -8,6 +8,8 @@
  *   values     the value-by-value reading (`getColumnsJS()` of @duckdb/node-api), as before
  *   vectors    session.queryColumns: src/columnar/result-vectors.ts reads the vectors' bytes, a chunk at a
  *              time as DuckDB streams them
+ *   typed      session.queryColumns(sql, { typed: true }): the same, number and date columns into
+ *              Float64Arrays (a date as its epoch ms) instead of a JS value per cell
  *   dataframe  session.query: the same, then a danfo DataFrame; danfo is loaded before the timing (a
  *              first query of the process pays it once: its time is reported apart, as "danfo load")
  *   polars     nodejs-polars' filter on its own frame, when it can be required (ROWS_BACK_POLARS=path
@@ -15,7 +17,8 @@
  * The table reaches each child as a Parquet file written once by the parent, so the child's memory before
  * the query is DuckDB's table, not a JSON payload. Run after `npm run build`:
  *
- *   node bench/rows-back.mjs      # ROWS_BACK_ROWS (default 1,000,000), ROWS_BACK_RUNS (default 3)
+ *   node bench/rows-back.mjs      # ROWS_BACK_ROWS (default 1,000,000), ROWS_BACK_RUNS (default 3),
+ *                                 # ROWS_BACK_VARIANTS (default all: values,vectors,typed,dataframe,polars)
  *
  * Prints each variant's median ms and the ratio to `values` and to polars, the peak RSS and its growth
  * over the RSS before the query, the load average; writes bench/results/rows-back.json.
@@ -94,13 +97,13 @@ async function childVariant(variant, file) {
   }
   const frames = repoRequire(join(REPO_ROOT, "dist", "frames", "index.js"));
   const load = `create table trades as select * from read_parquet('${file}')`;
-  if (variant === "dataframe" || variant === "vectors") {
+  if (variant === "dataframe" || variant === "vectors" || variant === "typed") {
     const session = await frames.duckdb();
     await session.run(load);
     await session.run(SORT_SQL);
-    if (variant === "vectors")
+    if (variant === "vectors" || variant === "typed")
       return async (workload) => {
-        const t = await session.queryColumns(WORKLOADS[workload]);
+        const t = await session.queryColumns(WORKLOADS[workload], { typed: variant === "typed" });
         return check(t.rowCount, t.data.counterparty, t.data.notional);
       };
     const start = performance.now();
@@ -147,7 +150,9 @@ function runChild(variant, workload, file) {
 
 async function main() {
   const loadBefore = os.loadavg().map((x) => round(x, 2));
-  const variants = ["values", "vectors", "dataframe", ...(polarsModule() ? ["polars"] : [])];
+  const all = ["values", "vectors", "typed", "dataframe", ...(polarsModule() ? ["polars"] : [])];
+  const chosen = process.env.ROWS_BACK_VARIANTS?.split(",").map((v) => v.trim());
+  const variants = chosen ? all.filter((v) => chosen.includes(v)) : all;
   console.log(`rows back: ${ROWS.toLocaleString("en-US")} rows, ${RUNS} rounds, variants ${variants.join(", ")}`);
   const dir = mkdtempSync(join(os.tmpdir(), "rpl-rows-back-"));
   const results = {};
@@ -183,7 +188,7 @@ function report(variants, results, loadBefore) {
         cpuMs: round(median(runs.map((x) => x.cpuMs)), 1),
         peakMB: round(median(runs.map((x) => x.peak)), 0),
         growthMB: round(median(runs.map((x) => x.peak - x.rssBefore)), 0),
-        vsValues: round(ms(v) / ms("values"), 3),
+        vsValues: variants.includes("values") ? round(ms(v) / ms("values"), 3) : undefined,
         vsPolars: variants.includes("polars") ? round(ms(v) / ms("polars"), 2) : undefined,
         danfoLoadMs: runs[0].danfoLoadMs === undefined ? undefined : round(median(runs.map((x) => x.danfoLoadMs)), 0),
       };
@@ -192,7 +197,7 @@ function report(variants, results, loadBefore) {
         `${workload} (${s.rows.toLocaleString("en-US")} rows)`,
         v,
         `${s.ms} ms`,
-        `${s.vsValues}×`,
+        s.vsValues === undefined ? "–" : `${s.vsValues}×`,
         s.vsPolars === undefined ? "–" : `${s.vsPolars}×`,
         `${s.peakMB} MB`,
         `+${s.growthMB} MB`,

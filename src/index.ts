@@ -39,7 +39,7 @@ export type {
  */
 export type { DataFrame, Series } from "../vendor/danfo";
 export type { ArrowTable } from "./columnar/arrow-table";
-export type { ColumnTable, ColumnKind, TableMeta } from "./table/column-table";
+export type { ColumnTable, TypedColumnTable, ColumnKind, TableMeta } from "./table/column-table";
 
 /**
  * Starts the embedded simulator of the service on 127.0.0.1 (the sim room). The HTTP server code loads

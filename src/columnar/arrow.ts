@@ -15,8 +15,8 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type * as arrow from "apache-arrow";
 import {
+  asColumnTable,
   columnRecord,
-  isColumnTable,
   ownEntry,
   TableBuilder,
   uniqueWarnings,
@@ -24,6 +24,7 @@ import {
   type ColumnKind,
   type ColumnTable,
   type TableWarning,
+  type TypedColumnTable,
 } from "../table/column-table";
 import { fromDataFrame, isDataFrame } from "./frames";
 import { ColumnarError } from "./errors";
@@ -38,12 +39,16 @@ export const ARROW_META_KEY = "risk_portal_lab.meta";
 /** Field metadata key: the column's kind. */
 export const ARROW_KIND_KEY = "risk_portal_lab.kind";
 
-/** A column table or a danfo DataFrame (a DataFrame is read through `fromDataFrame`). */
-export type TableLike = ColumnTable | DataFrame;
+/**
+ * A column table (typed or not) or a danfo DataFrame (a DataFrame is read through `fromDataFrame`, a
+ * typed table through `plainColumns` where a function needs a value per cell).
+ */
+export type TableLike = ColumnTable | TypedColumnTable | DataFrame;
 
-/** The column table of a table or DataFrame; throws naming `caller` for anything else. */
+/** The column table of a table (a typed one made plain) or DataFrame; throws naming `caller` for anything else. */
 export function columnTableOf(input: unknown, caller: string): ColumnTable {
-  if (isColumnTable(input)) return input;
+  const table = asColumnTable(input);
+  if (table) return table;
   if (isDataFrame(input)) return fromDataFrame(input);
   throw new ColumnarError(
     `${caller} expects a frames column table or a danfo DataFrame; got ${describe(input)}`,

@@ -4,12 +4,12 @@
  * columnar room's own forms are column tables (`queryColumns`, `readParquetColumns`, …).
  */
 import type { DataFrame } from "../../vendor/danfo";
-import type { ColumnTable } from "../table/column-table";
+import type { ColumnTable, TypedColumnTable } from "../table/column-table";
 
 export interface FrameConversions {
   isDataFrame(value: unknown): value is DataFrame;
   fromDataFrame(df: DataFrame): ColumnTable;
-  toDataFrame(table: ColumnTable): DataFrame;
+  toDataFrame(table: ColumnTable | TypedColumnTable): DataFrame;
 }
 
 let registered: FrameConversions | undefined;
@@ -28,7 +28,7 @@ export function fromDataFrame(df: DataFrame): ColumnTable {
   return conversions().fromDataFrame(df);
 }
 
-export function toDataFrame(table: ColumnTable): DataFrame {
+export function toDataFrame(table: ColumnTable | TypedColumnTable): DataFrame {
   return conversions().toDataFrame(table);
 }
 

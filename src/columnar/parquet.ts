@@ -20,18 +20,31 @@ import type { Provenance } from "../client/provenance";
 import { besidePath } from "../files/replace-files";
 import { columnTableOf, type TableLike } from "./arrow";
 import {
+  isTypedColumnTable,
   ownEntry,
+  plainColumn,
   TableBuilder,
+  typedColumns,
   uniqueWarnings,
   type ColumnKind,
   type ColumnTable,
   type TableWarning,
+  type TypedColumnTable,
 } from "../table/column-table";
 import { toDataFrame } from "./frames";
 import { ColumnarError, SqlError } from "./errors";
 import { claimSpool, releaseSpool } from "./spool";
 import { sizingOf, type DuckDBSizing } from "./duckdb-options";
-import { parquetGlob, parquetScan, quoteIdent, quoteString, SqlSession, type ParquetPathOptions } from "./sql";
+import {
+  parquetGlob,
+  parquetScan,
+  quoteIdent,
+  quoteString,
+  SqlSession,
+  typedOption,
+  type ParquetPathOptions,
+  type ResultOptions,
+} from "./sql";
 
 export const PARQUET_META_KEY = "risk_portal_lab.meta";
 export const PARQUET_PROVENANCE_KEY = "risk_portal_lab.provenance";
@@ -67,7 +80,8 @@ export async function writeParquet(
   target: string,
   options: WriteParquetOptions = {},
 ): Promise<ParquetWritten> {
-  const table = columnTableOf(input, "frames.writeParquet");
+  // A typed table goes to DuckDB as it is (its Float64Arrays copied in blocks), not made plain first.
+  const table = isTypedColumnTable(input) ? input : columnTableOf(input, "frames.writeParquet");
   const partitionBy =
     options.partitionBy === undefined
       ? []
@@ -107,7 +121,7 @@ export async function writeParquet(
 
 /** `copy … to`: the table as Parquet at `to` (a directory of partitions with `partitionBy`). */
 async function copyToParquet(
-  table: ColumnTable,
+  table: ColumnTable | TypedColumnTable,
   to: string,
   partitionBy: string[],
   how: { compression: string; sizing: DuckDBSizing },
@@ -239,7 +253,7 @@ export interface ParquetMeta {
 }
 
 /** What a frame knows beyond its values, as the JSON written in a Parquet file's key-value metadata. */
-export function parquetMetaJson(table: ColumnTable): string {
+export function parquetMetaJson(table: ColumnTable | TypedColumnTable): string {
   const meta: ParquetMeta = {
     source: table.meta.source,
     kinds: table.kinds,
@@ -295,28 +309,49 @@ export function parquetFiles(dir: string): string[] {
  * files written by {@link writeParquet} get their kinds, category levels and provenance back. The path
  * is taken as it is (`data[1]` is that directory); with `{ glob: true }` it is a glob
  * (`trades-2026-*.parquet`). `memoryLimit`, `tempDirectory`, `threads`: the size of the DuckDB session that
- * reads it (see {@link DuckDBSizing}).
+ * reads it (see {@link DuckDBSizing}). `typed: true`: a {@link TypedColumnTable}, its number and date
+ * columns as `Float64Array`s (see {@link ResultOptions}).
  * @example
  * ```ts
  * const table = await frames.readParquetColumns("data/trades");
+ * const typed = await frames.readParquetColumns("data/trades", { typed: true }); // typed.data.notional: a Float64Array
  * ```
  */
 export async function readParquetColumns(
   source: string,
-  options: ParquetPathOptions & DuckDBSizing = {},
-): Promise<ColumnTable> {
+  options: ParquetPathOptions & DuckDBSizing & { typed: true },
+): Promise<TypedColumnTable>;
+/** A Parquet file or dataset as a column table: one JS value per cell. */
+export async function readParquetColumns(
+  source: string,
+  options?: ParquetPathOptions & DuckDBSizing & { typed?: false },
+): Promise<ColumnTable>;
+/** A Parquet file or dataset as a column table, typed or not as `options.typed` says. */
+export async function readParquetColumns(
+  source: string,
+  options?: ReadParquetColumnsOptions,
+): Promise<ColumnTable | TypedColumnTable>;
+export async function readParquetColumns(
+  source: string,
+  options: ReadParquetColumnsOptions = {},
+): Promise<ColumnTable | TypedColumnTable> {
+  const typed = typedOption(options, "frames.readParquetColumns");
   const from = parquetScan(source, options);
   const session = await SqlSession.open(sizingOf(options), "frames.readParquetColumns");
   try {
-    const data = await session.queryColumns(`select * from ${from}`);
+    const data = await session.queryColumns(`select * from ${from}`, { typed });
     const kv = await session.queryColumns(
       `select decode(key) as key, decode(value) as value from parquet_kv_metadata(${quoteString(parquetGlob(source, options))}) where decode(key) in (${quoteString(PARQUET_META_KEY)}, ${quoteString(PARQUET_PROVENANCE_KEY)})`,
     );
-    return restore(data, kv, source);
+    const table = restore(data, kv, source);
+    return typed ? typedColumns(table) : table;
   } finally {
     await session.close();
   }
 }
+
+/** The options of {@link readParquetColumns}: the path's, the session's size, and the result's (`typed`). */
+export interface ReadParquetColumnsOptions extends ParquetPathOptions, DuckDBSizing, ResultOptions {}
 
 /**
  * {@link readParquetColumns} as a danfo DataFrame (fresh 0..n-1 index).
@@ -330,8 +365,11 @@ export async function readParquet(source: string, options: ParquetPathOptions & 
   return toDataFrame(await readParquetColumns(source, options));
 }
 
-/** The data with the kinds, levels, facts and provenance the files' metadata carries (first file's meta; every file's provenance, once each). */
-function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTable {
+/**
+ * The data with the kinds, levels, facts and provenance the files' metadata carries (first file's meta;
+ * every file's provenance, once each). A typed column whose kind the metadata confirms is kept as it is.
+ */
+function restore(data: ColumnTable | TypedColumnTable, kv: ColumnTable, source: string): ColumnTable {
   const keys = kv.data.key as string[];
   const values = kv.data.value as string[];
   let meta: ParquetMeta | undefined;
@@ -359,6 +397,15 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
     : data.columns;
   for (const c of order) {
     const kind = ownEntry(meta?.kinds, c);
+    const values = data.data[c]!;
+    if (values instanceof Float64Array && (kind === undefined || kind === data.kinds[c])) {
+      builder.addFinished(c, {
+        values: values as unknown as unknown[],
+        kind: data.kinds[c]!,
+        missing: data.meta.missing[c]!,
+      });
+      continue;
+    }
     const hint =
       kind === "category"
         ? "category"
@@ -371,7 +418,12 @@ function restore(data: ColumnTable, kv: ColumnTable, source: string): ColumnTabl
               : kind === "number"
                 ? "number"
                 : "auto";
-    builder.add(c, data.data[c]!, { hint, owned: true, levels: ownEntry(meta?.categories, c), detectDates: false });
+    builder.add(c, plainColumn(data.kinds[c]!, values), {
+      hint,
+      owned: true,
+      levels: ownEntry(meta?.categories, c),
+      detectDates: false,
+    });
   }
   const table = builder.build();
   table.meta.warnings = uniqueWarnings([...(meta?.warnings ?? []), ...data.meta.warnings, ...table.meta.warnings]);

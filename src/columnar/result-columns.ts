@@ -9,7 +9,8 @@ export interface ResultColumns {
   names: string[];
   /** Each column's `DuckDBType` (typed loosely here: see the module's comment). */
   types: unknown[];
-  columns: unknown[][];
+  /** Each column's values; read `typed`, a `number` or `date` column's are a `Float64Array` (a date's epoch ms, NaN for NULL). */
+  columns: (unknown[] | Float64Array)[];
   rows: number;
   /**
    * Per column, the kind its values already have when read from the vectors (numbers with NaN for

@@ -17,8 +17,11 @@ type Result = import("@duckdb/node-api").DuckDBResult;
 type Chunk = import("@duckdb/node-api").DuckDBDataChunk;
 type Vector = import("@duckdb/node-bindings").Vector;
 
+/** Where a reader writes a column's values: an array, or a `Float64Array` for a typed number or date column. */
+type Slots = { [i: number]: unknown };
+
 /** Reads one chunk's rows of one column into `out`, from row `o`; returns how many of them are NULL. */
-type ColumnReader = (chunk: Chunk, j: number, n: number, out: unknown[], o: number) => number;
+type ColumnReader = (chunk: Chunk, j: number, n: number, out: Slots, o: number) => number;
 
 /** Where JS `Date`s end (±8.64e15 ms): a DuckDB date or timestamp beyond is an error, as in `getColumnsJS()`. */
 const MAX_DATE_MS = 8_640_000_000_000_000;
@@ -30,18 +33,23 @@ const TWO_32 = 4294967296;
  * Reads every chunk of `result` into one array per column (a materialized result's chunks taken in
  * turn, a streaming result's fetched and dropped once read). A streamed result whose query fails after
  * its first chunks just ends: the caller of a streamed result must find out whether its query failed
- * (`SqlSession` runs it in a transaction of its own, which the failure aborts).
+ * (`SqlSession` runs it in a transaction of its own, which the failure aborts). `typed`: numbers and
+ * dates into `Float64Array`s, a date as its epoch milliseconds (see {@link ResultColumns.columns}).
  */
-export async function readResultColumns(D: DuckDB, B: Bindings, result: Result): Promise<ResultColumns> {
+export async function readResultColumns(D: DuckDB, B: Bindings, result: Result, typed = false): Promise<ResultColumns> {
   const names = result.columnNames();
   const types = result.columnTypes();
-  const readers = types.map((type) => columnReader(D, B, type));
+  const readers = types.map((type) => columnReader(D, B, type, typed));
   const final = readers.map((reader) => FINAL.get(reader));
   // A materialized result's chunks are there to take, without a round trip through the thread pool each,
   // and its arrays are made at their full length (no copy as they grow).
   const materialized = result instanceof D.DuckDBMaterializedResult ? result : undefined;
   const count = materialized?.chunkCount ?? Infinity;
-  const columns = types.map(() => new Segments(materialized?.rowCount));
+  const columns = final.map((kind) =>
+    typed && (kind === "number" || kind === "date")
+      ? new FloatSegments(materialized?.rowCount)
+      : new Segments(materialized?.rowCount),
+  );
   const missing = readers.map(() => 0);
   let rows = 0;
   // A streamed result's next chunk is asked for before this one is read: DuckDB makes it meanwhile.
@@ -105,6 +113,35 @@ class Segments {
 /** The first array of a streamed column (see {@link Segments}): two chunks of DuckDB's. */
 const MIN_SEGMENT = 4096;
 
+/**
+ * {@link Segments} of a typed column: a `Float64Array` made at the full length when the row count is
+ * known; else grown by doubling (each value copied once more at each growth, a block copy) and cut to
+ * the rows read at the end.
+ */
+class FloatSegments {
+  #current: Float64Array;
+  #used = 0;
+
+  constructor(rows?: number) {
+    this.#current = new Float64Array(rows ?? MIN_SEGMENT);
+  }
+
+  room(n: number): [Float64Array, number] {
+    if (this.#used + n > this.#current.length) {
+      const grown = new Float64Array(Math.max(this.#used + n, 2 * this.#current.length));
+      grown.set(this.#current.subarray(0, this.#used));
+      this.#current = grown;
+    }
+    const at = this.#used;
+    this.#used += n;
+    return [this.#current, at];
+  }
+
+  values(): Float64Array {
+    return this.#used === this.#current.length ? this.#current : this.#current.slice(0, this.#used);
+  }
+}
+
 /** The readers whose values are final, and their kind (see {@link ResultColumns.final}). */
 const FINAL = new WeakMap<ColumnReader, FinalKind>();
 
@@ -113,8 +150,11 @@ function final(kind: FinalKind, reader: ColumnReader): ColumnReader {
   return reader;
 }
 
-/** The reader for one column's type: from the vector's bytes where the type allows, else value by value. */
-function columnReader(D: DuckDB, B: Bindings, type: DuckType): ColumnReader {
+/**
+ * The reader for one column's type: from the vector's bytes where the type allows, else value by value.
+ * `typed`: a date reader writes epoch milliseconds (NaN for NULL), not `Date`s.
+ */
+function columnReader(D: DuckDB, B: Bindings, type: DuckType, typed: boolean): ColumnReader {
   const T = D.DuckDBTypeId;
   switch (type.typeId) {
     case T.DOUBLE:
@@ -139,16 +179,18 @@ function columnReader(D: DuckDB, B: Bindings, type: DuckType): ColumnReader {
     case T.UBIGINT:
       return bigints(B, type.typeId === T.UBIGINT);
     case T.DATE:
-      return final("date", dates(B));
+      return final("date", dates(B, typed));
     case T.TIMESTAMP:
-    case T.TIMESTAMP_TZ:
-      return final("date", timestamps(B, 1000, type.typeId === T.TIMESTAMP ? "TIMESTAMP" : "TIMESTAMPTZ", "micros"));
+    case T.TIMESTAMP_TZ: {
+      const what = type.typeId === T.TIMESTAMP ? "TIMESTAMP" : "TIMESTAMPTZ";
+      return final("date", timestamps(B, 1000, { what, unit: "micros", typed }));
+    }
     case T.TIMESTAMP_MS:
-      return final("date", timestamps(B, 1, "TIMESTAMP_MS", "millis"));
+      return final("date", timestamps(B, 1, { what: "TIMESTAMP_MS", unit: "millis", typed }));
     case T.TIMESTAMP_NS:
-      return final("date", timestamps(B, 1_000_000, "TIMESTAMP_NS", "nanos"));
+      return final("date", timestamps(B, 1_000_000, { what: "TIMESTAMP_NS", unit: "nanos", typed }));
     case T.TIMESTAMP_S:
-      return final("date", timestamps(B, 1 / 1000, "TIMESTAMP_S", "seconds"));
+      return final("date", timestamps(B, 1 / 1000, { what: "TIMESTAMP_S", unit: "seconds", typed }));
     case T.VARCHAR:
       return final("string", text(B));
     case T.ENUM:
@@ -243,8 +285,10 @@ function bigints(B: Bindings, unsigned: boolean): ColumnReader {
   };
 }
 
-function dates(B: Bindings): ColumnReader {
+/** DATE values as `Date`s (`typed`: as epoch milliseconds, NaN for NULL). */
+function dates(B: Bindings, typed: boolean): ColumnReader {
   const share = new DateShare();
+  const none = typed ? NaN : null;
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 4), 4);
@@ -253,13 +297,13 @@ function dates(B: Bindings): ColumnReader {
     let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out[o + i] = null;
+        out[o + i] = none;
         missing++;
         continue;
       }
       const d = days[i]!;
       if (d < -MAX_DATE_DAYS || d > MAX_DATE_DAYS) throw new Error(`DATE value out of range for JS Date: ${d} days`);
-      out[o + i] = share.date(d * DAY_MS);
+      out[o + i] = typed ? d * DAY_MS : share.date(d * DAY_MS);
     }
     return missing;
   };
@@ -267,10 +311,13 @@ function dates(B: Bindings): ColumnReader {
 
 /**
  * Timestamps of `perMs` units per millisecond, as `Date`s of the whole milliseconds (truncated toward
- * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the type).
+ * zero, as `getColumnsJS()` divides); beyond a JS `Date`, the error it throws (`what`, `unit` name the
+ * type). `typed`: the milliseconds themselves, NaN for NULL.
  */
-function timestamps(B: Bindings, perMs: number, what: string, unit: string): ColumnReader {
+function timestamps(B: Bindings, perMs: number, how: { what: string; unit: string; typed: boolean }): ColumnReader {
   const share = new DateShare();
+  const { what, unit, typed } = how;
+  const none = typed ? NaN : null;
   return (chunk, j, n, out, o) => {
     const vector = B.data_chunk_get_vector(chunk.chunk, j);
     const bytes = aligned(B.vector_get_data(vector, n * 8), 8);
@@ -279,7 +326,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
     let missing = 0;
     for (let i = 0; i < n; i++) {
       if (!isValid(mask, i)) {
-        out[o + i] = null;
+        out[o + i] = none;
         missing++;
         continue;
       }
@@ -293,7 +340,7 @@ function timestamps(B: Bindings, perMs: number, what: string, unit: string): Col
         ms = Number(perMs >= 1 ? units / BigInt(perMs) : units * 1000n);
       }
       if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) throw outOfRange(what, bytes, i, unit);
-      out[o + i] = share.date(ms);
+      out[o + i] = typed ? ms + 0 : share.date(ms); // + 0: -0 (truncated from before 1970) is 0, as a Date's time
     }
     return missing;
   };

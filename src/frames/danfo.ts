@@ -17,10 +17,12 @@ import type { DataFrame } from "../../vendor/danfo";
 import {
   columnRecord,
   formatWarning,
+  plainColumns,
   TableBuilder,
   type ColumnKind,
   type ColumnTable,
   type TableMeta,
+  type TypedColumnTable,
 } from "../table/column-table";
 import { setFrameConversions } from "../columnar/frames";
 import { makeDisplayable } from "../kernel/display";
@@ -137,13 +139,15 @@ function reservedNames(d: Danfo): Set<string> {
 /**
  * A danfo DataFrame of the table, column order kept, dtypes set from the column kinds (see the module
  * comment for dates, missing values and categories). The frame shares the table's column arrays (no
- * copy); treat the table as read-only afterwards. Loads danfo on first use.
+ * copy); treat the table as read-only afterwards. A typed table's number and date columns are made
+ * arrays of numbers and `Date`s first (danfo holds JS values). Loads danfo on first use.
  * @example
  * ```ts
  * const df = frames.toDataFrame(frames.yieldCurveColumns(curve));
  * ```
  */
-export function toDataFrame(table: ColumnTable): DataFrame {
+export function toDataFrame(input: ColumnTable | TypedColumnTable): DataFrame {
+  const table = plainColumns(input);
   const d = loadDanfo();
   const taken = reservedNames(d);
   const renamed = columnRecord<string>();

@@ -3,7 +3,7 @@
  * room's diff ({@link diffTables}) over column tables or danfo DataFrames.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { isColumnTable, preview, type ColumnTable } from "../table/column-table";
+import { asColumnTable, preview, type ColumnTable, type TypedColumnTable } from "../table/column-table";
 import { diffTables, type DiffOptions, type FrameDiff } from "../table/diff";
 import { FrameDiffError } from "../table/errors";
 import { fromDataFrame, isDataFrame } from "./danfo";
@@ -30,12 +30,17 @@ export { FrameDiffError } from "../table/errors";
  * plot.show(d);       // the changes, largest move first
  * ```
  */
-export function diff(before: ColumnTable | DataFrame, after: ColumnTable | DataFrame, options: DiffOptions): FrameDiff {
+export function diff(
+  before: ColumnTable | TypedColumnTable | DataFrame,
+  after: ColumnTable | TypedColumnTable | DataFrame,
+  options: DiffOptions,
+): FrameDiff {
   return diffTables(asTable(before, "before"), asTable(after, "after"), options);
 }
 
 function asTable(value: unknown, which: string): ColumnTable {
-  if (isColumnTable(value)) return value;
+  const table = asColumnTable(value);
+  if (table) return table;
   if (isDataFrame(value)) return fromDataFrame(value);
   throw new FrameDiffError(`${which} must be a column table or a danfo DataFrame, got ${preview(value)}`);
 }

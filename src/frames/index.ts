@@ -8,6 +8,9 @@ export {
   numbersOf,
   valuesOf,
   emptyTable,
+  plainColumns,
+  type TypedColumnTable,
+  type TypedColumn,
   type ColumnTable,
   type ColumnKind,
   type ColumnHint,
@@ -75,12 +78,22 @@ export { concatColumns } from "../table/concat";
 // Columnar: Arrow, SQL (DuckDB), Parquet datasets
 export { toArrow, fromArrow, type TableLike } from "../columnar/arrow";
 export type { ArrowTable, ArrowField, ArrowSchema, ArrowVector } from "../columnar/arrow-table";
-export { query, queryColumns, duckdb, SqlSession, type SqlSource, type SqlSourceInfo } from "../columnar/sql";
+export {
+  query,
+  queryColumns,
+  duckdb,
+  SqlSession,
+  type SqlSource,
+  type SqlSourceInfo,
+  type ResultOptions,
+  type QueryColumnsOptions,
+} from "../columnar/sql";
 export type { DuckDBOptions, DuckDBSizing } from "../columnar/duckdb-options";
 export {
   writeParquet,
   readParquet,
   readParquetColumns,
+  type ReadParquetColumnsOptions,
   type WriteParquetOptions,
   type ParquetWritten,
 } from "../columnar/parquet";

@@ -1,14 +1,15 @@
 /** `frames.pivotColumns` / `frames.pivot`: the table room's pivot ({@link pivotTable}), from and to danfo. */
 import type { DataFrame } from "../../vendor/danfo";
-import { isColumnTable, type ColumnTable } from "../table/column-table";
+import { asColumnTable, type ColumnTable, type TypedColumnTable } from "../table/column-table";
 import { pivotTable, type PivotOptions } from "../table/pivot";
 import { fromDataFrame, isDataFrame, toDataFrame } from "./danfo";
 
 export type { PivotAgg, PivotOptions } from "../table/pivot";
 
 /** A column table from a column table or a danfo DataFrame. */
-function tableOf(input: ColumnTable | DataFrame, caller: string): ColumnTable {
-  if (isColumnTable(input)) return input;
+function tableOf(input: ColumnTable | TypedColumnTable | DataFrame, caller: string): ColumnTable {
+  const table = asColumnTable(input);
+  if (table) return table;
   if (isDataFrame(input)) return fromDataFrame(input);
   throw new TypeError(
     `${caller}: expected a column table or a danfo DataFrame, got ${input === null ? "null" : typeof input}`,
@@ -24,7 +25,7 @@ function tableOf(input: ColumnTable | DataFrame, caller: string): ColumnTable {
  * frames.pivot(trades, { index: "counterparty", columns: "currency", values: "notional", agg: "sum" });
  * ```
  */
-export function pivotColumns(input: ColumnTable | DataFrame, options: PivotOptions): ColumnTable {
+export function pivotColumns(input: ColumnTable | TypedColumnTable | DataFrame, options: PivotOptions): ColumnTable {
   return pivotTable(tableOf(input, "frames.pivot"), options);
 }
 
@@ -36,6 +37,6 @@ export function pivotColumns(input: ColumnTable | DataFrame, options: PivotOptio
  * const book = frames.pivot(trades, { index: "counterparty", columns: "currency", values: "notional", agg: "sum" });
  * ```
  */
-export function pivot(input: ColumnTable | DataFrame, options: PivotOptions): DataFrame {
+export function pivot(input: ColumnTable | TypedColumnTable | DataFrame, options: PivotOptions): DataFrame {
   return toDataFrame(pivotColumns(input, options));
 }

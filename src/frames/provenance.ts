@@ -6,7 +6,7 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { provenanceOf, type Provenance } from "../client/provenance";
-import { isColumnTable } from "../table/column-table";
+import { isColumnTable, isTypedColumnTable } from "../table/column-table";
 import { frameInfo } from "./danfo";
 
 export type { Provenance, ProvenanceSource } from "../client/provenance";
@@ -35,9 +35,9 @@ export function provenance(x: unknown): Provenance[] {
   if (own) return [own];
   const info = frameInfo(x as DataFrame);
   if (info) return [...(info.provenance ?? [])];
-  if (isColumnTable(x)) return [...(x.meta?.provenance ?? [])];
+  if (isColumnTable(x) || isTypedColumnTable(x)) return [...(x.meta?.provenance ?? [])];
   const batch = x as { table?: unknown; frame?: unknown; provenance?: unknown };
-  if (isColumnTable(batch.table)) return provenance(batch.table);
+  if (isColumnTable(batch.table) || isTypedColumnTable(batch.table)) return provenance(batch.table);
   if (batch.frame !== null && typeof batch.frame === "object") return provenance(batch.frame);
   // Results that gather several responses themselves (`vol.crossCheck`) list them in `provenance`.
   if (Array.isArray(batch.provenance)) return [...(batch.provenance as Provenance[])];

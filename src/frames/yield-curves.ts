@@ -6,7 +6,7 @@
 import type { DataFrame } from "../../vendor/danfo";
 import type { CallOptions } from "../client/pipeline";
 import type { RiskPortalClient } from "../client/client";
-import { emptyTable, isColumnTable, type ColumnTable } from "../table/column-table";
+import { asColumnTable, emptyTable, type ColumnTable } from "../table/column-table";
 import { concatColumns } from "../table/concat";
 import { fromDataFrame, toDataFrame } from "./danfo";
 import { dateText } from "../batch/failure";
@@ -127,9 +127,7 @@ export function pivotCurvesColumns(
       ? curves.table
       : "frame" in curves
         ? fromDataFrame(curves.frame)
-        : isColumnTable(curves)
-          ? curves
-          : fromDataFrame(curves);
+        : (asColumnTable(curves) ?? fromDataFrame(curves as DataFrame));
   return pivotColumns(table, {
     index: "maturity",
     columns: ["currency", "market_date"],

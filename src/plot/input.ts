@@ -4,12 +4,21 @@
  * DataFrame is read column by column, only the columns a chart needs, and never loads danfo itself.
  */
 import type { DataFrame } from "../../vendor/danfo";
-import { columnRecord, isColumnTable, ownEntry, type ColumnKind, type ColumnTable } from "../table/column-table";
+import {
+  columnRecord,
+  isColumnTable,
+  isTypedColumnTable,
+  ownEntry,
+  plainColumn,
+  type ColumnKind,
+  type ColumnTable,
+  type TypedColumnTable,
+} from "../table/column-table";
 import { frameInfo, isDataFrame, KIND_OF_DTYPE } from "../frames/danfo";
 import { parseIsoDate } from "../table/iso-date";
 
-/** A table a builder accepts: column table, DataFrame, or a batch helper's `{ table }` / `{ frame }`. */
-export type TableInput = ColumnTable | DataFrame | { table: ColumnTable } | { frame: DataFrame };
+/** A table a builder accepts: column table (typed or not), DataFrame, or a batch helper's `{ table }` / `{ frame }`. */
+export type TableInput = ColumnTable | TypedColumnTable | DataFrame | { table: ColumnTable } | { frame: DataFrame };
 
 /** Read access to the columns of a table, whatever it came as. */
 export interface Columns {
@@ -72,7 +81,7 @@ interface FrameLike {
 
 /** True for anything {@link columnsOf} accepts. */
 export function isTableInput(value: unknown): value is TableInput {
-  if (isColumnTable(value) || isDataFrame(value)) return true;
+  if (isColumnTable(value) || isTypedColumnTable(value) || isDataFrame(value)) return true;
   if (typeof value !== "object" || value === null) return false;
   const v = value as { table?: unknown; frame?: unknown };
   return isColumnTable(v.table) || isDataFrame(v.frame);
@@ -91,14 +100,16 @@ export function columnsOf(input: TableInput, caller: string): Columns {
     if (isColumnTable(batch.table)) return tableColumns(batch.table, caller);
     if (isDataFrame(batch.frame)) return frameColumns(batch.frame, caller);
   }
-  if (isColumnTable(input)) return tableColumns(input, caller);
+  if (isColumnTable(input) || isTypedColumnTable(input)) return tableColumns(input, caller);
   if (isDataFrame(input)) return frameColumns(input, caller);
   throw new TypeError(
     `${caller} expects a frames column table, a danfo DataFrame or a { table } / { frame } batch result; got ${input === null ? "null" : typeof input}`,
   );
 }
 
-function tableColumns(table: ColumnTable, caller: string): Columns {
+/** A table's columns; a typed table's number and date columns made plain (numbers, `Date`s) as they are read. */
+function tableColumns(table: ColumnTable | TypedColumnTable, caller: string): Columns {
+  const plain = new Map<string, readonly unknown[]>();
   return {
     rowCount: table.rowCount,
     names: table.columns,
@@ -108,7 +119,9 @@ function tableColumns(table: ColumnTable, caller: string): Columns {
     values(name) {
       const values = ownEntry(table.data, name);
       if (!values) throw missingColumn(caller, name, table.columns);
-      return values;
+      if (!(values instanceof Float64Array)) return values;
+      if (!plain.has(name)) plain.set(name, plainColumn(table.kinds[name]!, values));
+      return plain.get(name)!;
     },
     kind: (name) => ownEntry(table.kinds, name),
     levels: (name) => ownEntry(table.meta?.categories, name),

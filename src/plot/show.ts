@@ -15,7 +15,7 @@
  */
 import { notebookSession } from "../kernel/session";
 import type { DataFrame } from "../../vendor/danfo";
-import type { ColumnTable } from "../table/column-table";
+import { isTypedColumnTable, type ColumnTable, type TypedColumnTable } from "../table/column-table";
 import { isFigure, type Figure } from "./figure";
 import { figureFragment, figurePage, titleText } from "./html";
 import { writePage } from "./page-file";
@@ -43,6 +43,7 @@ export const PLOTLY_MIME = "application/vnd.plotly.v1+json";
 export type Showable =
   | Figure
   | ColumnTable
+  | TypedColumnTable
   | DataFrame
   | SeriesLike
   | { table: ColumnTable; failures?: unknown[] }
@@ -265,7 +266,7 @@ export function resetPlotlyEmbed(): void {
 notebookSession().onStart(resetPlotlyEmbed);
 
 function tableOf(value: unknown): TableLike | undefined {
-  if (isColumnTable(value) || isDataFrame(value) || isSeries(value)) return value;
+  if (isColumnTable(value) || isTypedColumnTable(value) || isDataFrame(value) || isSeries(value)) return value;
   if (typeof value !== "object" || value === null) return undefined;
   const batch = value as { table?: unknown; frame?: unknown };
   if (isColumnTable(batch.table)) return batch.table;

@@ -5,7 +5,15 @@
  */
 import type { DataFrame } from "../../vendor/danfo";
 import { formatProvenance } from "../client/provenance";
-import { formatWarning, ownEntry, type ColumnKind, type ColumnTable } from "../table/column-table";
+import {
+  formatWarning,
+  isTypedColumnTable,
+  ownEntry,
+  plainValue,
+  type ColumnKind,
+  type ColumnTable,
+  type TypedColumnTable,
+} from "../table/column-table";
 import { frameInfo, KIND_OF_DTYPE } from "../frames/danfo";
 import { provenance } from "../frames/provenance";
 import { isColumnTable, isDataFrame, isSeries, plotDate, type SeriesLike } from "./input";
@@ -16,7 +24,7 @@ import { checkDigits, columnNumberText, digitsFor, type Digits } from "./number-
 export const DEFAULT_TABLE_ROWS = 5;
 
 interface Preview {
-  what: "DataFrame" | "ColumnTable" | "Series";
+  what: "DataFrame" | "ColumnTable" | "TypedColumnTable" | "Series";
   rows: number;
   columns: string[];
   types: string[];
@@ -35,20 +43,22 @@ function pickRows(total: number, n: number): { take: number[]; gap: number | und
   return { take: [...[...Array(n).keys()], ...[...Array(n).keys()].map((i) => total - n + i)], gap: n };
 }
 
-/** What the table views show: a column table, a DataFrame, or a Series (as a one-column table with its index). */
-export type TableLike = ColumnTable | DataFrame | SeriesLike;
+/** What the table views show: a column table (typed or not), a DataFrame, or a Series (as a one-column table with its index). */
+export type TableLike = ColumnTable | TypedColumnTable | DataFrame | SeriesLike;
 
 function preview(input: TableLike, n: number): Preview {
   if (isSeries(input)) return seriesPreview(input, n);
   const origin = formatProvenance(provenance(input));
-  if (isColumnTable(input)) {
+  if (isColumnTable(input) || isTypedColumnTable(input)) {
     const { take, gap } = pickRows(input.rowCount, n);
+    // A typed table's dates are epoch ms: shown as the Dates a plain table holds (only the rows shown are read).
+    const cell = (c: string, i: number) => plainValue(ownEntry(input.kinds, c), ownEntry(input.data, c), i);
     return {
-      what: "ColumnTable",
+      what: isTypedColumnTable(input) ? "TypedColumnTable" : "ColumnTable",
       rows: input.rowCount,
       columns: input.columns,
       types: input.columns.map((c) => typeLabel(ownEntry(input.kinds, c))),
-      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => ownEntry(input.data, c)?.[i]) })),
+      shown: take.map((i) => ({ index: i, cells: input.columns.map((c) => cell(c, i)) })),
       gap,
       source: input.meta?.source,
       warnings: (input.meta?.warnings ?? []).map(formatWarning),
@@ -293,5 +303,5 @@ function clip(text: string): string {
 
 /** True for what `tableHtml` shows: a column table, a danfo DataFrame or a danfo Series. */
 export function isTable(value: unknown): value is TableLike {
-  return isColumnTable(value) || isDataFrame(value) || isSeries(value);
+  return isColumnTable(value) || isTypedColumnTable(value) || isDataFrame(value) || isSeries(value);
 }

@@ -63,6 +63,7 @@ export {
   toDataFrame,
   fromDataFrame,
   frameInfo,
+  plainColumns,
   toArrow,
   fromArrow,
   duckdb,

@@ -98,6 +98,7 @@ export const loadDanfo = guardAnswers("frames.loadDanfo", folder.loadDanfo);
 export const toDataFrame = guardAnswers("frames.toDataFrame", folder.toDataFrame);
 export const fromDataFrame = guardAnswers("frames.fromDataFrame", folder.fromDataFrame);
 export const frameInfo = guardAnswers("frames.frameInfo", folder.frameInfo);
+export const plainColumns = guardAnswers("frames.plainColumns", folder.plainColumns);
 // Arrow, SQL (DuckDB), Parquet
 export const toArrow = guardAnswers("frames.toArrow", folder.toArrow);
 export const fromArrow = guardAnswers("frames.fromArrow", folder.fromArrow);

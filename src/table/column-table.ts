@@ -119,6 +119,32 @@ export interface ColumnTable {
   meta: TableMeta;
 }
 
+/**
+ * A column of a {@link TypedColumnTable}: a `Float64Array` for a `number` column (`NaN` = missing) and for
+ * a `date` column (each date as its milliseconds since 1970-01-01 UTC, `NaN` = missing); a plain array,
+ * as in a {@link ColumnTable}, for every other kind.
+ */
+export type TypedColumn = Float64Array | unknown[];
+
+/**
+ * A column table whose `number` and `date` columns are `Float64Array`s (see {@link TypedColumn}): what
+ * `queryColumns(sql, { typed: true })` and `readParquetColumns(path, { typed: true })` give, read from
+ * DuckDB without a JS value per cell. Same columns, kinds, row count and meta as the untyped result.
+ * `typed: true` tells it from a {@link ColumnTable}, which it is not (`isColumnTable` says false): the
+ * library's functions that take a column table take it too (`toDataFrame`, `toArrow`, `writeParquet`, an
+ * SQL source, the charts, `plot.show`, `diff`, `pivot`, `concatColumns`, `valuesOf`), converting what they
+ * need; `frames.plainColumns(table)` gives the plain table (a `Date` per date).
+ */
+export interface TypedColumnTable {
+  /** Column names, in order. */
+  columns: string[];
+  data: Record<string, TypedColumn>;
+  kinds: Record<string, ColumnKind>;
+  rowCount: number;
+  meta: TableMeta;
+  readonly typed: true;
+}
+
 /** What an adapter expects of a column; `auto` infers it from the values. */
 export type ColumnHint = "auto" | "number" | "string" | "boolean" | "date" | "category";
 
@@ -446,8 +472,20 @@ export class TableBuilder {
   }
 }
 
-/** True for a {@link ColumnTable} (structural check: columns, data, kinds, rowCount). */
+/**
+ * True for a {@link ColumnTable} (structural check: columns, data, kinds, rowCount); false for a
+ * {@link TypedColumnTable}, whose number and date columns are not arrays of JS values.
+ */
 export function isColumnTable(value: unknown): value is ColumnTable {
+  return isTableShaped(value) && (value as { typed?: unknown }).typed !== true;
+}
+
+/** True for a {@link TypedColumnTable} (a column table's shape, and `typed: true`). */
+export function isTypedColumnTable(value: unknown): value is TypedColumnTable {
+  return isTableShaped(value) && (value as { typed?: unknown }).typed === true;
+}
+
+function isTableShaped(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Partial<ColumnTable>;
   return (
@@ -459,32 +497,98 @@ export function isColumnTable(value: unknown): value is ColumnTable {
   );
 }
 
+/** A column table of `value`: itself, a typed table made plain (see {@link plainColumns}); else undefined. */
+export function asColumnTable(value: unknown): ColumnTable | undefined {
+  if (isColumnTable(value)) return value;
+  return isTypedColumnTable(value) ? plainColumns(value) : undefined;
+}
+
 /**
- * The values of a column; throws naming the table's columns when there is no such column.
+ * The table with one JS value per cell: a {@link TypedColumnTable}'s `number` columns as arrays of
+ * numbers (`NaN` missing) and its `date` columns as arrays of `Date`s (`null` missing), the rest shared
+ * with it; a {@link ColumnTable} is returned as it is.
+ * @example
+ * ```ts
+ * const typed = await frames.queryColumns("select * from trades where notional > 1e6", { trades }, { typed: true });
+ * const table = frames.plainColumns(typed); // table.data.trade_date holds Dates, as queryColumns without typed gives
+ * ```
+ */
+export function plainColumns(table: ColumnTable | TypedColumnTable): ColumnTable {
+  if (!isTypedColumnTable(table)) return table;
+  const data = columnRecord<unknown[]>();
+  for (const c of table.columns) data[c] = plainColumn(table.kinds[c]!, table.data[c]!);
+  const { columns, kinds, rowCount, meta } = table;
+  return displayable({ columns: [...columns], data, kinds: { ...kinds }, rowCount, meta: { ...meta } });
+}
+
+/** A column with one JS value per cell: a typed date column's milliseconds as `Date`s (`null` for NaN), typed numbers as an array. */
+export function plainColumn(kind: ColumnKind, values: TypedColumn): unknown[] {
+  if (!(values instanceof Float64Array)) return values;
+  if (kind !== "date") return Array.from(values);
+  const n = values.length;
+  const out = new Array<Date | null>(n);
+  for (let i = 0; i < n; i++) {
+    const ms = values[i]!;
+    out[i] = ms === ms ? new Date(ms) : null;
+  }
+  return out;
+}
+
+/** Row `i` of a column as a plain table holds it (see {@link plainColumn}). */
+export function plainValue(kind: ColumnKind | undefined, values: TypedColumn | undefined, i: number): unknown {
+  const v = values?.[i];
+  if (kind !== "date" || !(values instanceof Float64Array)) return v;
+  return v === v ? new Date(v as number) : null;
+}
+
+/**
+ * The table with its `number` and `date` columns as `Float64Array`s (see {@link TypedColumn}), marked
+ * `typed`; the table's other columns and meta are kept. Columns already typed are kept as they are.
+ */
+export function typedColumns(table: ColumnTable | TypedColumnTable): TypedColumnTable {
+  const data = table.data as Record<string, TypedColumn>;
+  for (const c of table.columns) {
+    const kind = table.kinds[c];
+    const values = data[c]!;
+    if ((kind !== "number" && kind !== "date") || values instanceof Float64Array) continue;
+    const out = new Float64Array(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      out[i] = kind === "number" ? (v as number) : v instanceof Date ? v.getTime() : NaN;
+    }
+    data[c] = out;
+  }
+  return Object.assign(table, { typed: true as const });
+}
+
+/**
+ * The values of a column (a typed table's as a plain table holds them: numbers in an array, `Date`s);
+ * throws naming the table's columns when there is no such column.
  * @example
  * ```ts
  * import { valuesOf } from "risk-portal-lab/frames";
  * const names = valuesOf(frames.yieldCurveColumns(curve), "fitted_instrument_name");
  * ```
  */
-export function valuesOf(table: ColumnTable, name: string): unknown[] {
+export function valuesOf(table: ColumnTable | TypedColumnTable, name: string): unknown[] {
   const values = Object.hasOwn(table.data, name) ? table.data[name] : undefined;
   if (!values)
     throw new Error(
       `no column "${name}"; the table has ${table.columns.map((c) => `"${c}"`).join(", ") || "no columns"}`,
     );
-  return values;
+  return plainColumn(table.kinds[name]!, values);
 }
 
 /**
- * The values of a `number` column (`NaN` = missing), e.g. for a plot; throws when the column is not numeric.
+ * The values of a `number` column (`NaN` = missing; a typed table's copied to an array), e.g. for a plot;
+ * throws when the column is not numeric.
  * @example
  * ```ts
  * import { numbersOf } from "risk-portal-lab/frames";
  * const rates = numbersOf(frames.yieldCurveColumns(curve), "rate"); // number[]; an error for a text column
  * ```
  */
-export function numbersOf(table: ColumnTable, name: string): number[] {
+export function numbersOf(table: ColumnTable | TypedColumnTable, name: string): number[] {
   const values = valuesOf(table, name);
   const kind = table.kinds[name];
   if (kind !== "number" && kind !== "empty") throw new Error(`column "${name}" is ${kind}, not number`);

@@ -1,5 +1,14 @@
 /** Stacks column tables (the batch helpers' one long frame from many responses). */
-import { levelsOf, ownEntry, TableBuilder, type ColumnHint, type ColumnKind, type ColumnTable } from "./column-table";
+import {
+  levelsOf,
+  ownEntry,
+  plainValue,
+  TableBuilder,
+  type ColumnHint,
+  type ColumnKind,
+  type ColumnTable,
+  type TypedColumnTable,
+} from "./column-table";
 
 /** The hint that keeps a column's kind when its parts are stacked (auto when the parts disagree). */
 function hintFor(kinds: ColumnKind[]): ColumnHint {
@@ -13,6 +22,7 @@ function hintFor(kinds: ColumnKind[]): ColumnHint {
 /**
  * The tables one under another: columns are the union in first-seen order, a column a table lacks is
  * missing in its rows, kinds and category levels carry over, warnings and provenance are concatenated.
+ * Typed tables' numbers and dates are stacked as numbers and `Date`s (the result is a plain table).
  * @example
  * ```ts
  * import { concatColumns } from "risk-portal-lab/frames";
@@ -21,7 +31,7 @@ function hintFor(kinds: ColumnKind[]): ColumnHint {
  * const both = concatColumns([eur, usd], "RateAsset"); // columns: the union, in order first seen
  * ```
  */
-export function concatColumns(tables: readonly ColumnTable[], source: string): ColumnTable {
+export function concatColumns(tables: readonly (ColumnTable | TypedColumnTable)[], source: string): ColumnTable {
   const names: string[] = [];
   for (const t of tables) for (const c of t.columns) if (!names.includes(c)) names.push(c);
   const n = tables.reduce((sum, t) => sum + t.rowCount, 0);
@@ -40,8 +50,9 @@ export function concatColumns(tables: readonly ColumnTable[], source: string): C
     for (const t of tables) {
       const values = ownEntry(t.data, name);
       if (values) {
-        kinds.push(t.kinds[name]!);
-        for (let i = 0; i < t.rowCount; i++) raw[at + i] = values[i];
+        const kind = t.kinds[name]!;
+        kinds.push(kind);
+        for (let i = 0; i < t.rowCount; i++) raw[at + i] = plainValue(kind, values, i);
         const levels = ownEntry(t.meta.categories, name);
         if (levels) known = levelsOf(levels, known);
       }
