@@ -26,7 +26,7 @@ const ROOT = path.resolve(__dirname, "../..");
 const DIST = process.env.RPL_SURFACE_DIST ?? path.join(ROOT, "dist");
 /** The root's names, each namespace one: 40 with issue 47 (22 of them error classes, 5 namespaces). */
 const MAX_ROOT_NAMES = 45;
-/** Keys of one root namespace: `frames` has the most, 72 with issue 48's followReports. */
+/** Keys of one root namespace: `frames` has the most, 73 with issue 46's plainColumns. */
 const MAX_NAMESPACE_KEYS = 80;
 /** The root namespaces whose subpath holds their whole folder. */
 const FOLDERS = ["frames", "vol", "plot", "curves"] as const;
