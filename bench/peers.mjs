@@ -11,7 +11,8 @@
  *                     and trades by counterparty × currency, the groups in hand
  *   sort              the whole table by counterparty ascending, notional descending
  *   filter after sort the rows of notional > 1,000,000, in sorted order, as the variant's own frame; for DuckDB
- *                     that means brought back into JS (ours: `queryColumns`; DuckDB alone: `getColumnsObjectJS`)
+ *                     that means brought back into JS (ours: `queryColumns(sql, { typed: true })`, the opt-in typed
+ *                     result, where the built package has it, else `queryColumns`; DuckDB alone: `getColumnsObjectJS`)
  * Variants (each library is loaded before the clock starts):
  *   ours-duckdb    frames.fetchTransactionTableColumns(rp, …) → frames.duckdb().register → SQL
  *   ours-json-duckdb  frames.fetchTransactionTableToDuckDB(rp, …, db, "trades") → SQL, the body read by DuckDB's
@@ -169,7 +170,7 @@ async function oursSql(base, into) {
       return Number(n.data.n[0]);
     },
     filter: async () => {
-      const rows = await session.queryColumns(FILTER_SQL);
+      const rows = await session.queryColumns(FILTER_SQL, frames.plainColumns ? { typed: true } : {});
       return filterCheck(rows.data.counterparty, rows.data.notional);
     },
   });

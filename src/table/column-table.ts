@@ -542,8 +542,9 @@ export function plainValue(kind: ColumnKind | undefined, values: TypedColumn | u
 }
 
 /**
- * The table with its `number` and `date` columns as `Float64Array`s (see {@link TypedColumn}), marked
- * `typed`; the table's other columns and meta are kept. Columns already typed are kept as they are.
+ * Turns `table` itself into a typed table: its `number` and `date` columns become `Float64Array`s (see
+ * {@link TypedColumn}) and it is marked `typed`; the other columns and meta are kept, columns already typed
+ * too. In place, so only for a table just read that no one else holds (a query's result, a Parquet read).
  */
 export function typedColumns(table: ColumnTable | TypedColumnTable): TypedColumnTable {
   const data = table.data as Record<string, TypedColumn>;
