@@ -9,7 +9,7 @@
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, isMain } from "./common.mjs";
 
@@ -20,7 +20,10 @@ export function shortSha(rev) {
 
 /** ROOT/node_modules as a link to the repository's, so a build there resolves packages as dist/ does. */
 function linkNodeModules(root) {
-  if (!existsSync(join(root, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  const link = join(root, "node_modules");
+  // A link left by an earlier run from another checkout (dangling once that checkout is gone) is replaced.
+  if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(link);
+  if (!existsSync(link)) symlinkSync(join(REPO_ROOT, "node_modules"), link);
 }
 
 /** REV's `paths` (src/, tsconfigs, …) extracted by `git archive` into ROOT, each replaced, and ROOT/node_modules linked. */
