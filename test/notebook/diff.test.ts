@@ -250,10 +250,11 @@ if (denoMissing && !inCI)
 
 describe.skipIf(denoMissing !== undefined && !inCI)("run --compare under Deno's kernel", () => {
   it("compares a Deno notebook's run with its earlier run: only the cell a parameter changed", async () => {
-    // In place: Deno resolves "risk-portal-lab" from the notebook's folder.
+    // In place: Deno resolves "risk-portal-lab" from the notebook's folder. No PNGs, as above: each run would
+    // start Chromium for its chart (deno-runner.test.ts checks that run's images).
     const copy = path.join("test", "notebook", "deno-runner.ipynb");
     const first = await runCli(
-      ["run", copy, "--kernel", "deno", "--param", "lines=3", "--out", path.join(dir, "deno-1")],
+      ["run", copy, "--kernel", "deno", "--no-images", "--param", "lines=3", "--out", path.join(dir, "deno-1")],
       120_000,
     );
     expect(first.code, first.stderr).toBe(0);
@@ -263,6 +264,7 @@ describe.skipIf(denoMissing !== undefined && !inCI)("run --compare under Deno's 
         copy,
         "--kernel",
         "deno",
+        "--no-images",
         "--param",
         "lines=4",
         "--out",

@@ -39,7 +39,8 @@ let runner: Run;
 let jupyter: Run | undefined;
 beforeAll(async () => {
   [runner, jupyter] = await Promise.all([
-    runCli(["run", notebook, "--out", path.join(outDir, "run")], TIMEOUT_MS),
+    // No PNG of the chart: nothing here looks at it, and it would start Chromium (chart-images.test.ts draws them).
+    runCli(["run", notebook, "--no-images", "--out", path.join(outDir, "run")], TIMEOUT_MS),
     missing ? Promise.resolve(undefined) : runJupyter([notebook], path.join(outDir, "jupyter"), TIMEOUT_MS),
   ]);
 }, TIMEOUT_MS + 20_000);
