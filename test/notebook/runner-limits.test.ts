@@ -3,11 +3,10 @@
  * through the built CLI in a child process, as a user runs it:
  * - runner-busy.ipynb: a CPU-bound cell (`while (true) {}`) is stopped by `--cell-timeout` and written
  *   as timed out, the cells after it not run;
- * - runner-loud.ipynb, in one run: a `--param` string holding U+2028 and U+2029 (line terminators to
- *   TypeScript's scanner, though not to JSON) arrives intact; then a cell printing 100 MB keeps 10 MiB and
- *   a note saying what was cut, the runner's memory stays bounded, and the next cell keeps its output.
- * Two runs a kernel, not three: each run starts a kernel (a CLI, its worker and tslab's type-checker or
- * Deno), which is most of a small notebook's cost.
+ * - runner-params.ipynb: a `--param` string holding U+2028 and U+2029 (line terminators to TypeScript's
+ *   scanner, though not to JSON) arrives intact;
+ * - runner-loud.ipynb: a cell printing 100 MB keeps 10 MiB and a note saying what was cut, the runner's
+ *   memory stays bounded, and the next cell keeps its output.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +29,7 @@ import {
 
 const CLI_TIMEOUT_MS = 120_000;
 const busy = "test/notebook/runner-busy.ipynb";
+const params = "test/notebook/runner-params.ipynb";
 const loud = "test/notebook/runner-loud.ipynb";
 
 const noDeno = missingDeno();
@@ -116,6 +116,7 @@ const kernels: ("tslab" | "deno")[] = noDeno && !inCI ? ["tslab"] : ["tslab", "d
 
 describe.each(kernels)("risk-portal-lab run --kernel %s: limits", (kernel) => {
   let busyRun: Run;
+  let paramsRun: Run;
   let loudRun: Run;
   const out = (name: string) => path.join(outDir, kernel, name);
   const rssLog = path.join(outDir, `peak-rss-${kernel}.log`);
@@ -123,10 +124,13 @@ describe.each(kernels)("risk-portal-lab run --kernel %s: limits", (kernel) => {
   beforeAll(async () => {
     if (kernel === "deno" && noDeno) throw new Error(`The Deno runner must be tested in CI, but ${noDeno}`);
     const k = ["--kernel", kernel];
-    const p = ["-p", `note=${NOTE}`, "-p", `tags=${JSON.stringify(TAGS)}`];
-    [busyRun, loudRun] = await Promise.all([
+    [busyRun, paramsRun, loudRun] = await Promise.all([
       runCli(["run", busy, ...k, "--cell-timeout", "2", "--out", out("busy")], CLI_TIMEOUT_MS),
-      runCommand(process.execPath, ["-r", peakRss, cli, "run", loud, ...k, ...p, "--out", out("loud")], {
+      runCli(
+        ["run", params, ...k, "-p", `note=${NOTE}`, "-p", `tags=${JSON.stringify(TAGS)}`, "--out", out("params")],
+        CLI_TIMEOUT_MS,
+      ),
+      runCommand(process.execPath, ["-r", peakRss, cli, "run", loud, ...k, "--out", out("loud")], {
         timeoutMs: CLI_TIMEOUT_MS,
         env: { ...notebookEnv(), RPL_PEAK_RSS_LOG: rssLog },
       }),
@@ -149,8 +153,8 @@ describe.each(kernels)("risk-portal-lab run --kernel %s: limits", (kernel) => {
   });
 
   it("a --param string holding U+2028 and U+2029 reaches the notebook intact", () => {
-    expect(loudRun.code, loudRun.stderr).toBe(0);
-    const nb = Executed.read(path.join(out("loud"), "runner-loud.ipynb"));
+    expect(paramsRun.code, paramsRun.stderr).toBe(0);
+    const nb = Executed.read(path.join(out("params"), "runner-params.ipynb"));
     expect(JSON.parse(nb.stdout("show"))).toEqual({ note: NOTE, tags: TAGS });
   });
 
