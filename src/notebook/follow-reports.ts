@@ -118,10 +118,10 @@ export async function followReports(
     const open = states.filter((s) => !ended(s.info));
     const elapsedMs = performance.now() - started + skippedMs;
     const givingUp = open.length > 0 && elapsedMs + every > timeoutMs;
-    const event = progressEvent(states, poll, elapsedMs, open.length === 0 || givingUp);
+    const event = progressEvent(states, open.length, { poll, elapsedMs, finished: open.length === 0 || givingUp });
     options.onProgress?.(event);
     renderer?.update(event);
-    view?.draw(states, poll, open.length === 0 ? "done" : givingUp ? `gave up after ${seconds(elapsedMs)}` : "");
+    view?.draw(states, event, open.length === 0 ? "done" : givingUp ? `gave up after ${seconds(elapsedMs)}` : "");
     if (open.length === 0 || givingUp) {
       view?.close();
       const table = statusTable(wanted, seen);
@@ -187,11 +187,23 @@ function ended(info: ReportInfo | undefined): boolean {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
-/** Where the runs are after a poll, as the batch helpers report their calls. */
-function progressEvent(states: RunState[], poll: number, elapsedMs: number, finished: boolean): ProgressEvent {
-  const done = states.filter((s) => ended(s.info)).length;
+/** Where the runs are after a poll (`open` of them not ended), as the batch helpers report their calls. */
+function progressEvent(
+  states: RunState[],
+  open: number,
+  at: { poll: number; elapsedMs: number; finished: boolean },
+): ProgressEvent {
   const failed = states.filter((s) => s.info?.status === "failed").length;
-  return { label: "report runs", done, total: states.length, failed, elapsedMs, item: `poll ${poll}`, finished };
+  const { poll, elapsedMs, finished } = at;
+  return {
+    label: "report runs",
+    done: states.length - open,
+    total: states.length,
+    failed,
+    elapsedMs,
+    item: `poll ${poll}`,
+    finished,
+  };
 }
 
 /**
@@ -206,18 +218,18 @@ function progressRenderer(mode: ProgressMode, inNotebook: boolean): ProgressRend
 /** The chart and the line in a notebook (the line unless `progress` says otherwise); undefined outside one. */
 function notebookView(
   mode: ProgressMode,
-): { draw(states: RunState[], poll: number, end: string): void; close(): void } | undefined {
+): { draw(states: RunState[], event: ProgressEvent, end: string): void; close(): void } | undefined {
   const display = findKernelDisplay();
   if (!display) return undefined;
   const line: TextDisplay | undefined = mode === "auto" || mode === "notebook" ? notebookLine(display) : undefined;
   let chart: DisplayHandle<Showable> | undefined;
   return {
-    draw(states, poll, end) {
-      const finished = states.filter((s) => ended(s.info)).length;
-      const open = states.length - finished;
-      const text = `report runs · poll ${poll} · ${finished} of ${states.length} finished${open ? ` · ${open} not yet` : ""}${end ? ` · ${end}` : ""}`;
-      line?.text(text);
-      const figure = runStatusFigure(states, `Report runs · ${finished} of ${states.length} finished`);
+    draw(states, { label, item, done, total }, end) {
+      const open = total - done;
+      line?.text(
+        `${label} · ${item} · ${done} of ${total} finished${open ? ` · ${open} not yet` : ""}${end ? ` · ${end}` : ""}`,
+      );
+      const figure = runStatusFigure(states, `Report runs · ${done} of ${total} finished`);
       if (chart) chart.update(figure);
       else chart = showWith(display, figure);
     },
