@@ -24,7 +24,7 @@
  * writes bench/results/stream.json.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import {
@@ -129,19 +129,17 @@ async function fetchBody(url, apiKey) {
   return Buffer.concat(chunks);
 }
 
-/** The table's rows as one bare JSON array on disk, as the service's body carries them (for the peers). */
-async function spoolRows(url, apiKey, rowsFile) {
-  const { RiskPortalClient } = repoRequire(join(REPO_ROOT, "dist", "index.js"));
-  const { RowsSpoolSink } = repoRequire(join(REPO_ROOT, "dist", "columnar", "row-staging.js"));
-  const { getTransactionTable } = repoRequire(join(REPO_ROOT, "dist", "api", "position.js"));
-  const rp = new RiskPortalClient({ baseUrl: url, auth: { apiKey }, timeoutMs: 600_000 });
-  const sink = new RowsSpoolSink(rowsFile, { batchRows: 20_000 });
-  try {
-    await rp.requestStream(getTransactionTable, { portfolio_name: "GLOBAL-MACRO" }, sink);
-    sink.finish();
-  } finally {
-    sink.close();
-  }
+/**
+ * The table's rows as one bare JSON array on disk, the bytes the service's body carries them in (for the
+ * peers): the body's `data_table` array cut out as it is (the simulator writes `{"data_table":[…]}`).
+ */
+async function spoolRows(body, rowsFile) {
+  const text = body.subarray(0, 64).toString("latin1");
+  const start = text.indexOf("[");
+  const end = body.lastIndexOf("]");
+  if (!text.startsWith('{"data_table":[') || end < start)
+    throw new Error(`the simulator's body is not {"data_table":[…]}: it starts ${JSON.stringify(text)}`);
+  writeFileSync(rowsFile, body.subarray(start, end + 1));
 }
 
 function runChild(mode, url, apiKey, file, rowsFile) {
@@ -171,8 +169,9 @@ async function main() {
   const dir = mkdtempSync(join(os.tmpdir(), "rpl-stream-bench-"));
   try {
     const rowsFile = join(dir, "rows.json");
-    await spoolRows(sim.url, sim.credentials.apiKey, rowsFile);
-    const server = SERVE === "sim" ? sim : await serveFromMemory(await fetchBody(sim.url, sim.credentials.apiKey));
+    const body = await fetchBody(sim.url, sim.credentials.apiKey);
+    await spoolRows(body, rowsFile);
+    const server = SERVE === "sim" ? sim : await serveFromMemory(body);
     const runs = Object.fromEntries(MODES.map((m) => [m, []]));
     for (let round_ = 0; round_ < ROUNDS; round_++)
       for (const mode of MODES) {

@@ -1,7 +1,7 @@
 /**
  * Rows of JSON objects straight into DuckDB: the rows' bytes (a table answer's `data_table`, its wrapper
  * cut off by {@link JsonRowScanner}, which hands the array's bytes to a {@link RowsProfile} as they
- * arrive) go to a spool file as one bare JSON array, and DuckDB's own reader (`read_json`) parses and
+ * arrive) go to a spool file as newline-delimited JSON (a row a line), and DuckDB's own reader (`read_json`) parses and
  * loads them — no `JSON.parse`, no column table, no appender.
  *
  * DuckDB is told each column's type (`columns={…}`), never left to guess: one byte-level pass over the
@@ -101,6 +101,11 @@ export class RowsProfile implements RowsReader {
   readonly #order: number[] = [];
   readonly #lower = new Set<string>();
   rows = 0;
+  /**
+   * Where the commas between rows are (their bytes in the body), in order, since the reader last emptied
+   * this list: the spool puts a newline there (see {@link readJsonRows}).
+   */
+  readonly separators: number[] = [];
   /** The largest row, in bytes. */
   maxRowBytes = 0;
   /** Why these rows cannot take this route (the first reason found), or undefined. */
@@ -223,6 +228,7 @@ export class RowsProfile implements RowsReader {
         if (this.#state === AFTER) {
           if (c === COMMA) {
             this.#state = NEXT;
+            this.separators.push(base + p);
             p++;
             continue;
           }
@@ -764,13 +770,16 @@ function readType({ kind, direct }: PlannedColumn): string {
 }
 
 /**
- * `read_json(…)` of a spool file holding the rows as one JSON array, each column given its type.
+ * `read_json(…)` of a spool file holding the rows as newline-delimited JSON, each column given its type:
+ * the rows array's bytes as they came, the commas between rows made newlines and the newlines between a
+ * row's tokens made spaces (a JSON string holds none). DuckDB's reader parses that form with a fifth less
+ * CPU than the same rows as one array (970k rows on one thread: 1.6–1.9 s against 2.1–2.4 s).
  * `maxRowBytes`: the largest row (DuckDB refuses larger objects than its limit).
  */
 export function readJsonRows(file: string, columns: readonly PlannedColumn[], maxRowBytes: number): string {
   const types = columns.map((c) => `${quoteString(c.name)}: ${quoteString(readType(c))}`).join(", ");
   const objectBytes = Math.max(DUCKDB_OBJECT_BYTES, maxRowBytes + 1024);
-  return `read_json(${quoteString(file)}, format = 'array', records = true, columns = {${types}}, maximum_object_size = ${objectBytes})`;
+  return `read_json(${quoteString(file)}, format = 'newline_delimited', records = true, columns = {${types}}, maximum_object_size = ${objectBytes})`;
 }
 
 /**

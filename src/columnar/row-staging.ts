@@ -2,16 +2,17 @@
  * A table answer's rows spooled for DuckDB's own JSON reader: the body is scanned as it arrives (the
  * `{"data_table": …}` wrapper cut off, its other fields kept), the rows' bytes read once, where they
  * arrived ({@link RowsProfile}: strict JSON, the columns and the kinds the adapter would give them),
- * and written to a spool file as one bare JSON array. Nothing is parsed into JS objects on the way
+ * and written to a spool file as newline-delimited JSON. Nothing is parsed into JS objects on the way
  * (the client has checked the body is UTF-8 before the sink has any of it).
  */
-import { closeSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { ResponseValidationError } from "../client/errors";
 import type { BodySink } from "../client/pipeline";
 import { ColumnarError } from "./errors";
 import { RowsProfile, type PlannedColumn } from "./json-load";
 import { LivePipe } from "./live-pipe";
+import { SpoolOut } from "./spool-out";
 import { JsonRowScanner, JsonScanError, type RowsReader, type ScannedBody } from "./json-rows";
 
 const SOURCE = "GetTransactionTable";
@@ -38,10 +39,6 @@ function* spoolBytes(fd: number, length: number): Generator<Uint8Array> {
     yield buffer.subarray(0, read);
   }
 }
-const OPEN = new TextEncoder().encode("[");
-const CLOSE = new TextEncoder().encode("]");
-const COMMA = new TextEncoder().encode(",");
-const SPACE = new TextEncoder().encode(" ");
 
 /** The scanner's complaints are the response's fault: said as the client says a response does not fit. */
 export function scanning<T>(step: () => T): T {
@@ -78,16 +75,16 @@ export interface LiveRead {
   abandoned: boolean;
 }
 
-/** Receives a table answer's body: its rows to a spool file as one JSON array, profiled. A new attempt starts over. */
+/**
+ * Receives a table answer's body: its rows to a spool file as newline-delimited JSON (a row a line, see
+ * {@link readJsonRows}), profiled. A new attempt starts over.
+ */
 export class RowsSpoolSink implements BodySink, RowsReader {
   #fd: number | undefined;
-  #written = 0;
+  #out: SpoolOut | undefined;
   #scanner!: JsonRowScanner;
   /** Whether the rows array is being read (its bytes go to the spool as they come). */
   #inArray = false;
-  /** A second rows array (a body with `data_table` twice): the rows before it, and where a comma may go. */
-  #rowsBefore = 0;
-  #commaAt = -1;
   profile!: RowsProfile;
   /** The statement that read the rows as they came, if one was started. */
   live: LiveRead | undefined;
@@ -101,26 +98,29 @@ export class RowsSpoolSink implements BodySink, RowsReader {
     this.#reader = options.live;
   }
 
-  reset(): void {
+  async reset(): Promise<void> {
     if (this.live) {
       this.live.abandoned = true;
       this.live.pipe.break();
       this.#reader = undefined;
     }
+    // The last attempt's writes are done (or failed: this attempt starts over) before the file is emptied.
+    await this.#out?.settled().catch(() => undefined);
     if (this.#fd === undefined) this.#fd = openSync(this.file, "w+");
     else ftruncateSync(this.#fd, 0);
-    this.#written = 0;
+    this.#out = new SpoolOut(this.#fd);
     this.#inArray = false;
-    this.#commaAt = -1;
     this.#scanner = new JsonRowScanner(this.options.batchRows, { rows: this });
     this.profile = new RowsProfile(this.options.dates !== "keep");
-    this.#write(OPEN);
   }
 
   chunk(bytes: Uint8Array): void | Promise<void> {
     scanning(() => this.#scanner.push(bytes));
     const reader = this.#reader;
     if (reader && this.profile.rows >= reader.afterRows) return this.#goLive(reader);
+    // The body is read no faster than the file and the live reader take the rows.
+    const waits = [this.#out!.drained(), this.live?.pipe.drained()].filter((w) => w !== undefined);
+    if (waits.length > 0) return Promise.all(waits).then(() => undefined);
   }
 
   /**
@@ -140,32 +140,35 @@ export class RowsSpoolSink implements BodySink, RowsReader {
     );
     this.live = { pipe, columns, done, abandoned: false };
     if (!(await pipe.open(reading))) return;
-    for (const bytes of spoolBytes(this.#fd!, this.#written)) pipe.write(bytes);
+    const out = this.#out!;
+    await this.#written(out);
+    for (const bytes of spoolBytes(this.#fd!, out.flushed)) pipe.write(bytes);
+    out.follow(pipe);
   }
 
   /** The rows array's bytes (see {@link RowsReader}): read by the profile, then written to the spool as they are. */
   scan(chunk: Uint8Array, from: number, offset: number): number {
+    const out = this.#out!;
     if (!this.#inArray) {
       this.#inArray = true;
-      this.#rowsBefore = this.profile.rows;
-      // Rows of a second array follow the first's: a comma between them, put in once the second has a row.
-      if (this.#rowsBefore > 0) {
-        this.#commaAt = this.#written;
-        this.#write(SPACE);
-      }
+      // Rows of a second array follow the first's, on a line of their own.
+      if (this.profile.rows > 0) out.newline();
     }
     const end = this.profile.scan(chunk, from, offset);
-    this.#write(chunk.subarray(from, end < 0 ? chunk.length : end - 1));
-    if (end >= 0) {
-      this.#inArray = false;
-      if (this.#commaAt >= 0 && this.profile.rows > this.#rowsBefore) this.#write(COMMA, this.#commaAt);
-      this.#commaAt = -1;
+    const separators = this.profile.separators;
+    try {
+      out.put(chunk, from, end < 0 ? chunk.length : end - 1, offset, separators);
+    } catch (error) {
+      throw this.#writeFailed(error);
+    } finally {
+      separators.length = 0;
     }
+    if (end >= 0) this.#inArray = false;
     return end;
   }
 
-  /** After the body: its fields (and a `data_table` of another layout, whole); the spool's array is closed. */
-  finish(): ScannedBody {
+  /** After the body: its fields (and a `data_table` of another layout, whole), once every row is in the spool file. */
+  async finish(): Promise<ScannedBody> {
     const body = scanning(() => this.#scanner.end());
     if (!body.hasDataTable)
       throw new ResponseValidationError(
@@ -173,41 +176,74 @@ export class RowsSpoolSink implements BodySink, RowsReader {
         { operation: SOURCE, body: body.fields },
         [],
       );
-    this.#write(CLOSE);
+    const out = this.#out!;
+    out.flush();
     this.live?.pipe.end();
+    await this.#written(out);
     return body;
   }
 
   /** The spooled rows again, parsed, in batches of `batchRows` (for the rows DuckDB's reader is not given). */
   *reread(): Generator<unknown[]> {
     const scanner = new JsonRowScanner(this.options.batchRows);
-    // The spool holds the bare rows array: wrapped again as the scanner reads a body.
-    yield* scanner.push(new TextEncoder().encode('{"data_table":'));
-    yield* spoolBatches(this.#fd!, scanner);
-    yield* scanner.push(new TextEncoder().encode("}"));
+    // The spool holds the rows a line each: an array again, wrapped as the scanner reads a body.
+    yield* scanner.push(new TextEncoder().encode('{"data_table":['));
+    const commas = new LinesToArray();
+    for (const bytes of spoolBytes(this.#fd!, this.#out!.length)) yield* scanner.push(commas.convert(bytes));
+    yield* scanner.push(new TextEncoder().encode("]}"));
   }
 
-  close(): void {
+  /** Lets the live reader go and closes the spool, once its writes are done. */
+  async close(): Promise<void> {
     this.live?.pipe.break();
+    await this.#out?.settled().catch(() => undefined);
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
 
-  /** Writes `bytes` at the spool's end, or over the bytes at `position`. */
-  #write(bytes: Uint8Array, position = -1): void {
+  /** Waits for the spool's writes; a failed one is said as the sink's. */
+  async #written(out: SpoolOut): Promise<void> {
     try {
-      const start = position < 0 ? this.#written : position;
-      for (let at = 0; at < bytes.length;) at += writeSync(this.#fd!, bytes, at, bytes.length - at, start + at);
-      if (position < 0) this.#written += bytes.length;
-      // The pipe cannot go back: a live reader given a second rows array is not used.
-      if (position < 0) this.live?.pipe.write(bytes);
-      else this.live?.pipe.break();
+      await out.settled();
     } catch (error) {
-      throw new ColumnarError(
-        `${SOURCE}: could not write the response to ${this.file}: ${(error as Error).message}`,
-        "Parquet",
-        error,
-      );
+      throw this.#writeFailed(error);
     }
+  }
+
+  #writeFailed(error: unknown): unknown {
+    if (error instanceof JsonScanError || error instanceof ResponseValidationError) return error;
+    return new ColumnarError(
+      `${SOURCE}: could not write the response to ${this.file}: ${(error as Error).message}`,
+      "Parquet",
+      error,
+    );
+  }
+}
+
+/**
+ * Newline-delimited rows (as the spool holds them) back into the inside of a JSON array, buffer by
+ * buffer. A newline comes only after a row (the spool's other newlines were made spaces): each is a
+ * comma, put before the next row, so that an empty line (a second rows array without rows) makes none.
+ */
+class LinesToArray {
+  /** A newline came after a row: a comma is owed before the next row. */
+  #owed = false;
+
+  convert(bytes: Uint8Array): Uint8Array {
+    // A comma takes its newline's place; the one owed by the last buffer is the one byte more.
+    const out = new Uint8Array(bytes.length + 1);
+    let n = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (c === 0x0a) this.#owed = true;
+      else {
+        if (this.#owed && c !== 0x20 && c !== 0x09 && c !== 0x0d) {
+          out[n++] = 0x2c;
+          this.#owed = false;
+        }
+        out[n++] = c;
+      }
+    }
+    return out.subarray(0, n);
   }
 }

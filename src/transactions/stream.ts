@@ -148,7 +148,7 @@ async function stageForDuckDB(
   const sink = new RowsSpoolSink(path.join(workDir, "rows.json"), { dates, batchRows, live });
   try {
     const { provenance } = await rp.requestStream(getTransactionTable, request, sink, callOptions);
-    const body = sink.finish();
+    const body = await sink.finish();
     const { profile } = sink;
     const columns = profile.plan();
     if (body.dataTable === undefined && profile.detour === undefined && profile.rows > 0) {
@@ -169,7 +169,7 @@ async function stageForDuckDB(
     }
     return await stageSpooled(sink, body, provenance, workDir, dates);
   } finally {
-    sink.close();
+    await sink.close();
     // Its statement is over before the work directory (its pipe in it) goes, whatever happened.
     await sink.live?.done;
   }
@@ -359,8 +359,7 @@ export async function fetchTransactionTableToParquet(
       const session = await opening;
       if (tempDirectory === undefined)
         await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
-      await onOneThread(
-        session,
+      await session.run(
         `create table ${LIVE_TABLE} as select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}`,
       );
     },
@@ -446,8 +445,7 @@ export async function fetchTransactionTableToDuckDB(
   const live: LiveReader = {
     afterRows: options.batchRows ?? STREAM_BATCH_ROWS,
     start: (pipe, columns) =>
-      onOneThread(
-        db,
+      db.run(
         `create table ${quoteIdent(loading)} as select ${rowsSelectList(columns)} from ${readJsonRows(pipe, columns, 0)}`,
       ),
   };
@@ -471,20 +469,6 @@ export async function fetchTransactionTableToDuckDB(
     // What the live reader made, when it was not adopted (a closed session has nothing left to drop).
     await db.run(`drop table if exists ${quoteIdent(loading)}`).catch(() => undefined);
     releaseSpool(workDir);
-  }
-}
-
-/**
- * Runs `statement` with DuckDB's threads set to one, then as they were: while a statement waits on a pipe
- * for rows still arriving, DuckDB's other threads spin (three to four times the CPU of one thread).
- */
-async function onOneThread(db: SqlSession, statement: string): Promise<void> {
-  const threads = (await db.queryColumns("select current_setting('threads')::DOUBLE as n")).data.n![0] as number;
-  await db.run("set threads = 1");
-  try {
-    await db.run(statement);
-  } finally {
-    await db.run(`set threads = ${threads}`);
   }
 }
 
