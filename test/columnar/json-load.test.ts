@@ -116,6 +116,33 @@ describe("RowsProfile: one pass over the rows as their bytes arrive", () => {
     });
   });
 
+  it("refuses a raw control character, and only that, anywhere in a string as JSON.parse does (read four bytes at a time)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "Z", " ", "~", "!", "#", "[", "{", ":", ",", "é") }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 0x7f }),
+        (text, at, code) => {
+          const i = at % (text.length + 1);
+          const cell = text.slice(0, i) + String.fromCharCode(code) + text.slice(i);
+          const json = `[{"id": 1, "t": "${cell}", "n": 2}]`;
+          const parsed = (() => {
+            try {
+              return JSON.parse(json) as unknown;
+            } catch {
+              return undefined;
+            }
+          })();
+          const found = profile([body(json)]);
+          if (parsed === undefined) expect(found, JSON.stringify(json)).toHaveProperty("error");
+          else expect(found, JSON.stringify(json)).toMatchObject({ rows: 1, names: ["id", "t", "n"] });
+          if (code < 0x20) expect(found.error).toMatch(/a control character in a string/);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it("a row longer than many chunks: read whole, once it has come", () => {
     const long = "x".repeat(300_000);
     const bytes = body(`[{"a": 1, "t": "y"}, {"a": 2, "t": "${long}"}, {"a": 3, "t": "z"}]`);
