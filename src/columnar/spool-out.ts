@@ -16,8 +16,6 @@ const HIGH_WATER_BYTES = 16 << 20;
 const FREE_BLOCKS = 8;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
-/** A byte that {@link SpoolOut.newline} makes a newline (a separator at its place). */
-const LINE = new Uint8Array([SPACE]);
 
 /** Blocks of a spool file's bytes, written as they fill. */
 export class SpoolOut {
@@ -48,12 +46,12 @@ export class SpoolOut {
 
   /**
    * `bytes[from, to)` at the end, the body's bytes from `offset` at `bytes[0]`: the commas between rows
-   * (their bytes in the body, ascending, from `separators[next]` on) made newlines, every newline already
-   * there (between tokens: a JSON string holds none) a space. Returns the index of the first separator
-   * past `to`. Throws the first failure of an earlier write.
+   * (their bytes in the body, ascending, all in that range) made newlines, every newline already there
+   * (between tokens: a JSON string holds none) a space. Throws the first failure of an earlier write.
    */
-  put(bytes: Uint8Array, from: number, to: number, offset = 0, separators: readonly number[] = [], next = 0): number {
+  put(bytes: Uint8Array, from: number, to: number, offset: number, separators: readonly number[]): void {
     if (this.#failure) throw this.#failure;
+    let next = 0;
     // Buffer's indexOf is memchr: a typed array's looks at one element at a time (15× the CPU).
     const search = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let newline = find(search, from, to);
@@ -70,12 +68,12 @@ export class SpoolOut {
       from = end;
       if (this.#held === SPOOL_BLOCK_BYTES) this.#handOut();
     }
-    return next;
   }
 
   /** A newline at the end, as it is (between the rows of two arrays). */
   newline(): void {
-    this.put(LINE, 0, 1, 0, [0]);
+    this.#block[this.#held++] = NEWLINE;
+    if (this.#held === SPOOL_BLOCK_BYTES) this.#handOut();
   }
 
   /** Hands out the bytes held (a block not full), as at the end of the rows. */
