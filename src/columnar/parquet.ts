@@ -264,10 +264,21 @@ export function parquetMetaJson(table: ColumnTable | TypedColumnTable): string {
   return JSON.stringify(meta);
 }
 
-/** DuckDB's `KV_METADATA {…}` copy option carrying the frame's facts and the responses its rows came from. */
+/** The key-value metadata carrying the frame's facts and the responses its rows came from. */
+export function parquetKeyValues(
+  meta: ParquetMeta | string,
+  provenance: readonly Provenance[],
+): Record<string, string> {
+  return {
+    [PARQUET_META_KEY]: typeof meta === "string" ? meta : JSON.stringify(meta),
+    [PARQUET_PROVENANCE_KEY]: JSON.stringify(provenance),
+  };
+}
+
+/** DuckDB's `KV_METADATA {…}` copy option carrying {@link parquetKeyValues}. */
 export function parquetKvOption(meta: ParquetMeta | string, provenance: readonly Provenance[]): string {
-  const json = typeof meta === "string" ? meta : JSON.stringify(meta);
-  return `KV_METADATA {${quoteString(PARQUET_META_KEY)}: ${quoteString(json)}, ${quoteString(PARQUET_PROVENANCE_KEY)}: ${quoteString(JSON.stringify(provenance))}}`;
+  const entries = Object.entries(parquetKeyValues(meta, provenance));
+  return `KV_METADATA {${entries.map(([key, value]) => `${quoteString(key)}: ${quoteString(value)}`).join(", ")}}`;
 }
 
 /** Refuses to write over something unless asked (`who` names the caller in the error); a file target's directory must be a directory. */

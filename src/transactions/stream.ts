@@ -3,8 +3,9 @@
  * arrives (the pipeline's streaming call), written to a spool file beside the target, and scanned to
  * learn each column's kind over the whole table — the same kinds the in-memory reader gives, since a
  * column's kind depends on all its values. With the `duckdb` loader DuckDB reads the rows while they
- * arrive, into a table of its own session (spilled to the spool folder past DuckDB's memory), typed as
- * the first rows are; the spool is read again when the whole table's kinds say otherwise. With the `js`
+ * arrive, typed as the first rows are, straight into the Parquet file (whose key-value metadata is set
+ * once the body is in, see {@link setParquetKeyValues}) or into a table of the caller's session; the
+ * spool is read again when the whole table's kinds say otherwise. With the `js`
  * loader a second pass over the spool builds each batch with those kinds and appends it to the Parquet
  * output. A million-row table streams in a few hundred MB.
  *
@@ -37,12 +38,14 @@ import { readJsonRows, rowsSelectList, type PlannedColumn } from "../columnar/js
 import { JsonRowScanner, type ScannedBody } from "../columnar/json-rows";
 import {
   checkParquetTarget,
+  parquetKeyValues,
   parquetKvOption,
   parquetSelectList,
   replaceFile,
   writeFailed,
   type ParquetMeta,
 } from "../columnar/parquet";
+import { setParquetKeyValues } from "../columnar/parquet-footer";
 import { duckdbConfig, sizingOf, type DuckDBSizing } from "../columnar/duckdb-options";
 import { claimSpool, releaseSpool } from "../columnar/spool";
 import { quoteIdent, quoteString, SqlSession } from "../columnar/sql";
@@ -56,8 +59,6 @@ import {
 import { RowsSpoolSink, scanning, spoolBatches, type LiveRead, type LiveReader } from "../columnar/row-staging";
 
 const SOURCE = "GetTransactionTable";
-/** The table the Parquet route's session reads the rows into as they arrive. */
-const LIVE_TABLE = "rows_read_live";
 /** Rows parsed and converted at a time. */
 export const STREAM_BATCH_ROWS = 20_000;
 
@@ -351,16 +352,19 @@ export async function fetchTransactionTableToParquet(
   // All cores unless told, as frames.writeParquet; opened while the body streams (a session takes a while to start).
   const opening = SqlSession.open(sizing, who);
   opening.catch(() => undefined); // a failure to open is thrown where the session is awaited
-  // DuckDB reads the rows into a table of the session while they arrive; the file is written from it. What
-  // of that table does not fit in DuckDB's memory goes to the spool folder (a table larger than memory).
+  // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
+  const final = path.join(workDir, path.basename(out));
+  // DuckDB writes the file from the rows while they arrive (what it holds past its memory goes to the spool
+  // folder), its key-value metadata a placeholder until the body's fields and provenance are known.
   const live: LiveReader = {
     afterRows: rest.batchRows ?? STREAM_BATCH_ROWS,
     start: async (pipe, columns) => {
       const session = await opening;
       if (tempDirectory === undefined)
         await session.run(`set temp_directory = ${quoteString(path.join(workDir, "duckdb"))}`);
+      // A COPY from one scan keeps the rows in order.
       await session.run(
-        `create table ${LIVE_TABLE} as select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}`,
+        `copy (select ${rowsSelectList(columns, true)} from ${readJsonRows(pipe, columns, 0)}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption("", [])})`,
       );
     },
   };
@@ -381,26 +385,30 @@ export async function fetchTransactionTableToParquet(
         files: [],
         warnings: [...staged.meta.warnings.map(formatWarning), "the table has no rows: no file was written"],
       };
-    // The final file is written beside the target, then moved over it: the previous file stays until the new one is whole.
-    const final = path.join(workDir, path.basename(out));
-    // A COPY from one scan keeps the rows in order (the parts' order).
-    const session = await opening;
-    try {
-      // The rows read from the spool or live have their dates as TIMESTAMPTZ already.
-      const zoned = staged.readLive || staged.zonedScan !== undefined ? staged.columns : [];
-      const select = parquetSelectList(staged.columns, staged.meta.kinds, zoned);
-      const from = staged.readLive ? LIVE_TABLE : (staged.zonedScan ?? stagedScan(staged));
-      await session.run(
-        `copy (select ${select} from ${from}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
-      );
-    } catch (error) {
-      throw writeFailed(error, out, who);
-    }
+    // Written live: its metadata is set. Otherwise a COPY from one scan keeps the rows in order (the parts' order).
+    if (staged.readLive) setParquetKeyValues(final, parquetKeyValues(staged.meta, staged.provenance), who);
+    else await copyStaged(await opening, staged, final, who, out);
     replaceFile(final, out, who);
     return { ...written, files: [out], warnings: staged.meta.warnings.map(formatWarning) };
   } finally {
     await (await opening.catch(() => undefined))?.close();
     releaseSpool(workDir);
+  }
+}
+
+/** Writes a staged table (its spool or its parts) into the Parquet file `final`, with its metadata. */
+async function copyStaged(session: SqlSession, staged: StagedTable, final: string, who: string, out: string) {
+  // The rows read from the spool have their dates as TIMESTAMPTZ already.
+  const zoned = staged.zonedScan !== undefined ? staged.columns : [];
+  const select = parquetSelectList(staged.columns, staged.meta.kinds, zoned);
+  const from = staged.zonedScan ?? stagedScan(staged);
+  rmSync(final, { force: true }); // what a live read that was not used wrote (its statement is over)
+  try {
+    await session.run(
+      `copy (select ${select} from ${from}) to ${quoteString(final)} (FORMAT parquet, COMPRESSION zstd, ${parquetKvOption(staged.meta, staged.provenance)})`,
+    );
+  } catch (error) {
+    throw writeFailed(error, out, who);
   }
 }
 

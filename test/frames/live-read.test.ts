@@ -167,6 +167,9 @@ async function expectSameAsBefore(url: string, options: StreamOptions = { batchR
   const [a, b] = [await frames.readParquetColumns(old), await frames.readParquetColumns(duck)];
   expect(b.kinds).toEqual(a.kinds);
   expect(b.data).toEqual(a.data);
+  // The file's metadata: the body's fields and the response's provenance, as the in-memory route writes them.
+  expect(b.meta.fields).toEqual({ ...a.meta.fields, parquet: duck });
+  expect(b.meta.provenance).toEqual(JSON.parse(JSON.stringify(now.provenance)));
   const db = await frames.duckdb({ threads: 2 });
   try {
     await db.register("old", table);
@@ -278,6 +281,51 @@ describe("rows read as they arrive", () => {
     } finally {
       await db.close();
       rmSync(work, { recursive: true, force: true });
+      await server.close();
+    }
+  });
+});
+
+describe("the Parquet route writes its file as the rows arrive", () => {
+  /** The Parquet files in this process's spool folders beside the targets. */
+  const spooledFiles = () =>
+    spoolsLeft()
+      .filter((f) => !f.startsWith("."))
+      .flatMap((f) => readdirSync(path.join(dir, f)).filter((name) => name.endsWith(".parquet")));
+
+  it("the file is being written before the last row has come; its metadata (the fields after the rows, the provenance) is set at the end", async () => {
+    const table = rows(300);
+    const body = JSON.stringify({ $type: "TransactionTable", data_table: table, count: 1, after: { note: "é\n" } });
+    let release!: () => void;
+    const until = new Promise<void>((resolve) => (release = resolve));
+    const server = await serve(body, { hold: { at: body.lastIndexOf(`,${JSON.stringify(table.at(-1))}`), until } });
+    const target = file();
+    let seen: string[] = [];
+    // While the last row is held back: look for the file in the spool folder (for up to 10 s), then let the row go.
+    const watch = (async () => {
+      for (let i = 0; i < 200 && seen.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = spooledFiles();
+      }
+      release();
+    })();
+    try {
+      const written = await fetchTransactionTableToParquet(client(server.url), P, target, { batchRows: 2 });
+      await watch;
+      expect(seen).toEqual([path.basename(target)]);
+      const back = await frames.readParquetColumns(target);
+      expect(back.rowCount).toBe(300);
+      expect(back.meta.fields).toEqual({
+        $type: "TransactionTable",
+        count: 1,
+        after: { note: "é\n" },
+        parquet: target,
+      });
+      expect(back.meta.provenance).toEqual(JSON.parse(JSON.stringify(written.provenance)));
+      expect(written.provenance).toHaveLength(1);
+      expect(spoolsLeft()).toEqual([]);
+    } finally {
+      release();
       await server.close();
     }
   });
