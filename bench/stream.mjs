@@ -5,7 +5,9 @@
  * before (loader "js": JSON.parse + adapter + appender, batch by batch; issue 16's target ≤ 600 MB peak
  * RSS), the in-memory path (fetch the column table, then `frames.writeParquet`), and DuckDB's own
  * `COPY (SELECT * FROM read_json(…)) TO` of the same rows already on disk as a bare JSON array (the
- * peer). Into DuckDB, then Σ notional by counterparty × currency: `frames.fetchTransactionTableToDuckDB`
+ * peer), and the route's floor: the rows, a line each, received with `fetch` and written to a named pipe
+ * that DuckDB's COPY reads into Parquet, nothing checked (what the streamed route costs without its
+ * own work: the check of every row, the spool file). Into DuckDB, then Σ notional by counterparty × currency: `frames.fetchTransactionTableToDuckDB`
  * (issue 46) against `db.register(await frames.fetchTransactionTableColumns(…))`, and DuckDB's
  * `read_json` of the bare array (the peer). Run after `npm run build`:
  *
@@ -43,7 +45,7 @@ const ROWS = envInt("STREAM_BENCH_ROWS", 1_000_000);
 const ROUNDS = envInt("STREAM_BENCH_ROUNDS", 1);
 const SERVE = process.env.STREAM_BENCH_SERVE ?? "body";
 const BASELINE = process.env.STREAM_BENCH_BASELINE_DIR;
-const PARQUET_MODES = ["stream", ...(BASELINE ? ["stream-before"] : []), "stream-js", "memory", "duckdb-copy"];
+const PARQUET_MODES = ["stream", ...(BASELINE ? ["stream-before"] : []), "stream-js", "memory", "duckdb-copy", "floor"];
 const SQL_MODES = ["sql", ...(BASELINE ? ["sql-before"] : []), "sql-js", "duckdb-read-json"];
 const MODES = (process.env.STREAM_BENCH_MODES ?? [...PARQUET_MODES, ...SQL_MODES].join(",")).split(",");
 const GROUP_BY =
@@ -53,6 +55,7 @@ const LABELS = {
   "stream-js": "streamed, JSON.parse + adapter (before)",
   memory: "in memory, then writeParquet",
   "duckdb-copy": "DuckDB's own COPY of read_json (peer)",
+  floor: "fetch → pipe → DuckDB's COPY, no checks (floor)",
   sql: "fetchTransactionTableToDuckDB (new)",
   "stream-before": "streamed, DuckDB's JSON reader (baseline build)",
   "sql-before": "fetchTransactionTableToDuckDB (baseline build)",
@@ -60,8 +63,72 @@ const LABELS = {
   "duckdb-read-json": "DuckDB read_json of the bare rows (peer)",
 };
 
+/** DuckDB's column types for the rows of `rowsFile` (a bare array), from its first row, for the floor's reader. */
+function floorColumns(rowsFile) {
+  const head = readFileSync(rowsFile)
+    .subarray(0, 64 * 1024)
+    .toString("utf8");
+  const first = JSON.parse(head.slice(1, head.indexOf("}") + 1));
+  const type = (v) =>
+    typeof v === "number"
+      ? "DOUBLE"
+      : typeof v === "boolean"
+        ? "BOOLEAN"
+        : typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v)
+          ? "TIMESTAMPTZ"
+          : "VARCHAR";
+  return `{${Object.entries(first)
+    .map(([k, v]) => `'${k}': '${type(v)}'`)
+    .join(", ")}}`;
+}
+
+/**
+ * The floor: the rows a line each (served at `url`) received with `fetch`, copied into 2 MiB blocks and
+ * written to a named pipe (libuv's pool, in order) that DuckDB's COPY reads into `file`, nothing checked.
+ */
+async function floor(frames, url, file, rowsFile) {
+  const { open, closeSync, write } = await import("node:fs");
+  const { execFileSync } = await import("node:child_process");
+  const fifo = `${file}.pipe`;
+  execFileSync("mkfifo", [fifo]);
+  const db = await frames.duckdb();
+  try {
+    const copy = db.run(
+      `copy (select * from read_json('${fifo}', format = 'newline_delimited', records = true, columns = ${floorColumns(rowsFile)})) to '${file}' (FORMAT parquet, COMPRESSION zstd)`,
+    );
+    // Opened on libuv's pool: it waits for DuckDB's reader, which this thread must be free to start.
+    const fd = await new Promise((resolve, reject) => open(fifo, "w", (e, fd) => (e ? reject(e) : resolve(fd))));
+    const put = (b) =>
+      new Promise((resolve, reject) => {
+        const go = (at) =>
+          write(fd, b, at, b.length - at, null, (e, n) => (e ? reject(e) : at + n < b.length ? go(at + n) : resolve()));
+        go(0);
+      });
+    let [block, held, pending] = [Buffer.allocUnsafe(2 << 20), 0, Promise.resolve()];
+    for await (const chunk of (await fetch(url, { method: "POST" })).body)
+      for (let at = 0; at < chunk.length;) {
+        const n = Math.min(chunk.length - at, block.length - held);
+        block.set(chunk.subarray(at, at + n), held);
+        [held, at] = [held + n, at + n];
+        if (held < block.length) continue;
+        await pending;
+        pending = put(block);
+        [block, held] = [Buffer.allocUnsafe(2 << 20), 0];
+      }
+    await pending;
+    if (held > 0) await put(block.subarray(0, held));
+    closeSync(fd);
+    await copy;
+    return (await db.queryColumns(`select count(*)::DOUBLE as n from read_parquet('${file}')`)).data.n[0];
+  } finally {
+    await db.close();
+    rmSync(fifo, { force: true });
+  }
+}
+
 /** In the child: one variant; `file` is its Parquet output, `rowsFile` the bare rows array for the peers. */
-async function variant(mode, frames, rp, request, file, rowsFile) {
+async function variant(mode, frames, rp, request, file, rowsFile, url) {
+  if (mode === "floor") return floor(frames, url, file, rowsFile);
   if (mode === "stream") return (await frames.fetchTransactionTableToParquet(rp, request, file)).rows;
   if (mode === "stream-js")
     return (await frames.fetchTransactionTableToParquet(rp, request, file, { loader: "js" })).rows;
@@ -100,7 +167,7 @@ async function child(mode, url, apiKey, file, rowsFile) {
   const request = { portfolio_name: "GLOBAL-MACRO" };
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const rows = await variant(mode, frames, rp, request, file, rowsFile);
+  const rows = await variant(mode, frames, rp, request, file, rowsFile, url);
   const ms = performance.now() - start;
   const { user, system } = process.cpuUsage(cpu);
   const peakRssMB = peakRssKB() / 1024;
@@ -127,6 +194,12 @@ async function fetchBody(url, apiKey) {
   const sink = { reset: () => void (chunks = []), chunk: (bytes) => void chunks.push(bytes) };
   await rp.requestStream(getTransactionTable, { portfolio_name: "GLOBAL-MACRO" }, sink);
   return Buffer.concat(chunks);
+}
+
+/** The rows of the bare array in `rowsFile` as newline-delimited JSON. */
+function rowLines(rowsFile) {
+  const rows = JSON.parse(readFileSync(rowsFile, "utf8"));
+  return Buffer.from(rows.map((row) => JSON.stringify(row)).join("\n"));
 }
 
 /**
@@ -172,12 +245,14 @@ async function main() {
     const body = await fetchBody(sim.url, sim.credentials.apiKey);
     await spoolRows(body, rowsFile);
     const server = SERVE === "sim" ? sim : await serveFromMemory(body);
+    // The floor's rows, a line each (the same values).
+    const lines = MODES.includes("floor") ? await serveFromMemory(rowLines(rowsFile)) : undefined;
     const runs = Object.fromEntries(MODES.map((m) => [m, []]));
     for (let round_ = 0; round_ < ROUNDS; round_++)
       for (const mode of MODES) {
         const file = join(dir, `${mode}.parquet`);
         rmSync(file, { force: true });
-        const r = await runChild(mode, server.url, sim.credentials.apiKey, file, rowsFile);
+        const r = await runChild(mode, (mode === "floor" ? lines : server).url, sim.credentials.apiKey, file, rowsFile);
         const first = Object.values(runs).flat()[0];
         if (first && r.rows !== first.rows) throw new Error(`${mode}: ${r.rows} rows, ${first.mode}: ${first.rows}`);
         runs[mode].push({ ...r, load1: round(os.loadavg()[0], 2) });
@@ -230,6 +305,7 @@ async function main() {
         `\nthe Parquet files hold the same rows (EXCEPT ALL both ways is empty): ${same}`,
     );
     if (server !== sim) await server.close();
+    await lines?.close();
     writeResults("stream", {
       rows: ROWS,
       rounds: ROUNDS,

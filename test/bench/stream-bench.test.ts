@@ -35,6 +35,8 @@ describe("bench/stream.mjs", () => {
       memory?.rows,
     ]);
     expect(stream!.rows).toBeGreaterThan(2500);
+    // The floor (fetch → pipe → DuckDB's COPY, nothing checked) read them all too (its file is among those compared).
+    expect(written.results.floor?.rows).toBe(memory?.rows);
     // The child's own limit, and room to start it, on a loaded 2-core machine (20 s, the default, was hit there).
   }, 90_000);
 });
