@@ -104,7 +104,7 @@ export interface StagedTable {
   scan?: string;
   /** {@link scan} with its dates as TIMESTAMPTZ (the same instants, as Parquet keeps them). */
   zonedScan?: string;
-  /** Whether the rows are in the table the live reader (see {@link LiveReader}) made as they arrived: then that table is the source. */
+  /** Whether the live reader (see {@link LiveReader}) read every row as they arrived: then what it made (a table, a file) is the result. */
   readLive?: boolean;
 }
 
