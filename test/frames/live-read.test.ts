@@ -287,10 +287,10 @@ describe("rows read as they arrive", () => {
 });
 
 describe("the Parquet route writes its file as the rows arrive", () => {
-  /** The Parquet files in this process's spool folders beside the targets. */
+  /** The Parquet files in this process's spool folders beside the targets (in `dir`). */
   const spooledFiles = () =>
-    spoolsLeft()
-      .filter((f) => !f.startsWith("."))
+    readdirSync(dir)
+      .filter((f) => f.includes(".partial-") && f.includes(`-${process.pid}-`))
       .flatMap((f) => readdirSync(path.join(dir, f)).filter((name) => name.endsWith(".parquet")));
 
   it("the file is being written before the last row has come; its metadata (the fields after the rows, the provenance) is set at the end", async () => {
