@@ -658,7 +658,6 @@ function words(bytes: Uint8Array): Uint32Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Uint32Array.from({ length: bytes.length >> 2 }, (_, i) => view.getUint32(4 * i, true));
 }
-/** 1 for the bytes a JSON string holds as they are (not a quote, a backslash or a control character). */
 /**
  * Whether the four bytes of `w` are all printable ASCII other than a quote and a backslash (bit tricks on
  * the word: a byte below 0x20, a byte equal to 0x22 or 0x5c, a byte from 0x80 each set a high bit).
@@ -669,6 +668,7 @@ function plainAscii(w: number): boolean {
   const s = w ^ 0x5c5c5c5c;
   return ((control | ((q - 0x01010101) & ~q) | ((s - 0x01010101) & ~s) | w) & 0x80808080) === 0;
 }
+/** 1 for the bytes a JSON string holds as they are (not a quote, a backslash or a control character). */
 const PLAIN = new Uint8Array(256).fill(1);
 for (let c = 0; c < 0x20; c++) PLAIN[c] = 0;
 PLAIN[QUOTE] = 0;

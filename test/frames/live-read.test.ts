@@ -102,10 +102,10 @@ const bodyOf = (table: unknown[]) => JSON.stringify({ $type: "TransactionTable",
 /**
  * The body of `table` with its last row held back until the live reader has started (see serve's `hold`): a
  * body that arrived whole would start the reader with every row's types, so what a test says about a
- * reader started with the first rows' would depend on how the bytes happened to arrive.
+ * reader started with the first rows' would depend on how the bytes happened to arrive. `body`: the answer
+ * holding `table` (by default {@link bodyOf}'s). `started` lets the row go (else it goes after 10 s).
  */
-function heldBody(table: unknown[]) {
-  const body = bodyOf(table);
+function heldBody(table: unknown[], body = bodyOf(table)) {
   let release!: () => void;
   const until = new Promise<void>((resolve) => (release = resolve));
   const unstarted = setTimeout(release, 10_000);
@@ -295,10 +295,11 @@ describe("the Parquet route writes its file as the rows arrive", () => {
 
   it("the file is being written before the last row has come; its metadata (the fields after the rows, the provenance) is set at the end", async () => {
     const table = rows(300);
-    const body = JSON.stringify({ $type: "TransactionTable", data_table: table, count: 1, after: { note: "é\n" } });
-    let release!: () => void;
-    const until = new Promise<void>((resolve) => (release = resolve));
-    const server = await serve(body, { hold: { at: body.lastIndexOf(`,${JSON.stringify(table.at(-1))}`), until } });
+    const { body, hold, started } = heldBody(
+      table,
+      JSON.stringify({ $type: "TransactionTable", data_table: table, count: 1, after: { note: "é\n" } }),
+    );
+    const server = await serve(body, { hold });
     const target = file();
     let seen: string[] = [];
     // While the last row is held back: look for the file in the spool folder (for up to 10 s), then let the row go.
@@ -307,7 +308,7 @@ describe("the Parquet route writes its file as the rows arrive", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         seen = spooledFiles();
       }
-      release();
+      started();
     })();
     try {
       const written = await fetchTransactionTableToParquet(client(server.url), P, target, { batchRows: 2 });
@@ -325,7 +326,7 @@ describe("the Parquet route writes its file as the rows arrive", () => {
       expect(written.provenance).toHaveLength(1);
       expect(spoolsLeft()).toEqual([]);
     } finally {
-      release();
+      started();
       await server.close();
     }
   });
