@@ -28,7 +28,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import {
   REPO_ROOT,
   envInt,
@@ -84,45 +84,38 @@ function floorColumns(rowsFile) {
 
 /**
  * The floor: the rows a line each (served at `url`) received with `fetch`, copied into 2 MiB blocks and
- * written to a named pipe (libuv's pool, in order) that DuckDB's COPY reads into `file`, nothing checked.
+ * given to the route's own pipe writer (`LivePipe`: libuv's pool, in order, with its high water), which
+ * DuckDB's COPY reads into `file`, nothing checked.
  */
 async function floor(frames, url, file, rowsFile) {
-  const { open, closeSync, write } = await import("node:fs");
-  const { execFileSync } = await import("node:child_process");
-  const fifo = `${file}.pipe`;
-  execFileSync("mkfifo", [fifo]);
+  const { LivePipe } = repoRequire(join(REPO_ROOT, "dist", "columnar", "live-pipe.js"));
+  const pipe = LivePipe.create(dirname(file), `${basename(file)}.pipe`);
   const db = await frames.duckdb();
   try {
     const copy = db.run(
-      `copy (select * from read_json('${fifo}', format = 'newline_delimited', records = true, columns = ${floorColumns(rowsFile)})) to '${file}' (FORMAT parquet, COMPRESSION zstd)`,
+      `copy (select * from read_json('${pipe.path}', format = 'newline_delimited', records = true, columns = ${floorColumns(rowsFile)})) to '${file}' (FORMAT parquet, COMPRESSION zstd)`,
     );
-    // Opened on libuv's pool: it waits for DuckDB's reader, which this thread must be free to start.
-    const fd = await new Promise((resolve, reject) => open(fifo, "w", (e, fd) => (e ? reject(e) : resolve(fd))));
-    const put = (b) =>
-      new Promise((resolve, reject) => {
-        const go = (at) =>
-          write(fd, b, at, b.length - at, null, (e, n) => (e ? reject(e) : at + n < b.length ? go(at + n) : resolve()));
-        go(0);
-      });
-    let [block, held, pending] = [Buffer.allocUnsafe(2 << 20), 0, Promise.resolve()];
+    if (!(await pipe.open(copy))) await copy; // throws what DuckDB said
+    let [block, held] = [new Uint8Array(2 << 20), 0];
     for await (const chunk of (await fetch(url, { method: "POST" })).body)
       for (let at = 0; at < chunk.length;) {
         const n = Math.min(chunk.length - at, block.length - held);
         block.set(chunk.subarray(at, at + n), held);
         [held, at] = [held + n, at + n];
         if (held < block.length) continue;
-        await pending;
-        pending = put(block);
-        [block, held] = [Buffer.allocUnsafe(2 << 20), 0];
+        pipe.write(block);
+        [block, held] = [new Uint8Array(2 << 20), 0];
+        await pipe.drained();
       }
-    await pending;
-    if (held > 0) await put(block.subarray(0, held));
-    closeSync(fd);
+    pipe.write(block.subarray(0, held));
+    pipe.end();
     await copy;
+    if (!pipe.complete) throw new Error("floor: the pipe was broken before every row was written");
     return (await db.queryColumns(`select count(*)::DOUBLE as n from read_parquet('${file}')`)).data.n[0];
   } finally {
+    pipe.break();
     await db.close();
-    rmSync(fifo, { force: true });
+    rmSync(pipe.path, { force: true });
   }
 }
 
